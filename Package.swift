@@ -1,0 +1,58 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// One list of settings for every Swift target.
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "fermata",
+    products: [.executable(name: "fermata", targets: ["fermata"])],
+    targets: [
+        // C modules: a module map and a one-line shim header each; imported by exactly one Swift target.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(
+            name: "CID3Tag", path: "Sources/CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
+        .systemLibrary(
+            name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]),
+
+        // Pure, I/O-free layers.
+        .target(name: "Model", swiftSettings: settings),
+        .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
+
+        // Thin typed wrappers over Linux syscalls; the only importer of CLinux.
+        .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: settings),
+
+        // The epoll event loop, listeners and buffered connections.
+        .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
+
+        // mpd.conf syntax and typed settings.
+        .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
+
+        // Client sessions, the command table, command handlers, idle fan-out.
+        .target(
+            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration"],
+            swiftSettings: settings),
+
+        // Composition root: CLI, config loading, wiring, signals.
+        .executableTarget(
+            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix"], swiftSettings: settings),
+
+        // Test support is a real target: loopback client, temporary directories.
+        .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: settings),
+        .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
+        .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
+        .testTarget(
+            name: "ServerTests", dependencies: ["Server", "Network", "Posix", "TestSupport"], swiftSettings: settings),
+    ],
+    swiftLanguageModes: [.v6]
+)
