@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Network", "Posix", "TestSupport"], swiftSettings: settings),
+            name: "ServerTests", dependencies: ["Server", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

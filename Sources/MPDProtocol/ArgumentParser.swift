@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+
+/// Command-argument parsers with `mpd`'s rules and error texts (all `ACK` code 2).
+public enum ArgumentParser {
+    /// Parses an unsigned number as C's `strtoul` does, refusing trailing junk.
+    ///
+    /// - Throws: `Integer expected: <arg>` when it is not a number; `Number too large: <arg>` above `maximum`
+    ///   (a leading `-` wraps around to a huge value, as it does in `mpd`).
+    public static func unsigned(_ text: String, maximum: UInt64 = UInt64(UInt32.max)) throws(AckError) -> UInt64 {
+        guard let (value, negative, overflow) = parseInteger(text) else {
+            throw AckError(.arg, "Integer expected: \(text)")
+        }
+        if overflow || negative && value != 0 || value > maximum {
+            throw AckError(.arg, "Number too large: \(text)")
+        }
+        return value
+    }
+
+    /// Parses a signed number as `strtol` does, refusing trailing junk.
+    ///
+    /// - Throws: `Integer expected: <arg>`; `Number too large: <arg>` outside `Int32`.
+    public static func signed(_ text: String) throws(AckError) -> Int {
+        guard let (value, negative, overflow) = parseInteger(text) else {
+            throw AckError(.arg, "Integer expected: \(text)")
+        }
+        if overflow || value > UInt64(Int32.max) + (negative ? 1 : 0) {
+            throw AckError(.arg, "Number too large: \(text)")
+        }
+        return negative ? -Int(value) : Int(value)
+    }
+
+    /// Parses `0` or `1`.
+    ///
+    /// - Throws: `Boolean (0/1) expected: <arg>`.
+    public static func bool(_ text: String) throws(AckError) -> Bool {
+        switch text {
+        case "0": return false
+        case "1": return true
+        default: throw AckError(.arg, "Boolean (0/1) expected: \(text)")
+        }
+    }
+
+    /// Parses a C float as `strtof` does, refusing trailing junk.
+    ///
+    /// - Throws: `Float expected: <arg>`.
+    public static func float(_ text: String) throws(AckError) -> Double {
+        var trimmed = Substring(text)
+        while let first = trimmed.first, first == " " || first == "\t" || first == "\n" { trimmed = trimmed.dropFirst() }
+        guard !trimmed.isEmpty, let value = Double(String(trimmed)) else {
+            throw AckError(.arg, "Float expected: \(text)")
+        }
+        return value
+    }
+
+    /// `strtoul`/`strtol` digits: optional leading blanks, an optional sign, decimal digits, nothing after.
+    private static func parseInteger(_ text: String) -> (UInt64, negative: Bool, overflow: Bool)? {
+        var bytes = Substring(text).utf8[...]
+        while let first = bytes.first, first == 0x20 || (first >= 0x09 && first <= 0x0D) { bytes = bytes.dropFirst() }
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        guard !bytes.isEmpty else { return nil }
+        var value: UInt64 = 0
+        var overflow = false
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            let (multiplied, o1) = value.multipliedReportingOverflow(by: 10)
+            let (added, o2) = multiplied.addingReportingOverflow(UInt64(byte - 0x30))
+            if o1 || o2 { overflow = true }
+            value = added
+        }
+        return (value, negative, overflow)
+    }
+}

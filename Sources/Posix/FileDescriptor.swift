@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CLinux
+import Glibc
+
+/// An open file descriptor: a typed wrapper over the raw integer.
+///
+/// A descriptor has one owner, which must call `close()` exactly once. The type itself does not close on
+/// destruction, so owners (connections, listeners, the event loop) state their ownership explicitly.
+public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The raw C descriptor.
+    public let rawValue: Int32
+
+    /// Wraps a raw descriptor.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `fd=N`.
+    public var description: String { "fd=\(self.rawValue)" }
+
+    /// Standard error.
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Closes the descriptor. `EINTR` from `close` is not retried: on Linux the descriptor is gone either way.
+    ///
+    /// The corresponding C function is `close`.
+    public func close() {
+        let result = Glibc.close(self.rawValue)
+        // EBADF here means a double close: a bug in the owner.
+        precondition(result == 0 || Errno.current != .badFileDescriptor, "double close of \(self)")
+    }
+
+    /// Reads into `buffer`, returning the byte count (0 at end of file) or `.wouldBlock`.
+    ///
+    /// The corresponding C function is `read`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+        try nonBlockingSyscall("read") { Glibc.read(self.rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes from `buffer`, returning the byte count or `.wouldBlock`.
+    ///
+    /// The corresponding C function is `write`.
+    public func write(_ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+        try nonBlockingSyscall("write") { Glibc.write(self.rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes all of `bytes`, blocking as needed. For small writes to blocking descriptors (logs, pid files).
+    public func writeAll(_ bytes: some Collection<UInt8>) throws(SystemCallError) {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let written = try syscall("write") {
+                array.withUnsafeBytes { raw in Glibc.write(self.rawValue, raw.baseAddress! + offset, raw.count - offset) }
+            }
+            offset += written
+        }
+    }
+
+    /// Sets or clears `O_NONBLOCK`.
+    ///
+    /// The corresponding C function is `fcntl(F_SETFL)`.
+    public func setNonBlocking(_ on: Bool = true) throws(SystemCallError) {
+        let flags = try syscall("fcntl") { fcntl(self.rawValue, F_GETFL) }
+        let newFlags = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+        _ = try syscall("fcntl") { fcntl(self.rawValue, F_SETFL, newFlags) }
+    }
+
+    /// Sets `FD_CLOEXEC`, so child processes do not inherit the descriptor.
+    public func setCloseOnExec() throws(SystemCallError) {
+        _ = try syscall("fcntl") { fcntl(self.rawValue, F_SETFD, FD_CLOEXEC) }
+    }
+
+    /// Creates a pipe whose ends are non-blocking and close-on-exec.
+    ///
+    /// The corresponding C function is `pipe2`.
+    public static func pipe() throws(SystemCallError) -> (read: FileDescriptor, write: FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        _ = try syscall("pipe2") { CLinux.pipe2(&fds, O_NONBLOCK | O_CLOEXEC) }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+}
+
+/// Removes a file system entry; returns whether it succeeded.
+///
+/// The corresponding C function is `unlink`.
+@discardableResult
+public func unlinkPath(_ path: String) -> Bool { Glibc.unlink(path) == 0 }

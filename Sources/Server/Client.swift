@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+import Model
+import Network
+import Posix
+
+/// One client session: request framing, command lists, idle, the timeout and per-connection settings.
+///
+/// Loop-confined: every method runs on the event loop thread.
+public final class Client: ConnectionDelegate {
+    /// A small number for logs.
+    public var id: Int { self.connection.id }
+
+    let connection: Connection
+    unowned let server: Server
+
+    /// The permissions this client holds now.
+    var permissions: Permission
+    /// The tags this client asked to see (`tagtypes`); intersected with `metadata_to_use` on output.
+    var tagMask = TagMask.all
+    /// The largest binary chunk this client accepts (`binarylimit`).
+    var binaryLimit = 8192
+
+    /// Idle events that happened since this client last received an idle reply.
+    var pendingIdle: IdleMask = []
+    /// While idling, the subsystems the client waits for.
+    private(set) var idleSubscription: IdleMask?
+
+    /// Channels this client is subscribed to.
+    var subscriptions: [String] = []
+    /// Messages received and not yet read.
+    var messages: [(channel: String, text: String)] = []
+
+    private enum ListMode {
+        case none
+        case plain
+        case ok
+    }
+
+    private var framer = LineFramer()
+    private var listMode = ListMode.none
+    private var listLines: [[UInt8]] = []
+    private var listSize = 0
+
+    private var lastActivity = MonotonicClock.now()
+    private var timeoutTimer: EventLoop.Timer?
+
+    init(connection: Connection, server: Server, permissions: Permission) {
+        self.connection = connection
+        self.server = server
+        self.permissions = permissions
+        connection.delegate = self
+    }
+
+    /// Whether the client is waiting in `idle`.
+    var isIdle: Bool { self.idleSubscription != nil }
+
+    /// Sends the greeting and starts the timeout.
+    func start() {
+        self.connection.write("OK MPD \(Server.protocolVersion)\n")
+        self.connection.flush()
+        self.armTimeout()
+    }
+
+    /// Queues reply text.
+    func write(_ text: String) { self.connection.write(text) }
+
+    /// Queues reply bytes.
+    func write(bytes: some Sequence<UInt8>) { self.connection.write(bytes) }
+
+    // MARK: - ConnectionDelegate
+
+    public func connectionDidRead(_ connection: Connection) { self.processInput() }
+
+    public func connectionDidDrain(_ connection: Connection) { self.processInput() }
+
+    public func connectionDidClose(_ connection: Connection) {
+        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer = nil
+        self.server.clientDidClose(self)
+    }
+
+    // MARK: - Input
+
+    private func processInput() {
+        while !self.connection.isClosed {
+            if self.connection.pendingOutputCount >= self.connection.lowWaterMark {
+                // Back-pressure: answer nothing more until the client reads what it asked for.
+                self.connection.isReadingPaused = true
+                return
+            }
+            switch self.framer.next(in: self.connection.inputBytes) {
+            case .needMore:
+                self.connection.isReadingPaused = false
+                if self.connection.inputEnded { self.connection.closeAfterFlushing() }
+                return
+            case .overflow:
+                self.server.logger.info("request line too long, closing", ["client": "\(self.id)"])
+                self.connection.closeNow()
+                return
+            case .line(let slice, let consumed):
+                let line = Array(slice)
+                self.connection.consumeInput(consumed)
+                self.lastActivity = MonotonicClock.now()
+                self.handleLine(line)
+            }
+        }
+    }
+
+    private static let noidleLine = Array("noidle".utf8)
+    private static let listBeginLine = Array("command_list_begin".utf8)
+    private static let listOKBeginLine = Array("command_list_ok_begin".utf8)
+    private static let listEndLine = Array("command_list_end".utf8)
+
+    /// Dispatches one line in `mpd`'s order of checks.
+    private func handleLine(_ line: [UInt8]) {
+        guard let first = line.first, first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z") else {
+            // Not a request at all (empty line, leading blank, upper case, HTTP…): close without a word.
+            self.connection.closeNow()
+            return
+        }
+        if line == Self.noidleLine {
+            if self.isIdle {
+                self.idleSubscription = nil
+                self.connection.write("OK\n")
+                self.lastActivity = MonotonicClock.now()
+                self.armTimeout()
+            }
+            return
+        }
+        if self.isIdle {
+            self.connection.closeNow()
+            return
+        }
+        if self.listMode != .none {
+            if line == Self.listEndLine {
+                self.runList()
+                return
+            }
+            self.listSize += line.count + 1
+            if self.listSize > self.server.options.maxCommandListSize {
+                self.server.logger.info("command list too large, closing", ["client": "\(self.id)"])
+                self.connection.closeNow()
+                return
+            }
+            self.listLines.append(line)
+            return
+        }
+        if line == Self.listBeginLine {
+            self.beginList(.plain)
+        } else if line == Self.listOKBeginLine {
+            self.beginList(.ok)
+        } else {
+            switch self.run(line, index: 0) {
+            case .success(.ok):
+                self.connection.write("OK\n")
+            case .success(let other):
+                self.perform(other)
+            case .failure:
+                break
+            }
+            self.checkOutputBound()
+        }
+    }
+
+    private func beginList(_ mode: ListMode) {
+        self.listMode = mode
+        self.listLines = []
+        self.listSize = 0
+    }
+
+    private func runList() {
+        let lines = self.listLines
+        let okMode = self.listMode == .ok
+        self.listMode = .none
+        self.listLines = []
+        self.listSize = 0
+        for (index, line) in lines.enumerated() {
+            switch self.run(line, index: index) {
+            case .success(.ok):
+                if okMode { self.connection.write("list_OK\n") }
+                self.checkOutputBound()
+                if self.connection.isClosed { return }
+            case .success(let other):
+                // idle, close and kill end the list: no final OK.
+                self.perform(other)
+                return
+            case .failure:
+                self.checkOutputBound()
+                return
+            }
+        }
+        self.connection.write("OK\n")
+    }
+
+    private struct Failed: Error {}
+
+    /// Tokenizes and runs one command, writing its ACK on failure.
+    private func run(_ line: [UInt8], index: Int) -> Result<CommandResult, Failed> {
+        let request: Tokenizer.Request
+        do {
+            request = try Tokenizer.tokenize(line)
+        } catch {
+            self.connection.write(error.ack.line(index: index, command: "") + "\n")
+            if error == .invalidWordCharacter { self.connection.closeAfterFlushing() }
+            return .failure(Failed())
+        }
+        guard let command = self.server.commands.lookup(request.name) else {
+            let ack = AckError(.unknown, "unknown command \"\(request.name)\"")
+            self.connection.write(ack.line(index: index, command: "") + "\n")
+            return .failure(Failed())
+        }
+        do throws(AckError) {
+            guard self.permissions.isSuperset(of: command.permission) else {
+                throw AckError(.permission, "you don't have permission for \"\(command.name)\"")
+            }
+            try command.checkArgumentCount(request.arguments.count)
+            var context = CommandContext(client: self, server: self.server, arguments: request.arguments)
+            return .success(try command.handler(&context))
+        } catch {
+            self.connection.write(error.line(index: index, command: command.name) + "\n")
+            return .failure(Failed())
+        }
+    }
+
+    private func perform(_ result: CommandResult) {
+        switch result {
+        case .ok:
+            self.connection.write("OK\n")
+        case .idle(let mask):
+            self.idleSubscription = mask
+            self.cancelTimeout()
+            self.deliverIdle()
+        case .close:
+            self.connection.closeAfterFlushing()
+        case .kill:
+            self.server.kill()
+        }
+    }
+
+    /// `mpd` drops a client whose queued output outgrows `max_output_buffer_size`.
+    private func checkOutputBound() {
+        guard self.connection.pendingOutputCount > self.server.options.maxOutputBufferSize else { return }
+        self.server.logger.warning("output buffer full, closing", ["client": "\(self.id)"])
+        self.connection.closeNow()
+    }
+
+    // MARK: - Idle
+
+    /// Records `events` and answers a waiting `idle` that subscribed to any of them.
+    func notify(_ events: IdleMask) {
+        self.pendingIdle.formUnion(events)
+        self.deliverIdle()
+    }
+
+    private func deliverIdle() {
+        guard let subscription = self.idleSubscription, !self.connection.isClosed else { return }
+        let hits = self.pendingIdle.intersection(subscription)
+        guard !hits.isEmpty else { return }
+        for event in hits.events { self.connection.write("changed: \(event.name)\n") }
+        self.connection.write("OK\n")
+        // mpd 0.23 clears every pending event here, not only the ones it printed.
+        self.pendingIdle = []
+        self.idleSubscription = nil
+        self.lastActivity = MonotonicClock.now()
+        self.armTimeout()
+        self.connection.flush()
+    }
+
+    // MARK: - Timeout
+
+    private func armTimeout() {
+        guard self.timeoutTimer == nil, !self.isIdle, !self.connection.isClosed else { return }
+        let timeout = UInt64(self.server.options.connectionTimeoutSeconds * 1e9)
+        self.timeoutTimer = self.server.loop.schedule(at: self.lastActivity + timeout) { [weak self] in
+            guard let self else { return }
+            self.timeoutTimer = nil
+            self.checkTimeout(timeout)
+        }
+    }
+
+    private func checkTimeout(_ timeout: UInt64) {
+        guard !self.connection.isClosed, !self.isIdle else { return }
+        if MonotonicClock.now() >= self.lastActivity + timeout {
+            self.server.logger.info("connection timed out", ["client": "\(self.id)"])
+            self.connection.closeNow()
+        } else {
+            self.armTimeout()
+        }
+    }
+
+    private func cancelTimeout() {
+        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer = nil
+    }
+
+    /// Closes the connection at once (shutdown).
+    func close() { self.connection.closeNow() }
+}

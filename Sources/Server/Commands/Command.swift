@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+
+/// What a command asks the session to do after it ran without error.
+public enum CommandResult: Sendable, Equatable {
+    /// Reply `OK` (or `list_OK` inside an OK-list).
+    case ok
+    /// Enter idle, waiting for one of these subsystems.
+    case idle(IdleMask)
+    /// Send nothing more and close the connection once pending output is written (`close`).
+    case close
+    /// Send nothing and stop the daemon (`kill`).
+    case kill
+}
+
+/// One entry of the command table: the wire name, the permission it needs, its argument counts and
+/// its handler.
+public struct Command: Sendable {
+    /// The name on the wire.
+    public let name: String
+    /// The permission a client needs to run it (empty: everyone).
+    public let permission: Permission
+    /// The fewest arguments, or `nil` for no check.
+    public let minimumArguments: Int?
+    /// The most arguments, or `nil` for no limit.
+    public let maximumArguments: Int?
+    /// Runs the command on the loop thread.
+    let handler: @Sendable (inout CommandContext) throws(AckError) -> CommandResult
+
+    init(
+        _ name: String, _ permission: Permission, _ minimum: Int?, _ maximum: Int?,
+        _ handler: @escaping @Sendable (inout CommandContext) throws(AckError) -> CommandResult
+    ) {
+        self.name = name
+        self.permission = permission
+        self.minimumArguments = minimum
+        self.maximumArguments = maximum
+        self.handler = handler
+    }
+
+    /// Checks the argument count, with `mpd`'s texts.
+    func checkArgumentCount(_ count: Int) throws(AckError) {
+        let minimum = self.minimumArguments ?? 0
+        if let maximum = self.maximumArguments, minimum == maximum, count != minimum {
+            throw AckError(.arg, "wrong number of arguments for \"\(self.name)\"")
+        }
+        if count < minimum { throw AckError(.arg, "too few arguments for \"\(self.name)\"") }
+        if let maximum = self.maximumArguments, count > maximum {
+            throw AckError(.arg, "too many arguments for \"\(self.name)\"")
+        }
+    }
+}
+
+/// What a handler sees: the client, the server, the arguments, and where its reply goes.
+public struct CommandContext {
+    /// The client running the command.
+    let client: Client
+    /// The server.
+    let server: Server
+    /// The command's arguments.
+    public let arguments: [String]
+
+    /// Appends `key: value\n` to the reply.
+    func write(_ key: String, _ value: some CustomStringConvertible) {
+        self.client.write("\(key): \(value)\n")
+    }
+
+    /// Appends raw text to the reply.
+    func write(raw text: String) {
+        self.client.write(text)
+    }
+}

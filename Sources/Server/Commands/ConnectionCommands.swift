@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+import Model
+
+/// Connection and reflection commands: `ping`, `close`, `kill`, `password`, `binarylimit`, `tagtypes`,
+/// `commands`, `notcommands`, `idle`.
+enum ConnectionCommands {
+    static let all: [Command] = [
+        Command("binarylimit", [], 1, 1, binarylimit),
+        Command("close", [], nil, nil) { _ in .close },
+        Command("commands", [], 0, 0, commands),
+        Command("idle", .read, 0, nil, idle),
+        Command("kill", .admin, nil, nil) { _ in .kill },
+        Command("notcommands", [], 0, 0, notcommands),
+        Command("password", [], 1, 1, password),
+        Command("ping", [], 0, 0) { _ in .ok },
+        Command("tagtypes", [], 0, nil, tagtypes),
+    ]
+
+    /// The smallest `binarylimit`.
+    static let minimumBinaryLimit: UInt64 = 64
+
+    static func binarylimit(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let text = context.arguments[0]
+        let value = try ArgumentParser.unsigned(text)
+        if value < Self.minimumBinaryLimit { throw AckError(.arg, "Value too small") }
+        // mpd 0.23 allows 12 KiB more than the output buffer limit (measured against 8 MiB and 1000 KiB).
+        let maximum = UInt64(context.server.options.maxOutputBufferSize) + 16384 - 4096
+        if value > maximum { throw AckError(.arg, "Number too large: \(text)") }
+        context.client.binaryLimit = Int(value)
+        return .ok
+    }
+
+    static func commands(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        for command in context.server.commands.entries
+        where context.client.permissions.isSuperset(of: command.permission) {
+            context.write("command", command.name)
+        }
+        return .ok
+    }
+
+    static func notcommands(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        for command in context.server.commands.entries
+        where !context.client.permissions.isSuperset(of: command.permission) {
+            context.write("command", command.name)
+        }
+        return .ok
+    }
+
+    static func idle(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        if context.arguments.isEmpty { return .idle(.all) }
+        var mask: IdleMask = []
+        for name in context.arguments {
+            guard let event = IdleEvent(parsing: name) else {
+                throw AckError(.arg, "Unrecognized idle event: \(name)")
+            }
+            mask.insert(IdleMask(event))
+        }
+        return .idle(mask)
+    }
+
+    static func password(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        guard let granted = context.server.options.passwords[context.arguments[0]] else {
+            throw AckError(.password, "incorrect password")
+        }
+        context.client.permissions = granted
+        return .ok
+    }
+
+    static func tagtypes(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let arguments = context.arguments
+        guard let subcommand = arguments.first else {
+            let visible = context.server.options.metadataToUse.intersection(context.client.tagMask)
+            for tag in visible { context.write("tagtype", tag.name) }
+            return .ok
+        }
+        switch subcommand {
+        case "clear", "all":
+            guard arguments.count == 1 else { throw AckError(.arg, "Too many arguments") }
+            context.client.tagMask = subcommand == "all" ? .all : .none
+        case "enable", "disable":
+            guard arguments.count > 1 else { throw AckError(.arg, "Not enough arguments") }
+            // Every name is checked before any is applied, as in mpd.
+            var tags: [TagType] = []
+            for name in arguments.dropFirst() {
+                guard let tag = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type") }
+                tags.append(tag)
+            }
+            for tag in tags {
+                if subcommand == "enable" {
+                    context.client.tagMask.insert(tag)
+                } else {
+                    context.client.tagMask.remove(tag)
+                }
+            }
+        default:
+            throw AckError(.arg, "Unknown sub command")
+        }
+        return .ok
+    }
+}

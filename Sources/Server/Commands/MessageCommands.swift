@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+
+/// Client-to-client messages: `subscribe`, `unsubscribe`, `channels`, `sendmessage`, `readmessages`.
+enum MessageCommands {
+    static let all: [Command] = [
+        Command("channels", .read, 0, 0, channels),
+        Command("readmessages", .read, 0, 0, readmessages),
+        Command("sendmessage", .control, 2, 2, sendmessage),
+        Command("subscribe", .read, 1, 1, subscribe),
+        Command("unsubscribe", .read, 1, 1, unsubscribe),
+    ]
+
+    /// How many channels one client may subscribe to.
+    static let maximumSubscriptions = 16
+    /// How many unread messages one client holds; later ones are dropped.
+    static let maximumMessages = 64
+
+    /// `[A-Za-z0-9_.:-]+`.
+    static func isValidChannelName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+                    || byte == UInt8(ascii: "-")
+            }
+    }
+
+    static func subscribe(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let channel = context.arguments[0]
+        guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
+        let client = context.client
+        guard !client.subscriptions.contains(channel) else {
+            throw AckError(.exist, "already subscribed to this channel")
+        }
+        guard client.subscriptions.count < maximumSubscriptions else {
+            throw AckError(.exist, "subscription list is full")
+        }
+        client.subscriptions.append(channel)
+        context.server.emit(.subscription)
+        return .ok
+    }
+
+    static func unsubscribe(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let client = context.client
+        guard let index = client.subscriptions.firstIndex(of: context.arguments[0]) else {
+            throw AckError(.noExist, "not subscribed to this channel")
+        }
+        client.subscriptions.remove(at: index)
+        context.server.emit(.subscription)
+        return .ok
+    }
+
+    static func channels(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var names = Set<String>()
+        for client in context.server.allClients { names.formUnion(client.subscriptions) }
+        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            context.write("channel", name)
+        }
+        return .ok
+    }
+
+    static func sendmessage(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let channel = context.arguments[0]
+        let text = context.arguments[1]
+        guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
+        var delivered = false
+        for client in context.server.allClients where client.subscriptions.contains(channel) {
+            guard client.messages.count < maximumMessages else { continue }
+            let wasEmpty = client.messages.isEmpty
+            client.messages.append((channel, text))
+            delivered = true
+            if wasEmpty { client.notify(IdleMask(.message)) }
+        }
+        guard delivered else { throw AckError(.noExist, "nobody is subscribed to this channel") }
+        return .ok
+    }
+
+    static func readmessages(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        for message in context.client.messages {
+            context.write("channel", message.channel)
+            context.write("message", message.text)
+        }
+        context.client.messages = []
+        return .ok
+    }
+}

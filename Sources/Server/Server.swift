@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+import Model
+import Network
+import Posix
+
+/// The MPD server: listeners, client sessions, the command table and idle fan-out.
+///
+/// Loop-confined: create it and call every method on the event loop thread.
+public final class Server {
+    /// The protocol version in the greeting: `mpd` 0.23.12 sends `0.23.5`.
+    public static let protocolVersion = "0.23.5"
+
+    /// The loop that owns every socket.
+    public let loop: EventLoop
+    /// The settings in force.
+    public let options: ServerOptions
+    let logger: Logger
+    let commands: CommandTable
+    let startTime = MonotonicClock.now()
+    var player = PlayerStatus()
+
+    private var listeners: [Listener] = []
+    private var clients: [Int: Client] = [:]
+    private var nextClientID = 1
+    private var onKill: () -> Void = {}
+
+    /// Creates a server; nothing listens until `start()`.
+    ///
+    /// - Parameter onKill: runs on the loop when a client sends `kill`.
+    public init(loop: EventLoop, options: ServerOptions, logger: Logger, onKill: @escaping () -> Void = {}) {
+        loop.preconditionOnLoop()
+        self.loop = loop
+        self.options = options
+        self.logger = logger
+        self.commands = CommandTable.standard
+        self.onKill = onKill
+    }
+
+    /// The addresses the server listens on (ports resolved).
+    public var boundAddresses: [SocketAddress] { self.listeners.map(\.address) }
+
+    /// The number of connected clients.
+    public var clientCount: Int { self.clients.count }
+
+    /// Binds every configured address.
+    ///
+    /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
+    /// - Throws: `StartError` naming the address that could not be bound.
+    public func start() throws(StartError) {
+        let addresses = self.options.listenAddresses.isEmpty
+            ? [ListenAddress.any(port: self.options.port)] : self.options.listenAddresses
+        for address in addresses {
+            let socketAddresses: [SocketAddress]
+            do {
+                socketAddresses = try address.socketAddresses()
+            } catch {
+                throw StartError(address: address.description, reason: "\(error)")
+            }
+            var bound = 0
+            var lastError: (any Error)?
+            for socketAddress in socketAddresses {
+                do {
+                    try self.listen(on: socketAddress)
+                    bound += 1
+                } catch {
+                    lastError = error
+                    if case .any = address { continue }
+                    self.stopListening()
+                    throw StartError(address: socketAddress.description, reason: "\(error)")
+                }
+            }
+            if bound == 0 {
+                self.stopListening()
+                throw StartError(address: address.description, reason: lastError.map { "\($0)" } ?? "no address")
+            }
+        }
+    }
+
+    /// Listens on a socket handed over already listening (systemd socket activation).
+    ///
+    /// - Throws: `SystemCallError` if it cannot be registered.
+    public func adopt(listening fd: FileDescriptor) throws {
+        let listener = try Listener(
+            loop: self.loop, listening: fd,
+            onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
+            onError: { [unowned self] error in self.logger.error("accept failed", ["error": "\(error)"]) })
+        self.listeners.append(listener)
+    }
+
+    private func listen(on address: SocketAddress) throws {
+        let listener = try Listener(
+            loop: self.loop, address: address,
+            onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
+            onError: { [unowned self] error in self.logger.error("accept failed", ["error": "\(error)"]) })
+        self.listeners.append(listener)
+        self.logger.info("listening", ["address": listener.address.description])
+    }
+
+    private func stopListening() {
+        for listener in self.listeners { listener.close() }
+        self.listeners = []
+    }
+
+    /// Stops listening and closes every client.
+    public func shutdown() {
+        self.stopListening()
+        for client in Array(self.clients.values) { client.close() }
+        self.clients = [:]
+    }
+
+    func kill() {
+        self.logger.notice("kill requested by a client")
+        self.onKill()
+    }
+
+    // MARK: - Clients
+
+    private func accept(_ fd: FileDescriptor, peer: SocketAddress?) {
+        if self.clients.count >= self.options.maxConnections {
+            // mpd closes the extra connection at once, with no greeting.
+            self.logger.info("max connections reached, refusing client", ["peer": peer?.description ?? "?"])
+            fd.close()
+            return
+        }
+        let id = self.nextClientID
+        self.nextClientID += 1
+        let connection: Connection
+        do {
+            connection = try Connection(loop: self.loop, fd: fd, peer: peer, id: id, inputCapacity: 8192)
+        } catch {
+            self.logger.error("cannot register client", ["error": "\(error)"])
+            return
+        }
+        let permissions = connection.isLocal ? self.options.localPermissions : self.options.defaultPermissions
+        let client = Client(connection: connection, server: self, permissions: permissions)
+        self.clients[id] = client
+        self.logger.debug("client connected", ["client": "\(id)", "peer": peer?.description ?? "local"])
+        client.start()
+    }
+
+    func clientDidClose(_ client: Client) {
+        let hadSubscriptions = !client.subscriptions.isEmpty
+        self.clients.removeValue(forKey: client.id)
+        self.logger.debug("client closed", ["client": "\(client.id)"])
+        if hadSubscriptions { self.emit(.subscription) }
+    }
+
+    /// Every connected client.
+    var allClients: Dictionary<Int, Client>.Values { self.clients.values }
+
+    // MARK: - Idle
+
+    /// Raises `event` for every client.
+    public func emit(_ event: IdleEvent) {
+        for client in Array(self.clients.values) { client.notify(IdleMask(event)) }
+    }
+}
+
+/// The server could not listen on an address.
+public struct StartError: Error, CustomStringConvertible {
+    /// The address, as configured or resolved.
+    public var address: String
+    /// Why, usually the failing system call and its error.
+    public var reason: String
+
+    /// One line for the user.
+    public var description: String { "failed to listen on \(self.address): \(self.reason)" }
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+import Model
+import Network
+
+/// What the server needs from the configuration, with `mpd`'s defaults.
+public struct ServerOptions: Sendable {
+    /// Where to listen; empty means `any` on `port`.
+    public var listenAddresses: [ListenAddress] = []
+    /// The TCP port for addresses that name none.
+    public var port: UInt16 = 6600
+    /// Seconds of silence after which a client that is not idling is disconnected.
+    public var connectionTimeoutSeconds: Double = 60
+    /// Connections beyond this are closed on accept.
+    public var maxConnections = 100
+    /// The largest command list, in bytes (sum of line lengths plus one each).
+    public var maxCommandListSize = 2048 * 1024
+    /// The most output a client may have queued before a non-streamed reply drops it.
+    public var maxOutputBufferSize = 8192 * 1024
+    /// The tags the server knows (`metadata_to_use`).
+    public var metadataToUse = TagMask.defaultMetadata
+    /// Passwords and the permissions each grants.
+    public var passwords: [String: Permission] = [:]
+    /// Permissions of a TCP client that has sent no password.
+    public var defaultPermissions = Permission.all
+    /// Permissions of a Unix-socket client that has sent no password.
+    public var localPermissions = Permission.all
+    /// The music directory, absolute, if any.
+    public var musicDirectory: String?
+
+    /// Default options.
+    public init() {}
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Testing
+import TestSupport
+
+@testable import Server
+
+@Suite(.serialized)
+struct SessionTests {
+    @Test func greetingAndPing() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        #expect(client.readLine() == "OK MPD 0.23.5")
+        #expect(client.request("ping") == ["OK"])
+        #expect(client.request("foo") == ["ACK [5@0] {} unknown command \"foo\""])
+        #expect(client.request("ping 1") == ["ACK [2@0] {ping} wrong number of arguments for \"ping\""])
+    }
+
+    @Test func commandListStopsAtFirstError() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        client.send("command_list_ok_begin\nping\nping\nfoo\nping\ncommand_list_end\n")
+        #expect(client.readReply() == ["list_OK", "list_OK", "ACK [5@2] {} unknown command \"foo\""])
+        #expect(client.request("ping") == ["OK"])
+    }
+
+    @Test func idleIsWokenByAnotherClientsSubscribe() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let idler = try LoopbackClient(port: server.port)
+        let other = try LoopbackClient(port: server.port)
+        _ = idler.readLine()
+        _ = other.readLine()
+        idler.send("idle subscription message\n")
+        #expect(other.request("subscribe chan") == ["OK"])
+        #expect(idler.readReply() == ["changed: subscription", "OK"])
+        idler.send("idle\n")
+        idler.send("noidle\n")
+        #expect(idler.readReply() == ["OK"])
+    }
+
+    @Test func commandDuringIdleCloses() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        client.send("idle\n")
+        client.send("ping\n")
+        #expect(client.readUntilClosed().isEmpty)
+        #expect(client.isClosed)
+    }
+
+    @Test func pipelinedPingsAnswerInOrder() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        let count = 10_000
+        // 50 kB of requests and 30 kB of replies fit in loopback socket buffers: one thread suffices.
+        client.send(String(repeating: "ping\n", count: count))
+        var oks = 0
+        while oks < count, let line = client.readLine() {
+            #expect(line == "OK")
+            oks += 1
+        }
+        #expect(oks == count)
+    }
+
+    @Test func maxConnectionsClosesExtraClientsWithoutGreeting() throws {
+        let server = try TestServer { $0.maxConnections = 1 }
+        defer { server.stop() }
+        let first = try LoopbackClient(port: server.port)
+        #expect(first.readLine() == "OK MPD 0.23.5")
+        let second = try LoopbackClient(port: server.port)
+        #expect(second.readUntilClosed().isEmpty)
+        #expect(first.request("ping") == ["OK"])
+    }
+
+    @Test func connectionTimeoutClosesSilentClientsButNotIdleOnes() throws {
+        let server = try TestServer { $0.connectionTimeoutSeconds = 0.3 }
+        defer { server.stop() }
+        let silent = try LoopbackClient(port: server.port)
+        let idler = try LoopbackClient(port: server.port)
+        _ = silent.readLine()
+        _ = idler.readLine()
+        idler.send("idle\n")
+        #expect(silent.readUntilClosed().isEmpty)
+        Thread.sleep(forTimeInterval: 0.4)
+        idler.send("noidle\n")
+        #expect(idler.readReply() == ["OK"])
+    }
+
+    @Test func lineOfMaximumLengthIsAcceptedAndLongerCloses() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        // "ping" + spaces + "\n" = 8192 bytes: trailing blanks are stripped.
+        client.send("ping" + String(repeating: " ", count: 8192 - 5) + "\n")
+        #expect(client.readReply() == ["OK"])
+        client.send("ping" + String(repeating: " ", count: 8192 - 4) + "\n")
+        #expect(client.readUntilClosed().isEmpty)
+    }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Posix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking TCP client for tests, speaking raw bytes to 127.0.0.1 with a receive timeout.
+public final class LoopbackClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    /// Whether the server closed the connection.
+    public private(set) var isClosed = false
+
+    /// Connects to `127.0.0.1:port`.
+    public init(port: UInt16, timeoutSeconds: Int = 5) throws {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Errno.current }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let error = Errno.current
+            Glibc.close(fd)
+            throw error
+        }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        self.fd = fd
+    }
+
+    deinit { Glibc.close(self.fd) }
+
+    /// Sends `text` as UTF-8.
+    public func send(_ text: String) { self.send(bytes: Array(text.utf8)) }
+
+    /// Sends raw bytes.
+    public func send(bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(self.fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+
+    /// Reads one line (without `\n`), or `nil` on close or timeout.
+    public func readLine() -> String? {
+        while true {
+            if let newline = self.buffer.firstIndex(of: 10) {
+                let line = String(decoding: self.buffer[..<newline], as: UTF8.self)
+                self.buffer.removeFirst(newline + 1)
+                return line
+            }
+            guard self.fill() else { return nil }
+        }
+    }
+
+    /// Reads lines up to and including the next `OK`, `ACK …` line; returns them all.
+    public func readReply() -> [String] {
+        var lines: [String] = []
+        while let line = self.readLine() {
+            lines.append(line)
+            if line == "OK" || line.hasPrefix("ACK ") { break }
+        }
+        return lines
+    }
+
+    /// Sends a request line and reads its reply.
+    public func request(_ line: String) -> [String] {
+        self.send(line + "\n")
+        return self.readReply()
+    }
+
+    /// Waits for the server to close, returning whatever else it sent first.
+    public func readUntilClosed() -> [UInt8] {
+        while self.fill() {}
+        defer { self.buffer = [] }
+        return self.buffer
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { Glibc.recv(self.fd, $0.baseAddress, $0.count, 0) }
+        if count == 0 { self.isClosed = true }
+        guard count > 0 else { return false }
+        self.buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+}
