@@ -1,0 +1,48 @@
+# Fermata: `make run` starts the server, `make test` runs every test.
+
+SWIFT ?= swift
+CONFIG ?= etc/fermata.conf
+DEMO_MUSIC ?= var/demo-music
+PYTHON ?= /usr/bin/python3
+
+.PHONY: all deps deps-run deps-build build release run demo test unit conformance clean
+
+all: build
+
+deps:
+	scripts/install-deps.sh test
+
+deps-run:
+	scripts/install-deps.sh run
+
+deps-build:
+	scripts/install-deps.sh build
+
+build: deps-build
+	$(SWIFT) build
+
+release: deps-build
+	$(SWIFT) build -c release
+
+demo: deps-run
+	$(PYTHON) tools/make-fixtures.py $(DEMO_MUSIC)
+	printf 'music_directory "%s"\n' "$(abspath $(DEMO_MUSIC))" > var/demo.conf
+
+# Starts Fermata in the foreground on $(CONFIG) (Ctrl-C stops it).
+run: deps-run release demo
+	.build/release/fermata $(CONFIG)
+
+# Unit tests, then the conformance suite against the real mpd.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	FERMATA_BIN=$(CURDIR)/.build/debug/fermata $(PYTHON) -m pytest -q conformance
+
+unit: deps-build
+	$(SWIFT) test
+
+conformance: deps build
+	FERMATA_BIN=$(CURDIR)/.build/debug/fermata $(PYTHON) -m pytest -q conformance
+
+clean:
+	rm -rf .build var conformance/.cache

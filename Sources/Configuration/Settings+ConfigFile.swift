@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+
+extension Settings {
+    /// Reads the typed settings from a parsed configuration, checking every value the way `mpd` 0.23 does.
+    ///
+    /// For a repeated non-repeatable option the last line wins, and only that line is checked.
+    ///
+    /// - Parameters:
+    ///   - file: The parsed configuration.
+    ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment.
+    /// - Throws: ``ConfigError`` at the file and line of the first bad value.
+    public init(
+        file: ConfigFile, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) {
+        self.init()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let reader = Reader(file: file, home: home)
+
+        if let parameter = file.parameter(named: "music_directory") {
+            self.musicDirectory =
+                parameter.value.contains("://") ? parameter.value : try ConfigValue.path(parameter, home: home)
+        }
+        self.playlistDirectory = try reader.path("playlist_directory") ?? self.playlistDirectory
+        self.dbFile = try reader.path("db_file") ?? self.dbFile
+        self.stateFile = try reader.path("state_file") ?? self.stateFile
+        self.stickerFile = try reader.path("sticker_file") ?? self.stickerFile
+        if let parameter = file.parameter(named: "log_file") {
+            self.logFile = parameter.value == "syslog" ? parameter.value : try ConfigValue.path(parameter, home: home)
+        }
+        if let parameter = file.parameter(named: "log_level") {
+            guard let level = LogLevel(configValue: parameter.value) else {
+                throw ConfigValue.error(parameter, "unknown log level \"\(parameter.value)\"")
+            }
+            self.logLevel = level
+        }
+        self.pidFile = try reader.path("pid_file") ?? self.pidFile
+
+        self.bindAddresses = file.parameters(named: "bind_to_address").map(\.value)
+        if let parameter = file.parameter(named: "port") {
+            self.port = try ConfigValue.positive(parameter, maximum: 65535)
+        }
+        self.connectionTimeoutSeconds = try reader.positive("connection_timeout") ?? self.connectionTimeoutSeconds
+        self.maxConnections = try reader.positive("max_connections") ?? self.maxConnections
+        self.maxPlaylistLength = try reader.positive("max_playlist_length") ?? self.maxPlaylistLength
+        if let parameter = file.parameter(named: "max_command_list_size") {
+            self.maxCommandListSize = try ConfigValue.kibibytes(parameter)
+        }
+        if let parameter = file.parameter(named: "max_output_buffer_size") {
+            self.maxOutputBufferSize = try ConfigValue.kibibytes(parameter)
+        }
+
+        if let parameter = file.parameter(named: "metadata_to_use") {
+            switch TagMask.parsing(metadataToUse: parameter.value) {
+            case .success(let mask): self.metadataToUse = mask
+            case .failure(let bad): throw ConfigValue.error(parameter, "error parsing metadata item \"\(bad.item)\"")
+            }
+        }
+        self.autoUpdate = try reader.bool("auto_update") ?? self.autoUpdate
+        if let parameter = file.parameter(named: "auto_update_depth") {
+            self.autoUpdateDepth = try ConfigValue.unsigned(parameter)
+        }
+        self.followInsideSymlinks = try reader.bool("follow_inside_symlinks") ?? self.followInsideSymlinks
+        self.followOutsideSymlinks = try reader.bool("follow_outside_symlinks") ?? self.followOutsideSymlinks
+
+        self.zeroconfEnabled = try reader.bool("zeroconf_enabled") ?? self.zeroconfEnabled
+        self.zeroconfName = file.parameter(named: "zeroconf_name")?.value ?? self.zeroconfName
+
+        for parameter in file.parameters(named: "password") {
+            try ConfigValue.checkPassword(parameter)
+            self.passwords.append(parameter.value)
+        }
+        for name in ["default_permissions", "local_permissions"] {
+            guard let parameter = file.parameter(named: name) else { continue }
+            try ConfigValue.checkPermissions(Substring(parameter.value), in: parameter)
+        }
+        self.defaultPermissions = file.parameter(named: "default_permissions")?.value
+        self.localPermissions = file.parameter(named: "local_permissions")?.value
+        for parameter in file.parameters(named: "host_permissions") {
+            try ConfigValue.checkHostPermissions(parameter)
+            self.hostPermissions.append(parameter.value)
+        }
+
+        self.restorePaused = try reader.bool("restore_paused") ?? self.restorePaused
+        if let parameter = file.parameter(named: "state_file_interval") {
+            self.stateFileInterval = try ConfigValue.unsigned(parameter)
+        }
+
+        self.audioOutputs = file.blocks(named: "audio_output")
+        self.warnings = Self.warnings(for: file)
+    }
+
+    /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
+    ///
+    /// - Parameter file: The parsed configuration.
+    /// - Returns: Lines like `/etc/mpd.conf:7: option "user" is not supported by Fermata yet and is ignored`.
+    public static func warnings(for file: ConfigFile) -> [String] {
+        var lines: [String] = []
+        for parameter in file.parameters where !Self.supportedOptions.contains(parameter.name) {
+            let name = parameter.name
+            if ConfigOption.named(name)?.isDeprecated == true {
+                lines.append("\(parameter.location): config parameter \"\(name)\" is deprecated and ignored")
+            } else {
+                lines.append("\(parameter.location): option \"\(name)\" is not supported by Fermata yet and is ignored")
+            }
+        }
+        for block in file.blocks where !Self.supportedOptions.contains(block.name) {
+            lines.append("\(block.location): block \"\(block.name)\" is not supported by Fermata yet and is ignored")
+        }
+        return lines
+    }
+}
+
+/// Reads the last line of a non-repeatable option with one of ``ConfigValue``'s parsers.
+private struct Reader {
+    let file: ConfigFile
+    let home: String
+
+    func path(_ name: String) throws(ConfigError) -> String? {
+        guard let parameter = self.file.parameter(named: name) else { return nil }
+        return try ConfigValue.path(parameter, home: self.home)
+    }
+
+    func positive(_ name: String) throws(ConfigError) -> Int? {
+        guard let parameter = self.file.parameter(named: name) else { return nil }
+        return try ConfigValue.positive(parameter)
+    }
+
+    func bool(_ name: String) throws(ConfigError) -> Bool? {
+        guard let parameter = self.file.parameter(named: name) else { return nil }
+        return try ConfigValue.bool(parameter)
+    }
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// The typed settings of an `mpd.conf`, with `mpd` 0.23.12's defaults for everything not set.
+///
+/// Build one with ``init(file:environment:)``; ``init()`` gives the defaults alone. Paths have `~` expanded and
+/// are absolute. Options `mpd` accepts but Fermata does not act on yet are still checked where a type is given
+/// here, and are listed in ``warnings``. A value type; safe from any thread.
+public struct Settings: Sendable, Hashable {
+    /// The top-level options and blocks Fermata acts on; every other one present in a file earns a warning.
+    ///
+    /// Extend this list as features land.
+    public static let supportedOptions: Set<String> = [
+        "music_directory", "bind_to_address", "port", "connection_timeout", "max_connections",
+        "max_command_list_size", "max_output_buffer_size", "metadata_to_use", "log_file", "log_level", "pid_file",
+    ]
+
+    // MARK: - Files and directories
+
+    /// `music_directory`: an absolute path, or a storage URI such as `nfs://host/path` kept as written. Default: none.
+    public var musicDirectory: String?
+
+    /// `playlist_directory`: an absolute path. Default: none, which disables stored playlists.
+    public var playlistDirectory: String?
+
+    /// `db_file`: an absolute path. Default: none.
+    public var dbFile: String?
+
+    /// `state_file`: an absolute path. Default: none.
+    public var stateFile: String?
+
+    /// `sticker_file`: an absolute path. Default: none, which disables stickers.
+    public var stickerFile: String?
+
+    /// `log_file`: an absolute path, or `syslog`. Default: none (standard error, or syslog for a daemon).
+    public var logFile: String?
+
+    /// `log_level`. Default: ``LogLevel/notice``.
+    public var logLevel: LogLevel
+
+    /// `pid_file`: an absolute path. Default: none.
+    public var pidFile: String?
+
+    // MARK: - Network and clients
+
+    /// Every `bind_to_address`, raw and in order; empty means every interface.
+    public var bindAddresses: [String]
+
+    /// `port`, 1…65535. Default: 6600.
+    public var port: Int
+
+    /// `connection_timeout` in seconds. Default: 60.
+    public var connectionTimeoutSeconds: Int
+
+    /// `max_connections`. Default: 100.
+    public var maxConnections: Int
+
+    /// `max_command_list_size` in bytes (the file gives KiB). Default: 2048 KiB.
+    public var maxCommandListSize: Int
+
+    /// `max_output_buffer_size` in bytes (the file gives KiB). Default: 8192 KiB.
+    public var maxOutputBufferSize: Int
+
+    /// `max_playlist_length`: the most songs the queue holds. Default: 16384.
+    public var maxPlaylistLength: Int
+
+    // MARK: - Library
+
+    /// `metadata_to_use`: the tags read and offered. Default: ``TagMask/defaultMetadata`` (all but Comment).
+    public var metadataToUse: TagMask
+
+    /// `auto_update`: watch the music directory. Default: no.
+    public var autoUpdate: Bool
+
+    /// `auto_update_depth`: how deep to watch; `nil` (the default) is unlimited.
+    public var autoUpdateDepth: Int?
+
+    /// `follow_inside_symlinks`. Default: yes.
+    public var followInsideSymlinks: Bool
+
+    /// `follow_outside_symlinks`. Default: yes.
+    public var followOutsideSymlinks: Bool
+
+    // MARK: - Zeroconf
+
+    /// `zeroconf_enabled`. Default: yes.
+    public var zeroconfEnabled: Bool
+
+    /// `zeroconf_name`; `%h` stands for the host name. Default: `Music Player @ %h`.
+    public var zeroconfName: String
+
+    // MARK: - Permissions
+
+    /// Every `password`, raw (`secret@perm,perm`) and in order; each has been checked to hold `@` and known
+    /// permission names.
+    public var passwords: [String]
+
+    /// `default_permissions`, raw; permission names checked. Default: none given, which `mpd` reads as all
+    /// permissions unless a password or host permission is set.
+    public var defaultPermissions: String?
+
+    /// `local_permissions`, raw; permission names checked. Default: none given (same as the default permissions).
+    public var localPermissions: String?
+
+    /// Every `host_permissions` (`host perm,perm`), raw and in order; permission names checked.
+    public var hostPermissions: [String]
+
+    // MARK: - State
+
+    /// `restore_paused`: start paused after restoring the state file. Default: no.
+    public var restorePaused: Bool
+
+    /// `state_file_interval` in seconds: how often the state file is saved. Default: 120.
+    public var stateFileInterval: Int
+
+    // MARK: - Blocks and diagnostics
+
+    /// Every `audio_output` block, in order.
+    public var audioOutputs: [ConfigBlock]
+
+    /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
+    /// ``supportedOptions``): parameters first, then blocks, each in file order.
+    public var warnings: [String]
+
+    /// The defaults of `mpd` 0.23.12, as if the configuration file were empty.
+    public init() {
+        self.musicDirectory = nil
+        self.playlistDirectory = nil
+        self.dbFile = nil
+        self.stateFile = nil
+        self.stickerFile = nil
+        self.logFile = nil
+        self.logLevel = .notice
+        self.pidFile = nil
+        self.bindAddresses = []
+        self.port = 6600
+        self.connectionTimeoutSeconds = 60
+        self.maxConnections = 100
+        self.maxCommandListSize = 2048 * 1024
+        self.maxOutputBufferSize = 8192 * 1024
+        self.maxPlaylistLength = 16384
+        self.metadataToUse = .defaultMetadata
+        self.autoUpdate = false
+        self.autoUpdateDepth = nil
+        self.followInsideSymlinks = true
+        self.followOutsideSymlinks = true
+        self.zeroconfEnabled = true
+        self.zeroconfName = "Music Player @ %h"
+        self.passwords = []
+        self.defaultPermissions = nil
+        self.localPermissions = nil
+        self.hostPermissions = []
+        self.restorePaused = false
+        self.stateFileInterval = 120
+        self.audioOutputs = []
+        self.warnings = []
+    }
+}

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Testing
+
+@testable import Configuration
+
+struct SettingsTests {
+    private static let path = "/etc/fermata/mpd.conf"
+    private static let environment = ["HOME": "/home/listener"]
+
+    private func settings(_ text: String) throws -> Settings {
+        try Settings(file: ConfigFile(parsing: text, path: Self.path), environment: Self.environment)
+    }
+
+    /// The error for `line`, placed on line 2 after a harmless first line.
+    private func failure(_ line: String) throws -> ConfigError {
+        let file = try ConfigFile(parsing: "port \"6600\"\n" + line + "\n", path: Self.path)
+        do {
+            _ = try Settings(file: file, environment: Self.environment)
+        } catch {
+            return error
+        }
+        Issue.record("no error for \(line)")
+        return ConfigError(file: "", line: 0, message: "")
+    }
+
+    private func expectFailure(_ line: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let error = try self.failure(line)
+        #expect(error.message == message, sourceLocation: sourceLocation)
+        #expect(error.location == ConfigLocation(file: Self.path, line: 2), sourceLocation: sourceLocation)
+        #expect(error.description == "\(Self.path):2: \(message)", sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Defaults
+
+    @Test func hasMPDDefaults() throws {
+        let settings = Settings()
+        #expect(settings.musicDirectory == nil)
+        #expect(settings.playlistDirectory == nil)
+        #expect(settings.dbFile == nil)
+        #expect(settings.stateFile == nil)
+        #expect(settings.stickerFile == nil)
+        #expect(settings.logFile == nil)
+        #expect(settings.logLevel == .notice)
+        #expect(settings.pidFile == nil)
+        #expect(settings.bindAddresses.isEmpty)
+        #expect(settings.port == 6600)
+        #expect(settings.connectionTimeoutSeconds == 60)
+        #expect(settings.maxConnections == 100)
+        #expect(settings.maxCommandListSize == 2048 * 1024)
+        #expect(settings.maxOutputBufferSize == 8192 * 1024)
+        #expect(settings.maxPlaylistLength == 16384)
+        #expect(settings.metadataToUse == .defaultMetadata)
+        #expect(settings.autoUpdate == false)
+        #expect(settings.autoUpdateDepth == nil)
+        #expect(settings.followInsideSymlinks)
+        #expect(settings.followOutsideSymlinks)
+        #expect(settings.zeroconfEnabled)
+        #expect(settings.zeroconfName == "Music Player @ %h")
+        #expect(settings.passwords.isEmpty)
+        #expect(settings.defaultPermissions == nil)
+        #expect(settings.localPermissions == nil)
+        #expect(settings.hostPermissions.isEmpty)
+        #expect(settings.restorePaused == false)
+        #expect(settings.stateFileInterval == 120)
+        #expect(settings.audioOutputs.isEmpty)
+        #expect(settings.warnings.isEmpty)
+        #expect(try self.settings("") == settings)
+        #expect(try self.settings("# nothing\n\n") == settings)
+    }
+
+    // MARK: - Values
+
+    @Test func readsEveryTypedOption() throws {
+        let settings = try self.settings(
+            """
+            music_directory "~/Music"
+            playlist_directory "/var/lib/mpd/playlists"
+            db_file "~/.cache/mpd/db"
+            state_file "/var/lib/mpd/state"
+            sticker_file "/var/lib/mpd/sticker.sql"
+            log_file "/var/log/mpd.log"
+            log_level "verbose"
+            pid_file "~"
+            bind_to_address "127.0.0.1"
+            bind_to_address "~/.mpd/socket"
+            bind_to_address "any"
+            port "6601"
+            connection_timeout "30"
+            max_connections "5"
+            max_command_list_size "1"
+            max_output_buffer_size "16384"
+            max_playlist_length "100"
+            metadata_to_use "artist,title"
+            auto_update "yes"
+            auto_update_depth "0"
+            follow_inside_symlinks "no"
+            follow_outside_symlinks "FALSE"
+            zeroconf_enabled "0"
+            zeroconf_name "Den @ %h"
+            password "s3cret@read,add"
+            password "admin@read,add,player,control,admin"
+            default_permissions "read"
+            local_permissions "read,add,player,control,admin"
+            host_permissions "192.168.1.2 read,add"
+            restore_paused "TRUE"
+            state_file_interval "0"
+            audio_output {
+                type "alsa"
+                name "Speakers"
+            }
+            audio_output {
+                type "null"
+                name "Null"
+            }
+            """)
+        #expect(settings.musicDirectory == "/home/listener/Music")
+        #expect(settings.playlistDirectory == "/var/lib/mpd/playlists")
+        #expect(settings.dbFile == "/home/listener/.cache/mpd/db")
+        #expect(settings.stateFile == "/var/lib/mpd/state")
+        #expect(settings.stickerFile == "/var/lib/mpd/sticker.sql")
+        #expect(settings.logFile == "/var/log/mpd.log")
+        #expect(settings.logLevel == .debug)
+        #expect(settings.pidFile == "/home/listener")
+        #expect(settings.bindAddresses == ["127.0.0.1", "~/.mpd/socket", "any"])
+        #expect(settings.port == 6601)
+        #expect(settings.connectionTimeoutSeconds == 30)
+        #expect(settings.maxConnections == 5)
+        #expect(settings.maxCommandListSize == 1024)
+        #expect(settings.maxOutputBufferSize == 16 * 1024 * 1024)
+        #expect(settings.maxPlaylistLength == 100)
+        #expect(settings.metadataToUse == TagMask([.artist, .title]))
+        #expect(settings.autoUpdate)
+        #expect(settings.autoUpdateDepth == 0)
+        #expect(settings.followInsideSymlinks == false)
+        #expect(settings.followOutsideSymlinks == false)
+        #expect(settings.zeroconfEnabled == false)
+        #expect(settings.zeroconfName == "Den @ %h")
+        #expect(settings.passwords == ["s3cret@read,add", "admin@read,add,player,control,admin"])
+        #expect(settings.defaultPermissions == "read")
+        #expect(settings.localPermissions == "read,add,player,control,admin")
+        #expect(settings.hostPermissions == ["192.168.1.2 read,add"])
+        #expect(settings.restorePaused)
+        #expect(settings.stateFileInterval == 0)
+        #expect(settings.audioOutputs.map { $0["name"] } == ["Speakers", "Null"])
+        #expect(settings.audioOutputs.first?.line == 32)
+    }
+
+    @Test func lastRepeatedSettingWinsAndOnlyItIsChecked() throws {
+        let settings = try self.settings(
+            "port \"nonsense\"\nport \"6602\"\nport \"6603\"\nlog_level \"bogus\"\nlog_level \"error\"\n")
+        #expect(settings.port == 6603)
+        #expect(settings.logLevel == .error)
+        let error = try self.failure("port \"0\"")
+        #expect(error.line == 2)
+    }
+
+    @Test func keepsStorageURIsAndSyslog() throws {
+        let settings = try self.settings("music_directory \"nfs://server/music\"\nlog_file \"syslog\"\n")
+        #expect(settings.musicDirectory == "nfs://server/music")
+        #expect(settings.logFile == "syslog")
+    }
+
+    @Test func expandsTildeUserWhenTheUserExists() throws {
+        let settings = try self.settings("music_directory \"~root/music\"\n")
+        let root = try #require(FileManager.default.homeDirectory(forUser: "root")?.path)
+        #expect(settings.musicDirectory == root + "/music")
+    }
+
+    @Test(arguments: [
+        "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "log_file", "pid_file",
+    ])
+    func requiresAbsolutePaths(name: String) throws {
+        try self.expectFailure("\(name) \"relative/path\"", "not an absolute path: relative/path")
+        try self.expectFailure("\(name) \"\"", "not an absolute path: ")
+        try self.expectFailure(
+            "\(name) \"~no_such_user_fermata/x\"", "no such user: no_such_user_fermata")
+    }
+
+    // MARK: - Log levels
+
+    @Test(arguments: [
+        ("error", LogLevel.error), ("warning", .warning), ("notice", .notice), ("default", .notice),
+        ("info", .info), ("secure", .info), ("verbose", .debug),
+    ])
+    func readsALogLevel(value: String, level: LogLevel) throws {
+        #expect(try self.settings("log_level \"\(value)\"\n").logLevel == level)
+    }
+
+    @Test(arguments: ["debug", "ERROR", "Notice", "", " notice", "trace"])
+    func rejectsALogLevel(value: String) throws {
+        try self.expectFailure("log_level \"\(value)\"", "unknown log level \"\(value)\"")
+    }
+
+    // MARK: - Booleans
+
+    @Test(arguments: [
+        ("yes", true), ("YES", true), ("Yes", true), ("true", true), ("TRUE", true), ("1", true),
+        ("no", false), ("No", false), ("false", false), ("FALSE", false), ("0", false),
+    ])
+    func readsABoolean(value: String, expected: Bool) throws {
+        let settings = try self.settings(
+            """
+            zeroconf_enabled "\(value)"
+            auto_update "\(value)"
+            restore_paused "\(value)"
+            follow_inside_symlinks "\(value)"
+            follow_outside_symlinks "\(value)"
+            """)
+        #expect(settings.zeroconfEnabled == expected)
+        #expect(settings.autoUpdate == expected)
+        #expect(settings.restorePaused == expected)
+        #expect(settings.followInsideSymlinks == expected)
+        #expect(settings.followOutsideSymlinks == expected)
+    }
+
+    @Test(arguments: [
+        "zeroconf_enabled", "auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks",
+    ])
+    func rejectsABadBoolean(name: String) throws {
+        for value in ["maybe", "y", "n", " no", "yes ", "", "2", "on"] {
+            try self.expectFailure("\(name) \"\(value)\"", "Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
+        }
+    }
+
+    // MARK: - Numbers
+
+    @Test(arguments: [("6601", 6601), (" 6601", 6601), ("+6601", 6601), ("06601", 6601), ("1", 1), ("65535", 65535)])
+    func readsAPort(value: String, port: Int) throws {
+        #expect(try self.settings("port \"\(value)\"\n").port == port)
+    }
+
+    @Test(arguments: [
+        ("abc", "Failed to parse number"),
+        ("", "Failed to parse number"),
+        ("6601 ", "Failed to parse number"),
+        ("6601x", "Failed to parse number"),
+        ("0x10", "Failed to parse number"),
+        ("1.5", "Failed to parse number"),
+        ("+", "Failed to parse number"),
+        ("--1", "Failed to parse number"),
+        ("0", "Value must be positive"),
+        ("-0", "Value must be positive"),
+        ("-1", "Value must be positive"),
+        ("-99999999999999999999999", "Value must be positive"),
+        ("65536", "Value too large"),
+        ("70000", "Value too large"),
+        ("99999999999999999999999", "Value too large"),
+    ])
+    func rejectsABadPort(value: String, message: String) throws {
+        try self.expectFailure("port \"\(value)\"", message)
+    }
+
+    @Test(arguments: [
+        "connection_timeout", "max_connections", "max_playlist_length", "max_command_list_size",
+        "max_output_buffer_size",
+    ])
+    func requiresAPositiveNumber(name: String) throws {
+        try self.expectFailure("\(name) \"0\"", "Value must be positive")
+        try self.expectFailure("\(name) \"-5\"", "Value must be positive")
+        try self.expectFailure("\(name) \"x\"", "Failed to parse number")
+        try self.expectFailure("\(name) \"5 \"", "Failed to parse number")
+        try self.expectFailure("\(name) \"99999999999999999999\"", "Value too large")
+    }
+
+    @Test func readsPlainNumbers() throws {
+        let settings = try self.settings(
+            "connection_timeout \"123\"\nmax_connections \" 7\"\nmax_playlist_length \"+99\"\n")
+        #expect(settings.connectionTimeoutSeconds == 123)
+        #expect(settings.maxConnections == 7)
+        #expect(settings.maxPlaylistLength == 99)
+    }
+
+    @Test(arguments: [("1", 1024), ("2048", 2048 * 1024), ("8192", 8192 * 1024), ("1048576", 1 << 30)])
+    func convertsKiBToBytes(value: String, bytes: Int) throws {
+        let settings = try self.settings("max_command_list_size \"\(value)\"\nmax_output_buffer_size \"\(value)\"\n")
+        #expect(settings.maxCommandListSize == bytes)
+        #expect(settings.maxOutputBufferSize == bytes)
+    }
+
+    @Test(arguments: ["max_command_list_size", "max_output_buffer_size"])
+    func rejectsAKiBCountThatOverflowsInBytes(name: String) throws {
+        try self.expectFailure("\(name) \"\(Int.max / 1024 + 1)\"", "Value too large")
+        #expect(try self.settings("\(name) \"\(Int.max / 1024)\"\n") != Settings())
+    }
+
+    @Test func readsNonNegativeNumbers() throws {
+        let settings = try self.settings("state_file_interval \"300\"\nauto_update_depth \"3\"\n")
+        #expect(settings.stateFileInterval == 300)
+        #expect(settings.autoUpdateDepth == 3)
+    }
+
+    @Test(arguments: ["state_file_interval", "auto_update_depth"])
+    func rejectsANegativeOrBadNumber(name: String) throws {
+        try self.expectFailure("\(name) \"-1\"", "Value must not be negative")
+        try self.expectFailure("\(name) \"x\"", "Failed to parse number")
+        try self.expectFailure("\(name) \"99999999999999999999\"", "Value too large")
+    }
+
+    // MARK: - metadata_to_use
+
+    private static let allButComment = TagMask.defaultMetadata
+
+    private static func defaults(adding added: [TagType] = [], removing removed: [TagType] = []) -> TagMask {
+        var mask = TagMask.defaultMetadata
+        for tag in added { mask.insert(tag) }
+        for tag in removed { mask.remove(tag) }
+        return mask
+    }
+
+    @Test(arguments: [
+        ("none", TagMask.none),
+        ("NONE", TagMask.none),
+        ("None", TagMask.none),
+        ("", TagMask.none),
+        ("artist", TagMask([.artist])),
+        ("artist,album,title", TagMask([.artist, .album, .title])),
+        ("  Artist ,  ALBUM  ", TagMask([.artist, .album])),
+        ("musicbrainz_trackid,Comment", TagMask([.musicBrainzTrackID, .comment])),
+        ("+comment", SettingsTests.defaults(adding: [.comment])),
+        ("-genre", SettingsTests.defaults(removing: [.genre])),
+        ("+comment,-genre", SettingsTests.defaults(adding: [.comment], removing: [.genre])),
+        ("+comment, - genre ,+ label", SettingsTests.defaults(adding: [.comment], removing: [.genre])),
+        ("-genre,album", SettingsTests.defaults(removing: [.genre, .album])),
+        ("+comment,genre", SettingsTests.defaults(adding: [.comment])),
+        ("artist,-album", TagMask([.artist])),
+        ("artist,+comment", TagMask([.artist, .comment])),
+        (" +comment, -genre", TagMask([.comment])),
+    ])
+    func readsMetadataToUse(value: String, mask: TagMask) throws {
+        #expect(try self.settings("metadata_to_use \"\(value)\"\n").metadataToUse == mask)
+    }
+
+    @Test(arguments: [
+        ("bogus", "bogus"),
+        ("+bogus", "bogus"),
+        ("artist, bogus ", "bogus"),
+        ("artist,,album", ""),
+        ("artist,", ""),
+        (" none", "none"),
+        ("none,artist", "none"),
+        ("+none", "none"),
+        ("   ", ""),
+        ("title;artist", "title;artist"),
+    ])
+    func rejectsABadMetadataItem(value: String, item: String) throws {
+        try self.expectFailure("metadata_to_use \"\(value)\"", "error parsing metadata item \"\(item)\"")
+    }
+
+    // MARK: - Permissions
+
+    @Test func checksPasswordsAndPermissionLists() throws {
+        try self.expectFailure("password \"secret\"", "\"@\" not found in password string")
+        try self.expectFailure("password \"s@bogus\"", "unknown permission \"bogus\"")
+        try self.expectFailure("password \"s@read,READ\"", "unknown permission \"READ\"")
+        try self.expectFailure("default_permissions \"none\"", "unknown permission \"none\"")
+        try self.expectFailure("default_permissions \"read, add\"", "unknown permission \" add\"")
+        try self.expectFailure("local_permissions \"read,write\"", "unknown permission \"write\"")
+        try self.expectFailure("password \"a@b@read\"", "unknown permission \"b@read\"")
+        try self.expectFailure("host_permissions \"127.0.0.1 bogus\"", "unknown permission \"bogus\"")
+        try self.expectFailure("host_permissions \"127.0.0.1  read\"", "unknown permission \" read\"")
+        try self.expectFailure("host_permissions \" read\"", "Failed to extract host name")
+        try self.expectFailure("host_permissions \"\"", "Failed to extract host name")
+        let settings = try self.settings(
+            "password \"s@\"\npassword \"@read\"\npassword \"a@read,admin\"\ndefault_permissions \"\"\n"
+                + "local_permissions \"read,,add,\"\nhost_permissions \"127.0.0.1\"\n")
+        #expect(settings.passwords == ["s@", "@read", "a@read,admin"])
+        #expect(settings.defaultPermissions == "")
+        #expect(settings.localPermissions == "read,,add,")
+        #expect(settings.hostPermissions == ["127.0.0.1"])
+    }
+
+    // MARK: - Warnings
+
+    @Test func warnsAboutEveryOptionFermataDoesNotActOn() throws {
+        let settings = try self.settings(
+            """
+            music_directory "/music"
+            user "mpd"
+            port "6600"
+            gapless_mp3_playback "yes"
+            user "mpd2"
+            audio_output {
+                type "null"
+            }
+            bind_to_address "any"
+            input {
+                plugin "curl"
+            }
+            log_level "notice"
+            """)
+        #expect(
+            settings.warnings == [
+                "\(Self.path):2: option \"user\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):4: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
+                "\(Self.path):5: option \"user\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):6: block \"audio_output\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):10: block \"input\" is not supported by Fermata yet and is ignored",
+            ])
+    }
+
+    @Test func doesNotWarnAboutSupportedOptions() throws {
+        var text = ""
+        let values = [
+            "music_directory": "/m", "bind_to_address": "any", "port": "6600", "connection_timeout": "60",
+            "max_connections": "100", "max_command_list_size": "2048", "max_output_buffer_size": "8192",
+            "metadata_to_use": "+comment", "log_file": "syslog", "log_level": "notice", "pid_file": "/run/x.pid",
+        ]
+        #expect(Set(values.keys) == Settings.supportedOptions)
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
+        #expect(try self.settings(text).warnings.isEmpty)
+    }
+
+    @Test func warnsAboutEveryUnsupportedOptionInTheTable() throws {
+        var text = ""
+        for option in ConfigOption.all where !Settings.supportedOptions.contains(option.name) {
+            text += option.kind == .block ? "\(option.name) {\n}\n" : "\(option.name) \"x\"\n"
+        }
+        let file = try ConfigFile(parsing: text, path: Self.path)
+        let warnings = Settings.warnings(for: file)
+        #expect(warnings.count == ConfigOption.all.count - Settings.supportedOptions.count)
+        #expect(warnings.allSatisfy { $0.hasPrefix(Self.path + ":") })
+    }
+
+    // MARK: - Real files
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/etc/mpd.conf")))
+    func readsDebiansShippedConfiguration() throws {
+        let file = try ConfigFile(contentsOf: "/etc/mpd.conf")
+        let settings = try Settings(file: file)
+        #expect(!file.parameters.isEmpty)
+        #expect(settings.warnings.count >= 1)
+        #expect(settings.warnings.allSatisfy { $0.hasPrefix("/etc/mpd.conf:") })
+    }
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Glibc
+import Testing
+
+@testable import Posix
+
+struct SocketAddressTests {
+    @Test func ipv4RoundTrip() throws {
+        let address = SocketAddress.ipv4(host: "127.0.0.1", port: 6600)
+        let decoded = try address.withSockAddr { pointer, length in SocketAddress(storage: pointer, length: length) }
+        #expect(decoded == address)
+        #expect(address.description == "127.0.0.1:6600")
+    }
+
+    @Test func ipv6RoundTrip() throws {
+        let address = SocketAddress.ipv6(host: "::1", port: 6602)
+        let decoded = try address.withSockAddr { pointer, length in SocketAddress(storage: pointer, length: length) }
+        #expect(decoded == address)
+        #expect(address.description == "[::1]:6602")
+    }
+
+    @Test func unixAndAbstractRoundTrip() throws {
+        for address in [SocketAddress.unix(path: "/tmp/x.sock"), .abstract(name: "fermata")] {
+            let decoded = try address.withSockAddr { pointer, length in SocketAddress(storage: pointer, length: length) }
+            #expect(decoded == address)
+            #expect(address.isLocal)
+        }
+    }
+
+    @Test func badTextThrows() {
+        #expect(throws: SocketAddressError.self) {
+            try SocketAddress.ipv4(host: "not-an-address", port: 1).withSockAddr { _, _ in () }
+        }
+        #expect(throws: SocketAddressError.self) {
+            try SocketAddress.unix(path: String(repeating: "x", count: 200)).withSockAddr { _, _ in () }
+        }
+    }
+
+    @Test func resolvesLocalhostNumerically() throws {
+        let addresses = try SocketAddress.resolve(host: "127.0.0.1", port: 7)
+        #expect(addresses == [.ipv4(host: "127.0.0.1", port: 7)])
+    }
+}
+
+struct SyscallTests {
+    @Test func errorsNameTheCall() {
+        do {
+            _ = try syscall("open") { open("/nonexistent/fermata", O_RDONLY) }
+            Issue.record("open succeeded")
+        } catch {
+            #expect(error.function == "open")
+            #expect(error.errno == .noSuchFile)
+        }
+    }
+
+    @Test func pipeIsNonBlocking() throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer {
+            reader.close()
+            writer.close()
+        }
+        var buffer = [UInt8](repeating: 0, count: 8)
+        let empty = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        guard case .wouldBlock = empty else {
+            Issue.record("read on an empty pipe did not report would-block")
+            return
+        }
+        _ = try [UInt8(1), 2, 3].withUnsafeBytes { try writer.write($0) }
+        let full = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        guard case .processed(let count) = full else {
+            Issue.record("no data")
+            return
+        }
+        #expect(count == 3)
+    }
+
+    @Test func listenOnEphemeralPortReportsIt() throws {
+        let fd = try Socket.listen(on: .ipv4(host: "127.0.0.1", port: 0))
+        defer { fd.close() }
+        let bound = try Socket.localAddress(fd)
+        #expect(bound?.port != nil && bound?.port != 0)
+        #expect(Socket.isListeningStreamSocket(fd))
+    }
+
+    @Test func secondBindReportsAddressInUse() throws {
+        let fd = try Socket.listen(on: .ipv4(host: "127.0.0.1", port: 0))
+        defer { fd.close() }
+        let port = try #require(try Socket.localAddress(fd)?.port)
+        do {
+            let second = try Socket.listen(on: .ipv4(host: "127.0.0.1", port: port))
+            second.close()
+            Issue.record("second bind succeeded")
+        } catch let error as SystemCallError {
+            #expect(error.function == "bind")
+            #expect(error.errno == .addressInUse)
+        }
+    }
+}

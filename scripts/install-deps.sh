@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs the Debian packages Fermata needs to build, run and test, if any is missing.
+# Usage: scripts/install-deps.sh [build|test]   (default: test, which includes build)
+set -eu
+
+BUILD_PACKAGES="pkg-config libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev"
+RUN_PACKAGES="python3 lame sox python3-mutagen"
+TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps"
+
+case "${1:-test}" in
+    build) wanted="$BUILD_PACKAGES" ;;
+    run) wanted="$BUILD_PACKAGES $RUN_PACKAGES" ;;
+    test) wanted="$BUILD_PACKAGES $RUN_PACKAGES $TEST_PACKAGES" ;;
+    *) echo "usage: $0 [build|run|test]" >&2; exit 64 ;;
+esac
+
+missing=""
+for package in $wanted; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    # The mpd package may try to start its own daemon; tests start their own instances instead.
+    $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "error: the Swift toolchain (swift 6.1 or newer) is not on PATH" >&2
+    exit 1
+fi
