@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A PCM sample format, as `mpd` names them in format strings.
+public enum SampleFormat: Sendable, Hashable {
+    /// 8-bit signed integer.
+    case s8
+    /// 16-bit signed integer.
+    case s16
+    /// 24-bit signed integer in 32-bit words (`mpd`'s `S24_P32`), printed as `24`.
+    case s24
+    /// 32-bit signed integer.
+    case s32
+    /// 32-bit float, printed as `f`.
+    case float
+    /// DSD, printed as `dsd`.
+    case dsd
+
+    /// The text in a format string: `16`, `24`, `f`…
+    public var wireName: String {
+        switch self {
+        case .s8: "8"
+        case .s16: "16"
+        case .s24: "24"
+        case .s32: "32"
+        case .float: "f"
+        case .dsd: "dsd"
+        }
+    }
+
+    /// Bytes per sample in memory.
+    public var bytesPerSample: Int {
+        switch self {
+        case .s8, .dsd: 1
+        case .s16: 2
+        case .s24, .s32, .float: 4
+        }
+    }
+}
+
+/// A PCM audio format: sample rate, sample format and channel count.
+public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
+    /// Frames per second.
+    public var sampleRate: Int
+    /// The sample format.
+    public var sampleFormat: SampleFormat
+    /// Interleaved channels.
+    public var channels: Int
+
+    /// Creates a format.
+    public init(sampleRate: Int, sampleFormat: SampleFormat, channels: Int) {
+        self.sampleRate = sampleRate
+        self.sampleFormat = sampleFormat
+        self.channels = channels
+    }
+
+    /// `mpd`'s text form: `44100:16:2`, `48000:f:1`, `dsd64:2`.
+    public var description: String {
+        if self.sampleFormat == .dsd {
+            // DSD rates are printed as multiples of 44.1 kHz per bit: dsd64 is 2822400 bits/s.
+            return "dsd\(self.sampleRate * 8 / 44100):\(self.channels)"
+        }
+        return "\(self.sampleRate):\(self.sampleFormat.wireName):\(self.channels)"
+    }
+
+    /// Bytes in one frame (one sample for every channel).
+    public var frameSize: Int { self.sampleFormat.bytesPerSample * self.channels }
+}
