@@ -22,12 +22,25 @@ let package = Package(
             name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]),
 
+        .systemLibrary(
+            name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+
+        // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
+        .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
+
         // Pure, I/O-free layers.
-        .target(name: "Model", swiftSettings: settings),
+        .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
 
         // Thin typed wrappers over Linux syscalls; the only importer of CLinux.
         .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: settings),
+
+        // C library wrappers: each the only importer of its C module.
+        .target(name: "MPG123", dependencies: ["CMPG123", "Model"], swiftSettings: settings),
+        .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+
+        // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
+        .target(name: "Formats", dependencies: ["MPG123", "ID3Tag", "Model"], swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -46,10 +59,14 @@ let package = Package(
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: settings),
+        .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Model"], swiftSettings: settings),
+        .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
