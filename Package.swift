@@ -25,11 +25,17 @@ let package = Package(
         .systemLibrary(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
 
+        .systemLibrary(
+            name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+
+        // ICU collation and case folding, which Debian's mpd uses for ordering and case-insensitive search.
+        .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
+
         // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
         .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
 
         // Pure, I/O-free layers.
-        .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
+        .target(name: "Model", dependencies: ["PCRE", "ICU"], swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
 
         // Thin typed wrappers over Linux syscalls; the only importer of CLinux.
@@ -59,6 +65,7 @@ let package = Package(
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: settings),
+        .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
