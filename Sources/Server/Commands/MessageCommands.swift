@@ -31,11 +31,12 @@ enum MessageCommands {
         let channel = context.arguments[0]
         guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
         let client = context.client
-        guard !client.subscriptions.contains(channel) else {
-            throw AckError(.exist, "already subscribed to this channel")
-        }
+        // mpd checks the limit first: a full list answers "full" even for a channel already held.
         guard client.subscriptions.count < maximumSubscriptions else {
             throw AckError(.exist, "subscription list is full")
+        }
+        guard !client.subscriptions.contains(channel) else {
+            throw AckError(.exist, "already subscribed to this channel")
         }
         client.subscriptions.append(channel)
         context.server.emit(.subscription)

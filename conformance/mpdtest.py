@@ -1,0 +1,867 @@
+"""Helpers for the conformance suite: servers, raw transcripts, differential cases.
+
+Nothing here knows about a particular test; conftest.py wires it into pytest.
+
+Vocabulary
+----------
+* reference ("ref"): the real ``mpd`` (``/usr/bin/mpd``, 0.23.12).
+* system under test ("sut"): Fermata (``FERMATA_BIN``), or a second mpd for the
+  harness self-check.
+* case: bytes sent on one or more fresh connections.  A *step* is one chunk of
+  bytes written on one named connection; between steps the harness waits until
+  the servers have gone quiet, so replies are attributed to the step that caused
+  them.
+* transcript: for each step, what was sent and what each connection received
+  while that step settled; at the end, whether each connection is still open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent
+CACHE_DIR = Path(os.environ.get("CONFORMANCE_CACHE", HERE / ".cache"))
+HOST = "127.0.0.1"
+
+#: Multiply every wait by this (slow machines, valgrind, debug builds).
+TIME_SCALE = float(os.environ.get("CONFORMANCE_TIME_SCALE", "1"))
+#: After a step, wait until no byte has arrived for this long.
+STEP_QUIET = 0.05 * TIME_SCALE
+#: After the last step, wait until no byte has arrived for this long.
+FINAL_QUIET = 0.15 * TIME_SCALE
+#: Once the expected replies are in, wait this long for stragglers / EOF.
+GRACE = 0.03 * TIME_SCALE
+#: Upper bound for one settle period (a server that keeps talking).
+SETTLE_MAX = 5.0 * TIME_SCALE
+CONNECT_TIMEOUT = 5.0 * TIME_SCALE
+
+
+def scaled(seconds: float) -> float:
+    return seconds * TIME_SCALE
+
+
+# ---------------------------------------------------------------------------
+# Servers
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def conf_quote(value: str) -> str:
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def is_mpd(binary: str | os.PathLike) -> bool:
+    return os.path.basename(str(binary)) == "mpd"
+
+
+def sut_binary() -> Path:
+    """The Fermata binary: $FERMATA_BIN, else .build/release/fermata (repo-relative)."""
+    value = os.environ.get("FERMATA_BIN", ".build/release/fermata")
+    path = Path(value)
+    if not path.is_absolute() and os.sep in value:
+        path = REPO_ROOT / path
+    elif not path.is_absolute():
+        found = shutil.which(value)
+        path = Path(found) if found else REPO_ROOT / value
+    return path
+
+
+def ref_binary() -> Path:
+    return Path(os.environ.get("MPD_BIN", "/usr/bin/mpd"))
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM if the test process dies (no orphaned servers)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)          # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+class Server:
+    """One server process (mpd or Fermata) with its own config and work dir."""
+
+    def __init__(self, role: str, binary: Path, music_dir: Path, workdir: Path,
+                 settings: dict[str, str | None] | None = None):
+        self.role = role              # "ref" or "sut" (or a test-specific label)
+        self.binary = Path(binary)
+        self.music_dir = Path(music_dir)
+        self.workdir = Path(workdir)
+        self.overrides = dict(settings or {})
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.log_path = self.workdir / "server.log"
+        self.conf_path = self.workdir / "server.conf"
+        self.returncode: int | None = None
+        self.crashed = False
+        self.stopped = False
+        self.expect_exit = False       # a test made it exit on purpose (kill)
+
+    @property
+    def label(self) -> str:
+        kind = "mpd" if is_mpd(self.binary) else self.binary.name
+        return f"{self.role} ({kind})"
+
+    # -- config ------------------------------------------------------------
+    def settings(self) -> dict[str, str]:
+        (self.workdir / "playlists").mkdir(parents=True, exist_ok=True)
+        s: dict[str, str | None] = {
+            "music_directory": str(self.music_dir),
+            "playlist_directory": str(self.workdir / "playlists"),
+            "db_file": str(self.workdir / "database"),
+            "bind_to_address": HOST,
+            "port": str(self.port),
+        }
+        if is_mpd(self.binary):
+            s["zeroconf_enabled"] = "no"
+        s.update(self.overrides)
+        if self.role == "sut" or self.role.startswith("sut"):
+            for name in filter(None, os.environ.get("FERMATA_CONFIG_OMIT", "").split(",")):
+                s.pop(name.strip(), None)
+        return {k: v for k, v in s.items() if v is not None}
+
+    def write_config(self) -> None:
+        lines = [f"# written by conformance/mpdtest.py for {self.role}"]
+        for key, value in self.settings().items():
+            lines.append(f"{key} {conf_quote(value)}")
+        lines += ["audio_output {", '    type "null"', '    name "Null Output"', "}"]
+        if not is_mpd(self.binary) and os.environ.get("FERMATA_CONFIG_EXTRA"):
+            lines.append(os.environ["FERMATA_CONFIG_EXTRA"])
+        self.conf_path.write_text("\n".join(lines) + "\n")
+
+    def command(self) -> list[str]:
+        if is_mpd(self.binary):
+            return [str(self.binary), "--no-daemon", "--stderr", str(self.conf_path)]
+        return [str(self.binary), str(self.conf_path)]
+
+    # -- lifecycle -----------------------------------------------------------
+    def spawn(self) -> None:
+        if not self.binary.exists():
+            raise ServerError(f"{self.role}: binary not found: {self.binary}")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.stopped = False
+        self.crashed = False
+        self.port = free_port()
+        self.write_config()
+        log = open(self.log_path, "ab")
+        log.write(f"\n=== {' '.join(self.command())} (port {self.port})\n".encode())
+        log.flush()
+        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=subprocess.STDOUT,
+                                     cwd=self.workdir, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
+        log.close()
+
+    def wait_ready(self, timeout: float = 30.0, songs_hint: int | None = None) -> None:
+        """Wait until the server greets, then until its database update is done."""
+        deadline = time.monotonic() + scaled(timeout)
+        while True:
+            self.check_alive()
+            try:
+                with socket.create_connection((HOST, self.port), timeout=1.0) as s:
+                    s.settimeout(2.0)
+                    if s.makefile("rb").readline().startswith(b"OK MPD "):
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(f"{self.label} did not greet on port {self.port} "
+                                  f"within {timeout}s\n{self.log_tail()}")
+            time.sleep(0.02)
+        # Database: wait until no update runs, and (if the server has `stats`)
+        # until it reports at least `songs_hint` songs.
+        while True:
+            self.check_alive()
+            try:
+                status = self.query("status")
+                stats = self.query("stats")
+            except OSError:                 # includes ConnectionError, timeouts
+                if time.monotonic() > deadline:
+                    raise ServerError(f"{self.label} stopped answering during start-up\n"
+                                      f"{self.log_tail()}")
+                time.sleep(0.05)
+                continue
+            updating = b"updating_db:" in status
+            songs = parse_pairs(stats).get("songs")
+            # No hint, no `stats`, or no database in it yet: nothing to wait for.
+            enough = (songs_hint is None or not stats.endswith(b"OK\n") or songs is None
+                      or int(songs) >= songs_hint)
+            if not updating and enough:
+                return
+            if time.monotonic() > deadline:
+                return  # let the tests show what is wrong
+            time.sleep(0.05)
+
+    def start(self, songs_hint: int | None = None, spawned: bool = False) -> "Server":
+        """Spawn (unless already spawned) and wait; retry if the port got taken."""
+        for attempt in range(3):
+            if not (spawned and attempt == 0):
+                self.spawn()
+            try:
+                self.wait_ready(songs_hint=songs_hint)
+                return self
+            except ServerError:
+                lost_port = (self.proc is not None and self.proc.poll() is not None
+                             and b"in use" in self.log_path.read_bytes()[-2000:])
+                if not lost_port or attempt == 2:
+                    raise
+        return self
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def check_alive(self) -> None:
+        if self.proc is not None and self.proc.poll() is not None:
+            self.returncode = self.proc.returncode
+            self.crashed = True
+            raise ServerError(f"{self.label} exited with status {self.proc.returncode}\n"
+                              f"{self.log_tail()}")
+
+    def stop(self, timeout: float = 5.0) -> int | None:
+        """SIGTERM, then SIGKILL.  Returns the exit status; records crashes."""
+        if self.proc is None:
+            return None
+        if self.stopped:
+            return self.returncode
+        self.stopped = True
+        if self.proc.poll() is not None:
+            self.crashed = True        # died before we asked it to
+        else:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=scaled(timeout))
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+                self.crashed = True
+            else:
+                if self.proc.returncode not in (0, -signal.SIGTERM):
+                    self.crashed = True
+        self.returncode = self.proc.returncode
+        return self.returncode
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            lines = self.log_path.read_bytes().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return "(no log)"
+        return f"--- last {min(n, len(lines))} log lines of {self.label} ({self.log_path}):\n" + \
+            "\n".join(lines[-n:])
+
+    # -- simple client -------------------------------------------------------
+    def connect(self, timeout: float = CONNECT_TIMEOUT) -> "LineClient":
+        return LineClient(self.port, timeout)
+
+    def query(self, line: str | bytes, timeout: float = 5.0) -> bytes:
+        """One command on a fresh connection; returns the reply up to OK/ACK."""
+        with self.connect(timeout) as c:
+            return c.command(line)
+
+
+class LineClient:
+    """A blocking, line-oriented client for non-differential tests."""
+
+    def __init__(self, port: int, timeout: float = CONNECT_TIMEOUT, host: str = HOST):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.settimeout(timeout)
+        self.file = self.sock.makefile("rb")
+        self.greeting = self.file.readline()
+
+    def send(self, data: str | bytes) -> None:
+        self.sock.sendall(to_bytes(data))
+
+    def read_reply(self) -> bytes:
+        """Read up to and including the OK / ACK line."""
+        out = bytearray()
+        while True:
+            line = self.file.readline()
+            if not line:
+                raise ConnectionError("connection closed; got: " + repr(bytes(out)))
+            out += line
+            if line == b"OK\n" or line.startswith(b"ACK "):
+                return bytes(out)
+
+    def command(self, line: str | bytes) -> bytes:
+        data = to_bytes(line)
+        self.send(data if data.endswith(b"\n") else data + b"\n")
+        return self.read_reply()
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def parse_pairs(reply: bytes) -> dict[str, str]:
+    out = {}
+    for line in reply.decode("utf-8", "replace").splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            out.setdefault(key, value)
+    return out
+
+
+def command_names(reply: bytes) -> list[str]:
+    return [line[len("command: "):] for line in reply.decode().splitlines()
+            if line.startswith("command: ")]
+
+
+def to_bytes(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+# ---------------------------------------------------------------------------
+# Cases
+
+@dataclasses.dataclass
+class Step:
+    conn: str
+    data: bytes
+
+
+@dataclasses.dataclass
+class Case:
+    """What to send.  Build with :func:`make_case`; see README.md."""
+
+    steps: list[Step]
+    #: Total replies (OK / ACK lines, greeting excluded) the case ends with, if
+    #: known: lets the harness stop early instead of waiting for silence.
+    replies: int | None = None
+    #: Extra normalisation: callable(bytes line) -> bytes line.
+    normalize: Callable[[bytes], bytes] | None = None
+    #: Extra volatile keys (``key: value`` lines whose value is masked).
+    volatile: tuple[str, ...] = ()
+    #: MPD commands the case needs.  None = parse them from the sent lines.
+    requires: frozenset[str] | None = None
+    #: Wait this long (quiet period) after each step; None = STEP_QUIET.
+    step_quiet: float | None = None
+
+    def connections(self) -> list[str]:
+        seen = []
+        for s in self.steps:
+            if s.conn not in seen:
+                seen.append(s.conn)
+        return seen
+
+    def sent_commands(self) -> set[str]:
+        """First words of every line sent (what the case needs a server to know)."""
+        names = set()
+        for conn in self.connections():
+            data = b"".join(s.data for s in self.steps if s.conn == conn)
+            for line in data.split(b"\n"):
+                m = re.match(rb"([a-z][a-z0-9_]*)", line)
+                if m:
+                    names.add(m.group(1).decode())
+        return names
+
+
+def missing_commands(case: Case, mpd_commands: set[str], sut_commands: set[str]) -> list[str]:
+    """Commands the case uses that mpd knows but the SUT does not list.
+
+    Only real mpd commands count: a case that sends ``foo`` or ``Ping`` tests
+    how unknown input is handled, which every server must do.
+    """
+    if case.requires is not None:
+        needed = set(case.requires)
+    else:
+        needed = case.sent_commands() & set(mpd_commands)
+    return sorted(needed - set(sut_commands))
+
+
+def make_case(spec, **options) -> Case:
+    """Turn a short description into a Case.
+
+    * ``"ping\\n"`` or ``b"ping\\n"``: one chunk on one connection;
+    * ``["pi", "ng\\n"]``: several chunks on one connection, with pauses;
+    * ``[("a", "idle\\n"), ("b", "subscribe x\\n"), ("a", "noidle\\n")]``:
+      chunks on named connections (opened on first use, in that order);
+    * ``[]``: connect, send nothing (the greeting alone);
+    * a ready :class:`Case` is returned unchanged (options are applied).
+    """
+    if isinstance(spec, Case):
+        # Options given for a whole table only fill fields the case left at default.
+        defaults = {f.name: f.default for f in dataclasses.fields(Case)}
+        keep = {k: v for k, v in options.items() if getattr(spec, k) == defaults.get(k)}
+        return dataclasses.replace(spec, **keep) if keep else spec
+    if isinstance(spec, (str, bytes)):
+        spec = [spec]
+    steps = []
+    for item in spec:
+        if isinstance(item, tuple):
+            conn, data = item
+            steps.append(Step(conn, to_bytes(data)))
+        else:
+            steps.append(Step("a", to_bytes(item)))
+    if not steps:
+        steps = [Step("a", b"")]
+    if "requires" in options and options["requires"] is not None:
+        options["requires"] = frozenset(options["requires"])
+    return Case(steps=steps, **options)
+
+
+# ---------------------------------------------------------------------------
+# Running a case
+
+DEFAULT_VOLATILE = ("uptime", "playtime", "elapsed", "time", "db_update")
+
+
+@dataclasses.dataclass
+class Transcript:
+    """What happened on the wire.  ``events`` is comparable as-is."""
+
+    events: list[tuple]          # ("send", step, conn, bytes) / ("recv", step, conn, bytes)
+    closed: dict[str, bool]      # per connection, at the end
+    reset: dict[str, bool]       # informational: closed by RST (not compared)
+    replies: int                 # OK/ACK lines received (greeting excluded)
+    lines_per_step: dict[tuple[int, str], int]
+    closed_step: dict[str, int]
+    elapsed: float
+
+    def normalized(self, case: Case) -> list[tuple]:
+        keys = DEFAULT_VOLATILE + tuple(case.volatile)
+        rx = re.compile(rb"^(" + b"|".join(re.escape(k.encode()) for k in keys) + rb"): .*$")
+        out = []
+        for ev in self.events:
+            if ev[0] == "recv":
+                lines = ev[3].split(b"\n")
+                norm = []
+                for line in lines:
+                    line = rx.sub(rb"\1: <volatile>", line)
+                    if case.normalize:
+                        line = case.normalize(line)
+                    norm.append(line)
+                out.append(ev[:3] + (b"\n".join(norm),))
+            else:
+                out.append(ev)
+        out.append(("closed", tuple(sorted(self.closed.items()))))
+        return out
+
+
+class _Conn:
+    def __init__(self, name: str, port: int):
+        self.name = name
+        self.sock = socket.create_connection((HOST, port), timeout=CONNECT_TIMEOUT)
+        self.sock.setblocking(False)
+        self.out = b""
+        self.closed = False
+        self.closed_step: int | None = None
+        self.reset = False
+        self.lines = 0
+        self.replies = 0
+        self.partial = b""     # incomplete last line, for reply counting
+        self.greeted = False
+        self.step_bytes: dict[int, bytearray] = {}
+
+    def feed(self, step: int, data: bytes) -> None:
+        self.step_bytes.setdefault(step, bytearray()).extend(data)
+        buf = self.partial + data
+        *complete, self.partial = buf.split(b"\n")
+        for line in complete:
+            self.lines += 1
+            if not self.greeted:
+                self.greeted = True
+                continue
+            if line == b"OK" or line.startswith(b"ACK "):
+                self.replies += 1
+
+
+def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Transcript:
+    """Play ``case`` against the server on ``port`` and record the transcript.
+
+    ``expect`` (from a previous run on the reference server) lets each step stop
+    as soon as the same number of lines has arrived, instead of waiting for a
+    quiet period.
+    """
+    t0 = time.monotonic()
+    sel = selectors.DefaultSelector()
+    conns: dict[str, _Conn] = {}
+    events: list[tuple] = []
+    lines_per_step: dict[tuple[int, str], int] = {}
+
+    def pump(step: int, quiet: float, done: Callable[[], bool] | None) -> None:
+        """Read (and write pending data) until quiet, or until done() + GRACE."""
+        last = time.monotonic()
+        start = last
+        done_at = None
+        while True:
+            now = time.monotonic()
+            pending = any(c.out for c in conns.values() if not c.closed)
+            if done_at is None and not pending and done is not None and done():
+                done_at = now
+            if done_at is not None and now - done_at >= GRACE and now - last >= min(GRACE, quiet):
+                return
+            if not pending and now - last >= quiet:
+                return
+            if now - start > SETTLE_MAX:
+                return
+            for c in conns.values():
+                if c.closed:
+                    continue
+                want = selectors.EVENT_READ | (selectors.EVENT_WRITE if c.out else 0)
+                sel.modify(c.sock, want, c)
+            if all(c.closed for c in conns.values()):
+                return
+            timeout = 0.005
+            for key, mask in sel.select(timeout):
+                c: _Conn = key.data
+                if mask & selectors.EVENT_WRITE and c.out:
+                    try:
+                        n = c.sock.send(c.out)
+                        c.out = c.out[n:]
+                        last = time.monotonic()
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    except (BrokenPipeError, ConnectionResetError):
+                        c.out = b""
+                if mask & selectors.EVENT_READ:
+                    try:
+                        data = c.sock.recv(1 << 16)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except ConnectionResetError:
+                        data = b""
+                        c.reset = True
+                    if data:
+                        c.feed(step, data)
+                        last = time.monotonic()
+                    else:
+                        c.closed = True
+                        c.closed_step = step
+                        c.out = b""
+                        sel.unregister(c.sock)
+                        last = time.monotonic()
+
+    try:
+        nsteps = len(case.steps)
+        for i, step in enumerate(case.steps):
+            c = conns.get(step.conn)
+            if c is None:
+                c = conns[step.conn] = _Conn(step.conn, port)
+                sel.register(c.sock, selectors.EVENT_READ, c)
+            if c.closed:
+                events.append(("send", i, step.conn, b"<not sent: connection closed>"))
+            else:
+                c.out += step.data
+                events.append(("send", i, step.conn, step.data))
+            last_step = i == nsteps - 1
+            quiet = FINAL_QUIET if last_step else (case.step_quiet or STEP_QUIET)
+            done = None
+            if expect is not None:
+                want = {name: expect.lines.get((i, name), 0) for name in conns}
+                prev = {name: expect.lines.get((i - 1, name), 0) for name in conns}
+                wanted_closed = expect.closed_after.get(i, set())
+                if want == prev and not wanted_closed:
+                    done = None       # the reference stayed silent: wait for quiet
+                else:
+                    def done(want=want, wanted_closed=wanted_closed):
+                        return all((conns[n].closed or conns[n].lines >= k)
+                                   and (n not in wanted_closed or conns[n].closed)
+                                   for n, k in want.items())
+            elif last_step and case.replies is not None:
+                def done():
+                    return sum(x.replies for x in conns.values()) >= case.replies
+            pump(i, quiet, done)
+            for name, x in conns.items():
+                lines_per_step[(i, name)] = x.lines
+                if x.step_bytes.get(i):
+                    events.append(("recv", i, name, bytes(x.step_bytes[i])))
+        closed = {n: x.closed for n, x in conns.items()}
+        closed_step = {n: x.closed_step for n, x in conns.items() if x.closed}
+        reset = {n: x.reset for n, x in conns.items()}
+        replies = sum(x.replies for x in conns.values())
+    finally:
+        _teardown(conns, sel)
+    return Transcript(events, closed, reset, replies, lines_per_step, closed_step,
+                      time.monotonic() - t0)
+
+
+def _teardown(conns: dict[str, _Conn], sel) -> None:
+    """Close the case's connections so the server has forgotten them.
+
+    ``close`` is a barrier: when we see EOF, the server has dropped the client
+    (its subscriptions, idle state, ...).  If the server answers instead (no
+    ``close`` support) or stays silent (an open command list stores the line),
+    we give up after a short while and just hang up.
+    """
+    open_conns = [c for c in conns.values() if not c.closed]
+    for c in open_conns:
+        try:
+            c.sock.settimeout(0.2 * TIME_SCALE)
+            c.sock.sendall(b"close\n")
+        except OSError:
+            c.closed = True
+    deadline = time.monotonic() + 0.5 * TIME_SCALE
+    for c in open_conns:
+        if c.closed:
+            continue
+        c.sock.setblocking(True)
+        got = b""
+        try:
+            while time.monotonic() < deadline:
+                c.sock.settimeout(max(0.005, deadline - time.monotonic()))
+                data = c.sock.recv(1 << 16)
+                if not data:
+                    break
+                got = (got + data)[-4096:]
+                if re.search(rb"(^|\n)ACK [^\n]*\n$", got):
+                    break
+        except OSError:
+            pass
+    for c in conns.values():
+        try:
+            c.sock.close()
+        except OSError:
+            pass
+    sel.close()
+
+
+@dataclasses.dataclass
+class Expectation:
+    """The shape of a reference transcript, used to speed up the second run."""
+
+    lines: dict[tuple[int, str], int]
+    closed_after: dict[int, set[str]]
+
+    @classmethod
+    def from_transcript(cls, t: Transcript) -> "Expectation":
+        closed_after: dict[int, set[str]] = {}
+        for name, step in t.closed_step.items():
+            closed_after.setdefault(step, set()).add(name)
+        return cls(dict(t.lines_per_step), closed_after)
+
+
+# ---------------------------------------------------------------------------
+# Rendering and comparing
+
+def _show_bytes(line: bytes, limit: int = 200) -> str:
+    text = line.decode("utf-8", "backslashreplace")
+    text = "".join(ch if (ch >= " " and ch != "\x7f") or ch == "\t" else
+                   f"\\x{ord(ch):02x}" for ch in text).replace("\t", "\\t").replace("\\x0d", "\\r")
+    if len(text) > limit:
+        digest = hashlib.sha1(line).hexdigest()[:10]
+        text = f"{text[:limit // 2]}…[{len(line)} bytes, sha1 {digest}]…{text[-20:]}"
+    return text
+
+
+def render(events: Iterable[tuple]) -> list[str]:
+    out = []
+    for ev in events:
+        if ev[0] == "closed":
+            for name, closed in ev[1]:
+                out.append(f"{name}: connection {'CLOSED by server' if closed else 'still open'}")
+            continue
+        kind, step, conn, data = ev
+        arrow = ">" if kind == "send" else "<"
+        if kind == "send" and data == b"":
+            out.append(f"{conn}{arrow} (connect, send nothing)")
+            continue
+        lines = data.split(b"\n")
+        tail = lines.pop()          # after the last \n: b"" if the data ended in \n
+        for line in lines:
+            out.append(f"{conn}{arrow} {_show_bytes(line)}")
+        if tail:
+            out.append(f"{conn}{arrow} {_show_bytes(tail)}  ⟵ no newline")
+    return out
+
+
+class DifferentialMismatch(AssertionError):
+    pass
+
+
+def compare(case: Case, ref: Server, sut: Server, case_id: str = "") -> tuple[Transcript, Transcript]:
+    """Run ``case`` on both servers and raise DifferentialMismatch on any difference."""
+    t_ref = run_case(ref.port, case)
+    t_sut = run_case(sut.port, case, Expectation.from_transcript(t_ref))
+    n_ref = t_ref.normalized(case)
+    n_sut = t_sut.normalized(case)
+    if n_ref != n_sut:
+        a = render(n_ref)
+        b = render(n_sut)
+        diff = "\n".join(difflib.unified_diff(a, b, f"{ref.label}", f"{sut.label}",
+                                              lineterm="", n=4))
+        raise DifferentialMismatch(
+            f"transcripts differ for case {case_id!r}\n"
+            f"(> sent, < received; normalised keys: "
+            f"{', '.join(DEFAULT_VOLATILE + tuple(case.volatile))})\n\n{diff}\n\n"
+            f"--- full {ref.label} transcript:\n" + "\n".join(a))
+    return t_ref, t_sut
+
+
+# ---------------------------------------------------------------------------
+# Misc helpers for non-differential tests
+
+def raise_nofile_limit(want: int = 8192) -> int:
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(max(soft, want), hard) if hard != resource.RLIM_INFINITY else max(soft, want)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def server_side_connections(port: int) -> int:
+    """Sockets on the server's side of 127.0.0.1:port that are not yet closed.
+
+    Counts ESTABLISHED (01) and CLOSE_WAIT (08) entries whose local port is
+    ``port`` in /proc/net/tcp{,6}: a connection the server has not closed yet.
+    """
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for row in f:
+                    fields = row.split()
+                    local, state = fields[1], fields[3]
+                    if int(local.rsplit(":", 1)[1], 16) == port and state in ("01", "08"):
+                        count += 1
+        except OSError:
+            continue
+    return count
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
+    deadline = time.monotonic() + scaled(timeout)
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+# ---------------------------------------------------------------------------
+# Declaring differential tests
+
+def case(spec, **options) -> Case:
+    """Alias of :func:`make_case`, for tables: ``"name": case("ping\\n", replies=1)``."""
+    return make_case(spec, **options)
+
+
+def _named(test, name: str, doc: str | None, module: str | None):
+    test.__name__ = name
+    test.__qualname__ = name
+    test.__doc__ = doc
+    if module:
+        test.__module__ = module
+    return test
+
+
+def differential(fn=None, **options):
+    """Decorator: the function returns a case spec (see :func:`make_case`).
+
+    ::
+
+        @differential
+        def test_ping():
+            return "ping\\n"
+
+        @differential(replies=2)
+        def test_two_pings():
+            return ["ping\\n", "ping\\n"]
+    """
+    def wrap(fn):
+        def test(differential_runner):
+            differential_runner(make_case(fn(), **options), fn.__name__)
+        return _named(test, fn.__name__, fn.__doc__, fn.__module__)
+    return wrap(fn) if fn is not None else wrap
+
+
+def differential_table(table: dict, **options):
+    """One parametrised test over ``{"case id": spec-or-Case, ...}``.
+
+    ::
+
+        test_quoting = differential_table({
+            "missing closing quote": 'ping "a\\n',
+            "two pings": case(["ping\\n", "ping\\n"], replies=2),
+        })
+    """
+    import pytest
+    ids = list(table)
+
+    @pytest.mark.parametrize("case_id", ids, ids=ids)
+    def test(case_id, differential_runner):
+        differential_runner(make_case(table[case_id], **options), case_id)
+    return test
+
+
+# ---------------------------------------------------------------------------
+# Command line: look at a transcript while writing a case.
+
+def _main(argv: Sequence[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(
+        description="Print the transcript of a case, e.g.  "
+                    "mpdtest.py 'ping\\n' 'b:subscribe x\\n'  (Python escapes; "
+                    "NAME: prefix = connection)")
+    ap.add_argument("chunks", nargs="*")
+    ap.add_argument("--port", type=int, help="use a server already listening here")
+    ap.add_argument("--binary", default=str(ref_binary()),
+                    help="else start this server (default: mpd) on the cached library")
+    ap.add_argument("--songs", type=int, default=int(os.environ.get("CONFORMANCE_SONGS", 40)))
+    args = ap.parse_args(argv)
+    steps = []
+    for chunk in args.chunks:
+        conn = "a"
+        m = re.match(r"^([a-z]):", chunk)
+        if m:
+            conn, chunk = m.group(1), chunk[2:]
+        import codecs
+        steps.append((conn, codecs.escape_decode(chunk.encode("utf-8"))[0]))
+    c = make_case(steps)
+    server = None
+    port = args.port
+    if port is None:
+        music = CACHE_DIR / f"library-{args.songs}"
+        subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "make-fixtures.py"),
+                        str(music), "--songs", str(args.songs), "--quiet"], check=True)
+        server = Server("show", Path(args.binary), music,
+                        Path(tempfile.mkdtemp(prefix="mpdtest-show-")))
+        server.start()
+        port = server.port
+    try:
+        t = run_case(port, c)
+        print("\n".join(render(t.normalized(c))))
+        print(f"({t.replies} replies, {t.elapsed * 1000:.0f} ms"
+              + (", reset" if any(t.reset.values()) else "") + ")")
+    finally:
+        if server:
+            server.stop()
+            shutil.rmtree(server.workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,108 @@
+"""`commands` must be truthful; `notcommands` is compared with mpd.
+
+Fermata's `commands` lists only what it implements, so its output is NOT
+compared with mpd's.  Instead:
+* every command it lists must be known (never `unknown command`);
+* every mpd command it does not list must get exactly
+  `ACK [5@0] {} unknown command "X"`;
+* it may only list commands that exist in mpd 0.23.12, in mpd's (sorted) order.
+
+Probing sends each command with 40 junk arguments: every 0.23 command either
+has fewer maximum arguments (so it fails the argument count check without
+running) or rejects "x" as its first argument, so nothing is changed on the
+server.  `kill` is the exception (it skips the count check) and gets its own
+test on a throwaway server.
+"""
+
+import pytest
+
+import mpdtest
+from mpdtest import differential
+
+JUNK = " x" * 40
+#: 0.23.12 commands that mpd only lists when configured for them (sticker_file,
+#: neighbor plugins); the session mpd has neither.
+CONDITIONAL_MPD_COMMANDS = {"sticker", "listneighbors"}
+
+
+def probe(server: mpdtest.Server, names: list[str]) -> dict[str, bytes]:
+    """Send each command with junk arguments, pipelined; return name -> reply."""
+    replies = {}
+    normal = [n for n in names if n != "close"]
+    with server.connect(timeout=10) as c:
+        c.send("".join(f"{n}{JUNK}\n" for n in normal))
+        for n in normal:
+            replies[n] = c.read_reply().splitlines()[-1]
+    if "close" in names:
+        with server.connect(timeout=10) as c:
+            c.send(f"close{JUNK}\n")
+            data = c.file.read()      # EOF expected
+            replies["close"] = data.splitlines()[-1] if data else b"(closed)"
+    return replies
+
+
+def unknown(name: str) -> bytes:
+    return f'ACK [5@0] {{}} unknown command "{name}"'.encode()
+
+
+def test_commands_reply_shape(servers):
+    servers.require_sut()
+    reply = servers.sut_commands_reply
+    assert reply.endswith(b"OK\n"), f"`commands` failed on the system under test: {reply!r}"
+    lines = reply.decode().splitlines()[:-1]
+    assert all(line.startswith("command: ") for line in lines), lines
+    names = mpdtest.command_names(reply)
+    assert names == sorted(names), "`commands` must be in mpd's (byte-wise sorted) order"
+    assert len(names) == len(set(names)), "duplicate names in `commands`"
+
+
+def test_listed_commands_exist_in_mpd(servers):
+    servers.require_sut()
+    extra = sorted(servers.sut_commands - servers.mpd_commands - CONDITIONAL_MPD_COMMANDS)
+    assert not extra, f"`commands` lists names mpd 0.23.12 does not have: {extra}"
+
+
+def test_listed_commands_are_known(servers):
+    sut = servers.require_sut()
+    names = sorted(servers.sut_commands - {"kill"})
+    if not names:
+        pytest.skip("the system under test lists no commands")
+    replies = probe(sut, names)
+    bad = {n: r for n, r in replies.items() if r == unknown(n)}
+    assert not bad, ("listed in `commands` but answered `unknown command`: "
+                     + ", ".join(sorted(bad)))
+
+
+def test_unlisted_mpd_commands_are_unknown(servers):
+    sut = servers.require_sut()
+    names = sorted(servers.mpd_commands - servers.sut_commands - {"kill"})
+    if not names:
+        pytest.skip("the system under test lists every mpd command")
+    replies = probe(sut, names)
+    bad = {n: r for n, r in replies.items() if r != unknown(n)}
+    assert not bad, ("not listed in `commands`, so it must be `unknown command`, but got:\n"
+                     + "\n".join(f"  {n}: {r.decode(errors='replace')}"
+                                 for n, r in sorted(bad.items())))
+
+
+def test_kill(servers, server_factory):
+    """`kill` on a throwaway instance: it exits if listed, else `unknown command`."""
+    servers.require_sut()
+    server = server_factory("sut")
+    with server.connect() as c:
+        c.send("kill\n")
+        if "kill" in servers.sut_commands:
+            server.expect_exit = True
+            c.sock.settimeout(10)
+            rest = c.file.read()
+            assert rest == b"", f"`kill` must not reply, got {rest!r}"
+            assert mpdtest.wait_until(lambda: not server.alive(), 10), "still running after kill"
+            assert server.proc.returncode == 0, f"exit status {server.proc.returncode}"
+        else:
+            assert c.read_reply() == unknown("kill") + b"\n"
+            assert server.alive()
+
+
+@differential(replies=1)
+def test_notcommands():
+    return "notcommands\n"
