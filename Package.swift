@@ -51,12 +51,15 @@ let package = Package(
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
 
+        // The music library: scanner, update jobs, the immutable index snapshot, the database file.
+        .target(name: "Library", dependencies: ["Model", "Posix", "ICU"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings.
         .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
 
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(
-            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration"],
+            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library"],
             swiftSettings: settings),
 
         // Composition root: CLI, config loading, wiring, signals.
@@ -74,6 +77,7 @@ let package = Package(
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Model"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),

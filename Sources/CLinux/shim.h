@@ -25,3 +25,11 @@ static inline int fermata_errno(void) { return errno; }
 /// accept4(2) and pipe2(2) are GNU extensions that <sys/socket.h> and <unistd.h> hide without _GNU_SOURCE.
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int pipe2(int pipefd[2], int flags);
+
+#include <sys/stat.h>
+#include <dirent.h>
+#include <stdlib.h>
+
+/// stat(2) and lstat(2) under names that do not collide with `struct stat` in Swift.
+static inline int fermata_stat(const char *path, struct stat *info) { return stat(path, info); }
+static inline int fermata_lstat(const char *path, struct stat *info) { return lstat(path, info); }

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ICU
+import Model
+
+/// An immutable snapshot of the music database, with the lookup tables queries need.
+///
+/// Built off the loop by an update job and swapped in whole; readers never lock. Directories are
+/// numbered in `mpd`'s walk order (a directory, then its children by collation of their paths) and each
+/// directory's songs are contiguous in `songs`, sorted as `mpd` sorts them (album, disc, track, file
+/// name), so a recursive listing is a walk over ranges.
+///
+/// `Sendable`: every stored property is an immutable value.
+public final class Database: Sendable {
+    /// A directory of the music directory.
+    public struct Directory: Sendable {
+        /// The path relative to the music directory; "" for the root.
+        public let path: String
+        /// Modification time, seconds since the epoch.
+        public let modificationTime: Int64
+        /// The parent's index, or -1 for the root.
+        public let parent: Int32
+        /// Sub-directories, in `mpd`'s order.
+        public let children: [Int32]
+        /// This directory's own songs: a range of `Database.songs`.
+        public let songs: Range<Int32>
+    }
+
+    /// A song of the database.
+    public struct Song: Sendable {
+        /// The URI relative to the music directory.
+        public let uri: String
+        /// The directory holding it.
+        public let directory: Int32
+        /// Modification time, seconds since the epoch.
+        public let modificationTime: Int64
+        /// Size in bytes.
+        public let size: Int64
+        /// Tags and audio properties.
+        public let info: SongInfo
+    }
+
+    /// Every directory; index 0 is the root.
+    public let directories: [Directory]
+    /// Every song, in walk order.
+    public let songs: [Song]
+    /// When the last update that produced this snapshot finished, seconds since the epoch.
+    public let updateTime: Int64
+    /// The tree this snapshot was built from, for the next update job to start from.
+    public let tree: TreeDirectory
+
+    private let directoryByPath: [String: Int32]
+    private let songByURI: [String: Int32]
+    /// For each tag type, each value and the songs carrying it (ascending song indices).
+    private let postings: [[String: [Int32]]]
+
+    /// An empty database (no music directory scanned yet).
+    public convenience init() {
+        self.init(tree: TreeDirectory(name: ""), updateTime: 0)
+    }
+
+    /// Builds a snapshot from an update job's tree.
+    public init(tree: TreeDirectory, updateTime: Int64) {
+        var directories: [Directory] = []
+        var songs: [Song] = []
+        var directoryByPath: [String: Int32] = [:]
+        var songByURI: [String: Int32] = [:]
+
+        // Reserve the index of each directory before its children so parents precede children.
+        func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
+            let index = Int32(directories.count)
+            directories.append(Directory(path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0))
+            directoryByPath[path] = index
+            let songStart = Int32(songs.count)
+            for song in node.songs.values.sorted(by: Self.songOrder) {
+                let uri = path.isEmpty ? song.name : path + "/" + song.name
+                songByURI[uri] = Int32(songs.count)
+                songs.append(
+                    Song(
+                        uri: uri, directory: index, modificationTime: song.modificationTime, size: song.size,
+                        info: song.info))
+            }
+            let songRange = songStart..<Int32(songs.count)
+            let childPaths = node.children.keys.map { path.isEmpty ? $0 : path + "/" + $0 }
+            var children: [Int32] = []
+            for childPath in childPaths.sorted(by: Collator.root.areInIncreasingOrder) {
+                let name = String(childPath.dropFirst(path.isEmpty ? 0 : path.count + 1))
+                children.append(add(node.children[name]!, path: childPath, parent: index))
+            }
+            directories[Int(index)] = Directory(
+                path: path, modificationTime: node.modificationTime, parent: parent, children: children,
+                songs: songRange)
+            return index
+        }
+        _ = add(tree, path: "", parent: -1)
+
+        var postings = [[String: [Int32]]](repeating: [:], count: TagType.allCases.count)
+        for (index, song) in songs.enumerated() {
+            for item in song.info.tags {
+                postings[item.type.rawValue][item.value, default: []].append(Int32(index))
+            }
+        }
+        for type in 0..<postings.count {
+            for (value, list) in postings[type] where list.count > 1 {
+                // A song with a value twice (multi-valued duplicates) appears once.
+                var unique = list
+                unique.removeAll(keepingCapacity: true)
+                for element in list where unique.last != element { unique.append(element) }
+                postings[type][value] = unique
+            }
+        }
+
+        self.directories = directories
+        self.songs = songs
+        self.directoryByPath = directoryByPath
+        self.songByURI = songByURI
+        self.postings = postings
+        self.updateTime = updateTime
+        self.tree = tree
+    }
+
+    // MARK: - Lookups
+
+    /// The directory at `path` ("" for the root).
+    public func directory(at path: String) -> Int32? { self.directoryByPath[path] }
+
+    /// The song at `uri`.
+    public func song(at uri: String) -> Int32? { self.songByURI[uri] }
+
+    /// The songs carrying `value` for `type` (exact, case-sensitive), in walk order.
+    public func songs(with type: TagType, value: String) -> [Int32] { self.postings[type.rawValue][value] ?? [] }
+
+    /// The distinct values of `type`.
+    public func values(of type: TagType) -> Dictionary<String, [Int32]>.Keys { self.postings[type.rawValue].keys }
+
+    /// Calls `body` for every song at or below directory `index`, in walk order, and for each
+    /// sub-directory before its contents when `directories` is set.
+    public func walk(
+        from index: Int32, recursive: Bool, directory visitDirectory: ((Directory) -> Void)? = nil,
+        song visitSong: (Int32) -> Void
+    ) {
+        let directory = self.directories[Int(index)]
+        for song in directory.songs { visitSong(song) }
+        for child in directory.children {
+            visitDirectory?(self.directories[Int(child)])
+            if recursive { self.walk(from: child, recursive: true, directory: visitDirectory, song: visitSong) }
+        }
+    }
+
+    // MARK: - Statistics
+
+    /// `stats`' database figures: distinct artists and albums, songs, total play time in seconds.
+    public var statistics: (artists: Int, albums: Int, songs: Int, playTimeSeconds: UInt64) {
+        let milliseconds = self.songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
+        return (
+            self.postings[TagType.artist.rawValue].count, self.postings[TagType.album.rawValue].count,
+            self.songs.count, milliseconds / 1000
+        )
+    }
+
+    // MARK: - Ordering
+
+    /// `mpd`'s order of songs in a directory: album (collated, missing first), disc, track, file name.
+    static func songOrder(_ a: TreeSong, _ b: TreeSong) -> Bool {
+        let album = Self.compareOptional(a.info.values(.album).first, b.info.values(.album).first)
+        if album != 0 { return album < 0 }
+        let disc = Self.compareNumbers(a.info.values(.disc).first, b.info.values(.disc).first)
+        if disc != 0 { return disc < 0 }
+        let track = Self.compareNumbers(a.info.values(.track).first, b.info.values(.track).first)
+        if track != 0 { return track < 0 }
+        return Collator.root.compare(a.name, b.name) < 0
+    }
+
+    private static func compareOptional(_ a: String?, _ b: String?) -> Int {
+        switch (a, b) {
+        case (nil, nil): 0
+        case (nil, _): -1
+        case (_, nil): 1
+        case (let a?, let b?): Collator.root.compare(a, b)
+        }
+    }
+
+    /// Numbers as C's `strtol` reads them; anything not positive counts as "no number" and sorts first.
+    private static func compareNumbers(_ a: String?, _ b: String?) -> Int {
+        let x = Self.leadingInteger(a)
+        let y = Self.leadingInteger(b)
+        if x <= 0 { return y <= 0 ? 0 : -1 }
+        if y <= 0 { return 1 }
+        return x < y ? -1 : (x > y ? 1 : 0)
+    }
+
+    /// The integer C's `strtol(text, NULL, 10)` returns: leading blanks, a sign, digits, rest ignored.
+    static func leadingInteger(_ text: String?) -> Int {
+        guard let text else { return 0 }
+        var bytes = Substring(text).utf8[...]
+        while let first = bytes.first, first == 0x20 || (first >= 0x09 && first <= 0x0D) { bytes = bytes.dropFirst() }
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39 else { break }
+            let (next, overflow) = value.multipliedReportingOverflow(by: 10)
+            if overflow { return negative ? Int.min : Int.max }
+            value = next &+ Int(byte - 0x30)
+        }
+        return negative ? -value : value
+    }
+}

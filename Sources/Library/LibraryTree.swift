@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// A song as the updater keeps it: its file name in its directory, what identifies its version on disk,
+/// and what was read from it.
+public struct TreeSong: Sendable, Hashable {
+    /// The file name.
+    public var name: String
+    /// Modification time, seconds since the epoch.
+    public var modificationTime: Int64
+    /// Size in bytes.
+    public var size: Int64
+    /// Tags and audio properties.
+    public var info: SongInfo
+
+    /// Creates a song.
+    public init(name: String, modificationTime: Int64, size: Int64, info: SongInfo) {
+        self.name = name
+        self.modificationTime = modificationTime
+        self.size = size
+        self.info = info
+    }
+}
+
+/// The mutable directory tree an update job edits, then turns into a `Database` snapshot.
+public struct TreeDirectory: Sendable, Hashable {
+    /// The directory's own name ("" for the root).
+    public var name: String
+    /// Modification time, seconds since the epoch (0 if unknown).
+    public var modificationTime: Int64 = 0
+    /// Inode and device, to recognise symlink loops.
+    public var inode: UInt64 = 0
+    /// Device number.
+    public var device: UInt64 = 0
+    /// Sub-directories by name.
+    public var children: [String: TreeDirectory] = [:]
+    /// Songs by file name.
+    public var songs: [String: TreeSong] = [:]
+
+    /// Creates an empty directory.
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// The number of songs here and below.
+    public var songCount: Int { self.songs.count + self.children.values.reduce(0) { $0 + $1.songCount } }
+
+    /// Runs `body` on the directory at `components` below this one, if it exists.
+    mutating func withDirectory<R>(at components: ArraySlice<String>, _ body: (inout TreeDirectory) -> R) -> R? {
+        guard let first = components.first else { return body(&self) }
+        guard self.children[first] != nil else { return nil }
+        return self.children[first]!.withDirectory(at: components.dropFirst(), body)
+    }
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Dispatch
+import Glibc
+import Model
+import Posix
+import Synchronization
+
+/// Walks the music directory and brings a tree up to date, the way `mpd`'s update job does.
+///
+/// Runs on a background thread; tag reading is spread over worker threads. Files whose modification
+/// time and size are unchanged are not read again (unless `discard` is set, as for `rescan`). A file
+/// that cannot be read is logged once and skipped; nothing in the music directory can stop the walk.
+public struct Updater: Sendable {
+    /// Symlink policy, from `follow_inside_symlinks` and `follow_outside_symlinks`.
+    public struct SymlinkPolicy: Sendable {
+        /// Follow links that stay inside the music directory.
+        public var followInside = true
+        /// Follow links that leave it.
+        public var followOutside = true
+
+        /// Creates a policy.
+        public init(followInside: Bool = true, followOutside: Bool = true) {
+            self.followInside = followInside
+            self.followOutside = followOutside
+        }
+    }
+
+    /// The absolute music directory, without a trailing slash.
+    public let root: String
+    /// Reads songs.
+    public let reader: any SongInfoReader
+    /// Symlink policy.
+    public let symlinks: SymlinkPolicy
+    /// Where to log unreadable files.
+    public let logger: Logger
+    /// How many files are read at once.
+    public let concurrency: Int
+
+    /// Creates an updater for the music directory at `root`.
+    public init(
+        root: String, reader: any SongInfoReader, symlinks: SymlinkPolicy = SymlinkPolicy(), logger: Logger,
+        concurrency: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    ) {
+        var root = root
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.root = root
+        self.reader = reader
+        self.symlinks = symlinks
+        self.logger = logger
+        self.concurrency = concurrency
+    }
+
+    /// The outcome of a job.
+    public struct Result: Sendable {
+        /// The updated tree.
+        public var tree: TreeDirectory
+        /// Whether anything changed.
+        public var modified: Bool
+    }
+
+    private struct PendingRead {
+        var directory: [String]
+        var name: String
+        var path: String
+        var status: FileStatus
+    }
+
+    /// Updates `uri` ("" for everything) in `tree`.
+    ///
+    /// - Parameters:
+    ///   - discard: re-read every file, even unchanged ones (`rescan`).
+    ///   - isCancelled: polled between directories; the job then stops and reports what it has.
+    public func update(
+        _ tree: TreeDirectory, uri: String, discard: Bool, isCancelled: @Sendable () -> Bool = { false }
+    ) -> Result {
+        var tree = tree
+        var modified = false
+        var pending: [PendingRead] = []
+        let components = uri.split(separator: "/").map(String.init)
+
+        if components.isEmpty {
+            if let status = try? FileStatus(path: self.root), status.kind == .directory {
+                tree.modificationTime = status.modificationTime
+                tree.inode = status.inode
+                tree.device = status.device
+                self.walk(&tree, components: [], ancestors: [], discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+            } else {
+                self.logger.error("music directory is not readable", ["path": self.root])
+            }
+        } else {
+            self.updatePath(&tree, components: components[...], done: [], ancestors: [(tree.device, tree.inode)], discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+        }
+
+        let results = self.read(pending)
+        for (read, info) in zip(pending, results) {
+            tree.withDirectory(at: read.directory[...]) { directory in
+                if let info {
+                    directory.songs[read.name] = TreeSong(
+                        name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
+                        info: info)
+                } else {
+                    directory.songs.removeValue(forKey: read.name)
+                }
+            }
+            modified = true
+        }
+        return Result(tree: tree, modified: modified)
+    }
+
+    private func path(of components: [String]) -> String {
+        components.isEmpty ? self.root : self.root + "/" + components.joined(separator: "/")
+    }
+
+    /// Updates one named path below the root: a directory subtree, a single file, or a vanished entry.
+    private func updatePath(
+        _ directory: inout TreeDirectory, components: ArraySlice<String>, done: [String],
+        ancestors: [(UInt64, UInt64)], discard: Bool, pending: inout [PendingRead], modified: inout Bool,
+        isCancelled: @Sendable () -> Bool
+    ) {
+        guard let name = components.first else { return }
+        let here = done + [name]
+        let fullPath = self.path(of: here)
+        guard !name.contains("\n"), !self.skipSymlink(name: name, directory: done),
+            let status = try? FileStatus(path: fullPath)
+        else {
+            if directory.children.removeValue(forKey: name) != nil { modified = true }
+            if directory.songs.removeValue(forKey: name) != nil { modified = true }
+            return
+        }
+        if components.count > 1 {
+            guard status.kind == .directory else { return }
+            if directory.children[name] == nil {
+                var child = TreeDirectory(name: name)
+                child.modificationTime = status.modificationTime
+                child.inode = status.inode
+                child.device = status.device
+                directory.children[name] = child
+                modified = true
+            }
+            self.updatePath(
+                &directory.children[name]!, components: components.dropFirst(), done: here,
+                ancestors: ancestors + [(status.device, status.inode)], discard: discard, pending: &pending,
+                modified: &modified, isCancelled: isCancelled)
+        } else {
+            self.visit(
+                &directory, name: name, status: status, components: done, ancestors: ancestors, discard: discard,
+                pending: &pending, modified: &modified, isCancelled: isCancelled)
+        }
+    }
+
+    /// Brings `directory` (at `components`) up to date with the file system.
+    private func walk(
+        _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)], discard: Bool,
+        pending: inout [PendingRead], modified: inout Bool, isCancelled: @Sendable () -> Bool
+    ) {
+        if isCancelled() { return }
+        let fullPath = self.path(of: components)
+        let names: [String]
+        do {
+            names = try DirectoryEntries.names(in: fullPath)
+        } catch {
+            self.logger.warning("cannot read directory", ["path": fullPath, "error": "\(error)"])
+            return
+        }
+        let exclude = ExcludeList(path: fullPath + "/.mpdignore")
+        let present = Set(names)
+        // Entries that vanished or are now excluded.
+        for name in directory.children.keys where !present.contains(name) || exclude.matches(name) {
+            directory.children.removeValue(forKey: name)
+            modified = true
+        }
+        for name in directory.songs.keys where !present.contains(name) || exclude.matches(name) {
+            directory.songs.removeValue(forKey: name)
+            modified = true
+        }
+        let ancestors = ancestors + [(directory.device, directory.inode)]
+        for name in names where !name.contains("\n") && !exclude.matches(name) {
+            if self.skipSymlink(name: name, directory: components) {
+                if directory.children.removeValue(forKey: name) != nil { modified = true }
+                if directory.songs.removeValue(forKey: name) != nil { modified = true }
+                continue
+            }
+            guard let status = try? FileStatus(path: fullPath + "/" + name) else {
+                if directory.children.removeValue(forKey: name) != nil { modified = true }
+                if directory.songs.removeValue(forKey: name) != nil { modified = true }
+                continue
+            }
+            self.visit(
+                &directory, name: name, status: status, components: components, ancestors: ancestors,
+                discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+        }
+    }
+
+    private func visit(
+        _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String],
+        ancestors: [(UInt64, UInt64)], discard: Bool, pending: inout [PendingRead], modified: inout Bool,
+        isCancelled: @Sendable () -> Bool
+    ) {
+        switch status.kind {
+        case .regular:
+            if directory.children.removeValue(forKey: name) != nil { modified = true }
+            guard let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix) else {
+                if directory.songs.removeValue(forKey: name) != nil { modified = true }
+                return
+            }
+            if let existing = directory.songs[name], !discard, existing.modificationTime == status.modificationTime,
+                existing.size == status.size
+            {
+                return
+            }
+            pending.append(
+                PendingRead(directory: components, name: name, path: self.path(of: components + [name]), status: status))
+        case .directory:
+            if ancestors.contains(where: { $0 == (status.device, status.inode) }) {
+                self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
+                return
+            }
+            if directory.songs.removeValue(forKey: name) != nil { modified = true }
+            var child = directory.children[name] ?? TreeDirectory(name: name)
+            if directory.children[name] == nil { modified = true }
+            child.modificationTime = status.modificationTime
+            child.inode = status.inode
+            child.device = status.device
+            self.walk(
+                &child, components: components + [name], ancestors: ancestors, discard: discard, pending: &pending,
+                modified: &modified, isCancelled: isCancelled)
+            directory.children[name] = child
+        case .symbolicLink, .other:
+            if directory.children.removeValue(forKey: name) != nil { modified = true }
+            if directory.songs.removeValue(forKey: name) != nil { modified = true }
+        }
+    }
+
+    /// `mpd`'s symlink rules: links inside the music directory follow `follow_inside_symlinks`, links
+    /// leaving it (absolute targets elsewhere, or `../` above the root) follow `follow_outside_symlinks`.
+    private func skipSymlink(name: String, directory components: [String]) -> Bool {
+        if self.symlinks.followInside && self.symlinks.followOutside { return false }
+        guard let target = DirectoryEntries.readLink(self.path(of: components + [name])) else { return false }
+        if !self.symlinks.followInside && !self.symlinks.followOutside { return true }
+        if target.hasPrefix("/") {
+            let inside = target == self.root || target.hasPrefix(self.root + "/")
+            return inside ? !self.symlinks.followInside : !self.symlinks.followOutside
+        }
+        var depth = components.count
+        var rest = Substring(target)
+        while rest.hasPrefix(".") {
+            if rest.hasPrefix("../") {
+                depth -= 1
+                if depth < 0 { return !self.symlinks.followOutside }
+                rest = rest.dropFirst(3)
+            } else if rest.hasPrefix("./") {
+                rest = rest.dropFirst(2)
+            } else {
+                break
+            }
+        }
+        return !self.symlinks.followInside
+    }
+
+    /// The part after the last dot of a file name, if any.
+    static func suffix(of name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let suffix = name[name.index(after: dot)...]
+        return suffix.isEmpty ? nil : String(suffix)
+    }
+
+    /// Reads pending files on `concurrency` threads; `nil` for a file that is not a readable song.
+    private func read(_ pending: [PendingRead]) -> [SongInfo?] {
+        guard !pending.isEmpty else { return [] }
+        let results = Mutex([SongInfo?](repeating: nil, count: pending.count))
+        let next = Atomic<Int>(0)
+        let reader = self.reader
+        let logger = self.logger
+        let paths = pending.map(\.path)
+        DispatchQueue.concurrentPerform(iterations: min(self.concurrency, pending.count)) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < paths.count else { return }
+                do {
+                    let info = try reader.readInfo(path: paths[index])
+                    results.withLock { $0[index] = info }
+                } catch {
+                    logger.info("skipping unreadable file", ["path": paths[index], "error": "\(error)"])
+                }
+            }
+        }
+        return results.withLock { $0 }
+    }
+}

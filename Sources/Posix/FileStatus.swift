@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CLinux
+import Glibc
+
+/// What `stat` says about a file system entry.
+public struct FileStatus: Sendable, Hashable {
+    /// The kind of entry.
+    public enum Kind: Sendable, Hashable {
+        case regular, directory, symbolicLink, other
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// Size in bytes.
+    public var size: Int64
+    /// Modification time, seconds since the epoch.
+    public var modificationTime: Int64
+    /// Inode number.
+    public var inode: UInt64
+    /// Device number.
+    public var device: UInt64
+    /// Permission bits.
+    public var mode: UInt32
+
+    /// Describes `path`, following symbolic links unless `followLinks` is false.
+    ///
+    /// The corresponding C functions are `stat` and `lstat`.
+    public init(path: String, followLinks: Bool = true) throws(SystemCallError) {
+        var info = stat()
+        if followLinks {
+            _ = try syscall("stat") { fermata_stat(path, &info) }
+        } else {
+            _ = try syscall("lstat") { fermata_lstat(path, &info) }
+        }
+        self.init(info)
+    }
+
+    private init(_ info: stat) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: self.kind = .regular
+        case S_IFDIR: self.kind = .directory
+        case S_IFLNK: self.kind = .symbolicLink
+        default: self.kind = .other
+        }
+        self.size = Int64(info.st_size)
+        self.modificationTime = Int64(info.st_mtim.tv_sec)
+        self.inode = UInt64(info.st_ino)
+        self.device = UInt64(info.st_dev)
+        self.mode = UInt32(info.st_mode)
+    }
+}
+
+/// Directory listing and links, named after their C functions.
+public enum DirectoryEntries {
+    /// The names in a directory, without `.` and `..`, in the order the file system returns them.
+    ///
+    /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
+    public static func names(in path: String) throws(SystemCallError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemCallError("opendir", .current) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
+                let bytes = raw.prefix(while: { $0 != 0 })
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// The target of a symbolic link, or `nil` if `path` is not one.
+    ///
+    /// The corresponding C function is `readlink`.
+    public static func readLink(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { raw in
+            Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+        }
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+
+    /// The canonical absolute path, with every link resolved.
+    ///
+    /// The corresponding C function is `realpath`.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
