@@ -67,7 +67,7 @@ let package = Package(
             name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
-        .target(name: "TestSupport", dependencies: ["Posix"], path: "Tests/TestSupport", swiftSettings: settings),
+        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
@@ -77,10 +77,10 @@ let package = Package(
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Model"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix"], swiftSettings: settings),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
+            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

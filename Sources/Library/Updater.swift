@@ -36,12 +36,15 @@ public struct Updater: Sendable {
     public let logger: Logger
     /// How many files are read at once.
     public let concurrency: Int
+    /// The tag types kept (`metadata_to_use`); others are dropped when a file is read, as in `mpd`.
+    public let metadata: TagMask
 
     /// Creates an updater for the music directory at `root`.
     public init(
         root: String, reader: any SongInfoReader, symlinks: SymlinkPolicy = SymlinkPolicy(), logger: Logger,
-        concurrency: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        metadata: TagMask = .all, concurrency: Int = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     ) {
+        self.metadata = metadata
         var root = root
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
         self.root = root
@@ -273,12 +276,14 @@ public struct Updater: Sendable {
         let reader = self.reader
         let logger = self.logger
         let paths = pending.map(\.path)
+        let metadata = self.metadata
         DispatchQueue.concurrentPerform(iterations: min(self.concurrency, pending.count)) { _ in
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < paths.count else { return }
                 do {
-                    let info = try reader.readInfo(path: paths[index])
+                    var info = try reader.readInfo(path: paths[index])
+                    info.tags.removeAll { !metadata.contains($0.type) || $0.value.contains("\n") }
                     results.withLock { $0[index] = info }
                 } catch {
                     logger.info("skipping unreadable file", ["path": paths[index], "error": "\(error)"])

@@ -2,6 +2,7 @@
 
 import MPDProtocol
 import Model
+import Library
 import Network
 import Posix
 
@@ -20,6 +21,8 @@ public final class Server {
     let commands: CommandTable
     let startTime = MonotonicClock.now()
     var player = PlayerStatus()
+    /// The music database, when a music directory is configured.
+    private(set) var library: LibraryService?
 
     private var listeners: [Listener] = []
     private var clients: [Int: Client] = [:]
@@ -36,6 +39,12 @@ public final class Server {
         self.logger = logger
         self.commands = CommandTable.standard
         self.onKill = onKill
+        if let library = options.library {
+            self.library = LibraryService(
+                configuration: .init(
+                    updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse),
+                server: self)
+        }
     }
 
     /// The addresses the server listens on (ports resolved).
@@ -49,6 +58,8 @@ public final class Server {
     /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
     /// - Throws: `StartError` naming the address that could not be bound.
     public func start() throws(StartError) {
+        // The database is loaded before the first client is accepted.
+        self.library?.start()
         let addresses = self.options.listenAddresses.isEmpty
             ? [ListenAddress.any(port: self.options.port)] : self.options.listenAddresses
         for address in addresses {

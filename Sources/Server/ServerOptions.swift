@@ -2,6 +2,7 @@
 
 import MPDProtocol
 import Model
+import Library
 import Network
 
 /// What the server needs from the configuration, with `mpd`'s defaults.
@@ -28,7 +29,23 @@ public struct ServerOptions: Sendable {
     public var localPermissions = Permission.all
     /// The music directory, absolute, if any.
     public var musicDirectory: String?
+    /// How the music directory is scanned; `nil` without a music directory (no database).
+    public var library: LibraryOptions?
 
     /// Default options.
     public init() {}
+}
+
+/// The database settings: the updater and where the database file lives.
+public struct LibraryOptions: Sendable {
+    /// Scans the music directory.
+    public var updater: Updater
+    /// The database file (`db_file`), if any.
+    public var databaseFile: String?
+
+    /// Creates database settings.
+    public init(updater: Updater, databaseFile: String?) {
+        self.updater = updater
+        self.databaseFile = databaseFile
+    }
 }

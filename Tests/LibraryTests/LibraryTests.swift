@@ -4,51 +4,9 @@ import Foundation
 import Model
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import Library
-
-/// Reads `.mp3` files whose content is `Tag=value` lines; anything else throws. Counts reads.
-final class FakeReader: SongInfoReader {
-    let reads = Atomic<Int>(0)
-
-    func supports(suffix: String) -> Bool { suffix.lowercased() == "mp3" }
-
-    func readInfo(path: String) throws -> SongInfo {
-        self.reads.add(1, ordering: .relaxed)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasPrefix("#fake") else {
-            throw CocoaError(.fileReadCorruptFile)
-        }
-        var info = SongInfo(durationMilliseconds: 1044)
-        for line in text.split(separator: "\n").dropFirst() {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let type = TagType(parsing: parts[0]) else { continue }
-            info.tags.append(TagItem(type, String(parts[1])))
-        }
-        return info
-    }
-}
-
-/// A fresh temporary music directory, removed at the end.
-final class MusicDirectory {
-    let path: String
-
-    init() throws {
-        self.path = NSTemporaryDirectory() + "fermata-library-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
-
-    func song(_ relative: String, _ tags: [String: String] = [:], mtime: Date? = nil) throws {
-        let url = URL(fileURLWithPath: self.path + "/" + relative)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let body = (["#fake"] + tags.sorted(by: { $0.key < $1.key }).map { "\($0)=\($1)" }).joined(separator: "\n")
-        try body.write(to: url, atomically: false, encoding: .utf8)
-        if let mtime {
-            try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: url.path)
-        }
-    }
-}
 
 @Suite(.serialized)
 struct UpdaterTests {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import Library
+import Model
 import Testing
 import TestSupport
 
@@ -104,5 +106,70 @@ struct SessionTests {
         #expect(client.readReply() == ["OK"])
         client.send("ping" + String(repeating: " ", count: 8192 - 4) + "\n")
         #expect(client.readUntilClosed().isEmpty)
+    }
+}
+
+@Suite(.serialized)
+struct DatabaseCommandTests {
+    private func server(_ music: MusicDirectory, reader: FakeReader = FakeReader()) throws -> TestServer {
+        let path = music.path
+        return try TestServer { options in
+            options.musicDirectory = path
+            options.library = LibraryOptions(
+                updater: Updater(root: path, reader: reader, logger: .discarding, metadata: options.metadataToUse),
+                databaseFile: path + ".db")
+        }
+    }
+
+    /// Waits until `status` shows no update job.
+    private func waitForUpdate(_ client: LoopbackClient) {
+        for _ in 0..<200 {
+            if !client.request("status").contains(where: { $0.hasPrefix("updating_db:") }) { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    @Test func initialScanListsTheLibrary() throws {
+        let music = try MusicDirectory()
+        try music.song("b/x.mp3", ["Artist": "B", "Album": "Al"])
+        try music.song("top.mp3", ["Artist": "A", "Title": "T"])
+        let server = try self.server(music)
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        self.waitForUpdate(client)
+        #expect(client.request("listall") == ["file: top.mp3", "directory: b", "file: b/x.mp3", "OK"])
+        let lsinfo = client.request("lsinfo")
+        #expect(lsinfo.first == "file: top.mp3")
+        #expect(lsinfo.contains("Artist: A"))
+        #expect(lsinfo.contains("Time: 1"))
+        #expect(lsinfo.contains("duration: 1.044"))
+        #expect(lsinfo.contains("directory: b"))
+        #expect(client.request("lsinfo b/x.mp3").first == "file: b/x.mp3")
+        #expect(client.request("lsinfo nope") == ["ACK [50@0] {lsinfo} No such directory"])
+        let stats = client.request("stats")
+        #expect(stats.contains("artists: 2"))
+        #expect(stats.contains("songs: 2"))
+        #expect(stats.contains("db_playtime: 2"))
+    }
+
+    @Test func updateJobsHaveIdsAndRaiseIdleEvents() throws {
+        let music = try MusicDirectory()
+        try music.song("a.mp3")
+        let server = try self.server(music)
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        let idler = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        _ = idler.readLine()
+        self.waitForUpdate(client)
+        #expect(client.request("update ../x") == ["ACK [2@0] {update} Malformed path"])
+        #expect(client.request("update a/") == ["ACK [2@0] {update} Malformed path"])
+        try music.song("new.mp3")
+        idler.send("idle database\n")
+        #expect(client.request("update") == ["updating_db: 2", "OK"])
+        #expect(idler.readReply() == ["changed: database", "OK"])
+        self.waitForUpdate(client)
+        #expect(client.request("listall") == ["file: a.mp3", "file: new.mp3", "OK"])
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Library
 import MPDProtocol
 import Posix
 
@@ -26,6 +27,7 @@ enum StatusCommands {
         context.write("playlistlength", player.queueLength)
         context.write("mixrampdb", formatShortest(player.mixRampDB))
         context.write("state", player.state.rawValue)
+        if let job = context.server.library?.updatingJobID { context.write("updating_db", job) }
         return .ok
     }
 
@@ -33,6 +35,14 @@ enum StatusCommands {
         let uptime = (MonotonicClock.now() - context.server.startTime) / 1_000_000_000
         context.write("uptime", uptime)
         context.write("playtime", context.server.player.playTimeSeconds)
+        if let database = context.server.library?.database {
+            let statistics = database.statistics
+            context.write("artists", statistics.artists)
+            context.write("albums", statistics.albums)
+            context.write("songs", statistics.songs)
+            context.write("db_playtime", statistics.playTimeSeconds)
+            context.write("db_update", database.updateTime)
+        }
         return .ok
     }
 

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Library
+import MPDProtocol
+import Model
+
+/// Browsing and updating the music database: `lsinfo`, `listall`, `listallinfo`, `update`, `rescan`.
+enum DatabaseCommands {
+    static let all: [Command] = [
+        Command("listall", .read, 0, 1) { context throws(AckError) in try list(&context, full: false) },
+        Command("listallinfo", .read, 0, 1) { context throws(AckError) in try list(&context, full: true) },
+        Command("lsinfo", .read, 0, 1, lsinfo),
+        Command("rescan", .control, 0, 1) { context throws(AckError) in try update(&context, discard: true) },
+        Command("update", .control, 0, 1) { context throws(AckError) in try update(&context, discard: false) },
+    ]
+
+    /// The database, or `No database` (code 50) when no music directory is configured.
+    static func database(_ context: CommandContext) throws(AckError) -> Database {
+        guard let library = context.server.library else { throw AckError(.noExist, "No database") }
+        return library.database
+    }
+
+    /// The tags a client sees: its own mask within `metadata_to_use`.
+    static func visibleTags(_ context: CommandContext) -> TagMask {
+        context.server.options.metadataToUse.intersection(context.client.tagMask)
+    }
+
+    /// Checks a client URI the way `mpd`'s `LocateUri` does before it reaches the database.
+    ///
+    /// - Returns: the URI relative to the music directory.
+    static func relativeURI(_ uri: String, context: CommandContext) throws(AckError) -> String {
+        var path = uri
+        if path.lowercased().hasPrefix("file://") {
+            path = String(path.dropFirst(7))
+            guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
+        }
+        if path.hasPrefix("/") {
+            if let root = context.server.options.musicDirectory {
+                let prefix = root.hasSuffix("/") ? root : root + "/"
+                if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+            }
+            // Local files outside the music directory are for local clients only (issue 7 adds them).
+            throw AckError(.permission, "Access denied")
+        }
+        if let colon = path.range(of: "://"), path[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+            !path[..<colon.lowerBound].isEmpty
+        {
+            throw AckError(.arg, "Unsupported URI scheme")
+        }
+        return path
+    }
+
+    static func lsinfo(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var uri = context.arguments.first ?? ""
+        // "lsinfo /" never meant anything, but clients send it, so it lists the root as in mpd.
+        if uri == "/" { uri = "" }
+        uri = try relativeURI(uri, context: context)
+        let database = try database(context)
+        try walk(database, uri: uri, recursive: false, full: true, context: context)
+        return .ok
+    }
+
+    static func list(_ context: inout CommandContext, full: Bool) throws(AckError) -> CommandResult {
+        let uri = try relativeURI(context.arguments.first ?? "", context: context)
+        let database = try database(context)
+        try walk(database, uri: uri, recursive: true, full: full, context: context)
+        return .ok
+    }
+
+    /// Prints the directory at `uri` (its songs, then each sub-directory), or the song at `uri`.
+    static func walk(
+        _ database: Database, uri: String, recursive: Bool, full: Bool, context: CommandContext
+    ) throws(AckError) {
+        let client = context.client
+        let tags = visibleTags(context)
+        func printSong(_ index: Int32) {
+            let song = database.songs[Int(index)]
+            if full {
+                SongPrinter.writeSong(song, visibleTags: tags, to: client)
+            } else {
+                client.write("file: \(song.uri)\n")
+            }
+        }
+        if let directory = database.directory(at: uri) {
+            if recursive { SongPrinter.writeDirectory(database.directories[Int(directory)], full: full, to: client) }
+            database.walk(
+                from: directory, recursive: recursive,
+                directory: { SongPrinter.writeDirectory($0, full: full, to: client) }, song: printSong)
+        } else if let song = database.song(at: uri) {
+            printSong(song)
+        } else {
+            throw AckError(.noExist, "No such directory")
+        }
+    }
+
+    static func update(_ context: inout CommandContext, discard: Bool) throws(AckError) -> CommandResult {
+        var path = context.arguments.first ?? ""
+        // "" and "/" mean everything (mpd 0.15 compatibility).
+        if path == "/" { path = "" }
+        if !path.isEmpty && !isSafeLocalURI(path) { throw AckError(.arg, "Malformed path") }
+        guard let library = context.server.library else { throw AckError(.noExist, "No database") }
+        let id = try library.enqueue(uri: path, discard: discard)
+        context.write("updating_db", id)
+        return .ok
+    }
+
+    /// `mpd`'s `uri_safe_local`: relative, no empty, `.` or `..` segment.
+    static func isSafeLocalURI(_ uri: String) -> Bool {
+        guard !uri.hasPrefix("/") else { return false }
+        for segment in uri.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment == "." || segment == ".." { return false }
+        }
+        return true
+    }
+}

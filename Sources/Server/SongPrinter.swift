@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Glibc
+import Library
+import Model
+
+/// Writes songs and directories in `mpd`'s response grammar.
+enum SongPrinter {
+    /// `2024-01-01T00:00:00Z`: UTC, whole seconds.
+    static func iso8601(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// `1.044`: milliseconds as seconds with three decimals.
+    static func seconds3(_ milliseconds: UInt64) -> String {
+        let fraction = milliseconds % 1000
+        let padded = fraction < 10 ? "00\(fraction)" : (fraction < 100 ? "0\(fraction)" : "\(fraction)")
+        return "\(milliseconds / 1000).\(padded)"
+    }
+
+    /// The full song block: `file`, `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
+    static func writeSong(
+        uri: String, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask, to client: Client
+    ) {
+        var text = "file: \(uri)\n"
+        if let modificationTime { text += "Last-Modified: \(Self.iso8601(modificationTime))\n" }
+        if let format = info.audioFormat { text += "Format: \(format)\n" }
+        for item in info.tags where visibleTags.contains(item.type) {
+            text += "\(item.type.name): \(item.value)\n"
+        }
+        if let duration = info.durationMilliseconds {
+            text += "Time: \((duration + 500) / 1000)\nduration: \(Self.seconds3(duration))\n"
+        }
+        client.write(text)
+    }
+
+    /// A database song's full block.
+    static func writeSong(_ song: Database.Song, visibleTags: TagMask, to client: Client) {
+        Self.writeSong(
+            uri: song.uri, modificationTime: song.modificationTime, info: song.info, visibleTags: visibleTags,
+            to: client)
+    }
+
+    /// `directory: path`, and `Last-Modified` in the full form. The root is never printed.
+    static func writeDirectory(_ directory: Database.Directory, full: Bool, to client: Client) {
+        guard !directory.path.isEmpty else { return }
+        var text = "directory: \(directory.path)\n"
+        if full { text += "Last-Modified: \(Self.iso8601(directory.modificationTime))\n" }
+        client.write(text)
+    }
+}
