@@ -28,14 +28,15 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
-        // ICU collation and case folding, which Debian's mpd uses for ordering and case-insensitive search.
+        // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
+        // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
 
         // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
         .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
 
         // Pure, I/O-free layers.
-        .target(name: "Model", dependencies: ["PCRE", "ICU"], swiftSettings: settings),
+        .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
 
         // Thin typed wrappers over Linux syscalls; the only importer of CLinux.
@@ -64,7 +65,7 @@ let package = Package(
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
-            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix"], swiftSettings: settings),
+            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),

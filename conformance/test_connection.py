@@ -19,16 +19,6 @@ def test_ping():
     return "ping\n"
 
 
-@differential(replies=1)
-def test_status():
-    """Fresh state: empty queue, stopped, mpd's start-up options."""
-    return "status\n"
-
-
-# Fermata has no music database yet (issue 3), so its `stats` lacks the five database lines that
-# mpd prints for a configured music_directory. strict: once the library lands this case passes,
-# and the marker must go.
-@pytest.mark.xfail(strict=True, reason="needs the music database (issue 3)")
 @differential(replies=2)
 def test_status_and_stats():
     """Fresh state; uptime/playtime/db_update are masked (both scanned the same library)."""

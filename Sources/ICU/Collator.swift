@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import CICU
+internal import CICU
 
 /// ICU's root collator, which `mpd` uses to order directories, songs and sorted results.
 ///

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import ICU
+internal import ICU
 import Model
 
 /// An immutable snapshot of the music database, with the lookup tables queries need.
@@ -24,6 +24,8 @@ public final class Database: Sendable {
         public let children: [Int32]
         /// This directory's own songs: a range of `Database.songs`.
         public let songs: Range<Int32>
+        /// Playlist files here, in the order they were found.
+        public let playlists: [TreePlaylist]
     }
 
     /// A song of the database.
@@ -69,7 +71,8 @@ public final class Database: Sendable {
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
             let index = Int32(directories.count)
-            directories.append(Directory(path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0))
+            directories.append(
+                Directory(path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: []))
             directoryByPath[path] = index
             let songStart = Int32(songs.count)
             for song in node.songs.values.sorted(by: Self.songOrder) {
@@ -89,7 +92,7 @@ public final class Database: Sendable {
             }
             directories[Int(index)] = Directory(
                 path: path, modificationTime: node.modificationTime, parent: parent, children: children,
-                songs: songRange)
+                songs: songRange, playlists: node.playlists)
             return index
         }
         _ = add(tree, path: "", parent: -1)
@@ -137,13 +140,17 @@ public final class Database: Sendable {
     /// sub-directory before its contents when `directories` is set.
     public func walk(
         from index: Int32, recursive: Bool, directory visitDirectory: ((Directory) -> Void)? = nil,
-        song visitSong: (Int32) -> Void
+        song visitSong: (Int32) -> Void, playlist visitPlaylist: ((Directory, TreePlaylist) -> Void)? = nil
     ) {
         let directory = self.directories[Int(index)]
         for song in directory.songs { visitSong(song) }
+        if let visitPlaylist { for playlist in directory.playlists { visitPlaylist(directory, playlist) } }
         for child in directory.children {
             visitDirectory?(self.directories[Int(child)])
-            if recursive { self.walk(from: child, recursive: true, directory: visitDirectory, song: visitSong) }
+            if recursive {
+                self.walk(
+                    from: child, recursive: true, directory: visitDirectory, song: visitSong, playlist: visitPlaylist)
+            }
         }
     }
 
@@ -186,7 +193,8 @@ public final class Database: Sendable {
         let y = Self.leadingInteger(b)
         if x <= 0 { return y <= 0 ? 0 : -1 }
         if y <= 0 { return 1 }
-        return x < y ? -1 : (x > y ? 1 : 0)
+        // mpd returns the difference of two longs as an int: huge numbers wrap, and so does the order.
+        return Int(Int32(truncatingIfNeeded: x &- y))
     }
 
     /// The integer C's `strtol(text, NULL, 10)` returns: leading blanks, a sign, digits, rest ignored.

@@ -14,6 +14,7 @@ import Model
 /// S <mtime> <size> <ms|-> <format|-> <picture 0|1> <name>
 /// T <tag index in the tags line> <value>
 /// G <track gain|-> <track peak|-> <album gain|-> <album peak|->
+/// P <mtime> <name>                  a playlist file in the directory
 /// ```
 /// Directories come in pre-order with their depth; songs and their `T`/`G` lines follow their
 /// directory. Values never hold newlines (the scanner drops such names and values). A file that is
@@ -55,6 +56,7 @@ public enum DatabaseFile {
                     line("G " + fields.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " "))
                 }
             }
+            for playlist in directory.playlists { line("P \(playlist.modificationTime) \(playlist.name)") }
             for name in directory.children.keys.sorted() { write(directory.children[name]!, depth: depth + 1) }
         }
         write(tree, depth: 0)
@@ -206,6 +208,10 @@ public enum DatabaseFile {
                     let values = f[1...4].map { $0 == "-" ? nil : Double($0) }
                     song!.info.replayGain = ReplayGainInfo(
                         trackGain: values[0], trackPeak: values[1], albumGain: values[2], albumPeak: values[3])
+                case "P":
+                    guard !stack.isEmpty, let f = Self.fields(line, 2), let mtime = Int64(f[1]) else { return nil }
+                    closeSong()
+                    stack[stack.count - 1].playlists.append(TreePlaylist(name: String(f[2]), modificationTime: mtime))
                 default:
                     return nil
                 }

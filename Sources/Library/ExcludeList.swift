@@ -3,18 +3,21 @@
 import Foundation
 import Glibc
 
-/// The patterns of a `.mpdignore` file: one shell wildcard per line, matched against names in that
-/// directory. Missing or unreadable files exclude nothing.
+/// The patterns of `.mpdignore` files: one shell wildcard per line, matched against names in that
+/// directory and, as in `mpd`, in every directory below it. Missing or unreadable files exclude nothing.
 struct ExcludeList {
     private let patterns: [String]
 
-    /// Loads `path`, if it exists.
-    init(path: String) {
+    /// No patterns.
+    init() { self.patterns = [] }
+
+    /// The parent's patterns plus those of `path`, if it exists.
+    init(inheriting parent: ExcludeList, path: String) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            self.patterns = []
+            self.patterns = parent.patterns
             return
         }
-        self.patterns = String(decoding: data, as: UTF8.self)
+        self.patterns = parent.patterns + String(decoding: data, as: UTF8.self)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { String($0).trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }

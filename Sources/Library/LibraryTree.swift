@@ -37,10 +37,31 @@ public struct TreeDirectory: Sendable, Hashable {
     public var children: [String: TreeDirectory] = [:]
     /// Songs by file name.
     public var songs: [String: TreeSong] = [:]
+    /// Playlist files (`.m3u`, `.pls`…) in the order they were found, as `mpd` keeps them.
+    public var playlists: [TreePlaylist] = []
 
     /// Creates an empty directory.
     public init(name: String) {
         self.name = name
+    }
+
+    /// Whether the directory holds nothing: no songs, playlists or sub-directories.
+    public var isEmpty: Bool { self.children.isEmpty && self.songs.isEmpty && self.playlists.isEmpty }
+
+    /// Removes empty sub-directories, deepest first, as `mpd` does after every update.
+    ///
+    /// - Returns: whether anything was removed.
+    @discardableResult
+    mutating func pruneEmpty() -> Bool {
+        var removed = false
+        for name in Array(self.children.keys) {
+            if self.children[name]!.pruneEmpty() { removed = true }
+            if self.children[name]!.isEmpty {
+                self.children.removeValue(forKey: name)
+                removed = true
+            }
+        }
+        return removed
     }
 
     /// The number of songs here and below.
@@ -51,5 +72,19 @@ public struct TreeDirectory: Sendable, Hashable {
         guard let first = components.first else { return body(&self) }
         guard self.children[first] != nil else { return nil }
         return self.children[first]!.withDirectory(at: components.dropFirst(), body)
+    }
+}
+
+/// A playlist file in the music directory: listed by `lsinfo`, never read as a song.
+public struct TreePlaylist: Sendable, Hashable {
+    /// The file name.
+    public var name: String
+    /// Modification time, seconds since the epoch.
+    public var modificationTime: Int64
+
+    /// Creates an entry.
+    public init(name: String, modificationTime: Int64) {
+        self.name = name
+        self.modificationTime = modificationTime
     }
 }

@@ -87,7 +87,9 @@ public struct Updater: Sendable {
                 tree.modificationTime = status.modificationTime
                 tree.inode = status.inode
                 tree.device = status.device
-                self.walk(&tree, components: [], ancestors: [], discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+                self.walk(
+                    &tree, components: [], ancestors: [], exclude: ExcludeList(), discard: discard, pending: &pending,
+                    modified: &modified, isCancelled: isCancelled)
             } else {
                 self.logger.error("music directory is not readable", ["path": self.root])
             }
@@ -108,6 +110,7 @@ public struct Updater: Sendable {
             }
             modified = true
         }
+        if tree.pruneEmpty() { modified = true }
         return Result(tree: tree, modified: modified)
     }
 
@@ -129,6 +132,9 @@ public struct Updater: Sendable {
         else {
             if directory.children.removeValue(forKey: name) != nil { modified = true }
             if directory.songs.removeValue(forKey: name) != nil { modified = true }
+            let count = directory.playlists.count
+            directory.playlists.removeAll { $0.name == name }
+            if directory.playlists.count != count { modified = true }
             return
         }
         if components.count > 1 {
@@ -146,16 +152,22 @@ public struct Updater: Sendable {
                 ancestors: ancestors + [(status.device, status.inode)], discard: discard, pending: &pending,
                 modified: &modified, isCancelled: isCancelled)
         } else {
+            var exclude = ExcludeList()
+            for depth in 0...done.count {
+                exclude = ExcludeList(inheriting: exclude, path: self.path(of: Array(done.prefix(depth))) + "/.mpdignore")
+            }
+            guard !exclude.matches(name) else { return }
             self.visit(
-                &directory, name: name, status: status, components: done, ancestors: ancestors, discard: discard,
-                pending: &pending, modified: &modified, isCancelled: isCancelled)
+                &directory, name: name, status: status, components: done, ancestors: ancestors, exclude: exclude,
+                discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
         }
     }
 
     /// Brings `directory` (at `components`) up to date with the file system.
     private func walk(
-        _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)], discard: Bool,
-        pending: inout [PendingRead], modified: inout Bool, isCancelled: @Sendable () -> Bool
+        _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)],
+        exclude inherited: ExcludeList, discard: Bool, pending: inout [PendingRead], modified: inout Bool,
+        isCancelled: @Sendable () -> Bool
     ) {
         if isCancelled() { return }
         let fullPath = self.path(of: components)
@@ -166,7 +178,7 @@ public struct Updater: Sendable {
             self.logger.warning("cannot read directory", ["path": fullPath, "error": "\(error)"])
             return
         }
-        let exclude = ExcludeList(path: fullPath + "/.mpdignore")
+        let exclude = ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore")
         let present = Set(names)
         // Entries that vanished or are now excluded.
         for name in directory.children.keys where !present.contains(name) || exclude.matches(name) {
@@ -177,6 +189,9 @@ public struct Updater: Sendable {
             directory.songs.removeValue(forKey: name)
             modified = true
         }
+        let playlistCount = directory.playlists.count
+        directory.playlists.removeAll { !present.contains($0.name) || exclude.matches($0.name) }
+        if directory.playlists.count != playlistCount { modified = true }
         let ancestors = ancestors + [(directory.device, directory.inode)]
         for name in names where !name.contains("\n") && !exclude.matches(name) {
             if self.skipSymlink(name: name, directory: components) {
@@ -191,20 +206,36 @@ public struct Updater: Sendable {
             }
             self.visit(
                 &directory, name: name, status: status, components: components, ancestors: ancestors,
-                discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+                exclude: exclude, discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
         }
     }
 
     private func visit(
         _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String],
-        ancestors: [(UInt64, UInt64)], discard: Bool, pending: inout [PendingRead], modified: inout Bool,
-        isCancelled: @Sendable () -> Bool
+        ancestors: [(UInt64, UInt64)], exclude: ExcludeList, discard: Bool, pending: inout [PendingRead],
+        modified: inout Bool, isCancelled: @Sendable () -> Bool
     ) {
         switch status.kind {
         case .regular:
             if directory.children.removeValue(forKey: name) != nil { modified = true }
             guard let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix) else {
                 if directory.songs.removeValue(forKey: name) != nil { modified = true }
+                if let suffix = Self.suffix(of: name), Self.playlistSuffixes.contains(suffix.lowercased()) {
+                    let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
+                    if let index = directory.playlists.firstIndex(where: { $0.name == name }) {
+                        if directory.playlists[index] != entry {
+                            directory.playlists[index] = entry
+                            modified = true
+                        }
+                    } else {
+                        directory.playlists.append(entry)
+                        modified = true
+                    }
+                } else {
+                    let count = directory.playlists.count
+                    directory.playlists.removeAll { $0.name == name }
+                    if directory.playlists.count != count { modified = true }
+                }
                 return
             }
             if let existing = directory.songs[name], !discard, existing.modificationTime == status.modificationTime,
@@ -226,8 +257,8 @@ public struct Updater: Sendable {
             child.inode = status.inode
             child.device = status.device
             self.walk(
-                &child, components: components + [name], ancestors: ancestors, discard: discard, pending: &pending,
-                modified: &modified, isCancelled: isCancelled)
+                &child, components: components + [name], ancestors: ancestors, exclude: exclude, discard: discard,
+                pending: &pending, modified: &modified, isCancelled: isCancelled)
             directory.children[name] = child
         case .symbolicLink, .other:
             if directory.children.removeValue(forKey: name) != nil { modified = true }
@@ -260,6 +291,10 @@ public struct Updater: Sendable {
         }
         return !self.symlinks.followInside
     }
+
+    /// Suffixes of the playlist formats Debian's `mpd` 0.23 lists in directories (its m3u, extm3u, pls,
+    /// xspf, asx, rss and cue playlist plugins), compared case-insensitively.
+    static let playlistSuffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx", "rss", "cue"]
 
     /// The part after the last dot of a file name, if any.
     static func suffix(of name: String) -> String? {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import Formats
 import Foundation
+import Library
 import MPDProtocol
 import Model
 import Network
@@ -74,7 +76,16 @@ enum Daemon {
         }
         for warning in settings.warnings { logger.warning(warning) }
 
-        let options = try Self.serverOptions(from: settings, environment: environment)
+        let options = try Self.serverOptions(from: settings, environment: environment, logger: logger)
+
+        if let pidFile = settings.pidFile {
+            do {
+                try "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+            } catch {
+                throw StartupError(description: "cannot write pid_file \"\(pidFile)\": \(error.localizedDescription)")
+            }
+        }
+        defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
         SignalFD.ignoreBrokenPipe()
         let signals: FileDescriptor
@@ -119,9 +130,25 @@ enum Daemon {
         logger.notice("stopped")
     }
 
+    /// Where the database lives when `db_file` is not set: `$XDG_CACHE_HOME/fermata/db`, as `mpd` 0.23
+    /// uses `$XDG_CACHE_HOME/mpd/db`. The directory is created when missing.
+    static func defaultDatabaseFile(environment: [String: String]) -> String? {
+        let cache: String
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            cache = xdg
+        } else if let home = environment["HOME"], !home.isEmpty {
+            cache = home + "/.cache"
+        } else {
+            return nil
+        }
+        let directory = cache + "/fermata"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/db"
+    }
+
     /// Maps the configuration onto what the server needs.
     static func serverOptions(
-        from settings: Settings, environment: [String: String]
+        from settings: Settings, environment: [String: String], logger: Logger
     ) throws(StartupError) -> ServerOptions {
         var options = ServerOptions()
         guard let port = UInt16(exactly: settings.port) else {
@@ -142,6 +169,15 @@ enum Daemon {
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
         options.musicDirectory = settings.musicDirectory
+        if let musicDirectory = settings.musicDirectory {
+            let updater = Updater(
+                root: musicDirectory, reader: FormatReader(registry: .standard),
+                symlinks: .init(
+                    followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
+                logger: logger.labelled("update"), metadata: settings.metadataToUse)
+            options.library = LibraryOptions(
+                updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment))
+        }
 
         for entry in settings.passwords {
             guard let at = entry.lastIndex(of: "@") else {

@@ -4,12 +4,14 @@ import Foundation
 import Library
 import MPDProtocol
 import Model
+import Posix
 
 /// Browsing and updating the music database: `lsinfo`, `listall`, `listallinfo`, `update`, `rescan`.
 enum DatabaseCommands {
     static let all: [Command] = [
         Command("listall", .read, 0, 1) { context throws(AckError) in try list(&context, full: false) },
         Command("listallinfo", .read, 0, 1) { context throws(AckError) in try list(&context, full: true) },
+        Command("listfiles", .read, 0, 1, listfiles),
         Command("lsinfo", .read, 0, 1, lsinfo),
         Command("rescan", .control, 0, 1) { context throws(AckError) in try update(&context, discard: true) },
         Command("update", .control, 0, 1) { context throws(AckError) in try update(&context, discard: false) },
@@ -61,8 +63,11 @@ enum DatabaseCommands {
         return .ok
     }
 
+    /// `listall` and `listallinfo` look their argument up in the database directly (no URI location as
+    /// for `lsinfo`): "" and "/" are the root, anything else must be a database path.
     static func list(_ context: inout CommandContext, full: Bool) throws(AckError) -> CommandResult {
-        let uri = try relativeURI(context.arguments.first ?? "", context: context)
+        var uri = context.arguments.first ?? ""
+        if uri == "/" { uri = "" }
         let database = try database(context)
         try walk(database, uri: uri, recursive: true, full: full, context: context)
         return .ok
@@ -86,12 +91,51 @@ enum DatabaseCommands {
             if recursive { SongPrinter.writeDirectory(database.directories[Int(directory)], full: full, to: client) }
             database.walk(
                 from: directory, recursive: recursive,
-                directory: { SongPrinter.writeDirectory($0, full: full, to: client) }, song: printSong)
+                directory: { SongPrinter.writeDirectory($0, full: full, to: client) }, song: printSong,
+                playlist: { directory, playlist in
+                    let path = directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name
+                    var text = "playlist: \(path)\n"
+                    if full { text += "Last-Modified: \(SongPrinter.iso8601(playlist.modificationTime))\n" }
+                    client.write(text)
+                })
         } else if let song = database.song(at: uri) {
             printSong(song)
         } else {
             throw AckError(.noExist, "No such directory")
         }
+    }
+
+    /// Lists the music directory's files as they are on disk (not the database): regular files with their
+    /// size, directories, each with its modification time, in the order the file system returns them.
+    /// Symbolic links and other entries are left out, as in `mpd`.
+    ///
+    /// Unlike `mpd` 0.23.12, which lists the parent of the music directory for `listfiles ../`, a path
+    /// with `..` (or any other unsafe segment) is refused: nothing outside the music directory is shown.
+    static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let uri = try relativeURI(context.arguments.first ?? "", context: context)
+        guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
+        if uri.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
+            throw AckError(.arg, "Malformed path")
+        }
+        let path = uri.isEmpty ? root : root + "/" + uri
+        let names: [String]
+        do {
+            names = try DirectoryEntries.names(in: path)
+        } catch {
+            throw AckError(.system, "Failed to open \(path): \(error.errno)")
+        }
+        var text = ""
+        for name in names where !name.contains("\n") {
+            guard let status = try? FileStatus(path: path + "/" + name, followLinks: false) else { continue }
+            switch status.kind {
+            case .regular: text += "file: \(name)\nsize: \(status.size)\n"
+            case .directory: text += "directory: \(name)\n"
+            case .symbolicLink, .other: continue
+            }
+            text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
+        }
+        context.write(raw: text)
+        return .ok
     }
 
     static func update(_ context: inout CommandContext, discard: Bool) throws(AckError) -> CommandResult {

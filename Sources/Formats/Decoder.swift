@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// A PCM source for playback, made by a `FormatPlugin`.
+///
+/// Confined to the thread that decodes (it is not `Sendable`). `decode(into:)` and `seek(toFrame:)` run on
+/// the audio path: implementations must not allocate, lock or log per call.
+public protocol Decoder {
+    /// The PCM format `decode(into:)` writes (interleaved; `.s24` is 24-bit in 32-bit words, like `mpd`).
+    var format: AudioFormat { get }
+    /// The song's length in PCM frames, when known.
+    var totalFrames: UInt64? { get }
+
+    /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
+    ///
+    /// Does not allocate.
+    /// - Returns: frames written; 0 at the end of the song.
+    /// - Throws: `FormatError` on a decoding failure.
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int
+
+    /// Moves to a PCM frame; the next `decode(into:)` starts there.
+    ///
+    /// Does not allocate.
+    /// - Returns: the frame actually reached.
+    /// - Throws: `FormatError` when the stream cannot seek there.
+    @discardableResult
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64
+}

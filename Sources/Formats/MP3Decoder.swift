@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPG123
+import Model
+
+/// Decodes MPEG audio with libmpg123 into 24-bit samples in 32-bit words (`mpd`'s mad output format), gapless.
+///
+/// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
+public final class MP3Decoder: Decoder {
+    /// `rate:24:channels`.
+    public let format: AudioFormat
+    /// libmpg123's gapless length (exact with a LAME/Info header, estimated otherwise).
+    public let totalFrames: UInt64?
+    private let handle: MPG123Handle
+
+    /// Opens `path`.
+    ///
+    /// - Throws: `FormatError.decoder` when libmpg123 cannot open it or find a frame.
+    public init(path: String) throws(FormatError) {
+        do {
+            self.handle = try MPG123Handle(options: .playback)
+            try self.handle.open(path: path)
+            let format = try self.handle.format()
+            guard format.encoding == .signed32 else { throw FormatError.unsupportedFormat("\(format.encoding)") }
+            self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s24, channels: format.channels)
+            self.totalFrames = self.handle.length().map { UInt64($0) }
+        } catch let error as MPG123Error {
+            throw .decoder(error)
+        } catch let error as FormatError {
+            throw error
+        } catch {
+            throw .unsupportedFormat("\(error)")
+        }
+    }
+
+    /// Decodes into `buffer` (whole frames of `format.frameSize` bytes).
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Returns: frames written; 0 at the end.
+    /// - Throws: `FormatError.decoder` on failure, `.unsupportedFormat` if the stream changes rate or channels.
+    public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        var frames = 0
+        while true {
+            do {
+                frames = try self.handle.read(into: buffer)
+                break
+            } catch {
+                guard error.isNewFormat else { throw .decoder(error) }
+                guard let now = try? self.handle.format(), now.sampleRate == self.format.sampleRate,
+                    now.channels == self.format.channels, now.encoding == .signed32
+                else { throw .unsupportedFormat("format changed mid-stream") }
+            }
+        }
+        Self.convertToS24(buffer, samples: frames * self.format.channels)
+        return frames
+    }
+
+    /// Seeks to `frame` (sample-accurate).
+    ///
+    /// Does not allocate. Decoder thread.
+    @discardableResult
+    public func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        do {
+            return UInt64(try self.handle.seek(toFrame: Int64(clamping: frame)))
+        } catch {
+            throw .decoder(error)
+        }
+    }
+
+    /// Full-scale 32-bit samples to 24-bit in 32-bit words, rounding to nearest, in place.
+    @inline(__always)
+    static func convertToS24(_ buffer: UnsafeMutableRawBufferPointer, samples: Int) {
+        var offset = 0
+        for _ in 0..<samples {
+            let sample = buffer.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+            let rounded = sample >= Int32.max - 127 ? Int32.max >> 8 : (sample + 128) >> 8
+            buffer.storeBytes(of: rounded, toByteOffset: offset, as: Int32.self)
+            offset += 4
+        }
+    }
+}

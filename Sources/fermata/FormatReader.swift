@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Formats
+import Library
+import Model
+
+/// Reads songs for the library through the format plugins: the composition root's bridge between the
+/// scanner and the formats it should know.
+struct FormatReader: SongInfoReader {
+    /// The plugins, looked up by file suffix.
+    let registry: FormatRegistry
+
+    func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
+
+    func readInfo(path: String) throws -> SongInfo {
+        guard let plugin = self.registry.plugin(forPath: path) else { throw FormatReaderError.noPlugin(path) }
+        return try plugin.readInfo(path: path)
+    }
+}
+
+/// No format plugin claims a file.
+enum FormatReaderError: Error {
+    case noPlugin(String)
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Formats
+import Model
+import Testing
+
+@Suite struct MP3DecoderTests {
+    @Test(arguments: [(44100, 2, "1", [String]()), (22050, 1, "1.5", ["-V", "4"]), (8000, 2, "0.7", ["-t"])])
+    func decodesWholeSongIn24Bit(_ rate: Int, _ channels: Int, _ seconds: String, _ lame: [String]) throws {
+        let path = try Fixtures.lame(
+            "dec_\(rate)_\(channels)_\(lame.joined()).mp3", rate: rate, channels: channels, seconds: seconds,
+            lameArguments: lame)
+        var decoder = try MP3Format().makeDecoder(path: path)
+        #expect(decoder.format == AudioFormat(sampleRate: rate, sampleFormat: .s24, channels: channels))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        var total: UInt64 = 0
+        var peak: Int32 = 0
+        while true {
+            let frames = try decoder.decode(into: buffer)
+            if frames == 0 { break }
+            for index in 0..<(frames * channels) {
+                let sample = buffer.load(fromByteOffset: index * 4, as: Int32.self)
+                #expect(sample >= -(1 << 23) && sample < (1 << 23))
+                peak = max(peak, abs(sample))
+            }
+            total += UInt64(frames)
+        }
+        #expect(peak > 1 << 20)
+        if lame.contains("-t") {
+            #expect(total > 0)
+        } else {
+            // With a LAME header, gapless decoding yields exactly the encoded samples.
+            let expected = UInt64((Double(seconds)! * Double(rate)).rounded())
+            #expect(total == expected)
+            #expect(decoder.totalFrames == expected)
+        }
+    }
+
+    @Test func seekIsSampleAccurate() throws {
+        let path = try Fixtures.lame("dec_seek.mp3", rate: 44100, channels: 2, seconds: "2")
+        var decoder = try MP3Format().makeDecoder(path: path)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1152 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        var reference: [Int32] = []
+        var position = 0
+        while position < 40000 {
+            let frames = try decoder.decode(into: buffer)
+            if frames == 0 { break }
+            for index in 0..<(frames * 2) { reference.append(buffer.load(fromByteOffset: index * 4, as: Int32.self)) }
+            position += frames
+        }
+        #expect(try decoder.seek(toFrame: 30000) == 30000)
+        let frames = try decoder.decode(into: buffer)
+        #expect(frames > 0)
+        let decoded = (0..<(frames * 2)).map { buffer.load(fromByteOffset: $0 * 4, as: Int32.self) }
+        #expect(Array(decoded.prefix(64)) == Array(reference[60000..<60064]))
+    }
+
+    @Test func garbageCannotBeDecoded() throws {
+        let path = try Fixtures.bytes("dec_garbage.mp3", Array("not audio".utf8))
+        #expect(throws: FormatError.self) { _ = try MP3Format().makeDecoder(path: path) }
+    }
+}
