@@ -39,8 +39,9 @@ let package = Package(
         .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
 
-        // Thin typed wrappers over Linux syscalls; the only importer of CLinux.
-        .target(name: "Posix", dependencies: ["CLinux"], swiftSettings: settings),
+        // Thin typed wrappers over Linux syscalls; the only importer of CLinux. Model for `RawText`, which
+        // encodes path strings for the kernel and decodes the names it returns.
+        .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Model"], swiftSettings: settings),

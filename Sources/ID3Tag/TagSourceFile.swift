@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
+import Model
 
 /// A failed file operation while reading tags: the call, its `errno` and the path.
 public struct TagFileError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -41,7 +42,9 @@ public final class TagSourceFile {
     public init(path: String) throws(TagFileError) {
         self.path = path
         var fd: Int32
-        repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && Glibc.errno == EINTR
+        repeat {
+            fd = RawText.withFilePath(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        } while fd < 0 && Glibc.errno == EINTR
         if fd < 0 { throw TagFileError(function: "open", errno: Glibc.errno, path: path) }
         var status = stat()
         if fstat(fd, &status) != 0 {

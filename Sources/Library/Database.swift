@@ -198,7 +198,7 @@ public final class Database: Sendable {
     }
 
     /// The integer C's `strtol(text, NULL, 10)` returns: leading blanks, a sign, digits, rest ignored.
-    static func leadingInteger(_ text: String?) -> Int {
+    public static func leadingInteger(_ text: String?) -> Int {
         guard let text else { return 0 }
         var bytes = Substring(text).utf8[...]
         while let first = bytes.first, first == 0x20 || (first >= 0x09 && first <= 0x0D) { bytes = bytes.dropFirst() }

@@ -3,6 +3,7 @@
 import Foundation
 import Glibc
 import Model
+import Posix
 
 /// The database file (`db_file`): the update tree in a versioned line format, written atomically.
 ///
@@ -31,7 +32,7 @@ public enum DatabaseFile {
         var out = [UInt8]()
         out.reserveCapacity(1 << 20)
         func line(_ text: String) {
-            out.append(contentsOf: text.utf8)
+            out.append(contentsOf: RawText.encode(text))
             out.append(10)
         }
         let tagList = Array(tags)
@@ -62,7 +63,7 @@ public enum DatabaseFile {
         write(tree, depth: 0)
 
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = RawText.withFilePath(temporary) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw DatabaseFileError.io("open \(temporary)", errno) }
         var offset = 0
         while offset < out.count {
@@ -71,7 +72,7 @@ public enum DatabaseFile {
                 if errno == EINTR { continue }
                 let error = errno
                 close(fd)
-                unlink(temporary)
+                unlinkPath(temporary)
                 throw DatabaseFileError.io("write \(temporary)", error)
             }
             offset += written
@@ -79,13 +80,14 @@ public enum DatabaseFile {
         if fsync(fd) != 0 {
             let error = errno
             close(fd)
-            unlink(temporary)
+            unlinkPath(temporary)
             throw DatabaseFileError.io("fsync \(temporary)", error)
         }
         close(fd)
-        guard rename(temporary, path) == 0 else {
+        let renamed = RawText.withFilePath(temporary) { from in RawText.withFilePath(path) { rename(from, $0) } }
+        guard renamed == 0 else {
             let error = errno
-            unlink(temporary)
+            unlinkPath(temporary)
             throw DatabaseFileError.io("rename \(temporary)", error)
         }
     }
@@ -93,8 +95,8 @@ public enum DatabaseFile {
     /// Loads a tree saved by `save`, or `nil` when the file is missing, old, scanned with other tags, or
     /// damaged. `reason` says which.
     public static func load(from path: String, tags: TagMask) -> (tree: TreeDirectory, updateTime: Int64)? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        var parser = Parser(bytes: [UInt8](data))
+        guard let data = try? readFile(atPath: path) else { return nil }
+        var parser = Parser(bytes: data)
         return parser.parse(tags: tags)
     }
 
@@ -128,7 +130,7 @@ public enum DatabaseFile {
             guard self.position < self.bytes.count else { return nil }
             let start = self.position
             while self.position < self.bytes.count && self.bytes[self.position] != 10 { self.position += 1 }
-            let line = String(decoding: self.bytes[start..<self.position], as: UTF8.self)
+            let line = RawText.decode(self.bytes[start..<self.position])
             self.position += 1
             return Substring(line)
         }

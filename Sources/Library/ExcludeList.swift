@@ -2,6 +2,8 @@
 
 import Foundation
 import Glibc
+import Model
+import Posix
 
 /// The patterns of `.mpdignore` files: one shell wildcard per line, matched against names in that
 /// directory and, as in `mpd`, in every directory below it. Missing or unreadable files exclude nothing.
@@ -13,11 +15,11 @@ struct ExcludeList {
 
     /// The parent's patterns plus those of `path`, if it exists.
     init(inheriting parent: ExcludeList, path: String) {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try? readFile(atPath: path) else {
             self.patterns = parent.patterns
             return
         }
-        self.patterns = parent.patterns + String(decoding: data, as: UTF8.self)
+        self.patterns = parent.patterns + RawText.decode(data)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { String($0).trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -27,6 +29,8 @@ struct ExcludeList {
     ///
     /// The corresponding C function is `fnmatch`.
     func matches(_ name: String) -> Bool {
-        self.patterns.contains { fnmatch($0, name, 0) == 0 }
+        RawText.withFilePath(name) { name in
+            self.patterns.contains { RawText.withFilePath($0) { fnmatch($0, name, 0) } == 0 }
+        }
     }
 }

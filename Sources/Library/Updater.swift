@@ -110,7 +110,7 @@ public struct Updater: Sendable {
             }
             modified = true
         }
-        if tree.pruneEmpty() { modified = true }
+        if modified { tree.pruneEmpty() }
         return Result(tree: tree, modified: modified)
     }
 
@@ -252,7 +252,8 @@ public struct Updater: Sendable {
             }
             if directory.songs.removeValue(forKey: name) != nil { modified = true }
             var child = directory.children[name] ?? TreeDirectory(name: name)
-            if directory.children[name] == nil { modified = true }
+            // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
+            // added inside it, and an empty one is only pruned when a modified database is saved.
             child.modificationTime = status.modificationTime
             child.inode = status.inode
             child.device = status.device

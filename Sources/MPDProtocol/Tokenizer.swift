@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// Splits a request line into a command name and arguments, with `mpd`'s rules and error texts.
 ///
 /// - Whitespace is any byte from 0x01 to 0x20.
@@ -9,7 +11,8 @@
 /// - An unquoted argument is bytes above 0x20 other than `"` and `'`.
 /// - At most `maximumArguments` arguments (63 in `mpd` 0.23).
 public enum Tokenizer {
-    /// A request: the command name and its arguments as raw bytes decoded as UTF-8.
+    /// A request: the command name and its arguments, decoded with `RawText` so bytes that are not valid
+    /// UTF-8 (a Latin-1 file name) survive as escapes and reach the file system unchanged.
     public struct Request: Equatable, Sendable {
         /// The command name.
         public var name: String
@@ -64,7 +67,7 @@ public enum Tokenizer {
             guard valid else { throw .invalidWordCharacter }
             index += 1
         }
-        let name = String(decoding: bytes[0..<index], as: UTF8.self)
+        let name = RawText.decode(bytes[0..<index])
 
         var arguments: [String] = []
         while true {
@@ -94,7 +97,7 @@ public enum Tokenizer {
                 guard index == count || isWhitespace(bytes[index]) else {
                     throw .argument("Space expected after closing '\"'")
                 }
-                arguments.append(String(decoding: value, as: UTF8.self))
+                arguments.append(RawText.decode(value))
             } else {
                 let start = index
                 while index < count && !isWhitespace(bytes[index]) {
@@ -104,7 +107,7 @@ public enum Tokenizer {
                     }
                     index += 1
                 }
-                arguments.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                arguments.append(RawText.decode(bytes[start..<index]))
             }
         }
         return Request(name: name, arguments: arguments)

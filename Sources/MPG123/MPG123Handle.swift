@@ -2,6 +2,7 @@
 
 import CMPG123
 import Glibc
+import Model
 
 /// One libmpg123 decoder handle; deletes itself (and closes its stream) when released.
 ///
@@ -86,7 +87,7 @@ public final class MPG123Handle {
     /// - Throws: `MPG123Error` from `mpg123_open`.
     public func open(path: String) throws(MPG123Error) {
         self.close()
-        try self.check("mpg123_open", mpg123_open(self.handle, path))
+        try self.check("mpg123_open", RawText.withFilePath(path) { mpg123_open(self.handle, $0) })
         self.isOpen = true
     }
 

@@ -44,6 +44,7 @@ public final class Connection {
 
     private var closeAfterFlush = false
     private var dispatching = false
+    private var resumeScheduled = false
 
     /// Whether the peer has closed its writing side (no more input will come).
     public private(set) var inputEnded = false
@@ -235,12 +236,27 @@ public final class Connection {
     }
 
     /// Calls the delegate, then flushes what it wrote in one go.
+    ///
+    /// When the delegate stopped because output piled up and the kernel then took all of it at once, no
+    /// writability event will come to wake it: a resume is posted to the loop instead, after the other
+    /// ready descriptors, so one client with a long pipeline cannot starve the rest.
     private func dispatch(_ body: (any ConnectionDelegate) -> Void) {
         guard let delegate = self.delegate else { return }
         self.dispatching = true
         body(delegate)
         self.dispatching = false
-        if !self.isClosed { self.flush() }
+        guard !self.isClosed else { return }
+        self.flush()
+        if !self.isClosed && self.isReadingPaused && self.pendingOutputCount < self.lowWaterMark
+            && !self.resumeScheduled
+        {
+            self.resumeScheduled = true
+            LoopBound(self, loop: self.loop).execute { connection in
+                connection.resumeScheduled = false
+                guard !connection.isClosed else { return }
+                connection.dispatch { $0.connectionDidDrain(connection) }
+            }
+        }
     }
 
     private func updateInterest() {

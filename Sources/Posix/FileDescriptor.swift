@@ -2,6 +2,7 @@
 
 import CLinux
 import Glibc
+import Model
 
 /// An open file descriptor: a typed wrapper over the raw integer.
 ///
@@ -83,4 +84,22 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
 ///
 /// The corresponding C function is `unlink`.
 @discardableResult
-public func unlinkPath(_ path: String) -> Bool { Glibc.unlink(path) == 0 }
+public func unlinkPath(_ path: String) -> Bool { RawText.withFilePath(path) { Glibc.unlink($0) } == 0 }
+
+/// The whole content of the file at `path`.
+///
+/// The corresponding C functions are `open`, `read` and `close`.
+/// - Throws: `SystemCallError` from `open` or `read`.
+public func readFile(atPath path: String) throws(SystemCallError) -> [UInt8] {
+    let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        try syscall("open") { Glibc.open(file, O_RDONLY | O_CLOEXEC) }
+    }
+    defer { _ = Glibc.close(fd) }
+    var content: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = try syscall("read") { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+        if count == 0 { return content }
+        content.append(contentsOf: chunk[0..<count])
+    }
+}

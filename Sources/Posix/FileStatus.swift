@@ -2,6 +2,7 @@
 
 import CLinux
 import Glibc
+import Model
 
 /// What `stat` says about a file system entry.
 public struct FileStatus: Sendable, Hashable {
@@ -28,10 +29,12 @@ public struct FileStatus: Sendable, Hashable {
     /// The corresponding C functions are `stat` and `lstat`.
     public init(path: String, followLinks: Bool = true) throws(SystemCallError) {
         var info = stat()
-        if followLinks {
-            _ = try syscall("stat") { fermata_stat(path, &info) }
-        } else {
-            _ = try syscall("lstat") { fermata_lstat(path, &info) }
+        try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+            if followLinks {
+                _ = try syscall("stat") { fermata_stat(file, &info) }
+            } else {
+                _ = try syscall("lstat") { fermata_lstat(file, &info) }
+            }
         }
         self.init(info)
     }
@@ -53,17 +56,20 @@ public struct FileStatus: Sendable, Hashable {
 
 /// Directory listing and links, named after their C functions.
 public enum DirectoryEntries {
-    /// The names in a directory, without `.` and `..`, in the order the file system returns them.
+    /// The names in a directory, without `.` and `..`, in the order the file system returns them. Names
+    /// that are not valid UTF-8 keep their bytes as `RawText` escapes.
     ///
     /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
     public static func names(in path: String) throws(SystemCallError) -> [String] {
-        guard let directory = opendir(path) else { throw SystemCallError("opendir", .current) }
+        guard let directory = RawText.withFilePath(path, { opendir($0) }) else {
+            throw SystemCallError("opendir", .current)
+        }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
                 let bytes = raw.prefix(while: { $0 != 0 })
-                return String(decoding: bytes, as: UTF8.self)
+                return RawText.decode(bytes)
             }
             if name == "." || name == ".." { continue }
             names.append(name)
@@ -77,18 +83,20 @@ public enum DirectoryEntries {
     public static func readLink(_ path: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { raw in
-            Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+            RawText.withFilePath(path) {
+                Glibc.readlink($0, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+            }
         }
         guard count >= 0 else { return nil }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
+        return RawText.decode(buffer[0..<count])
     }
 
     /// The canonical absolute path, with every link resolved.
     ///
     /// The corresponding C function is `realpath`.
     public static func realPath(_ path: String) -> String? {
-        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        guard let resolved = RawText.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return RawText.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 }

@@ -2,6 +2,7 @@
 
 import CLinux
 import Glibc
+import Model
 
 /// Stream-socket calls on a `FileDescriptor`, named after their C functions.
 public enum Socket {
@@ -28,14 +29,14 @@ public enum Socket {
                 try Socket.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
                 try Socket.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1)
             case .unix(let path):
-                _ = unlink(path)
+                _ = RawText.withFilePath(path) { unlink($0) }
             case .abstract:
                 break
             }
             try address.withSockAddr { pointer, length in
                 _ = try syscall("bind") { Glibc.bind(fd.rawValue, pointer, length) }
             }
-            if case .unix(let path) = address { _ = chmod(path, 0o666) }
+            if case .unix(let path) = address { _ = RawText.withFilePath(path) { chmod($0, 0o666) } }
             _ = try syscall("listen") { Glibc.listen(fd.rawValue, backlog) }
             return fd
         } catch {

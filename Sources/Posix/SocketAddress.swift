@@ -2,6 +2,7 @@
 
 import CLinux
 import Glibc
+import Model
 
 /// A socket address: IPv4, IPv6, a Unix socket path or a Linux abstract socket name.
 public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
@@ -83,9 +84,9 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
                 }
             }
         case .unix(let path):
-            return try Self.withUnixAddress(bytes: Array(path.utf8), leadingNul: false, body)
+            return try Self.withUnixAddress(bytes: RawText.encode(path), leadingNul: false, body)
         case .abstract(let name):
-            return try Self.withUnixAddress(bytes: Array(name.utf8), leadingNul: true, body)
+            return try Self.withUnixAddress(bytes: RawText.encode(name), leadingNul: true, body)
         }
     }
 
@@ -97,7 +98,7 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let offset = leadingNul ? 1 : 0
         // A path needs room for its NUL terminator; an abstract name has a leading NUL instead.
-        guard bytes.count + 1 <= capacity else { throw SocketAddressError.pathTooLong(String(decoding: bytes, as: UTF8.self)) }
+        guard bytes.count + 1 <= capacity else { throw SocketAddressError.pathTooLong(RawText.decode(bytes)) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in bytes.enumerated() { raw[index + offset] = byte }
         }
@@ -133,9 +134,9 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
             }
             let bytes = UnsafeRawBufferPointer(start: storage + pathOffset, count: pathLength)
             if bytes[0] == 0 {
-                self = .abstract(name: String(decoding: bytes.dropFirst(), as: UTF8.self))
+                self = .abstract(name: RawText.decode(bytes.dropFirst()))
             } else {
-                self = .unix(path: String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self))
+                self = .unix(path: RawText.decode(bytes.prefix(while: { $0 != 0 })))
             }
         default:
             return nil

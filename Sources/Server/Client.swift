@@ -63,8 +63,15 @@ public final class Client: ConnectionDelegate {
         self.armTimeout()
     }
 
-    /// Queues reply text.
-    func write(_ text: String) { self.connection.write(text) }
+    /// Queues reply text. `RawText` escapes (names that are not valid UTF-8) go out as their raw bytes,
+    /// as `mpd` sends them; text without an escape is queued as is.
+    func write(_ text: String) {
+        if RawText.containsEscape(text) {
+            self.connection.write(RawText.encode(text))
+        } else {
+            self.connection.write(text)
+        }
+    }
 
     /// Queues reply bytes.
     func write(bytes: some Sequence<UInt8>) { self.connection.write(bytes) }
@@ -219,7 +226,7 @@ public final class Client: ConnectionDelegate {
             var context = CommandContext(client: self, server: self.server, arguments: request.arguments)
             return .success(try command.handler(&context))
         } catch {
-            self.connection.write(error.line(index: index, command: command.name) + "\n")
+            self.write(error.line(index: index, command: command.name) + "\n")
             return .failure(Failed())
         }
     }

@@ -31,6 +31,8 @@ public struct ServerOptions: Sendable {
     public var musicDirectory: String?
     /// How the music directory is scanned; `nil` without a music directory (no database).
     public var library: LibraryOptions?
+    /// Reads the picture embedded in a song file (`readpicture`); `nil` when no format can.
+    public var pictureReader: (@Sendable (String) throws -> Picture?)?
 
     /// Default options.
     public init() {}

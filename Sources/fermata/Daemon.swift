@@ -175,6 +175,8 @@ enum Daemon {
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)
+            let registry = FormatRegistry.standard
+            options.pictureReader = { path in try registry.plugin(forPath: path)?.readPicture(path: path) }
             options.library = LibraryOptions(
                 updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment))
         }

@@ -158,3 +158,16 @@ struct IdleEventTests {
         #expect(Permission(parsingList: "read,bogus") == nil)
     }
 }
+
+struct TokenizerRawBytesTests {
+    @Test func latin1ArgumentSurvivesAsAnEscape() throws {
+        let quoted = Array("lsinfo \"Charset/caf".utf8) + [0xE9] + Array(" latin1.mp3\"".utf8)
+        let request = try Tokenizer.tokenize(quoted)
+        #expect(request.name == "lsinfo")
+        #expect(request.arguments == ["Charset/caf\u{10FEE9} latin1.mp3"])
+        let unquoted = try Tokenizer.tokenize(Array("lsinfo caf".utf8) + [0xE9, 0xFF])
+        #expect(unquoted.arguments == ["caf\u{10FEE9}\u{10FEFF}"])
+        // Valid UTF-8 is untouched.
+        #expect(try Tokenizer.tokenize(Array("find caf\u{E9}".utf8)).arguments == ["caf\u{E9}"])
+    }
+}

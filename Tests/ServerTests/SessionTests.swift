@@ -72,6 +72,22 @@ struct SessionTests {
         #expect(oks == count)
     }
 
+    @Test func pipelinedLargeRepliesAllArrive() throws {
+        // Replies that pass the back-pressure mark and that the kernel takes at once must not stall the
+        // remaining pipelined requests.
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        let count = 400
+        client.send(String(repeating: "commands\n", count: count) + "ping\n")
+        var oks = 0
+        while oks < count + 1, let line = client.readLine() {
+            if line == "OK" { oks += 1 }
+        }
+        #expect(oks == count + 1)
+    }
+
     @Test func maxConnectionsClosesExtraClientsWithoutGreeting() throws {
         let server = try TestServer { $0.maxConnections = 1 }
         defer { server.stop() }

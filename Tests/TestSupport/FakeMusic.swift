@@ -3,6 +3,7 @@
 import Foundation
 import Library
 import Model
+import Posix
 import Synchronization
 
 /// Reads `.mp3` files whose content is `Tag=value` lines; anything else throws. Counts reads.
@@ -16,7 +17,10 @@ public final class FakeReader: SongInfoReader {
 
     public func readInfo(path: String) throws -> SongInfo {
         self.reads.add(1, ordering: .relaxed)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasPrefix("#fake") else {
+        // Through Posix, so paths holding `RawText` escapes (names that are not UTF-8) open too.
+        guard let bytes = try? readFile(atPath: path), case let text = String(decoding: bytes, as: UTF8.self),
+            text.hasPrefix("#fake")
+        else {
             throw CocoaError(.fileReadCorruptFile)
         }
         var info = SongInfo(durationMilliseconds: 1044)

@@ -25,5 +25,6 @@ public struct CommandTable: Sendable {
 
     /// Every command Fermata implements.
     public static let standard = CommandTable(
-        ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all)
+        ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
+            + SearchCommands.all + ArtCommands.all)
 }

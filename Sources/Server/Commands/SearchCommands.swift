@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import MPDProtocol
+import Model
+
+/// Querying the database: `find`, `search`, `count`, `list`.
+enum SearchCommands {
+    static let all: [Command] = [
+        Command("count", .read, 1, nil, count),
+        Command("find", .read, 1, nil) { context throws(AckError) in try match(&context, foldCase: false) },
+        Command("list", .read, 1, nil, list),
+        Command("search", .read, 1, nil) { context throws(AckError) in try match(&context, foldCase: true) },
+    ]
+
+    /// The songs a filter selects, in walk order, starting at its `base` when it has one.
+    ///
+    /// - Throws: `No such directory` (50) for a base that is neither a directory nor a song.
+    static func select(_ database: Database, filter: SongFilter) throws(AckError) -> [Int32] {
+        var result: [Int32] = []
+        let start: Int32
+        if let base = filter.base, !base.isEmpty, base != "/" {
+            if let directory = database.directory(at: base) {
+                start = directory
+            } else if let song = database.song(at: base), !base.contains("//") {
+                if filter.matches(database.songs[Int(song)]) { result.append(song) }
+                return result
+            } else {
+                throw AckError(.noExist, "No such directory")
+            }
+        } else {
+            start = 0
+        }
+        if start == 0 && filter.isEmpty {
+            return Array(0..<Int32(database.songs.count))
+        }
+        database.walk(from: start, recursive: true) { index in
+            if filter.matches(database.songs[Int(index)]) { result.append(index) }
+        }
+        return result
+    }
+
+    static func match(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
+        let selection = try FilterSelection.parse(arguments: context.arguments[...], foldCase: foldCase)
+        let database = try DatabaseCommands.database(context)
+        var songs = try select(database, filter: selection.filter)
+        if let sort = selection.sort { songs = sorted(songs, in: database, by: sort) }
+        let window = selection.window.indices(count: songs.count)
+        let tags = DatabaseCommands.visibleTags(context)
+        for index in songs[window] {
+            let song = database.songs[Int(index)]
+            var info = song.info
+            // mpd copies sorted results into "detached" songs, which do not carry the audio format, so a
+            // sorted reply has no Format lines.
+            if selection.sort != nil { info.audioFormat = nil }
+            SongPrinter.writeSong(
+                uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
+                to: context.client)
+        }
+        return .ok
+    }
+
+    /// `mpd`'s stable sort of a selection: by `Last-Modified`, by Track/Disc as `strtol` numbers, or by
+    /// the tag's sort value (with fallbacks) compared byte-wise; `-` swaps the operands.
+    static func sorted(_ songs: [Int32], in database: Database, by order: SortOrder) -> [Int32] {
+        let descending = order.descending
+        switch order.key {
+        case .lastModified:
+            let keyed = songs.map { ($0, database.songs[Int($0)].modificationTime) }
+            return keyed.enumerated().sorted { a, b in
+                let (x, y) = (a.element.1, b.element.1)
+                if x != y { return descending ? x > y : x < y }
+                return a.offset < b.offset
+            }.map(\.element.0)
+        case .tag(let type):
+            let keyed = songs.map { ($0, database.songs[Int($0)].info.sortValue(type)) }
+            let numeric = type == .track || type == .disc
+            return keyed.enumerated().sorted { a, b in
+                var (x, y) = (a.element.1, b.element.1)
+                if descending { swap(&x, &y) }
+                let less: Bool
+                let greater: Bool
+                if numeric {
+                    let (p, q) = (Database.leadingInteger(x), Database.leadingInteger(y))
+                    (less, greater) = (p < q, q < p)
+                } else {
+                    (less, greater) = (x.utf8.lexicographicallyPrecedes(y.utf8), y.utf8.lexicographicallyPrecedes(x.utf8))
+                }
+                if less { return true }
+                if greater { return false }
+                return a.offset < b.offset
+            }.map(\.element.0)
+        }
+    }
+
+    static func count(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var arguments = context.arguments[...]
+        var group: TagType?
+        if arguments.count >= 2 && arguments[arguments.endIndex - 2] == "group" {
+            let name = arguments[arguments.endIndex - 1]
+            guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
+            group = type
+            arguments.removeLast(2)
+        }
+        let filter = arguments.isEmpty ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false)
+        let database = try DatabaseCommands.database(context)
+        let songs = try select(database, filter: filter)
+        func write(songs: Int, milliseconds: UInt64) {
+            context.write(raw: "songs: \(songs)\nplaytime: \(milliseconds / 1000)\n")
+        }
+        guard let group else {
+            let total = songs.reduce(UInt64(0)) { $0 + (database.songs[Int($1)].info.durationMilliseconds ?? 0) }
+            write(songs: songs.count, milliseconds: total)
+            return .ok
+        }
+        var counts: [String: (songs: Int, milliseconds: UInt64)] = [:]
+        for index in songs {
+            let info = database.songs[Int(index)].info
+            info.visitWithFallbackOrEmpty(group) { value in
+                counts[value, default: (0, 0)].songs += 1
+                counts[value, default: (0, 0)].milliseconds += info.durationMilliseconds ?? 0
+            }
+        }
+        for value in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            context.write(raw: "\(group.name): \(value)\n")
+            write(songs: counts[value]!.songs, milliseconds: counts[value]!.milliseconds)
+        }
+        return .ok
+    }
+
+    /// A level of `list`'s nested result: values in byte order, each with the next level.
+    private final class Level {
+        var children: [String: Level] = [:]
+    }
+
+    static func list(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var arguments = context.arguments[...]
+        let name = arguments.removeFirst()
+        let database = try DatabaseCommands.database(context)
+        if name.lowercased() == "file" || name.lowercased() == "filename" {
+            let filter = arguments.isEmpty ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false)
+            for index in try select(database, filter: filter) {
+                context.write("file", database.songs[Int(index)].uri)
+            }
+            return .ok
+        }
+        guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
+        var filter: SongFilter?
+        if arguments.count == 1 && !arguments[arguments.startIndex].hasPrefix("(") {
+            // `list album ARTIST`, from before mpd 0.12.
+            guard type == .album else { throw AckError(.arg, "should be \"Album\" for 3 arguments") }
+            filter = SongFilter([.tag(.artist, StringMatcher(arguments.removeFirst(), operation: .equals, foldCase: false))])
+        }
+        var types: [TagType] = []
+        while arguments.count >= 2 && arguments[arguments.endIndex - 2] == "group" {
+            let groupName = arguments[arguments.endIndex - 1]
+            guard let group = TagType(parsing: groupName) else {
+                throw AckError(.arg, "Unknown tag type: \(groupName)")
+            }
+            if group == type || types.contains(group) { throw AckError(.arg, "Conflicting group") }
+            types.append(group)
+            arguments.removeLast(2)
+        }
+        types.append(type)
+        if !arguments.isEmpty { filter = try FilterParser.parse(arguments: arguments, foldCase: false) }
+
+        let root = Level()
+        for index in try select(database, filter: filter ?? SongFilter()) {
+            let info = database.songs[Int(index)].info
+            func collect(_ level: Level, _ depth: Int) {
+                guard depth < types.count else { return }
+                info.visitWithFallbackOrEmpty(types[depth]) { value in
+                    let child: Level
+                    if let existing = level.children[value] {
+                        child = existing
+                    } else {
+                        child = Level()
+                        level.children[value] = child
+                    }
+                    collect(child, depth + 1)
+                }
+            }
+            collect(root, 0)
+        }
+        var text = ""
+        func emit(_ level: Level, _ depth: Int) {
+            for value in level.children.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                text += "\(types[depth].name): \(value)\n"
+                if depth + 1 < types.count { emit(level.children[value]!, depth + 1) }
+            }
+        }
+        emit(root, 0)
+        context.write(raw: text)
+        return .ok
+    }
+}

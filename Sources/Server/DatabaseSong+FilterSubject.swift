@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import Model
+
+extension Database.Song: FilterSubject {
+    public var lastModified: Int64? { self.modificationTime }
+
+    public var audioFormat: AudioFormat? { self.info.audioFormat }
+
+    public var presentTags: TagMask { TagMask(self.info.tags.lazy.map(\.type)) }
+
+    public func tagValues(
+        _ type: TagType
+    ) -> LazyMapSequence<LazyFilterSequence<[TagItem]>, String> {
+        self.info.tags.lazy.filter { $0.type == type }.map(\.value)
+    }
+}
+
+extension SongInfo {
+    /// The first value of `type`, or `nil` (`mpd`'s `Tag::GetValue`).
+    func firstValue(_ type: TagType) -> String? { self.tags.first(where: { $0.type == type })?.value }
+
+    /// `mpd`'s `Tag::GetSortValue`: the tag, else its non-sort base tag, else the fallbacks, else "".
+    func sortValue(_ type: TagType) -> String {
+        if let value = self.firstValue(type) { return value }
+        let decayed: TagType? =
+            switch type {
+            case .artistSort: .artist
+            case .albumSort: .album
+            case .albumArtistSort: .albumArtist
+            default: nil
+            }
+        if let decayed, let value = self.firstValue(decayed) { return value }
+        func fallback(_ type: TagType) -> TagType? {
+            switch type {
+            case .albumArtist: .artist
+            case .musicBrainzAlbumArtistID: .musicBrainzArtistID
+            default: nil
+            }
+        }
+        if let next = fallback(type) { return self.sortValue(next) }
+        if let decayed, let next = fallback(decayed) { return self.sortValue(next) }
+        return ""
+    }
+
+    /// Calls `body` for every value of `type`, or of its fallbacks, or once with "" (`mpd`'s
+    /// `VisitTagWithFallbackOrEmpty`).
+    func visitWithFallbackOrEmpty(_ type: TagType, _ body: (String) -> Void) {
+        for candidate in [type] + type.fallbackTags {
+            var found = false
+            for item in self.tags where item.type == candidate {
+                found = true
+                body(item.value)
+            }
+            if found { return }
+        }
+        body("")
+    }
+}
