@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build build release run demo test unit conformance clean
+.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench clean
 
 all: build
 
@@ -45,6 +45,11 @@ unit: deps-build
 
 conformance: deps release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
+
+# Fermata against mpd on a generated library (100k songs by default; SONGS=2000 for a quick run).
+# Not part of `make test`; writes benchmarks/RESULTS.md.
+bench: deps release
+	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
 
 clean:
 	rm -rf .build var conformance/.cache

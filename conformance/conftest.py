@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mpdtest  # noqa: E402
 from mpdtest import CACHE_DIR, REPO_ROOT, Server  # noqa: E402
 
-DEFAULT_SONGS = 40
+DEFAULT_SONGS = mpdtest.DEFAULT_SONGS
 #: Every server started in this session, for liveness checks and crash reports.
 _RUNNING: list[Server] = []
 _CRASHED: list[str] = []
@@ -136,6 +136,51 @@ def servers(music_dir) -> Servers:
     if any(s.crashed for s in started):
         pytest.fail("a server crashed during the session:\n" + "\n".join(_CRASHED),
                     pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def server_pair():
+    """``server_pair(music_dir)``: a reference mpd and the system under test on
+    another library (e.g. the real-world files), started on first use and kept for
+    the session, like `servers`.  Returns a :class:`Servers`; ``run_as=(uid, gid)``
+    starts both as that user (for file-permission cases when running as root),
+    ``limits={resource.RLIMIT_DATA: n}`` caps what a runaway server can take.
+    """
+    pairs: dict[tuple, Servers] = {}
+    started: list[Server] = []
+
+    def get(music: Path, run_as: tuple[int, int] | None = None,
+            limits: dict[int, int] | None = None, **settings) -> Servers:
+        key = (str(music), run_as, tuple(sorted((limits or {}).items())),
+               tuple(sorted(settings.items())))
+        if key in pairs:
+            return pairs[key]
+        tag = Path(music).name
+        ref = Server(f"ref-{tag}", mpdtest.ref_binary(), music, _workdir("ref"),
+                     {k: str(v) for k, v in settings.items()})
+        sut_bin = mpdtest.sut_binary()
+        sut = None
+        missing = ""
+        if sut_bin.exists():
+            sut = Server(f"sut-{tag}", sut_bin, music, _workdir("sut"),
+                         {k: str(v) for k, v in settings.items()})
+        else:
+            missing = f"system under test not found: {sut_bin}"
+        both = [ref] + ([sut] if sut else [])
+        for s in both:
+            s.run_as = run_as
+            s.limits = dict(limits or {})
+        started.extend(both)
+        _start(both, songs_hint_from=ref)
+        pairs[key] = Servers(ref, sut, missing)
+        return pairs[key]
+
+    yield get
+    for s in started:
+        _stop(s)
+    for s in started:
+        if not s.crashed and not os.environ.get("CONFORMANCE_KEEP"):
+            shutil.rmtree(s.workdir, ignore_errors=True)
 
 
 @pytest.fixture

@@ -49,6 +49,9 @@ GRACE = 0.03 * TIME_SCALE
 #: Upper bound for one settle period (a server that keeps talking).
 SETTLE_MAX = 5.0 * TIME_SCALE
 CONNECT_TIMEOUT = 5.0 * TIME_SCALE
+#: Size of the session library (tools/make-fixtures.py --songs), unless
+#: $CONFORMANCE_SONGS says otherwise.
+DEFAULT_SONGS = 2000
 
 
 def scaled(seconds: float) -> float:
@@ -120,6 +123,11 @@ class Server:
         self.crashed = False
         self.stopped = False
         self.expect_exit = False       # a test made it exit on purpose (kill)
+        #: (uid, gid) to run as, e.g. nobody's, so that file modes matter even
+        #: when the tests run as root.  The work dir is chowned to it.
+        self.run_as: tuple[int, int] | None = None
+        #: resource limits for the process, e.g. {resource.RLIMIT_DATA: 2 << 30}.
+        self.limits: dict[int, int] = {}
 
     @property
     def label(self) -> str:
@@ -167,13 +175,31 @@ class Server:
         self.crashed = False
         self.port = free_port()
         self.write_config()
+        if self.run_as is not None:
+            for path in [self.workdir, *self.workdir.rglob("*")]:
+                os.chown(path, *self.run_as)
         log = open(self.log_path, "ab")
         log.write(f"\n=== {' '.join(self.command())} (port {self.port})\n".encode())
         log.flush()
+        run_as = self.run_as
+        limits = dict(self.limits)
+
+        def preexec():
+            _die_with_parent()
+            if limits:
+                import resource
+                for which, value in limits.items():
+                    resource.setrlimit(which, (value, value))
+            if run_as is not None:
+                os.setgroups([])
+                os.setgid(run_as[1])
+                os.setuid(run_as[0])
+                _die_with_parent()          # setuid clears the death signal
+
         self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                      stdout=log, stderr=subprocess.STDOUT,
                                      cwd=self.workdir, start_new_session=True,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=preexec)
         log.close()
 
     def wait_ready(self, timeout: float = 30.0, songs_hint: int | None = None) -> None:
@@ -358,6 +384,7 @@ class Case:
     steps: list[Step]
     #: Total replies (OK / ACK lines, greeting excluded) the case ends with, if
     #: known: lets the harness stop early instead of waiting for silence.
+    #: ``"auto"`` (in make_case) counts them from the lines sent.
     replies: int | None = None
     #: Extra normalisation: callable(bytes line) -> bytes line.
     normalize: Callable[[bytes], bytes] | None = None
@@ -400,8 +427,47 @@ def missing_commands(case: Case, mpd_commands: set[str], sut_commands: set[str])
     return sorted(needed - set(sut_commands))
 
 
+def count_replies(data: bytes) -> int | None:
+    """How many OK/ACK lines mpd sends for ``data`` written on one connection.
+
+    One per command outside a command list, one per command list.  None (do not
+    guess) if a line would close the connection or blocks (idle).
+    """
+    n = 0
+    in_list = False
+    for line in data.split(b"\n")[:-1]:
+        m = re.match(rb"[a-z][a-z0-9_]*", line)
+        if not m:
+            return None
+        word = m.group()
+        if word in (b"command_list_begin", b"command_list_ok_begin") and not in_list:
+            in_list = True
+        elif word == b"command_list_end" and in_list:
+            in_list = False
+            n += 1
+        elif in_list:
+            continue
+        elif word in (b"idle", b"noidle", b"close", b"kill"):
+            return None
+        else:
+            n += 1
+    return None if in_list else n
+
+
+def _auto_replies(c: Case) -> Case:
+    """``replies="auto"``: count them, if the case runs on one connection."""
+    if c.replies != "auto":
+        return c
+    conns = c.connections()
+    n = count_replies(b"".join(s.data for s in c.steps)) if len(conns) == 1 else None
+    return dataclasses.replace(c, replies=n)
+
+
 def make_case(spec, **options) -> Case:
     """Turn a short description into a Case.
+
+    ``replies="auto"`` counts the replies with :func:`count_replies` (single
+    connection cases only; otherwise it means "unknown").
 
     * ``"ping\\n"`` or ``b"ping\\n"``: one chunk on one connection;
     * ``["pi", "ng\\n"]``: several chunks on one connection, with pauses;
@@ -414,7 +480,7 @@ def make_case(spec, **options) -> Case:
         # Options given for a whole table only fill fields the case left at default.
         defaults = {f.name: f.default for f in dataclasses.fields(Case)}
         keep = {k: v for k, v in options.items() if getattr(spec, k) == defaults.get(k)}
-        return dataclasses.replace(spec, **keep) if keep else spec
+        return _auto_replies(dataclasses.replace(spec, **keep) if keep else spec)
     if isinstance(spec, (str, bytes)):
         spec = [spec]
     steps = []
@@ -428,7 +494,7 @@ def make_case(spec, **options) -> Case:
         steps = [Step("a", b"")]
     if "requires" in options and options["requires"] is not None:
         options["requires"] = frozenset(options["requires"])
-    return Case(steps=steps, **options)
+    return _auto_replies(Case(steps=steps, **options))
 
 
 # ---------------------------------------------------------------------------
@@ -762,6 +828,28 @@ def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 
 
 
 # ---------------------------------------------------------------------------
+# Quoting, for writing cases that contain awkward values
+
+def arg(value: str) -> str:
+    """One protocol argument: double-quoted, with ``\\`` and ``"`` escaped."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def fvalue(value: str, quote: str = "'") -> str:
+    """A quoted value inside a filter expression (the inner escaping layer)."""
+    return quote + value.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
+
+
+def fx(tag: str, op: str, value: str, quote: str = "'") -> str:
+    """A whole filter expression as one protocol argument: both escaping layers.
+
+    ``fx("Artist", "==", "O'Brien")`` gives ``"(Artist == 'O\\\\'Brien')"`` on the wire
+    (what a careful client sends).
+    """
+    return arg(f"({tag} {op} {fvalue(value, quote)})")
+
+
+# ---------------------------------------------------------------------------
 # Declaring differential tests
 
 def case(spec, **options) -> Case:
@@ -798,6 +886,22 @@ def differential(fn=None, **options):
     return wrap(fn) if fn is not None else wrap
 
 
+@dataclasses.dataclass
+class Deviation:
+    """A table row where Fermata deliberately differs from mpd (see :func:`deviation`)."""
+    spec: object
+    reason: str
+
+
+def deviation(spec, reason: str) -> Deviation:
+    """Marks a table row as a deliberate, documented difference from mpd.
+
+    The row still runs and is expected to differ (``xfail(strict=True)``): if it ever matches mpd,
+    the suite fails so the marker can go.
+    """
+    return Deviation(spec, reason)
+
+
 def differential_table(table: dict, **options):
     """One parametrised test over ``{"case id": spec-or-Case, ...}``.
 
@@ -810,10 +914,18 @@ def differential_table(table: dict, **options):
     """
     import pytest
     ids = list(table)
+    params = [
+        pytest.param(i, id=i, marks=pytest.mark.xfail(strict=True, reason=table[i].reason))
+        if isinstance(table[i], Deviation) else pytest.param(i, id=i)
+        for i in ids
+    ]
 
-    @pytest.mark.parametrize("case_id", ids, ids=ids)
+    @pytest.mark.parametrize("case_id", params)
     def test(case_id, differential_runner):
-        differential_runner(make_case(table[case_id], **options), case_id)
+        spec = table[case_id]
+        if isinstance(spec, Deviation):
+            spec = spec.spec
+        differential_runner(make_case(spec, **options), case_id)
     return test
 
 
@@ -830,7 +942,8 @@ def _main(argv: Sequence[str]) -> int:
     ap.add_argument("--port", type=int, help="use a server already listening here")
     ap.add_argument("--binary", default=str(ref_binary()),
                     help="else start this server (default: mpd) on the cached library")
-    ap.add_argument("--songs", type=int, default=int(os.environ.get("CONFORMANCE_SONGS", 40)))
+    ap.add_argument("--songs", type=int,
+                    default=int(os.environ.get("CONFORMANCE_SONGS", DEFAULT_SONGS)))
     args = ap.parse_args(argv)
     steps = []
     for chunk in args.chunks:

@@ -187,3 +187,21 @@ def test_sigint_shuts_down_cleanly(tmp_path):
     assert code == 0
     assert "shutting down" in err
     assert client.recv(100) == b"", "clients are disconnected on shutdown"
+
+
+def test_paths_never_leave_the_music_directory(sut, require_commands):
+    """Deliberate difference from mpd 0.23.12, which lists (listfiles) or reads (albumart) the
+    directory above the music directory for these."""
+    require_commands("listfiles", "albumart")
+    with socket.create_connection(("127.0.0.1", sut.port), timeout=5) as s:
+        f = s.makefile("rwb")
+        f.readline()
+        for request, reply in [
+            (b"listfiles ..\n", b"ACK [2@0] {listfiles} Malformed path\n"),
+            (b'listfiles "Broken/../.."\n', b"ACK [2@0] {listfiles} Malformed path\n"),
+            (b'albumart "../x.mp3" 0\n', b"ACK [50@0] {albumart} No file exists\n"),
+            (b'albumart "a/../../x.mp3" 0\n', b"ACK [50@0] {albumart} No file exists\n"),
+        ]:
+            f.write(request)
+            f.flush()
+            assert f.readline() == reply, request

@@ -114,10 +114,23 @@ enum DatabaseCommands {
     static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uri = try relativeURI(context.arguments.first ?? "", context: context)
         guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
-        if uri.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
-            throw AckError(.arg, "Malformed path")
+        // "." and ".." are resolved here, so "Broken/.." is the root as in mpd, but a path that climbs
+        // out of the music directory is refused (mpd 0.23.12 would list the directory above it).
+        var segments: [Substring] = []
+        var path = root
+        if uri.contains("..") || uri.split(separator: "/").contains(".") {
+            for segment in uri.split(separator: "/") {
+                if segment == "." { continue }
+                if segment == ".." {
+                    guard segments.popLast() != nil else { throw AckError(.arg, "Malformed path") }
+                    continue
+                }
+                segments.append(segment)
+            }
+            if !segments.isEmpty { path += "/" + segments.joined(separator: "/") }
+        } else if !uri.isEmpty {
+            path += "/" + uri
         }
-        let path = uri.isEmpty ? root : root + "/" + uri
         let names: [String]
         do {
             names = try DirectoryEntries.names(in: path)

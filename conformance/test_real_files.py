@@ -1,0 +1,156 @@
+"""Differential cases on real MP3 files nobody here wrote: mutagen's test data.
+
+The MP3 files under ``tests/data`` in mutagen's source distribution (odd ID3v2.2/2.3/2.4
+tags, APEv2, Xing/VBRI/LAME headers, MPEG-2/2.5, an empty file, bad frames...) are
+fetched once with ``pip download --no-binary :all: --no-deps mutagen`` and kept in
+``conformance/.cache/mutagen-mp3/`` (a music directory of just those files).  A
+separate mpd and system under test are started on it (``server_pair``).  Without
+network access (and no cache) the tests are skipped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import mpdtest
+from mpdtest import CACHE_DIR, arg, make_case
+
+MUSIC = CACHE_DIR / "mutagen-mp3"
+STAMP = ".fetched-from"
+PACKAGE = os.environ.get("CONFORMANCE_MUTAGEN", "mutagen")   # e.g. "mutagen==1.47.0"
+
+
+def _pip_commands() -> list[list[str]]:
+    cmds = [[sys.executable, "-m", "pip"]]
+    for name in ("pip3", "pip"):
+        found = shutil.which(name)
+        if found:
+            cmds.append([found])
+    return cmds
+
+
+def _fetch(dest: Path) -> str:
+    """Download the sdist and extract its tests/data/*.mp3 into ``dest``; '' or a reason."""
+    errors = []
+    with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
+        for pip in _pip_commands():
+            try:
+                r = subprocess.run(
+                    [*pip, "download", "--no-binary", ":all:", "--no-deps",
+                     "--disable-pip-version-check", "--quiet", PACKAGE, "-d", tmp],
+                    capture_output=True, text=True, timeout=240,
+                    env=dict(os.environ, PIP_NO_INPUT="1"))
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                errors.append(f"{' '.join(pip)}: {exc}")
+                continue
+            if r.returncode != 0:
+                errors.append(f"{' '.join(pip)}: {(r.stderr or r.stdout).strip()[-300:]}")
+                continue
+            archives = sorted(Path(tmp).glob("mutagen-*.tar.gz"))
+            if not archives:
+                errors.append(f"{' '.join(pip)}: no mutagen-*.tar.gz downloaded")
+                continue
+            staging = Path(tempfile.mkdtemp(prefix=".mutagen-mp3-", dir=dest.parent))
+            try:
+                with tarfile.open(archives[0]) as tar:
+                    for member in tar.getmembers():
+                        parts = Path(member.name).parts
+                        if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
+                                and parts[3].lower().endswith(".mp3")):
+                            data = tar.extractfile(member).read()
+                            out = staging / parts[3]
+                            out.write_bytes(data)
+                            os.utime(out, (member.mtime, member.mtime))
+                (staging / STAMP).write_text(archives[0].name + "\n")
+                if dest.exists():
+                    shutil.rmtree(dest)
+                staging.rename(dest)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+            return ""
+    return "; ".join(errors) or "no pip found"
+
+
+@pytest.fixture(scope="session")
+def mutagen_music() -> Path:
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(CACHE_DIR / "mutagen.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (MUSIC / STAMP).exists():
+            reason = _fetch(MUSIC)
+            if reason:
+                pytest.skip(f"could not fetch mutagen's source distribution from PyPI "
+                            f"(network?): {reason}")
+    if not any(MUSIC.glob("*.mp3")):
+        pytest.skip(f"no MP3 files in {MUSIC}")
+    return MUSIC
+
+
+@pytest.fixture
+def real_pair(mutagen_music, server_pair):
+    pair = server_pair(mutagen_music)
+    pair.require_sut()
+    return pair
+
+
+def _run(pair, spec, name, **options):
+    c = make_case(spec, replies="auto", **options)
+    missing = mpdtest.missing_commands(c, pair.mpd_commands, pair.sut_commands)
+    if missing and not os.environ.get("CONFORMANCE_NO_SKIP"):
+        pytest.skip(f"restricted to implemented commands: the system under test does "
+                    f"not list {', '.join(missing)} in `commands`")
+    try:
+        mpdtest.compare(c, pair.ref, pair.sut, name)
+    except mpdtest.DifferentialMismatch as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def _files(music: Path) -> list[str]:
+    return sorted(p.name for p in music.glob("*.mp3"))
+
+
+def test_real_files_present(mutagen_music):
+    names = _files(mutagen_music)
+    assert len(names) >= 10, names
+
+
+def test_real_listallinfo(real_pair):
+    songs = int(mpdtest.parse_pairs(real_pair.ref.query("stats")).get("songs", 0))
+    assert songs >= 10, f"mpd found only {songs} songs in {real_pair.ref.music_dir}"
+    _run(real_pair, "listallinfo\n", "listallinfo")
+
+
+def test_real_lsinfo_and_listfiles(real_pair):
+    _run(real_pair, "lsinfo\n", "lsinfo")
+    _run(real_pair, "listfiles\n", "listfiles")
+
+
+def test_real_stats_and_lists(real_pair):
+    _run(real_pair, "stats\n", "stats")
+    _run(real_pair, "list album group artist\nlist date\nlist genre\n", "list")
+    _run(real_pair, "count group albumartist\n", "count")
+
+
+def test_real_readcomments(real_pair, mutagen_music):
+    spec = "".join(f"readcomments {arg(n)}\n" for n in _files(mutagen_music))
+    _run(real_pair, spec, "readcomments of every file")
+
+
+def test_real_readpicture(real_pair, mutagen_music):
+    spec = "".join(f"readpicture {arg(n)} 0\n" for n in _files(mutagen_music))
+    _run(real_pair, "binarylimit 1048576\n" + spec, "readpicture of every file")
+
+
+def test_real_find_every_file(real_pair, mutagen_music):
+    spec = "".join(f"find file {arg(n)}\n" for n in _files(mutagen_music))
+    _run(real_pair, spec, "find each file")
