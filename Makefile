@@ -25,6 +25,7 @@ release: deps-build
 	$(SWIFT) build -c release
 
 demo: deps-run
+	mkdir -p $(dir $(DEMO_MUSIC)) var
 	$(PYTHON) tools/make-fixtures.py $(DEMO_MUSIC)
 	printf 'music_directory "%s"\n' "$(abspath $(DEMO_MUSIC))" > var/demo.conf
 
