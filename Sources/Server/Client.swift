@@ -39,6 +39,8 @@ public final class Client: ConnectionDelegate {
     }
 
     private var framer = LineFramer()
+    /// A reply still being produced; no further request is read until it is done.
+    private var stream: ReplyStream?
     private var listMode = ListMode.none
     private var listLines: [[UInt8]] = []
     private var listSize = 0
@@ -51,6 +53,8 @@ public final class Client: ConnectionDelegate {
         self.server = server
         self.permissions = permissions
         connection.delegate = self
+        // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
+        connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
     }
 
     /// Whether the client is waiting in `idle`.
@@ -92,6 +96,13 @@ public final class Client: ConnectionDelegate {
 
     private func processInput() {
         while !self.connection.isClosed {
+            if self.stream != nil {
+                self.pumpStream()
+                if self.stream != nil {
+                    self.connection.isReadingPaused = true
+                    return
+                }
+            }
             if self.connection.pendingOutputCount >= self.connection.lowWaterMark {
                 // Back-pressure: answer nothing more until the client reads what it asked for.
                 self.connection.isReadingPaused = true
@@ -162,6 +173,9 @@ public final class Client: ConnectionDelegate {
             switch self.run(line, index: 0) {
             case .success(.ok):
                 self.connection.write("OK\n")
+            case .success(.stream(let stream)):
+                self.stream = stream
+                self.pumpStream()
             case .success(let other):
                 self.perform(other)
             case .failure:
@@ -186,6 +200,12 @@ public final class Client: ConnectionDelegate {
         for (index, line) in lines.enumerated() {
             switch self.run(line, index: index) {
             case .success(.ok):
+                if okMode { self.connection.write("list_OK\n") }
+                self.checkOutputBound()
+                if self.connection.isClosed { return }
+            case .success(.stream(let stream)):
+                // Inside a list the reply is produced whole, as mpd produces every reply.
+                while stream.next() {}
                 if okMode { self.connection.write("list_OK\n") }
                 self.checkOutputBound()
                 if self.connection.isClosed { return }
@@ -231,9 +251,23 @@ public final class Client: ConnectionDelegate {
         }
     }
 
+    /// Produces stream pieces while the client keeps up; writes `OK` when the stream ends.
+    private func pumpStream() {
+        while let stream = self.stream, !self.connection.isClosed {
+            if self.connection.pendingOutputCount >= self.connection.lowWaterMark { return }
+            if !stream.next() {
+                self.stream = nil
+                self.connection.write("OK\n")
+            }
+        }
+    }
+
     private func perform(_ result: CommandResult) {
         switch result {
         case .ok:
+            self.connection.write("OK\n")
+        case .stream(let stream):
+            while stream.next() {}
             self.connection.write("OK\n")
         case .idle(let mask):
             self.idleSubscription = mask
@@ -248,7 +282,9 @@ public final class Client: ConnectionDelegate {
 
     /// `mpd` drops a client whose queued output outgrows `max_output_buffer_size`.
     private func checkOutputBound() {
-        guard self.connection.pendingOutputCount > self.server.options.maxOutputBufferSize else { return }
+        // A streamed reply is bounded by its producer (one piece past the low-water mark), not by this.
+        guard self.stream == nil, self.connection.pendingOutputCount > self.server.options.maxOutputBufferSize
+        else { return }
         self.server.logger.warning("output buffer full, closing", ["client": "\(self.id)"])
         self.connection.closeNow()
     }

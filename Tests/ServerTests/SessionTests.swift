@@ -188,4 +188,34 @@ struct DatabaseCommandTests {
         self.waitForUpdate(client)
         #expect(client.request("listall") == ["file: a.mp3", "file: new.mp3", "OK"])
     }
+
+    @Test func largeListingsStreamPastTheOutputBufferLimit() throws {
+        // mpd drops a client whose reply outgrows max_output_buffer_size; Fermata produces listings as the
+        // client reads, so the whole reply arrives with far less buffered.
+        let music = try MusicDirectory()
+        for index in 0..<400 {
+            try music.song("d\(index % 7)/s\(index).mp3", ["Title": String(repeating: "t", count: 200), "Artist": "A\(index)"])
+        }
+        let path = music.path
+        let server = try TestServer { options in
+            options.maxOutputBufferSize = 32 * 1024
+            options.musicDirectory = path
+            options.library = LibraryOptions(
+                updater: Updater(root: path, reader: FakeReader(), logger: .discarding), databaseFile: nil)
+        }
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        self.waitForUpdate(client)
+        let stats = client.request("stats")
+        #expect(stats.contains("songs: 400"), "\(stats)")
+        let reply = client.request("listallinfo")
+        #expect(reply.last == "OK")
+        #expect(reply.filter { $0.hasPrefix("file: ") }.count == 400)
+        #expect(reply.joined(separator: "\n").utf8.count > 100 * 1024)
+        let search = client.request("search title t")
+        #expect(search.filter { $0.hasPrefix("file: ") }.count == 400)
+        #expect(client.request("ping") == ["OK"])
+    }
 }
+

@@ -3,7 +3,7 @@
 import MPDProtocol
 
 /// What a command asks the session to do after it ran without error.
-public enum CommandResult: Sendable, Equatable {
+public enum CommandResult {
     /// Reply `OK` (or `list_OK` inside an OK-list).
     case ok
     /// Enter idle, waiting for one of these subsystems.
@@ -12,6 +12,35 @@ public enum CommandResult: Sendable, Equatable {
     case close
     /// Send nothing and stop the daemon (`kill`).
     case kill
+    /// A large reply, produced piece by piece as the client reads it, then `OK`.
+    case stream(ReplyStream)
+}
+
+/// A reply produced in pieces, so a huge listing never sits whole in memory: the session asks for the
+/// next piece only when the client has read most of the previous ones.
+///
+/// Loop-confined.
+public final class ReplyStream {
+    private let produce: () -> Bool
+
+    /// Creates a stream; `produce` writes one piece and returns whether more remain.
+    init(_ produce: @escaping () -> Bool) {
+        self.produce = produce
+    }
+
+    /// Writes the next piece; returns whether more remain.
+    func next() -> Bool { self.produce() }
+
+    /// Streams `count` items, `chunk` at a time, writing each chunk's text with `write`.
+    static func chunked(count: Int, chunk: Int = 64, write: @escaping (Range<Int>) -> Void) -> ReplyStream {
+        var position = 0
+        return ReplyStream {
+            let end = min(position + chunk, count)
+            if position < end { write(position..<end) }
+            position = end
+            return position < count
+        }
+    }
 }
 
 /// One entry of the command table: the wire name, the permission it needs, its argument counts and

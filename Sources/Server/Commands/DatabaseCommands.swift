@@ -59,7 +59,10 @@ enum DatabaseCommands {
         if uri == "/" { uri = "" }
         uri = try relativeURI(uri, context: context)
         let database = try database(context)
-        try walk(database, uri: uri, recursive: false, full: true, context: context)
+        let tags = visibleTags(context)
+        for entry in try walk(database, uri: uri, recursive: false) {
+            write(entry, database: database, full: true, tags: tags, to: context.client)
+        }
         return .ok
     }
 
@@ -69,39 +72,68 @@ enum DatabaseCommands {
         var uri = context.arguments.first ?? ""
         if uri == "/" { uri = "" }
         let database = try database(context)
-        try walk(database, uri: uri, recursive: true, full: full, context: context)
-        return .ok
-    }
-
-    /// Prints the directory at `uri` (its songs, then each sub-directory), or the song at `uri`.
-    static func walk(
-        _ database: Database, uri: String, recursive: Bool, full: Bool, context: CommandContext
-    ) throws(AckError) {
+        let entries = try walk(database, uri: uri, recursive: true)
         let client = context.client
         let tags = visibleTags(context)
-        func printSong(_ index: Int32) {
+        // Streamed: a whole-library listallinfo is tens of megabytes on a large library.
+        return .stream(
+            ReplyStream.chunked(count: entries.count) { range in
+                for entry in entries[range] { write(entry, database: database, full: full, tags: tags, to: client) }
+            })
+    }
+
+    /// One line group of a listing: a directory, a song, or a playlist file of a directory.
+    enum Entry {
+        case directory(Int32)
+        case song(Int32)
+        case playlist(directory: Int32, index: Int)
+    }
+
+    /// What a listing of `uri` shows, in `mpd`'s order: for a directory its songs, its playlist files,
+    /// then each sub-directory (followed, when recursive, by its contents); for a song just the song.
+    ///
+    /// - Throws: `No such directory` (50) when `uri` is neither.
+    static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
+        var entries: [Entry] = []
+        if let directory = database.directory(at: uri) {
+            if recursive && directory != 0 { entries.append(.directory(directory)) }
+            func visit(_ index: Int32) {
+                let node = database.directories[Int(index)]
+                for song in node.songs { entries.append(.song(song)) }
+                for position in node.playlists.indices { entries.append(.playlist(directory: index, index: position)) }
+                for child in node.children {
+                    entries.append(.directory(child))
+                    if recursive { visit(child) }
+                }
+            }
+            visit(directory)
+        } else if let song = database.song(at: uri) {
+            entries.append(.song(song))
+        } else {
+            throw AckError(.noExist, "No such directory")
+        }
+        return entries
+    }
+
+    /// Writes one entry, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
+    static func write(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to client: Client) {
+        switch entry {
+        case .directory(let index):
+            SongPrinter.writeDirectory(database.directories[Int(index)], full: full, to: client)
+        case .song(let index):
             let song = database.songs[Int(index)]
             if full {
                 SongPrinter.writeSong(song, visibleTags: tags, to: client)
             } else {
                 client.write("file: \(song.uri)\n")
             }
-        }
-        if let directory = database.directory(at: uri) {
-            if recursive { SongPrinter.writeDirectory(database.directories[Int(directory)], full: full, to: client) }
-            database.walk(
-                from: directory, recursive: recursive,
-                directory: { SongPrinter.writeDirectory($0, full: full, to: client) }, song: printSong,
-                playlist: { directory, playlist in
-                    let path = directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name
-                    var text = "playlist: \(path)\n"
-                    if full { text += "Last-Modified: \(SongPrinter.iso8601(playlist.modificationTime))\n" }
-                    client.write(text)
-                })
-        } else if let song = database.song(at: uri) {
-            printSong(song)
-        } else {
-            throw AckError(.noExist, "No such directory")
+        case .playlist(let index, let position):
+            let directory = database.directories[Int(index)]
+            let playlist = directory.playlists[position]
+            let path = directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name
+            var text = "playlist: \(path)\n"
+            if full { text += "Last-Modified: \(SongPrinter.iso8601(playlist.modificationTime))\n" }
+            client.write(text)
         }
     }
 

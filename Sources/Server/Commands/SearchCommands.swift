@@ -45,19 +45,24 @@ enum SearchCommands {
         let database = try DatabaseCommands.database(context)
         var songs = try select(database, filter: selection.filter)
         if let sort = selection.sort { songs = sorted(songs, in: database, by: sort) }
-        let window = selection.window.indices(count: songs.count)
+        let selected = Array(songs[selection.window.indices(count: songs.count)])
         let tags = DatabaseCommands.visibleTags(context)
-        for index in songs[window] {
-            let song = database.songs[Int(index)]
-            var info = song.info
-            // mpd copies sorted results into "detached" songs, which do not carry the audio format, so a
-            // sorted reply has no Format lines.
-            if selection.sort != nil { info.audioFormat = nil }
-            SongPrinter.writeSong(
-                uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
-                to: context.client)
-        }
-        return .ok
+        let client = context.client
+        let sorted = selection.sort != nil
+        // Streamed: `search any ""` selects the whole library.
+        return .stream(
+            ReplyStream.chunked(count: selected.count) { range in
+                for index in selected[range] {
+                    let song = database.songs[Int(index)]
+                    var info = song.info
+                    // mpd copies sorted results into "detached" songs, which do not carry the audio
+                    // format, so a sorted reply has no Format lines.
+                    if sorted { info.audioFormat = nil }
+                    SongPrinter.writeSong(
+                        uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
+                        to: client)
+                }
+            })
     }
 
     /// `mpd`'s stable sort of a selection: by `Last-Modified`, by Track/Disc as `strtol` numbers, or by
