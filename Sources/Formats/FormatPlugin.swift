@@ -25,6 +25,12 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError.notRecognized` when `mpd` would fail with "Failed to load file".
     func readPicture(path: String) throws(FormatError) -> Picture?
 
+    /// Reads the name/value pairs `readcomments` prints (raw tag items, such as ID3 `TXXX` frames and
+    /// APEv2 items), in the order `mpd`'s tag scan reports them.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd` would fail with "Failed to load file".
+    func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]
+
     /// Opens a decoder for playback. Call it on the thread that will decode.
     ///
     /// - Throws: `FormatError` when the file cannot be opened or decoded.

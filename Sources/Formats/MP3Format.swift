@@ -51,6 +51,25 @@ public struct MP3Format: FormatPlugin {
         return tags.id3?.pictures().first
     }
 
+    /// `mpd`'s generic scan reports every text item of an APEv2 tag (each value of a list separately);
+    /// when none of those items maps to a tag, it goes on to the ID3 tag, whose `TXXX` frames it reports.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        let file = try Self.open(path)
+        guard Self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
+        let tags = GenericTags.read(file)
+        var pairs: [(name: String, value: String)] = []
+        for item in tags.ape?.items ?? [] where item.isText {
+            let name = RawText.decode(item.key)
+            for value in item.value.split(separator: 0, omittingEmptySubsequences: false) {
+                pairs.append((name, RawText.decode(value)))
+            }
+        }
+        if !tags.apeRecognized, let id3 = tags.id3 {
+            for pair in id3.txxxPairs() { pairs.append((RawText.decode(pair.name), RawText.decode(pair.value))) }
+        }
+        return pairs
+    }
+
     /// Opens a libmpg123 decoder delivering 24-bit samples in 32-bit words, gapless.
     public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
         try MP3Decoder(path: path)

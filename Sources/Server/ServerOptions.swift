@@ -33,6 +33,8 @@ public struct ServerOptions: Sendable {
     public var library: LibraryOptions?
     /// Reads the picture embedded in a song file (`readpicture`); `nil` when no format can.
     public var pictureReader: (@Sendable (String) throws -> Picture?)?
+    /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
+    public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
 
     /// Default options.
     public init() {}

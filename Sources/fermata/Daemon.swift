@@ -177,6 +177,7 @@ enum Daemon {
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)
             let registry = FormatRegistry.standard
             options.pictureReader = { path in try registry.plugin(forPath: path)?.readPicture(path: path) }
+            options.commentReader = { path in try registry.plugin(forPath: path)?.readComments(path: path) ?? [] }
             options.library = LibraryOptions(
                 updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment))
         }

@@ -9,6 +9,7 @@ import Model
 enum ArtCommands {
     static let all: [Command] = [
         Command("albumart", .read, 2, 2, albumart),
+        Command("readcomments", .read, 1, 1, readcomments),
         Command("readpicture", .read, 2, 2, readpicture),
     ]
 
@@ -60,6 +61,36 @@ enum ArtCommands {
             return .ok
         }
         throw AckError(.noExist, "No file exists")
+    }
+
+    /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`
+    /// (starting with a letter) and values without control characters, as `mpd` does.
+    static func readcomments(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
+        let database = try DatabaseCommands.database(context)
+        guard database.song(at: uri) != nil, let root = context.server.options.musicDirectory,
+            let comments = context.server.options.commentReader
+        else {
+            throw AckError(.noExist, "No such song")
+        }
+        let pairs: [(name: String, value: String)]
+        do {
+            pairs = try comments(root + "/" + uri)
+        } catch {
+            throw AckError(.noExist, "Failed to load file")
+        }
+        func isLetter(_ byte: UInt8) -> Bool { (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) }
+        var text = ""
+        for (name, value) in pairs {
+            let nameBytes = Array(name.utf8)
+            guard let first = nameBytes.first, isLetter(first),
+                nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
+                value.utf8.allSatisfy({ $0 >= 0x20 })
+            else { continue }
+            text += "\(name): \(value)\n"
+        }
+        context.write(raw: text)
+        return .ok
     }
 
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
