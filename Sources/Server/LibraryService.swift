@@ -25,7 +25,17 @@ final class LibraryService {
         var databaseFile: String?
         /// The tag types kept (`metadata_to_use`).
         var metadata: TagMask
+        /// Watch for changes with inotify.
+        var autoUpdate = false
+        /// Watch depth; `nil` is unlimited.
+        var autoUpdateDepth: Int?
     }
+
+    /// How long the watcher waits after the last change before it queues updates, so a burst of
+    /// events (an album being copied) becomes one job.
+    static let autoUpdateDelaySeconds = 1.0
+    /// Above this many changed directories, one update of everything replaces one job per directory.
+    static let maximumWatchedJobs = 8
 
     private(set) var database: Database
     private let configuration: Configuration
@@ -33,6 +43,14 @@ final class LibraryService {
     private var queue: [(uri: String, discard: Bool, id: Int)] = []
     private var running = false
     private var lastJobID = 0
+
+    private var inotify: FileDescriptor?
+    private var inotifyRegistration: EventLoop.Registration?
+    private var watches: [Int32: String] = [:]
+    private var watchByPath: [String: Int32] = [:]
+    private var changedDirectories: Set<String> = []
+    private var lastChange: UInt64 = 0
+    private var flushTimer: EventLoop.Timer?
 
     init(configuration: Configuration, server: Server) {
         self.configuration = configuration
@@ -52,6 +70,108 @@ final class LibraryService {
                 self.server.logger.warning("database file unusable, rescanning", ["file": path])
             }
             _ = try? self.enqueue(uri: "", discard: false)
+        }
+        if self.configuration.autoUpdate { self.startWatching() }
+    }
+
+    // MARK: - auto_update
+
+    private func startWatching() {
+        do {
+            let fd = try Inotify.inotify_init()
+            self.inotify = fd
+            self.inotifyRegistration = try self.server.loop.register(fd, events: .input) { [unowned self] _ in
+                self.handleWatchEvents()
+            }
+            self.rebuildWatches()
+        } catch {
+            self.server.logger.error("auto_update: inotify unavailable", ["error": "\(error)"])
+        }
+    }
+
+    /// Stops watching (shutdown).
+    func stopWatching() {
+        if let registration = self.inotifyRegistration { self.server.loop.deregister(registration) }
+        self.inotifyRegistration = nil
+        self.inotify?.close()
+        self.inotify = nil
+        if let timer = self.flushTimer { self.server.loop.cancel(timer) }
+    }
+
+    /// Watches every directory of the current database within the depth limit; drops watches of
+    /// directories that are gone.
+    private func rebuildWatches() {
+        guard let fd = self.inotify else { return }
+        let root = self.configuration.updater.root
+        var wanted = Set<String>()
+        for directory in self.database.directories {
+            let depth = directory.path.isEmpty ? 0 : directory.path.split(separator: "/").count
+            if let limit = self.configuration.autoUpdateDepth, depth > limit { continue }
+            wanted.insert(directory.path)
+        }
+        for (path, watch) in self.watchByPath where !wanted.contains(path) {
+            Inotify.inotify_rm_watch(fd, watch: watch)
+            self.watchByPath.removeValue(forKey: path)
+            self.watches.removeValue(forKey: watch)
+        }
+        for path in wanted where self.watchByPath[path] == nil {
+            do {
+                let watch = try Inotify.inotify_add_watch(
+                    fd, path: path.isEmpty ? root : root + "/" + path, mask: Inotify.libraryMask)
+                self.watches[watch] = path
+                self.watchByPath[path] = watch
+            } catch {
+                self.server.logger.warning("auto_update: cannot watch", ["path": path, "error": "\(error)"])
+            }
+        }
+    }
+
+    private func handleWatchEvents() {
+        guard let fd = self.inotify else { return }
+        for event in Inotify.readEvents(fd) {
+            guard let path = self.watches[event.watch] else { continue }
+            if event.isWatchRemoved {
+                self.watches.removeValue(forKey: event.watch)
+                self.watchByPath.removeValue(forKey: path)
+            }
+            if event.name.hasPrefix(".") && event.name.hasSuffix(".tmp") { continue }
+            // A change inside a directory is picked up by updating that directory.
+            self.changedDirectories.insert(path)
+        }
+        guard !self.changedDirectories.isEmpty else { return }
+        self.lastChange = MonotonicClock.now()
+        if self.flushTimer == nil { self.scheduleFlush() }
+    }
+
+    private func scheduleFlush() {
+        let deadline = self.lastChange + UInt64(Self.autoUpdateDelaySeconds * 1e9)
+        self.flushTimer = self.server.loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.flushTimer = nil
+            if MonotonicClock.now() < self.lastChange + UInt64(Self.autoUpdateDelaySeconds * 1e9) {
+                self.scheduleFlush()
+            } else {
+                self.queueChangedDirectories()
+            }
+        }
+    }
+
+    /// Queues one update per changed directory (a directory inside another changed one is covered by
+    /// it), or one update of everything when many changed.
+    private func queueChangedDirectories() {
+        let changed = self.changedDirectories.sorted()
+        self.changedDirectories = []
+        var roots: [String] = []
+        for path in changed where !roots.contains(where: { $0.isEmpty || path == $0 || path.hasPrefix($0 + "/") }) {
+            roots.append(path)
+        }
+        if roots.count > Self.maximumWatchedJobs { roots = [""] }
+        for path in roots {
+            do {
+                _ = try self.enqueue(uri: path, discard: false)
+            } catch {
+                self.server.logger.warning("auto_update: update not queued", ["path": path, "error": "\(error)"])
+            }
         }
     }
 
@@ -105,7 +225,10 @@ final class LibraryService {
 
     private func finish(database: Database?, modified: Bool, id: Int) {
         self.running = false
-        if let database { self.database = database }
+        if let database {
+            self.database = database
+            self.rebuildWatches()
+        }
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)
         if modified { self.server.emit(.database) }

@@ -42,7 +42,8 @@ public final class Server {
         if let library = options.library {
             self.library = LibraryService(
                 configuration: .init(
-                    updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse),
+                    updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
+                    autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
     }
@@ -116,6 +117,7 @@ public final class Server {
 
     /// Stops listening and closes every client.
     public func shutdown() {
+        self.library?.stopWatching()
         self.stopListening()
         for client in Array(self.clients.values) { client.close() }
         self.clients = [:]

@@ -46,10 +46,17 @@ public struct LibraryOptions: Sendable {
     public var updater: Updater
     /// The database file (`db_file`), if any.
     public var databaseFile: String?
+    /// Watch the music directory with inotify and update what changes (`auto_update`).
+    public var autoUpdate: Bool
+    /// How deep below the music directory to watch (`auto_update_depth`; 0 is the music directory
+    /// itself, `nil` is unlimited).
+    public var autoUpdateDepth: Int?
 
     /// Creates database settings.
-    public init(updater: Updater, databaseFile: String?) {
+    public init(updater: Updater, databaseFile: String?, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil) {
         self.updater = updater
         self.databaseFile = databaseFile
+        self.autoUpdate = autoUpdate
+        self.autoUpdateDepth = autoUpdateDepth
     }
 }

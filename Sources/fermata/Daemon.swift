@@ -179,7 +179,8 @@ enum Daemon {
             options.pictureReader = { path in try registry.plugin(forPath: path)?.readPicture(path: path) }
             options.commentReader = { path in try registry.plugin(forPath: path)?.readComments(path: path) ?? [] }
             options.library = LibraryOptions(
-                updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment))
+                updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment),
+                autoUpdate: settings.autoUpdate, autoUpdateDepth: settings.autoUpdateDepth)
         }
 
         for entry in settings.passwords {

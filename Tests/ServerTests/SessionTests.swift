@@ -217,5 +217,36 @@ struct DatabaseCommandTests {
         #expect(search.filter { $0.hasPrefix("file: ") }.count == 400)
         #expect(client.request("ping") == ["OK"])
     }
+
+    @Test func autoUpdatePicksUpNewAndDeletedFiles() throws {
+        let music = try MusicDirectory()
+        try music.song("a/old.mp3")
+        let path = music.path
+        let server = try TestServer { options in
+            options.musicDirectory = path
+            options.library = LibraryOptions(
+                updater: Updater(root: path, reader: FakeReader(), logger: .discarding), databaseFile: nil,
+                autoUpdate: true)
+        }
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        self.waitForUpdate(client)
+        let idler = try LoopbackClient(port: server.port)
+        _ = idler.readLine()
+        idler.send("idle database\n")
+        try music.song("a/new.mp3")
+        try music.song("b/other.mp3")
+        // The watcher waits a second after the last change, then updates the changed directories.
+        #expect(idler.readReply() == ["changed: database", "OK"])
+        self.waitForUpdate(client)
+        #expect(client.request("listall") == ["directory: a", "file: a/new.mp3", "file: a/old.mp3", "directory: b", "file: b/other.mp3", "OK"])
+        try FileManager.default.removeItem(atPath: path + "/a/old.mp3")
+        for _ in 0..<300 {
+            if !client.request("listall").contains("file: a/old.mp3") { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(!client.request("listall").contains("file: a/old.mp3"))
+    }
 }
 
