@@ -34,6 +34,19 @@ enum SearchCommands {
         if start == 0 && filter.isEmpty {
             return Array(0..<Int32(database.songs.count))
         }
+        // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
+        // value's songs, in ascending order, which is the walk order (a directory's subtree is one
+        // contiguous run of songs).
+        for item in filter.items {
+            guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+                !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
+            else { continue }
+            for index in database.songs(with: type, value: matcher.value)
+            where filter.matches(database.songs[Int(index)]) {
+                result.append(index)
+            }
+            return result
+        }
         database.walk(from: start, recursive: true) { index in
             if filter.matches(database.songs[Int(index)]) { result.append(index) }
         }
