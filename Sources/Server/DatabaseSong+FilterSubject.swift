@@ -47,14 +47,18 @@ extension SongInfo {
     /// Calls `body` for every value of `type`, or of its fallbacks, or once with "" (`mpd`'s
     /// `VisitTagWithFallbackOrEmpty`).
     func visitWithFallbackOrEmpty(_ type: TagType, _ body: (String) -> Void) {
-        for candidate in [type] + type.fallbackTags {
-            var found = false
-            for item in self.tags where item.type == candidate {
-                found = true
-                body(item.value)
-            }
-            if found { return }
-        }
+        if self.visitValues(type, body) { return }
+        for candidate in type.fallbackTags where self.visitValues(candidate, body) { return }
         body("")
+    }
+
+    /// Calls `body` for every value of `type`; returns whether there was any.
+    private func visitValues(_ type: TagType, _ body: (String) -> Void) -> Bool {
+        var found = false
+        for item in self.tags where item.type == type {
+            found = true
+            body(item.value)
+        }
+        return found
     }
 }

@@ -182,8 +182,20 @@ enum SearchCommands {
         types.append(type)
         if !arguments.isEmpty { filter = try FilterParser.parse(arguments: arguments, foldCase: false) }
 
+        let selected = try select(database, filter: filter ?? SongFilter())
+        if types.count == 1 {
+            // One level: a set of values is all that is needed.
+            var values = Set<String>()
+            for index in selected { database.songs[Int(index)].info.visitWithFallbackOrEmpty(type) { values.insert($0) } }
+            var text = ""
+            for value in values.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                text += "\(type.name): \(value)\n"
+            }
+            context.write(raw: text)
+            return .ok
+        }
         let root = Level()
-        for index in try select(database, filter: filter ?? SongFilter()) {
+        for index in selected {
             let info = database.songs[Int(index)].info
             func collect(_ level: Level, _ depth: Int) {
                 guard depth < types.count else { return }
