@@ -75,7 +75,7 @@ public final class Database: Sendable {
                 Directory(path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: []))
             directoryByPath[path] = index
             let songStart = Int32(songs.count)
-            for song in node.songs.values.sorted(by: Self.songOrder) {
+            for song in Self.sortedSongs(node.songs.values) {
                 let uri = path.isEmpty ? song.name : path + "/" + song.name
                 songByURI[uri] = Int32(songs.count)
                 songs.append(
@@ -167,6 +167,32 @@ public final class Database: Sendable {
 
     // MARK: - Ordering
 
+    /// A directory's songs in `mpd`'s order, with each song's sort keys worked out once.
+    static func sortedSongs(_ songs: Dictionary<String, TreeSong>.Values) -> [TreeSong] {
+        guard songs.count > 1 else { return Array(songs) }
+        struct Keyed {
+            var song: TreeSong
+            var album: String?
+            var disc: Int
+            var track: Int
+        }
+        let keyed = songs.map { song in
+            Keyed(
+                song: song, album: song.info.tags.first(where: { $0.type == .album })?.value,
+                disc: Self.leadingInteger(song.info.tags.first(where: { $0.type == .disc })?.value),
+                track: Self.leadingInteger(song.info.tags.first(where: { $0.type == .track })?.value))
+        }
+        return keyed.sorted { a, b in
+            let album = Self.compareOptional(a.album, b.album)
+            if album != 0 { return album < 0 }
+            let disc = Self.compareIntegers(a.disc, b.disc)
+            if disc != 0 { return disc < 0 }
+            let track = Self.compareIntegers(a.track, b.track)
+            if track != 0 { return track < 0 }
+            return Collator.root.compare(a.song.name, b.song.name) < 0
+        }.map(\.song)
+    }
+
     /// `mpd`'s order of songs in a directory: album (collated, missing first), disc, track, file name.
     static func songOrder(_ a: TreeSong, _ b: TreeSong) -> Bool {
         let album = Self.compareOptional(a.info.values(.album).first, b.info.values(.album).first)
@@ -189,8 +215,10 @@ public final class Database: Sendable {
 
     /// Numbers as C's `strtol` reads them; anything not positive counts as "no number" and sorts first.
     private static func compareNumbers(_ a: String?, _ b: String?) -> Int {
-        let x = Self.leadingInteger(a)
-        let y = Self.leadingInteger(b)
+        Self.compareIntegers(Self.leadingInteger(a), Self.leadingInteger(b))
+    }
+
+    private static func compareIntegers(_ x: Int, _ y: Int) -> Int {
         if x <= 0 { return y <= 0 ? 0 : -1 }
         if y <= 0 { return 1 }
         // mpd returns the difference of two longs as an int: huge numbers wrap, and so does the order.

@@ -60,11 +60,19 @@ final class LibraryService {
 
     /// Loads the database file, or starts a full scan when there is none (or it is unusable).
     func start() {
+        let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile,
             let (tree, updateTime) = DatabaseFile.load(from: path, tags: self.configuration.metadata)
         {
+            let parsed = MonotonicClock.now()
             self.database = Database(tree: tree, updateTime: updateTime)
-            self.server.logger.info("database loaded", ["songs": "\(self.database.songs.count)", "file": path])
+            self.server.logger.info(
+                "database loaded",
+                [
+                    "songs": "\(self.database.songs.count)", "file": path,
+                    "parse_ms": "\((parsed - started) / 1_000_000)",
+                    "index_ms": "\((MonotonicClock.now() - parsed) / 1_000_000)",
+                ])
         } else {
             if let path = self.configuration.databaseFile, FileManager.default.fileExists(atPath: path) {
                 self.server.logger.warning("database file unusable, rescanning", ["file": path])
