@@ -135,6 +135,27 @@ public enum DatabaseFile {
             return Substring(line)
         }
 
+        /// Reads a `T <index> <value>` line at the current position.
+        mutating func tagLine() -> (Int, String)? {
+            let count = self.bytes.count
+            var cursor = self.position + 1
+            guard cursor < count, self.bytes[cursor] == UInt8(ascii: " ") else { return nil }
+            cursor += 1
+            var index = 0
+            var digits = 0
+            while cursor < count, self.bytes[cursor] >= 0x30, self.bytes[cursor] <= 0x39, digits < 4 {
+                index = index * 10 + Int(self.bytes[cursor] - 0x30)
+                cursor += 1
+                digits += 1
+            }
+            guard digits > 0, cursor < count, self.bytes[cursor] == UInt8(ascii: " ") else { return nil }
+            let start = cursor + 1
+            var end = start
+            while end < count && self.bytes[end] != 10 { end += 1 }
+            self.position = end + 1
+            return (index, RawText.decode(self.bytes[start..<end]))
+        }
+
         /// Splits off `count` space-separated fields; the rest of the line is the last element.
         static func fields(_ line: Substring, _ count: Int) -> [Substring]? {
             var result: [Substring] = []
@@ -171,8 +192,15 @@ public enum DatabaseFile {
                     stack[stack.count - 1].children[child.name] = child
                 }
             }
-            while let line = self.nextLine() {
-                guard let kind = line.first else { return nil }
+            while self.position < self.bytes.count {
+                // Tag lines are nearly all of the file: they are parsed from the bytes, and only the
+                // value becomes a string.
+                if self.bytes[self.position] == UInt8(ascii: "T") {
+                    guard song != nil, let (index, value) = self.tagLine(), index < tagList.count else { return nil }
+                    song!.info.tags.append(TagItem(tagList[index], value))
+                    continue
+                }
+                guard let line = self.nextLine(), let kind = line.first else { return nil }
                 switch kind {
                 case "D":
                     guard let f = Self.fields(line, 5), let mtime = Int64(f[1]), let inode = UInt64(f[2]),
