@@ -246,6 +246,15 @@ def machine() -> str:
     return f"{os.cpu_count()} CPUs ({model}), {mem} RAM, {platform.system()} {platform.release()}"
 
 
+def shown_path(path: Path) -> str:
+    """The path as RESULTS.md shows it: relative to the repository when inside it, so no machine's
+    absolute paths end up in the committed file."""
+    try:
+        return str(Path(os.path.abspath(path)).relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
 def version_of(binary: Path) -> str:
     try:
         r = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
@@ -396,7 +405,7 @@ def main(argv=None) -> int:
     header = [
         f"* date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"* machine: {machine()}",
-        f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {fermata} ({version_of(fermata)})",
+        f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {shown_path(fermata)} ({version_of(fermata)})",
         f"* library: `tools/make-fixtures.py --songs {args.songs}` ({n_ref} songs in mpd's "
         f"database); queries: median of {args.runs} runs",
         f"* query arguments: artist {artist!r}, album {album!r}, title substring "
