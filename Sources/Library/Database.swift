@@ -99,17 +99,11 @@ public final class Database: Sendable {
 
         var postings = [[String: [Int32]]](repeating: [:], count: TagType.allCases.count)
         for (index, song) in songs.enumerated() {
+            let index = Int32(index)
             for item in song.info.tags {
-                postings[item.type.rawValue][item.value, default: []].append(Int32(index))
-            }
-        }
-        for type in 0..<postings.count {
-            for (value, list) in postings[type] where list.count > 1 {
-                // A song with a value twice (multi-valued duplicates) appears once.
-                var unique = list
-                unique.removeAll(keepingCapacity: true)
-                for element in list where unique.last != element { unique.append(element) }
-                postings[type][value] = unique
+                // A song with the same value twice (multi-valued duplicates) is listed once.
+                if postings[item.type.rawValue][item.value]?.last == index { continue }
+                postings[item.type.rawValue][item.value, default: []].append(index)
             }
         }
 
@@ -119,6 +113,11 @@ public final class Database: Sendable {
         self.songByURI = songByURI
         self.postings = postings
         self.updateTime = updateTime
+        let milliseconds = songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
+        self.statistics = (
+            postings[TagType.artist.rawValue].count, postings[TagType.album.rawValue].count, songs.count,
+            milliseconds / 1000
+        )
         self.tree = tree
     }
 
@@ -156,14 +155,9 @@ public final class Database: Sendable {
 
     // MARK: - Statistics
 
-    /// `stats`' database figures: distinct artists and albums, songs, total play time in seconds.
-    public var statistics: (artists: Int, albums: Int, songs: Int, playTimeSeconds: UInt64) {
-        let milliseconds = self.songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
-        return (
-            self.postings[TagType.artist.rawValue].count, self.postings[TagType.album.rawValue].count,
-            self.songs.count, milliseconds / 1000
-        )
-    }
+    /// `stats`' database figures: distinct artists and albums, songs, total play time in seconds (the sum
+    /// of the songs' durations, truncated), worked out once per snapshot.
+    public let statistics: (artists: Int, albums: Int, songs: Int, playTimeSeconds: UInt64)
 
     // MARK: - Ordering
 
@@ -178,9 +172,9 @@ public final class Database: Sendable {
         }
         let keyed = songs.map { song in
             Keyed(
-                song: song, album: song.info.tags.first(where: { $0.type == .album })?.value,
-                disc: Self.leadingInteger(song.info.tags.first(where: { $0.type == .disc })?.value),
-                track: Self.leadingInteger(song.info.tags.first(where: { $0.type == .track })?.value))
+                song: song, album: song.info.firstValue(.album),
+                disc: Self.leadingInteger(song.info.firstValue(.disc)),
+                track: Self.leadingInteger(song.info.firstValue(.track)))
         }
         return keyed.sorted { a, b in
             let album = Self.compareOptional(a.album, b.album)
@@ -193,17 +187,6 @@ public final class Database: Sendable {
         }.map(\.song)
     }
 
-    /// `mpd`'s order of songs in a directory: album (collated, missing first), disc, track, file name.
-    static func songOrder(_ a: TreeSong, _ b: TreeSong) -> Bool {
-        let album = Self.compareOptional(a.info.values(.album).first, b.info.values(.album).first)
-        if album != 0 { return album < 0 }
-        let disc = Self.compareNumbers(a.info.values(.disc).first, b.info.values(.disc).first)
-        if disc != 0 { return disc < 0 }
-        let track = Self.compareNumbers(a.info.values(.track).first, b.info.values(.track).first)
-        if track != 0 { return track < 0 }
-        return Collator.root.compare(a.name, b.name) < 0
-    }
-
     private static func compareOptional(_ a: String?, _ b: String?) -> Int {
         switch (a, b) {
         case (nil, nil): 0
@@ -213,11 +196,8 @@ public final class Database: Sendable {
         }
     }
 
-    /// Numbers as C's `strtol` reads them; anything not positive counts as "no number" and sorts first.
-    private static func compareNumbers(_ a: String?, _ b: String?) -> Int {
-        Self.compareIntegers(Self.leadingInteger(a), Self.leadingInteger(b))
-    }
-
+    /// Track and disc numbers as `mpd` compares them: anything not positive counts as "no number" and sorts
+    /// first; the difference of two positive numbers is truncated to an `int`, as in `mpd`.
     private static func compareIntegers(_ x: Int, _ y: Int) -> Int {
         if x <= 0 { return y <= 0 ? 0 : -1 }
         if y <= 0 { return 1 }
@@ -225,23 +205,9 @@ public final class Database: Sendable {
         return Int(Int32(truncatingIfNeeded: x &- y))
     }
 
-    /// The integer C's `strtol(text, NULL, 10)` returns: leading blanks, a sign, digits, rest ignored.
+    /// The integer C's `strtol(text, NULL, 10)` returns: leading blanks, a sign, digits, the rest ignored.
     public static func leadingInteger(_ text: String?) -> Int {
         guard let text else { return 0 }
-        var bytes = Substring(text).utf8[...]
-        while let first = bytes.first, first == 0x20 || (first >= 0x09 && first <= 0x0D) { bytes = bytes.dropFirst() }
-        var negative = false
-        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
-            negative = first == UInt8(ascii: "-")
-            bytes = bytes.dropFirst()
-        }
-        var value = 0
-        for byte in bytes {
-            guard byte >= 0x30 && byte <= 0x39 else { break }
-            let (next, overflow) = value.multipliedReportingOverflow(by: 10)
-            if overflow { return negative ? Int.min : Int.max }
-            value = next &+ Int(byte - 0x30)
-        }
-        return negative ? -value : value
+        return Int(CNumbers.strtol(text.utf8, from: 0).value)
     }
 }

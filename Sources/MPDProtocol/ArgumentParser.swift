@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Foundation
 
 /// Command-argument parsers with `mpd`'s rules and error texts (all `ACK` code 2).
@@ -56,23 +57,10 @@ public enum ArgumentParser {
 
     /// `strtoul`/`strtol` digits: optional leading blanks, an optional sign, decimal digits, nothing after.
     private static func parseInteger(_ text: String) -> (UInt64, negative: Bool, overflow: Bool)? {
-        var bytes = Substring(text).utf8[...]
-        while let first = bytes.first, first == 0x20 || (first >= 0x09 && first <= 0x0D) { bytes = bytes.dropFirst() }
-        var negative = false
-        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
-            negative = first == UInt8(ascii: "-")
-            bytes = bytes.dropFirst()
+        let bytes = Array(text.utf8)
+        guard let (magnitude, negative, overflow, end) = CNumbers.scan(bytes, from: 0), end == bytes.count else {
+            return nil
         }
-        guard !bytes.isEmpty else { return nil }
-        var value: UInt64 = 0
-        var overflow = false
-        for byte in bytes {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            let (multiplied, o1) = value.multipliedReportingOverflow(by: 10)
-            let (added, o2) = multiplied.addingReportingOverflow(UInt64(byte - 0x30))
-            if o1 || o2 { overflow = true }
-            value = added
-        }
-        return (value, negative, overflow)
+        return (magnitude, negative, overflow)
     }
 }

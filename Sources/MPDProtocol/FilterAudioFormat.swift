@@ -17,7 +17,7 @@ enum FilterAudioFormat {
     static func parse(_ text: [UInt8], mask: Bool) throws(AckError) -> AudioFormatMask {
         var index = 0
         if text.starts(with: "dsd".utf8) {
-            let (multiple, end) = FilterCNumbers.strtoul(text, from: 3)
+            let (multiple, end) = CNumbers.strtoul(text, from: 3)
             if end > 3, end < text.count, text[end] == UInt8(ascii: ":"), (32...4096).contains(multiple),
                 multiple % 2 == 0
             {
@@ -52,7 +52,7 @@ enum FilterAudioFormat {
             index += 1
             return nil
         }
-        let (value, end) = FilterCNumbers.strtoul(text, from: index)
+        let (value, end) = CNumbers.strtoul(text, from: index)
         guard end > index else { throw AckError(.arg, "Failed to parse the sample rate") }
         guard value > 0 && value < 1 << 30 else { throw AckError(.arg, "Invalid sample rate: \(value)") }
         index = end
@@ -74,7 +74,7 @@ enum FilterAudioFormat {
             index += 3
             return .dsd
         }
-        let (value, end) = FilterCNumbers.strtoul(text, from: index)
+        let (value, end) = CNumbers.strtoul(text, from: index)
         guard end > index else { throw AckError(.arg, "Failed to parse the sample format") }
         index = end
         switch value {
@@ -94,7 +94,7 @@ enum FilterAudioFormat {
             index += 1
             return nil
         }
-        let (value, end) = FilterCNumbers.strtoul(text, from: index)
+        let (value, end) = CNumbers.strtoul(text, from: index)
         guard end > index else { throw AckError(.arg, "Failed to parse the channel count") }
         // mpd prints the value with `%u`, so only its low 32 bits.
         guard (1...8).contains(value) else {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// The `modified-since` operand: an ISO 8601 time as `mpd` 0.23 reads it (through glibc's `strptime`), or else
 /// a UNIX time as `strtoull` reads it.
 ///
@@ -20,7 +22,7 @@ enum FilterTimestamp {
         do {
             return try parseISO8601(text)
         } catch {
-            let (value, end) = FilterCNumbers.strtoul(text, from: 0)
+            let (value, end) = CNumbers.strtoul(text, from: 0)
             if end == text.count && end > 0 { return Int64(bitPattern: value) }
             throw error
         }
@@ -93,7 +95,7 @@ enum FilterTimestamp {
         /// `range`, and fails (consuming nothing) outside `range`.
         mutating func number(_ range: ClosedRange<Int>, digits: Int) -> Int? {
             var position = self.index
-            while position < self.bytes.count, FilterCNumbers.isSpace(self.bytes[position]) { position += 1 }
+            while position < self.bytes.count, CNumbers.isSpace(self.bytes[position]) { position += 1 }
             guard position < self.bytes.count, self.bytes[position] &- 0x30 < 10 else { return nil }
             var value = 0
             var remaining = digits
@@ -145,7 +147,7 @@ enum FilterTimestamp {
             let negative = self.peek == UInt8(ascii: "-")
             self.index += 1
             let failed = AckError(.arg, "Failed to parse time zone offset")
-            let (value, end) = FilterCNumbers.strtoul(self.bytes, from: self.index)
+            let (value, end) = CNumbers.strtoul(self.bytes, from: self.index)
             let hours: UInt32
             var minutes: UInt32 = 0
             switch end - self.index {
@@ -157,7 +159,7 @@ enum FilterTimestamp {
                 hours = UInt32(truncatingIfNeeded: value)
                 self.index = end
                 if self.literal(":") {
-                    let (value, end) = FilterCNumbers.strtoul(self.bytes, from: self.index)
+                    let (value, end) = CNumbers.strtoul(self.bytes, from: self.index)
                     guard end - self.index == 2 else { throw failed }
                     minutes = UInt32(truncatingIfNeeded: value)
                     self.index = end

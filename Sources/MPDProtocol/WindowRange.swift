@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// A parsed `window START:END` argument: zero-based, END excluded, applied after sorting.
 public struct WindowRange: Sendable, Hashable {
     /// The first index.
@@ -36,7 +38,7 @@ public struct WindowRange: Sendable, Hashable {
             // mpd formats these into a 256-byte buffer.
             AckError(.arg, FilterCNumbers.truncated("\(reason): \(text)", toBytes: 255))
         }
-        let (first, afterFirst) = FilterCNumbers.strtol(bytes, from: 0)
+        let (first, afterFirst) = CNumbers.strtol(bytes, from: 0)
         let colon = afterFirst < bytes.count && bytes[afterFirst] == UInt8(ascii: ":")
         guard afterFirst > 0, afterFirst == bytes.count || colon else { throw failure("Integer or range expected") }
         if first == -1 && !colon { return .all }
@@ -44,7 +46,7 @@ public struct WindowRange: Sendable, Hashable {
         guard first <= Int64(Int32.max) else { throw failure("Number too large") }
         let start = Int(first)
         guard colon else { return WindowRange(start: start, end: start + 1) }
-        let (second, afterSecond) = FilterCNumbers.strtol(bytes, from: afterFirst + 1)
+        let (second, afterSecond) = CNumbers.strtol(bytes, from: afterFirst + 1)
         guard afterSecond == bytes.count else { throw failure("Integer or range expected") }
         if afterSecond == afterFirst + 1 { return WindowRange(start: start, end: nil) }
         guard second >= 0 else { throw failure("Number is negative") }

@@ -66,6 +66,9 @@ public struct SongInfo: Sendable, Hashable {
 
     /// The values of one tag type, in stored order.
     public func values(_ type: TagType) -> [String] { self.tags.filter { $0.type == type }.map(\.value) }
+
+    /// The first value of one tag type, or `nil` (`mpd`'s `Tag::GetValue`).
+    public func firstValue(_ type: TagType) -> String? { self.tags.first(where: { $0.type == type })?.value }
 }
 
 /// An embedded picture: its bytes and MIME type, if known.

@@ -103,3 +103,31 @@ public func readFile(atPath path: String) throws(SystemCallError) -> [UInt8] {
         content.append(contentsOf: chunk[0..<count])
     }
 }
+
+/// The size of the file at `path` and at most `count` of its bytes from `offset`: one chunk of a large
+/// file without reading the rest.
+///
+/// The corresponding C functions are `open`, `fstat`, `pread` and `close`.
+/// - Throws: `SystemCallError` from `open`, `fstat` or `pread`.
+public func readFileRange(
+    atPath path: String, offset: Int, count: Int
+) throws(SystemCallError) -> (size: Int, bytes: [UInt8]) {
+    let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        try syscall("open") { Glibc.open(file, O_RDONLY | O_CLOEXEC) }
+    }
+    defer { _ = Glibc.close(fd) }
+    var info = stat()
+    _ = try syscall("fstat") { fstat(fd, &info) }
+    let size = Int(info.st_size)
+    let wanted = max(0, min(count, size - offset))
+    var bytes = [UInt8](repeating: 0, count: wanted)
+    var done = 0
+    while done < wanted {
+        let read = try syscall("pread") {
+            bytes.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + done, wanted - done, off_t(offset + done)) }
+        }
+        if read == 0 { break }
+        done += read
+    }
+    return (size, Array(bytes[0..<done]))
+}

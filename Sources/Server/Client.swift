@@ -173,9 +173,6 @@ public final class Client: ConnectionDelegate {
             switch self.run(line, index: 0) {
             case .success(.ok):
                 self.connection.write("OK\n")
-            case .success(.stream(let stream)):
-                self.stream = stream
-                self.pumpStream()
             case .success(let other):
                 self.perform(other)
             case .failure:
@@ -267,8 +264,9 @@ public final class Client: ConnectionDelegate {
         case .ok:
             self.connection.write("OK\n")
         case .stream(let stream):
-            while stream.next() {}
-            self.connection.write("OK\n")
+            // Produced as the client reads; `pumpStream` writes the OK.
+            self.stream = stream
+            self.pumpStream()
         case .idle(let mask):
             self.idleSubscription = mask
             self.cancelTimeout()

@@ -18,9 +18,6 @@ extension Database.Song: FilterSubject {
 }
 
 extension SongInfo {
-    /// The first value of `type`, or `nil` (`mpd`'s `Tag::GetValue`).
-    func firstValue(_ type: TagType) -> String? { self.tags.first(where: { $0.type == type })?.value }
-
     /// `mpd`'s `Tag::GetSortValue`: the tag, else its non-sort base tag, else the fallbacks, else "".
     func sortValue(_ type: TagType) -> String {
         if let value = self.firstValue(type) { return value }

@@ -170,12 +170,13 @@ enum Daemon {
         options.metadataToUse = settings.metadataToUse
         options.musicDirectory = settings.musicDirectory
         if let musicDirectory = settings.musicDirectory {
+            // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
+            let registry = FormatRegistry.standard
             let updater = Updater(
-                root: musicDirectory, reader: FormatReader(registry: .standard),
+                root: musicDirectory, reader: FormatReader(registry: registry),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)
-            let registry = FormatRegistry.standard
             options.pictureReader = { path in try registry.plugin(forPath: path)?.readPicture(path: path) }
             options.commentReader = { path in try registry.plugin(forPath: path)?.readComments(path: path) ?? [] }
             options.library = LibraryOptions(

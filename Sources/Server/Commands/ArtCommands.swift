@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Library
 import MPDProtocol
 import Model
+import Posix
 
 /// Cover art: `albumart` (a cover file next to the song) and `readpicture` (a picture embedded in it).
 enum ArtCommands {
@@ -16,14 +16,14 @@ enum ArtCommands {
     /// The file names `albumart` tries, in `mpd` 0.23.12's order.
     static let coverNames = ["cover.png", "cover.jpg", "cover.webp"]
 
-    /// Writes one chunk of a binary object: `size`, optional `type`, `binary: n`, the bytes, a newline.
-    static func writeChunk(_ data: [UInt8], offset: Int, type: String?, context: CommandContext) {
-        let count = min(data.count - offset, context.client.binaryLimit)
-        var header = "size: \(data.count)\n"
+    /// Writes one chunk of a binary object of `size` bytes: `size`, optional `type`, `binary: n`, the
+    /// bytes, a newline.
+    static func writeChunk(size: Int, chunk: some Collection<UInt8>, type: String?, context: CommandContext) {
+        var header = "size: \(size)\n"
         if let type { header += "type: \(type)\n" }
-        header += "binary: \(count)\n"
+        header += "binary: \(chunk.count)\n"
         context.client.write(header)
-        context.client.write(bytes: data[offset..<(offset + count)])
+        context.client.write(bytes: chunk)
         context.client.write("\n")
     }
 
@@ -39,25 +39,21 @@ enum ArtCommands {
         guard let root = context.server.options.musicDirectory, context.server.library != nil else {
             throw AckError(.noExist, "No database")
         }
-        // The song's directory: everything before the last slash ("Artist/Album/" names the directory),
-        // with "." and ".." resolved. mpd 0.23.12 would follow "../" out of the music directory; Fermata
-        // never leaves it.
-        var segments: [Substring] = []
-        for segment in (uri.lastIndex(of: "/").map { uri[..<$0] } ?? "").split(separator: "/") {
-            if segment == "." { continue }
-            if segment == ".." {
-                if segments.popLast() == nil { throw AckError(.noExist, "No file exists") }
-                continue
-            }
-            segments.append(segment)
+        // The song's directory: everything before the last slash ("Artist/Album/" names the directory).
+        // mpd 0.23.12 would follow "../" out of the music directory; Fermata never leaves it.
+        let parent = uri.lastIndex(of: "/").map { uri[..<$0] } ?? ""
+        guard let directory = DatabaseCommands.resolvedInsideMusicDirectory(parent) else {
+            throw AckError(.noExist, "No file exists")
         }
-        let directory = segments.joined(separator: "/")
         let base = directory.isEmpty ? root : root + "/" + directory
         for name in Self.coverNames {
-            guard let data = FileManager.default.contents(atPath: base + "/" + name) else { continue }
-            let bytes = [UInt8](data)
-            if offset > bytes.count { throw AckError(.arg, "Offset too large") }
-            writeChunk(bytes, offset: offset, type: nil, context: context)
+            // Clients fetch a cover in binarylimit-sized chunks: read only the chunk asked for.
+            guard
+                let (size, chunk) = try? readFileRange(
+                    atPath: base + "/" + name, offset: offset, count: context.client.binaryLimit)
+            else { continue }
+            if offset > size { throw AckError(.arg, "Offset too large") }
+            writeChunk(size: size, chunk: chunk, type: nil, context: context)
             return .ok
         }
         throw AckError(.noExist, "No file exists")
@@ -111,7 +107,8 @@ enum ArtCommands {
         // No embedded picture: an empty reply, which clients read as "no picture".
         guard let picture else { return .ok }
         if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
-        writeChunk(picture.data, offset: offset, type: picture.mimeType, context: context)
+        let end = offset + min(picture.data.count - offset, context.client.binaryLimit)
+        writeChunk(size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType, context: context)
         return .ok
     }
 }

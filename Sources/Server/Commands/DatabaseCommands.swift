@@ -142,27 +142,14 @@ enum DatabaseCommands {
     /// Symbolic links and other entries are left out, as in `mpd`.
     ///
     /// Unlike `mpd` 0.23.12, which lists the parent of the music directory for `listfiles ../`, a path
-    /// with `..` (or any other unsafe segment) is refused: nothing outside the music directory is shown.
+    /// that climbs out of the music directory is refused: nothing outside it is shown.
     static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uri = try relativeURI(context.arguments.first ?? "", context: context)
         guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
-        // "." and ".." are resolved here, so "Broken/.." is the root as in mpd, but a path that climbs
-        // out of the music directory is refused (mpd 0.23.12 would list the directory above it).
-        var segments: [Substring] = []
-        var path = root
-        if uri.contains("..") || uri.split(separator: "/").contains(".") {
-            for segment in uri.split(separator: "/") {
-                if segment == "." { continue }
-                if segment == ".." {
-                    guard segments.popLast() != nil else { throw AckError(.arg, "Malformed path") }
-                    continue
-                }
-                segments.append(segment)
-            }
-            if !segments.isEmpty { path += "/" + segments.joined(separator: "/") }
-        } else if !uri.isEmpty {
-            path += "/" + uri
-        }
+        // "Broken/.." is the root as in mpd, but a path that climbs out of the music directory is refused
+        // (mpd 0.23.12 would list the directory above it).
+        guard let inside = resolvedInsideMusicDirectory(uri) else { throw AckError(.arg, "Malformed path") }
+        let path = inside.isEmpty ? root : root + "/" + inside
         let names: [String]
         do {
             names = try DirectoryEntries.names(in: path)
@@ -181,6 +168,22 @@ enum DatabaseCommands {
         }
         context.write(raw: text)
         return .ok
+    }
+
+    /// Resolves the "." and ".." segments of a relative path; `nil` when it would climb above the music
+    /// directory. A path without such segments comes back unchanged.
+    static func resolvedInsideMusicDirectory(_ uri: some StringProtocol) -> String? {
+        let segments = uri.split(separator: "/")
+        guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return String(uri) }
+        var resolved: [Substring] = []
+        for segment in segments where segment != "." {
+            if segment == ".." {
+                guard resolved.popLast() != nil else { return nil }
+            } else {
+                resolved.append(Substring(segment))
+            }
+        }
+        return resolved.joined(separator: "/")
     }
 
     static func update(_ context: inout CommandContext, discard: Bool) throws(AckError) -> CommandResult {
