@@ -45,6 +45,21 @@ public struct TreeDirectory: Sendable, Hashable {
         self.name = name
     }
 
+    /// Removes whatever is called `name` here: a sub-directory, a song and, with `includingPlaylist`, a
+    /// playlist file.
+    ///
+    /// - Returns: whether anything was removed.
+    @discardableResult
+    mutating func removeEntry(named name: String, includingPlaylist: Bool = false) -> Bool {
+        var removed = self.children.removeValue(forKey: name) != nil
+        if self.songs.removeValue(forKey: name) != nil { removed = true }
+        if includingPlaylist, let index = self.playlists.firstIndex(where: { $0.name == name }) {
+            self.playlists.remove(at: index)
+            removed = true
+        }
+        return removed
+    }
+
     /// Whether the directory holds nothing: no songs, playlists or sub-directories.
     public var isEmpty: Bool { self.children.isEmpty && self.songs.isEmpty && self.playlists.isEmpty }
 

@@ -130,11 +130,7 @@ public struct Updater: Sendable {
         guard !name.contains("\n"), !self.skipSymlink(name: name, directory: done),
             let status = try? FileStatus(path: fullPath)
         else {
-            if directory.children.removeValue(forKey: name) != nil { modified = true }
-            if directory.songs.removeValue(forKey: name) != nil { modified = true }
-            let count = directory.playlists.count
-            directory.playlists.removeAll { $0.name == name }
-            if directory.playlists.count != count { modified = true }
+            if directory.removeEntry(named: name, includingPlaylist: true) { modified = true }
             return
         }
         if components.count > 1 {
@@ -194,14 +190,10 @@ public struct Updater: Sendable {
         if directory.playlists.count != playlistCount { modified = true }
         let ancestors = ancestors + [(directory.device, directory.inode)]
         for name in names where !name.contains("\n") && !exclude.matches(name) {
-            if self.skipSymlink(name: name, directory: components) {
-                if directory.children.removeValue(forKey: name) != nil { modified = true }
-                if directory.songs.removeValue(forKey: name) != nil { modified = true }
-                continue
-            }
-            guard let status = try? FileStatus(path: fullPath + "/" + name) else {
-                if directory.children.removeValue(forKey: name) != nil { modified = true }
-                if directory.songs.removeValue(forKey: name) != nil { modified = true }
+            guard !self.skipSymlink(name: name, directory: components),
+                let status = try? FileStatus(path: fullPath + "/" + name)
+            else {
+                if directory.removeEntry(named: name) { modified = true }
                 continue
             }
             self.visit(
@@ -231,10 +223,9 @@ public struct Updater: Sendable {
                         directory.playlists.append(entry)
                         modified = true
                     }
-                } else {
-                    let count = directory.playlists.count
-                    directory.playlists.removeAll { $0.name == name }
-                    if directory.playlists.count != count { modified = true }
+                } else if let index = directory.playlists.firstIndex(where: { $0.name == name }) {
+                    directory.playlists.remove(at: index)
+                    modified = true
                 }
                 return
             }
@@ -262,8 +253,7 @@ public struct Updater: Sendable {
                 pending: &pending, modified: &modified, isCancelled: isCancelled)
             directory.children[name] = child
         case .symbolicLink, .other:
-            if directory.children.removeValue(forKey: name) != nil { modified = true }
-            if directory.songs.removeValue(forKey: name) != nil { modified = true }
+            if directory.removeEntry(named: name) { modified = true }
         }
     }
 
