@@ -56,6 +56,10 @@ let package = Package(
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
         .target(name: "Library", dependencies: ["Model", "Posix", "ICU"], swiftSettings: settings),
 
+        // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
+        // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
+        .target(name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings.
         .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
 
@@ -80,6 +84,7 @@ let package = Package(
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),

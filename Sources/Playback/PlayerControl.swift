@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// A song handed to the player: where to read it and what playback needs to know about it.
+public struct PlayableSong: Sendable, Hashable {
+    /// Identifies this hand-over in `PlayerEvent`s. The playlist makes a new token for every hand-over, so the
+    /// same queue entry played twice (repeat, single) has two tokens.
+    public var token: UInt64
+    /// The song's URI, as clients see it (for logs and `error:` texts).
+    public var uri: String
+    /// The absolute file system path the decoder opens.
+    public var path: String
+    /// ReplayGain values from the library.
+    public var replayGain: ReplayGainInfo
+    /// The length the library knows, in milliseconds (used for `duration:` until the decoder knows better).
+    public var durationMilliseconds: UInt64?
+    /// Where playback of this song starts (`rangeid` start), in milliseconds. 0: the beginning.
+    public var rangeStartMilliseconds: UInt64
+    /// Where it ends (`rangeid` end), in milliseconds; `nil`: at the end of the file.
+    public var rangeEndMilliseconds: UInt64?
+
+    /// Creates a song for the player.
+    public init(
+        token: UInt64, uri: String, path: String, replayGain: ReplayGainInfo = ReplayGainInfo(),
+        durationMilliseconds: UInt64? = nil, rangeStartMilliseconds: UInt64 = 0, rangeEndMilliseconds: UInt64? = nil
+    ) {
+        self.token = token
+        self.uri = uri
+        self.path = path
+        self.replayGain = replayGain
+        self.durationMilliseconds = durationMilliseconds
+        self.rangeStartMilliseconds = rangeStartMilliseconds
+        self.rangeEndMilliseconds = rangeEndMilliseconds
+    }
+}
+
+/// The player's state, as `status` reports it.
+public enum PlayerState: String, Sendable {
+    case stop, play, pause
+}
+
+/// `replay_gain_mode`.
+public enum ReplayGainMode: String, Sendable, CaseIterable {
+    case off, track, album, auto
+}
+
+/// What the player tells the playlist. Delivered on the event loop thread, in the order they happened.
+public enum PlayerEvent: Sendable, Equatable {
+    /// The song with this token is now the one heard: playback started (after `play`) or crossed a song
+    /// border into the queued song (gapless or cross-faded). `status` elapsed restarts at its start.
+    case songStarted(token: UInt64)
+    /// The song with this token played to its end and nothing was queued: the player stopped and closed
+    /// its outputs' streams.
+    case finished(token: UInt64)
+    /// The song with this token could not be opened or decoded (`message` is `mpd`'s `error:` text, such as
+    /// `Failed to decode song.mp3`). If a song was queued the player goes on with it (a `songStarted` for it
+    /// follows); otherwise it stops.
+    case songFailed(token: UInt64, message: String)
+    /// Every enabled output failed (or none is enabled): the player stopped; `message` for `error:`.
+    case outputFailed(message: String)
+    /// Playback paused by itself at the start of the queued song because `borderPause` was set (single mode).
+    /// A `songStarted` for that song comes first.
+    case pausedAtBorder(token: UInt64)
+    /// The mixer volume changed outside Fermata (hardware mixer): idle `mixer`.
+    case mixerChanged
+    /// An output was enabled, disabled or changed state by itself: idle `output`.
+    case outputsChanged
+}
+
+/// What `status` shows of the player, read on the event loop thread.
+public struct PlayerSnapshot: Sendable, Equatable {
+    /// play, pause or stop.
+    public var state: PlayerState
+    /// The token of the song heard now (or paused in), if any.
+    public var token: UInt64?
+    /// Seconds played of the current song, from what the outputs have actually played.
+    public var elapsedSeconds: Double
+    /// The current song's length in seconds, when known.
+    public var durationSeconds: Double?
+    /// The bit rate of the current stream in kbit/s (0 when unknown).
+    public var bitRate: Int
+    /// The format the decoder produces (`audio:` in `status`), once known.
+    public var audioFormat: AudioFormat?
+
+    /// A stopped player.
+    public init(
+        state: PlayerState = .stop, token: UInt64? = nil, elapsedSeconds: Double = 0, durationSeconds: Double? = nil,
+        bitRate: Int = 0, audioFormat: AudioFormat? = nil
+    ) {
+        self.state = state
+        self.token = token
+        self.elapsedSeconds = elapsedSeconds
+        self.durationSeconds = durationSeconds
+        self.bitRate = bitRate
+        self.audioFormat = audioFormat
+    }
+}
+
+/// One configured output as the `outputs` command lists it.
+public struct OutputDescription: Sendable, Equatable {
+    /// `outputid`: the index in configuration order.
+    public var id: Int
+    /// `outputname`.
+    public var name: String
+    /// `plugin`: `alsa`, `null`, `fifo`, `pipe`…
+    public var plugin: String
+    /// `outputenabled`.
+    public var enabled: Bool
+    /// `attribute` lines (`name=value`), in `mpd`'s order (e.g. ALSA's `allowed_formats`, `dop`).
+    public var attributes: [(name: String, value: String)]
+
+    /// Creates a description.
+    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = []) {
+        self.id = id
+        self.name = name
+        self.plugin = plugin
+        self.enabled = enabled
+        self.attributes = attributes
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.id == rhs.id && lhs.name == rhs.name && lhs.plugin == rhs.plugin && lhs.enabled == rhs.enabled
+            && lhs.attributes.map(\.name) == rhs.attributes.map(\.name)
+            && lhs.attributes.map(\.value) == rhs.attributes.map(\.value)
+    }
+}
+
+/// The player as the playlist drives it: start a song, queue the next, pause, seek, stop; plus the mixer
+/// and outputs that `setvol`, `outputs` and friends reach.
+///
+/// Loop-confined: every member is called on the event loop thread, and `onEvent` is called there. The
+/// implementation (`Player`) runs decoding and output on its own threads; this interface never blocks for
+/// long (at most until the audio threads acknowledge a command).
+public protocol PlayerControl: AnyObject {
+    /// Receives the player's events on the event loop thread. Set once, before the first `play`.
+    var onEvent: (PlayerEvent) -> Void { get set }
+
+    /// Starts `song` now at `seconds` into it (0: from the start), replacing whatever plays and forgetting
+    /// any queued song; unpauses. A `songStarted` event follows once audio reaches the outputs, or
+    /// `songFailed`.
+    func play(_ song: PlayableSong, atSeconds seconds: Double)
+    /// Sets (or with `nil` clears) the song to play after the current one, decoded ahead so the border is
+    /// gapless or cross-faded. Replaces an earlier queued song that has not started yet.
+    func queue(_ song: PlayableSong?)
+    /// Whether to pause at the start of the queued song when the current one ends (single mode).
+    var borderPause: Bool { get set }
+    /// Pauses (`true`) or resumes (`false`); nothing happens when stopped.
+    func setPaused(_ paused: Bool)
+    /// Stops: drops the current and queued songs and closes the outputs' streams. No event follows.
+    func stop()
+    /// Seeks within the current song (the one with `token`), to `seconds` from its start.
+    ///
+    /// - Returns: `false` when the song cannot seek (the playlist then replies as `mpd` does).
+    func seek(token: UInt64, toSeconds seconds: Double) -> Bool
+    /// What `status` shows now.
+    var snapshot: PlayerSnapshot { get }
+
+    /// `crossfade` in seconds (0: off).
+    var crossfadeSeconds: Double { get set }
+    /// `mixrampdb`.
+    var mixRampDB: Double { get set }
+    /// `mixrampdelay` in seconds (negative or NaN: off).
+    var mixRampDelay: Double { get set }
+    /// `replay_gain_mode` as the player applies it (the playlist resolves `auto` to track or album).
+    var replayGainMode: ReplayGainMode { get set }
+
+    /// The volume 0...100 of the mixer, or `nil` when there is no working mixer (`status` then has no
+    /// `volume:` line and `setvol` fails with `No mixer`).
+    var volume: Int? { get }
+    /// Sets the volume 0...100 on every enabled output's mixer.
+    ///
+    /// - Returns: `false` when there is no mixer or setting it failed.
+    func setVolume(_ volume: Int) -> Bool
+
+    /// Every configured output, in configuration order.
+    var outputs: [OutputDescription] { get }
+    /// Enables or disables output `id`.
+    ///
+    /// - Returns: `false` when no output has that id.
+    func setOutput(id: Int, enabled: Bool) -> Bool
+    /// Sets a runtime attribute of output `id` (`outputset`).
+    ///
+    /// - Returns: `false` when no output has that id; throws the output's message when the attribute is not
+    ///   known or not settable.
+    func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool
+
+    /// Stops the audio threads and closes every device; called once at shutdown.
+    func shutdown()
+}
