@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench clean
+.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench install clean
 
 all: build
 
@@ -51,6 +51,13 @@ conformance: deps release
 # Not part of `make test`; writes benchmarks/RESULTS.md.
 bench: deps release
 	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
+
+# Installs the release binary and the systemd units (see etc/fermata.service for the rest).
+PREFIX ?= /usr/local
+install: release
+	install -D -m 755 .build/release/fermata $(DESTDIR)$(PREFIX)/bin/fermata
+	install -D -m 644 etc/fermata.service $(DESTDIR)/etc/systemd/system/fermata.service
+	install -D -m 644 etc/fermata.socket $(DESTDIR)/etc/systemd/system/fermata.socket
 
 clean:
 	rm -rf .build var conformance/.cache

@@ -152,18 +152,18 @@ def server_pair():
     def get(music: Path, run_as: tuple[int, int] | None = None,
             limits: dict[int, int] | None = None, **settings) -> Servers:
         key = (str(music), run_as, tuple(sorted((limits or {}).items())),
-               tuple(sorted(settings.items())))
+               tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items())))
         if key in pairs:
             return pairs[key]
         tag = Path(music).name
         ref = Server(f"ref-{tag}", mpdtest.ref_binary(), music, _workdir("ref"),
-                     {k: str(v) for k, v in settings.items()})
+                     {k: (v if isinstance(v, list) else str(v)) for k, v in settings.items()})
         sut_bin = mpdtest.sut_binary()
         sut = None
         missing = ""
         if sut_bin.exists():
             sut = Server(f"sut-{tag}", sut_bin, music, _workdir("sut"),
-                         {k: str(v) for k, v in settings.items()})
+                         {k: (v if isinstance(v, list) else str(v)) for k, v in settings.items()})
         else:
             missing = f"system under test not found: {sut_bin}"
         both = [ref] + ([sut] if sut else [])
@@ -224,7 +224,7 @@ def server_factory(music_dir, request):
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
         s = Server(f"{kind}-extra", binary, music or music_dir, _workdir(kind),
-                   {k: str(v) for k, v in settings.items()})
+                   {k: (v if isinstance(v, list) else str(v)) for k, v in settings.items()})
         started.append(s)
         _start([s])
         return s

@@ -155,7 +155,9 @@ class Server:
     def write_config(self) -> None:
         lines = [f"# written by conformance/mpdtest.py for {self.role}"]
         for key, value in self.settings().items():
-            lines.append(f"{key} {conf_quote(value)}")
+            # A list repeats the setting (password, host_permissions, bind_to_address).
+            for one in (value if isinstance(value, list) else [value]):
+                lines.append(f"{key} {conf_quote(one)}")
         lines += ["audio_output {", '    type "null"', '    name "Null Output"', "}"]
         if not is_mpd(self.binary) and os.environ.get("FERMATA_CONFIG_EXTRA"):
             lines.append(os.environ["FERMATA_CONFIG_EXTRA"])

@@ -5,7 +5,7 @@ set -eu
 
 BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen"
-TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps"
+TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps systemd"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

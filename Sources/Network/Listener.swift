@@ -28,6 +28,7 @@ public final class Listener {
     ) throws {
         let fd = try Socket.listen(on: address)
         try self.init(loop: loop, listening: fd, onAccept: onAccept, onError: onError)
+        self.removesSocketFile = true
     }
 
     /// Adopts an already listening socket (for example one passed by systemd).
@@ -84,13 +85,17 @@ public final class Listener {
         }
     }
 
-    /// Stops listening and closes the socket; a Unix socket's file is removed.
+    /// Whether `close()` removes a Unix socket's file: only for sockets this listener bound itself. An adopted
+    /// socket's file belongs to whoever made it (systemd re-uses it for the next activation).
+    private var removesSocketFile = false
+
+    /// Stops listening and closes the socket; the file of a Unix socket it bound itself is removed.
     public func close() {
         guard !self.isClosed else { return }
         self.isClosed = true
         if let registration { self.loop.deregister(registration) }
         self.registration = nil
         self.fd.close()
-        if case .unix(let path) = self.address, !path.isEmpty { _ = unlinkPath(path) }
+        if self.removesSocketFile, case .unix(let path) = self.address, !path.isEmpty { _ = unlinkPath(path) }
     }
 }

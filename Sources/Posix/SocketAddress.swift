@@ -41,6 +41,17 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The numeric host, as `mpd` compares addresses in `host_permissions`: `127.0.0.1`, `::1`; an IPv4
+    /// address mapped into IPv6 (`::ffff:1.2.3.4`) is given as IPv4. `nil` for Unix-domain addresses.
+    public var numericHost: String? {
+        switch self {
+        case .ipv4(let host, _): host
+        case .ipv6(let host, _):
+            host.lowercased().hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
+        case .unix, .abstract: nil
+        }
+    }
+
     /// The C address family (`AF_INET`, `AF_INET6`, `AF_UNIX`).
     public var family: Int32 {
         switch self {

@@ -54,13 +54,26 @@ public final class Server {
     /// The number of connected clients.
     public var clientCount: Int { self.clients.count }
 
-    /// Binds every configured address.
+    /// Loads the database, then binds every configured address, or adopts the listening sockets systemd
+    /// passed instead (socket activation: the configured addresses are then ignored, as in `mpd`).
     ///
     /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
+    /// - Parameter inherited: listening sockets handed over by systemd (`LISTEN_FDS`).
     /// - Throws: `StartError` naming the address that could not be bound.
-    public func start() throws(StartError) {
+    public func start(inherited: [FileDescriptor] = []) throws(StartError) {
         // The database is loaded before the first client is accepted.
         self.library?.start()
+        if !inherited.isEmpty {
+            for fd in inherited {
+                do {
+                    try self.adopt(listening: fd)
+                } catch {
+                    self.stopListening()
+                    throw StartError(address: "inherited socket \(fd.rawValue)", reason: "\(error)")
+                }
+            }
+            return
+        }
         let addresses = self.options.listenAddresses.isEmpty
             ? [ListenAddress.any(port: self.options.port)] : self.options.listenAddresses
         for address in addresses {
@@ -93,12 +106,13 @@ public final class Server {
     /// Listens on a socket handed over already listening (systemd socket activation).
     ///
     /// - Throws: `SystemCallError` if it cannot be registered.
-    public func adopt(listening fd: FileDescriptor) throws {
+    private func adopt(listening fd: FileDescriptor) throws {
         let listener = try Listener(
             loop: self.loop, listening: fd,
             onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
             onError: { [unowned self] error in self.logger.error("accept failed", ["error": "\(error)"]) })
         self.listeners.append(listener)
+        self.logger.info("listening on inherited socket", ["address": listener.address.description])
     }
 
     private func listen(on address: SocketAddress) throws {
@@ -146,7 +160,14 @@ public final class Server {
             self.logger.error("cannot register client", ["error": "\(error)"])
             return
         }
-        let permissions = connection.isLocal ? self.options.localPermissions : self.options.defaultPermissions
+        let permissions: Permission
+        if connection.isLocal {
+            permissions = self.options.localPermissions
+        } else if let host = peer?.numericHost, let granted = self.options.hostPermissions[host] {
+            permissions = granted
+        } else {
+            permissions = self.options.defaultPermissions
+        }
         let client = Client(connection: connection, server: self, permissions: permissions)
         self.clients[id] = client
         self.logger.debug("client connected", ["client": "\(id)", "peer": peer?.description ?? "local"])

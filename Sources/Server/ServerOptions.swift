@@ -25,6 +25,8 @@ public struct ServerOptions: Sendable {
     public var passwords: [String: Permission] = [:]
     /// Permissions of a TCP client that has sent no password.
     public var defaultPermissions = Permission.all
+    /// Permissions of TCP clients by numeric host address (`host_permissions`), instead of the default.
+    public var hostPermissions: [String: Permission] = [:]
     /// Permissions of a Unix-socket client that has sent no password.
     public var localPermissions = Permission.all
     /// The music directory, absolute, if any.

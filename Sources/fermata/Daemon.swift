@@ -59,20 +59,19 @@ enum Daemon {
         }
 
         let sink: LogSink
-        if let logFile = settings.logFile, logFile != "syslog", !commandLine.logToStandardError {
+        if commandLine.logToStandardError || settings.logFile == nil {
+            sink = LogSink()
+        } else if let logFile = settings.logFile, logFile != "syslog" {
             do {
                 sink = try LogSink(path: logFile)
             } catch {
                 throw StartupError(description: "cannot open log_file \"\(logFile)\": \(error.localizedDescription)")
             }
         } else {
-            sink = LogSink()
+            sink = LogSink.syslog()
         }
         let logger = Logger(label: "fermata", threshold: commandLine.verbose ? .debug : settings.logLevel) {
             sink.write($0, $1)
-        }
-        if settings.logFile == "syslog" && !commandLine.logToStandardError {
-            logger.warning("log_file \"syslog\" is not supported yet; logging to standard error")
         }
         for warning in settings.warnings { logger.warning(warning) }
 
@@ -102,7 +101,7 @@ enum Daemon {
             loop.stop()
         }
         do {
-            try server.start()
+            try server.start(inherited: Self.systemdListeners(environment: environment))
         } catch {
             throw StartupError(description: "\(error)")
         }
@@ -114,7 +113,13 @@ enum Daemon {
                 while let signal = SignalFD.read(signals) {
                     switch signal {
                     case SIGHUP:
-                        logger.info("SIGHUP received")
+                        // As mpd: reopen the log file, so logrotate can move it away.
+                        do {
+                            try sink.reopen()
+                            logger.info("SIGHUP: log reopened")
+                        } catch {
+                            logger.error("cannot reopen log_file", ["error": "\(error)"])
+                        }
                     default:
                         logger.notice("shutting down", ["signal": "\(signal)"])
                         loop.stop()
@@ -128,6 +133,32 @@ enum Daemon {
         }
         server.shutdown()
         logger.notice("stopped")
+    }
+
+    /// The listening sockets systemd passed (socket activation): `LISTEN_FDS` descriptors from 3 when
+    /// `LISTEN_PID` is this process. The variables are removed so child processes do not see them.
+    static func systemdListeners(environment: [String: String]) -> [FileDescriptor] {
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap({ Int32($0) }), count > 0
+        else { return [] }
+        return (0..<count).map { index in
+            let fd = FileDescriptor(rawValue: 3 + index)
+            try? fd.setCloseOnExec()
+            return fd
+        }
+    }
+
+    /// Parses a permission list, or fails start-up naming the setting.
+    static func permission(_ text: String, in setting: String) throws(StartupError) -> Permission {
+        guard let permission = Permission(parsingList: text) else {
+            throw StartupError(description: "unknown permission in \(setting) \"\(text)\"")
+        }
+        return permission
     }
 
     /// Where the database lives when `db_file` is not set: `$XDG_CACHE_HOME/fermata/db`, as `mpd` 0.23
@@ -193,22 +224,33 @@ enum Daemon {
             }
             options.passwords[String(entry[..<at])] = permission
         }
+        // mpd's order: any password clears the default; default_permissions sets it; local_permissions
+        // defaults to it; only then does any host_permissions clear the default again (so local clients
+        // keep the configured default).
+        if !settings.passwords.isEmpty { options.defaultPermissions = [] }
         if let text = settings.defaultPermissions {
-            guard let permission = Permission(parsingList: text) else {
-                throw StartupError(description: "unknown permission in default_permissions \"\(text)\"")
-            }
-            options.defaultPermissions = permission
-        } else if !settings.passwords.isEmpty || !settings.hostPermissions.isEmpty {
-            // As in mpd: once any password exists, clients without one get nothing unless configured.
-            options.defaultPermissions = []
+            options.defaultPermissions = try Self.permission(text, in: "default_permissions")
         }
         if let text = settings.localPermissions {
-            guard let permission = Permission(parsingList: text) else {
-                throw StartupError(description: "unknown permission in local_permissions \"\(text)\"")
-            }
-            options.localPermissions = permission
+            options.localPermissions = try Self.permission(text, in: "local_permissions")
         } else {
             options.localPermissions = options.defaultPermissions
+        }
+        for entry in settings.hostPermissions {
+            options.defaultPermissions = []
+            let host = entry.prefix { $0 != " " }
+            let permission = try Self.permission(String(entry.dropFirst(host.count + 1)), in: "host_permissions")
+            let addresses: [SocketAddress]
+            do {
+                addresses = try SocketAddress.resolve(host: String(host), port: 0)
+            } catch {
+                throw StartupError(description: "host_permissions \"\(entry)\": \(error)")
+            }
+            for address in addresses {
+                if let numeric = address.numericHost, options.hostPermissions[numeric] == nil {
+                    options.hostPermissions[numeric] = permission
+                }
+            }
         }
         return options
     }

@@ -97,3 +97,21 @@ struct SyscallTests {
         }
     }
 }
+
+@Suite struct SocketAddressNumericHostTests {
+    @Test(arguments: [
+        (SocketAddress.ipv4(host: "127.0.0.1", port: 1), "127.0.0.1"),
+        (.ipv6(host: "::1", port: 1), "::1"),
+        (.ipv6(host: "::ffff:192.0.2.7", port: 1), "192.0.2.7"),
+        (.ipv6(host: "::FFFF:192.0.2.7", port: 1), "192.0.2.7"),
+        (.ipv6(host: "2001:db8::ffff:1", port: 1), "2001:db8::ffff:1"),
+    ])
+    func numericHostAsMPDComparesIt(address: SocketAddress, host: String) {
+        #expect(address.numericHost == host)
+    }
+
+    @Test func unixAddressesHaveNoHost() {
+        #expect(SocketAddress.unix(path: "/s").numericHost == nil)
+        #expect(SocketAddress.abstract(name: "s").numericHost == nil)
+    }
+}
