@@ -31,6 +31,8 @@ public final class Connection {
 
     /// Pending output above which owners should stop producing (bytes).
     public var lowWaterMark = 64 * 1024
+    /// The socket send buffer asked for (the kernel doubles it for its bookkeeping).
+    public static let sendBufferSize = 128 * 1024
 
     private let fd: FileDescriptor
     private let loop: EventLoop
@@ -73,6 +75,9 @@ public final class Connection {
         if !self.isLocal {
             try? Socket.setNoDelay(fd)
         }
+        // A fixed send buffer instead of the kernel's auto-tuning (up to 4 MiB): a client that stops reading
+        // then costs at most this much kernel memory and reply production, not megabytes of each.
+        try? Socket.setSendBufferSize(fd, Self.sendBufferSize)
         do {
             self.registration = try loop.register(fd, events: [.input, .readHangUp]) { [unowned self] events in
                 self.handle(events)

@@ -108,6 +108,11 @@ public enum Socket {
         try Socket.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
     }
 
+    /// Fixes the kernel send buffer size (`SO_SNDBUF`), turning off its auto-tuning.
+    public static func setSendBufferSize(_ fd: FileDescriptor, _ bytes: Int) throws(SystemCallError) {
+        try Socket.setOption(fd, level: SOL_SOCKET, name: SO_SNDBUF, value: Int32(clamping: bytes))
+    }
+
     /// Sends bytes without raising `SIGPIPE` on a closed peer.
     ///
     /// The corresponding C function is `send` with `MSG_NOSIGNAL`.

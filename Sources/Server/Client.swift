@@ -249,9 +249,15 @@ public final class Client: ConnectionDelegate {
     }
 
     /// Produces stream pieces while the client keeps up; writes `OK` when the stream ends.
+    /// How much of a streamed reply one turn produces before the session yields to the other clients (the
+    /// connection resumes it after the loop's other ready work), so many large replies at once still
+    /// leave every client's next request a short wait.
+    static let streamQuantum = 16 * 1024
+
     private func pumpStream() {
+        let quantum = min(self.connection.lowWaterMark, self.connection.pendingOutputCount + Self.streamQuantum)
         while let stream = self.stream, !self.connection.isClosed {
-            if self.connection.pendingOutputCount >= self.connection.lowWaterMark { return }
+            if self.connection.pendingOutputCount >= quantum { return }
             if !stream.next() {
                 self.stream = nil
                 self.connection.write("OK\n")

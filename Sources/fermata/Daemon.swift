@@ -86,6 +86,7 @@ enum Daemon {
         }
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
+        Self.raiseDescriptorLimit(logger: logger)
         SignalFD.ignoreBrokenPipe()
         let signals: FileDescriptor
         let loop: EventLoop
@@ -133,6 +134,18 @@ enum Daemon {
         }
         server.shutdown()
         logger.notice("stopped")
+    }
+
+    /// Raises the soft limit on open descriptors to the hard limit, so `max_connections` above ~1000 works
+    /// where the default soft limit is 1024 (each client is one descriptor).
+    static func raiseDescriptorLimit(logger: Logger) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        let before = limit.rlim_cur
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+            logger.info("raised the open file limit", ["from": "\(before)", "to": "\(limit.rlim_max)"])
+        }
     }
 
     /// The listening sockets systemd passed (socket activation): `LISTEN_FDS` descriptors from 3 when
