@@ -71,6 +71,8 @@ test_list = differential_table({
     "disc values": 'list disc base "Numbers & Dates"\n',
     "date values": 'list date base "Numbers & Dates"\n',
     "case folding values are distinct": 'list title base "Case Folding"\n',
+    "canonically equivalent values are distinct": 'list artist base "Case Folding" group title\n',
+    "canonically equivalent values counted apart": 'count base "Case Folding" group artist\n',
     "window is 0.25": "list album window 0:2\n",
     "sort is not for list": "list album sort album\n",
     "in a command list": "command_list_ok_begin\nlist genre\nlist bogus\ncommand_list_end\n",

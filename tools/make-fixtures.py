@@ -422,6 +422,12 @@ def awkward_songs():
                                                   artist="Cafe\u0301", track="11")),
         (f"{cf}/Dz digraph.mp3", "tiny8", dict(fold, title="ǅungla ǆ Ǆ", artist="ǅ",
                                               track="12")),
+        # Canonically equivalent to the Kelvin and NFD songs above but other bytes: mpd compares
+        # bytes, so these are distinct values (Swift's String equality would merge them).
+        (f"{cf}/Kelvin ASCII.mp3", "tiny8", dict(fold, title="200 K", artist="Kelvin",
+                                                track="13")),
+        (f"{cf}/Caf\u00e9 NFC.mp3", "tiny8", dict(fold, title="Caf\u00e9 (NFD)",
+                                                 artist="Caf\u00e9", track="14")),
         # Track, Disc and Date in every shape clients meet.
         (f"{nd}/a.mp3", "tiny8", dict(title="Track x", artist="Numbers", album="Numbers",
                                       track="x", disc="x", date="c. 1990")),

@@ -2,6 +2,7 @@
 
 internal import ICU
 import Model
+import Synchronization
 
 /// An immutable snapshot of the music database, with the lookup tables queries need.
 ///
@@ -55,6 +56,8 @@ public final class Database: Sendable {
     private let songByURI: [String: Int32]
     /// For each tag type, each value and the songs carrying it (ascending song indices).
     private let postings: [[String: [Int32]]]
+    /// Tag columns built on first use (a lookup needs them only for the types clients list and count).
+    private let columns = Mutex<[TagColumn?]>(Array(repeating: nil, count: TagType.allCases.count))
 
     /// An empty database (no music directory scanned yet).
     public convenience init() {
@@ -134,6 +137,15 @@ public final class Database: Sendable {
 
     /// The distinct values of `type`.
     public func values(of type: TagType) -> Dictionary<String, [Int32]>.Keys { self.postings[type.rawValue].keys }
+
+    /// `type` resolved with fallbacks for every song: values in byte order and each song's value numbers.
+    /// Built once per snapshot, on first use.
+    public func column(_ type: TagType) -> TagColumn {
+        if let column = self.columns.withLock({ $0[type.rawValue] }) { return column }
+        let column = TagColumn(type, songs: self.songs)
+        self.columns.withLock { $0[type.rawValue] = column }
+        return column
+    }
 
     /// Calls `body` for every song at or below directory `index`, in walk order, and for each
     /// sub-directory before its contents when `directories` is set.

@@ -41,6 +41,8 @@ enum SearchCommands {
             guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
                 !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
             else { continue }
+            // Still checked: the postings are keyed by Swift strings, which compare canonically equivalent
+            // text as equal (a Kelvin sign and a K), where mpd compares bytes.
             for index in database.songs(with: type, value: matcher.value)
             where filter.matches(database.songs[Int(index)]) {
                 result.append(index)
@@ -131,24 +133,24 @@ enum SearchCommands {
             write(songs: songs.count, milliseconds: total)
             return .ok
         }
-        var counts: [String: (songs: Int, milliseconds: UInt64)] = [:]
+        let column = database.column(group)
+        var counts = [(songs: Int, milliseconds: UInt64)](repeating: (0, 0), count: column.values.count)
         for index in songs {
-            let info = database.songs[Int(index)].info
-            info.visitWithFallbackOrEmpty(group) { value in
-                counts[value, default: (0, 0)].songs += 1
-                counts[value, default: (0, 0)].milliseconds += info.durationMilliseconds ?? 0
+            let milliseconds = database.songs[Int(index)].info.durationMilliseconds ?? 0
+            for id in column.ids(of: index) {
+                counts[Int(id)].songs += 1
+                counts[Int(id)].milliseconds += milliseconds
             }
         }
-        for value in counts.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            context.write(raw: "\(group.name): \(value)\n")
-            write(songs: counts[value]!.songs, milliseconds: counts[value]!.milliseconds)
+        // Value numbers follow byte order, so this is the order mpd's std::map gives.
+        var reply = ReplyBuffer(capacity: column.values.count * 64)
+        for (id, count) in counts.enumerated() where count.songs > 0 {
+            reply.line(group.name, column.values[id])
+            reply.line("songs", UInt64(count.songs))
+            reply.line("playtime", count.milliseconds / 1000)
         }
+        context.client.write(bytes: reply.bytes)
         return .ok
-    }
-
-    /// A level of `list`'s nested result: values in byte order, each with the next level.
-    private final class Level {
-        var children: [String: Level] = [:]
     }
 
     static func list(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -183,44 +185,69 @@ enum SearchCommands {
         if !arguments.isEmpty { filter = try FilterParser.parse(arguments: arguments, foldCase: false) }
 
         let selected = try select(database, filter: filter ?? SongFilter())
-        if types.count == 1 {
-            // One level: a set of values is all that is needed.
-            var values = Set<String>()
-            for index in selected { database.songs[Int(index)].info.visitWithFallbackOrEmpty(type) { values.insert($0) } }
-            var text = ""
-            for value in values.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                text += "\(type.name): \(value)\n"
-            }
-            context.write(raw: text)
-            return .ok
-        }
-        let root = Level()
-        for index in selected {
-            let info = database.songs[Int(index)].info
-            func collect(_ level: Level, _ depth: Int) {
-                guard depth < types.count else { return }
-                info.visitWithFallbackOrEmpty(types[depth]) { value in
-                    let child: Level
-                    if let existing = level.children[value] {
-                        child = existing
-                    } else {
-                        child = Level()
-                        level.children[value] = child
+        // Each level's values as numbers in byte order (see `TagColumn`): a result row is a tuple of
+        // numbers, and sorting the tuples sorts the rows as mpd's nested maps do.
+        let columns = types.map { database.column($0) }
+        var reply = ReplyBuffer(capacity: columns[0].values.count * 32)
+        if columns.count == 1 {
+            let column = columns[0]
+            var used = [Bool](repeating: false, count: column.values.count)
+            for index in selected { for id in column.ids(of: index) { used[Int(id)] = true } }
+            for (id, value) in column.values.enumerated() where used[id] { reply.line(type.name, value) }
+        } else if columns.count == 2 {
+            // The common case (`list album group albumartist`): two numbers packed in one integer.
+            var pairs = Set<UInt64>()
+            for index in selected {
+                for outer in columns[0].ids(of: index) {
+                    for inner in columns[1].ids(of: index) {
+                        pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
                     }
-                    collect(child, depth + 1)
                 }
             }
-            collect(root, 0)
-        }
-        var text = ""
-        func emit(_ level: Level, _ depth: Int) {
-            for value in level.children.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                text += "\(types[depth].name): \(value)\n"
-                if depth + 1 < types.count { emit(level.children[value]!, depth + 1) }
+            var previous = UInt64.max
+            for pair in pairs.sorted() {
+                let outer = pair >> 32
+                if outer != previous >> 32 { reply.line(types[0].name, columns[0].values[Int(outer)]) }
+                reply.line(types[1].name, columns[1].values[Int(pair & 0xFFFF_FFFF)])
+                previous = pair
+            }
+        } else {
+            var rows = Self.distinctRows(selected, columns)
+            rows.sort { $0.lexicographicallyPrecedes($1) }
+            var previous: [Int32] = []
+            for row in rows {
+                // A level is printed when it or an outer level changed: the nested output of mpd.
+                var changed = previous.isEmpty
+                for (depth, id) in row.enumerated() {
+                    if !changed && previous[depth] != id { changed = true }
+                    if changed { reply.line(types[depth].name, columns[depth].values[Int(id)]) }
+                }
+                previous = row
             }
         }
-        emit(root, 0)
-        context.write(raw: text)
+        context.client.write(bytes: reply.bytes)
         return .ok
+    }
+
+    /// The distinct tuples of value numbers the songs produce, one number per column (every combination of
+    /// a multi-valued song's values), for three levels or more.
+    private static func distinctRows(_ songs: [Int32], _ columns: [TagColumn]) -> [[Int32]] {
+        var rows = Set<[Int32]>()
+        for index in songs {
+            var row: [Int32] = []
+            func combine(_ depth: Int) {
+                guard depth < columns.count else {
+                    rows.insert(row)
+                    return
+                }
+                for id in columns[depth].ids(of: index) {
+                    row.append(id)
+                    combine(depth + 1)
+                    row.removeLast()
+                }
+            }
+            combine(0)
+        }
+        return Array(rows)
     }
 }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+extension SongInfo {
+    /// `mpd`'s `Tag::GetSortValue`: the tag, else its non-sort base tag, else the fallbacks, else "".
+    public func sortValue(_ type: TagType) -> String {
+        if let value = self.firstValue(type) { return value }
+        let decayed: TagType? =
+            switch type {
+            case .artistSort: .artist
+            case .albumSort: .album
+            case .albumArtistSort: .albumArtist
+            default: nil
+            }
+        if let decayed, let value = self.firstValue(decayed) { return value }
+        func fallback(_ type: TagType) -> TagType? {
+            switch type {
+            case .albumArtist: .artist
+            case .musicBrainzAlbumArtistID: .musicBrainzArtistID
+            default: nil
+            }
+        }
+        if let next = fallback(type) { return self.sortValue(next) }
+        if let decayed, let next = fallback(decayed) { return self.sortValue(next) }
+        return ""
+    }
+
+    /// Calls `body` for every value of `type`, or of its fallbacks, or once with "" (`mpd`'s
+    /// `VisitTagWithFallbackOrEmpty`).
+    public func visitWithFallbackOrEmpty(_ type: TagType, _ body: (String) -> Void) {
+        if self.visitValues(type, body) { return }
+        for candidate in type.fallbackTags where self.visitValues(candidate, body) { return }
+        body("")
+    }
+
+    /// Calls `body` for every value of `type`; returns whether there was any.
+    private func visitValues(_ type: TagType, _ body: (String) -> Void) -> Bool {
+        var found = false
+        for item in self.tags where item.type == type {
+            found = true
+            body(item.value)
+        }
+        return found
+    }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A reply built as bytes: `key: value` lines appended without string interpolation, for the replies
+/// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).
+struct ReplyBuffer {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
+
+    /// Appends `key: value\n`.
+    @inline(__always)
+    mutating func line(_ key: String, _ value: String) {
+        self.bytes.append(contentsOf: key.utf8)
+        self.bytes.append(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: " "))
+        self.bytes.append(contentsOf: value.utf8)
+        self.bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends `key: number\n`.
+    @inline(__always)
+    mutating func line(_ key: String, _ value: UInt64) {
+        self.bytes.append(contentsOf: key.utf8)
+        self.bytes.append(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: " "))
+        self.appendDecimal(value)
+        self.bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func appendDecimal(_ value: UInt64) {
+        if value < 10 {
+            self.bytes.append(UInt8(truncatingIfNeeded: value) + 0x30)
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[count] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { self.bytes.append(buffer[index]) }
+        }
+    }
+}
