@@ -139,7 +139,13 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     }
 
     deinit {
-        self.sync { $0.player.shutdown() }
+        let player = UncheckedBox(self.player!)
+        let done = DispatchSemaphore(value: 0)
+        self.loop.execute {
+            player.value.shutdown()
+            done.signal()
+        }
+        done.wait()
         self.loop.stop()
     }
 
