@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Synchronization
+
+/// `type "null"`: discards PCM, paced in real time unless `sync "no"` (then as fast as the decoder goes).
+///
+/// Used on its output thread, except `interrupt()` (any thread). `@unchecked Sendable`: the timer is confined
+/// to the output thread; `interrupted` and the wake-up are thread-safe.
+public final class NullOutput: AudioOutput, @unchecked Sendable {
+    public let plugin = "null"
+    /// Whether writes are paced in real time (`sync`, default yes).
+    public let sync: Bool
+    private var timer = OutputTimer()
+    private let interrupted = Atomic<Bool>(false)
+    private let wakeup = PlayerWakeup()
+
+    /// Creates the output.
+    public init(sync: Bool = true) { self.sync = sync }
+
+    public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        self.timer.open(format)
+        return format
+    }
+
+    public func close() { self.timer.reset() }
+
+    /// Accepts everything; with `sync`, after the previous write would have been heard.
+    public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        if self.sync {
+            self.timer.wait(thenAdd: data.count, wakeup: self.wakeup, interrupted: self.interrupted)
+            self.interrupted.store(false, ordering: .releasing)
+        }
+        return data.count
+    }
+
+    public var delayFrames: Int { self.sync ? self.timer.delayFrames : 0 }
+
+    public func drain() throws(OutputError) {
+        guard self.sync else { return }
+        while self.timer.delayNanoseconds() > 0, !self.interrupted.load(ordering: .acquiring) {
+            self.wakeup.wait(
+                unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.timer.delayNanoseconds())
+        }
+        self.interrupted.store(false, ordering: .releasing)
+        self.timer.reset()
+    }
+
+    public func cancel() { self.timer.reset() }
+
+    /// Stays paused: waits a little (so the output thread does not spin) and restarts the clock.
+    public func pause() -> Bool {
+        self.timer.reset()
+        if !self.interrupted.load(ordering: .acquiring) {
+            self.wakeup.wait(unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: 100_000_000)
+        }
+        self.interrupted.store(false, ordering: .releasing)
+        return true
+    }
+
+    public func interrupt() {
+        self.interrupted.store(true, ordering: .releasing)
+        self.wakeup.signal()
+    }
+}
+
+/// The `null` output plugin: parameter `sync` (`yes`/`no`, default yes); no hardware mixer.
+public struct NullOutputPlugin: OutputPlugin {
+    public let name = "null"
+
+    /// Creates the plugin.
+    public init() {}
+
+    public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
+        NullOutput(sync: try OutputParameters.bool(configuration, "sync", default: true))
+    }
+
+    public func makeHardwareMixer(
+        _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
+    ) throws(OutputError) -> (any Mixer)? { nil }
+}
+
+/// Reading plugin parameters from an `audio_output` block.
+enum OutputParameters {
+    /// A yes/no parameter as `mpd` reads booleans (`yes`/`true`/`1`, `no`/`false`/`0`).
+    static func bool(_ configuration: OutputConfiguration, _ name: String, default value: Bool) throws(OutputError) -> Bool {
+        guard let text = configuration.parameters[name] else { return value }
+        switch text {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default: throw OutputError("Not a valid boolean (\"yes\" or \"no\"): \"\(text)\"")
+        }
+    }
+}

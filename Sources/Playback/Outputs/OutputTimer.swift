@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Synchronization
+
+/// Paces an output that has no device clock (null, fifo) in real time, as `mpd`'s output timer does: the
+/// target time grows by the duration of every write, measured on the monotonic clock, and a write waits until
+/// the previous one would have been heard.
+///
+/// Output thread, except `interrupt()` (any thread). No allocation.
+struct OutputTimer: ~Copyable {
+    private var bytesPerSecond = 1
+    private var frameSize = 1
+    private var target: UInt64 = 0
+    private var started = false
+
+    /// Starts a stream in `format` (the first write does not wait).
+    mutating func open(_ format: AudioFormat) {
+        self.bytesPerSecond = max(1, format.sampleRate * format.frameSize)
+        self.frameSize = max(1, format.frameSize)
+        self.started = false
+    }
+
+    /// Forgets the target (cancel, pause): the next write starts the clock again.
+    mutating func reset() { self.started = false }
+
+    /// Nanoseconds until the data written so far is heard.
+    func delayNanoseconds(now: UInt64 = monotonicNanoseconds()) -> UInt64 {
+        self.started && self.target > now ? self.target - now : 0
+    }
+
+    /// Frames written and not yet heard.
+    var delayFrames: Int {
+        Int(self.delayNanoseconds() * UInt64(self.bytesPerSecond) / 1_000_000_000) / self.frameSize
+    }
+
+    /// Waits (through `wakeup`, so `interrupted` cuts it short) until the previous write is heard, then adds
+    /// `bytes` to the target.
+    mutating func wait(thenAdd bytes: Int, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
+        var now = monotonicNanoseconds()
+        if !self.started {
+            self.started = true
+            self.target = now
+        }
+        while self.target > now, !interrupted.load(ordering: .acquiring) {
+            wakeup.wait(unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.target - now)
+            now = monotonicNanoseconds()
+        }
+        // After an underrun, do not race to catch up with the past.
+        if self.target + 100_000_000 < now { self.target = now }
+        self.target += UInt64(bytes) * 1_000_000_000 / UInt64(self.bytesPerSecond)
+    }
+}

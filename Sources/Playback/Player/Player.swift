@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Formats
+import Model
+import Network
+import Synchronization
+
+/// The player: a decoder thread decoding ahead into a preallocated chunk pipe and one thread per output
+/// playing it, driven from the event loop through `PlayerControl`.
+///
+/// Loop-confined: create it and call every member on the event loop thread; events reach `onEvent` there,
+/// in the order they happened. Commands that rearrange the pipe (play, seek, stop, replacing a queued song
+/// that is already decoding) wait until the audio threads acknowledge them, never longer.
+public final class Player: PlayerControl {
+    public var onEvent: (PlayerEvent) -> Void = { _ in }
+
+    public var borderPause: Bool {
+        get { self.shared.borderPause.load(ordering: .relaxed) }
+        set { self.shared.borderPause.store(newValue, ordering: .releasing) }
+    }
+
+    /// `crossfade` in seconds. Stored; cross-fading itself is not implemented yet (borders stay gapless).
+    public var crossfadeSeconds: Double = 0
+    public var mixRampDB: Double = 0
+    public var mixRampDelay: Double = -1
+
+    public var replayGainMode: ReplayGainMode {
+        get { self.shared.mode }
+        set {
+            let index = ReplayGainMode.allCases.firstIndex(of: newValue) ?? 0
+            self.shared.replayGainMode.store(index, ordering: .relaxed)
+        }
+    }
+
+    private let loop: EventLoop
+    private let logger: Logger
+    private let pipe: PlayerChunkPipe
+    private let shared: PlayerShared
+    private let decoder: PlayerDecoderThread
+    private let outputThreads: [PlayerOutputThread]
+    private var isShutDown = false
+
+    // MARK: Control state
+    private var state: PlayerState = .stop
+    /// Incremented whenever the pipe is flushed; events from older generations are stale.
+    private var generation: UInt64 = 0
+    private var currentSong: PlayableSong?
+    private var queuedSong: PlayableSong?
+    /// Where the current song started (play or seek), reported until an output plays from there.
+    private var startSeconds: Double = 0
+    private var endedOutputs: Set<Int> = []
+
+    /// The decoder factory of the standard formats: the plugin for the file's suffix.
+    public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
+        guard let plugin = FormatRegistry.standard.plugin(forPath: path) else { throw .notRecognized(path: path) }
+        return try plugin.makeDecoder(path: path)
+    }
+
+    /// Creates the player and starts its threads. Loop thread.
+    ///
+    /// - Parameters:
+    ///   - loop: the event loop that calls the player and receives its events.
+    ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
+    ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
+    ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
+    ///   - audioBufferSize: `audio_buffer_size` in bytes (`mpd` 0.23's default: 4 MiB).
+    ///   - replayGain: preamp, missing preamp, limit.
+    ///   - outputRetrySeconds: how long a failed output waits before it tries again.
+    ///   - logger: where the player logs (never per period).
+    public init(
+        loop: EventLoop, decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
+        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
+        replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10, logger: Logger
+    ) {
+        loop.preconditionOnLoop()
+        self.loop = loop
+        self.logger = logger
+        let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: outputs.count)
+        let shared = PlayerShared(replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9))
+        self.pipe = pipe
+        self.shared = shared
+        let relay = PlayerEventRelay(loop: loop)
+        let post: @Sendable (PlayerEngineEvent) -> Void = { event in relay.post(event) }
+        self.decoder = PlayerDecoderThread(
+            pipe: pipe, shared: shared, factory: decoders, logger: logger, post: post)
+        self.outputThreads = outputs.enumerated().map { index, output in
+            let (configuration, device, given) = output
+            let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)
+            return PlayerOutputThread(
+                id: index, configuration: configuration, device: device, mixer: mixer, pipe: pipe, shared: shared,
+                logger: logger, post: post)
+        }
+        relay.player = self
+        for output in self.outputThreads {
+            if let mixer = output.mixer {
+                do throws(OutputError) { try mixer.open() } catch {
+                    logger.warning("cannot open mixer", ["output": output.configuration.name, "error": error.message])
+                }
+            }
+        }
+        self.decoder.start()
+        for output in self.outputThreads {
+            output.start()
+            // Applies `enabled` from the configuration on the output thread.
+            output.send { _ in }
+        }
+    }
+
+    // MARK: - Playing
+
+    public func play(_ song: PlayableSong, atSeconds seconds: Double) {
+        self.loop.preconditionOnLoop()
+        self.state = .play
+        self.currentSong = song
+        self.queuedSong = nil
+        self.restart(song, atSeconds: seconds, start: .play)
+    }
+
+    public func queue(_ song: PlayableSong?) {
+        self.loop.preconditionOnLoop()
+        let previous = self.queuedSong
+        guard previous?.token != song?.token else { return }
+        self.queuedSong = song
+        guard self.state != .stop else { return }
+        let (newestToken, border) = self.decoder.newestSong
+        if let previous, newestToken == previous.token {
+            self.replaceDecodingQueuedSong(with: song, border: border)
+            return
+        }
+        self.decoder.setQueued(song)
+        // The decoder finished the last song before this one was queued: append it, unless an output already
+        // reached the end (then `finished` is on its way and the playlist starts it anew).
+        guard let song,
+            self.shared.endState.compareExchange(
+                expected: PlayerEndState.endOfStream.rawValue, desired: PlayerEndState.running.rawValue,
+                ordering: .sequentiallyConsistent
+            ).exchanged
+        else { return }
+        self.decoder.setQueued(nil)
+        self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
+    }
+
+    /// The decoder already decodes the queued song being replaced: cut its chunks off the pipe, unless an
+    /// output already plays them (then it is the current song and `song` is queued after it).
+    private func replaceDecodingQueuedSong(with song: PlayableSong?, border: UInt64) {
+        self.decoder.send(.park, wait: true)
+        for output in self.outputThreads { output.send(wait: true) { $0.hold = true } }
+        let started = self.pipe.readers.contains {
+            $0.consuming.load(ordering: .acquiring) && $0.cursor.load(ordering: .acquiring) > border
+        }
+        if started {
+            self.decoder.setQueued(song)
+            self.decoder.send(.resume)
+        } else {
+            self.pipe.written.store(border, ordering: .releasing)
+            self.decoder.setQueued(nil)
+            if let song {
+                self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
+                self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
+            } else {
+                self.decoder.send(.stop, wait: true)
+                self.shared.endState.store(PlayerEndState.endOfStream.rawValue, ordering: .sequentiallyConsistent)
+            }
+        }
+        for output in self.outputThreads { output.send { $0.hold = false } }
+    }
+
+    public func setPaused(_ paused: Bool) {
+        self.loop.preconditionOnLoop()
+        guard self.state != .stop else { return }
+        self.state = paused ? .pause : .play
+        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
+    }
+
+    public func stop() {
+        self.loop.preconditionOnLoop()
+        self.generation += 1
+        self.state = .stop
+        self.currentSong = nil
+        self.queuedSong = nil
+        self.decoder.setQueued(nil)
+        self.decoder.send(.stop)
+        for output in self.outputThreads {
+            output.send {
+                $0.mode = .stop
+                $0.cancel &+= 1
+            }
+        }
+    }
+
+    public func seek(token: UInt64, toSeconds seconds: Double) -> Bool {
+        self.loop.preconditionOnLoop()
+        guard self.state != .stop, let song = self.currentSong, song.token == token else { return false }
+        var target = max(0, seconds)
+        if let duration = Self.durationSeconds(of: song) { target = min(target, duration) }
+        self.restart(song, atSeconds: target, start: .none)
+        return true
+    }
+
+    /// Flushes the pipe and starts decoding `song` at `seconds`: parks the decoder, holds every output
+    /// (dropping what their devices hold), moves every cursor to the head of the pipe, then lets them go.
+    private func restart(_ song: PlayableSong, atSeconds seconds: Double, start: ChunkStart) {
+        self.generation += 1
+        self.startSeconds = max(0, seconds)
+        self.endedOutputs = []
+        self.decoder.send(.park, wait: true)
+        for output in self.outputThreads {
+            output.send(wait: true) {
+                $0.hold = true
+                $0.cancel &+= 1
+            }
+        }
+        let head = self.pipe.written.load(ordering: .acquiring)
+        for output in self.outputThreads {
+            output.reader.cursor.store(head, ordering: .releasing)
+            let consuming = output.wanted.enabled && !output.failed.load(ordering: .acquiring)
+            output.reader.consuming.store(consuming, ordering: .releasing)
+        }
+        self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
+        if start != .none { self.shared.announcedToken.store(0, ordering: .releasing) }
+        self.shared.borderPausedToken.store(0, ordering: .releasing)
+        self.decoder.forgetNewestSong()
+        self.decoder.setQueued(nil)
+        // The decoder starts once this loop turn is over, so a `queue` right after `play` (as the playlist does)
+        // is known before the song can end.
+        let generation = self.generation
+        LoopBound(self, loop: self.loop).execute { player in
+            guard player.generation == generation, !player.isShutDown else { return }
+            player.decoder.setQueued(player.queuedSong)
+            player.decoder.send(.start(.init(song: song, seconds: seconds, generation: generation, start: start)))
+        }
+        let mode: PlayerOutputThread.Mode = self.state == .pause ? .pause : .play
+        for output in self.outputThreads {
+            output.send {
+                $0.hold = false
+                $0.mode = mode
+            }
+        }
+    }
+
+    // MARK: - Status
+
+    public var snapshot: PlayerSnapshot {
+        self.loop.preconditionOnLoop()
+        guard self.state != .stop, let song = self.currentSong else { return PlayerSnapshot() }
+        var snapshot = PlayerSnapshot(
+            state: self.state, token: song.token, elapsedSeconds: self.startSeconds,
+            durationSeconds: Self.durationSeconds(of: song))
+        for output in self.outputThreads where output.wanted.enabled && !output.failed.load(ordering: .relaxed) {
+            guard let position = output.position, position.generation == self.generation, position.token == song.token
+            else { continue }
+            let rate = Double(max(1, position.format.sampleRate))
+            snapshot.elapsedSeconds = Double(position.frames) / rate
+            if position.songFrames > 0 { snapshot.durationSeconds = Double(position.songFrames) / rate }
+            snapshot.audioFormat = position.format
+            break
+        }
+        return snapshot
+    }
+
+    private static func durationSeconds(of song: PlayableSong) -> Double? {
+        let end = song.rangeEndMilliseconds ?? song.durationMilliseconds
+        return end.map { Double($0 - min($0, song.rangeStartMilliseconds)) / 1000 }
+    }
+
+    // MARK: - Mixers
+
+    public var volume: Int? {
+        self.loop.preconditionOnLoop()
+        var total = 0
+        var count = 0
+        for output in self.outputThreads where output.wanted.enabled {
+            guard let mixer = output.mixer, let volume = try? mixer.volume(), volume >= 0 else { continue }
+            total += volume
+            count += 1
+        }
+        return count > 0 ? total / count : nil
+    }
+
+    public func setVolume(_ volume: Int) -> Bool {
+        self.loop.preconditionOnLoop()
+        var success = false
+        for output in self.outputThreads {
+            guard let mixer = output.mixer else { continue }
+            // As mpd: software mixers follow even while their output is disabled.
+            guard output.wanted.enabled || mixer is SoftwareMixer else { continue }
+            do throws(OutputError) {
+                try mixer.setVolume(volume)
+                success = true
+            } catch {
+                self.logger.warning("cannot set volume", ["output": output.configuration.name, "error": error.message])
+            }
+        }
+        return success
+    }
+
+    // MARK: - Outputs
+
+    public var outputs: [OutputDescription] {
+        self.loop.preconditionOnLoop()
+        return self.outputThreads.map { output in
+            OutputDescription(
+                id: output.id, name: output.configuration.name, plugin: output.device.plugin,
+                enabled: output.wanted.enabled, attributes: output.device.attributes)
+        }
+    }
+
+    public func setOutput(id: Int, enabled: Bool) -> Bool {
+        self.loop.preconditionOnLoop()
+        guard self.outputThreads.indices.contains(id) else { return false }
+        let output = self.outputThreads[id]
+        output.send {
+            $0.enabled = enabled
+            if enabled { $0.mode = self.outputMode }
+        }
+        return true
+    }
+
+    public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool {
+        self.loop.preconditionOnLoop()
+        guard self.outputThreads.indices.contains(id) else { return false }
+        try self.outputThreads[id].device.setAttribute(name: name, value: value)
+        return true
+    }
+
+    private var outputMode: PlayerOutputThread.Mode {
+        switch self.state {
+        case .stop: .stop
+        case .play: .play
+        case .pause: .pause
+        }
+    }
+
+    public func shutdown() {
+        self.loop.preconditionOnLoop()
+        guard !self.isShutDown else { return }
+        self.isShutDown = true
+        self.state = .stop
+        self.decoder.send(.quit, wait: true)
+        for output in self.outputThreads { output.send(wait: true) { $0.quit = true } }
+        for output in self.outputThreads { output.mixer?.close() }
+    }
+
+    // MARK: - Events from the audio threads
+
+    fileprivate func handle(_ event: PlayerEngineEvent) {
+        guard !self.isShutDown else { return }
+        switch event {
+        case .songStarted(let token, let generation):
+            guard generation == self.generation, self.state != .stop else { return }
+            if let queued = self.queuedSong, queued.token == token {
+                self.currentSong = queued
+                self.queuedSong = nil
+                self.startSeconds = 0
+            }
+            self.onEvent(.songStarted(token: token))
+        case .pausedAtBorder(let token, let generation):
+            guard generation == self.generation, self.state != .stop else { return }
+            self.setPaused(true)
+            self.onEvent(.pausedAtBorder(token: token))
+        case .outputEnded(let output, let token, let generation):
+            guard generation == self.generation, self.state != .stop else { return }
+            self.endedOutputs.insert(output)
+            self.finishIfAllEnded(token: token)
+        case .outputFailed(_, let message):
+            self.onEvent(.outputsChanged)
+            guard self.state != .stop else { return }
+            let working = self.outputThreads.contains { $0.wanted.enabled && !$0.failed.load(ordering: .acquiring) }
+            if !working {
+                self.stop()
+                self.onEvent(.outputFailed(message: message))
+            } else if let token = self.currentSong?.token {
+                self.finishIfAllEnded(token: token)
+            }
+        case .outputRecovered:
+            self.onEvent(.outputsChanged)
+        case .decodeFailed(let token, let message, let generation, let stopped):
+            guard generation == self.generation, self.state != .stop else { return }
+            if self.queuedSong?.token == token { self.queuedSong = nil }
+            if stopped { self.stop() }
+            self.onEvent(.songFailed(token: token, message: message))
+        }
+    }
+
+    private func finishIfAllEnded(token: UInt64) {
+        guard !self.endedOutputs.isEmpty else { return }
+        let playing = self.outputThreads.filter { $0.wanted.enabled && !$0.failed.load(ordering: .acquiring) }
+        guard playing.allSatisfy({ self.endedOutputs.contains($0.id) }) else { return }
+        self.stop()
+        self.onEvent(.finished(token: token))
+    }
+}
+
+/// Carries events from the audio threads to the player on the loop.
+///
+/// `@unchecked Sendable`: `player` is set once on the loop before any thread starts and read only on the loop.
+private final class PlayerEventRelay: @unchecked Sendable {
+    let loop: EventLoop
+    weak var player: Player?
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    /// Posts `event` to the loop. Any thread (allocates a task: once per border or failure, not per period).
+    func post(_ event: PlayerEngineEvent) {
+        self.loop.execute { self.player?.handle(event) }
+    }
+}

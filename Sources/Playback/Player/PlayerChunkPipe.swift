@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Synchronization
+
+/// How a chunk begins a song.
+enum ChunkStart: UInt8 {
+    /// Not the first chunk of a song (or the first after a seek).
+    case none
+    /// The first chunk of a song started by `play`.
+    case play
+    /// The first chunk of the queued song, right after the previous song's last chunk (gapless border).
+    case queued
+}
+
+/// What travels with each chunk of PCM: whose it is and where in the song it starts.
+struct ChunkHeader {
+    /// The hand-over token of the song.
+    var token: UInt64 = 0
+    /// The player's flush generation when the chunk was decoded (events from older generations are stale).
+    var generation: UInt64 = 0
+    /// The song position of the chunk's first frame, relative to the song's range start.
+    var songFrame: UInt64 = 0
+    /// The song's length in frames (range applied); 0 when unknown.
+    var songFrames: UInt64 = 0
+    /// Frames of PCM in the chunk.
+    var frames: Int = 0
+    /// The decoder's format.
+    var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+    /// Whether and how the chunk starts a song.
+    var start: ChunkStart = .none
+    /// The song's ReplayGain values (NaN: unknown), for the output thread's scaling.
+    var trackGain: Float = .nan
+    var trackPeak: Float = .nan
+    var albumGain: Float = .nan
+    var albumPeak: Float = .nan
+}
+
+/// The reader side of the pipe for one output: its cursor and whether it holds chunks back from recycling.
+///
+/// `@unchecked Sendable`: only atomics and a wake-up, all thread-safe.
+final class PipeReader: @unchecked Sendable {
+    /// The sequence number of the next chunk this output reads.
+    let cursor = Atomic<UInt64>(0)
+    /// Whether the decoder must wait for this reader before reusing a chunk.
+    let consuming = Atomic<Bool>(false)
+    /// Wakes the output thread (new chunk, new request).
+    let wakeup = PlayerWakeup()
+}
+
+/// The PCM pipe between the decoder and the outputs: a preallocated ring of chunks with one writer (the
+/// decoder thread) and one cursor per output. A chunk is reused only when every consuming output has read
+/// it, so the slowest output paces the decoder. No lock and no allocation after `init`.
+///
+/// `@unchecked Sendable`: a slot's bytes and header are written by the decoder before it publishes the slot
+/// with a releasing store to `written`, and read by outputs after an acquiring load; a slot is rewritten
+/// only after every consuming reader's cursor passed it.
+final class PlayerChunkPipe: @unchecked Sendable {
+    /// Chunks in the ring.
+    let capacity: Int
+    /// PCM bytes per chunk.
+    let chunkBytes: Int
+    /// Sequence number of the next chunk the decoder writes (every chunk below it is readable).
+    let written = Atomic<UInt64>(0)
+    /// One reader per configured output, in configuration order.
+    let readers: [PipeReader]
+    /// Wakes the decoder when space frees up or a command arrives.
+    let decoderWakeup = PlayerWakeup()
+
+    private let storage: UnsafeMutableRawPointer
+    private let headers: UnsafeMutablePointer<ChunkHeader>
+
+    /// Creates a ring of `bufferSize / chunkBytes` chunks (at least 8). Loop thread.
+    init(bufferSize: Int, chunkBytes: Int = 8192, readers: Int) {
+        self.chunkBytes = chunkBytes
+        self.capacity = max(8, bufferSize / chunkBytes)
+        self.storage = .allocate(byteCount: self.capacity * chunkBytes, alignment: 16)
+        self.storage.initializeMemory(as: UInt8.self, repeating: 0, count: self.capacity * chunkBytes)
+        self.headers = .allocate(capacity: self.capacity)
+        self.headers.initialize(repeating: ChunkHeader(), count: self.capacity)
+        self.readers = (0..<readers).map { _ in PipeReader() }
+    }
+
+    deinit {
+        self.storage.deallocate()
+        self.headers.deinitialize(count: self.capacity)
+        self.headers.deallocate()
+    }
+
+    @inline(__always)
+    private func slot(_ sequence: UInt64) -> Int { Int(sequence % UInt64(self.capacity)) }
+
+    /// The header of chunk `sequence`.
+    @inline(__always)
+    func header(_ sequence: UInt64) -> UnsafeMutablePointer<ChunkHeader> { self.headers + self.slot(sequence) }
+
+    /// The PCM bytes of chunk `sequence` (the whole slot; the header says how many frames are valid).
+    @inline(__always)
+    func pcm(_ sequence: UInt64) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: self.storage + self.slot(sequence) * self.chunkBytes, count: self.chunkBytes)
+    }
+
+    /// The lowest cursor among consuming readers (`written` when none consumes).
+    @inline(__always)
+    func slowestCursor() -> UInt64 {
+        var lowest = self.written.load(ordering: .acquiring)
+        for reader in self.readers where reader.consuming.load(ordering: .acquiring) {
+            lowest = min(lowest, reader.cursor.load(ordering: .acquiring))
+        }
+        return lowest
+    }
+
+    /// The highest cursor among consuming readers, or `nil` when none consumes (where a joining output starts).
+    func fastestCursor() -> UInt64? {
+        var highest: UInt64?
+        for reader in self.readers where reader.consuming.load(ordering: .acquiring) {
+            highest = max(highest ?? 0, reader.cursor.load(ordering: .acquiring))
+        }
+        return highest
+    }
+
+    /// Chunks the decoder may write now.
+    @inline(__always)
+    func freeChunks() -> Int {
+        self.capacity - Int(self.written.load(ordering: .acquiring) - self.slowestCursor())
+    }
+
+    /// Publishes chunk `sequence` (written by the decoder) and wakes the outputs. Decoder thread.
+    @inline(__always)
+    func publish(_ sequence: UInt64) {
+        self.written.store(sequence + 1, ordering: .releasing)
+        for reader in self.readers { reader.wakeup.signal() }
+    }
+
+    /// Wakes every output (the end-of-stream state changed). Any thread.
+    func wakeReaders() {
+        for reader in self.readers { reader.wakeup.signal() }
+    }
+
+    /// Called by an output after it advanced its cursor: wakes the decoder once a quarter of the ring is free,
+    /// so it decodes in bursts rather than chunk by chunk.
+    @inline(__always)
+    func readerAdvanced() {
+        if self.freeChunks() >= self.decoderThreshold { self.decoderWakeup.signal() }
+    }
+
+    /// Free chunks the decoder waits for when the ring is full.
+    var decoderThreshold: Int { max(1, self.capacity / 4) }
+}

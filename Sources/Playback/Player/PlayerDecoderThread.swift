@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Formats
+import Foundation
+import Model
+import Synchronization
+
+/// The decoder thread: opens songs, decodes ahead into the chunk pipe, seeks, and moves on to the queued
+/// song as soon as the current one is decoded (the gapless border travels with the chunks).
+///
+/// Commands arrive through a mailbox (mutex + condition, taken once per command, never per chunk); between
+/// chunks the thread only loads an atomic flag. `@unchecked Sendable`: the mailbox is guarded by `control`,
+/// the decoding state is confined to the decoder thread, everything else is atomic.
+final class PlayerDecoderThread: @unchecked Sendable {
+    /// Where to start decoding a song.
+    struct Start: Sendable {
+        var song: PlayableSong
+        /// Seconds from the song's (range) start.
+        var seconds: Double
+        var generation: UInt64
+        /// How the first chunk begins the song (`.none` for a seek within the same song).
+        var start: ChunkStart
+    }
+
+    enum Command: Sendable {
+        /// Stop touching the pipe until the next command (the decoder is kept).
+        case park
+        /// Continue after `park`.
+        case resume
+        /// Start a song (or seek, when it is the song being decoded and `start` is `.none`).
+        case start(Start)
+        /// Drop the decoder and idle.
+        case stop
+        /// End the thread.
+        case quit
+    }
+
+    private let pending = Atomic<Bool>(false)
+    private let pipe: PlayerChunkPipe
+    private let shared: PlayerShared
+    private let factory: @Sendable (String) throws(FormatError) -> any Decoder
+    private let post: @Sendable (PlayerEngineEvent) -> Void
+    private let logger: Logger
+
+    // MARK: Mailbox (guarded by `control`)
+    private let control = NSCondition()
+    private var command: Command?
+    private var commandSequence: UInt64 = 0
+    private var acknowledged: UInt64 = 0
+    private var queuedSong: PlayableSong?
+    /// The newest song in the pipe (being decoded or decoded to its end) and the sequence of its first chunk.
+    private var newestToken: UInt64?
+    private var songBorder: UInt64 = 0
+
+    // MARK: Decoder-thread state
+    private var decoder: (any Decoder)?
+    private var song: PlayableSong?
+    private var generation: UInt64 = 0
+    private var parked = false
+    private var nextStart: ChunkStart = .none
+    private var songFrame: UInt64 = 0
+    private var endFrame: UInt64?
+    private var songFrames: UInt64 = 0
+    private var rangeStartFrame: UInt64 = 0
+    private var chunkStamp = ChunkHeader()
+
+    init(
+        pipe: PlayerChunkPipe, shared: PlayerShared, factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
+        logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
+    ) {
+        self.pipe = pipe
+        self.shared = shared
+        self.factory = factory
+        self.logger = logger
+        self.post = post
+    }
+
+    /// Starts the thread. Loop thread, once.
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "decoder"
+        thread.start()
+    }
+
+    // MARK: - Loop side
+
+    /// Sends a command; with `wait`, returns once the decoder thread handled it. Loop thread.
+    func send(_ command: Command, wait: Bool = false) {
+        self.control.lock()
+        self.command = command
+        self.commandSequence += 1
+        let sequence = self.commandSequence
+        self.pending.store(true, ordering: .releasing)
+        self.control.broadcast()
+        self.control.unlock()
+        self.pipe.decoderWakeup.signal()
+        guard wait else { return }
+        self.control.lock()
+        while self.acknowledged < sequence { self.control.wait() }
+        self.control.unlock()
+    }
+
+    /// Sets the song to decode after the current one. Loop thread.
+    func setQueued(_ song: PlayableSong?) {
+        self.control.lock()
+        self.queuedSong = song
+        self.control.unlock()
+    }
+
+    /// The token of the newest song in the pipe and the sequence number of its first chunk. Loop thread.
+    var newestSong: (token: UInt64?, border: UInt64) {
+        self.control.lock()
+        defer { self.control.unlock() }
+        return (self.newestToken, self.songBorder)
+    }
+
+    /// Forgets the newest song (the loop flushed the pipe). Loop thread, with the decoder parked.
+    func forgetNewestSong() {
+        self.control.lock()
+        self.newestToken = nil
+        self.control.unlock()
+    }
+
+    // MARK: - Decoder thread
+
+    private func run() {
+        while true {
+            if self.pending.load(ordering: .acquiring) || self.decoder == nil || self.parked {
+                self.control.lock()
+                while self.commandSequence == self.acknowledged && (self.decoder == nil || self.parked) {
+                    self.control.wait()
+                }
+                let command = self.commandSequence != self.acknowledged ? self.command : nil
+                let sequence = self.commandSequence
+                self.command = nil
+                self.pending.store(false, ordering: .releasing)
+                self.control.unlock()
+                if let command {
+                    let quit = self.handle(command)
+                    self.control.lock()
+                    self.acknowledged = sequence
+                    self.control.broadcast()
+                    self.control.unlock()
+                    if quit { return }
+                }
+                continue
+            }
+            self.decodeChunk()
+        }
+    }
+
+    private func handle(_ command: Command) -> Bool {
+        switch command {
+        case .park:
+            self.parked = true
+        case .resume:
+            self.parked = false
+        case .stop:
+            self.parked = false
+            self.close()
+        case .quit:
+            self.close()
+            return true
+        case .start(let start):
+            self.parked = false
+            self.generation = start.generation
+            if start.start == .none, let song = self.song, song.token == start.song.token, self.decoder != nil {
+                self.seek(toSeconds: start.seconds, reopening: start)
+            } else {
+                self.open(start.song, atSeconds: start.seconds, start: start.start)
+            }
+        }
+        return false
+    }
+
+    private func close() {
+        self.decoder = nil
+        self.song = nil
+        self.control.lock()
+        self.newestToken = nil
+        self.control.unlock()
+    }
+
+    /// Opens `song`; on failure reports it and goes on with the queued song, if any.
+    private func open(_ first: PlayableSong, atSeconds seconds: Double, start: ChunkStart) {
+        var song = first
+        var seconds = seconds
+        while true {
+            do throws(FormatError) {
+                var decoder = try self.factory(song.path)
+                let rate = UInt64(max(1, decoder.format.sampleRate))
+                self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
+                let total = decoder.totalFrames
+                self.endFrame = song.rangeEndMilliseconds.map { $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame) }
+                if let endFrame = self.endFrame {
+                    self.songFrames = endFrame
+                } else if let total {
+                    self.songFrames = total - min(total, self.rangeStartFrame)
+                } else {
+                    self.songFrames = 0
+                }
+                let target = self.rangeStartFrame + UInt64(max(0, seconds) * Double(rate))
+                self.songFrame = 0
+                if target > 0 {
+                    let reached = try decoder.seek(toFrame: target)
+                    self.songFrame = reached - min(reached, self.rangeStartFrame)
+                }
+                self.decoder = decoder
+                self.song = song
+                self.nextStart = start
+                self.stamp(song, format: decoder.format)
+                self.control.lock()
+                self.newestToken = song.token
+                self.songBorder = self.pipe.written.load(ordering: .acquiring)
+                self.control.unlock()
+                return
+            } catch {
+                guard let next = self.reportFailure(song, error: error, start: start) else { return }
+                song = next
+                seconds = 0
+            }
+        }
+    }
+
+    /// Seeks within the song being decoded (reopening it when the decoder refuses).
+    private func seek(toSeconds seconds: Double, reopening start: Start) {
+        guard var decoder = self.decoder else { return }
+        let rate = UInt64(max(1, decoder.format.sampleRate))
+        var target = self.rangeStartFrame + UInt64(max(0, seconds) * Double(rate))
+        if let endFrame = self.endFrame { target = min(target, self.rangeStartFrame + endFrame) }
+        do throws(FormatError) {
+            let reached = try decoder.seek(toFrame: target)
+            self.decoder = decoder
+            self.songFrame = reached - min(reached, self.rangeStartFrame)
+            self.nextStart = .none
+            self.control.lock()
+            self.songBorder = self.pipe.written.load(ordering: .acquiring)
+            self.control.unlock()
+        } catch {
+            self.open(start.song, atSeconds: seconds, start: .none)
+        }
+    }
+
+    private func stamp(_ song: PlayableSong, format: AudioFormat) {
+        let gain = song.replayGain
+        self.chunkStamp = ChunkHeader(
+            token: song.token, generation: self.generation, songFrame: 0, songFrames: self.songFrames, frames: 0,
+            format: format, start: .none, trackGain: gain.trackGain.map(Float.init) ?? .nan,
+            trackPeak: gain.trackPeak.map(Float.init) ?? .nan, albumGain: gain.albumGain.map(Float.init) ?? .nan,
+            albumPeak: gain.albumPeak.map(Float.init) ?? .nan)
+    }
+
+    /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.
+    private func decodeChunk() {
+        guard var decoder = self.decoder, let song = self.song else { return }
+        while self.pipe.freeChunks() < 1 {
+            if self.pending.load(ordering: .acquiring) { return }
+            self.pipe.decoderWakeup.wait(unless: {
+                self.pending.load(ordering: .acquiring) || self.pipe.freeChunks() >= self.pipe.decoderThreshold
+            })
+        }
+        let sequence = self.pipe.written.load(ordering: .acquiring)
+        let frameSize = decoder.format.frameSize
+        var capacityFrames = self.pipe.chunkBytes / frameSize
+        if let endFrame = self.endFrame {
+            capacityFrames = Int(min(UInt64(capacityFrames), endFrame - min(endFrame, self.songFrame)))
+        }
+        var frames = 0
+        if capacityFrames > 0 {
+            let buffer = UnsafeMutableRawBufferPointer(rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
+            do throws(FormatError) {
+                frames = try decoder.decode(into: buffer)
+                self.decoder = decoder
+            } catch {
+                if self.nextStart != .none {
+                    // Nothing of this song reached the pipe: it failed, as when it cannot be opened.
+                    if let next = self.reportFailure(song, error: error, start: self.nextStart) {
+                        self.open(next, atSeconds: 0, start: self.nextStart)
+                    }
+                    return
+                }
+                self.logger.warning("decoding ended early", ["uri": song.uri, "error": "\(error)"])
+                frames = 0
+            }
+        }
+        guard frames > 0 else {
+            self.songEnded()
+            return
+        }
+        let header = self.pipe.header(sequence)
+        header.pointee = self.chunkStamp
+        header.pointee.generation = self.generation
+        header.pointee.songFrame = self.songFrame
+        header.pointee.frames = frames
+        header.pointee.start = self.nextStart
+        self.nextStart = .none
+        self.songFrame += UInt64(frames)
+        self.pipe.publish(sequence)
+    }
+
+    /// Reports that `song` failed and takes the queued song, if any, to try next (else marks the end).
+    private func reportFailure(_ song: PlayableSong, error: FormatError, start: ChunkStart) -> PlayableSong? {
+        self.logger.warning("cannot decode", ["uri": song.uri, "error": "\(error)"])
+        self.decoder = nil
+        self.song = nil
+        self.control.lock()
+        let next = self.queuedSong
+        self.queuedSong = nil
+        self.control.unlock()
+        let stopped = next == nil && start == .play
+        self.post(
+            .decodeFailed(token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation, stopped: stopped))
+        if next == nil {
+            self.shared.endState.store((stopped ? PlayerEndState.stopped : .endOfStream).rawValue, ordering: .sequentiallyConsistent)
+            self.pipe.wakeReaders()
+        }
+        return next
+    }
+
+    /// The current song is decoded: go on with the queued one, or mark the end of the stream.
+    private func songEnded() {
+        self.control.lock()
+        let next = self.queuedSong
+        self.queuedSong = nil
+        if next == nil {
+            self.shared.endState.store(PlayerEndState.endOfStream.rawValue, ordering: .sequentiallyConsistent)
+        }
+        self.control.unlock()
+        if next == nil { self.pipe.wakeReaders() }
+        self.decoder = nil
+        self.song = nil
+        if let next { self.open(next, atSeconds: 0, start: .queued) }
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// What the audio threads tell the player on the event loop (posted with `EventLoop.execute`, once per song
+/// border or failure, never per period).
+enum PlayerEngineEvent: Sendable {
+    /// An output played the first chunk of the song with `token`.
+    case songStarted(token: UInt64, generation: UInt64)
+    /// An output stopped before the first chunk of the queued song because `borderPause` was set.
+    case pausedAtBorder(token: UInt64, generation: UInt64)
+    /// An output played out everything (the last song with `token`) and closed its stream.
+    case outputEnded(output: Int, token: UInt64, generation: UInt64)
+    /// An output failed (it retries by itself).
+    case outputFailed(output: Int, message: String)
+    /// A failed output works again.
+    case outputRecovered(output: Int)
+    /// The decoder could not open or decode the song; `stopped`: nothing else plays in this generation.
+    case decodeFailed(token: UInt64, message: String, generation: UInt64, stopped: Bool)
+}
+
+/// The decoder's end-of-stream state, shared by the decoder, the outputs and the loop.
+enum PlayerEndState: Int {
+    /// Decoding (or idle with nothing to say).
+    case running = 0
+    /// The last song is decoded and nothing is queued: outputs play out what is left.
+    case endOfStream = 1
+    /// An output reached the end of the stream: a queued song arriving now is too late.
+    case claimed = 2
+    /// Nothing will be written in this generation (the song failed and nothing was queued).
+    case stopped = 3
+}

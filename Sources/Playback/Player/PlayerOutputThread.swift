@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Synchronization
+
+/// One output's thread: reads the chunk pipe with its own cursor, converts and scales the PCM (ReplayGain,
+/// software volume) to the device's format, plays it, reports song borders and the end of the stream, and
+/// publishes the position heard (frames played minus the device's delay).
+///
+/// Requests arrive through a mailbox (mutex + condition, taken once per request); the audio path reads only
+/// atomics. `@unchecked Sendable`: the mailbox is guarded by `control`, the playing state is confined to the
+/// output thread, the position is published through atomics under a sequence counter.
+final class PlayerOutputThread: @unchecked Sendable {
+    enum Mode: Sendable { case stop, play, pause }
+
+    /// What the loop wants from this output.
+    struct Request: Sendable {
+        var enabled: Bool
+        var mode: Mode = .stop
+        /// Stop touching the pipe and the device until released (the loop rearranges the pipe meanwhile).
+        var hold = false
+        /// Changed to drop what the device and the thread hold (seek, new song).
+        var cancel: UInt64 = 0
+        var quit = false
+    }
+
+    /// The position heard, as published for the loop.
+    struct Position: Equatable {
+        var token: UInt64
+        var generation: UInt64
+        /// Frames of the song heard, from its (range) start.
+        var frames: Int64
+        /// The song's length in frames (0: unknown).
+        var songFrames: UInt64
+        var format: AudioFormat
+    }
+
+    let id: Int
+    let configuration: OutputConfiguration
+    let device: any AudioOutput
+    let mixer: (any Mixer)?
+    let reader: PipeReader
+    /// Whether the output failed and waits to retry. Read by the loop.
+    let failed = Atomic<Bool>(false)
+
+    private let softwareMixer: SoftwareMixer?
+    private let pipe: PlayerChunkPipe
+    private let shared: PlayerShared
+    private let post: @Sendable (PlayerEngineEvent) -> Void
+    private let logger: Logger
+    private let formatMask: (rate: Int?, format: SampleFormat?, channels: Int?)
+
+    // MARK: Published position (sequence counter: odd while writing)
+    private let positionVersion = Atomic<UInt64>(0)
+    private let positionToken = Atomic<UInt64>(0)
+    private let positionGeneration = Atomic<UInt64>(0)
+    private let positionFrames = Atomic<Int64>(0)
+    private let positionSongFrames = Atomic<UInt64>(0)
+    private let positionFormat = Atomic<UInt64>(0)
+
+    // MARK: Mailbox (guarded by `control`)
+    private let control = NSCondition()
+    private var request: Request
+    private var requestSequence: UInt64 = 0
+    private var acknowledged: UInt64 = 0
+    private let pending = Atomic<Bool>(false)
+
+    // MARK: Output-thread state
+    private var applied: Request
+    private var deviceEnabled = false
+    private var streamOpen = false
+    private var pausedInDevice = false
+    private var openedFormat: AudioFormat?
+    private var deviceFrameSize = 1
+    private var converter = PlayerPCMConverter()
+    private var remaining = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var remainingOffset = 0
+    private var chunk = ChunkHeader()
+    private var hasChunk = false
+    private var gain: Float = 1
+    private var ended = false
+    private var recovering = false
+    private var retryAt: UInt64 = 0
+
+    init(
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, pipe: PlayerChunkPipe,
+        shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
+    ) {
+        self.id = id
+        self.configuration = configuration
+        self.device = device
+        self.mixer = mixer
+        self.softwareMixer = mixer as? SoftwareMixer
+        self.reader = pipe.readers[id]
+        self.pipe = pipe
+        self.shared = shared
+        self.logger = logger
+        self.post = post
+        self.formatMask = Self.parseMask(configuration.format)
+        self.request = Request(enabled: configuration.enabled)
+        self.applied = Request(enabled: false)
+    }
+
+    /// Starts the thread. Loop thread, once.
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "output:\(self.configuration.name)"
+        thread.start()
+    }
+
+    // MARK: - Loop side
+
+    /// The request the loop made last. Loop thread.
+    var wanted: Request {
+        self.control.lock()
+        defer { self.control.unlock() }
+        return self.request
+    }
+
+    /// Changes the request; with `wait`, returns once the output thread applied it. Loop thread.
+    func send(wait: Bool = false, _ change: (inout Request) -> Void) {
+        self.control.lock()
+        change(&self.request)
+        self.requestSequence += 1
+        let sequence = self.requestSequence
+        self.pending.store(true, ordering: .releasing)
+        self.control.unlock()
+        self.reader.wakeup.signal()
+        self.device.interrupt()
+        guard wait else { return }
+        self.control.lock()
+        while self.acknowledged < sequence {
+            self.control.unlock()
+            // The thread may be blocked in the device again by the time it sees the request.
+            self.device.interrupt()
+            self.reader.wakeup.signal()
+            self.control.lock()
+            _ = self.control.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        self.control.unlock()
+    }
+
+    /// The position heard, if the output played anything since it was enabled. Any thread.
+    var position: Position? {
+        while true {
+            let before = self.positionVersion.load(ordering: .acquiring)
+            if before == 0 { return nil }
+            if before & 1 == 1 { continue }
+            let position = Position(
+                token: self.positionToken.load(ordering: .acquiring),
+                generation: self.positionGeneration.load(ordering: .acquiring),
+                frames: self.positionFrames.load(ordering: .acquiring),
+                songFrames: self.positionSongFrames.load(ordering: .acquiring),
+                format: Self.unpack(self.positionFormat.load(ordering: .acquiring)))
+            if self.positionVersion.load(ordering: .acquiring) == before { return position }
+        }
+    }
+
+    // MARK: - Output thread
+
+    private func run() {
+        while true {
+            if self.pending.load(ordering: .acquiring), self.applyRequest() { return }
+            let request = self.applied
+            if !request.enabled || request.hold || request.mode == .stop || self.ended {
+                self.waitForRequest()
+            } else if self.failed.load(ordering: .relaxed) {
+                self.retryAfterFailure()
+            } else if request.mode == .pause {
+                self.pauseStep()
+            } else {
+                self.playStep()
+            }
+        }
+    }
+
+    private func waitForRequest(timeoutNanoseconds: UInt64? = nil) {
+        self.reader.wakeup.wait(unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
+    }
+
+    /// Applies the latest request. Returns `true` to end the thread.
+    private func applyRequest() -> Bool {
+        self.control.lock()
+        let new = self.request
+        let sequence = self.requestSequence
+        self.pending.store(false, ordering: .releasing)
+        self.control.unlock()
+        defer {
+            self.control.lock()
+            self.acknowledged = sequence
+            self.control.broadcast()
+            self.control.unlock()
+        }
+        if new.quit {
+            self.closeStream()
+            if self.deviceEnabled { self.device.disable() }
+            self.deviceEnabled = false
+            self.reader.consuming.store(false, ordering: .releasing)
+            return true
+        }
+        if new.cancel != self.applied.cancel {
+            if self.streamOpen { self.device.cancel() }
+            self.dropChunk()
+            self.ended = false
+            self.pausedInDevice = false
+        }
+        if !new.enabled {
+            self.closeStream()
+            if self.deviceEnabled { self.device.disable() }
+            self.deviceEnabled = false
+            self.reader.consuming.store(false, ordering: .releasing)
+            self.dropChunk()
+            self.failed.store(false, ordering: .relaxed)
+        } else if !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
+            self.enableDevice()
+        }
+        if new.mode == .stop {
+            if self.streamOpen { self.device.cancel() }
+            self.closeStream()
+            self.dropChunk()
+            self.ended = false
+        } else if new.mode == .pause, self.applied.mode != .pause {
+            self.pausedInDevice = self.streamOpen
+        }
+        self.applied = new
+        return false
+    }
+
+    private func enableDevice() {
+        do throws(OutputError) {
+            try self.device.enable()
+            self.deviceEnabled = true
+        } catch {
+            self.fail(error)
+        }
+    }
+
+    private func dropChunk() {
+        self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.remainingOffset = 0
+        self.hasChunk = false
+    }
+
+    private func closeStream() {
+        guard self.streamOpen else { return }
+        self.device.close()
+        self.streamOpen = false
+        self.openedFormat = nil
+        self.pausedInDevice = false
+    }
+
+    private func fail(_ error: OutputError) {
+        self.logger.error("output failed", ["output": self.configuration.name, "error": error.message])
+        if self.streamOpen { self.device.cancel() }
+        self.closeStream()
+        self.reader.consuming.store(false, ordering: .releasing)
+        self.reader.wakeup.signal()
+        self.pipe.readerAdvanced()
+        self.dropChunk()
+        self.failed.store(true, ordering: .releasing)
+        self.recovering = true
+        self.retryAt = monotonicNanoseconds() + self.shared.retryNanoseconds
+        self.post(.outputFailed(output: self.id, message: error.message))
+    }
+
+    private func retryAfterFailure() {
+        let now = monotonicNanoseconds()
+        if now < self.retryAt {
+            self.waitForRequest(timeoutNanoseconds: self.retryAt - now)
+            return
+        }
+        self.failed.store(false, ordering: .releasing)
+        if !self.deviceEnabled { self.enableDevice() }
+    }
+
+    private func pauseStep() {
+        if self.streamOpen, self.pausedInDevice {
+            if !self.device.pause() {
+                // The device cannot stay paused: close it, reopen on resume (position stays as published).
+                self.device.cancel()
+                self.closeStream()
+            }
+            return
+        }
+        self.waitForRequest()
+    }
+
+    /// Plays what is left of the current chunk, or takes the next one, or handles the end of the stream.
+    private func playStep() {
+        if !self.reader.consuming.load(ordering: .acquiring) { self.join() }
+        if self.remainingOffset < self.remaining.count {
+            if !self.streamOpen {
+                guard self.openStream(self.chunk.format) else { return }
+            }
+            self.writeRemaining()
+            return
+        }
+        let cursor = self.reader.cursor.load(ordering: .relaxed)
+        if cursor >= self.pipe.written.load(ordering: .acquiring) {
+            self.reachedEndOfPipe(cursor)
+            return
+        }
+        let header = self.pipe.header(cursor).pointee
+        if header.start == .queued, self.shared.borderPause.load(ordering: .acquiring),
+            self.shared.borderPausedToken.load(ordering: .acquiring) != header.token
+        {
+            self.pauseAtBorder(header)
+            return
+        }
+        if header.format != self.openedFormat || !self.streamOpen {
+            if self.streamOpen {
+                // A new format between songs: play out the old one, then reopen.
+                do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+                self.closeStream()
+            }
+            guard self.openStream(header.format) else { return }
+        }
+        if header.start != .none, self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
+            self.post(.songStarted(token: header.token, generation: header.generation))
+        }
+        var target = self.shared.replayGain.scale(
+            mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak, albumGain: header.albumGain,
+            albumPeak: header.albumPeak)
+        if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
+        // A new song starts at its own gain; within a song the gain glides over one chunk.
+        let from = header.start == .none ? self.gain : target
+        let bytes = header.frames * header.format.frameSize
+        self.remaining = self.converter.convert(
+            UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes]), frames: header.frames, fromGain: from,
+            toGain: target)
+        self.remainingOffset = 0
+        self.gain = target
+        self.chunk = header
+        self.hasChunk = true
+        self.reader.cursor.store(cursor + 1, ordering: .releasing)
+        self.pipe.readerAdvanced()
+        self.writeRemaining()
+    }
+
+    /// Starts reading where the most advanced output is (or at the newest chunk): after enabling or recovering.
+    private func join() {
+        let start = self.pipe.fastestCursor() ?? self.pipe.written.load(ordering: .acquiring)
+        self.reader.cursor.store(start, ordering: .releasing)
+        self.reader.consuming.store(true, ordering: .sequentiallyConsistent)
+        // If the decoder reused that chunk before it saw us, skip to the oldest chunk still intact.
+        let written = self.pipe.written.load(ordering: .acquiring)
+        if written > UInt64(self.pipe.capacity - 1), start < written - UInt64(self.pipe.capacity - 1) {
+            self.reader.cursor.store(written - UInt64(self.pipe.capacity - 1), ordering: .releasing)
+        }
+        self.dropChunk()
+    }
+
+    private func openStream(_ format: AudioFormat) -> Bool {
+        var wanted = format
+        if let rate = self.formatMask.rate { wanted.sampleRate = rate }
+        if let sampleFormat = self.formatMask.format { wanted.sampleFormat = sampleFormat }
+        if let channels = self.formatMask.channels { wanted.channels = channels }
+        do throws(OutputError) {
+            let accepted = try self.device.open(wanted)
+            // Rate conversion is not implemented: a device insisting on another rate gets the decoder's rate.
+            var output = accepted
+            if output.sampleRate != format.sampleRate {
+                self.logger.warning(
+                    "output wants another sample rate; no resampler", ["output": self.configuration.name])
+                output.sampleRate = format.sampleRate
+            }
+            self.converter.configure(input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
+            self.deviceFrameSize = output.frameSize
+            self.streamOpen = true
+            self.openedFormat = format
+            if self.recovering {
+                self.recovering = false
+                self.post(.outputRecovered(output: self.id))
+            }
+            return true
+        } catch {
+            self.fail(error)
+            return false
+        }
+    }
+
+    private func writeRemaining() {
+        while self.remainingOffset < self.remaining.count {
+            if self.pending.load(ordering: .acquiring) { return }
+            let rest = UnsafeRawBufferPointer(rebasing: self.remaining[self.remainingOffset...])
+            do throws(OutputError) {
+                let consumed = try self.device.play(rest)
+                self.remainingOffset += consumed
+            } catch {
+                self.fail(error)
+                return
+            }
+            self.publishPosition()
+        }
+    }
+
+    private func publishPosition() {
+        let framesInChunk = Int64(self.remainingOffset / self.deviceFrameSize)
+        let heard = Int64(self.chunk.songFrame) + framesInChunk - Int64(self.device.delayFrames)
+        self.positionVersion.add(1, ordering: .acquiringAndReleasing)
+        self.positionToken.store(self.chunk.token, ordering: .releasing)
+        self.positionGeneration.store(self.chunk.generation, ordering: .releasing)
+        self.positionFrames.store(max(0, heard), ordering: .releasing)
+        self.positionSongFrames.store(self.chunk.songFrames, ordering: .releasing)
+        self.positionFormat.store(Self.pack(self.chunk.format), ordering: .releasing)
+        self.positionVersion.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    private func pauseAtBorder(_ header: ChunkHeader) {
+        // Stop in front of the queued song: it is now the current one, at 0 s.
+        self.chunk = header
+        self.chunk.songFrame = 0
+        self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.remainingOffset = 0
+        do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+        self.publishPosition()
+        if self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
+            self.post(.songStarted(token: header.token, generation: header.generation))
+        }
+        if self.shared.borderPausedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
+            self.post(.pausedAtBorder(token: header.token, generation: header.generation))
+        }
+        self.applied.mode = .pause
+        self.pausedInDevice = self.streamOpen
+    }
+
+    /// Nothing left to read: wait for the decoder, or play out the end of the stream.
+    private func reachedEndOfPipe(_ cursor: UInt64) {
+        var state = self.shared.endState.load(ordering: .sequentiallyConsistent)
+        if state == PlayerEndState.endOfStream.rawValue {
+            _ = self.shared.endState.compareExchange(
+                expected: state, desired: PlayerEndState.claimed.rawValue, ordering: .sequentiallyConsistent)
+            state = self.shared.endState.load(ordering: .sequentiallyConsistent)
+        }
+        // The decoder may have published a chunk just before it marked the end.
+        guard state == PlayerEndState.claimed.rawValue, cursor >= self.pipe.written.load(ordering: .acquiring) else {
+            self.reader.wakeup.wait(unless: {
+                self.pending.load(ordering: .acquiring) || self.pipe.written.load(ordering: .acquiring) > cursor
+                    || self.shared.endState.load(ordering: .acquiring) != state
+            })
+            return
+        }
+        if self.streamOpen {
+            do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+            self.closeStream()
+        }
+        self.ended = true
+        if self.hasChunk {
+            self.post(.outputEnded(output: self.id, token: self.chunk.token, generation: self.chunk.generation))
+        }
+    }
+
+    // MARK: - Formats
+
+    private static func pack(_ format: AudioFormat) -> UInt64 {
+        let sample: UInt64 =
+            switch format.sampleFormat {
+            case .s8: 0
+            case .s16: 1
+            case .s24: 2
+            case .s32: 3
+            case .float: 4
+            case .dsd: 5
+            }
+        return UInt64(format.sampleRate) << 16 | sample << 8 | UInt64(format.channels & 0xFF)
+    }
+
+    private static func unpack(_ packed: UInt64) -> AudioFormat {
+        let formats: [SampleFormat] = [.s8, .s16, .s24, .s32, .float, .dsd]
+        return AudioFormat(
+            sampleRate: Int(packed >> 16), sampleFormat: formats[Int((packed >> 8) & 0xFF) % formats.count],
+            channels: Int(packed & 0xFF))
+    }
+
+    /// `format "44100:16:2"` with `*` for "keep": the fields to force.
+    static func parseMask(_ text: String?) -> (rate: Int?, format: SampleFormat?, channels: Int?) {
+        guard let text else { return (nil, nil, nil) }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { return (nil, nil, nil) }
+        let formats: [String: SampleFormat] = ["8": .s8, "16": .s16, "24": .s24, "32": .s32, "f": .float]
+        return (Int(parts[0]), formats[parts[1]], Int(parts[2]))
+    }
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// Converts chunks from the decoder's format to the device's (sample format, channel count) and scales
+/// them by a gain ramp (ReplayGain × software volume), on the output thread.
+///
+/// Its scratch buffers are allocated by `configure` (when a stream opens), never per chunk. Identical formats
+/// at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
+struct PlayerPCMConverter: ~Copyable {
+    private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+    private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+    private var maxFrames = 0
+    private var samples: UnsafeMutablePointer<Float>
+    private var mixed: UnsafeMutablePointer<Float>
+    /// The converted PCM of the last chunk.
+    private(set) var converted: UnsafeMutableRawBufferPointer
+
+    init() {
+        self.samples = .allocate(capacity: 1)
+        self.mixed = .allocate(capacity: 1)
+        self.converted = .allocate(byteCount: 1, alignment: 16)
+    }
+
+    deinit {
+        self.samples.deallocate()
+        self.mixed.deallocate()
+        self.converted.deallocate()
+    }
+
+    /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`. Allocates.
+    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) {
+        self.input = input
+        self.output = output
+        guard maxFrames > self.maxFrames || input.channels > 8 || output.channels > 8 else { return }
+        let frames = max(maxFrames, self.maxFrames)
+        let channels = max(8, input.channels, output.channels)
+        self.samples.deallocate()
+        self.mixed.deallocate()
+        self.converted.deallocate()
+        self.samples = .allocate(capacity: frames * channels)
+        self.mixed = .allocate(capacity: frames * channels)
+        self.converted = .allocate(byteCount: frames * channels * 4, alignment: 16)
+        self.maxFrames = frames
+    }
+
+    /// Converts `frames` frames of `source`, scaling by a gain going linearly from `fromGain` to `toGain`.
+    ///
+    /// Audio path: no allocation, no lock.
+    /// - Returns: the converted bytes (valid until the next call).
+    mutating func convert(
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float
+    ) -> UnsafeRawBufferPointer {
+        precondition(frames <= self.maxFrames)
+        let inChannels = self.input.channels
+        let outChannels = self.output.channels
+        if self.input.sampleFormat == self.output.sampleFormat, inChannels == outChannels, fromGain == 1, toGain == 1 {
+            let bytes = frames * self.input.frameSize
+            self.converted.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: bytes)
+            return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        }
+        Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
+        // Channels and gain in one pass.
+        let step = frames > 1 ? (toGain - fromGain) / Float(frames) : 0
+        var gain = fromGain
+        for frame in 0..<frames {
+            let inBase = self.samples + frame * inChannels
+            let outBase = self.mixed + frame * outChannels
+            if inChannels == outChannels {
+                for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
+            } else if outChannels == 1 {
+                var sum: Float = 0
+                for channel in 0..<inChannels { sum += inBase[channel] }
+                outBase[0] = sum / Float(inChannels) * gain
+            } else {
+                for channel in 0..<outChannels { outBase[channel] = inBase[channel % inChannels] * gain }
+            }
+            gain += step
+        }
+        let bytes = Self.encode(self.mixed, count: frames * outChannels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    private static func decode(
+        _ source: UnsafeRawBufferPointer, format: SampleFormat, count: Int, into samples: UnsafeMutablePointer<Float>
+    ) {
+        switch format {
+        case .s8, .dsd:
+            for index in 0..<count { samples[index] = Float(source.load(fromByteOffset: index, as: Int8.self)) / 128 }
+        case .s16:
+            for index in 0..<count {
+                samples[index] = Float(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)) / 32768
+            }
+        case .s24:
+            for index in 0..<count {
+                // Sign-extend the low 24 bits of the 32-bit word.
+                let word = source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
+                samples[index] = Float((word << 8) >> 8) / 8_388_608
+            }
+        case .s32:
+            for index in 0..<count {
+                samples[index] = Float(source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)) / 2_147_483_648
+            }
+        case .float:
+            for index in 0..<count { samples[index] = source.loadUnaligned(fromByteOffset: index * 4, as: Float.self) }
+        }
+    }
+
+    private static func encode(
+        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat, into target: UnsafeMutableRawBufferPointer
+    ) -> Int {
+        switch format {
+        case .s8, .dsd:
+            for index in 0..<count {
+                let value = Int8(clamping: Int((samples[index] * 128).rounded()))
+                target.storeBytes(of: value, toByteOffset: index, as: Int8.self)
+            }
+            return count
+        case .s16:
+            for index in 0..<count {
+                let value = Int16(clamping: Int((samples[index] * 32768).rounded()))
+                target.storeBytes(of: value, toByteOffset: index * 2, as: Int16.self)
+            }
+            return count * 2
+        case .s24:
+            for index in 0..<count {
+                let value = min(8_388_607, max(-8_388_608, Int32((samples[index] * 8_388_608).rounded())))
+                target.storeBytes(of: value, toByteOffset: index * 4, as: Int32.self)
+            }
+            return count * 4
+        case .s32:
+            for index in 0..<count {
+                let value = Int32(clamping: Int64((Double(samples[index]) * 2_147_483_648).rounded()))
+                target.storeBytes(of: value, toByteOffset: index * 4, as: Int32.self)
+            }
+            return count * 4
+        case .float:
+            for index in 0..<count { target.storeBytes(of: samples[index], toByteOffset: index * 4, as: Float.self) }
+            return count * 4
+        }
+    }
+}

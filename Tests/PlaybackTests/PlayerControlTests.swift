@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Playback
+import Synchronization
+import Testing
+
+@Suite struct PlayerControlTests {
+    @Test func seekStartsExactlyAtTheRequestedFrame() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        usleep(100_000)
+        #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 5.0) })
+        #expect(harness.withPlayer { $0.seek(token: 99, toSeconds: 1.0) } == false)
+        let right = harness.withPlayer { $0.snapshot }
+        #expect(abs(right.elapsedSeconds - 5.0) < 0.05)
+        usleep(150_000)
+        let after = harness.withPlayer { $0.snapshot }
+        #expect(after.elapsedSeconds > 5.05 && after.elapsedSeconds < 5.4)
+        harness.withPlayer { $0.stop() }
+        let cut = try #require(capture.cancels.first)
+        let samples = capture.samples16()
+        let afterSeek = Array(samples[(cut / 4)...])
+        #expect(!afterSeek.isEmpty)
+        #expect(isRamp(afterSeek, from: 220_500, count: afterSeek.count))
+        #expect(isRamp(Array(samples[..<(cut / 4)]), from: 0, count: cut / 4))
+        // Only songStarted: a seek announces nothing, a stop neither.
+        #expect(harness.received == [.songStarted(token: 1)])
+    }
+
+    @Test func elapsedFollowsWhatWasPlayedAndPauseFreezesIt() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        let start = Date()
+        usleep(300_000)
+        harness.withPlayer { $0.setPaused(true) }
+        let paused = harness.withPlayer { $0.snapshot }
+        let wall = Date().timeIntervalSince(start)
+        #expect(paused.state == .pause)
+        #expect(abs(paused.elapsedSeconds - wall) < 0.1)
+        #expect(paused.durationSeconds == 10)
+        #expect(paused.audioFormat == AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
+        usleep(200_000)
+        let stillPaused = harness.withPlayer { $0.snapshot }
+        #expect(stillPaused.elapsedSeconds == paused.elapsedSeconds)
+        let heardWhilePaused = capture.bytes.count
+        usleep(100_000)
+        #expect(capture.bytes.count == heardWhilePaused)
+        harness.withPlayer { $0.setPaused(false) }
+        usleep(300_000)
+        let resumed = harness.withPlayer { $0.snapshot }
+        #expect(resumed.state == .play)
+        #expect(resumed.elapsedSeconds - paused.elapsedSeconds > 0.15 && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
+        harness.withPlayer { $0.stop() }
+        let samples = capture.samples16()
+        #expect(isRamp(samples, from: 0, count: samples.count))
+    }
+
+    @Test func stopEndsPlaybackWithoutEvents() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0)
+            player.queue(fakeSong(2, base: 0, frames: 441_000))
+        }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        harness.withPlayer { $0.stop() }
+        #expect(harness.withPlayer { $0.snapshot } == PlayerSnapshot())
+        usleep(50_000)
+        let stopped = capture.bytes.count
+        usleep(150_000)
+        #expect(capture.bytes.count == stopped)
+        #expect(harness.received == [.songStarted(token: 1)])
+        // Playing again after a stop works.
+        harness.withPlayer { $0.play(fakeSong(3, base: 0, frames: 4410), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 3)) })
+    }
+
+    @Test func playStartsAtAnOffsetAndHonoursTheRange() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        var song = fakeSong(1, base: 0, frames: 44_100)
+        song.rangeStartMilliseconds = 100
+        song.rangeEndMilliseconds = 500
+        harness.withPlayer { $0.play(song, atSeconds: 0.1) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        // Range 4410..<22050, started 0.1 s into it.
+        #expect(isRamp(capture.samples16(), from: 8820, count: 22_050 - 8820))
+    }
+
+    @Test func aFailingOutputIsReportedWhileTheOtherKeepsPlaying() throws {
+        let good = CaptureOutput(sync: false)
+        let bad = CaptureOutput(sync: false)
+        bad.failOpen.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration("good"), good, nil), (nullConfiguration("bad"), bad, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        #expect(harness.received.contains(.outputsChanged))
+        #expect(!harness.received.contains { if case .outputFailed = $0 { true } else { false } })
+        #expect(isRamp(good.samples16(), from: 0, count: 20_000))
+    }
+
+    @Test func allOutputsFailingStopsThePlayer() throws {
+        let bad = CaptureOutput(sync: false)
+        bad.failOpen.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration("bad"), bad, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.outputFailed(message: "cannot open capture")) })
+        #expect(harness.withPlayer { $0.snapshot.state } == .stop)
+    }
+
+    @Test func outputsAreListedAndCanBeDisabled() throws {
+        let first = CaptureOutput(sync: false)
+        let second = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [
+            (nullConfiguration("one"), first, nil), (OutputConfiguration(name: "two", type: "null", enabled: false), second, nil),
+        ])
+        let listed = harness.withPlayer { $0.outputs }
+        #expect(listed.map(\.name) == ["one", "two"])
+        #expect(listed.map(\.enabled) == [true, false])
+        #expect(harness.withPlayer { $0.setOutput(id: 1, enabled: true) })
+        #expect(harness.withPlayer { $0.setOutput(id: 0, enabled: false) })
+        #expect(harness.withPlayer { $0.setOutput(id: 5, enabled: false) } == false)
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        #expect(first.bytes.isEmpty)
+        #expect(isRamp(second.samples16(), from: 0, count: 5000))
+    }
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Playback
+import Testing
+
+@Suite struct PlayerGaplessTests {
+    @Test func queuedSongFollowsWithoutMissingOrRepeatedFrames() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], bufferSize: 64 << 10)
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 10_000), atSeconds: 0)
+            player.queue(fakeSong(2, base: 10_000, frames: 7_001))
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
+        let samples = capture.samples16()
+        #expect(samples.count == 17_001)
+        #expect(isRamp(samples, from: 0, count: 17_001))
+        #expect(harness.withPlayer { $0.snapshot.state } == .stop)
+    }
+
+    @Test func songQueuedAfterTheDecoderFinishedIsStillGapless() throws {
+        // A paced output: the decoder finishes song 1 long before it is heard, then song 2 is queued.
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 4410), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        harness.withPlayer { $0.queue(fakeSong(2, base: 4410, frames: 4410)) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
+        #expect(isRamp(capture.samples16(), from: 0, count: 8820))
+    }
+
+    @Test func replacingAQueuedSongThatIsAlreadyDecodingCutsItOff() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 8820), atSeconds: 0)
+            player.queue(fakeSong(2, base: 20_000, frames: 4410))
+        }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        harness.withPlayer { $0.queue(fakeSong(3, base: 8820, frames: 4410)) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 3)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 3), .finished(token: 3)])
+        #expect(isRamp(capture.samples16(), from: 0, count: 13_230))
+    }
+
+    @Test func borderPauseStopsInFrontOfTheQueuedSong() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.borderPause = true
+            player.play(fakeSong(1, base: 0, frames: 3000), atSeconds: 0)
+            player.queue(fakeSong(2, base: 3000, frames: 3000))
+        }
+        #expect(harness.waitFor { $0.contains(.pausedAtBorder(token: 2)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .pausedAtBorder(token: 2)])
+        let paused = harness.withPlayer { $0.snapshot }
+        #expect(paused.state == .pause)
+        #expect(paused.token == 2)
+        #expect(paused.elapsedSeconds == 0)
+        #expect(capture.samples16().count == 3000)
+        harness.withPlayer { player in
+            player.borderPause = false
+            player.setPaused(false)
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(isRamp(capture.samples16(), from: 0, count: 6000))
+    }
+
+    @Test func decoderErrorReportsTheSongAndGoesOnWithTheQueuedOne() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.play(PlayableSong(token: 1, uri: "dir/broken.mp3", path: "broken"), atSeconds: 0)
+            player.queue(fakeSong(2, base: 0, frames: 1000))
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(
+            harness.received == [
+                .songFailed(token: 1, message: "Failed to decode dir/broken.mp3"), .songStarted(token: 2),
+                .finished(token: 2),
+            ])
+        #expect(capture.samples16().count == 1000)
+    }
+
+    @Test func decoderErrorWithNothingQueuedStops() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(PlayableSong(token: 7, uri: "x.mp3", path: "broken"), atSeconds: 0) }
+        #expect(harness.waitFor { !$0.isEmpty })
+        #expect(harness.received == [.songFailed(token: 7, message: "Failed to decode x.mp3")])
+        #expect(harness.withPlayer { $0.snapshot.state } == .stop)
+    }
+}

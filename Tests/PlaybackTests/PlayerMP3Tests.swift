@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Playback
+import Testing
+
+@Suite struct PlayerMP3Tests {
+    /// Runs a tool and expects success.
+    private func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(tool) failed")
+    }
+
+    @Test func playsARealMP3ThroughLibmpg123Gaplessly() throws {
+        let directory = NSTemporaryDirectory() + "fermata-mp3-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let wave = directory + "/tone.wav"
+        let mp3 = directory + "/tone.mp3"
+        // sox and lame are installed by scripts/install-deps.sh.
+        try self.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "1", "sine", "440", "vol", "0.5"])
+        try self.run("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
+
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], decoders: Player.standardDecoders)
+        harness.withPlayer { player in
+            player.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3, durationMilliseconds: 1000), atSeconds: 0)
+            player.queue(PlayableSong(token: 2, uri: "tone2.mp3", path: mp3, durationMilliseconds: 1000))
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
+        #expect(capture.opens == [AudioFormat(sampleRate: 44100, sampleFormat: .s24, channels: 2)])
+        // libmpg123 removes the encoder delay and padding: exactly two seconds of 24-bit stereo.
+        let words = capture.bytes.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        #expect(words.count == 2 * 44100 * 2)
+        let peak = words.map { abs(Int($0)) }.max() ?? 0
+        #expect(peak > 3_000_000 && peak < 5_000_000)  // about half of full scale (2^23)
+    }
+}

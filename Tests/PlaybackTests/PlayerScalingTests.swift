@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Playback
+import Testing
+
+@Suite struct PlayerScalingTests {
+    /// Plays a ramp from `base` and returns channel 0 as 16-bit samples.
+    private func play(
+        gain: ReplayGainInfo = ReplayGainInfo(), mode: ReplayGainMode, settings: ReplayGainSettings = ReplayGainSettings(),
+        base: Int64 = 10_000, frames: Int = 6000
+    ) throws -> [Int16] {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], replayGain: settings)
+        harness.withPlayer { player in
+            player.replayGainMode = mode
+            player.play(fakeSong(1, base: base, frames: frames, gain: gain), atSeconds: 0)
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        return capture.samples16()
+    }
+
+    private func scaled(_ samples: [Int16], base: Int, by factor: Double) -> Bool {
+        samples.enumerated().allSatisfy { abs(Double($0.element) - Double(base + $0.offset) * factor) <= 1 }
+    }
+
+    @Test func trackGainScalesTheSamples() throws {
+        let samples = try self.play(gain: ReplayGainInfo(trackGain: -6.0206, trackPeak: 0.5), mode: .track)
+        #expect(samples.count == 6000)
+        #expect(self.scaled(samples, base: 10_000, by: 0.5))
+    }
+
+    @Test func albumModeFallsBackToTrackGainAndPreampAdds() throws {
+        let samples = try self.play(
+            gain: ReplayGainInfo(trackGain: -12.0412), mode: .album, settings: ReplayGainSettings(preampDB: 6.0206))
+        #expect(self.scaled(samples, base: 10_000, by: 0.5))
+    }
+
+    @Test func limitKeepsThePeakBelowFullScale() throws {
+        let samples = try self.play(gain: ReplayGainInfo(trackGain: 6, trackPeak: 0.8), mode: .track)
+        #expect(self.scaled(samples, base: 10_000, by: 1.25))
+        let unlimited = try self.play(
+            gain: ReplayGainInfo(trackGain: 6, trackPeak: 0.8), mode: .track, settings: ReplayGainSettings(limit: false))
+        #expect(self.scaled(unlimited, base: 10_000, by: pow(10, 6.0 / 20)))
+    }
+
+    @Test func missingPreampAppliesToSongsWithoutValuesAndOffIsBitExact() throws {
+        let missing = try self.play(mode: .track, settings: ReplayGainSettings(missingPreampDB: -6.0206))
+        #expect(self.scaled(missing, base: 10_000, by: 0.5))
+        let off = try self.play(
+            gain: ReplayGainInfo(trackGain: -6), mode: .off, settings: ReplayGainSettings(missingPreampDB: -6))
+        #expect(isRamp(off, from: 10_000, count: 6000))
+    }
+
+    @Test func softwareVolumeUsesMPDsCurve() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: .software), capture, nil)])
+        #expect(harness.withPlayer { $0.volume } == 100)
+        #expect(harness.withPlayer { $0.setVolume(50) })
+        #expect(harness.withPlayer { $0.volume } == 50)
+        harness.withPlayer { $0.play(fakeSong(1, base: 10_000, frames: 6000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        let factor = ((exp(2.0) - 1) / (exp(4.0) - 1) * 1024).rounded() / 1024
+        #expect(self.scaled(capture.samples16(), base: 10_000, by: factor))
+    }
+
+    @Test func noMixerMeansNoVolume() throws {
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: MixerType.none), CaptureOutput(sync: false), nil)])
+        #expect(harness.withPlayer { $0.volume } == nil)
+        #expect(harness.withPlayer { $0.setVolume(20) } == false)
+    }
+
+    @Test func volumeChangesGlideWithoutSteps() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: .software), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 20_000, frames: 441_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        usleep(100_000)
+        harness.withPlayer { _ = $0.setVolume(0) }
+        usleep(150_000)
+        harness.withPlayer { $0.stop() }
+        let samples = capture.samples16()
+        let ratios = samples.enumerated().map { Double($0.element) / Double(Int16(truncatingIfNeeded: 20_000 + $0.offset)) }
+        #expect(ratios.first.map { abs($0 - 1) < 0.001 } == true)
+        #expect(ratios.last.map { abs($0) < 0.001 } == true)
+        // 20 000 → 0 over one chunk (2048 frames): no step larger than a few thousandths.
+        let largestStep = zip(ratios, ratios.dropFirst()).map { abs($1 - $0) }.max() ?? 1
+        #expect(largestStep < 0.005)
+    }
+
+    @Test func convertsToTheFormatTheDeviceAccepts() throws {
+        // 16-bit stereo to 32-bit mono.
+        let wide = CaptureOutput(sync: false, format: AudioFormat(sampleRate: 44100, sampleFormat: .s32, channels: 1))
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), wide, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 1000, frames: 3000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        let words = wide.bytes.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        #expect(words.count == 3000)
+        #expect(words.enumerated().allSatisfy { $0.element == Int32(1000 + $0.offset) << 16 })
+
+        // 24-bit mono to 16-bit stereo, rounded.
+        let narrow = CaptureOutput(sync: false, format: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
+        let second = try PlayerHarness(outputs: [(nullConfiguration(), narrow, nil)])
+        second.withPlayer { $0.play(fakeSong(1, base: 0x10000, frames: 3000, format: "44100:24:1"), atSeconds: 0) }
+        #expect(second.waitFor { $0.contains(.finished(token: 1)) })
+        let pairs = narrow.bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(pairs.count == 6000)
+        #expect(
+            (0..<3000).allSatisfy { frame in
+                let expected = Int16((Double(0x10000 + frame) / 256).rounded())
+                return pairs[2 * frame] == expected && pairs[2 * frame + 1] == expected
+            })
+    }
+}

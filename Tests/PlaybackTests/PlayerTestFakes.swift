@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Dispatch
+import Formats
+import Foundation
+import Model
+import Network
+import Playback
+import Synchronization
+
+/// A decoder producing a ramp: frame `i` of the song holds `base + i` (wrapped to the sample width) in every
+/// channel, so a capture shows any missing or repeated frame. Paths: `fake:<base>:<frames>[:<format>]`, or
+/// `broken` (cannot open).
+struct RampDecoder: Decoder {
+    let format: AudioFormat
+    let totalFrames: UInt64?
+    let base: Int64
+    var position: UInt64 = 0
+
+    static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
+        let parts = path.split(separator: ":").map(String.init)
+        guard parts.count >= 3, parts[0] == "fake", let base = Int64(parts[1]), let frames = UInt64(parts[2]) else {
+            throw .notRecognized(path: path)
+        }
+        var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+        if parts.count >= 6, let rate = Int(parts[3]), let channels = Int(parts[5]) {
+            let formats: [String: SampleFormat] = ["16": .s16, "24": .s24, "32": .s32, "f": .float]
+            format = AudioFormat(sampleRate: rate, sampleFormat: formats[parts[4]] ?? .s16, channels: channels)
+        }
+        return RampDecoder(format: format, totalFrames: frames, base: base)
+    }
+
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
+        var offset = 0
+        for frame in 0..<frames {
+            let value = self.base + Int64(self.position) + Int64(frame)
+            for _ in 0..<self.format.channels {
+                switch self.format.sampleFormat {
+                case .s16: buffer.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: offset, as: Int16.self)
+                case .float: buffer.storeBytes(of: Float(value) / 1_000_000, toByteOffset: offset, as: Float.self)
+                default: buffer.storeBytes(of: Int32(truncatingIfNeeded: value), toByteOffset: offset, as: Int32.self)
+                }
+                offset += self.format.sampleFormat.bytesPerSample
+            }
+        }
+        self.position += UInt64(frames)
+        return frames
+    }
+
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        self.position = min(frame, self.totalFrames!)
+        return self.position
+    }
+}
+
+/// An output recording everything it plays (in the format it chose), optionally paced like the null output,
+/// optionally accepting only one format, optionally failing to open.
+final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: state behind a Mutex
+    let plugin = "capture"
+    private let paced: NullOutput
+    private let forced: AudioFormat?
+    private let state = Mutex<(bytes: [UInt8], cancels: [Int], opens: [AudioFormat])>(([], [], []))
+    let failOpen = Atomic<Bool>(false)
+
+    init(sync: Bool, format: AudioFormat? = nil) {
+        self.paced = NullOutput(sync: sync)
+        self.forced = format
+    }
+
+    var bytes: [UInt8] { self.state.withLock { $0.bytes } }
+    /// Byte offsets where `cancel()` dropped the stream.
+    var cancels: [Int] { self.state.withLock { $0.cancels } }
+    var opens: [AudioFormat] { self.state.withLock { $0.opens } }
+
+    /// The captured 16-bit samples of channel 0.
+    func samples16(channels: Int = 2) -> [Int16] {
+        let bytes = self.bytes
+        return stride(from: 0, to: bytes.count - 1, by: 2 * channels).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
+    }
+
+    func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        if self.failOpen.load(ordering: .relaxed) { throw OutputError("cannot open capture") }
+        let chosen = self.forced ?? format
+        self.state.withLock { $0.opens.append(chosen) }
+        return try self.paced.open(chosen)
+    }
+
+    func close() { self.paced.close() }
+
+    func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        let count = try self.paced.play(data)
+        self.state.withLock { $0.bytes.append(contentsOf: data[0..<count]) }
+        return count
+    }
+
+    var delayFrames: Int { self.paced.delayFrames }
+    func drain() throws(OutputError) { try self.paced.drain() }
+    func cancel() {
+        self.paced.cancel()
+        self.state.withLock { $0.cancels.append($0.bytes.count) }
+    }
+    func pause() -> Bool { self.paced.pause() }
+    func interrupt() { self.paced.interrupt() }
+}
+
+/// An event loop on its own thread with a player on it; the test talks to the player through `sync`.
+final class PlayerHarness: @unchecked Sendable {  // test double: `player` is only touched on the loop
+    let loop: EventLoop
+    private var player: Player!
+    private let events = Mutex<[PlayerEvent]>([])
+    private let thread: Thread
+
+    init(
+        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], bufferSize: Int = 1 << 20,
+        replayGain: ReplayGainSettings = ReplayGainSettings(),
+        decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory
+    ) throws {
+        let ready = DispatchSemaphore(value: 0)
+        let box = Mutex<EventLoop?>(nil)
+        self.thread = Thread {
+            let loop = try! EventLoop()
+            box.withLock { $0 = loop }
+            ready.signal()
+            try? loop.run()
+        }
+        self.thread.start()
+        ready.wait()
+        self.loop = box.withLock { $0! }
+        let outputs = UncheckedBox(outputs)
+        self.sync { harness in
+            harness.player = Player(
+                loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
+                replayGain: replayGain, outputRetrySeconds: 0.2, logger: .discarding)
+            harness.player.onEvent = { [weak harness] event in harness?.events.withLock { $0.append(event) } }
+        }
+    }
+
+    deinit {
+        let player = UncheckedBox(self.player!)
+        let done = DispatchSemaphore(value: 0)
+        self.loop.execute {
+            player.value.shutdown()
+            done.signal()
+        }
+        done.wait()
+        self.loop.stop()
+    }
+
+    /// Runs `body` with the player on the loop and returns its result.
+    @discardableResult
+    func sync<T>(_ body: @escaping (PlayerHarness) -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = UncheckedBox<T?>(nil)
+        let work = UncheckedBox(body)
+        self.loop.execute {
+            result.value = work.value(self)
+            done.signal()
+        }
+        done.wait()
+        return result.value!
+    }
+
+    func withPlayer<T>(_ body: @escaping (Player) -> T) -> T { self.sync { body($0.player) } }
+
+    var received: [PlayerEvent] { self.events.withLock { $0 } }
+
+    /// Waits up to `timeout` seconds until `condition` holds for the events received.
+    @discardableResult
+    func waitFor(timeout: Double = 5, _ condition: ([PlayerEvent]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if condition(self.received) { return true }
+            usleep(2000)
+        }
+        return condition(self.received)
+    }
+}
+
+/// Moves a non-Sendable value between threads in tests, where the hand-over is synchronised by a semaphore.
+final class UncheckedBox<T>: @unchecked Sendable {  // test helper: accesses are ordered by semaphores
+    var value: T
+    init(_ value: T) { self.value = value }
+}
+
+func fakeSong(_ token: UInt64, base: Int64, frames: Int, format: String = "", gain: ReplayGainInfo = ReplayGainInfo())
+    -> PlayableSong
+{
+    let path = "fake:\(base):\(frames)" + (format.isEmpty ? "" : ":" + format)
+    return PlayableSong(
+        token: token, uri: "song\(token).mp3", path: path, replayGain: gain,
+        durationMilliseconds: UInt64(frames) * 1000 / 44100)
+}
+
+func nullConfiguration(_ name: String = "out", mixer: MixerType? = nil) -> OutputConfiguration {
+    OutputConfiguration(name: name, type: "null", mixerType: mixer)
+}
+
+/// Whether `samples` is exactly the 16-bit ramp `from, from + 1, …` of `count` values (no gap, no repeat).
+func isRamp(_ samples: [Int16], from start: Int, count: Int) -> Bool {
+    samples.count == count && samples.enumerated().allSatisfy { $0.element == Int16(truncatingIfNeeded: start + $0.offset) }
+}
