@@ -11,10 +11,12 @@ import Synchronization
 enum ALSATestLog {
     static let lines = Mutex<[String]>([])
 
-    static let installed: Void = {
-        ALSALog.install(
-            Logger(label: "alsa", threshold: .debug) { _, line in ALSATestLog.lines.withLock { $0.append(line) } })
-    }()
+    /// The logger every test gives alsa-lib (and the plugin, which installs it too).
+    static let logger = Logger(label: "alsa", threshold: .debug) { _, line in
+        ALSATestLog.lines.withLock { $0.append(line) }
+    }
+
+    static let installed: Void = ALSALog.install(Self.logger)
 
     /// Installs the handler (once) and returns how many lines were logged so far.
     static func start() -> Int {
@@ -40,8 +42,16 @@ struct ScratchDirectory {
     func file(_ name: String) -> String { "\(self.path)/\(name)" }
 }
 
-/// Runs `body` with file descriptor 2 pointed at a temporary file and returns what was written to it.
+/// Held while standard error is redirected, so that two suites never redirect it at once.
+let standardErrorRedirection = Mutex<Void>(())
+
+/// Runs `body` with file descriptor 2 pointed at a temporary file and returns what was written to it (including
+/// whatever the test runner printed meanwhile: look for specific text, not for silence).
 func capturingStandardError(_ body: () throws -> Void) rethrows -> String {
+    try standardErrorRedirection.withLock { _ in try redirectingStandardError(body) }
+}
+
+private func redirectingStandardError(_ body: () throws -> Void) rethrows -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("fermata-stderr-\(UUID())").path
     let capture = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o600)
     precondition(capture >= 0)
