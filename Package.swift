@@ -73,7 +73,8 @@ let package = Package(
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
-            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model"], swiftSettings: settings),
+            name: "fermata",
+            dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
