@@ -59,6 +59,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         Int32(clamping: max(10, Int(self.periodTime == 0 ? self.bufferTime / 4 : self.periodTime) / 1000))
     }
 
+    /// How often ``drain()`` looks whether the device has finished.
+    static let drainPollMilliseconds: Int32 = 10
+
     /// The longest a ``pause()`` call blocks when not interrupted.
     static let pauseWaitMilliseconds: Int32 = 1000
 
@@ -253,7 +256,10 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             default:
                 return
             }
-            if self.waitForDevice(pcm) {
+            // A draining device stays writable, so its descriptors would wake us at once: sleep a little instead.
+            if let descriptors = self.descriptors,
+                self.wakeup.wait(descriptors, count: 0, timeoutMilliseconds: Self.drainPollMilliseconds)
+            {
                 snd_pcm_drop(pcm)
                 return
             }
