@@ -60,6 +60,9 @@ let package = Package(
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network"], swiftSettings: settings),
 
+        // The ALSA output and hardware mixer; the only importer of CALSA.
+        .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings.
         .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
 
@@ -70,7 +73,8 @@ let package = Package(
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
-            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model"], swiftSettings: settings),
+            name: "fermata",
+            dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
@@ -85,6 +89,7 @@ let package = Package(
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),

@@ -88,6 +88,13 @@ extension Settings {
             self.stateFileInterval = try ConfigValue.unsigned(parameter)
         }
 
+        if let parameter = file.parameter(named: "mixer_type") {
+            guard let setting = AudioMixerSetting(configValue: parameter.value) else {
+                throw ConfigValue.error(parameter, "Unrecognized mixer type")
+            }
+            self.mixerType = setting
+        }
+        self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
         self.audioOutputs = file.blocks(named: "audio_output")
         self.warnings = Self.warnings(for: file)
     }

@@ -116,6 +116,14 @@ public struct Settings: Sendable, Hashable {
     /// `state_file_interval` in seconds: how often the state file is saved. Default: 120.
     public var stateFileInterval: Int
 
+    // MARK: - Audio outputs
+
+    /// The global `mixer_type`: the mixer of every `audio_output` block that names none. Default: hardware.
+    public var mixerType: AudioMixerSetting
+
+    /// `audio_output_format`, unparsed: the format the decoder's output is converted to. Default: none.
+    public var audioOutputFormat: String?
+
     // MARK: - Blocks and diagnostics
 
     /// Every `audio_output` block, in order.
@@ -155,6 +163,8 @@ public struct Settings: Sendable, Hashable {
         self.hostPermissions = []
         self.restorePaused = false
         self.stateFileInterval = 120
+        self.mixerType = .hardware
+        self.audioOutputFormat = nil
         self.audioOutputs = []
         self.warnings = []
     }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ALSA
+import Configuration
+import Model
+import Playback
+import Synchronization
+
+/// Builds the outputs and mixers of `audio_output` blocks from the plugins the program has.
+///
+/// The checks `mpd` makes of every block live in `Configuration` (``AudioOutputBlock``, tested there); this file
+/// only turns its values into Playback's ``OutputConfiguration`` and asks each plugin for its output and mixer.
+/// Runs at start-up on the main thread.
+enum AudioOutputSetup {
+    /// One configured output: its settings, its device, and its mixer if it has one.
+    typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
+
+    /// The outputs for `settings`, in configuration order; with no `audio_output` block, ALSA's default device
+    /// (named `default detected output`, as `mpd` names the output it detects), said so in the log.
+    ///
+    /// - Parameters:
+    ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
+    ///   - makeSoftwareMixer: Makes a software mixer (`mixer_type "software"`).
+    ///   - onMixerChange: Given to hardware mixers: called from their monitor threads when another program changes
+    ///     the volume.
+    /// - Throws: `mpd`'s message for a bad block, at its file and line.
+    static func outputs(
+        settings: Settings, plugins: [any OutputPlugin], logger: Logger, makeSoftwareMixer: () -> any Mixer,
+        onMixerChange: @escaping @Sendable () -> Void
+    ) throws(Daemon.StartupError) -> [Output] {
+        let list: [AudioOutputSettings]
+        do {
+            list = try AudioOutputBlock.outputs(
+                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType)
+        } catch {
+            throw Daemon.StartupError(description: "\(error)")
+        }
+        if settings.audioOutputs.isEmpty {
+            logger.warning("No 'audio_output' defined in config file")
+            if let reason = ALSAOutputPlugin.probeDefaultDevice() {
+                logger.warning(
+                    "cannot open ALSA's default device now; using it anyway",
+                    ["device": ALSAOutputPlugin.defaultDevice, "error": reason])
+            } else {
+                logger.notice(
+                    "using ALSA's default device",
+                    ["output": AudioOutputSettings.detectedOutputName, "device": ALSAOutputPlugin.defaultDevice])
+            }
+        }
+        var outputs: [Output] = []
+        for entry in list {
+            // The type was checked against this list.
+            guard let plugin = plugins.first(where: { $0.name == entry.type }) else { continue }
+            let configuration = Self.configuration(entry)
+            let output: any AudioOutput
+            do {
+                output = try plugin.makeOutput(configuration)
+            } catch {
+                let place = entry.location.map { "\($0): " } ?? ""
+                throw Daemon.StartupError(description: "\(place)\(error.message)")
+            }
+            outputs.append(
+                (
+                    configuration, output,
+                    Self.mixer(
+                        for: entry, configuration: configuration, plugin: plugin, logger: logger,
+                        makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
+                ))
+        }
+        return outputs
+    }
+
+    /// Playback's view of one block.
+    ///
+    /// `mixer_type "null"` has no ``MixerType``: it becomes `.none` here, and ``mixer(for:configuration:plugin:logger:makeSoftwareMixer:onMixerChange:)``
+    /// gives it a mixer that only remembers the volume.
+    static func configuration(_ entry: AudioOutputSettings) -> OutputConfiguration {
+        let mixerType: MixerType =
+            switch entry.mixer {
+            case .hardware: .hardware
+            case .software: .software
+            case .null, .none: .none
+            }
+        return OutputConfiguration(
+            name: entry.name, type: entry.type, enabled: entry.enabled, mixerType: mixerType, format: entry.format,
+            alwaysOn: entry.alwaysOn, parameters: entry.parameters)
+    }
+
+    /// The output's mixer: the plugin's for `hardware` (none if it has none or cannot make one, which is logged as
+    /// `mpd` does), a software mixer, a volume store for `null`, or none.
+    private static func mixer(
+        for entry: AudioOutputSettings, configuration: OutputConfiguration, plugin: any OutputPlugin, logger: Logger,
+        makeSoftwareMixer: () -> any Mixer, onMixerChange: @escaping @Sendable () -> Void
+    ) -> (any Mixer)? {
+        switch entry.mixer {
+        case .none: return nil
+        case .null: return StoredVolumeMixer()
+        case .software: return makeSoftwareMixer()
+        case .hardware:
+            do {
+                return try plugin.makeHardwareMixer(configuration, onChange: onMixerChange)
+            } catch {
+                logger.error("Failed to initialize hardware mixer", ["output": entry.name, "error": error.message])
+                return nil
+            }
+        }
+    }
+}
+
+/// `mixer_type "null"`: remembers the volume set and reports it, changing nothing (for volume handled elsewhere).
+///
+/// Any thread (a mutex guards the value).
+final class StoredVolumeMixer: Mixer {
+    private let value = Mutex(100)
+
+    func open() throws(OutputError) {}
+    func close() {}
+    func volume() throws(OutputError) -> Int { self.value.withLock { $0 } }
+    func setVolume(_ volume: Int) throws(OutputError) { self.value.withLock { $0 = volume } }
+}

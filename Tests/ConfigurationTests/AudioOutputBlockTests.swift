@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Testing
+
+@testable import Configuration
+
+/// `audio_output` blocks read as `mpd` 0.23.12 reads them (messages checked against `mpd --no-daemon` with the same
+/// blocks: it prints them after `Failed to configure output in line N; `).
+struct AudioOutputBlockTests {
+    private static let path = "/etc/fermata/mpd.conf"
+    private static let known: Set<String> = ["alsa", "null", "fifo", "pipe"]
+
+    private func outputs(_ text: String, defaultMixer: AudioMixerSetting = .hardware) throws -> [AudioOutputSettings] {
+        let file = try ConfigFile(parsing: text, path: Self.path)
+        return try AudioOutputBlock.outputs(
+            file.blocks(named: "audio_output"), knownTypes: Self.known, defaultMixer: defaultMixer)
+    }
+
+    private func failure(_ text: String) throws -> ConfigError? {
+        do {
+            _ = try self.outputs(text)
+            return nil
+        } catch let error as ConfigError {
+            return error
+        }
+    }
+
+    @Test func readsEveryCommonSettingAndKeepsThePluginsOwn() throws {
+        let outputs = try self.outputs(
+            """
+            audio_output {
+                type "alsa"
+                name "Speakers"
+                device "hw:0,0"
+                mixer_control "Master"
+                format "44100:16:2"
+                always_on "yes"
+                enabled "no"
+            }
+            audio_output {
+                type "null"
+                name "Silence"
+            }
+            """)
+        #expect(outputs.count == 2)
+        #expect(
+            outputs[0]
+                == AudioOutputSettings(
+                    name: "Speakers", type: "alsa", enabled: false, mixer: .hardware, format: "44100:16:2",
+                    alwaysOn: true,
+                    parameters: [
+                        "type": "alsa", "name": "Speakers", "device": "hw:0,0", "mixer_control": "Master",
+                        "format": "44100:16:2", "always_on": "yes", "enabled": "no",
+                    ],
+                    location: ConfigLocation(file: Self.path, line: 1)))
+        #expect(outputs[1].name == "Silence")
+        #expect(outputs[1].enabled)
+        #expect(!outputs[1].alwaysOn)
+        #expect(outputs[1].format == nil)
+        #expect(outputs[1].location == ConfigLocation(file: Self.path, line: 10))
+    }
+
+    @Test func theMixerComesFromTheBlockThenMixerEnabledThenTheGlobalSetting() throws {
+        let text = """
+            audio_output {
+                type "null"
+                name "a"
+                mixer_type "software"
+            }
+            audio_output {
+                type "null"
+                name "b"
+                mixer_enabled "no"
+            }
+            audio_output {
+                type "null"
+                name "c"
+            }
+            audio_output {
+                type "null"
+                name "d"
+                mixer_type "disabled"
+            }
+            audio_output {
+                type "null"
+                name "e"
+                mixer_type "null"
+                mixer_enabled "no"
+            }
+            """
+        #expect(try self.outputs(text).map(\.mixer) == [.software, .none, .hardware, .none, .null])
+        #expect(
+            try self.outputs(text, defaultMixer: .software).map(\.mixer) == [.software, .none, .software, .none, .null])
+    }
+
+    @Test func noBlockMeansTheDetectedALSADefaultOutput() throws {
+        let outputs = try self.outputs("port \"6600\"", defaultMixer: .software)
+        #expect(
+            outputs == [
+                AudioOutputSettings(name: "default detected output", type: "alsa", mixer: .software, location: nil)
+            ])
+    }
+
+    @Test(arguments: [
+        ("audio_output {\n name \"x\"\n}", 1, "Missing \"type\" configuration"),
+        ("audio_output {\n type \"bogus\"\n name \"x\"\n}", 1, "No such audio output plugin: bogus"),
+        ("audio_output {\n type \"null\"\n}", 1, "Missing \"name\" configuration"),
+        // The type is checked before the name, as in mpd.
+        ("audio_output {\n type \"oss\"\n}", 1, "No such audio output plugin: oss"),
+        ("audio_output {\n type \"null\"\n name \"x\"\n mixer_type \"foo\"\n}", 1, "Unrecognized mixer type"),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n mixer_enabled \"abc\"\n}", 4,
+            "Not a valid boolean (\"yes\" or \"no\"): \"abc\""
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n enabled \"2\"\n}", 4,
+            "Not a valid boolean (\"yes\" or \"no\"): \"2\""
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n}\naudio_output {\n type \"fifo\"\n name \"x\"\n}", 5,
+            "output devices with identical names: x"
+        ),
+    ])
+    func badBlocksGiveMPDsMessages(text: String, line: Int, message: String) throws {
+        let error = try #require(try self.failure(text))
+        #expect(error.message == message)
+        #expect(error.location == ConfigLocation(file: Self.path, line: line))
+    }
+
+    @Test func theGlobalMixerTypeAndOutputFormatAreRead() throws {
+        let settings = try Settings(
+            file: ConfigFile(parsing: "mixer_type \"software\"\naudio_output_format \"48000:24:2\"", path: Self.path),
+            environment: ["HOME": "/home/listener"])
+        #expect(settings.mixerType == .software)
+        #expect(settings.audioOutputFormat == "48000:24:2")
+        #expect(Settings().mixerType == .hardware)
+        #expect(Settings().audioOutputFormat == nil)
+
+        let file = try ConfigFile(parsing: "port \"6600\"\nmixer_type \"foo\"", path: Self.path)
+        #expect(throws: ConfigError(file: Self.path, line: 2, message: "Unrecognized mixer type")) {
+            _ = try Settings(file: file, environment: [:])
+        }
+    }
+}
