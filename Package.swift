@@ -26,6 +26,9 @@ let package = Package(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
 
         .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
@@ -34,6 +37,9 @@ let package = Package(
 
         // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
         .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
+
+        // The sticker database in SQLite with mpd's schema; the only importer of CSQLite.
+        .target(name: "Sticker", dependencies: ["CSQLite"], swiftSettings: settings),
 
         // Pure, I/O-free layers.
         .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
@@ -65,7 +71,8 @@ let package = Package(
 
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(
-            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library"],
+            name: "Server",
+            dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker"],
             swiftSettings: settings),
 
         // Composition root: CLI, config loading, wiring, signals.
@@ -76,6 +83,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
+        .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),

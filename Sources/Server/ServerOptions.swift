@@ -33,6 +33,8 @@ public struct ServerOptions: Sendable {
     public var library: LibraryOptions?
     /// Reads the picture embedded in a song file (`readpicture`); `nil` when no format can.
     public var pictureReader: (@Sendable (String) throws -> Picture?)?
+    /// The sticker database file (`sticker_file`); `nil` disables stickers.
+    public var stickerFile: String?
     /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
 

@@ -169,6 +169,7 @@ enum Daemon {
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
         options.musicDirectory = settings.musicDirectory
+        options.stickerFile = settings.stickerFile
         if let musicDirectory = settings.musicDirectory {
             // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
             let registry = FormatRegistry.standard
