@@ -411,6 +411,7 @@ struct SettingsTests {
             "metadata_to_use": "+comment", "log_file": "syslog", "log_level": "notice", "pid_file": "/run/x.pid",
             "db_file": "/var/db", "follow_inside_symlinks": "yes", "follow_outside_symlinks": "no",
             "auto_update": "yes", "auto_update_depth": "3", "sticker_file": "/var/sticker.sql",
+            "playlist_directory": "/var/playlists", "save_absolute_paths_in_playlists": "yes",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
