@@ -26,6 +26,9 @@ let package = Package(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
 
         .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
@@ -34,6 +37,9 @@ let package = Package(
 
         // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
         .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
+
+        // The sticker database in SQLite with mpd's schema; the only importer of CSQLite.
+        .target(name: "Sticker", dependencies: ["CSQLite"], swiftSettings: settings),
 
         // Pure, I/O-free layers.
         .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
@@ -56,6 +62,9 @@ let package = Package(
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
         .target(name: "Library", dependencies: ["Model", "Posix", "ICU"], swiftSettings: settings),
 
+        // Stored playlists: the .m3u files of playlist_directory, read and written as mpd does, atomically.
+        .target(name: "StoredPlaylists", dependencies: ["Model", "Posix"], swiftSettings: settings),
+
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network"], swiftSettings: settings),
@@ -68,18 +77,26 @@ let package = Package(
 
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(
-            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library"],
+            name: "Server",
+            dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists"],
             swiftSettings: settings),
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
             name: "fermata",
-            dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA"], swiftSettings: settings),
+            dependencies: [
+                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
+                "StoredPlaylists",
+            ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
+        .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
+        .testTarget(
+            name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Posix", "TestSupport"],
+            swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),

@@ -141,6 +141,7 @@ class Server:
             "music_directory": str(self.music_dir),
             "playlist_directory": str(self.workdir / "playlists"),
             "db_file": str(self.workdir / "database"),
+            "sticker_file": str(self.workdir / "sticker.sql"),
             "bind_to_address": HOST,
             "port": str(self.port),
         }

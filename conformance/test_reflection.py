@@ -21,7 +21,7 @@ from mpdtest import differential
 
 JUNK = " x" * 40
 #: 0.23.12 commands that mpd only lists when configured for them (sticker_file,
-#: neighbor plugins); the session mpd has neither.
+#: neighbor plugins); the session servers have a sticker_file, no neighbor plugin.
 CONDITIONAL_MPD_COMMANDS = {"sticker", "listneighbors"}
 
 

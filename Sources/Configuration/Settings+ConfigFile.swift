@@ -58,6 +58,8 @@ extension Settings {
             case .failure(let bad): throw ConfigValue.error(parameter, "error parsing metadata item \"\(bad.item)\"")
             }
         }
+        self.saveAbsolutePathsInPlaylists =
+            try reader.bool("save_absolute_paths_in_playlists") ?? self.saveAbsolutePathsInPlaylists
         self.autoUpdate = try reader.bool("auto_update") ?? self.autoUpdate
         if let parameter = file.parameter(named: "auto_update_depth") {
             self.autoUpdateDepth = try ConfigValue.unsigned(parameter)

@@ -16,6 +16,7 @@ public struct Settings: Sendable, Hashable {
         "max_command_list_size", "max_output_buffer_size", "metadata_to_use", "log_file", "log_level", "pid_file",
         "db_file", "follow_inside_symlinks", "follow_outside_symlinks", "auto_update", "auto_update_depth",
         "password", "default_permissions", "local_permissions", "host_permissions",
+        "sticker_file", "playlist_directory", "save_absolute_paths_in_playlists",
     ]
 
     // MARK: - Files and directories
@@ -63,6 +64,9 @@ public struct Settings: Sendable, Hashable {
 
     /// `max_output_buffer_size` in bytes (the file gives KiB). Default: 8192 KiB.
     public var maxOutputBufferSize: Int
+
+    /// `save_absolute_paths_in_playlists`: stored playlists name songs by absolute path. Default: no.
+    public var saveAbsolutePathsInPlaylists: Bool
 
     /// `max_playlist_length`: the most songs the queue holds. Default: 16384.
     public var maxPlaylistLength: Int
@@ -151,6 +155,7 @@ public struct Settings: Sendable, Hashable {
         self.maxOutputBufferSize = 8192 * 1024
         self.maxPlaylistLength = 16384
         self.metadataToUse = .defaultMetadata
+        self.saveAbsolutePathsInPlaylists = false
         self.autoUpdate = false
         self.autoUpdateDepth = nil
         self.followInsideSymlinks = true

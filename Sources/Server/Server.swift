@@ -5,6 +5,7 @@ import Model
 import Library
 import Network
 import Posix
+import Sticker
 
 /// The MPD server: listeners, client sessions, the command table and idle fan-out.
 ///
@@ -23,6 +24,8 @@ public final class Server {
     var player = PlayerStatus()
     /// The music database, when a music directory is configured.
     private(set) var library: LibraryService?
+    /// The sticker database, when `sticker_file` is set; opened by `start()`.
+    private(set) var stickers: StickerDatabase?
 
     private var listeners: [Listener] = []
     private var clients: [Int: Client] = [:]
@@ -57,10 +60,18 @@ public final class Server {
     /// Loads the database, then binds every configured address, or adopts the listening sockets systemd
     /// passed instead (socket activation: the configured addresses are then ignored, as in `mpd`).
     ///
+    /// Opens the sticker database first: as in `mpd`, one that cannot be opened stops the start.
     /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
     /// - Parameter inherited: listening sockets handed over by systemd (`LISTEN_FDS`).
-    /// - Throws: `StartError` naming the address that could not be bound.
+    /// - Throws: `StartError` naming the sticker file or the address that could not be bound.
     public func start(inherited: [FileDescriptor] = []) throws(StartError) {
+        if let path = self.options.stickerFile {
+            do {
+                self.stickers = try StickerDatabase(path: path)
+            } catch {
+                throw StartError(failure: error.message)
+            }
+        }
         // The database is loaded before the first client is accepted.
         self.library?.start()
         if !inherited.isEmpty {
@@ -200,5 +211,18 @@ public struct StartError: Error, CustomStringConvertible {
     public var reason: String
 
     /// One line for the user.
-    public var description: String { "failed to listen on \(self.address): \(self.reason)" }
+    public var description: String {
+        self.address.isEmpty ? self.reason : "failed to listen on \(self.address): \(self.reason)"
+    }
+
+    /// A failure before listening (the sticker database), described by `reason` alone.
+    init(failure reason: String) {
+        self.address = ""
+        self.reason = reason
+    }
+
+    init(address: String, reason: String) {
+        self.address = address
+        self.reason = reason
+    }
 }

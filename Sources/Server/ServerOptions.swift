@@ -4,6 +4,7 @@ import MPDProtocol
 import Model
 import Library
 import Network
+import StoredPlaylists
 
 /// What the server needs from the configuration, with `mpd`'s defaults.
 public struct ServerOptions: Sendable {
@@ -35,6 +36,11 @@ public struct ServerOptions: Sendable {
     public var library: LibraryOptions?
     /// Reads the picture embedded in a song file (`readpicture`); `nil` when no format can.
     public var pictureReader: (@Sendable (String) throws -> Picture?)?
+    /// The stored playlists (`playlist_directory`, `save_absolute_paths_in_playlists`); no directory
+    /// disables them.
+    public var playlists = PlaylistDirectory(path: nil, musicDirectory: nil)
+    /// The sticker database file (`sticker_file`); `nil` disables stickers.
+    public var stickerFile: String?
     /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
 

@@ -9,6 +9,7 @@ import Model
 import Network
 import Posix
 import Server
+import StoredPlaylists
 
 /// The daemon's life cycle: configuration, logging, listeners, signals, the event loop, shutdown.
 enum Daemon {
@@ -213,6 +214,10 @@ enum Daemon {
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
         options.musicDirectory = settings.musicDirectory
+        options.stickerFile = settings.stickerFile
+        options.playlists = PlaylistDirectory(
+            path: settings.playlistDirectory, musicDirectory: settings.musicDirectory,
+            absolutePaths: settings.saveAbsolutePathsInPlaylists, maximumLength: settings.maxPlaylistLength)
         if let musicDirectory = settings.musicDirectory {
             // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
             let registry = FormatRegistry.standard

@@ -412,6 +412,8 @@ struct SettingsTests {
             "db_file": "/var/db", "follow_inside_symlinks": "yes", "follow_outside_symlinks": "no",
             "auto_update": "yes", "auto_update_depth": "3", "password": "secret@read",
             "default_permissions": "read", "local_permissions": "read,add", "host_permissions": "localhost read",
+            "sticker_file": "/var/sticker.sql",
+            "playlist_directory": "/var/playlists", "save_absolute_paths_in_playlists": "yes",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }

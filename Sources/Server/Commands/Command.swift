@@ -56,6 +56,9 @@ public struct Command: Sendable {
     public let maximumArguments: Int?
     /// Runs the command on the loop thread.
     let handler: @Sendable (inout CommandContext) throws(AckError) -> CommandResult
+    /// Whether `commands` lists it with the server's configuration (`mpd` hides `sticker` without a
+    /// sticker database and the stored-playlist commands without a playlist directory; they still run).
+    private(set) var isAvailable: @Sendable (Server) -> Bool = { _ in true }
 
     init(
         _ name: String, _ permission: Permission, _ minimum: Int?, _ maximum: Int?,
@@ -66,6 +69,13 @@ public struct Command: Sendable {
         self.minimumArguments = minimum
         self.maximumArguments = maximum
         self.handler = handler
+    }
+
+    /// The same command, listed by `commands` only while `condition` holds.
+    func available(when condition: @escaping @Sendable (Server) -> Bool) -> Command {
+        var command = self
+        command.isAvailable = condition
+        return command
     }
 
     /// Checks the argument count, with `mpd`'s texts.

@@ -26,5 +26,6 @@ public struct CommandTable: Sendable {
     /// Every command Fermata implements.
     public static let standard = CommandTable(
         ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
-            + SearchCommands.all + ArtCommands.all)
+            + SearchCommands.all + ArtCommands.all + StickerCommands.all
+            + PlaylistCommands.all)
 }

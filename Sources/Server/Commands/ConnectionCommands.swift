@@ -34,7 +34,7 @@ enum ConnectionCommands {
 
     static func commands(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         for command in context.server.commands.entries
-        where context.client.permissions.isSuperset(of: command.permission) {
+        where context.client.permissions.isSuperset(of: command.permission) && command.isAvailable(context.server) {
             context.write("command", command.name)
         }
         return .ok

@@ -63,6 +63,8 @@ enum DatabaseCommands {
         for entry in try walk(database, uri: uri, recursive: false) {
             write(entry, database: database, full: true, tags: tags, to: context.client)
         }
+        // The root lists the stored playlists after its directories and songs.
+        if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
         return .ok
     }
 

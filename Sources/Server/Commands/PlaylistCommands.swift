@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import MPDProtocol
+import Model
+import Posix
+import StoredPlaylists
+
+/// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `playlistadd`, `playlistclear`,
+/// `playlistdelete`, `playlistmove`, `rename`, `rm`, `searchaddpl`.
+///
+/// Every change is on disk (atomic replace, fsync) before the reply, and raises idle `stored_playlist`.
+/// `save` and `load` belong with the queue: `PlaylistDirectory.create(_:uris:)` writes the queue's URIs as a
+/// new playlist, and `PlaylistCommands.listedSongs` gives a playlist's entries as the queue should add them.
+enum PlaylistCommands {
+    static let all: [Command] = [
+        Command("listplaylist", .read, 1, 1) { context throws(AckError) in try listplaylist(&context, info: false) },
+        Command("listplaylistinfo", .read, 1, 1) { context throws(AckError) in
+            try listplaylist(&context, info: true)
+        },
+        Command("listplaylists", .read, 0, 0, listplaylists).available(when: enabled),
+        Command("playlistadd", .control, 2, 3, playlistadd).available(when: enabled),
+        Command("playlistclear", .control, 1, 1, playlistclear).available(when: enabled),
+        Command("playlistdelete", .control, 2, 2, playlistdelete).available(when: enabled),
+        Command("playlistmove", .control, 3, 3, playlistmove).available(when: enabled),
+        Command("rename", .control, 2, 2, rename).available(when: enabled),
+        Command("rm", .control, 1, 1, rm).available(when: enabled),
+        Command("searchaddpl", .control, 2, nil, searchaddpl),
+    ]
+
+    /// `mpd` lists the stored-playlist commands only with a playlist directory.
+    @Sendable static func enabled(_ server: Server) -> Bool { server.options.playlists.isEnabled }
+
+    /// The URL schemes `playlistadd` accepts without a position (`mpd` asks its input plugins; the others
+    /// are refused with `Unsupported URI scheme`).
+    static let appendableSchemes: Set<String> = ["http", "https"]
+
+    /// The playlist directory's settings.
+    static func directory(_ context: CommandContext) -> PlaylistDirectory { context.server.options.playlists }
+
+    /// Runs a file operation, turning its error into `mpd`'s ACK (an I/O failure is logged too).
+    static func perform<T>(
+        _ context: CommandContext, _ body: () throws(StoredPlaylistError) -> T
+    ) throws(AckError) -> T {
+        do {
+            return try body()
+        } catch {
+            let code: AckCode
+            switch error.kind {
+            case .disabled: code = .unknown
+            case .badName, .badRange: code = .arg
+            case .noSuchList: code = .noExist
+            case .exists: code = .exist
+            case .tooLarge: code = .playlistMax
+            case .io:
+                code = .system
+                context.server.logger.error("stored playlist not written", ["error": error.message])
+            }
+            throw AckError(code, error.message)
+        }
+    }
+
+    /// Runs a change and raises idle `stored_playlist` when it succeeded.
+    static func change(_ context: CommandContext, _ body: () throws(StoredPlaylistError) -> Void) throws(AckError) {
+        try perform(context, body)
+        context.server.emit(.storedPlaylist)
+    }
+
+    // MARK: - Listing
+
+    static func listplaylists(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let playlists = try perform(context) { () throws(StoredPlaylistError) in try directory(context).list() }
+        context.write(raw: text(of: playlists))
+        return .ok
+    }
+
+    /// `playlist: NAME` and `Last-Modified` lines, as `listplaylists` and the root `lsinfo` print them.
+    static func text(of playlists: [PlaylistDirectory.Info]) -> String {
+        playlists.map { "playlist: \($0.name)\nLast-Modified: \(SongPrinter.iso8601($0.modificationTime))\n" }
+            .joined()
+    }
+
+    /// The stored playlists after the root's directories and songs in `lsinfo`; a failure is logged and
+    /// the list left out, as in `mpd`.
+    static func rootListing(_ context: CommandContext) -> String {
+        let playlists = directory(context)
+        guard playlists.isEnabled else { return "" }
+        do {
+            return text(of: try playlists.list())
+        } catch {
+            context.server.logger.error("cannot list stored playlists", ["error": error.message])
+            return ""
+        }
+    }
+
+    /// One entry of a listed playlist: its URI as `mpd` prints it and the database song, if it is one.
+    struct ListedSong {
+        /// The URI, resolved against the playlist's directory, with dot segments squashed.
+        var uri: String
+        /// The song in the database, if the entry names one.
+        var song: Int32?
+    }
+
+    /// The entries of the playlist `name` (a stored playlist, else a playlist file in the music
+    /// directory), resolved as `mpd` resolves them, or `nil` when there is no such playlist.
+    static func listedSongs(_ name: String, context: CommandContext) throws(AckError) -> [ListedSong]? {
+        var located = name
+        if located.lowercased().hasPrefix("file://") {
+            located = String(located.dropFirst(7))
+            guard located.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
+        }
+        let musicDirectory = context.server.options.musicDirectory
+        if located.hasPrefix("/") {
+            // Local files outside the music directory are for local clients only (not supported yet).
+            guard let relative = PlaylistFile.relative(located, to: musicDirectory) else {
+                throw AckError(.permission, "Access denied")
+            }
+            located = relative
+        } else if PlaylistFile.hasScheme(located) {
+            // Remote playlists are not supported.
+            return nil
+        }
+        let entries: [String]
+        let base: String?
+        if let stored = directory(context).listedEntries(located) {
+            entries = stored
+            base = nil
+        } else if DatabaseCommands.isSafeLocalURI(located), let root = musicDirectory,
+            let suffix = located.split(separator: ".").last?.lowercased(), suffix == "m3u" || suffix == "m3u8",
+            let bytes = try? readFile(atPath: root + "/" + located)
+        {
+            entries = PlaylistFile.listedEntries(bytes)
+            base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
+        } else {
+            return nil
+        }
+        let database = context.server.library?.database
+        return entries.map { entry in
+            var uri = entry
+            if let base, !uri.hasPrefix("/"), !PlaylistFile.hasScheme(uri) { uri = base + "/" + uri }
+            uri = PlaylistFile.squashDotSegments(uri)
+            guard let (relative, song) = Self.databaseSong(uri, database: database, musicDirectory: musicDirectory)
+            else { return ListedSong(uri: uri, song: nil) }
+            // A song found by its absolute path is shown by its database URI.
+            return ListedSong(uri: relative, song: song)
+        }
+    }
+
+    /// The database song an entry names (a relative URI, an absolute path inside the music directory, or
+    /// a `file://` URI of one) and its URI in the database.
+    private static func databaseSong(
+        _ uri: String, database: Database?, musicDirectory: String?
+    ) -> (String, Int32)? {
+        guard let database else { return nil }
+        var path = uri
+        if path.lowercased().hasPrefix("file://") { path = String(path.dropFirst(7)) }
+        if path.hasPrefix("/") {
+            guard let relative = PlaylistFile.relative(path, to: musicDirectory) else { return nil }
+            path = relative
+        } else if PlaylistFile.hasScheme(path) {
+            return nil
+        }
+        return database.song(at: path).map { (path, $0) }
+    }
+
+    static func listplaylist(_ context: inout CommandContext, info: Bool) throws(AckError) -> CommandResult {
+        guard let songs = try listedSongs(context.arguments[0], context: context) else {
+            throw AckError(.noExist, "No such playlist")
+        }
+        let tags = DatabaseCommands.visibleTags(context)
+        let database = context.server.library?.database
+        for entry in songs {
+            if info, let index = entry.song, let database {
+                SongPrinter.writeSong(database.songs[Int(index)], visibleTags: tags, to: context.client)
+            } else {
+                context.write("file", Self.withoutCredentials(entry.uri))
+            }
+        }
+        return .ok
+    }
+
+    /// A URL without `user:password@`, as `mpd` prints song URIs.
+    static func withoutCredentials(_ uri: String) -> String {
+        guard let end = PlaylistFile.schemeEnd(uri), end > 0 else { return uri }
+        let bytes = Array(uri.utf8)
+        let authority = end + 3
+        let authorityEnd = bytes[authority...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+        guard let at = bytes[authority..<authorityEnd].firstIndex(of: UInt8(ascii: "@")) else { return uri }
+        return String(decoding: bytes[..<authority] + bytes[(at + 1)...], as: UTF8.self)
+    }
+
+    // MARK: - Changing
+
+    /// The database songs at or below `uri` (a directory or a song), in walk order.
+    ///
+    /// - Throws: `No database`, `No such directory`.
+    static func songs(at uri: String, context: CommandContext) throws(AckError) -> [String] {
+        let database = try DatabaseCommands.database(context)
+        return try DatabaseCommands.walk(database, uri: uri, recursive: true).compactMap { entry in
+            guard case .song(let index) = entry else { return nil }
+            return database.songs[Int(index)].uri
+        }
+    }
+
+    /// Inserts `uris` at `position` of playlist `name` (created when missing) and saves it; nothing is
+    /// written when `uris` is empty.
+    ///
+    /// - Throws: `Bad position` past the end, `Stored playlist is too large`, name and I/O errors.
+    static func insert(
+        _ uris: () throws(AckError) -> [String], at position: UInt64, into name: String, context: CommandContext
+    ) throws(AckError) {
+        let playlists = directory(context)
+        var entries = try perform(context) { () throws(StoredPlaylistError) in
+            do throws(StoredPlaylistError) {
+                return try playlists.load(name)
+            } catch {
+                guard error.kind == .noSuchList else { throw error }
+                return []
+            }
+        }
+        guard position <= entries.count else { throw AckError(.arg, "Bad position") }
+        let added = try uris()
+        guard !added.isEmpty else { return }
+        guard entries.count + added.count <= playlists.maximumLength else {
+            throw AckError(.playlistMax, "Stored playlist is too large")
+        }
+        entries.insert(contentsOf: added, at: Int(position))
+        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+    }
+
+    /// Appends `uris` to playlist `name` (created when missing); nothing happens when `uris` is empty.
+    static func append(_ uris: [String], to name: String, context: CommandContext) throws(AckError) {
+        guard !uris.isEmpty else { return }
+        let playlists = directory(context)
+        try change(context) { () throws(StoredPlaylistError) in try playlists.append(name, uris: uris) }
+    }
+
+    static func playlistadd(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (name, uri) = (context.arguments[0], context.arguments[1])
+        let isURL = PlaylistFile.hasScheme(uri)
+        let context = context
+        if context.arguments.count == 3 {
+            let position = try ArgumentParser.unsigned(context.arguments[2])
+            try insert({ () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) },
+                at: position, into: name, context: context)
+            return .ok
+        }
+        if isURL {
+            let scheme = String(decoding: uri.utf8.prefix(PlaylistFile.schemeEnd(uri) ?? 0), as: UTF8.self)
+            guard appendableSchemes.contains(scheme) else { throw AckError(.arg, "Unsupported URI scheme") }
+            try append([uri], to: name, context: context)
+        } else {
+            try append(try songs(at: uri, context: context), to: name, context: context)
+        }
+        return .ok
+    }
+
+    static func playlistclear(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, name) = (directory(context), context.arguments[0])
+        try change(context) { () throws(StoredPlaylistError) in try playlists.clear(name) }
+        return .ok
+    }
+
+    static func playlistdelete(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, name) = (directory(context), context.arguments[0])
+        let range = try WindowRange.parse(context.arguments[1])
+        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
+        guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
+        entries.removeSubrange(range.indices(count: entries.count))
+        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+        return .ok
+    }
+
+    static func playlistmove(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, name) = (directory(context), context.arguments[0])
+        let from = try ArgumentParser.unsigned(context.arguments[1])
+        let to = try ArgumentParser.unsigned(context.arguments[2])
+        // mpd answers OK without looking at the playlist.
+        guard from != to else { return .ok }
+        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
+        guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
+        entries.insert(entries.remove(at: Int(from)), at: Int(to))
+        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+        return .ok
+    }
+
+    static func rename(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, from, to) = (directory(context), context.arguments[0], context.arguments[1])
+        try change(context) { () throws(StoredPlaylistError) in try playlists.rename(from, to: to) }
+        return .ok
+    }
+
+    static func rm(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, name) = (directory(context), context.arguments[0])
+        try change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
+        return .ok
+    }
+
+    static func searchaddpl(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var arguments = context.arguments[...]
+        let name = arguments.removeFirst()
+        var position: UInt64?
+        if arguments.count >= 2 && arguments[arguments.endIndex - 2] == "position" {
+            position = try ArgumentParser.unsigned(arguments[arguments.endIndex - 1])
+            arguments.removeLast(2)
+        }
+        let selection = try FilterSelection.parse(arguments: arguments, foldCase: true)
+        let database = try DatabaseCommands.database(context)
+        let context = context
+        let found = { () throws(AckError) -> [String] in
+            var songs = try SearchCommands.select(database, filter: selection.filter)
+            if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
+            return songs[selection.window.indices(count: songs.count)].map { database.songs[Int($0)].uri }
+        }
+        if let position, position != UInt64(UInt32.max) {
+            try insert(found, at: position, into: name, context: context)
+        } else {
+            try append(try found(), to: name, context: context)
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// The `.m3u` text of a stored playlist, read and written as `mpd` does: one URI per line, `#` lines
+/// are comments, song paths relative to the music directory (or absolute with
+/// `save_absolute_paths_in_playlists`), URLs as written. Pure: no I/O.
+public enum PlaylistFile {
+    /// Whether `uri` has a scheme (`http://…`): anything before `://`, as `mpd`'s `uri_has_scheme`.
+    public static func hasScheme(_ uri: String) -> Bool {
+        Self.schemeEnd(uri).map { $0 > 0 } ?? false
+    }
+
+    /// The byte offset of the first `://` in `uri`, if any.
+    public static func schemeEnd(_ uri: String) -> Int? {
+        let bytes = Array(uri.utf8)
+        guard bytes.count >= 3 else { return nil }
+        for index in 0...(bytes.count - 3)
+        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+            && bytes[index + 2] == UInt8(ascii: "/")
+        {
+            return index
+        }
+        return nil
+    }
+
+    /// The lines of a file: split at `\n`, one trailing `\r` removed, a last line without a newline
+    /// kept.
+    static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.map { line in line.last == UInt8(ascii: "\r") ? line.dropLast() : line }
+    }
+
+    /// The entries as `mpd` loads them to edit a playlist (`playlistadd` at a position,
+    /// `playlistdelete`, `playlistmove`): comment and empty lines skipped, an absolute path inside the
+    /// music directory made relative, at most `limit` entries.
+    ///
+    /// - Parameter musicDirectory: the absolute music directory, if any.
+    public static func editableEntries(_ bytes: [UInt8], musicDirectory: String?, limit: Int) -> [String] {
+        var entries: [String] = []
+        for line in Self.lines(bytes) {
+            guard let first = line.first, first != UInt8(ascii: "#") else { continue }
+            var uri = RawText.decode(line)
+            if !Self.hasScheme(uri), uri.hasPrefix("/"), let relative = Self.relative(uri, to: musicDirectory) {
+                uri = relative
+            }
+            entries.append(uri)
+            if entries.count >= limit { break }
+        }
+        return entries
+    }
+
+    /// The entries as `mpd`'s m3u reader lists them (`listplaylist`, `load`): each line stripped of
+    /// surrounding white space, comment and empty lines skipped, nothing translated.
+    public static func listedEntries(_ bytes: [UInt8]) -> [String] {
+        var entries: [String] = []
+        for line in Self.lines(bytes) {
+            let stripped = line.drop(while: { $0 <= 0x20 }).reversed().drop(while: { $0 <= 0x20 }).reversed()
+            guard let first = stripped.first, first != UInt8(ascii: "#") else { continue }
+            entries.append(RawText.decode(stripped))
+        }
+        return entries
+    }
+
+    /// The line written for `uri`: as given, or under the music directory when absolute paths are
+    /// asked for and `uri` is a song path. `nil` when `mpd` would skip it (an absolute path is asked
+    /// for but there is no music directory).
+    public static func line(for uri: String, absolutePaths: Bool, musicDirectory: String?) -> String? {
+        guard absolutePaths, !Self.hasScheme(uri), !uri.hasPrefix("/") else { return uri }
+        guard let musicDirectory else { return nil }
+        return musicDirectory.hasSuffix("/") ? musicDirectory + uri : musicDirectory + "/" + uri
+    }
+
+    /// The file content for `uris`, one line each.
+    public static func content(_ uris: [String], absolutePaths: Bool, musicDirectory: String?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for uri in uris {
+            guard let line = Self.line(for: uri, absolutePaths: absolutePaths, musicDirectory: musicDirectory)
+            else { continue }
+            bytes += RawText.encode(line)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return bytes
+    }
+
+    /// `path` relative to `directory` when it lies strictly inside it.
+    public static func relative(_ path: String, to directory: String?) -> String? {
+        guard let directory else { return nil }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+
+    /// `mpd`'s `uri_squash_dot_segments`: `.` segments dropped, each `..` removes the segment before it
+    /// (and is dropped when there is none).
+    public static func squashDotSegments(_ uri: String) -> String {
+        var kept: [Substring] = []
+        var skips = 0
+        for segment in uri.split(separator: "/", omittingEmptySubsequences: false).reversed() where segment != "." {
+            if segment == ".." {
+                skips += 1
+            } else if skips > 0 {
+                skips -= 1
+            } else {
+                kept.append(segment)
+            }
+        }
+        return kept.reversed().joined(separator: "/")
+    }
+}

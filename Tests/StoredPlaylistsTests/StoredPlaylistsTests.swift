@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Posix
+import StoredPlaylists
+import Testing
+import TestSupport
+
+@Suite struct PlaylistFileTests {
+    @Test(arguments: [
+        ("http://host/a#frag", true), ("a/b.mp3", false), ("://x", false), ("Foo+1.x://y", true),
+        ("dir/with: colon.mp3", false),
+    ])
+    func scheme(uri: String, expected: Bool) {
+        #expect(PlaylistFile.hasScheme(uri) == expected)
+    }
+
+    @Test func editableEntriesSkipCommentsAndRelativiseMusicPaths() {
+        let text = "#EXTM3U\r\n\n a.mp3\n/music/dir/b.mp3\r\n/elsewhere/c.mp3\n/music\nhttp://h/s#x\nlast"
+        #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 100) == [
+            " a.mp3", "dir/b.mp3", "/elsewhere/c.mp3", "/music", "http://h/s#x", "last",
+        ])
+        #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 2).count == 2)
+    }
+
+    @Test func listedEntriesAreStripped() {
+        let text = "  #comment\n\t a.mp3 \r\n\n   \nb [x].mp3"
+        #expect(PlaylistFile.listedEntries(Array(text.utf8)) == ["a.mp3", "b [x].mp3"])
+    }
+
+    @Test func linesAreRelativeOrAbsoluteAsConfigured() {
+        #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: false, musicDirectory: "/m") == "a.mp3")
+        #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: true, musicDirectory: "/m") == "/m/a.mp3")
+        #expect(PlaylistFile.line(for: "http://x/y", absolutePaths: true, musicDirectory: "/m") == "http://x/y")
+        #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: true, musicDirectory: nil) == nil)
+    }
+
+    @Test(arguments: [
+        ("a/./b", "a/b"), ("a/../b", "b"), ("../x", "x"), ("a/b/../../c", "c"), ("/m/a.mp3", "/m/a.mp3"),
+        ("http://h/a#f", "http://h/a#f"), ("a//b", "a//b"),
+    ])
+    func squash(uri: String, expected: String) {
+        #expect(PlaylistFile.squashDotSegments(uri) == expected)
+    }
+}
+
+@Suite struct PlaylistDirectoryTests {
+    let temporary: MusicDirectory
+    let directory: PlaylistDirectory
+
+    init() throws {
+        self.temporary = try MusicDirectory()
+        self.directory = PlaylistDirectory(path: self.temporary.path, musicDirectory: "/music")
+    }
+
+    private func text(_ name: String) throws -> String {
+        try String(contentsOfFile: self.temporary.path + "/" + name + ".m3u", encoding: .utf8)
+    }
+
+    @Test(arguments: ["", "a/b", "a\nb", "a\rb"])
+    func badNames(name: String) {
+        #expect(!PlaylistDirectory.isValidName(name))
+        #expect(throws: StoredPlaylistError(.badName, "Bad playlist name")) { try self.directory.save(name, uris: []) }
+    }
+
+    @Test func saveLoadListRenameDelete() throws {
+        let name = "Mix [2024] ✓ spaces"
+        try self.directory.save(name, uris: ["a.mp3", "http://radio/x#frag"])
+        #expect(try self.text(name) == "a.mp3\nhttp://radio/x#frag\n")
+        #expect(try self.directory.load(name) == ["a.mp3", "http://radio/x#frag"])
+        #expect(try self.directory.list().map(\.name) == [name])
+        #expect(throws: StoredPlaylistError(.exists, "Playlist already exists")) {
+            try self.directory.create(name, uris: [])
+        }
+        try self.directory.rename(name, to: "other")
+        #expect(throws: StoredPlaylistError.noSuchList) { try self.directory.load(name) }
+        try self.directory.save(name, uris: [])
+        #expect(throws: StoredPlaylistError(.exists, "Playlist exists already")) {
+            try self.directory.rename(name, to: "other")
+        }
+        try self.directory.delete("other")
+        #expect(throws: StoredPlaylistError.noSuchList) { try self.directory.delete("other") }
+        #expect(throws: StoredPlaylistError.noSuchList) { try self.directory.clear("other") }
+        #expect(throws: StoredPlaylistError.noSuchList) { try self.directory.rename("other", to: "x") }
+        // No temporary file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: self.temporary.path) == [name + ".m3u"])
+    }
+
+    @Test func appendKeepsTheFileAsItWas() throws {
+        try "#EXTM3U\n# note\nold.mp3\n".write(
+            toFile: self.temporary.path + "/p.m3u", atomically: false, encoding: .utf8)
+        try self.directory.append("p", uris: ["new.mp3"])
+        #expect(try self.text("p") == "#EXTM3U\n# note\nold.mp3\nnew.mp3\n")
+        try self.directory.append("fresh", uris: ["x.mp3"])
+        #expect(try self.text("fresh") == "x.mp3\n")
+    }
+
+    @Test func listSkipsWhatIsNotAPlaylist() throws {
+        for file in [".m3u", "a.txt", "b.m3u.tmp", ".hidden.m3u"] {
+            try "x\n".write(toFile: self.temporary.path + "/" + file, atomically: false, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(
+            atPath: self.temporary.path + "/dir.m3u", withIntermediateDirectories: false)
+        #expect(try self.directory.list().map(\.name) == [".hidden"])
+    }
+
+    @Test func disabledWithoutADirectory() {
+        let none = PlaylistDirectory(path: nil, musicDirectory: nil)
+        #expect(throws: StoredPlaylistError(.disabled, "Stored playlists are disabled")) { try none.list() }
+    }
+
+    @Test func failedWriteKeepsThePreviousFile() throws {
+        try self.directory.save("keep", uris: ["a.mp3"])
+        // A directory where the temporary file goes makes its creation fail, for root too.
+        try FileManager.default.createDirectory(
+            atPath: self.temporary.path + "/.keep.m3u.tmp", withIntermediateDirectories: false)
+        #expect(throws: StoredPlaylistError.self) { try self.directory.save("keep", uris: ["b.mp3"]) }
+        #expect(try self.text("keep") == "a.mp3\n")
+        #expect(throws: StoredPlaylistError.self) { try self.directory.append("keep", uris: ["b.mp3"]) }
+        #expect(try self.text("keep") == "a.mp3\n")
+    }
+}
