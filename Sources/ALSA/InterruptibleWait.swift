@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import CALSA  // pollfd: alsa-lib's headers own <poll.h> in the module graph
 import Glibc
 import Playback
 import Posix

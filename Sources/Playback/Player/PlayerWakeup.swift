@@ -1,33 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Glibc
+import Posix
 import Synchronization
 
 /// A sleep/wake-up pair between audio threads that takes no lock: the sleeper waits on a POSIX semaphore,
 /// and a waker posts it only when someone sleeps (one atomic exchange otherwise).
 ///
 /// Any thread may call `signal()`; one thread at a time calls `wait(unless:timeoutNanoseconds:)`.
-/// `@unchecked Sendable`: the semaphore lives at a stable heap address and is touched only by `sem_*` calls,
-/// which are thread-safe.
-final class PlayerWakeup: @unchecked Sendable {
-    private let semaphore: UnsafeMutablePointer<sem_t>
+final class PlayerWakeup: Sendable {
+    private let semaphore = Semaphore()
     private let sleeping = Atomic<Bool>(false)
-
-    init() {
-        self.semaphore = .allocate(capacity: 1)
-        sem_init(self.semaphore, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(self.semaphore)
-        self.semaphore.deallocate()
-    }
 
     /// Wakes the sleeper, if any. Any thread; no lock, no system call when nobody sleeps.
     @inline(__always)
     func signal() {
         if self.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
-            sem_post(self.semaphore)
+            self.semaphore.post()
         }
     }
 
@@ -40,15 +28,9 @@ final class PlayerWakeup: @unchecked Sendable {
             return
         }
         if let timeoutNanoseconds {
-            // sem_timedwait takes CLOCK_REALTIME; our timeouts are short, so a clock step costs at most one wait.
-            var deadline = timespec()
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            let total = UInt64(deadline.tv_nsec) + timeoutNanoseconds
-            deadline.tv_sec += Int(total / 1_000_000_000)
-            deadline.tv_nsec = Int(total % 1_000_000_000)
-            _ = sem_timedwait(self.semaphore, &deadline)
+            self.semaphore.wait(timeoutNanoseconds: timeoutNanoseconds)
         } else {
-            _ = sem_wait(self.semaphore)
+            self.semaphore.wait()
         }
         self.sleeping.store(false, ordering: .sequentiallyConsistent)
     }
@@ -56,8 +38,4 @@ final class PlayerWakeup: @unchecked Sendable {
 
 /// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`). Any thread; no allocation.
 @inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
+func monotonicNanoseconds() -> UInt64 { MonotonicClock.now() }
