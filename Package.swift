@@ -18,9 +18,9 @@ let package = Package(
             name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(
             name: "CID3Tag", path: "Sources/CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
-        .systemLibrary(
-            name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client",
-            providers: [.apt(["libavahi-client-dev"])]),
+        // No pkgConfig: avahi-client's only cflag is -D_REENTRANT, which SwiftPM rejects with a warning; the
+        // headers are in /usr/include and the module map links the libraries.
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
 
         .systemLibrary(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
@@ -60,6 +60,9 @@ let package = Package(
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network"], swiftSettings: settings),
 
+        // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
+        .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings.
         .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
 
@@ -70,7 +73,7 @@ let package = Package(
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
-            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model"], swiftSettings: settings),
+            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Zeroconf"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
@@ -86,6 +89,7 @@ let package = Package(
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
+        .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
     ],
