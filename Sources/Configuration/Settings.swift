@@ -15,6 +15,7 @@ public struct Settings: Sendable, Hashable {
         "music_directory", "bind_to_address", "port", "connection_timeout", "max_connections",
         "max_command_list_size", "max_output_buffer_size", "metadata_to_use", "log_file", "log_level", "pid_file",
         "db_file", "follow_inside_symlinks", "follow_outside_symlinks", "auto_update", "auto_update_depth",
+        "zeroconf_enabled", "zeroconf_name",
     ]
 
     // MARK: - Files and directories

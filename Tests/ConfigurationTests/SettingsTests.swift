@@ -410,7 +410,7 @@ struct SettingsTests {
             "max_connections": "100", "max_command_list_size": "2048", "max_output_buffer_size": "8192",
             "metadata_to_use": "+comment", "log_file": "syslog", "log_level": "notice", "pid_file": "/run/x.pid",
             "db_file": "/var/db", "follow_inside_symlinks": "yes", "follow_outside_symlinks": "no",
-            "auto_update": "yes", "auto_update_depth": "3",
+            "auto_update": "yes", "auto_update_depth": "3", "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
