@@ -145,8 +145,8 @@ class Server:
             "bind_to_address": HOST,
             "port": str(self.port),
         }
-        if is_mpd(self.binary):
-            s["zeroconf_enabled"] = "no"
+        # Never announce test servers (test_zeroconf.py runs its own, in private namespaces).
+        s["zeroconf_enabled"] = "no"
         s.update(self.overrides)
         if self.role == "sut" or self.role.startswith("sut"):
             for name in filter(None, os.environ.get("FERMATA_CONFIG_OMIT", "").split(",")):

@@ -5,7 +5,10 @@ set -eu
 
 BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen"
-TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps systemd"
+# avahi-daemon, avahi-utils (avahi-browse), dbus (dbus-daemon), iproute2 (ip) and util-linux (unshare, nsenter):
+# conformance/test_zeroconf.py runs its own bus and avahi-daemon in private network namespaces.
+# systemd (systemd-analyze, systemd-socket-activate): conformance/test_systemd.py.
+TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
@@ -28,6 +31,17 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -q
     # The mpd package may try to start its own daemon; tests start their own instances instead.
     $SUDO apt-get install -y -q --no-install-recommends $missing
+    case " $missing " in
+    *" avahi-daemon "*)
+        # Installing it may have started a system avahi-daemon (on a host with systemd; Docker's policy-rc.d
+        # refuses). The tests need only the binary, so stop and disable the one we just caused to run.
+        if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+            $SUDO systemctl disable --now avahi-daemon.socket avahi-daemon.service >/dev/null 2>&1 || true
+        elif avahi-daemon --check 2>/dev/null; then
+            $SUDO avahi-daemon --kill || true
+        fi
+        ;;
+    esac
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -5,3 +5,4 @@
 #include <avahi-common/error.h>
 #include <avahi-common/alternative.h>
 #include <avahi-common/malloc.h>
+#include <avahi-common/timeval.h>

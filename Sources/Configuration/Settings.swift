@@ -17,6 +17,7 @@ public struct Settings: Sendable, Hashable {
         "db_file", "follow_inside_symlinks", "follow_outside_symlinks", "auto_update", "auto_update_depth",
         "password", "default_permissions", "local_permissions", "host_permissions",
         "sticker_file", "playlist_directory", "save_absolute_paths_in_playlists",
+        "zeroconf_enabled", "zeroconf_name",
     ]
 
     // MARK: - Files and directories

@@ -10,6 +10,7 @@ import Network
 import Posix
 import Server
 import StoredPlaylists
+import Zeroconf
 
 /// The daemon's life cycle: configuration, logging, listeners, signals, the event loop, shutdown.
 enum Daemon {
@@ -109,6 +110,8 @@ enum Daemon {
         }
         logger.notice(
             "ready", ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
+        let zeroconf = Self.startZeroconf(settings: settings, listeners: server.boundAddresses, logger: logger)
+        defer { zeroconf?.stop() }
 
         do {
             let registration = try loop.register(signals, events: .input) { _ in
@@ -133,6 +136,7 @@ enum Daemon {
         } catch {
             throw StartupError(description: "\(error)")
         }
+        zeroconf?.stop()
         server.shutdown()
         logger.notice("stopped")
     }

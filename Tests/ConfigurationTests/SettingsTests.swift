@@ -414,6 +414,7 @@ struct SettingsTests {
             "default_permissions": "read", "local_permissions": "read,add", "host_permissions": "localhost read",
             "sticker_file": "/var/sticker.sql",
             "playlist_directory": "/var/playlists", "save_absolute_paths_in_playlists": "yes",
+            "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
