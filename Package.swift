@@ -65,15 +65,15 @@ let package = Package(
 
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(
-            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library"],
+            name: "Server", dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Playback"],
             swiftSettings: settings),
 
         // Composition root: CLI, config loading, wiring, signals.
         .executableTarget(
-            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model"], swiftSettings: settings),
+            name: "fermata", dependencies: ["Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback"], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
-        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
+        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
+            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )
