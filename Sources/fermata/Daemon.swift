@@ -98,7 +98,8 @@ enum Daemon {
         }
         defer { signals.close() }
 
-        let server = Server(loop: loop, options: options, logger: logger.labelled("server")) {
+        let player = Self.makePlayer(settings: settings, loop: loop, logger: logger.labelled("player"))
+        let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }
         do {
@@ -168,6 +169,7 @@ enum Daemon {
         options.maxCommandListSize = settings.maxCommandListSize
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
+        options.maxPlaylistLength = settings.maxPlaylistLength
         options.musicDirectory = settings.musicDirectory
         if let musicDirectory = settings.musicDirectory {
             // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.

@@ -604,7 +604,8 @@ public final class Playlist {
     public func move(start: Int, end: Int, to: Int) throws(PlaylistError) {
         let count = self.queue.count
         guard start >= 0 && start < count && end - 1 >= 0 && end - 1 < count else { throw .badSongIndex }
-        guard to + (end - start) - 1 < count else { throw .badSongIndex }
+        // mpd's destination is unsigned: a negative one is out of range too.
+        guard to >= 0 && to + (end - start) - 1 < count else { throw .badSongIndex }
         if start == to { return }
         let previous = self.queuedID
         self.queue.moveRange(start, end, to: to)

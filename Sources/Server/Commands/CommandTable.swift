@@ -26,5 +26,5 @@ public struct CommandTable: Sendable {
     /// Every command Fermata implements.
     public static let standard = CommandTable(
         ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
-            + SearchCommands.all + ArtCommands.all)
+            + SearchCommands.all + ArtCommands.all + QueueCommands.all + PlaybackCommands.all + OutputCommands.all)
 }
