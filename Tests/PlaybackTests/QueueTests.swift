@@ -21,6 +21,8 @@ func makeQueue(_ count: Int, maximumLength: Int = 16384, seed: UInt64 = 1) -> Qu
         #expect(queue.append(song("y")) == 5)
         #expect(queue.position(ofID: 2) == nil)
         #expect(queue.position(ofID: 5) == 0)
+        // mpd quirk: id 0 is position 0.
+        #expect(queue.position(ofID: 0) == 0)
     }
 
     @Test func idsWrapAtFourTimesTheMaximumLengthSkippingIdsInUse() {

@@ -706,7 +706,7 @@ public final class Playlist {
     ///
     /// - Throws: `No such song`; `Cannot edit the current song`; `Invalid start offset`.
     public func setRange(id: Int, startMilliseconds: UInt64, endMilliseconds: UInt64) throws(PlaylistError) {
-        guard let position = self.queue.position(ofID: id) else { throw .noSuchSong }
+        guard let position = self.queue.position(ofID: id), position < self.queue.count else { throw .noSuchSong }
         var wasQueued = false
         if self.playing {
             // mpd compares the position with order indices here; kept as it is.

@@ -87,7 +87,12 @@ public struct Queue: Sendable {
     public var isFull: Bool { self.items.count >= self.maximumLength }
 
     /// The position of the song with `id`, if any.
+    ///
+    /// Id 0 is never given out, yet `mpd`'s table maps it to position 0 (an entry it never writes, zero in
+    /// practice), even in an empty queue: commands then fail, or not, on that position (`deleteid 0` deletes the
+    /// first song; on an empty queue it says `Bad song index`). Kept, as clients can observe it.
     public func position(ofID id: Int) -> Int? {
+        if id == 0 { return 0 }
         guard id > 0, id < self.positionByID.count else { return nil }
         let position = self.positionByID[id]
         return position >= 0 ? position : nil

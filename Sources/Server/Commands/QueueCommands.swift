@@ -245,9 +245,9 @@ enum QueueCommands {
         if let name = tagArgument, TagType(parsing: name) == nil {
             throw AckError(.arg, "Unknown tag type: \(name)")
         }
-        guard context.server.playlist.queue.position(ofID: Int(id)) != nil else {
-            throw AckError(.noExist, "No such song")
-        }
+        guard let position = context.server.playlist.queue.position(ofID: Int(id)),
+            position < context.server.playlist.queue.count
+        else { throw AckError(.noExist, "No such song") }
         throw AckError(.permission, "Cannot edit tags of local file")
     }
 
@@ -309,7 +309,8 @@ enum QueueCommands {
         }
         let id = try ArgumentParser.unsigned(text)
         guard let position = queue.position(ofID: Int(id)) else { throw AckError(.noExist, "No such song") }
-        self.writeItem(at: position, context: context)
+        // Id 0 maps to position 0 even in an empty queue (see `Queue.position(ofID:)`): then nothing is printed.
+        if position < queue.count { self.writeItem(at: position, context: context) }
         return .ok
     }
 
