@@ -375,8 +375,9 @@ def to_bytes(data: str | bytes) -> bytes:
 class Step:
     conn: str
     data: bytes
-    #: Wait (up to SETTLE_MAX) until this connection has a complete reply, instead of
-    #: only until the servers are quiet: for ``idle`` that ends when a song does.
+    #: Wait (up to SETTLE_MAX) until this connection has the replies to what the step
+    #: sent, instead of only until the servers are quiet: for ``idle`` that ends when a
+    #: song does, and for commands that a busy player may answer late.
     wait: bool = False
 
 
@@ -704,8 +705,8 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
             if step.wait:
                 quiet = SETTLE_MAX
                 if expect is None:
-                    def done(c=c, before=c.replies):
-                        return c.closed or c.replies > before
+                    def done(c=c, need=c.replies + (count_replies(step.data) or 1)):
+                        return c.closed or c.replies >= need
             if expect is not None:
                 want = {name: expect.lines.get((i, name), 0) for name in conns}
                 prev = {name: expect.lines.get((i - 1, name), 0) for name in conns}

@@ -31,14 +31,14 @@ def drop_random(line: bytes):
 
 def p(body: str, normalize=drop_progress, **options):
     """One write: clear, the body, the modes back."""
-    options.setdefault("replies", "auto")
-    return case("clear\n" + body + RESET, queue=True, normalize=normalize, **options)
+    # A server busy playing may take longer than the usual quiet period to answer: wait for every reply.
+    return case([("a", "clear\n" + body + RESET, "wait")], queue=True, normalize=normalize, **options)
 
 
 def until_player_event(setup: str, after: str = "status\n", normalize=drop_progress):
     """``setup`` on connection a, then wait on a fresh connection for the next player
     event (a song ending), then ``after``."""
-    return case([("a", "clear\n" + setup), ("b", "idle player\n", "wait"), ("a", after + RESET)],
+    return case([("a", "clear\n" + setup), ("b", "idle player\n", "wait"), ("a", after + RESET, "wait")],
                 queue=True, normalize=normalize)
 
 
@@ -140,8 +140,8 @@ test_player_idle = differential_table({
         ("b", "noidle\n"), ("a", RESET)], queue=True),
     "consume at a song end raises playlist": case([
         ("a", f"clear\nadd {EA}\nconsume 1\nplay 0\n"), ("b", "idle playlist\n", "wait"),
-        ("a", "stop\n" + RESET)], queue=True),
+        ("a", "stop\n" + RESET, "wait")], queue=True),
     "single oneshot at a song end raises options": case([
         ("a", f"clear\nadd {EA}\nsingle oneshot\nplay 0\n"), ("b", "idle options\n", "wait"),
-        ("a", "status\nstop\n" + RESET)], queue=True, normalize=drop_progress),
+        ("a", "status\nstop\n" + RESET, "wait")], queue=True, normalize=drop_progress),
 })

@@ -233,6 +233,13 @@ final class PlaylistFixture {
         #expect(throws: PlaylistError(.player, "Not seekable")) { try f.playlist.seek(id: 3, seconds: 0.1) }
         #expect(f.playlist.error == "Not seekable")
         #expect(throws: PlaylistError.badSongIndex) { try f.playlist.seek(position: 3, seconds: 0) }
+        // Seeking into another song while paused stays paused.
+        f.player.seekable = true
+        try f.playlist.play(position: 0)
+        f.playlist.setPaused(true)
+        try f.playlist.seek(position: 1, seconds: 0.1)
+        #expect(f.currentURI == "s1")
+        #expect(f.state == .pause)
         #expect(throws: PlaylistError.noSuchSong) { try f.playlist.seek(id: 9, seconds: 0) }
     }
 

@@ -402,9 +402,12 @@ public final class Playlist {
                 throw PlaylistError(.player, "Not seekable")
             }
         } else {
+            // mpd's seek into another song keeps a paused player paused (play's own start unpauses).
+            let wasPaused = self.player.snapshot.state == .pause
             let token = self.makeToken()
             self.currentToken = token
             self.player.play(self.playable(atOrder: orderIndex, token: token), atSeconds: seconds)
+            if wasPaused { self.player.setPaused(true) }
         }
         self.emit(.player)
         self.updateQueuedSong(previous: nil)

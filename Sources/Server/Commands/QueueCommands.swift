@@ -86,12 +86,13 @@ enum QueueCommands {
         throw AckError(.noExist, "No such directory")
     }
 
-    /// Appends database songs as one bulk edit, then moves them to `position` when it is before the old end.
+    /// Appends database songs, as one bulk edit for `add` (`findadd` and `searchadd` bump the version per song
+    /// in mpd 0.23), then moves them to `position` when it is before the old end.
     static func append(
-        _ songs: [Int32], from database: Database, to playlist: Playlist, position: Int
+        _ songs: [Int32], from database: Database, to playlist: Playlist, position: Int, bulk: Bool
     ) throws(AckError) {
         let oldCount = playlist.queue.count
-        playlist.beginBulk()
+        if bulk { playlist.beginBulk() }
         var failure: PlaylistError?
         for index in songs {
             do {
@@ -101,7 +102,7 @@ enum QueueCommands {
                 break
             }
         }
-        playlist.commitBulk()
+        if bulk { playlist.commitBulk() }
         if position < oldCount {
             // mpd ignores a failing move here.
             try? playlist.move(start: oldCount, end: playlist.queue.count, to: position)
@@ -119,7 +120,8 @@ enum QueueCommands {
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : playlist.queue.count
         let relative = try DatabaseCommands.relativeURI(uri, context: context)
         let database = try DatabaseCommands.database(context)
-        try self.append(try self.songs(at: relative, in: database), from: database, to: playlist, position: position)
+        try self.append(
+            try self.songs(at: relative, in: database), from: database, to: playlist, position: position, bulk: true)
         return .ok
     }
 
@@ -159,7 +161,7 @@ enum QueueCommands {
         var songs = try SearchCommands.select(database, filter: selection.filter)
         if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
         let selected = Array(songs[selection.window.indices(count: songs.count)])
-        try self.append(selected, from: database, to: playlist, position: position)
+        try self.append(selected, from: database, to: playlist, position: position, bulk: false)
         return .ok
     }
 
