@@ -12,5 +12,7 @@ extension QueueSong: FilterSubject {
 
     public var presentTags: TagMask { self.info.presentTags }
 
-    public func tagValues(_ type: TagType) -> LazyMapSequence<LazyFilterSequence<[TagItem]>, String> { self.info.tagValues(type) }
+    public func tagValues(_ type: TagType) -> LazyMapSequence<LazyFilterSequence<[TagItem]>, String> {
+        self.info.tagValues(type)
+    }
 }

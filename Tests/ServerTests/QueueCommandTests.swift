@@ -16,20 +16,24 @@ final class QueueFixture {
     init() throws {
         self.music = try MusicDirectory()
         for name in ["a/1.mp3", "a/2.mp3", "a/3.mp3", "b/1.mp3", "top.mp3"] {
-            try self.music.song(name, ["Artist": "Art", "Title": name], mtime: Date(timeIntervalSince1970: 1_600_000_000))
+            try self.music.song(
+                name, ["Artist": "Art", "Title": name], mtime: Date(timeIntervalSince1970: 1_600_000_000))
         }
         let path = self.music.path
         self.server = try TestServer { options in
             options.musicDirectory = path
             options.library = LibraryOptions(
-                updater: Updater(root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
+                updater: Updater(
+                    root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
                 databaseFile: path + ".db")
         }
         self.client = try LoopbackClient(port: self.server.port)
         _ = self.client.readLine()
         for _ in 0..<300 {
             let stats = self.client.request("stats")
-            if stats.contains("songs: 5") && !self.client.request("status").contains(where: { $0.hasPrefix("updating_db") }) {
+            if stats.contains("songs: 5")
+                && !self.client.request("status").contains(where: { $0.hasPrefix("updating_db") })
+            {
                 break
             }
             Thread.sleep(forTimeInterval: 0.01)
@@ -46,7 +50,9 @@ final class QueueFixture {
     }
 
     /// The `file:` lines of `playlistinfo`.
-    var files: [String] { self.request("playlistinfo").filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) } }
+    var files: [String] {
+        self.request("playlistinfo").filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) }
+    }
 }
 
 @Suite(.serialized) struct QueueCommandTests {
@@ -56,15 +62,19 @@ final class QueueFixture {
         #expect(f.request("add a") == ["OK"])
         #expect(f.status("playlist") == "2")
         #expect(f.status("playlistlength") == "3")
-        #expect(f.request("playlistinfo 1") == [
-            "file: a/2.mp3", "Last-Modified: 2020-09-13T12:26:40Z", "Artist: Art", "Title: a/2.mp3", "Time: 1",
-            "duration: 1.044", "Pos: 1", "Id: 2", "OK",
-        ])
+        #expect(
+            f.request("playlistinfo 1") == [
+                "file: a/2.mp3", "Last-Modified: 2020-09-13T12:26:40Z", "Artist: Art", "Title: a/2.mp3", "Time: 1",
+                "duration: 1.044", "Pos: 1", "Id: 2", "OK",
+            ])
         #expect(f.request("addid top.mp3 0") == ["Id: 4", "OK"])
         #expect(f.files == ["top.mp3", "a/1.mp3", "a/2.mp3", "a/3.mp3"])
         // addid with a position is an append then a move: two bumps.
         #expect(f.status("playlist") == "4")
-        #expect(f.request("plchangesposid 3") == ["cpos: 0", "Id: 4", "cpos: 1", "Id: 1", "cpos: 2", "Id: 2", "cpos: 3", "Id: 3", "OK"])
+        #expect(
+            f.request("plchangesposid 3") == [
+                "cpos: 0", "Id: 4", "cpos: 1", "Id: 1", "cpos: 2", "Id: 2", "cpos: 3", "Id: 3", "OK",
+            ])
         #expect(f.request("plchangesposid 4") == ["OK"])
         #expect(f.request("add b 1") == ["OK"])
         #expect(f.files == ["top.mp3", "b/1.mp3", "a/1.mp3", "a/2.mp3", "a/3.mp3"])
@@ -128,10 +138,11 @@ final class QueueFixture {
         #expect(f.request("play 1") == ["OK"])
         let status = f.request("status")
         #expect(status.contains("state: play"))
-        #expect(Array(status.drop { !$0.hasPrefix("song:") }) == [
-            "song: 1", "songid: 2", "time: 0:1", "elapsed: 0.000", "bitrate: 128", "duration: 1.044", "nextsong: 2",
-            "nextsongid: 3", "OK",
-        ])
+        #expect(
+            Array(status.drop { !$0.hasPrefix("song:") }) == [
+                "song: 1", "songid: 2", "time: 0:1", "elapsed: 0.000", "bitrate: 128", "duration: 1.044", "nextsong: 2",
+                "nextsongid: 3", "OK",
+            ])
         #expect(f.request("currentsong").suffix(3) == ["Pos: 1", "Id: 2", "OK"])
         let idler = try LoopbackClient(port: f.server.port)
         _ = idler.readLine()
@@ -188,7 +199,10 @@ final class QueueFixture {
         #expect(f.request("volume -50") == ["OK"])
         #expect(f.request("getvol") == ["volume: 0", "OK"])
         #expect(f.request("setvol 101") == ["ACK [2@0] {setvol} Number too large: 101"])
-        #expect(f.request("outputs") == ["outputid: 0", "outputname: Null Output", "plugin: null", "outputenabled: 1", "OK"])
+        #expect(
+            f.request("outputs") == [
+                "outputid: 0", "outputname: Null Output", "plugin: null", "outputenabled: 1", "OK",
+            ])
         #expect(f.request("disableoutput 0") == ["OK"])
         #expect(f.request("toggleoutput 0") == ["OK"])
         #expect(f.request("outputs").contains("outputenabled: 1"))

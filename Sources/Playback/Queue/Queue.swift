@@ -323,7 +323,8 @@ public struct Queue: Sendable {
     // MARK: - Priorities
 
     private func findPriorityOrder(from start: Int, priority: UInt8, excluding excluded: Int) -> Int {
-        for index in start..<self.items.count where self.item(atOrder: index).priority <= priority && index != excluded {
+        for index in start..<self.items.count where self.item(atOrder: index).priority <= priority && index != excluded
+        {
             return index
         }
         return self.items.count

@@ -86,7 +86,9 @@ enum PlaybackCommands {
             let position = try ArgumentParser.unsigned(context.arguments[0])
             let seconds = try QueueArguments.songTime(context.arguments[1])
             let playlist = context.server.playlist
-            try playlistAction { () throws(PlaylistError) in try playlist.seek(position: Int(position), seconds: seconds) }
+            try playlistAction { () throws(PlaylistError) in
+                try playlist.seek(position: Int(position), seconds: seconds)
+            }
             return .ok
         },
         Command("seekcur", .player, 1, 1) { context throws(AckError) in
