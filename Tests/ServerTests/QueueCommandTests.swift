@@ -3,6 +3,7 @@
 import Foundation
 import Library
 import Model
+import Network
 import Server
 import TestSupport
 import Testing
@@ -219,5 +220,34 @@ final class QueueFixture {
         for _ in 0..<300 where f.status("playlistlength") != "2" { Thread.sleep(forTimeInterval: 0.01) }
         #expect(f.files == ["a/1.mp3", "a/3.mp3"])
         #expect(f.status("playlist") == "3")
+    }
+
+    @Test func localClientsMayAddFilesOutsideTheMusicDirectory() throws {
+        let music = try MusicDirectory()
+        let outside = try MusicDirectory()
+        try outside.song("x.mp3", ["Title": "Outside"])
+        let socket = outside.path + "/socket"
+        let path = music.path
+        let server = try TestServer { options in
+            options.listenAddresses.append(.unix(path: socket))
+            options.musicDirectory = path
+            options.library = LibraryOptions(
+                updater: Updater(root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
+                databaseFile: path + ".db")
+        }
+        defer { server.stop() }
+        let remote = try LoopbackClient(port: server.port)
+        _ = remote.readLine()
+        #expect(remote.request("add \"\(outside.path)/x.mp3\"") == ["ACK [4@0] {add} Access denied"])
+        #expect(remote.request("addid \"file://\(outside.path)/x.mp3\"") == ["ACK [4@0] {addid} Access denied"])
+        let local = try LoopbackClient(unixPath: socket)
+        _ = local.readLine()
+        #expect(local.request("add \"\(outside.path)/x.mp3\"") == ["OK"])
+        #expect(local.request("addid \"file://\(outside.path)/x.mp3\" 0") == ["Id: 2", "OK"])
+        #expect(local.request("addid \"\(outside.path)/missing.mp3\"") == ["ACK [50@0] {addid} No such song"])
+        #expect(local.request("addid \"file://x.mp3\"") == ["ACK [2@0] {addid} Malformed file:// URI"])
+        let info = local.request("playlistinfo")
+        #expect(info.filter { $0.hasPrefix("file: ") } == Array(repeating: "file: \(outside.path)/x.mp3", count: 2))
+        #expect(info.contains("Title: Outside"))
     }
 }

@@ -45,6 +45,7 @@ extension PlaylistError {
 }
 
 /// Runs a playlist operation, turning its error into an `ACK`.
+@discardableResult
 func playlistAction<T>(_ body: () throws(PlaylistError) -> T) throws(AckError) -> T {
     do {
         return try body()

@@ -4,6 +4,7 @@ import Library
 import MPDProtocol
 import Model
 import Playback
+import Posix
 
 /// The queue: adding, deleting, moving, priorities, ranges, tags and listing.
 enum QueueCommands {
@@ -110,6 +111,47 @@ enum QueueCommands {
         if let failure { throw failure.ack }
     }
 
+    /// Where an `add`/`addid` URI points (`mpd`'s `LocateUri`).
+    enum Location {
+        /// A path in the music directory ("" for all of it).
+        case database(String)
+        /// A file outside the music directory, which a local client may add.
+        case file(String)
+    }
+
+    /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
+    /// they are allowed for local clients that may read the file, as `mpd` allows them.
+    ///
+    /// - Throws: `Malformed file:// URI`, `Unsupported URI scheme` (2), `Access denied` (4),
+    ///   `Failed to access PATH: …` (52).
+    static func locate(_ uri: String, context: CommandContext) throws(AckError) -> Location {
+        var path = uri
+        if path.lowercased().hasPrefix("file://") {
+            path = String(path.dropFirst(7))
+            guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
+        }
+        guard path.hasPrefix("/") else {
+            return .database(try DatabaseCommands.relativeURI(path, context: context))
+        }
+        if let root = context.server.options.musicDirectory {
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            if path.hasPrefix(prefix) { return .database(String(path.dropFirst(prefix.count))) }
+        }
+        try context.client.allowFile(path)
+        return .file(path)
+    }
+
+    /// A song outside the music directory, read with the library's reader.
+    ///
+    /// - Throws: `No such song` (50) when it cannot be read.
+    static func loadFile(_ path: String, context: CommandContext) throws(AckError) -> QueueSong {
+        guard let reader = context.server.options.library?.updater.reader,
+            let info = try? reader.readInfo(path: path)
+        else { throw AckError(.noExist, "No such song") }
+        let modified = try? FileStatus(path: path).modificationTime
+        return QueueSong(uri: path, modificationTime: modified, info: info)
+    }
+
     static func add(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var uri = context.arguments[0]
         // "add /" never meant anything, but clients send it to add everything, so it does.
@@ -118,10 +160,18 @@ enum QueueCommands {
         let position =
             try context.arguments.count > 1
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : playlist.queue.count
-        let relative = try DatabaseCommands.relativeURI(uri, context: context)
-        let database = try DatabaseCommands.database(context)
-        try self.append(
-            try self.songs(at: relative, in: database), from: database, to: playlist, position: position, bulk: true)
+        switch try self.locate(uri, context: context) {
+        case .database(let relative):
+            let database = try DatabaseCommands.database(context)
+            try self.append(
+                try self.songs(at: relative, in: database), from: database, to: playlist, position: position,
+                bulk: true)
+        case .file(let path):
+            let song = try self.loadFile(path, context: context)
+            let oldCount = playlist.queue.count
+            try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
+            if position < oldCount { try? playlist.move(start: oldCount, end: oldCount + 1, to: position) }
+        }
         return .ok
     }
 
@@ -130,13 +180,17 @@ enum QueueCommands {
         let target =
             try context.arguments.count > 1
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : nil
-        let relative = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
-        let database = try DatabaseCommands.database(context)
-        guard let index = database.song(at: relative) else { throw AckError(.noExist, "No such song") }
-        let position = playlist.queue.count
-        let id = try playlistAction { () throws(PlaylistError) in
-            try playlist.append(Server.queueSong(database.songs[Int(index)]))
+        let song: QueueSong
+        switch try self.locate(context.arguments[0], context: context) {
+        case .database(let relative):
+            let database = try DatabaseCommands.database(context)
+            guard let index = database.song(at: relative) else { throw AckError(.noExist, "No such song") }
+            song = Server.queueSong(database.songs[Int(index)])
+        case .file(let path):
+            song = try self.loadFile(path, context: context)
         }
+        let position = playlist.queue.count
+        let id = try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
         if let target {
             do throws(PlaylistError) {
                 try playlist.move(start: position, end: position + 1, to: target)
