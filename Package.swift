@@ -80,7 +80,10 @@ let package = Package(
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(
             name: "Server",
-            dependencies: ["MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists"],
+            dependencies: [
+                "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
+                "Playback",
+            ],
             swiftSettings: settings),
 
         // Composition root: CLI, config loading, wiring, signals.
@@ -92,7 +95,7 @@ let package = Package(
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
-        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model"], path: "Tests/TestSupport", swiftSettings: settings),
+        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
@@ -112,7 +115,7 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Posix", "TestSupport"], swiftSettings: settings),
+            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -378,6 +378,10 @@ def to_bytes(data: str | bytes) -> bytes:
 class Step:
     conn: str
     data: bytes
+    #: Wait (up to SETTLE_MAX) until this connection has the replies to what the step
+    #: sent, instead of only until the servers are quiet: for ``idle`` that ends when a
+    #: song does, and for commands that a busy player may answer late.
+    wait: bool = False
 
 
 @dataclasses.dataclass
@@ -389,7 +393,7 @@ class Case:
     #: known: lets the harness stop early instead of waiting for silence.
     #: ``"auto"`` (in make_case) counts them from the lines sent.
     replies: int | None = None
-    #: Extra normalisation: callable(bytes line) -> bytes line.
+    #: Extra normalisation: callable(bytes line) -> bytes line, or None to drop the line.
     normalize: Callable[[bytes], bytes] | None = None
     #: Extra volatile keys (``key: value`` lines whose value is masked).
     volatile: tuple[str, ...] = ()
@@ -397,6 +401,12 @@ class Case:
     requires: frozenset[str] | None = None
     #: Wait this long (quiet period) after each step; None = STEP_QUIET.
     step_quiet: float | None = None
+    #: Queue cases: before the case, learn the next song id and the queue version on
+    #: each server (``addid probe_uri``, ``deleteid``, ``status``), so the case can say
+    #: ``{id1}`` (its first song's id), ``{id2}``…, ``{v}`` (the version it starts at),
+    #: ``{v+2}``… and ids and versions in replies compare relative to those.
+    queue: bool = False
+    probe_uri: str = "root song.mp3"
 
     def connections(self) -> list[str]:
         seen = []
@@ -489,8 +499,8 @@ def make_case(spec, **options) -> Case:
     steps = []
     for item in spec:
         if isinstance(item, tuple):
-            conn, data = item
-            steps.append(Step(conn, to_bytes(data)))
+            conn, data, *flags = item
+            steps.append(Step(conn, to_bytes(data), wait="wait" in flags))
         else:
             steps.append(Step("a", to_bytes(item)))
     if not steps:
@@ -517,6 +527,8 @@ class Transcript:
     lines_per_step: dict[tuple[int, str], int]
     closed_step: dict[str, int]
     elapsed: float
+    #: Queue cases: (id before the case's first song, queue version at its start).
+    bases: tuple[int, int] | None = None
 
     def normalized(self, case: Case) -> list[tuple]:
         keys = DEFAULT_VOLATILE + tuple(case.volatile)
@@ -528,14 +540,59 @@ class Transcript:
                 norm = []
                 for line in lines:
                     line = rx.sub(rb"\1: <volatile>", line)
+                    if self.bases is not None:
+                        line = _relative_queue_line(line, self.bases)
                     if case.normalize:
                         line = case.normalize(line)
+                        if line is None:        # the normaliser dropped the line
+                            continue
                     norm.append(line)
                 out.append(ev[:3] + (b"\n".join(norm),))
             else:
                 out.append(ev)
         out.append(("closed", tuple(sorted(self.closed.items()))))
         return out
+
+
+_ID_LINE = re.compile(rb"^(Id|songid|nextsongid): (\d+)$")
+_VERSION_LINE = re.compile(rb"^playlist: (\d+)$")
+_PLACEHOLDER = re.compile(rb"\{(id|v)(?:([+-])(\d+))?(\d*)\}")
+
+
+def _relative_queue_line(line: bytes, bases: tuple[int, int]) -> bytes:
+    """``Id: 1234`` -> ``Id: id3`` (the case's third id), ``playlist: 57`` -> ``playlist: v+2``."""
+    m = _ID_LINE.match(line)
+    if m:
+        return m.group(1) + b": id" + str(int(m.group(2)) - bases[0]).encode()
+    m = _VERSION_LINE.match(line)
+    if m:
+        delta = int(m.group(1)) - bases[1]
+        return b"playlist: v" + (b"%+d" % delta if delta else b"")
+    return line
+
+
+def _substitute(data: bytes, bases: tuple[int, int]) -> bytes:
+    """``{id2}`` -> the case's second id; ``{v}``, ``{v+1}``, ``{v-1}`` -> versions."""
+    def repl(m: re.Match) -> bytes:
+        kind, sign, delta, index = m.groups()
+        if kind == b"id":
+            return str(bases[0] + int(index or b"1")).encode()
+        value = bases[1] + (int(delta) if sign == b"+" else -int(delta) if sign else 0)
+        return str(value).encode()
+    return _PLACEHOLDER.sub(repl, data)
+
+
+def probe_queue(port: int, uri: str) -> tuple[int, int]:
+    """The id the next added song will get minus one, and the queue version, read with
+    ``addid``/``deleteid``/``status`` (ids are never reused before they wrap)."""
+    with LineClient(port) as c:
+        reply = c.command(f"addid {arg(uri)}")
+        m = re.search(rb"^Id: (\d+)$", reply, re.M)
+        if not m:
+            raise ServerError(f"queue probe: addid {uri!r} failed: {reply!r}")
+        c.command(b"deleteid " + m.group(1))
+        version = parse_pairs(c.command("status")).get("playlist")
+        return int(m.group(1)), int(version)
 
 
 class _Conn:
@@ -574,6 +631,7 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
     quiet period.
     """
     t0 = time.monotonic()
+    bases = probe_queue(port, case.probe_uri) if case.queue else None
     sel = selectors.DefaultSelector()
     conns: dict[str, _Conn] = {}
     events: list[tuple] = []
@@ -642,11 +700,16 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
             if c.closed:
                 events.append(("send", i, step.conn, b"<not sent: connection closed>"))
             else:
-                c.out += step.data
+                c.out += _substitute(step.data, bases) if bases else step.data
                 events.append(("send", i, step.conn, step.data))
             last_step = i == nsteps - 1
             quiet = FINAL_QUIET if last_step else (case.step_quiet or STEP_QUIET)
             done = None
+            if step.wait:
+                quiet = SETTLE_MAX
+                if expect is None:
+                    def done(c=c, need=c.replies + (count_replies(step.data) or 1)):
+                        return c.closed or c.replies >= need
             if expect is not None:
                 want = {name: expect.lines.get((i, name), 0) for name in conns}
                 prev = {name: expect.lines.get((i - 1, name), 0) for name in conns}
@@ -673,7 +736,7 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
     finally:
         _teardown(conns, sel)
     return Transcript(events, closed, reset, replies, lines_per_step, closed_step,
-                      time.monotonic() - t0)
+                      time.monotonic() - t0, bases)
 
 
 def _teardown(conns: dict[str, _Conn], sel) -> None:

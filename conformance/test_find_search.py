@@ -426,4 +426,4 @@ test_add_from_database = differential_table({
                                  'listplaylist "conformance tmp"\nrm "conformance tmp"\n',
     "searchaddpl bad name": 'searchaddpl "a/b" artist "x"\n',
     "searchaddpl without filter": 'searchaddpl "conformance tmp"\n',
-}, replies="auto")
+}, replies="auto", queue=True)     # ids and versions relative to each case (the queue is shared)

@@ -33,3 +33,12 @@ extern int pipe2(int pipefd[2], int flags);
 /// stat(2) and lstat(2) under names that do not collide with `struct stat` in Swift.
 static inline int fermata_stat(const char *path, struct stat *info) { return stat(path, info); }
 static inline int fermata_lstat(const char *path, struct stat *info) { return lstat(path, info); }
+
+/// The user id of the process at the other end of a Unix-domain socket (SO_PEERCRED), or -1. `struct ucred`
+/// needs _GNU_SOURCE, so the three fields are spelled out here.
+static inline long fermata_peer_uid(int fd) {
+    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    return (long)credentials.uid;
+}

@@ -32,15 +32,26 @@ public enum ArgumentParser {
         return negative ? -Int(value) : Int(value)
     }
 
-    /// Parses `0` or `1`.
+    /// Parses `0` or `1` as `mpd` does, with `strtol` (so ` 1`, `+1` and `01` are accepted too).
     ///
     /// - Throws: `Boolean (0/1) expected: <arg>`.
     public static func bool(_ text: String) throws(AckError) -> Bool {
-        switch text {
-        case "0": return false
-        case "1": return true
-        default: throw AckError(.arg, "Boolean (0/1) expected: \(text)")
+        guard let (value, negative, overflow) = parseInteger(text), !overflow, value <= 1, !negative || value == 0
+        else {
+            throw AckError(.arg, "Boolean (0/1) expected: \(text)")
         }
+        return value == 1
+    }
+
+    /// Parses a number as `mpd`'s `ParseCommandArgU32` does: `strtoul` with no bound check, then truncated to 32
+    /// bits (so `-1` is 4294967295).
+    ///
+    /// - Throws: `Integer expected: <arg>`.
+    public static func u32(_ text: String) throws(AckError) -> UInt32 {
+        let bytes = Array(text.utf8)
+        let (value, end) = CNumbers.strtoul(bytes, from: 0)
+        guard end > 0, end == bytes.count else { throw AckError(.arg, "Integer expected: \(text)") }
+        return UInt32(truncatingIfNeeded: value)
     }
 
     /// Parses a C float as `strtof` does, refusing trailing junk.

@@ -24,6 +24,8 @@ public final class Connection {
     public let peer: SocketAddress?
     /// Whether the peer came in over a Unix-domain socket.
     public let isLocal: Bool
+    /// The user id of a local (Unix-socket) peer, when the kernel tells it; `nil` for TCP peers.
+    public let peerUserID: UInt32?
     /// A small number for logs, unique within the process.
     public let id: Int
     /// The delegate; held weakly.
@@ -70,6 +72,7 @@ public final class Connection {
         self.fd = fd
         self.peer = peer
         self.isLocal = peer?.isLocal ?? true
+        self.peerUserID = self.isLocal ? Socket.peerUserID(fd) : nil
         self.id = id
         self.input = [UInt8](repeating: 0, count: inputCapacity)
         if !self.isLocal {

@@ -23,6 +23,8 @@ public struct FileStatus: Sendable, Hashable {
     public var device: UInt64
     /// Permission bits.
     public var mode: UInt32
+    /// The owner's user id.
+    public var owner: UInt32
 
     /// Describes `path`, following symbolic links unless `followLinks` is false.
     ///
@@ -51,6 +53,7 @@ public struct FileStatus: Sendable, Hashable {
         self.inode = UInt64(info.st_ino)
         self.device = UInt64(info.st_dev)
         self.mode = UInt32(info.st_mode)
+        self.owner = UInt32(info.st_uid)
     }
 }
 

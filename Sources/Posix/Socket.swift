@@ -103,6 +103,14 @@ public enum Socket {
         }
     }
 
+    /// The user id of the peer process of a Unix-domain socket, or `nil` when it cannot be known.
+    ///
+    /// The corresponding C call is `getsockopt(SOL_SOCKET, SO_PEERCRED)`.
+    public static func peerUserID(_ fd: FileDescriptor) -> UInt32? {
+        let uid = fermata_peer_uid(fd.rawValue)
+        return uid >= 0 ? UInt32(uid) : nil
+    }
+
     /// Turns off Nagle's algorithm, so small replies leave at once.
     public static func setNoDelay(_ fd: FileDescriptor) throws(SystemCallError) {
         try Socket.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)

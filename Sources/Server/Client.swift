@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import MPDProtocol
 import Model
 import Network
@@ -340,6 +341,22 @@ public final class Client: ConnectionDelegate {
     private func cancelTimeout() {
         if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
         self.timeoutTimer = nil
+    }
+
+    /// Whether this client may read a local file outside the music directory, as `mpd` decides: a local client
+    /// running as the daemon's user, or owning the file, or the file readable by everyone.
+    ///
+    /// - Throws: `Access denied` (4); `Failed to access PATH: …` (52) when it cannot be examined.
+    func allowFile(_ path: String) throws(AckError) {
+        guard let uid = self.connection.peerUserID else { throw AckError(.permission, "Access denied") }
+        if uid == geteuid() { return }
+        let status: FileStatus
+        do {
+            status = try FileStatus(path: path)
+        } catch {
+            throw AckError(.system, "Failed to access \(path): \(error.errno)")
+        }
+        if status.owner != uid && status.mode & 0o444 != 0o444 { throw AckError(.permission, "Access denied") }
     }
 
     /// Closes the connection at once (shutdown).

@@ -236,6 +236,7 @@ final class LibraryService {
         if let database {
             self.database = database
             self.rebuildWatches()
+            self.server.databaseChanged(database)
         }
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)

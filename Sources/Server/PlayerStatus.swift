@@ -1,36 +1,55 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// The playback state `status` reports.
-///
-/// Issue 4 replaces this with the real queue and player; until then the queue is empty, playback is
-/// stopped and the options keep `mpd`'s start-up values.
-struct PlayerStatus {
-    /// `single` mode.
-    enum SingleMode {
-        case off, on, oneshot
+import Library
+import MPDProtocol
+import Model
+import Playback
+import Posix
 
-        var wireValue: String {
-            switch self {
-            case .off: "0"
-            case .on: "1"
-            case .oneshot: "oneshot"
-            }
+/// Time spent in the `play` state, for `stats` (`playtime:`), sampled whenever the player changes.
+///
+/// Loop-confined.
+struct PlayTime {
+    private var total: UInt64 = 0
+    private var playingSince: UInt64?
+
+    /// Records the state the player is in now.
+    mutating func sample(_ state: PlayerState, now: UInt64 = MonotonicClock.now()) {
+        if state == .play {
+            if self.playingSince == nil { self.playingSince = now }
+        } else if let since = self.playingSince {
+            self.total += now - since
+            self.playingSince = nil
         }
     }
 
-    /// The player state.
-    enum State: String {
-        case stop, play, pause
+    /// Whole seconds played so far.
+    func seconds(now: UInt64 = MonotonicClock.now()) -> UInt64 {
+        (self.total + (self.playingSince.map { now - $0 } ?? 0)) / 1_000_000_000
+    }
+}
+
+extension Server {
+    /// Raises the idle events for what the playlist reports changed.
+    func playlistChanged(_ changes: Playlist.Changes) {
+        if changes.contains(.playlist) { self.emit(.playlist) }
+        if changes.contains(.player) {
+            self.playTime.sample(self.playlist.player.snapshot.state)
+            self.emit(.player)
+        }
+        if changes.contains(.options) { self.emit(.options) }
+        if changes.contains(.mixer) { self.emit(.mixer) }
+        if changes.contains(.output) { self.emit(.output) }
     }
 
-    var repeatMode = false
-    var random = false
-    var single = SingleMode.off
-    var consume = false
-    /// `mpd` starts the queue version at 1.
-    var queueVersion: UInt32 = 1
-    var queueLength = 0
-    var mixRampDB = 0.0
-    var state = State.stop
-    var playTimeSeconds: UInt64 = 0
+    /// A queue entry for a database song.
+    static func queueSong(_ song: Database.Song) -> QueueSong {
+        QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
+    }
+
+    /// A new database snapshot replaced the old one: queued songs whose file is gone leave the queue, changed
+    /// ones get their new tags.
+    func databaseChanged(_ database: Database) {
+        self.playlist.databaseModified { uri in database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) } }
+    }
 }

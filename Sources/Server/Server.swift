@@ -4,6 +4,7 @@ import MPDProtocol
 import Model
 import Library
 import Network
+import Playback
 import Posix
 import Sticker
 
@@ -21,7 +22,10 @@ public final class Server {
     let logger: Logger
     let commands: CommandTable
     let startTime = MonotonicClock.now()
-    var player = PlayerStatus()
+    /// The queue and playback state; drives the player.
+    let playlist: Playlist
+    /// Time spent playing, for `stats`.
+    var playTime = PlayTime()
     /// The music database, when a music directory is configured.
     private(set) var library: LibraryService?
     /// The sticker database, when `sticker_file` is set; opened by `start()`.
@@ -34,14 +38,23 @@ public final class Server {
 
     /// Creates a server; nothing listens until `start()`.
     ///
-    /// - Parameter onKill: runs on the loop when a client sends `kill`.
-    public init(loop: EventLoop, options: ServerOptions, logger: Logger, onKill: @escaping () -> Void = {}) {
+    /// - Parameters:
+    ///   - player: the player the queue drives (the real one, or a fake in tests); loop-confined.
+    ///   - onKill: runs on the loop when a client sends `kill`.
+    public init(
+        loop: EventLoop, options: ServerOptions, logger: Logger, player: any PlayerControl,
+        onKill: @escaping () -> Void = {}
+    ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.options = options
         self.logger = logger
         self.commands = CommandTable.standard
         self.onKill = onKill
+        let musicDirectory = options.musicDirectory ?? ""
+        self.playlist = Playlist(
+            queue: Queue(maximumLength: options.maxPlaylistLength), player: player,
+            resolvePath: { uri in uri.hasPrefix("/") || musicDirectory.isEmpty ? uri : musicDirectory + "/" + uri })
         if let library = options.library {
             self.library = LibraryService(
                 configuration: .init(
@@ -49,6 +62,7 @@ public final class Server {
                     autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
+        self.playlist.onChange = { [unowned self] changes in self.playlistChanged(changes) }
     }
 
     /// The addresses the server listens on (ports resolved).
@@ -142,6 +156,7 @@ public final class Server {
 
     /// Stops listening and closes every client.
     public func shutdown() {
+        self.playlist.player.shutdown()
         self.library?.stopWatching()
         self.stopListening()
         for client in Array(self.clients.values) { client.close() }

@@ -30,6 +30,8 @@ public struct ServerOptions: Sendable {
     public var hostPermissions: [String: Permission] = [:]
     /// Permissions of a Unix-socket client that has sent no password.
     public var localPermissions = Permission.all
+    /// The most songs the queue holds (`max_playlist_length`).
+    public var maxPlaylistLength = 16384
     /// The music directory, absolute, if any.
     public var musicDirectory: String?
     /// How the music directory is scanned; `nil` without a music directory (no database).

@@ -100,7 +100,8 @@ enum Daemon {
         }
         defer { signals.close() }
 
-        let server = Server(loop: loop, options: options, logger: logger.labelled("server")) {
+        let player = Self.makePlayer(settings: settings, loop: loop, logger: logger.labelled("player"))
+        let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }
         do {
@@ -217,6 +218,7 @@ enum Daemon {
         options.maxCommandListSize = settings.maxCommandListSize
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
+        options.maxPlaylistLength = settings.maxPlaylistLength
         options.musicDirectory = settings.musicDirectory
         options.stickerFile = settings.stickerFile
         options.playlists = PlaylistDirectory(

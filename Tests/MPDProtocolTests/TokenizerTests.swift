@@ -140,6 +140,23 @@ struct ArgumentParserTests {
         #expect(throws: AckError(.arg, "Float expected: abc")) { try ArgumentParser.float("abc") }
         #expect(try ArgumentParser.signed("-5") == -5)
     }
+
+    @Test func boolReadsLikeStrtol() throws {
+        #expect(try ArgumentParser.bool(" 1"))
+        #expect(try ArgumentParser.bool("+1"))
+        #expect(try !ArgumentParser.bool("-0"))
+        #expect(try ArgumentParser.bool("01"))
+        for text in ["-1", "1x", "", "10", "99999999999999999999"] {
+            #expect(throws: AckError(.arg, "Boolean (0/1) expected: \(text)")) { try ArgumentParser.bool(text) }
+        }
+    }
+
+    @Test func u32WrapsLikeStrtoul() throws {
+        #expect(try ArgumentParser.u32("7") == 7)
+        #expect(try ArgumentParser.u32("-1") == UInt32.max)
+        #expect(try ArgumentParser.u32("4294967297") == 1)
+        #expect(throws: AckError(.arg, "Integer expected: 1x")) { try ArgumentParser.u32("1x") }
+    }
 }
 
 struct IdleEventTests {

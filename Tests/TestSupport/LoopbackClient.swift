@@ -7,7 +7,8 @@ import Posix
     import Glibc
 #endif
 
-/// A blocking TCP client for tests, speaking raw bytes to 127.0.0.1 with a receive timeout.
+/// A blocking client for tests (TCP to 127.0.0.1, or a Unix-domain socket), speaking raw bytes with a receive
+/// timeout.
 public final class LoopbackClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
@@ -16,15 +17,30 @@ public final class LoopbackClient {
 
     /// Connects to `127.0.0.1:port`.
     public init(port: UInt16, timeoutSeconds: Int = 5) throws {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Errno.current }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        self.fd = try Self.connect(family: AF_INET, to: &address, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Connects to the Unix-domain socket at `path`.
+    public init(unixPath path: String, timeoutSeconds: Int = 5) throws {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        self.fd = try Self.connect(family: AF_UNIX, to: &address, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// A connected stream socket with a receive timeout.
+    private static func connect<Address>(family: Int32, to address: inout Address, timeoutSeconds: Int) throws -> Int32 {
+        let fd = Glibc.socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Errno.current }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
             }
         }
         guard result == 0 else {
@@ -34,7 +50,7 @@ public final class LoopbackClient {
         }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        self.fd = fd
+        return fd
     }
 
     deinit { Glibc.close(self.fd) }

@@ -26,6 +26,6 @@ public struct CommandTable: Sendable {
     /// Every command Fermata implements.
     public static let standard = CommandTable(
         ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
-            + SearchCommands.all + ArtCommands.all + StickerCommands.all
-            + PlaylistCommands.all)
+            + SearchCommands.all + ArtCommands.all + StickerCommands.all + PlaylistCommands.all
+            + QueueCommands.all + PlaybackCommands.all + OutputCommands.all)
 }

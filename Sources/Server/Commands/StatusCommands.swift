@@ -2,39 +2,60 @@
 
 import Library
 import MPDProtocol
+import Playback
 import Posix
 
 /// `status`, `currentsong` and `stats`.
-///
-/// Until the queue and player exist (issue 4) the queue is empty and playback stopped, and until the
-/// library exists (issue 3) there is no database, so `stats` prints only the daemon lines, as `mpd`
-/// does without a database.
 enum StatusCommands {
     static let all: [Command] = [
-        Command("currentsong", .read, 0, 0) { _ in .ok },
+        Command("currentsong", .read, 0, 0) { context in
+            if let position = context.server.playlist.currentPosition {
+                QueueCommands.writeItem(at: position, context: context)
+            }
+            return .ok
+        },
         Command("stats", .read, 0, 0, stats),
         Command("status", .read, 0, 0, status),
     ]
 
+    /// Every field in `mpd` 0.23's order.
     static func status(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let player = context.server.player
-        context.write("repeat", player.repeatMode ? 1 : 0)
-        context.write("random", player.random ? 1 : 0)
-        context.write("single", player.single.wireValue)
-        context.write("consume", player.consume ? 1 : 0)
-        context.write("partition", "default")
-        context.write("playlist", player.queueVersion)
-        context.write("playlistlength", player.queueLength)
-        context.write("mixrampdb", formatShortest(player.mixRampDB))
-        context.write("state", player.state.rawValue)
-        if let job = context.server.library?.updatingJobID { context.write("updating_db", job) }
+        let playlist = context.server.playlist
+        let player = playlist.player
+        let queue = playlist.queue
+        let snapshot = player.snapshot
+        var text = ""
+        if let volume = player.volume { text += "volume: \(volume)\n" }
+        text += "repeat: \(queue.repeatMode ? 1 : 0)\nrandom: \(queue.random ? 1 : 0)\n"
+        text += "single: \(queue.single.wireValue)\nconsume: \(queue.consume ? 1 : 0)\npartition: default\n"
+        text += "playlist: \(queue.version)\nplaylistlength: \(queue.count)\n"
+        text += "mixrampdb: \(formatShortest(Float(player.mixRampDB)))\nstate: \(snapshot.state.rawValue)\n"
+        if player.crossfadeSeconds > 0 { text += "xfade: \(Int(player.crossfadeSeconds.rounded()))\n" }
+        if player.mixRampDelay > 0 { text += "mixrampdelay: \(formatShortest(Float(player.mixRampDelay)))\n" }
+        if let position = playlist.currentPosition {
+            text += "song: \(position)\nsongid: \(queue.items[position].id)\n"
+        }
+        if snapshot.state != .stop {
+            let elapsed = UInt64(max(0, snapshot.elapsedSeconds * 1000))
+            let total = snapshot.durationSeconds.map { UInt64(max(0, $0 * 1000)) }
+            text += "time: \((elapsed + 500) / 1000):\(total.map { ($0 + 500) / 1000 } ?? 0)\n"
+            text += "elapsed: \(SongPrinter.seconds3(elapsed))\nbitrate: \(snapshot.bitRate)\n"
+            if let total { text += "duration: \(SongPrinter.seconds3(total))\n" }
+            if let format = snapshot.audioFormat { text += "audio: \(format)\n" }
+        }
+        if let job = context.server.library?.updatingJobID { text += "updating_db: \(job)\n" }
+        if let error = playlist.error { text += "error: \(error)\n" }
+        if let position = playlist.nextPosition {
+            text += "nextsong: \(position)\nnextsongid: \(queue.items[position].id)\n"
+        }
+        context.write(raw: text)
         return .ok
     }
 
     static func stats(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uptime = (MonotonicClock.now() - context.server.startTime) / 1_000_000_000
         context.write("uptime", uptime)
-        context.write("playtime", context.server.player.playTimeSeconds)
+        context.write("playtime", context.server.playTime.seconds())
         if let database = context.server.library?.database {
             let statistics = database.statistics
             context.write("artists", statistics.artists)
@@ -47,7 +68,7 @@ enum StatusCommands {
     }
 
     /// `mpd` prints floats with fmt's shortest form: `0`, `-17.5`.
-    static func formatShortest(_ value: Double) -> String {
+    static func formatShortest(_ value: Float) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
     }

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// `single` mode.
+public enum SingleMode: Sendable, Equatable {
+    case off, on, oneshot
+
+    /// The value `status` prints and `single` accepts: `0`, `1`, `oneshot`.
+    public var wireValue: String {
+        switch self {
+        case .off: "0"
+        case .on: "1"
+        case .oneshot: "oneshot"
+        }
+    }
+
+    /// Parses `0`, `1` or `oneshot`.
+    public init?(wireValue: String) {
+        switch wireValue {
+        case "0": self = .off
+        case "1": self = .on
+        case "oneshot": self = .oneshot
+        default: return nil
+        }
+    }
+}
+
+/// The play queue: songs with stable ids, positions, priorities, per-item versions and the play order.
+///
+/// A value with no I/O, owned by the `Playlist` on the event loop thread. Mirrors `mpd`'s queue: ids start at
+/// 1 and are not reused until they wrap at four times the maximum length; the version counter starts at 1 and
+/// each item remembers the version at which it was last touched (`plchanges`); with `random` on, `order` is a
+/// permutation of positions grouped by descending priority.
+public struct Queue: Sendable {
+    /// One queue entry.
+    public struct Item: Sendable {
+        /// The song.
+        public var song: QueueSong
+        /// The stable id (`Id:`).
+        public var id: Int
+        /// The queue version at which this item was last changed.
+        public var version: UInt32
+        /// 0...255; higher plays earlier in random mode.
+        public var priority: UInt8
+    }
+
+    /// The most songs the queue holds (`max_playlist_length`).
+    public let maximumLength: Int
+    /// The entries, by position.
+    public private(set) var items: [Item] = []
+    /// The play order: `order[i]` is the position played `i`-th. Identity unless `random`.
+    public private(set) var order: [Int] = []
+    /// The version counter (`playlist:` in `status`).
+    public private(set) var version: UInt32 = 1
+
+    /// `repeat`.
+    public var repeatMode = false
+    /// `single`.
+    public var single = SingleMode.off
+    /// `consume`.
+    public var consume = false
+    /// `random`. Setting it does not touch `order`: the playlist shuffles or restores it.
+    public var random = false
+
+    /// The random source for shuffles.
+    public var generator: QueueRandom
+
+    /// id → position, or -1; index 0 is never used.
+    private var positionByID: [Int] = [-1]
+    private var nextID = 1
+    private let idLimit: Int
+
+    /// Creates an empty queue.
+    public init(maximumLength: Int = 16384, generator: QueueRandom = QueueRandom()) {
+        precondition(maximumLength > 0)
+        self.maximumLength = maximumLength
+        self.idLimit = maximumLength * 4
+        self.generator = generator
+    }
+
+    // MARK: - Lookups
+
+    /// The number of songs.
+    public var count: Int { self.items.count }
+    /// Whether the queue is empty.
+    public var isEmpty: Bool { self.items.isEmpty }
+    /// Whether no song can be added.
+    public var isFull: Bool { self.items.count >= self.maximumLength }
+
+    /// The position of the song with `id`, if any.
+    ///
+    /// Id 0 is never given out, yet `mpd`'s table maps it to position 0 (an entry it never writes, zero in
+    /// practice), even in an empty queue: commands then fail, or not, on that position (`deleteid 0` deletes the
+    /// first song; on an empty queue it says `Bad song index`). Kept, as clients can observe it.
+    public func position(ofID id: Int) -> Int? {
+        if id == 0 { return 0 }
+        guard id > 0, id < self.positionByID.count else { return nil }
+        let position = self.positionByID[id]
+        return position >= 0 ? position : nil
+    }
+
+    /// The order index of the song at `position`.
+    public func order(ofPosition position: Int) -> Int {
+        guard let index = self.order.firstIndex(of: position) else { preconditionFailure("position not in order") }
+        return index
+    }
+
+    /// The item played `orderIndex`-th.
+    public func item(atOrder orderIndex: Int) -> Item { self.items[self.order[orderIndex]] }
+
+    /// Whether the item at `position` changed at or after `version` (`plchanges`): also when its version is 0
+    /// (reset by a counter wrap) or when `version` is newer than the queue's.
+    public func isNewer(at position: Int, than version: UInt32) -> Bool {
+        let item = self.items[position]
+        return version > self.version || item.version >= version || item.version == 0
+    }
+
+    /// The order index after `orderIndex` when a song ends: `mpd`'s `GetNextOrder`.
+    ///
+    /// - Returns: `nil` at the end of the queue.
+    public func nextOrder(after orderIndex: Int) -> Int? {
+        if self.single != .off && self.repeatMode && !self.consume { return orderIndex }
+        if orderIndex + 1 < self.items.count { return orderIndex + 1 }
+        if self.repeatMode && (orderIndex > 0 || !self.consume) { return 0 }
+        return nil
+    }
+
+    // MARK: - Versions
+
+    /// Bumps the version; at 2³¹−1 it restarts at 1 and every item is marked 0 (changed).
+    public mutating func incrementVersion() {
+        self.version += 1
+        if self.version >= UInt32(1) << 31 - 1 {
+            for index in self.items.indices { self.items[index].version = 0 }
+            self.version = 1
+        }
+    }
+
+    /// Marks the item at `position` as changed at the current version.
+    public mutating func touch(position: Int) {
+        self.items[position].version = self.version
+    }
+
+    /// Replaces the song at `position` (tags, range), marking it changed.
+    public mutating func replaceSong(at position: Int, with song: QueueSong) {
+        self.items[position].song = song
+        self.items[position].version = self.version
+    }
+
+    // MARK: - Ids
+
+    private mutating func generateID() -> Int {
+        while true {
+            let id = self.nextID
+            self.nextID += 1
+            if self.nextID == self.idLimit { self.nextID = 1 }
+            if id == self.positionByID.count {
+                self.positionByID.append(-1)
+                return id
+            }
+            if self.positionByID[id] < 0 { return id }
+        }
+    }
+
+    // MARK: - Editing
+
+    /// Appends a song with identity order for it; returns its id. The queue must not be full.
+    @discardableResult
+    public mutating func append(_ song: QueueSong, priority: UInt8 = 0) -> Int {
+        precondition(!self.isFull)
+        let position = self.items.count
+        let id = self.generateID()
+        self.positionByID[id] = position
+        self.items.append(Item(song: song, id: id, version: self.version, priority: priority))
+        self.order.append(position)
+        return id
+    }
+
+    private mutating func moveItem(from: Int, to: Int) {
+        self.items[to] = self.items[from]
+        self.items[to].version = self.version
+        self.positionByID[self.items[to].id] = to
+    }
+
+    /// Swaps two positions (both marked changed); `order` still refers to positions.
+    public mutating func swapPositions(_ a: Int, _ b: Int) {
+        self.items.swapAt(a, b)
+        self.items[a].version = self.version
+        self.items[b].version = self.version
+        self.positionByID[self.items[a].id] = a
+        self.positionByID[self.items[b].id] = b
+    }
+
+    /// Swaps two order entries.
+    public mutating func swapOrders(_ a: Int, _ b: Int) {
+        self.order.swapAt(a, b)
+    }
+
+    /// Moves positions `start..<end` so the block starts at `to`; every shifted item is marked changed, and in
+    /// random mode `order` follows the songs.
+    public mutating func moveRange(_ start: Int, _ end: Int, to: Int) {
+        let block = Array(self.items[start..<end])
+        let count = end - start
+        if to > start {
+            for index in end..<(end + to - start) { self.moveItem(from: index, to: start + index - end) }
+        }
+        if to < start {
+            for index in stride(from: start - 1, through: to, by: -1) { self.moveItem(from: index, to: index + count) }
+        }
+        for (offset, item) in block.enumerated() {
+            self.items[to + offset] = item
+            self.items[to + offset].version = self.version
+            self.positionByID[item.id] = to + offset
+        }
+        if self.random {
+            for index in self.order.indices {
+                let position = self.order[index]
+                if position >= end && position < to + count {
+                    self.order[index] -= count
+                } else if position < start && position >= to {
+                    self.order[index] += count
+                } else if start <= position && position < end {
+                    self.order[index] += to - start
+                }
+            }
+        }
+    }
+
+    /// Moves an order entry; returns its new index.
+    @discardableResult
+    public mutating func moveOrder(from: Int, to: Int) -> Int {
+        let position = self.order.remove(at: from)
+        self.order.insert(position, at: to)
+        return to
+    }
+
+    /// Moves order entry `from` just before `to` (as indexed before the move); returns its new index.
+    public mutating func moveOrder(_ from: Int, before to: Int) -> Int {
+        self.moveOrder(from: from, to: to - (from < to ? 1 : 0))
+    }
+
+    /// Moves order entry `from` just after `to` (as indexed before the move); returns its new index.
+    public mutating func moveOrder(_ from: Int, after to: Int) -> Int {
+        self.moveOrder(from: from, to: to + (from > to ? 1 : 0))
+    }
+
+    /// Removes the song at `position`; later items move up (marked changed).
+    public mutating func delete(position: Int) {
+        let orderIndex = self.order(ofPosition: position)
+        self.positionByID[self.items[position].id] = -1
+        for index in position..<(self.items.count - 1) { self.moveItem(from: index + 1, to: index) }
+        self.items.removeLast()
+        self.order.remove(at: orderIndex)
+        for index in self.order.indices where self.order[index] > position { self.order[index] -= 1 }
+    }
+
+    /// Removes every song. Ids keep counting.
+    public mutating func removeAll() {
+        for item in self.items { self.positionByID[item.id] = -1 }
+        self.items = []
+        self.order = []
+    }
+
+    // MARK: - Order
+
+    /// Identity order (random off).
+    public mutating func restoreOrder() {
+        self.order = Array(self.items.indices)
+    }
+
+    private mutating func randomIndex(_ range: Range<Int>) -> Int {
+        Int.random(in: range, using: &self.generator)
+    }
+
+    /// Shuffles order entries `start..<end`.
+    public mutating func shuffleOrder(_ start: Int, _ end: Int) {
+        guard end - start > 1 else { return }
+        var slice = Array(self.order[start..<end])
+        slice.shuffle(using: &self.generator)
+        self.order.replaceSubrange(start..<end, with: slice)
+    }
+
+    /// Groups order entries `start..<end` by descending priority (stable), then shuffles each group.
+    public mutating func shuffleOrderWithPriority(_ start: Int, _ end: Int) {
+        guard start < end else { return }
+        let items = self.items
+        let grouped = self.order[start..<end].enumerated().sorted { a, b in
+            let (p, q) = (items[a.element].priority, items[b.element].priority)
+            return p != q ? p > q : a.offset < b.offset
+        }.map(\.element)
+        self.order.replaceSubrange(start..<end, with: grouped)
+        var groupStart = start
+        for index in (start + 1)..<(end + 1) {
+            if index == end || self.item(atOrder: index).priority != self.item(atOrder: groupStart).priority {
+                self.shuffleOrder(groupStart, index)
+                groupStart = index
+            }
+        }
+    }
+
+    /// Shuffles the whole order by priority groups.
+    public mutating func shuffleOrder() {
+        self.shuffleOrderWithPriority(0, self.items.count)
+    }
+
+    /// Swaps order entry `start` with a random one in `start..<end`.
+    public mutating func shuffleOrderFirst(_ start: Int, _ end: Int) {
+        self.swapOrders(start, self.randomIndex(start..<end))
+    }
+
+    /// Swaps the last order entry (`end - 1`) with a random one of its priority group within `start..<end`.
+    public mutating func shuffleOrderLastWithPriority(_ start: Int, _ end: Int) {
+        let lastPriority = self.item(atOrder: end - 1).priority
+        var start = start
+        while self.item(atOrder: start).priority != lastPriority { start += 1 }
+        self.swapOrders(end - 1, self.randomIndex(start..<end))
+    }
+
+    /// Shuffles positions `start..<end` (`shuffle`): each position swapped with a random one of the range.
+    public mutating func shufflePositions(_ start: Int, _ end: Int) {
+        for index in start..<end { self.swapPositions(index, self.randomIndex(start..<end)) }
+    }
+
+    // MARK: - Priorities
+
+    private func findPriorityOrder(from start: Int, priority: UInt8, excluding excluded: Int) -> Int {
+        for index in start..<self.items.count where self.item(atOrder: index).priority <= priority && index != excluded
+        {
+            return index
+        }
+        return self.items.count
+    }
+
+    private func countSamePriority(from start: Int, priority: UInt8) -> Int {
+        for index in start..<self.items.count where self.item(atOrder: index).priority != priority {
+            return index - start
+        }
+        return self.items.count - start
+    }
+
+    /// Sets the priority at `position`; in random mode (with `reorder`) moves the song to the front of its
+    /// priority group after `afterOrder` (the current song, or -1), as `mpd` does.
+    ///
+    /// - Returns: whether the priority changed.
+    @discardableResult
+    public mutating func setPriority(position: Int, _ priority: UInt8, afterOrder: Int, reorder: Bool = true) -> Bool {
+        let oldPriority = self.items[position].priority
+        guard oldPriority != priority else { return false }
+        self.items[position].version = self.version
+        self.items[position].priority = priority
+        guard self.random && reorder else { return true }
+        let orderIndex = self.order(ofPosition: position)
+        if afterOrder >= 0 {
+            if orderIndex == afterOrder { return true }
+            if orderIndex < afterOrder {
+                // Already played: queue it again only if its priority rose above the current song's.
+                let afterPriority = self.item(atOrder: afterOrder).priority
+                if priority <= oldPriority || priority <= afterPriority { return true }
+            }
+        }
+        let before = self.findPriorityOrder(from: afterOrder + 1, priority: priority, excluding: orderIndex)
+        let newOrder = before > orderIndex ? before - 1 : before
+        self.moveOrder(from: orderIndex, to: newOrder)
+        let groupCount = self.countSamePriority(from: newOrder, priority: priority)
+        self.shuffleOrderFirst(newOrder, newOrder + groupCount)
+        return true
+    }
+
+    /// Sets the priority of positions `start..<end`, keeping track of the current song (`afterOrder`).
+    ///
+    /// - Returns: whether any priority changed.
+    @discardableResult
+    public mutating func setPriorityRange(_ start: Int, _ end: Int, _ priority: UInt8, afterOrder: Int) -> Bool {
+        var modified = false
+        let afterPosition = afterOrder >= 0 ? self.order[afterOrder] : -1
+        for position in start..<end {
+            let after = afterPosition >= 0 ? self.order(ofPosition: afterPosition) : -1
+            if self.setPriority(position: position, priority, afterOrder: after) { modified = true }
+        }
+        return modified
+    }
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+import Playback
+
+/// Outputs and volume: `outputs`, `enableoutput`, `disableoutput`, `toggleoutput`, `outputset`, `setvol`,
+/// `volume`, `getvol`.
+enum OutputCommands {
+    static let all: [Command] = [
+        Command("disableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .disable) },
+        Command("enableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .enable) },
+        Command("getvol", .read, 0, 0) { context in
+            if let volume = context.server.playlist.player.volume { context.write("volume", volume) }
+            return .ok
+        },
+        Command("outputs", .read, 0, 0, outputs),
+        Command("outputset", .admin, 3, 3, outputset),
+        Command("setvol", .player, 1, 1) { context throws(AckError) in
+            let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
+            guard context.server.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
+            context.server.emit(.mixer)
+            return .ok
+        },
+        Command("toggleoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .toggle) },
+        Command("volume", .player, 1, 1) { context throws(AckError) in
+            let change = try ArgumentParser.signed(context.arguments[0])
+            guard change >= -100 && change <= 100 else {
+                throw AckError(.arg, "Number too large: \(context.arguments[0])")
+            }
+            let player = context.server.playlist.player
+            guard let old = player.volume else { throw AckError(.system, "No mixer") }
+            let new = min(max(old + change, 0), 100)
+            if new != old {
+                guard player.setVolume(new) else { throw AckError(.system, "No mixer") }
+                context.server.emit(.mixer)
+            }
+            return .ok
+        },
+    ]
+
+    static func outputs(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var text = ""
+        for output in context.server.playlist.player.outputs {
+            text += "outputid: \(output.id)\noutputname: \(output.name)\nplugin: \(output.plugin)\n"
+            text += "outputenabled: \(output.enabled ? 1 : 0)\n"
+            for attribute in output.attributes { text += "attribute: \(attribute.name)=\(attribute.value)\n" }
+        }
+        context.write(raw: text)
+        return .ok
+    }
+
+    enum Change {
+        case enable, disable, toggle
+    }
+
+    /// `enableoutput`, `disableoutput`, `toggleoutput`: idle `output` when the state changes (`toggleoutput`
+    /// always changes it), and `mixer` when an output with a mixer is enabled or disabled.
+    static func setOutput(_ context: inout CommandContext, _ change: Change) throws(AckError) -> CommandResult {
+        let id = try ArgumentParser.unsigned(context.arguments[0])
+        let player = context.server.playlist.player
+        guard let output = player.outputs.first(where: { $0.id == Int(id) }) else {
+            throw AckError(.noExist, "No such audio output")
+        }
+        let enabled =
+            switch change {
+            case .enable: true
+            case .disable: false
+            case .toggle: !output.enabled
+            }
+        guard enabled != output.enabled else { return .ok }
+        guard player.setOutput(id: Int(id), enabled: enabled) else { throw AckError(.noExist, "No such audio output") }
+        context.server.emit(.output)
+        if player.volume != nil && (change != .toggle || !enabled) { context.server.emit(.mixer) }
+        return .ok
+    }
+
+    static func outputset(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let id = try ArgumentParser.unsigned(context.arguments[0])
+        let player = context.server.playlist.player
+        guard player.outputs.contains(where: { $0.id == Int(id) }) else {
+            throw AckError(.noExist, "No such audio output")
+        }
+        let name = context.arguments[1]
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || isAlphanumeric($0) }) else {
+            throw AckError(.arg, "Illegal attribute name")
+        }
+        do {
+            _ = try player.setOutputAttribute(id: Int(id), name: name, value: context.arguments[2])
+        } catch {
+            throw AckError(.arg, error.message)
+        }
+        context.server.emit(.output)
+        return .ok
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+}

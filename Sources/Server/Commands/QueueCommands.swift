@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import MPDProtocol
+import Model
+import Playback
+import Posix
+
+/// The queue: adding, deleting, moving, priorities, ranges, tags and listing.
+enum QueueCommands {
+    static let all: [Command] = [
+        Command("add", .add, 1, 2, add),
+        Command("addid", .add, 1, 2, addid),
+        Command("addtagid", .add, 3, 3, addtagid),
+        Command("clear", .player, 0, 0) { context in
+            context.server.playlist.clear()
+            return .ok
+        },
+        Command("cleartagid", .add, 1, 2, cleartagid),
+        Command("delete", .player, 1, 1) { context throws(AckError) in
+            let range = try QueueRange.parse(context.arguments[0])
+            let playlist = context.server.playlist
+            try playlistAction { () throws(PlaylistError) in
+                try playlist.delete(start: range.start, end: range.end ?? Int(UInt32.max))
+            }
+            return .ok
+        },
+        Command("deleteid", .player, 1, 1) { context throws(AckError) in
+            let id = try ArgumentParser.unsigned(context.arguments[0])
+            let playlist = context.server.playlist
+            try playlistAction { () throws(PlaylistError) in try playlist.delete(id: Int(id)) }
+            return .ok
+        },
+        Command("findadd", .add, 1, nil) { context throws(AckError) in try matchAdd(&context, foldCase: false) },
+        Command("move", .player, 2, 2, move),
+        Command("moveid", .player, 2, 2, moveid),
+        Command("playlist", .read, 0, 0, playlist),
+        Command("playlistfind", .read, 1, nil) { context throws(AckError) in try find(&context, foldCase: false) },
+        Command("playlistid", .read, 0, 1, playlistid),
+        Command("playlistinfo", .read, 0, 1, playlistinfo),
+        Command("playlistsearch", .read, 1, nil) { context throws(AckError) in try find(&context, foldCase: true) },
+        Command("plchanges", .read, 1, 2) { context throws(AckError) in try changes(&context, positionsOnly: false) },
+        Command("plchangesposid", .read, 1, 2) { context throws(AckError) in
+            try changes(&context, positionsOnly: true)
+        },
+        Command("prio", .player, 2, nil, prio),
+        Command("prioid", .player, 2, nil, prioid),
+        Command("rangeid", .add, 2, 2, rangeid),
+        Command("searchadd", .add, 1, nil) { context throws(AckError) in try matchAdd(&context, foldCase: true) },
+        Command("shuffle", .player, 0, 1) { context throws(AckError) in
+            let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
+            let playlist = context.server.playlist
+            try playlistAction { () throws(PlaylistError) in
+                try playlist.shuffle(start: range.start, end: range.end ?? Int(UInt32.max))
+            }
+            return .ok
+        },
+        Command("swap", .player, 2, 2) { context throws(AckError) in
+            let first = try ArgumentParser.unsigned(context.arguments[0])
+            let second = try ArgumentParser.unsigned(context.arguments[1])
+            let playlist = context.server.playlist
+            try playlistAction { () throws(PlaylistError) in try playlist.swap(Int(first), Int(second)) }
+            return .ok
+        },
+        Command("swapid", .player, 2, 2) { context throws(AckError) in
+            let first = try ArgumentParser.unsigned(context.arguments[0])
+            let second = try ArgumentParser.unsigned(context.arguments[1])
+            let playlist = context.server.playlist
+            try playlistAction { () throws(PlaylistError) in try playlist.swap(id: Int(first), id: Int(second)) }
+            return .ok
+        },
+    ]
+
+    // MARK: - Adding
+
+    /// The database songs under `uri` ("" for all): a directory recursively, or one song.
+    ///
+    /// - Throws: `No such directory` (50).
+    static func songs(at uri: String, in database: Database) throws(AckError) -> [Int32] {
+        if uri.isEmpty { return Array(0..<Int32(database.songs.count)) }
+        if let directory = database.directory(at: uri) {
+            var result: [Int32] = []
+            database.walk(from: directory, recursive: true) { result.append($0) }
+            return result
+        }
+        if let song = database.song(at: uri), !uri.contains("//") { return [song] }
+        throw AckError(.noExist, "No such directory")
+    }
+
+    /// Appends database songs, as one bulk edit for `add` (`findadd` and `searchadd` bump the version per song
+    /// in mpd 0.23), then moves them to `position` when it is before the old end.
+    static func append(
+        _ songs: [Int32], from database: Database, to playlist: Playlist, position: Int, bulk: Bool
+    ) throws(AckError) {
+        let oldCount = playlist.queue.count
+        if bulk { playlist.beginBulk() }
+        var failure: PlaylistError?
+        for index in songs {
+            do {
+                try playlist.append(Server.queueSong(database.songs[Int(index)]))
+            } catch {
+                failure = error
+                break
+            }
+        }
+        if bulk { playlist.commitBulk() }
+        if position < oldCount {
+            // mpd ignores a failing move here.
+            try? playlist.move(start: oldCount, end: playlist.queue.count, to: position)
+        }
+        if let failure { throw failure.ack }
+    }
+
+    /// Where an `add`/`addid` URI points (`mpd`'s `LocateUri`).
+    enum Location {
+        /// A path in the music directory ("" for all of it).
+        case database(String)
+        /// A file outside the music directory, which a local client may add.
+        case file(String)
+    }
+
+    /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
+    /// they are allowed for local clients that may read the file, as `mpd` allows them.
+    ///
+    /// - Throws: `Malformed file:// URI`, `Unsupported URI scheme` (2), `Access denied` (4),
+    ///   `Failed to access PATH: …` (52).
+    static func locate(_ uri: String, context: CommandContext) throws(AckError) -> Location {
+        var path = uri
+        if path.lowercased().hasPrefix("file://") {
+            path = String(path.dropFirst(7))
+            guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
+        }
+        guard path.hasPrefix("/") else {
+            return .database(try DatabaseCommands.relativeURI(path, context: context))
+        }
+        if let root = context.server.options.musicDirectory {
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            if path.hasPrefix(prefix) { return .database(String(path.dropFirst(prefix.count))) }
+        }
+        try context.client.allowFile(path)
+        return .file(path)
+    }
+
+    /// A song outside the music directory, read with the library's reader.
+    ///
+    /// - Throws: `No such song` (50) when it cannot be read.
+    static func loadFile(_ path: String, context: CommandContext) throws(AckError) -> QueueSong {
+        guard let reader = context.server.options.library?.updater.reader,
+            let info = try? reader.readInfo(path: path)
+        else { throw AckError(.noExist, "No such song") }
+        let modified = try? FileStatus(path: path).modificationTime
+        return QueueSong(uri: path, modificationTime: modified, info: info)
+    }
+
+    static func add(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var uri = context.arguments[0]
+        // "add /" never meant anything, but clients send it to add everything, so it does.
+        if uri == "/" { uri = "" }
+        let playlist = context.server.playlist
+        let position =
+            try context.arguments.count > 1
+            ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : playlist.queue.count
+        switch try self.locate(uri, context: context) {
+        case .database(let relative):
+            let database = try DatabaseCommands.database(context)
+            try self.append(
+                try self.songs(at: relative, in: database), from: database, to: playlist, position: position,
+                bulk: true)
+        case .file(let path):
+            let song = try self.loadFile(path, context: context)
+            let oldCount = playlist.queue.count
+            try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
+            if position < oldCount { try? playlist.move(start: oldCount, end: oldCount + 1, to: position) }
+        }
+        return .ok
+    }
+
+    static func addid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let playlist = context.server.playlist
+        let target =
+            try context.arguments.count > 1
+            ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : nil
+        let song: QueueSong
+        switch try self.locate(context.arguments[0], context: context) {
+        case .database(let relative):
+            let database = try DatabaseCommands.database(context)
+            guard let index = database.song(at: relative) else { throw AckError(.noExist, "No such song") }
+            song = Server.queueSong(database.songs[Int(index)])
+        case .file(let path):
+            song = try self.loadFile(path, context: context)
+        }
+        let position = playlist.queue.count
+        let id = try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
+        if let target {
+            do throws(PlaylistError) {
+                try playlist.move(start: position, end: position + 1, to: target)
+            } catch {
+                try? playlist.delete(id: id)
+                throw error.ack
+            }
+        }
+        context.write("Id", id)
+        return .ok
+    }
+
+    static func matchAdd(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
+        let playlist = context.server.playlist
+        let (rest, positionText) = FilterSelection.splitPosition(context.arguments[...])
+        let position =
+            try positionText.map { text throws(AckError) in
+                try QueueArguments.insertPosition(text, playlist: playlist)
+            } ?? playlist.queue.count
+        let selection = try FilterSelection.parse(arguments: rest, foldCase: foldCase)
+        let database = try DatabaseCommands.database(context)
+        var songs = try SearchCommands.select(database, filter: selection.filter)
+        if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
+        let selected = Array(songs[selection.window.indices(count: songs.count)])
+        try self.append(selected, from: database, to: playlist, position: position, bulk: false)
+        return .ok
+    }
+
+    // MARK: - Editing
+
+    static func move(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let range = try QueueRange.parse(context.arguments[0])
+        guard let end = range.end else { throw AckError(.arg, "Open-ended range not supported") }
+        return try self.move(range.start..<max(range.start, end), to: context.arguments[1], context: context)
+    }
+
+    static func moveid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let id = try ArgumentParser.unsigned(context.arguments[0])
+        guard let position = context.server.playlist.queue.position(ofID: Int(id)) else {
+            throw AckError(.noExist, "No such song")
+        }
+        return try self.move(position..<(position + 1), to: context.arguments[1], context: context)
+    }
+
+    private static func move(_ range: Range<Int>, to text: String, context: CommandContext) throws(AckError)
+        -> CommandResult
+    {
+        let playlist = context.server.playlist
+        let to = try QueueArguments.moveDestination(text, range: range, playlist: playlist)
+        try playlistAction { () throws(PlaylistError) in
+            try playlist.move(start: range.lowerBound, end: range.upperBound, to: to)
+        }
+        return .ok
+    }
+
+    static func prio(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let priority = UInt8(try ArgumentParser.unsigned(context.arguments[0], maximum: 255))
+        let playlist = context.server.playlist
+        for text in context.arguments.dropFirst() {
+            let range = try QueueRange.parse(text)
+            try playlistAction { () throws(PlaylistError) in
+                try playlist.setPriority(start: range.start, end: range.end ?? Int(UInt32.max), priority)
+            }
+        }
+        return .ok
+    }
+
+    static func prioid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let priority = UInt8(try ArgumentParser.unsigned(context.arguments[0], maximum: 255))
+        let playlist = context.server.playlist
+        for text in context.arguments.dropFirst() {
+            let id = try ArgumentParser.unsigned(text)
+            try playlistAction { () throws(PlaylistError) in try playlist.setPriority(id: Int(id), priority) }
+        }
+        return .ok
+    }
+
+    /// `START:END` in fractional seconds, either side optional, neither negative, END after START unless 0;
+    /// `nil` when malformed.
+    static func timeRange(_ text: String) -> (start: UInt64, end: UInt64)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        func milliseconds(_ part: Substring) -> UInt64?? {
+            // An empty side is zero; anything else must be a whole C float.
+            if part.isEmpty { return .some(0) }
+            guard let value = try? QueueArguments.float(String(part)), value >= 0 else { return .none }
+            return .some(UInt64(value * 1000))
+        }
+        guard let start = milliseconds(text[..<colon]) ?? nil,
+            let end = milliseconds(text[text.index(after: colon)...]) ?? nil
+        else { return nil }
+        guard end == 0 || end > start else { return nil }
+        return (start, end)
+    }
+
+    static func rangeid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let id = try ArgumentParser.unsigned(context.arguments[0])
+        guard let (start, end) = self.timeRange(context.arguments[1]) else { throw AckError(.arg, "Bad range") }
+        let playlist = context.server.playlist
+        try playlistAction { () throws(PlaylistError) in
+            try playlist.setRange(id: Int(id), startMilliseconds: start, endMilliseconds: end)
+        }
+        return .ok
+    }
+
+    /// Tag edits are for remote songs only; every queue song is a local file today.
+    private static func editTags(_ context: CommandContext, tagArgument: String?) throws(AckError) {
+        let id = try ArgumentParser.unsigned(context.arguments[0])
+        if let name = tagArgument, TagType(parsing: name) == nil {
+            throw AckError(.arg, "Unknown tag type: \(name)")
+        }
+        guard let position = context.server.playlist.queue.position(ofID: Int(id)),
+            position < context.server.playlist.queue.count
+        else { throw AckError(.noExist, "No such song") }
+        throw AckError(.permission, "Cannot edit tags of local file")
+    }
+
+    static func addtagid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        try self.editTags(context, tagArgument: context.arguments[1])
+        return .ok
+    }
+
+    static func cleartagid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        try self.editTags(context, tagArgument: context.arguments.count > 1 ? context.arguments[1] : nil)
+        return .ok
+    }
+
+    // MARK: - Listing
+
+    /// Writes the queue song block of `position`: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:`.
+    static func writeItem(at position: Int, context: CommandContext) {
+        let queue = context.server.playlist.queue
+        let item = queue.items[position]
+        let song = item.song
+        var info = song.info
+        info.durationMilliseconds = song.durationMilliseconds
+        var range: String?
+        if song.endMilliseconds > 0 {
+            range = "\(SongPrinter.seconds3(song.startMilliseconds))-\(SongPrinter.seconds3(song.endMilliseconds))"
+        } else if song.startMilliseconds > 0 {
+            range = "\(SongPrinter.seconds3(song.startMilliseconds))-"
+        }
+        SongPrinter.writeSong(
+            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
+            visibleTags: DatabaseCommands.visibleTags(context), to: context.client)
+        var text = "Pos: \(position)\nId: \(item.id)\n"
+        if item.priority != 0 { text += "Prio: \(item.priority)\n" }
+        context.write(raw: text)
+    }
+
+    static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var text = ""
+        for (position, item) in context.server.playlist.queue.items.enumerated() {
+            text += "\(position):file: \(item.song.uri)\n"
+        }
+        context.write(raw: text)
+        return .ok
+    }
+
+    static func playlistinfo(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
+        for position in try range.clipped(to: context.server.playlist.queue.count) {
+            self.writeItem(at: position, context: context)
+        }
+        return .ok
+    }
+
+    static func playlistid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let queue = context.server.playlist.queue
+        guard let text = context.arguments.first else {
+            for position in 0..<queue.count { self.writeItem(at: position, context: context) }
+            return .ok
+        }
+        let id = try ArgumentParser.unsigned(text)
+        guard let position = queue.position(ofID: Int(id)) else { throw AckError(.noExist, "No such song") }
+        // Id 0 maps to position 0 even in an empty queue (see `Queue.position(ofID:)`): then nothing is printed.
+        if position < queue.count { self.writeItem(at: position, context: context) }
+        return .ok
+    }
+
+    static func find(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
+        let filter = try FilterParser.parse(arguments: context.arguments[...], foldCase: foldCase)
+        let queue = context.server.playlist.queue
+        for position in 0..<queue.count where filter.matches(queue.items[position].song) {
+            self.writeItem(at: position, context: context)
+        }
+        return .ok
+    }
+
+    static func changes(_ context: inout CommandContext, positionsOnly: Bool) throws(AckError) -> CommandResult {
+        let version = try ArgumentParser.u32(context.arguments[0])
+        let range = try context.arguments.count > 1 ? QueueRange.parse(context.arguments[1]) : .all
+        let queue = context.server.playlist.queue
+        // ClipRelaxed: never an error.
+        let end = min(range.end ?? queue.count, queue.count)
+        let start = min(range.start, end)
+        for position in start..<end where queue.isNewer(at: position, than: version) {
+            if positionsOnly {
+                context.write(raw: "cpos: \(position)\nId: \(queue.items[position].id)\n")
+            } else {
+                self.writeItem(at: position, context: context)
+            }
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Playback
+import TestSupport
+import Testing
+
+/// A playlist on a scripted player, recording the changes it announces.
+final class PlaylistFixture {
+    let player = ScriptedPlayer()
+    let playlist: Playlist
+    var changes: [Playlist.Changes] = []
+
+    init(songs: Int, seed: UInt64 = 7) throws {
+        self.playlist = Playlist(
+            queue: Queue(maximumLength: 100, generator: QueueRandom(seed: seed)), player: self.player,
+            resolvePath: { "/music/" + $0 })
+        for index in 0..<songs {
+            try self.playlist.append(QueueSong(uri: "s\(index)", info: SongInfo(durationMilliseconds: 1000)))
+        }
+        self.playlist.onChange = { [unowned self] in self.changes.append($0) }
+    }
+
+    var uris: [String] { self.playlist.queue.items.map(\.song.uri) }
+    var currentURI: String? { self.playlist.currentPosition.map { self.uris[$0] } }
+    var playingURI: String? { self.player.currentSong?.uri }
+    var queuedURI: String? { self.player.queuedSong?.uri }
+    var state: PlayerState { self.player.snapshot.state }
+}
+
+@Suite struct PlaylistTests {
+    @Test func appendBumpsTheVersionOncePerSongAndBulkOnce() throws {
+        let f = try PlaylistFixture(songs: 2)
+        #expect(f.playlist.queue.version == 3)
+        f.playlist.beginBulk()
+        for index in 0..<3 { try f.playlist.append(QueueSong(uri: "b\(index)")) }
+        f.playlist.commitBulk()
+        #expect(f.playlist.queue.version == 4)
+        #expect(f.changes == [.playlist])
+        #expect(f.playlist.queue.items.suffix(3).allSatisfy { $0.version == 3 })
+    }
+
+    @Test func fullQueue() throws {
+        let player = ScriptedPlayer()
+        let playlist = Playlist(queue: Queue(maximumLength: 1), player: player, resolvePath: { $0 })
+        try playlist.append(QueueSong(uri: "a"))
+        #expect(throws: PlaylistError.tooLarge) { try playlist.append(QueueSong(uri: "b")) }
+    }
+
+    @Test func playQueuesTheNextSongOnceStartedAndMovesOnAtTheBorder() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: -1)
+        #expect(f.playingURI == "s0")
+        #expect(f.player.calls.first == .play(uri: "s0", seconds: 0))
+        #expect(f.player.currentSong?.path == "/music/s0")
+        #expect(f.queuedURI == nil)
+        f.player.start()
+        #expect(f.queuedURI == "s1")
+        f.player.endOfSong()
+        #expect(f.currentURI == "s1")
+        #expect(f.queuedURI == "s2")
+        f.player.endOfSong()
+        #expect(f.currentURI == "s2")
+        #expect(f.queuedURI == nil)
+        f.player.endOfSong()
+        // End of the queue: stopped, and the current song is forgotten.
+        #expect(f.state == .stop)
+        #expect(f.playlist.currentPosition == nil)
+        #expect(!f.playlist.playing)
+        // A bare play starts at the first song again.
+        try f.playlist.play(position: -1)
+        #expect(f.playingURI == "s0")
+    }
+
+    @Test func eachHandOverHasItsOwnToken() throws {
+        let f = try PlaylistFixture(songs: 1)
+        f.playlist.setRepeat(true)
+        f.playlist.setSingle(.on)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        // Single + repeat: the same song is queued again, with a new token.
+        #expect(f.queuedURI == "s0")
+        #expect(f.player.queuedSong?.token != f.player.currentSong?.token)
+        f.player.endOfSong()
+        #expect(f.currentURI == "s0")
+        #expect(f.queuedURI == "s0")
+        #expect(f.state == .play)
+    }
+
+    @Test func singleModePausesAtTheStartOfTheNextSong() throws {
+        let f = try PlaylistFixture(songs: 2)
+        f.playlist.setSingle(.on)
+        #expect(f.player.borderPause)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        f.player.endOfSong()
+        #expect(f.state == .pause)
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.queue.single == .on)
+        // At the last song there is nothing to pause at: playback stops and the current song is forgotten.
+        f.playlist.setPaused(false)
+        f.player.endOfSong()
+        #expect(f.state == .stop)
+        #expect(f.playlist.currentPosition == nil)
+    }
+
+    @Test func singleOneshotTurnsItselfOff() throws {
+        let f = try PlaylistFixture(songs: 2)
+        f.playlist.setSingle(.oneshot)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        f.changes = []
+        f.player.endOfSong()
+        #expect(f.state == .pause)
+        #expect(f.playlist.queue.single == .off)
+        #expect(!f.player.borderPause)
+        #expect(f.changes.contains(.options))
+    }
+
+    @Test func repeatRestartsAtTheFirstSong() throws {
+        let f = try PlaylistFixture(songs: 2)
+        f.playlist.setRepeat(true)
+        try f.playlist.play(position: 1)
+        f.player.start()
+        #expect(f.queuedURI == "s0")
+        #expect(f.playlist.nextPosition == 0)
+    }
+
+    @Test func consumeRemovesTheSongThatEnded() throws {
+        let f = try PlaylistFixture(songs: 3)
+        f.playlist.setConsume(true)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        let version = f.playlist.queue.version
+        f.player.endOfSong()
+        #expect(f.uris == ["s1", "s2"])
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.queue.version == version + 1)
+        // next in consume mode removes the song it leaves.
+        try f.playlist.playNext(ignoringSingle: true)
+        #expect(f.uris == ["s2"])
+        #expect(f.currentURI == "s2")
+    }
+
+    @Test func deletingTheCurrentSong() throws {
+        // Playing: the next song plays.
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 1)
+        try f.playlist.delete(position: 1)
+        #expect(f.playingURI == "s2")
+        #expect(f.currentURI == "s2")
+        #expect(f.state == .play)
+        // Paused: stop, no current song.
+        f.playlist.setPaused(true)
+        try f.playlist.delete(id: 3)
+        #expect(f.state == .stop)
+        #expect(f.playlist.currentPosition == nil)
+        // Stopped: the current song is forgotten.
+        try f.playlist.play(position: 0)
+        f.playlist.stop()
+        #expect(f.currentURI == "s0")
+        try f.playlist.delete(position: 0)
+        #expect(f.playlist.currentPosition == nil)
+    }
+
+    @Test func deletingARangeAroundTheCurrentSongKeepsIndicesRight() throws {
+        let f = try PlaylistFixture(songs: 6)
+        try f.playlist.play(position: 4)
+        f.player.start()
+        #expect(f.queuedURI == "s5")
+        try f.playlist.delete(start: 0, end: 2)
+        #expect(f.currentURI == "s4")
+        #expect(f.playlist.currentPosition == 2)
+        #expect(f.queuedURI == "s5")
+        #expect(throws: PlaylistError.badSongIndex) { try f.playlist.delete(start: 5, end: 6) }
+        // START == length is an empty range: nothing happens, no version bump.
+        let version = f.playlist.queue.version
+        try f.playlist.delete(start: 4, end: 9)
+        #expect(f.playlist.queue.version == version)
+    }
+
+    @Test func nextAndPrevious() throws {
+        let f = try PlaylistFixture(songs: 3)
+        #expect(throws: PlaylistError.notPlaying) { try f.playlist.playNext() }
+        #expect(throws: PlaylistError.notPlaying) { try f.playlist.playPrevious() }
+        f.playlist.setSingle(.on)
+        try f.playlist.play(position: 0)
+        try f.playlist.playNext(ignoringSingle: true)
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.queue.single == .on)
+        try f.playlist.playPrevious()
+        #expect(f.currentURI == "s0")
+        try f.playlist.playPrevious()
+        #expect(f.currentURI == "s0")
+        f.playlist.setRepeat(true)
+        try f.playlist.playPrevious()
+        #expect(f.currentURI == "s2")
+        f.playlist.setRepeat(false)
+        try f.playlist.playNext(ignoringSingle: true)
+        #expect(f.state == .stop)
+        #expect(f.playlist.currentPosition == nil)
+    }
+
+    @Test func stopKeepsTheCurrentSongAndPauseTogglesOnlyWhilePlaying() throws {
+        let f = try PlaylistFixture(songs: 2)
+        f.playlist.togglePause()
+        #expect(f.player.calls.isEmpty)
+        try f.playlist.play(position: 1)
+        f.playlist.togglePause()
+        #expect(f.state == .pause)
+        try f.playlist.play(position: -1)
+        #expect(f.state == .play)
+        f.playlist.stop()
+        #expect(f.state == .stop)
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.nextPosition == nil)
+        try f.playlist.play(position: -1)
+        #expect(f.playingURI == "s1")
+    }
+
+    @Test func seekOnAnotherSongStartsItAndSeekcurIsRelative() throws {
+        let f = try PlaylistFixture(songs: 3)
+        #expect(throws: PlaylistError.notPlaying) { try f.playlist.seekCurrent(seconds: 1, relative: false) }
+        try f.playlist.seek(position: 2, seconds: 0.5)
+        #expect(f.player.calls.last == .play(uri: "s2", seconds: 0.5))
+        #expect(f.currentURI == "s2")
+        f.player.elapsedSeconds = 0.75
+        try f.playlist.seekCurrent(seconds: -0.25, relative: true)
+        #expect(f.player.calls.last == .seek(seconds: 0.5))
+        try f.playlist.seekCurrent(seconds: -5, relative: true)
+        #expect(f.player.calls.last == .seek(seconds: 0))
+        f.player.seekable = false
+        #expect(throws: PlaylistError(.player, "Not seekable")) { try f.playlist.seek(id: 3, seconds: 0.1) }
+        #expect(f.playlist.error == "Not seekable")
+        #expect(throws: PlaylistError.badSongIndex) { try f.playlist.seek(position: 3, seconds: 0) }
+        // Seeking into another song while paused stays paused.
+        f.player.seekable = true
+        try f.playlist.play(position: 0)
+        f.playlist.setPaused(true)
+        try f.playlist.seek(position: 1, seconds: 0.1)
+        #expect(f.currentURI == "s1")
+        #expect(f.state == .pause)
+        #expect(throws: PlaylistError.noSuchSong) { try f.playlist.seek(id: 9, seconds: 0) }
+    }
+
+    @Test func prioritiesResetWhenASongStarts() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.setPriority(start: 1, end: 2, 5)
+        #expect(f.playlist.queue.items[1].priority == 5)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        let version = f.playlist.queue.version
+        f.player.endOfSong()
+        #expect(f.playlist.queue.items[1].priority == 0)
+        #expect(f.playlist.queue.version == version + 1)
+    }
+
+    @Test func randomPlaysHigherPrioritiesFirst() throws {
+        let f = try PlaylistFixture(songs: 6)
+        try f.playlist.setPriority(id: 4, 50)
+        try f.playlist.setPriority(id: 6, 60)
+        f.playlist.setRandom(true)
+        try f.playlist.play(position: -1)
+        #expect(f.playingURI == "s5")
+        f.player.start()
+        #expect(f.queuedURI == "s3")
+    }
+
+    @Test func randomOnWhileStoppedForgetsTheCurrentSong() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 1)
+        f.playlist.stop()
+        f.playlist.setRandom(true)
+        #expect(f.playlist.currentPosition == nil)
+        try f.playlist.play(position: 2)
+        f.playlist.setRandom(false)
+        #expect(f.currentURI == "s2")
+        #expect(f.playlist.queue.order == [0, 1, 2])
+    }
+
+    @Test func decodeErrorsMoveOnUntilEverySongFailed() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 0)
+        f.player.fail("Failed to decode s0")
+        #expect(f.playingURI == "s1")
+        // Playing the next song clears the error, as mpd's player does.
+        #expect(f.playlist.error == nil)
+        f.player.fail("Failed to decode s1")
+        f.player.fail("Failed to decode s2")
+        #expect(f.state == .stop)
+        #expect(!f.playlist.playing)
+        #expect(f.playlist.error == "Failed to decode s2")
+        f.playlist.clearError()
+        #expect(f.playlist.error == nil)
+    }
+
+    @Test func aSongStartedBySeekStopsOnError() throws {
+        // With repeat, a failing song started by play moves on to the first song; one started by seek stops.
+        let f = try PlaylistFixture(songs: 3)
+        f.playlist.setRepeat(true)
+        try f.playlist.play(position: 2)
+        f.player.queue(nil)
+        f.player.fail("Failed to decode s2")
+        #expect(f.playingURI == "s0")
+        try f.playlist.seek(position: 2, seconds: 0.2)
+        f.player.queue(nil)
+        f.player.fail("Failed to decode s2")
+        #expect(f.state == .stop)
+        #expect(!f.playlist.playing)
+        #expect(f.currentURI == "s2")
+        #expect(f.playlist.error == "Failed to decode s2")
+    }
+
+    @Test func outputFailureStops() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 0)
+        f.player.failOutputs("Failed to open audio output")
+        #expect(!f.playlist.playing)
+        #expect(f.currentURI == "s0")
+        #expect(f.playlist.error == "Failed to open audio output")
+    }
+
+    @Test func replayGainAutoFollowsRandom() throws {
+        let f = try PlaylistFixture(songs: 1)
+        f.playlist.replayGainMode = .auto
+        #expect(f.player.replayGainMode == .album)
+        f.playlist.setRandom(true)
+        #expect(f.player.replayGainMode == .track)
+    }
+
+    @Test func moveAndSwapFollowTheCurrentSong() throws {
+        let f = try PlaylistFixture(songs: 5)
+        try f.playlist.play(position: 1)
+        try f.playlist.move(start: 1, end: 2, to: 4)
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.currentPosition == 4)
+        try f.playlist.swap(4, 0)
+        #expect(f.playlist.currentPosition == 0)
+        #expect(f.currentURI == "s1")
+        #expect(throws: PlaylistError.badSongIndex) { try f.playlist.move(start: 0, end: 2, to: 4) }
+    }
+
+    @Test func shuffleKeepsThePlayingSongFirst() throws {
+        let f = try PlaylistFixture(songs: 6)
+        try f.playlist.play(position: 3)
+        try f.playlist.shuffle(start: 0, end: 6)
+        #expect(f.uris[0] == "s3")
+        #expect(f.playlist.currentPosition == 0)
+        #expect(Set(f.uris) == Set((0..<6).map { "s\($0)" }))
+        f.playlist.stop()
+        try f.playlist.shuffle(start: 0, end: 6)
+        #expect(f.playlist.currentPosition == nil)
+    }
+
+    @Test func rangeOfTheQueuedSongIsRequeued() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 0)
+        f.player.start()
+        #expect(throws: PlaylistError(.denied, "Cannot edit the current song")) {
+            try f.playlist.setRange(id: 1, startMilliseconds: 0, endMilliseconds: 500)
+        }
+        try f.playlist.setRange(id: 2, startMilliseconds: 250, endMilliseconds: 0)
+        #expect(f.player.queuedSong?.rangeStartMilliseconds == 250)
+        #expect(throws: PlaylistError(.badRange, "Invalid start offset")) {
+            try f.playlist.setRange(id: 3, startMilliseconds: 1001, endMilliseconds: 0)
+        }
+        // An end at or past the duration means "to the end".
+        try f.playlist.setRange(id: 3, startMilliseconds: 0, endMilliseconds: 1000)
+        #expect(f.playlist.queue.items[2].song.endMilliseconds == 0)
+    }
+
+    @Test func databaseUpdateRemovesGoneSongsButNotThePlayingOne() throws {
+        let f = try PlaylistFixture(songs: 4)
+        try f.playlist.play(position: 1)
+        let version = f.playlist.queue.version
+        f.playlist.databaseModified { uri in uri == "s0" || uri == "s3" ? QueueSong(uri: uri) : nil }
+        #expect(f.uris == ["s0", "s1", "s3"])
+        #expect(f.currentURI == "s1")
+        #expect(f.playlist.queue.version == version + 1)
+    }
+}
