@@ -11,6 +11,9 @@ public protocol Decoder {
     var format: AudioFormat { get }
     /// The song's length in PCM frames, when known.
     var totalFrames: UInt64? { get }
+    /// The bit rate of what `decode(into:)` decoded last, in kbit/s (0 when unknown), as `mpd` shows it in
+    /// `status` `bitrate:`: for MP3 the rate of the current frame, so it varies with VBR files.
+    var bitRate: Int { get }
 
     /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
     ///
@@ -26,4 +29,9 @@ public protocol Decoder {
     /// - Throws: `FormatError` when the stream cannot seek there.
     @discardableResult
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64
+}
+
+extension Decoder {
+    /// No bit rate known.
+    public var bitRate: Int { 0 }
 }

@@ -41,4 +41,21 @@ import Testing
         let peak = words.map { abs(Int($0)) }.max() ?? 0
         #expect(peak > 3_000_000 && peak < 5_000_000)  // about half of full scale (2^23)
     }
+
+    @Test func statusShowsTheBitRateOfTheFrameHeard() throws {
+        let directory = NSTemporaryDirectory() + "fermata-mp3-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let wave = directory + "/tone.wav"
+        let mp3 = directory + "/tone.mp3"
+        try self.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "2", "sine", "440", "vol", "0.5"])
+        try self.run("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], decoders: Player.standardDecoders)
+        #expect(harness.withPlayer { $0.snapshot.bitRate } == 0)
+        harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        usleep(200_000)
+        #expect(harness.withPlayer { $0.snapshot.bitRate } == 192)
+    }
 }

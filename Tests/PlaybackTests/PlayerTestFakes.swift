@@ -16,6 +16,9 @@ struct RampDecoder: Decoder {
     let totalFrames: UInt64?
     let base: Int64
     var position: UInt64 = 0
+    /// Where the last `decode` started: the bit rate is 100 + the tenths of a second (at 44.1 kHz) there.
+    var lastStart: UInt64 = 0
+    var bitRate: Int { 100 + Int(self.lastStart / 4410) }
 
     static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
         let parts = path.split(separator: ":").map(String.init)
@@ -32,6 +35,7 @@ struct RampDecoder: Decoder {
 
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
+        self.lastStart = self.position
         var offset = 0
         for frame in 0..<frames {
             let value = self.base + Int64(self.position) + Int64(frame)

@@ -253,6 +253,7 @@ public final class Player: PlayerControl {
             snapshot.elapsedSeconds = Double(position.frames) / rate
             if position.songFrames > 0 { snapshot.durationSeconds = Double(position.songFrames) / rate }
             snapshot.audioFormat = position.format
+            snapshot.bitRate = position.bitRate
             break
         }
         return snapshot

@@ -25,6 +25,8 @@ struct ChunkHeader {
     var songFrames: UInt64 = 0
     /// Frames of PCM in the chunk.
     var frames: Int = 0
+    /// The stream's bit rate where the chunk was decoded, in kbit/s (0: unknown), for `status` `bitrate:`.
+    var bitRate: Int = 0
     /// The decoder's format.
     var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     /// Whether and how the chunk starts a song.

@@ -292,6 +292,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         header.pointee.generation = self.generation
         header.pointee.songFrame = self.songFrame
         header.pointee.frames = frames
+        header.pointee.bitRate = decoder.bitRate
         header.pointee.start = self.nextStart
         self.nextStart = .none
         self.songFrame += UInt64(frames)

@@ -34,6 +34,8 @@ final class PlayerOutputThread: @unchecked Sendable {
         /// The song's length in frames (0: unknown).
         var songFrames: UInt64
         var format: AudioFormat
+        /// The bit rate of the chunk being heard, in kbit/s.
+        var bitRate: Int
     }
 
     let id: Int
@@ -58,6 +60,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let positionFrames = Atomic<Int64>(0)
     private let positionSongFrames = Atomic<UInt64>(0)
     private let positionFormat = Atomic<UInt64>(0)
+    private let positionBitRate = Atomic<Int>(0)
 
     // MARK: Mailbox (guarded by `control`)
     private let control = NSCondition()
@@ -152,7 +155,8 @@ final class PlayerOutputThread: @unchecked Sendable {
                 generation: self.positionGeneration.load(ordering: .acquiring),
                 frames: self.positionFrames.load(ordering: .acquiring),
                 songFrames: self.positionSongFrames.load(ordering: .acquiring),
-                format: Self.unpack(self.positionFormat.load(ordering: .acquiring)))
+                format: Self.unpack(self.positionFormat.load(ordering: .acquiring)),
+                bitRate: self.positionBitRate.load(ordering: .acquiring))
             if self.positionVersion.load(ordering: .acquiring) == before { return position }
         }
     }
@@ -404,6 +408,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.positionFrames.store(max(0, heard), ordering: .releasing)
         self.positionSongFrames.store(self.chunk.songFrames, ordering: .releasing)
         self.positionFormat.store(Self.pack(self.chunk.format), ordering: .releasing)
+        self.positionBitRate.store(self.chunk.bitRate, ordering: .releasing)
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
     }
 
