@@ -13,6 +13,10 @@ public final class MP3Decoder: Decoder {
     public let totalFrames: UInt64?
     /// The bit rate of the frame decoded last, in kbit/s (as `mpd`'s mad plugin reports it: per frame).
     public private(set) var bitRate = 0
+    /// The ID3 `TXXX` `mixramp_start` value (set by `MP3Format.makeDecoder`).
+    public internal(set) var mixRampStart: String?
+    /// The ID3 `TXXX` `mixramp_end` value.
+    public internal(set) var mixRampEnd: String?
     private let handle: MPG123Handle
 
     /// Opens `path`.

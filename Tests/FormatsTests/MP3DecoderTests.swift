@@ -84,6 +84,24 @@ import Testing
         #expect(Set(variable.map(\.rate)).count > 1)
     }
 
+    @Test func mixRampTagsComeFromID3TXXX() throws {
+        let plain = try Fixtures.lame("dec_mixramp_plain.mp3", rate: 44100, channels: 2, seconds: "1")
+        let tagged = try Fixtures.tagged(
+            "dec_mixramp.mp3", from: plain,
+            script: """
+                import mutagen.id3
+                t = mutagen.id3.ID3()
+                t.add(mutagen.id3.TXXX(encoding=3, desc="MIXRAMP_START", text=["-30.00 0.10;-20.00 0.50"]))
+                t.add(mutagen.id3.TXXX(encoding=3, desc="mixramp_end", text=["-18.00 3.20"]))
+                t.save(PATH)
+                """)
+        let decoder = try MP3Format().makeDecoder(path: tagged)
+        #expect(decoder.mixRampStart == "-30.00 0.10;-20.00 0.50")
+        #expect(decoder.mixRampEnd == "-18.00 3.20")
+        let untagged = try MP3Format().makeDecoder(path: plain)
+        #expect(untagged.mixRampStart == nil && untagged.mixRampEnd == nil)
+    }
+
     @Test func garbageCannotBeDecoded() throws {
         let path = try Fixtures.bytes("dec_garbage.mp3", Array("not audio".utf8))
         #expect(throws: FormatError.self) { _ = try MP3Format().makeDecoder(path: path) }

@@ -66,6 +66,8 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     private let forced: AudioFormat?
     private let state = Mutex<(bytes: [UInt8], cancels: [Int], opens: [AudioFormat])>(([], [], []))
     let failOpen = Atomic<Bool>(false)
+    /// While set, `play` waits (so the decoder can get ahead of an unpaced output).
+    let held = Atomic<Bool>(false)
 
     init(sync: Bool, format: AudioFormat? = nil) {
         self.paced = NullOutput(sync: sync)
@@ -95,6 +97,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     func close() { self.paced.close() }
 
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        while self.held.load(ordering: .relaxed) { usleep(1000) }
         let count = try self.paced.play(data)
         self.state.withLock { $0.bytes.append(contentsOf: data[0..<count]) }
         return count

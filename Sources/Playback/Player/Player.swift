@@ -19,10 +19,20 @@ public final class Player: PlayerControl {
         set { self.shared.borderPause.store(newValue, ordering: .releasing) }
     }
 
-    /// `crossfade` in seconds. Stored; cross-fading itself is not implemented yet (borders stay gapless).
-    public var crossfadeSeconds: Double = 0
-    public var mixRampDB: Double = 0
-    public var mixRampDelay: Double = -1
+    /// `crossfade` in seconds; applies from the next song change the decoder reaches (as in `mpd`, a change
+    /// already decided keeps its fade).
+    public var crossfadeSeconds: Double {
+        get { self.shared.crossFade.seconds }
+        set { self.shared.crossFade.seconds = newValue }
+    }
+    public var mixRampDB: Double {
+        get { self.shared.crossFade.mixRampDB }
+        set { self.shared.crossFade.mixRampDB = newValue }
+    }
+    public var mixRampDelay: Double {
+        get { self.shared.crossFade.mixRampDelay }
+        set { self.shared.crossFade.mixRampDelay = newValue }
+    }
 
     public var replayGainMode: ReplayGainMode {
         get { self.shared.mode }
@@ -146,7 +156,8 @@ public final class Player: PlayerControl {
         self.decoder.send(.park, wait: true)
         for output in self.outputThreads { output.send(wait: true) { $0.hold = true } }
         let started = self.pipe.readers.contains {
-            $0.consuming.load(ordering: .acquiring) && $0.cursor.load(ordering: .acquiring) > border
+            $0.consuming.load(ordering: .acquiring)
+                && ($0.cursor.load(ordering: .acquiring) > border || $0.fadeBorder.load(ordering: .acquiring) == border)
         }
         if started {
             self.decoder.setQueued(song)
@@ -219,6 +230,7 @@ public final class Player: PlayerControl {
         self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
         if start != .none { self.shared.announcedToken.store(0, ordering: .releasing) }
         self.shared.borderPausedToken.store(0, ordering: .releasing)
+        self.shared.clearFadePlans()
         self.decoder.forgetNewestSong()
         self.decoder.setQueued(nil)
         // The decoder starts once this loop turn is over, so a `queue` right after `play` (as the playlist does)

@@ -46,6 +46,8 @@ final class PipeReader: @unchecked Sendable {
     let cursor = Atomic<UInt64>(0)
     /// Whether the decoder must wait for this reader before reusing a chunk.
     let consuming = Atomic<Bool>(false)
+    /// The border of the cross-fade this reader is in (the first chunk of the song fading in), 0 when none.
+    let fadeBorder = Atomic<UInt64>(0)
     /// Wakes the output thread (new chunk, new request).
     let wakeup = PlayerWakeup()
 }

@@ -63,6 +63,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var songFrames: UInt64 = 0
     private var rangeStartFrame: UInt64 = 0
     private var chunkStamp = ChunkHeader()
+    /// The song decoded to its end last in this run of songs: the old side of the next song change.
+    private var fadingOut: PlayerCrossFade.Song?
 
     init(
         pipe: PlayerChunkPipe, shared: PlayerShared, factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
@@ -157,6 +159,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             self.parked = false
         case .stop:
             self.parked = false
+            self.fadingOut = nil
             self.close()
         case .quit:
             self.close()
@@ -164,6 +167,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         case .start(let start):
             self.parked = false
             self.generation = start.generation
+            if start.start != .queued { self.fadingOut = nil }
             if start.start == .none, let song = self.song, song.token == start.song.token, self.decoder != nil {
                 self.seek(toSeconds: start.seconds, reopening: start)
             } else {
@@ -212,7 +216,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.control.lock()
                 self.newestToken = song.token
                 self.songBorder = self.pipe.written.load(ordering: .acquiring)
+                let border = self.songBorder
                 self.control.unlock()
+                if start == .queued { self.planCrossFade(into: decoder, song: song, border: border) }
                 return
             } catch {
                 guard let next = self.reportFailure(song, error: error, start: start) else { return }
@@ -239,6 +245,44 @@ final class PlayerDecoderThread: @unchecked Sendable {
         } catch {
             self.open(start.song, atSeconds: seconds, start: .none)
         }
+    }
+
+    /// What the cross-fade decision needs to know about the song `decoder` decodes.
+    private func crossFadeSide(_ decoder: any Decoder, song: PlayableSong) -> PlayerCrossFade.Song {
+        let rate = Double(max(1, decoder.format.sampleRate))
+        return PlayerCrossFade.Song(
+            seconds: self.songFrames > 0 ? Double(self.songFrames) / rate : nil, format: decoder.format,
+            replayGainDB: self.replayGainDB(song.replayGain), mixRampStart: decoder.mixRampStart,
+            mixRampEnd: decoder.mixRampEnd)
+    }
+
+    /// The ReplayGain adjustment in dB that MixRamp levels are corrected by (0 when off or unknown).
+    private func replayGainDB(_ info: ReplayGainInfo) -> Double {
+        let mode = self.shared.mode
+        let gain = mode == .album ? (info.albumGain ?? info.trackGain) : info.trackGain
+        guard mode != .off, gain != nil else { return 0 }
+        let scale = self.shared.replayGain.scale(
+            mode: mode, trackGain: info.trackGain.map(Float.init) ?? .nan, trackPeak: info.trackPeak.map(Float.init) ?? .nan,
+            albumGain: info.albumGain.map(Float.init) ?? .nan, albumPeak: info.albumPeak.map(Float.init) ?? .nan)
+        return 20 * log10(Double(scale))
+    }
+
+    /// Decides the cross-fade into the queued song just opened and publishes it for the outputs.
+    /// Always publishes (a plan of 0 chunks when the songs do not cross-fade), so a plan made for a queued song
+    /// that was replaced before it was heard never applies to its replacement.
+    private func planCrossFade(into decoder: any Decoder, song: PlayableSong, border: UInt64) {
+        let settings = self.shared.crossFade
+        var chunks = 0
+        if let previous = self.fadingOut {
+            let next = self.crossFadeSide(decoder, song: song)
+            let chunkFrames = self.pipe.chunkBytes / max(1, next.format.frameSize)
+            let capped: Bool
+            (chunks, capped) = settings.chunks(
+                from: previous, to: next, chunkSeconds: Double(chunkFrames) / Double(max(1, next.format.sampleRate)),
+                maxChunks: self.pipe.capacity - self.pipe.decoderThreshold - 1)
+            if capped { self.logger.warning("audio_buffer_size too small for computed MixRamp overlap") }
+        }
+        self.shared.publish(PlayerFadePlan(border: border, chunks: chunks, adds: settings.adds))
     }
 
     private func stamp(_ song: PlayableSong, format: AudioFormat) {
@@ -328,6 +372,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
         self.control.unlock()
         if next == nil { self.pipe.wakeReaders() }
+        if let decoder = self.decoder, let song = self.song { self.fadingOut = self.crossFadeSide(decoder, song: song) }
         self.decoder = nil
         self.song = nil
         if let next { self.open(next, atSeconds: 0, start: .queued) }

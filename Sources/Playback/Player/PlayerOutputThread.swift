@@ -85,6 +85,26 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var ended = false
     private var recovering = false
     private var retryAt: UInt64 = 0
+    /// The cross-fade in progress, if any.
+    private var fade: Fade?
+    /// Announce the song of the next chunk taken (a cross-fade into it just ended).
+    private var announceNext = false
+
+    /// A cross-fade in progress on this output.
+    private struct Fade {
+        /// The sequence number of the first chunk of the song fading in.
+        var border: UInt64
+        /// The fade's length in chunks (of the song fading out).
+        var chunks: Int
+        /// Chunks of the new song mixed in so far (the next one is `border + mixed`).
+        var mixed = 0
+        /// MixRamp: add rather than fade.
+        var adds: Bool
+        /// `false` once the new song ran out before the fade ended: the old one plays out alone.
+        var mixing = true
+        /// The gain the new song was mixed in at.
+        var otherGain: Float = 1
+    }
 
     init(
         id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, pipe: PlayerChunkPipe,
@@ -244,6 +264,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
         self.remainingOffset = 0
         self.hasChunk = false
+        self.fade = nil
+        self.announceNext = false
+        self.reader.fadeBorder.store(0, ordering: .releasing)
     }
 
     private func closeStream() {
@@ -320,26 +343,97 @@ final class PlayerOutputThread: @unchecked Sendable {
             }
             guard self.openStream(header.format) else { return }
         }
-        if header.start != .none, self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
-            self.post(.songStarted(token: header.token, generation: header.generation))
+        if self.fade == nil { self.startFadeIfPlanned(at: cursor, header) }
+        if let fade = self.fade, fade.mixing, !self.awaitFadingInChunk(fade.border + UInt64(fade.mixed)) {
+            return
         }
+        if header.start != .none || self.announceNext {
+            self.announceNext = false
+            if self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
+                self.post(.songStarted(token: header.token, generation: header.generation))
+            }
+        }
+        let target = self.gain(for: header)
+        // A new song starts at its own gain; within a song the gain glides over one chunk.
+        let from = header.start == .none ? self.gain : target
+        let bytes = header.frames * header.format.frameSize
+        let source = UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes])
+        var next = cursor + 1
+        if var fade = self.fade {
+            if fade.mixing {
+                let otherSequence = fade.border + UInt64(fade.mixed)
+                let other = self.pipe.header(otherSequence).pointee
+                fade.otherGain = self.gain(for: other)
+                let ratio = fade.adds ? -1 : Float(fade.border - cursor) / Float(fade.chunks)
+                self.remaining = self.converter.convertMixing(
+                    source, frames: header.frames, fromGain: from, toGain: target,
+                    other: UnsafeRawBufferPointer(rebasing: self.pipe.pcm(otherSequence)[0..<(other.frames * other.format.frameSize)]),
+                    otherFrames: other.frames, otherGain: fade.otherGain, ratio: ratio)
+                fade.mixed += 1
+            } else {
+                self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
+            }
+            self.gain = target
+            if next == fade.border {
+                // The old song is played out: go on after the part of the new one already mixed in, which is
+                // now the song heard.
+                next = fade.border + UInt64(fade.mixed)
+                self.fade = nil
+                self.reader.fadeBorder.store(0, ordering: .releasing)
+                self.announceNext = true
+                if fade.mixed > 0 { self.gain = fade.otherGain }
+            } else {
+                self.fade = fade
+            }
+        } else {
+            self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
+            self.gain = target
+        }
+        self.remainingOffset = 0
+        self.chunk = header
+        self.hasChunk = true
+        self.reader.cursor.store(next, ordering: .releasing)
+        self.pipe.readerAdvanced()
+        self.publishPosition()
+        self.writeRemaining()
+    }
+
+    /// ReplayGain × software volume for a chunk.
+    private func gain(for header: ChunkHeader) -> Float {
         var target = self.shared.replayGain.scale(
             mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak, albumGain: header.albumGain,
             albumPeak: header.albumPeak)
         if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
-        // A new song starts at its own gain; within a song the gain glides over one chunk.
-        let from = header.start == .none ? self.gain : target
-        let bytes = header.frames * header.format.frameSize
-        self.remaining = self.converter.convert(
-            UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes]), frames: header.frames, fromGain: from,
-            toGain: target)
-        self.remainingOffset = 0
-        self.gain = target
-        self.chunk = header
-        self.hasChunk = true
-        self.reader.cursor.store(cursor + 1, ordering: .releasing)
-        self.pipe.readerAdvanced()
-        self.writeRemaining()
+        return target
+    }
+
+    /// Starts the cross-fade the decoder planned for the next song change once the chunk at `cursor` is within
+    /// its length of the border (shorter when the plan came late), unless the player will pause at the border.
+    private func startFadeIfPlanned(at cursor: UInt64, _ header: ChunkHeader) {
+        guard let plan = self.shared.fadePlan(after: cursor), plan.border - cursor <= UInt64(plan.chunks),
+            !self.shared.borderPause.load(ordering: .acquiring)
+        else { return }
+        // The last chunk before the border belongs to the song playing now (not to a song in between).
+        let last = self.pipe.header(plan.border - 1).pointee
+        guard last.token == header.token, last.generation == header.generation else { return }
+        self.fade = Fade(border: plan.border, chunks: Int(plan.border - cursor), adds: plan.adds)
+        self.reader.fadeBorder.store(plan.border, ordering: .releasing)
+    }
+
+    /// Whether chunk `sequence` of the song fading in can be mixed now. When the decoder has not written it yet,
+    /// waits for it (returns `false`: try again), unless the decoder reached the end, which ends the mixing.
+    private func awaitFadingInChunk(_ sequence: UInt64) -> Bool {
+        if sequence < self.pipe.written.load(ordering: .acquiring) { return true }
+        let state = self.shared.endState.load(ordering: .sequentiallyConsistent)
+        guard state == PlayerEndState.running.rawValue else {
+            self.fade?.mixing = false
+            return true
+        }
+        self.reader.wakeup.wait(unless: {
+            self.pending.load(ordering: .acquiring) || self.pipe.written.load(ordering: .acquiring) > sequence
+                || self.shared.endState.load(ordering: .acquiring) != state
+        })
+        return false
     }
 
     /// Starts reading where the most advanced output is (or at the newest chunk): after enabling or recovering.

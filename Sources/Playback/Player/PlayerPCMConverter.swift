@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Foundation
 import Model
 
 /// Converts chunks from the decoder's format to the device's (sample format, channel count) and scales
@@ -13,18 +14,22 @@ struct PlayerPCMConverter: ~Copyable {
     private var maxFrames = 0
     private var samples: UnsafeMutablePointer<Float>
     private var mixed: UnsafeMutablePointer<Float>
+    /// The song fading in, while cross-fading.
+    private var otherMixed: UnsafeMutablePointer<Float>
     /// The converted PCM of the last chunk.
     private(set) var converted: UnsafeMutableRawBufferPointer
 
     init() {
         self.samples = .allocate(capacity: 1)
         self.mixed = .allocate(capacity: 1)
+        self.otherMixed = .allocate(capacity: 1)
         self.converted = .allocate(byteCount: 1, alignment: 16)
     }
 
     deinit {
         self.samples.deallocate()
         self.mixed.deallocate()
+        self.otherMixed.deallocate()
         self.converted.deallocate()
     }
 
@@ -37,9 +42,11 @@ struct PlayerPCMConverter: ~Copyable {
         let channels = max(8, input.channels, output.channels)
         self.samples.deallocate()
         self.mixed.deallocate()
+        self.otherMixed.deallocate()
         self.converted.deallocate()
         self.samples = .allocate(capacity: frames * channels)
         self.mixed = .allocate(capacity: frames * channels)
+        self.otherMixed = .allocate(capacity: frames * channels)
         self.converted = .allocate(byteCount: frames * channels * 4, alignment: 16)
         self.maxFrames = frames
     }
@@ -52,20 +59,66 @@ struct PlayerPCMConverter: ~Copyable {
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames)
-        let inChannels = self.input.channels
-        let outChannels = self.output.channels
-        if self.input.sampleFormat == self.output.sampleFormat, inChannels == outChannels, fromGain == 1, toGain == 1 {
+        if self.input.sampleFormat == self.output.sampleFormat, self.input.channels == self.output.channels,
+            fromGain == 1, toGain == 1
+        {
             let bytes = frames * self.input.frameSize
             self.converted.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: bytes)
             return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
         }
+        self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
+        let bytes = Self.encode(
+            self.mixed, count: frames * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// Cross-fades: mixes a chunk of the song fading out (`source`, scaled from `fromGain` to `toGain`) with one
+    /// of the song fading in (`other`, scaled by `otherGain`), as `mpd` mixes a chunk with its `other`.
+    ///
+    /// `ratio` is the share of the old song left (1 at the fade's first chunk, falling towards 0): the new song
+    /// gets the weight sin²(π/2 · (1 − ratio)) on a 1/1024 grid and the old one the rest; a negative `ratio`
+    /// (MixRamp) adds both at full level. Where the chunks differ in length, the new song's decides: an old
+    /// chunk's excess is dropped, the new chunk's excess is played as it is.
+    ///
+    /// Audio path: no allocation, no lock.
+    /// - Returns: `otherFrames` converted frames (valid until the next call).
+    mutating func convertMixing(
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
+        other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float
+    ) -> UnsafeRawBufferPointer {
+        precondition(frames <= self.maxFrames && otherFrames <= self.maxFrames)
+        var oldWeight: Float = 1
+        var newWeight: Float = 1
+        if ratio >= 0 {
+            let sine = sin(Float.pi / 2 * (1 - ratio))
+            let volume = min(1024, max(0, Int(lroundf(sine * sine * 1024))))
+            newWeight = Float(volume) / 1024
+            oldWeight = Float(1024 - volume) / 1024
+        }
+        self.scale(other, frames: otherFrames, fromGain: otherGain, toGain: otherGain, into: self.otherMixed)
+        self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
+        let channels = self.output.channels
+        for index in 0..<(min(frames, otherFrames) * channels) {
+            self.otherMixed[index] = self.otherMixed[index] * newWeight + self.mixed[index] * oldWeight
+        }
+        let bytes = Self.encode(
+            self.otherMixed, count: otherFrames * channels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// Decodes `frames` frames of `source` to floats in the output's channel layout, scaled by a gain ramp.
+    private func scale(
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float, into target: UnsafeMutablePointer<Float>
+    ) {
+        let inChannels = self.input.channels
+        let outChannels = self.output.channels
         Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
         // Channels and gain in one pass.
         let step = frames > 1 ? (toGain - fromGain) / Float(frames) : 0
         var gain = fromGain
         for frame in 0..<frames {
             let inBase = self.samples + frame * inChannels
-            let outBase = self.mixed + frame * outChannels
+            let outBase = target + frame * outChannels
             if inChannels == outChannels {
                 for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
             } else if outChannels == 1 {
@@ -77,8 +130,6 @@ struct PlayerPCMConverter: ~Copyable {
             }
             gain += step
         }
-        let bytes = Self.encode(self.mixed, count: frames * outChannels, format: self.output.sampleFormat, into: self.converted)
-        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
     private static func decode(
