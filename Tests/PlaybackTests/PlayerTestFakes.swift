@@ -22,6 +22,11 @@ struct RampDecoder: Decoder {
 
     static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
         let parts = path.split(separator: ":").map(String.init)
+        if parts.count == 4, parts[0] == "sine", let frequency = Double(parts[1]), let frames = UInt64(parts[2]),
+            let rate = Int(parts[3])
+        {
+            return SineDecoder(format: AudioFormat(sampleRate: rate, sampleFormat: .float, channels: 2), totalFrames: frames, frequency: frequency)
+        }
         guard parts.count >= 3, parts[0] == "fake", let base = Int64(parts[1]), let frames = UInt64(parts[2]) else {
             throw .notRecognized(path: path)
         }
@@ -47,6 +52,31 @@ struct RampDecoder: Decoder {
                 }
                 offset += self.format.sampleFormat.bytesPerSample
             }
+        }
+        self.position += UInt64(frames)
+        return frames
+    }
+
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        self.position = min(frame, self.totalFrames!)
+        return self.position
+    }
+}
+
+/// A decoder producing a stereo float sine at half scale (`sine:<hertz>:<frames>:<rate>`).
+struct SineDecoder: Decoder {
+    let format: AudioFormat
+    let totalFrames: UInt64?
+    let frequency: Double
+    var position: UInt64 = 0
+
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
+        for frame in 0..<frames {
+            let time = Double(self.position + UInt64(frame)) / Double(self.format.sampleRate)
+            let value = Float(0.5 * sin(2 * Double.pi * self.frequency * time))
+            buffer.storeBytes(of: value, toByteOffset: frame * 8, as: Float.self)
+            buffer.storeBytes(of: value, toByteOffset: frame * 8 + 4, as: Float.self)
         }
         self.position += UInt64(frames)
         return frames
@@ -122,7 +152,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
 
     init(
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], bufferSize: Int = 1 << 20,
-        replayGain: ReplayGainSettings = ReplayGainSettings(),
+        replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory
     ) throws {
         let ready = DispatchSemaphore(value: 0)
@@ -140,7 +170,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         self.sync { harness in
             harness.player = Player(
                 loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
-                replayGain: replayGain, outputRetrySeconds: 0.2, logger: .discarding)
+                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat, logger: .discarding)
             harness.player.onEvent = { [weak harness] event in harness?.events.withLock { $0.append(event) } }
         }
     }

@@ -76,17 +76,31 @@ public final class Player: PlayerControl {
     ///   - audioBufferSize: `audio_buffer_size` in bytes (`mpd` 0.23's default: 4 MiB).
     ///   - replayGain: preamp, missing preamp, limit.
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
+    ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
+    ///     converted to before each output's own `format`; `nil`: none. A text that does not parse is logged and
+    ///     ignored (the configuration layer should have refused it, as `mpd` does).
     ///   - logger: where the player logs (never per period).
     public init(
         loop: EventLoop, decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
-        replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10, logger: Logger
+        replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
+        audioOutputFormat: String? = nil, logger: Logger
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.logger = logger
         let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: outputs.count)
-        let shared = PlayerShared(replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9))
+        var outputFormatMask: AudioFormatMask?
+        if let audioOutputFormat {
+            do throws(AudioFormatParseError) {
+                outputFormatMask = try AudioFormatMask.parse(audioOutputFormat, mask: true)
+            } catch {
+                logger.error("ignoring audio_output_format", ["error": error.message])
+            }
+        }
+        let shared = PlayerShared(
+            replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
+            outputFormatMask: outputFormatMask)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)

@@ -251,7 +251,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private func crossFadeSide(_ decoder: any Decoder, song: PlayableSong) -> PlayerCrossFade.Song {
         let rate = Double(max(1, decoder.format.sampleRate))
         return PlayerCrossFade.Song(
-            seconds: self.songFrames > 0 ? Double(self.songFrames) / rate : nil, format: decoder.format,
+            seconds: self.songFrames > 0 ? Double(self.songFrames) / rate : nil,
+            format: self.shared.outputFormatMask?.applied(to: decoder.format) ?? decoder.format,
             replayGainDB: self.replayGainDB(song.replayGain), mixRampStart: decoder.mixRampStart,
             mixRampEnd: decoder.mixRampEnd)
     }

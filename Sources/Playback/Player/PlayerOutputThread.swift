@@ -51,7 +51,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let shared: PlayerShared
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private let logger: Logger
-    private let formatMask: (rate: Int?, format: SampleFormat?, channels: Int?)
+    /// `format`: the fields this output forces (`nil`: none).
+    private let formatMask: AudioFormatMask?
 
     // MARK: Published position (sequence counter: odd while writing)
     private let positionVersion = Atomic<UInt64>(0)
@@ -76,6 +77,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var pausedInDevice = false
     private var openedFormat: AudioFormat?
     private var deviceFrameSize = 1
+    /// Input frames per device frame (1 unless resampling), to turn what the device played into song time.
+    private var songFramesPerDeviceFrame = 1.0
     private var converter = PlayerPCMConverter()
     private var remaining = UnsafeRawBufferPointer(start: nil, count: 0)
     private var remainingOffset = 0
@@ -120,7 +123,15 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.shared = shared
         self.logger = logger
         self.post = post
-        self.formatMask = Self.parseMask(configuration.format)
+        var mask: AudioFormatMask?
+        if let text = configuration.format {
+            do throws(AudioFormatParseError) {
+                mask = try AudioFormatMask.parse(text, mask: true)
+            } catch {
+                logger.error("ignoring the output's format", ["output": configuration.name, "error": error.message])
+            }
+        }
+        self.formatMask = mask
         self.request = Request(enabled: configuration.enabled)
         self.applied = Request(enabled: false)
     }
@@ -267,6 +278,17 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.fade = nil
         self.announceNext = false
         self.reader.fadeBorder.store(0, ordering: .releasing)
+        self.converter.reset()
+    }
+
+    /// Before a drain: plays what the resampler still holds. Returns `false` when interrupted by a request
+    /// (the rest is written first next time round).
+    private func playResamplerTail() -> Bool {
+        guard self.converter.isResampling else { return true }
+        self.remaining = self.converter.flush()
+        self.remainingOffset = 0
+        self.writeRemaining()
+        return self.remainingOffset >= self.remaining.count
     }
 
     private func closeStream() {
@@ -338,6 +360,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         if header.format != self.openedFormat || !self.streamOpen {
             if self.streamOpen {
                 // A new format between songs: play out the old one, then reopen.
+                guard self.playResamplerTail() else { return }
                 do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
                 self.closeStream()
             }
@@ -450,21 +473,20 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
-        var wanted = format
-        if let rate = self.formatMask.rate { wanted.sampleRate = rate }
-        if let sampleFormat = self.formatMask.format { wanted.sampleFormat = sampleFormat }
-        if let channels = self.formatMask.channels { wanted.channels = channels }
+        // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
+        var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
-            let accepted = try self.device.open(wanted)
-            // Rate conversion is not implemented: a device insisting on another rate gets the decoder's rate.
-            var output = accepted
-            if output.sampleRate != format.sampleRate {
-                self.logger.warning(
-                    "output wants another sample rate; no resampler", ["output": self.configuration.name])
-                output.sampleRate = format.sampleRate
+            let output = try self.device.open(wanted)
+            do throws(OutputError) {
+                try self.converter.configure(
+                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
+            } catch {
+                self.device.close()
+                throw error
             }
-            self.converter.configure(input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
             self.deviceFrameSize = output.frameSize
+            self.songFramesPerDeviceFrame = Double(format.sampleRate) / Double(max(1, output.sampleRate))
             self.streamOpen = true
             self.openedFormat = format
             if self.recovering {
@@ -494,8 +516,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func publishPosition() {
-        let framesInChunk = Int64(self.remainingOffset / self.deviceFrameSize)
-        let heard = Int64(self.chunk.songFrame) + framesInChunk - Int64(self.device.delayFrames)
+        let deviceFrames = self.remainingOffset / self.deviceFrameSize - self.device.delayFrames
+        let heard = Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * self.songFramesPerDeviceFrame).rounded())
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
         self.positionToken.store(self.chunk.token, ordering: .releasing)
         self.positionGeneration.store(self.chunk.generation, ordering: .releasing)
@@ -508,6 +530,7 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     private func pauseAtBorder(_ header: ChunkHeader) {
         // Stop in front of the queued song: it is now the current one, at 0 s.
+        guard self.playResamplerTail() else { return }
         self.chunk = header
         self.chunk.songFrame = 0
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -541,6 +564,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             return
         }
         if self.streamOpen {
+            guard self.playResamplerTail() else { return }
             do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
             self.closeStream()
         }
@@ -572,12 +596,4 @@ final class PlayerOutputThread: @unchecked Sendable {
             channels: Int(packed & 0xFF))
     }
 
-    /// `format "44100:16:2"` with `*` for "keep": the fields to force.
-    static func parseMask(_ text: String?) -> (rate: Int?, format: SampleFormat?, channels: Int?) {
-        guard let text else { return (nil, nil, nil) }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { return (nil, nil, nil) }
-        let formats: [String: SampleFormat] = ["8": .s8, "16": .s16, "24": .s24, "32": .s32, "f": .float]
-        return (Int(parts[0]), formats[parts[1]], Int(parts[2]))
-    }
 }

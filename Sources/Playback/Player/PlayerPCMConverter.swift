@@ -2,12 +2,13 @@
 
 import Foundation
 import Model
+import Soxr
 
-/// Converts chunks from the decoder's format to the device's (sample format, channel count) and scales
-/// them by a gain ramp (ReplayGain × software volume), on the output thread.
+/// Converts chunks from the decoder's format to the device's (sample format, channel count, and sample rate
+/// through libsoxr) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
 ///
-/// Its scratch buffers are allocated by `configure` (when a stream opens), never per chunk. Identical formats
-/// at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
+/// Its scratch buffers and resampler are made by `configure` (when a stream opens), never per chunk. Identical
+/// formats at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
 struct PlayerPCMConverter: ~Copyable {
     private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
@@ -16,6 +17,11 @@ struct PlayerPCMConverter: ~Copyable {
     private var mixed: UnsafeMutablePointer<Float>
     /// The song fading in, while cross-fading.
     private var otherMixed: UnsafeMutablePointer<Float>
+    /// Rate conversion, when the device runs at another rate than the decoder.
+    private var resampler: SoxrResampler?
+    /// The resampler's output and its room in frames.
+    private var resampled: UnsafeMutablePointer<Float>
+    private var resampledCapacity = 0
     /// The converted PCM of the last chunk.
     private(set) var converted: UnsafeMutableRawBufferPointer
 
@@ -23,6 +29,7 @@ struct PlayerPCMConverter: ~Copyable {
         self.samples = .allocate(capacity: 1)
         self.mixed = .allocate(capacity: 1)
         self.otherMixed = .allocate(capacity: 1)
+        self.resampled = .allocate(capacity: 1)
         self.converted = .allocate(byteCount: 1, alignment: 16)
     }
 
@@ -30,46 +37,100 @@ struct PlayerPCMConverter: ~Copyable {
         self.samples.deallocate()
         self.mixed.deallocate()
         self.otherMixed.deallocate()
+        self.resampled.deallocate()
         self.converted.deallocate()
     }
 
+    /// Whether the sample rate changes on the way (libsoxr, `mpd`'s "high" recipe).
+    var isResampling: Bool { self.resampler != nil }
+
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`. Allocates.
-    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) {
+    ///
+    /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
+    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) throws(OutputError) {
         self.input = input
         self.output = output
-        guard maxFrames > self.maxFrames || input.channels > 8 || output.channels > 8 else { return }
-        let frames = max(maxFrames, self.maxFrames)
+        self.resampler = nil
+        var outFrames = maxFrames
+        if input.sampleRate != output.sampleRate {
+            do throws(SoxrError) {
+                let resampler = try SoxrResampler(
+                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
+                outFrames = resampler.maxOutputFrames(forInput: maxFrames)
+                self.resampler = resampler
+            } catch {
+                throw OutputError("cannot resample from \(input.sampleRate) Hz to \(output.sampleRate) Hz: \(error.message)")
+            }
+        }
         let channels = max(8, input.channels, output.channels)
-        self.samples.deallocate()
-        self.mixed.deallocate()
-        self.otherMixed.deallocate()
-        self.converted.deallocate()
-        self.samples = .allocate(capacity: frames * channels)
-        self.mixed = .allocate(capacity: frames * channels)
-        self.otherMixed = .allocate(capacity: frames * channels)
-        self.converted = .allocate(byteCount: frames * channels * 4, alignment: 16)
-        self.maxFrames = frames
+        if maxFrames > self.maxFrames || channels > 8 {
+            let frames = max(maxFrames, self.maxFrames)
+            self.samples.deallocate()
+            self.mixed.deallocate()
+            self.otherMixed.deallocate()
+            self.samples = .allocate(capacity: frames * channels)
+            self.mixed = .allocate(capacity: frames * channels)
+            self.otherMixed = .allocate(capacity: frames * channels)
+            self.maxFrames = frames
+        }
+        let bytes = max(self.maxFrames, outFrames) * channels * 4
+        if bytes > self.converted.count {
+            self.converted.deallocate()
+            self.converted = .allocate(byteCount: bytes, alignment: 16)
+        }
+        if self.resampler != nil, outFrames > self.resampledCapacity {
+            self.resampled.deallocate()
+            self.resampled = .allocate(capacity: outFrames * output.channels)
+            self.resampledCapacity = outFrames
+        }
     }
 
     /// Converts `frames` frames of `source`, scaling by a gain going linearly from `fromGain` to `toGain`.
     ///
     /// Audio path: no allocation, no lock.
-    /// - Returns: the converted bytes (valid until the next call).
+    /// - Returns: the converted bytes (valid until the next call); with resampling, possibly none yet.
     mutating func convert(
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames)
-        if self.input.sampleFormat == self.output.sampleFormat, self.input.channels == self.output.channels,
-            fromGain == 1, toGain == 1
+        if self.resampler == nil, self.input.sampleFormat == self.output.sampleFormat,
+            self.input.channels == self.output.channels, fromGain == 1, toGain == 1
         {
             let bytes = frames * self.input.frameSize
             self.converted.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: bytes)
             return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
         }
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
-        let bytes = Self.encode(
-            self.mixed, count: frames * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        return self.finish(self.mixed, frames: frames)
+    }
+
+    /// Resamples (when needed) and encodes `frames` frames of float samples in the output's channel layout.
+    private mutating func finish(_ floats: UnsafeMutablePointer<Float>, frames: Int) -> UnsafeRawBufferPointer {
+        var source = floats
+        var count = frames
+        if let resampler = self.resampler {
+            // A failure here would be a libsoxr bug (its arguments were checked at creation): play silence.
+            count = (try? resampler.process(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)) ?? 0
+            source = self.resampled
+        }
+        let bytes = Self.encode(source, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// The resampler's tail at the end of a stream (nothing when not resampling); after it, the resampler
+    /// starts afresh.
+    mutating func flush() -> UnsafeRawBufferPointer {
+        guard let resampler = self.resampler else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let count = (try? resampler.flush(into: self.resampled, capacity: self.resampledCapacity)) ?? 0
+        resampler.reset()
+        let bytes = Self.encode(
+            self.resampled, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// Drops what the resampler holds (seek, skip). Output thread.
+    func reset() {
+        self.resampler?.reset()
     }
 
     /// Cross-fades: mixes a chunk of the song fading out (`source`, scaled from `fromGain` to `toGain`) with one
@@ -101,9 +162,7 @@ struct PlayerPCMConverter: ~Copyable {
         for index in 0..<(min(frames, otherFrames) * channels) {
             self.otherMixed[index] = self.otherMixed[index] * newWeight + self.mixed[index] * oldWeight
         }
-        let bytes = Self.encode(
-            self.otherMixed, count: otherFrames * channels, format: self.output.sampleFormat, into: self.converted)
-        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        return self.finish(self.otherMixed, frames: otherFrames)
     }
 
     /// Decodes `frames` frames of `source` to floats in the output's channel layout, scaled by a gain ramp.

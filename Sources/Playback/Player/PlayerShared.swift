@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Synchronization
 
 /// Settings and border bookkeeping shared by the loop, the decoder thread and every output thread.
@@ -20,6 +21,8 @@ final class PlayerShared: @unchecked Sendable {
     let replayGain: ReplayGainSettings
     /// Nanoseconds a failed output waits before it tries again.
     let retryNanoseconds: UInt64
+    /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
+    let outputFormatMask: AudioFormatMask?
     /// `crossfade`, `mixrampdb`, `mixrampdelay` (bit patterns of `Double`s).
     private let crossFadeSeconds = Atomic<UInt64>(0)
     private let mixRampDB = Atomic<UInt64>(0)
@@ -28,9 +31,10 @@ final class PlayerShared: @unchecked Sendable {
     private let fadePlans: [FadePlanSlot] = (0..<4).map { _ in FadePlanSlot() }
     private let fadePlanCount = Atomic<Int>(0)
 
-    init(replayGain: ReplayGainSettings, retryNanoseconds: UInt64) {
+    init(replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
+        self.outputFormatMask = outputFormatMask
     }
 
     /// The ReplayGain mode now. Any thread.
