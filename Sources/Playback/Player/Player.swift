@@ -134,10 +134,27 @@ public final class Player: PlayerControl {
 
     public func play(_ song: PlayableSong, atSeconds seconds: Double) {
         self.loop.preconditionOnLoop()
-        self.state = .play
+        // As mpd: with every output disabled the song is loaded but the player pauses, with an error.
+        let outputs = self.hasEnabledOutput
+        self.state = outputs ? .play : .pause
         self.currentSong = song
         self.queuedSong = nil
         self.restart(song, atSeconds: seconds, start: .play)
+        if !outputs { self.reportNoOutput("All audio outputs are disabled") }
+    }
+
+    private var hasEnabledOutput: Bool { self.outputThreads.contains { $0.wanted.enabled } }
+
+    /// Pauses because no output can play (mpd's `paused = true` with an output error) and reports `message`
+    /// once the current command is over.
+    private func reportNoOutput(_ message: String) {
+        self.state = .pause
+        for output in self.outputThreads { output.send { $0.mode = .pause } }
+        let generation = self.generation
+        LoopBound(self, loop: self.loop).execute { player in
+            guard player.generation == generation, !player.isShutDown, player.state != .stop else { return }
+            player.onEvent(.outputFailed(message: message))
+        }
     }
 
     public func queue(_ song: PlayableSong?) {
@@ -190,11 +207,17 @@ public final class Player: PlayerControl {
         for output in self.outputThreads { output.send { $0.hold = false } }
     }
 
+    /// Pausing returns once every output stopped writing (at most one device write).
     public func setPaused(_ paused: Bool) {
         self.loop.preconditionOnLoop()
         guard self.state != .stop else { return }
+        guard paused || self.hasEnabledOutput else {
+            self.reportNoOutput("All audio outputs are disabled")
+            return
+        }
         self.state = paused ? .pause : .play
-        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
+        // Pausing waits until every output stopped writing, so `status` right after shows a frozen position.
+        for output in self.outputThreads { output.send(wait: paused) { $0.mode = paused ? .pause : .play } }
     }
 
     public func stop() {
@@ -236,6 +259,7 @@ public final class Player: PlayerControl {
             }
         }
         let head = self.pipe.written.load(ordering: .acquiring)
+        self.pipe.parkedCursor.store(head, ordering: .releasing)
         for output in self.outputThreads {
             output.reader.cursor.store(head, ordering: .releasing)
             let consuming = output.wanted.enabled && !output.failed.load(ordering: .acquiring)
@@ -340,6 +364,8 @@ public final class Player: PlayerControl {
             $0.enabled = enabled
             if enabled { $0.mode = self.outputMode }
         }
+        // As mpd: playing on with no output enabled fails at the next chunk and pauses.
+        if !enabled, self.state == .play, !self.hasEnabledOutput { self.reportNoOutput("Failed to open audio output") }
         return true
     }
 
@@ -394,8 +420,8 @@ public final class Player: PlayerControl {
             guard self.state != .stop else { return }
             let working = self.outputThreads.contains { $0.wanted.enabled && !$0.failed.load(ordering: .acquiring) }
             if !working {
-                self.stop()
-                self.onEvent(.outputFailed(message: message))
+                // As mpd: pause (the user may resume once an output works again), with the output's error.
+                if self.state == .play { self.reportNoOutput(message) }
             } else if let token = self.currentSong?.token {
                 self.finishIfAllEnded(token: token)
             }

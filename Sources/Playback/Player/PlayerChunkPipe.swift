@@ -68,8 +68,11 @@ final class PlayerChunkPipe: @unchecked Sendable {
     let written = Atomic<UInt64>(0)
     /// One reader per configured output, in configuration order.
     let readers: [PipeReader]
-    /// Wakes the decoder when space frees up or a command arrives.
+    /// Wakes the decoder when space frees up, a reader joins or a command arrives.
     let decoderWakeup = PlayerWakeup()
+    /// Where the last reader to stop consuming stood: where playback resumes when every output left (all
+    /// disabled or failed) and one comes back. Reset to the head when the pipe is flushed.
+    let parkedCursor = Atomic<UInt64>(0)
 
     private let storage: UnsafeMutableRawPointer
     private let headers: UnsafeMutablePointer<ChunkHeader>
@@ -105,13 +108,22 @@ final class PlayerChunkPipe: @unchecked Sendable {
     }
 
     /// The lowest cursor among consuming readers (`written` when none consumes).
+    ///
+    /// `consuming` is loaded sequentially consistently, pairing with `publish` and `join` on the reader side:
+    /// either the decoder sees a joining reader, or the reader sees the chunk the decoder published.
     @inline(__always)
     func slowestCursor() -> UInt64 {
         var lowest = self.written.load(ordering: .acquiring)
-        for reader in self.readers where reader.consuming.load(ordering: .acquiring) {
+        for reader in self.readers where reader.consuming.load(ordering: .sequentiallyConsistent) {
             lowest = min(lowest, reader.cursor.load(ordering: .acquiring))
         }
         return lowest
+    }
+
+    /// Whether any output reads the pipe (if none does, the decoder waits instead of running ahead forever).
+    @inline(__always)
+    func hasConsumer() -> Bool {
+        self.readers.contains { $0.consuming.load(ordering: .sequentiallyConsistent) }
     }
 
     /// The highest cursor among consuming readers, or `nil` when none consumes (where a joining output starts).
@@ -132,7 +144,7 @@ final class PlayerChunkPipe: @unchecked Sendable {
     /// Publishes chunk `sequence` (written by the decoder) and wakes the outputs. Decoder thread.
     @inline(__always)
     func publish(_ sequence: UInt64) {
-        self.written.store(sequence + 1, ordering: .releasing)
+        self.written.store(sequence + 1, ordering: .sequentiallyConsistent)
         for reader in self.readers { reader.wakeup.signal() }
     }
 

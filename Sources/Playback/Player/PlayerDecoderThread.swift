@@ -298,10 +298,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
     /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.
     private func decodeChunk() {
         guard var decoder = self.decoder, let song = self.song else { return }
-        while self.pipe.freeChunks() < 1 {
+        // Waits for room, and for a reader: with no output consuming, nothing would ever pace the decoder.
+        while self.pipe.freeChunks() < 1 || !self.pipe.hasConsumer() {
             if self.pending.load(ordering: .acquiring) { return }
             self.pipe.decoderWakeup.wait(unless: {
-                self.pending.load(ordering: .acquiring) || self.pipe.freeChunks() >= self.pipe.decoderThreshold
+                self.pending.load(ordering: .acquiring)
+                    || (self.pipe.freeChunks() >= self.pipe.decoderThreshold && self.pipe.hasConsumer())
             })
         }
         let sequence = self.pipe.written.load(ordering: .acquiring)

@@ -231,7 +231,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
             if self.deviceEnabled { self.device.disable() }
             self.deviceEnabled = false
-            self.reader.consuming.store(false, ordering: .releasing)
+            self.leavePipe()
             return true
         }
         if new.cancel != self.applied.cancel {
@@ -244,7 +244,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
             if self.deviceEnabled { self.device.disable() }
             self.deviceEnabled = false
-            self.reader.consuming.store(false, ordering: .releasing)
+            self.leavePipe()
             self.dropChunk()
             self.failed.store(false, ordering: .relaxed)
         } else if !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
@@ -303,7 +303,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.logger.error("output failed", ["output": self.configuration.name, "error": error.message])
         if self.streamOpen { self.device.cancel() }
         self.closeStream()
-        self.reader.consuming.store(false, ordering: .releasing)
+        self.leavePipe()
         self.reader.wakeup.signal()
         self.pipe.readerAdvanced()
         self.dropChunk()
@@ -460,16 +460,29 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     /// Starts reading where the most advanced output is (or at the newest chunk): after enabling or recovering.
+    /// With no output reading, it starts where the last one stopped (the decoder waited meanwhile).
     private func join() {
-        let start = self.pipe.fastestCursor() ?? self.pipe.written.load(ordering: .acquiring)
+        let head = self.pipe.written.load(ordering: .acquiring)
+        let start = self.pipe.fastestCursor() ?? min(self.pipe.parkedCursor.load(ordering: .acquiring), head)
         self.reader.cursor.store(start, ordering: .releasing)
         self.reader.consuming.store(true, ordering: .sequentiallyConsistent)
-        // If the decoder reused that chunk before it saw us, skip to the oldest chunk still intact.
-        let written = self.pipe.written.load(ordering: .acquiring)
+        // If the decoder reused that chunk before it saw us, skip to the oldest chunk still intact. Loaded
+        // sequentially consistently after our store (see `slowestCursor`): any chunk published later than this
+        // load was written knowing about us, and the one being written now is at most `capacity` ahead.
+        let written = self.pipe.written.load(ordering: .sequentiallyConsistent)
         if written > UInt64(self.pipe.capacity - 1), start < written - UInt64(self.pipe.capacity - 1) {
             self.reader.cursor.store(written - UInt64(self.pipe.capacity - 1), ordering: .releasing)
         }
+        self.pipe.decoderWakeup.signal()
         self.dropChunk()
+    }
+
+    /// Stops holding chunks back from the decoder, remembering where this output stood.
+    private func leavePipe() {
+        if self.reader.consuming.load(ordering: .relaxed) {
+            self.pipe.parkedCursor.store(self.reader.cursor.load(ordering: .relaxed), ordering: .releasing)
+        }
+        self.reader.consuming.store(false, ordering: .releasing)
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
