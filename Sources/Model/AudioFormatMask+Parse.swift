@@ -68,7 +68,9 @@ extension AudioFormatMask {
         mask && index < text.count && text[index] == UInt8(ascii: "*")
     }
 
-    private static func sampleRate(_ text: [UInt8], _ index: inout Int, mask: Bool) throws(AudioFormatParseError) -> Int? {
+    private static func sampleRate(_ text: [UInt8], _ index: inout Int, mask: Bool) throws(AudioFormatParseError)
+        -> Int?
+    {
         if isStar(text, index, mask: mask) {
             index += 1
             return nil
@@ -110,7 +112,9 @@ extension AudioFormatMask {
         }
     }
 
-    private static func channelCount(_ text: [UInt8], _ index: inout Int, mask: Bool) throws(AudioFormatParseError) -> Int? {
+    private static func channelCount(_ text: [UInt8], _ index: inout Int, mask: Bool) throws(AudioFormatParseError)
+        -> Int?
+    {
         if isStar(text, index, mask: mask) {
             index += 1
             return nil

@@ -114,7 +114,8 @@ public struct OutputDescription: Sendable, Equatable {
     public var attributes: [(name: String, value: String)]
 
     /// Creates a description.
-    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = []) {
+    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = [])
+    {
         self.id = id
         self.name = name
         self.plugin = plugin

@@ -59,7 +59,8 @@ import Testing
 
     @Test func bitRateIsTheCurrentFramesRate() throws {
         let layer3: Set<Int> = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-        let cbr = try Fixtures.lame("dec_cbr160.mp3", rate: 44100, channels: 2, seconds: "2", lameArguments: ["-b", "160"])
+        let cbr = try Fixtures.lame(
+            "dec_cbr160.mp3", rate: 44100, channels: 2, seconds: "2", lameArguments: ["-b", "160"])
         let vbr = try Fixtures.lame("dec_vbr2.mp3", rate: 44100, channels: 2, seconds: "4", lameArguments: ["-V", "2"])
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1152 * 8, alignment: 8)
         defer { buffer.deallocate() }

@@ -55,7 +55,9 @@ import Testing
         usleep(300_000)
         let resumed = harness.withPlayer { $0.snapshot }
         #expect(resumed.state == .play)
-        #expect(resumed.elapsedSeconds - paused.elapsedSeconds > 0.15 && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
+        #expect(
+            resumed.elapsedSeconds - paused.elapsedSeconds > 0.15
+                && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
         harness.withPlayer { $0.stop() }
         let samples = capture.samples16()
         #expect(isRamp(samples, from: 0, count: samples.count))
@@ -97,7 +99,9 @@ import Testing
         let good = CaptureOutput(sync: false)
         let bad = CaptureOutput(sync: false)
         bad.failOpen.store(true, ordering: .relaxed)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration("good"), good, nil), (nullConfiguration("bad"), bad, nil)])
+        let harness = try PlayerHarness(outputs: [
+            (nullConfiguration("good"), good, nil), (nullConfiguration("bad"), bad, nil),
+        ])
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         #expect(harness.received.contains(.outputsChanged))
@@ -124,13 +128,16 @@ import Testing
 
     @Test func playingWithEveryOutputDisabledPauses() throws {
         let capture = CaptureOutput(sync: false)
-        let harness = try PlayerHarness(outputs: [(OutputConfiguration(name: "off", type: "null", enabled: false), capture, nil)])
+        let harness = try PlayerHarness(outputs: [
+            (OutputConfiguration(name: "off", type: "null", enabled: false), capture, nil)
+        ])
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 5000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.outputFailed(message: "All audio outputs are disabled")) })
         #expect(harness.withPlayer { $0.snapshot.state } == .pause)
         // Resuming with still nothing enabled fails the same way.
         harness.withPlayer { $0.setPaused(false) }
-        #expect(harness.waitFor { $0.filter { $0 == .outputFailed(message: "All audio outputs are disabled") }.count == 2 })
+        #expect(
+            harness.waitFor { $0.filter { $0 == .outputFailed(message: "All audio outputs are disabled") }.count == 2 })
         #expect(harness.withPlayer { $0.snapshot.state } == .pause)
         harness.withPlayer { player in
             _ = player.setOutput(id: 0, enabled: true)
@@ -171,7 +178,8 @@ import Testing
         let first = CaptureOutput(sync: false)
         let second = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [
-            (nullConfiguration("one"), first, nil), (OutputConfiguration(name: "two", type: "null", enabled: false), second, nil),
+            (nullConfiguration("one"), first, nil),
+            (OutputConfiguration(name: "two", type: "null", enabled: false), second, nil),
         ])
         let listed = harness.withPlayer { $0.outputs }
         #expect(listed.map(\.name) == ["one", "two"])

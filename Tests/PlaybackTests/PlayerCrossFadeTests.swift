@@ -2,14 +2,17 @@
 
 import Foundation
 import Model
-@testable import Playback
 import Synchronization
 import Testing
+
+@testable import Playback
 
 @Suite struct PlayerCrossFadeTests {
     private static let cd = AudioFormat(sampleRate: 44100, sampleFormat: .s24, channels: 2)
 
-    private func side(_ seconds: Double?, format: AudioFormat = cd, gain: Double = 0, start: String? = nil, end: String? = nil)
+    private func side(
+        _ seconds: Double?, format: AudioFormat = cd, gain: Double = 0, start: String? = nil, end: String? = nil
+    )
         -> PlayerCrossFade.Song
     {
         PlayerCrossFade.Song(seconds: seconds, format: format, replayGainDB: gain, mixRampStart: start, mixRampEnd: end)
@@ -26,11 +29,21 @@ import Testing
         #expect(chunks(self.side(19.99), self.side(180)) == 0)
         #expect(chunks(self.side(200), self.side(19.99)) == 0)
         #expect(chunks(self.side(nil), self.side(180)) == 0)
-        #expect(chunks(self.side(200), self.side(180, format: AudioFormat(sampleRate: 48000, sampleFormat: .s24, channels: 2))) == 0)
-        #expect(PlayerCrossFade(seconds: 0).chunks(from: self.side(200), to: self.side(200), chunkSeconds: chunk, maxChunks: 1000).chunks == 0)
+        #expect(
+            chunks(
+                self.side(200), self.side(180, format: AudioFormat(sampleRate: 48000, sampleFormat: .s24, channels: 2)))
+                == 0)
+        #expect(
+            PlayerCrossFade(seconds: 0).chunks(
+                from: self.side(200), to: self.side(200), chunkSeconds: chunk, maxChunks: 1000
+            ).chunks == 0)
         // The fade must be shorter than each song.
-        #expect(PlayerCrossFade(seconds: 25).chunks(from: self.side(25), to: self.side(200), chunkSeconds: chunk, maxChunks: 5000).chunks == 0)
-        let capped = PlayerCrossFade(seconds: 10).chunks(from: self.side(200), to: self.side(200), chunkSeconds: chunk, maxChunks: 100)
+        #expect(
+            PlayerCrossFade(seconds: 25).chunks(
+                from: self.side(25), to: self.side(200), chunkSeconds: chunk, maxChunks: 5000
+            ).chunks == 0)
+        let capped = PlayerCrossFade(seconds: 10).chunks(
+            from: self.side(200), to: self.side(200), chunkSeconds: chunk, maxChunks: 100)
         #expect(capped.chunks == 100 && capped.capped)
     }
 
@@ -43,13 +56,22 @@ import Testing
         #expect(ramp.chunks(from: previous, to: next, chunkSeconds: chunk, maxChunks: 1000).chunks == 40)
         #expect(ramp.adds)
         // ReplayGain shifts the level looked for: +10 dB of gain means -30 dB in the tags (1.0 s + 1.5 s - 0.5 s).
-        #expect(ramp.chunks(from: self.side(200, gain: 10, end: previous.mixRampEnd), to: next, chunkSeconds: chunk, maxChunks: 1000).chunks == 20)
+        #expect(
+            ramp.chunks(
+                from: self.side(200, gain: 10, end: previous.mixRampEnd), to: next, chunkSeconds: chunk, maxChunks: 1000
+            ).chunks == 20)
         // Without tags the length is the cross-fade's (and mpd still adds rather than fades).
         #expect(ramp.chunks(from: self.side(200), to: next, chunkSeconds: chunk, maxChunks: 1000).chunks == 10)
         // A delay longer than the overlap: no overlap at all.
-        #expect(PlayerCrossFade(seconds: 1, mixRampDB: -20, mixRampDelay: 5).chunks(from: previous, to: next, chunkSeconds: chunk, maxChunks: 1000).chunks == 0)
+        #expect(
+            PlayerCrossFade(seconds: 1, mixRampDB: -20, mixRampDelay: 5).chunks(
+                from: previous, to: next, chunkSeconds: chunk, maxChunks: 1000
+            ).chunks == 0)
         // NaN disables MixRamp's fade but not its maths (as in mpd: no overlap).
-        #expect(PlayerCrossFade(seconds: 1, mixRampDB: -20, mixRampDelay: .nan).chunks(from: previous, to: next, chunkSeconds: chunk, maxChunks: 1000).chunks == 0)
+        #expect(
+            PlayerCrossFade(seconds: 1, mixRampDB: -20, mixRampDelay: .nan).chunks(
+                from: previous, to: next, chunkSeconds: chunk, maxChunks: 1000
+            ).chunks == 0)
         #expect(!PlayerCrossFade(seconds: 1, mixRampDB: -20, mixRampDelay: .nan).adds)
     }
 
@@ -120,7 +142,9 @@ import Testing
                 expected.append(max(-32768, value - 1)...min(32767, value + 1))
             }
         }
-        for frame in (fadeChunks * Self.chunkFrames)..<frames { expected.append(Self.ramp(20_000, frame)...Self.ramp(20_000, frame)) }
+        for frame in (fadeChunks * Self.chunkFrames)..<frames {
+            expected.append(Self.ramp(20_000, frame)...Self.ramp(20_000, frame))
+        }
 
         let samples = capture.samples16(channels: 1)
         #expect(samples.count == expected.count)
@@ -174,7 +198,9 @@ import Testing
         let monoFrames = 21 * Self.rate
         let bytes = capture.bytes
         #expect(bytes.count == monoFrames * 2 + monoFrames * 4)
-        let mono = stride(from: 0, to: monoFrames * 2, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let mono = stride(from: 0, to: monoFrames * 2, by: 2).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
         #expect(isRamp(mono, from: 0, count: monoFrames))
         #expect(capture.opens.map(\.channels) == [1, 2])
     }

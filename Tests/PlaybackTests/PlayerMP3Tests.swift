@@ -27,7 +27,8 @@ import Testing
         let wave = directory + "/tone.wav"
         let mp3 = directory + "/tone.mp3"
         try self.run(
-            "/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
+            "/usr/bin/sox",
+            ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
         try self.run("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
         return mp3
     }
@@ -38,7 +39,8 @@ import Testing
         let mp3 = try self.tone(in: directory, seconds: 1)
 
         let capture = CaptureOutput(sync: false)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], decoders: Player.standardDecoders)
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), capture, nil)], decoders: Player.standardDecoders)
         harness.withPlayer { player in
             player.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3, durationMilliseconds: 1000), atSeconds: 0)
             player.queue(PlayableSong(token: 2, uri: "tone2.mp3", path: mp3, durationMilliseconds: 1000))

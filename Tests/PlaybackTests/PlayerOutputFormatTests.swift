@@ -55,7 +55,8 @@ import Testing
     }
 
     @Test func aDeviceInsistingOnAnotherRateGetsResampledAudio() throws {
-        let capture = CaptureOutput(sync: false, format: AudioFormat(sampleRate: 22050, sampleFormat: .float, channels: 2))
+        let capture = CaptureOutput(
+            sync: false, format: AudioFormat(sampleRate: 22050, sampleFormat: .float, channels: 2))
         let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
         harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:44100:44100"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
@@ -67,7 +68,9 @@ import Testing
     @Test func elapsedCountsSongTimeWhileResampling() throws {
         let capture = CaptureOutput(sync: true)
         let harness = try PlayerHarness(outputs: [(self.configuration(format: "96000:*:*"), capture, nil)])
-        harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:441000:44100"), atSeconds: 0) }
+        harness.withPlayer {
+            $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:441000:44100"), atSeconds: 0)
+        }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
         let start = Date()
         usleep(1_000_000)

@@ -25,7 +25,9 @@ struct RampDecoder: Decoder {
         if parts.count == 4, parts[0] == "sine", let frequency = Double(parts[1]), let frames = UInt64(parts[2]),
             let rate = Int(parts[3])
         {
-            return SineDecoder(format: AudioFormat(sampleRate: rate, sampleFormat: .float, channels: 2), totalFrames: frames, frequency: frequency)
+            return SineDecoder(
+                format: AudioFormat(sampleRate: rate, sampleFormat: .float, channels: 2), totalFrames: frames,
+                frequency: frequency)
         }
         guard parts.count >= 3, parts[0] == "fake", let base = Int64(parts[1]), let frames = UInt64(parts[2]) else {
             throw .notRecognized(path: path)
@@ -170,7 +172,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         self.sync { harness in
             harness.player = Player(
                 loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
-                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat, logger: .discarding)
+                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
+                logger: .discarding)
             harness.player.onEvent = { [weak harness] event in harness?.events.withLock { $0.append(event) } }
         }
     }
@@ -237,5 +240,6 @@ func nullConfiguration(_ name: String = "out", mixer: MixerType? = nil) -> Outpu
 
 /// Whether `samples` is exactly the 16-bit ramp `from, from + 1, …` of `count` values (no gap, no repeat).
 func isRamp(_ samples: [Int16], from start: Int, count: Int) -> Bool {
-    samples.count == count && samples.enumerated().allSatisfy { $0.element == Int16(truncatingIfNeeded: start + $0.offset) }
+    samples.count == count
+        && samples.enumerated().allSatisfy { $0.element == Int16(truncatingIfNeeded: start + $0.offset) }
 }

@@ -55,7 +55,8 @@ import Testing
         #expect(abs(rising - 800) <= 1, "\(rising) rising zero crossings in 0.8 s")
         // The level survives (a 0.5 sine) and the right channel stays the left's mirror.
         #expect(abs((middle.max() ?? 0) - 0.5) < 0.01)
-        #expect(zip(left, stride(from: 1, to: samples.count, by: 2).map { samples[$0] }).allSatisfy { abs($0 + $1) < 1e-4 })
+        #expect(
+            zip(left, stride(from: 1, to: samples.count, by: 2).map { samples[$0] }).allSatisfy { abs($0 + $1) < 1e-4 })
     }
 
     @Test func resetForgetsTheSignal() throws {
@@ -65,11 +66,15 @@ import Testing
         var output = [Float](repeating: 0, count: resampler.maxOutputFrames(forInput: 4096))
         let capacity = output.count
         _ = try loud.withUnsafeBufferPointer { source in
-            try output.withUnsafeMutableBufferPointer { try resampler.process(source.baseAddress!, frames: 4096, into: $0.baseAddress!, capacity: capacity) }
+            try output.withUnsafeMutableBufferPointer {
+                try resampler.process(source.baseAddress!, frames: 4096, into: $0.baseAddress!, capacity: capacity)
+            }
         }
         resampler.reset()
         let produced = try silent.withUnsafeBufferPointer { source in
-            try output.withUnsafeMutableBufferPointer { try resampler.process(source.baseAddress!, frames: 4096, into: $0.baseAddress!, capacity: capacity) }
+            try output.withUnsafeMutableBufferPointer {
+                try resampler.process(source.baseAddress!, frames: 4096, into: $0.baseAddress!, capacity: capacity)
+            }
         }
         #expect(produced > 0)
         #expect(output[0..<produced].allSatisfy { abs($0) < 1e-6 })

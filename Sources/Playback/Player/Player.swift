@@ -61,7 +61,8 @@ public final class Player: PlayerControl {
     private var endedOutputs: Set<Int> = []
 
     /// The decoder factory of the standard formats: the plugin for the file's suffix.
-    public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
+    public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = {
+        (path) throws(FormatError) in
         guard let plugin = FormatRegistry.standard.plugin(forPath: path) else { throw .notRecognized(path: path) }
         return try plugin.makeDecoder(path: path)
     }
@@ -81,7 +82,8 @@ public final class Player: PlayerControl {
     ///     ignored (the configuration layer should have refused it, as `mpd` does).
     ///   - logger: where the player logs (never per period).
     public init(
-        loop: EventLoop, decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
+        loop: EventLoop,
+        decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
         audioOutputFormat: String? = nil, logger: Logger

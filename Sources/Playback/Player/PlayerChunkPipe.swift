@@ -104,7 +104,8 @@ final class PlayerChunkPipe: @unchecked Sendable {
     /// The PCM bytes of chunk `sequence` (the whole slot; the header says how many frames are valid).
     @inline(__always)
     func pcm(_ sequence: UInt64) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: self.storage + self.slot(sequence) * self.chunkBytes, count: self.chunkBytes)
+        UnsafeMutableRawBufferPointer(
+            start: self.storage + self.slot(sequence) * self.chunkBytes, count: self.chunkBytes)
     }
 
     /// The lowest cursor among consuming readers (`written` when none consumes).

@@ -49,7 +49,8 @@ struct PlayerCrossFade: Equatable {
     /// - Parameters:
     ///   - chunkSeconds: the length of one full chunk of the new song.
     ///   - maxChunks: the most the pipe can overlap; a longer overlap is cut to it and `capped` is set.
-    func chunks(from previous: Song, to next: Song, chunkSeconds: Double, maxChunks: Int) -> (chunks: Int, capped: Bool) {
+    func chunks(from previous: Song, to next: Song, chunkSeconds: Double, maxChunks: Int) -> (chunks: Int, capped: Bool)
+    {
         guard self.seconds > 0, self.canCrossFade(previous.seconds), self.canCrossFade(next.seconds),
             previous.format == next.format, chunkSeconds > 0
         else { return (0, false) }

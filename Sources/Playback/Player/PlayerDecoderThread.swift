@@ -67,7 +67,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var fadingOut: PlayerCrossFade.Song?
 
     init(
-        pipe: PlayerChunkPipe, shared: PlayerShared, factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
+        pipe: PlayerChunkPipe, shared: PlayerShared,
+        factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.pipe = pipe
@@ -195,7 +196,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
-                self.endFrame = song.rangeEndMilliseconds.map { $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame) }
+                self.endFrame = song.rangeEndMilliseconds.map {
+                    $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame)
+                }
                 if let endFrame = self.endFrame {
                     self.songFrames = endFrame
                 } else if let total {
@@ -263,7 +266,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
         let gain = mode == .album ? (info.albumGain ?? info.trackGain) : info.trackGain
         guard mode != .off, gain != nil else { return 0 }
         let scale = self.shared.replayGain.scale(
-            mode: mode, trackGain: info.trackGain.map(Float.init) ?? .nan, trackPeak: info.trackPeak.map(Float.init) ?? .nan,
+            mode: mode, trackGain: info.trackGain.map(Float.init) ?? .nan,
+            trackPeak: info.trackPeak.map(Float.init) ?? .nan,
             albumGain: info.albumGain.map(Float.init) ?? .nan, albumPeak: info.albumPeak.map(Float.init) ?? .nan)
         return 20 * log10(Double(scale))
     }
@@ -314,7 +318,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
         var frames = 0
         if capacityFrames > 0 {
-            let buffer = UnsafeMutableRawBufferPointer(rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
+            let buffer = UnsafeMutableRawBufferPointer(
+                rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
             do throws(FormatError) {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
@@ -357,9 +362,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.control.unlock()
         let stopped = next == nil && start == .play
         self.post(
-            .decodeFailed(token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation, stopped: stopped))
+            .decodeFailed(
+                token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation,
+                stopped: stopped))
         if next == nil {
-            self.shared.endState.store((stopped ? PlayerEndState.stopped : .endOfStream).rawValue, ordering: .sequentiallyConsistent)
+            self.shared.endState.store(
+                (stopped ? PlayerEndState.stopped : .endOfStream).rawValue, ordering: .sequentiallyConsistent)
             self.pipe.wakeReaders()
         }
         return next

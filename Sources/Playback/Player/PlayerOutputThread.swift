@@ -110,7 +110,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     init(
-        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, pipe: PlayerChunkPipe,
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?,
+        pipe: PlayerChunkPipe,
         shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.id = id
@@ -211,7 +212,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func waitForRequest(timeoutNanoseconds: UInt64? = nil) {
-        self.reader.wakeup.wait(unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
+        self.reader.wakeup.wait(
+            unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
     }
 
     /// Applies the latest request. Returns `true` to end the thread.
@@ -390,7 +392,8 @@ final class PlayerOutputThread: @unchecked Sendable {
                 let ratio = fade.adds ? -1 : Float(fade.border - cursor) / Float(fade.chunks)
                 self.remaining = self.converter.convertMixing(
                     source, frames: header.frames, fromGain: from, toGain: target,
-                    other: UnsafeRawBufferPointer(rebasing: self.pipe.pcm(otherSequence)[0..<(other.frames * other.format.frameSize)]),
+                    other: UnsafeRawBufferPointer(
+                        rebasing: self.pipe.pcm(otherSequence)[0..<(other.frames * other.format.frameSize)]),
                     otherFrames: other.frames, otherGain: fade.otherGain, ratio: ratio)
                 fade.mixed += 1
             } else {
@@ -424,7 +427,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     /// ReplayGain × software volume for a chunk.
     private func gain(for header: ChunkHeader) -> Float {
         var target = self.shared.replayGain.scale(
-            mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak, albumGain: header.albumGain,
+            mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak,
+            albumGain: header.albumGain,
             albumPeak: header.albumPeak)
         if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
         return target
@@ -530,7 +534,8 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     private func publishPosition() {
         let deviceFrames = self.remainingOffset / self.deviceFrameSize - self.device.delayFrames
-        let heard = Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * self.songFramesPerDeviceFrame).rounded())
+        let heard =
+            Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * self.songFramesPerDeviceFrame).rounded())
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
         self.positionToken.store(self.chunk.token, ordering: .releasing)
         self.positionGeneration.store(self.chunk.generation, ordering: .releasing)

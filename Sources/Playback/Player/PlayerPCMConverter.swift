@@ -59,7 +59,8 @@ struct PlayerPCMConverter: ~Copyable {
                 outFrames = resampler.maxOutputFrames(forInput: maxFrames)
                 self.resampler = resampler
             } catch {
-                throw OutputError("cannot resample from \(input.sampleRate) Hz to \(output.sampleRate) Hz: \(error.message)")
+                throw OutputError(
+                    "cannot resample from \(input.sampleRate) Hz to \(output.sampleRate) Hz: \(error.message)")
             }
         }
         let channels = max(8, input.channels, output.channels)
@@ -110,10 +111,13 @@ struct PlayerPCMConverter: ~Copyable {
         var count = frames
         if let resampler = self.resampler {
             // A failure here would be a libsoxr bug (its arguments were checked at creation): play silence.
-            count = (try? resampler.process(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)) ?? 0
+            count =
+                (try? resampler.process(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity))
+                ?? 0
             source = self.resampled
         }
-        let bytes = Self.encode(source, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        let bytes = Self.encode(
+            source, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
@@ -167,7 +171,8 @@ struct PlayerPCMConverter: ~Copyable {
 
     /// Decodes `frames` frames of `source` to floats in the output's channel layout, scaled by a gain ramp.
     private func scale(
-        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float, into target: UnsafeMutablePointer<Float>
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
+        into target: UnsafeMutablePointer<Float>
     ) {
         let inChannels = self.input.channels
         let outChannels = self.output.channels
@@ -217,7 +222,8 @@ struct PlayerPCMConverter: ~Copyable {
     }
 
     private static func encode(
-        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat, into target: UnsafeMutableRawBufferPointer
+        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat,
+        into target: UnsafeMutableRawBufferPointer
     ) -> Int {
         switch format {
         case .s8, .dsd:
