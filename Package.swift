@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
+        .systemLibrary(
+            name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
@@ -53,6 +56,9 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
 
+        // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
+        .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
+
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
         .target(name: "Formats", dependencies: ["MPG123", "ID3Tag", "Model"], swiftSettings: settings),
 
@@ -67,7 +73,8 @@ let package = Package(
 
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
-        .target(name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network"], swiftSettings: settings),
+        .target(
+            name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network", "Soxr"], swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
@@ -107,6 +114,7 @@ let package = Package(
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Model"], swiftSettings: settings),
+        .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),

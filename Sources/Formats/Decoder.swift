@@ -11,6 +11,13 @@ public protocol Decoder {
     var format: AudioFormat { get }
     /// The song's length in PCM frames, when known.
     var totalFrames: UInt64? { get }
+    /// The bit rate of what `decode(into:)` decoded last, in kbit/s (0 when unknown), as `mpd` shows it in
+    /// `status` `bitrate:`: for MP3 the rate of the current frame, so it varies with VBR files.
+    var bitRate: Int { get }
+    /// The song's `mixramp_start` tag (`"dB seconds;…"` pairs: how loud its start is, for MixRamp), if any.
+    var mixRampStart: String? { get }
+    /// The song's `mixramp_end` tag (how loud its end is), if any.
+    var mixRampEnd: String? { get }
 
     /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
     ///
@@ -26,4 +33,12 @@ public protocol Decoder {
     /// - Throws: `FormatError` when the stream cannot seek there.
     @discardableResult
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64
+}
+
+extension Decoder {
+    /// No bit rate known.
+    public var bitRate: Int { 0 }
+    /// No MixRamp tags.
+    public var mixRampStart: String? { nil }
+    public var mixRampEnd: String? { nil }
 }

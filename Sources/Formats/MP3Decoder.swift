@@ -11,6 +11,12 @@ public final class MP3Decoder: Decoder {
     public let format: AudioFormat
     /// libmpg123's gapless length (exact with a LAME/Info header, estimated otherwise).
     public let totalFrames: UInt64?
+    /// The bit rate of the frame decoded last, in kbit/s (as `mpd`'s mad plugin reports it: per frame).
+    public private(set) var bitRate = 0
+    /// The ID3 `TXXX` `mixramp_start` value (set by `MP3Format.makeDecoder`).
+    public internal(set) var mixRampStart: String?
+    /// The ID3 `TXXX` `mixramp_end` value.
+    public internal(set) var mixRampEnd: String?
     private let handle: MPG123Handle
 
     /// Opens `path`.
@@ -52,6 +58,7 @@ public final class MP3Decoder: Decoder {
             }
         }
         Self.convertToS24(buffer, samples: frames * self.format.channels)
+        if frames > 0 { self.bitRate = self.handle.currentBitRate() }
         return frames
     }
 

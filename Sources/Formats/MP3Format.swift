@@ -71,8 +71,21 @@ public struct MP3Format: FormatPlugin {
     }
 
     /// Opens a libmpg123 decoder delivering 24-bit samples in 32-bit words, gapless.
+    /// Like `mpd`'s mad plugin it takes MixRamp tags from the ID3 tag's `TXXX` frames (names compared without
+    /// regard to ASCII case).
     public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
-        try MP3Decoder(path: path)
+        let decoder = try MP3Decoder(path: path)
+        if let file = try? Self.open(path), let id3 = ID3Loader.load(from: file) {
+            for pair in id3.txxxPairs() {
+                let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+                switch String(decoding: asciiLowered, as: UTF8.self) {
+                case "mixramp_start": decoder.mixRampStart = String(decoding: pair.value, as: UTF8.self)
+                case "mixramp_end": decoder.mixRampEnd = String(decoding: pair.value, as: UTF8.self)
+                default: break
+                }
+            }
+        }
+        return decoder
     }
 
     // MARK: - Audio scan

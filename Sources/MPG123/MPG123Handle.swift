@@ -171,6 +171,16 @@ public final class MPG123Handle {
             averageBitRate: Int(info.abr_rate))
     }
 
+    /// The bit rate of the current frame in kbit/s (the frame header's rate, also for VBR and ABR streams), 0
+    /// when no frame was decoded yet or it is free-format.
+    ///
+    /// Does not allocate. Decoder thread.
+    public func currentBitRate() -> Int {
+        var info = mpg123_frameinfo2()
+        guard mpg123_info2(self.handle, &info) == Int32(MPG123_OK.rawValue) else { return 0 }
+        return max(0, Int(info.bitrate))
+    }
+
     /// Encoder delay and padding from the LAME/Info header, as libmpg123 read them.
     public func encoderInfo() -> MPG123EncoderInfo {
         func state(_ key: mpg123_state) -> Int? {

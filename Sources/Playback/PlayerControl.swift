@@ -57,7 +57,10 @@ public enum PlayerEvent: Sendable, Equatable {
     /// `Failed to decode song.mp3`). If a song was queued the player goes on with it (a `songStarted` for it
     /// follows); otherwise it stops.
     case songFailed(token: UInt64, message: String)
-    /// Every enabled output failed (or none is enabled): the player stopped; `message` for `error:`.
+    /// No output can play: every enabled output failed (`message` is the last failure), none is enabled at
+    /// `play` or resume (`All audio outputs are disabled`), or the last one was disabled while playing
+    /// (`Failed to open audio output`). As `mpd`, the player pauses where it was, keeping the song; `message`
+    /// is for `error:`. Playback resumes with `setPaused(false)` once an output is enabled or works again.
     case outputFailed(message: String)
     /// Playback paused by itself at the start of the queued song because `borderPause` was set (single mode).
     /// A `songStarted` for that song comes first.
@@ -111,7 +114,8 @@ public struct OutputDescription: Sendable, Equatable {
     public var attributes: [(name: String, value: String)]
 
     /// Creates a description.
-    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = []) {
+    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = [])
+    {
         self.id = id
         self.name = name
         self.plugin = plugin

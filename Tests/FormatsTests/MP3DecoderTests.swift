@@ -57,6 +57,52 @@ import Testing
         #expect(Array(decoded.prefix(64)) == Array(reference[60000..<60064]))
     }
 
+    @Test func bitRateIsTheCurrentFramesRate() throws {
+        let layer3: Set<Int> = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+        let cbr = try Fixtures.lame(
+            "dec_cbr160.mp3", rate: 44100, channels: 2, seconds: "2", lameArguments: ["-b", "160"])
+        let vbr = try Fixtures.lame("dec_vbr2.mp3", rate: 44100, channels: 2, seconds: "4", lameArguments: ["-V", "2"])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1152 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        func rates(_ path: String) throws -> [(frames: Int, rate: Int)] {
+            var decoder = try MP3Format().makeDecoder(path: path)
+            #expect(decoder.bitRate == 0)
+            var result: [(Int, Int)] = []
+            while true {
+                let frames = try decoder.decode(into: buffer)
+                if frames == 0 { break }
+                result.append((frames, decoder.bitRate))
+            }
+            return result
+        }
+        #expect(try rates(cbr).allSatisfy { $0.rate == 160 })
+        let variable = try rates(vbr)
+        #expect(variable.allSatisfy { layer3.contains($0.rate) })
+        // Weighted by the frames decoded, the per-frame rates add up to the file's size (less its headers).
+        let bits = variable.reduce(0.0) { $0 + Double($1.frames) / 44100 * Double($1.rate) * 1000 }
+        let fileBits = Double(try Fixtures.contents(vbr).count * 8)
+        #expect(abs(bits - fileBits) / fileBits < 0.05)
+        #expect(Set(variable.map(\.rate)).count > 1)
+    }
+
+    @Test func mixRampTagsComeFromID3TXXX() throws {
+        let plain = try Fixtures.lame("dec_mixramp_plain.mp3", rate: 44100, channels: 2, seconds: "1")
+        let tagged = try Fixtures.tagged(
+            "dec_mixramp.mp3", from: plain,
+            script: """
+                import mutagen.id3
+                t = mutagen.id3.ID3()
+                t.add(mutagen.id3.TXXX(encoding=3, desc="MIXRAMP_START", text=["-30.00 0.10;-20.00 0.50"]))
+                t.add(mutagen.id3.TXXX(encoding=3, desc="mixramp_end", text=["-18.00 3.20"]))
+                t.save(PATH)
+                """)
+        let decoder = try MP3Format().makeDecoder(path: tagged)
+        #expect(decoder.mixRampStart == "-30.00 0.10;-20.00 0.50")
+        #expect(decoder.mixRampEnd == "-18.00 3.20")
+        let untagged = try MP3Format().makeDecoder(path: plain)
+        #expect(untagged.mixRampStart == nil && untagged.mixRampEnd == nil)
+    }
+
     @Test func garbageCannotBeDecoded() throws {
         let path = try Fixtures.bytes("dec_garbage.mp3", Array("not audio".utf8))
         #expect(throws: FormatError.self) { _ = try MP3Format().makeDecoder(path: path) }

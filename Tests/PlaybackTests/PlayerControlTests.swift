@@ -55,7 +55,9 @@ import Testing
         usleep(300_000)
         let resumed = harness.withPlayer { $0.snapshot }
         #expect(resumed.state == .play)
-        #expect(resumed.elapsedSeconds - paused.elapsedSeconds > 0.15 && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
+        #expect(
+            resumed.elapsedSeconds - paused.elapsedSeconds > 0.15
+                && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
         harness.withPlayer { $0.stop() }
         let samples = capture.samples16()
         #expect(isRamp(samples, from: 0, count: samples.count))
@@ -97,7 +99,9 @@ import Testing
         let good = CaptureOutput(sync: false)
         let bad = CaptureOutput(sync: false)
         bad.failOpen.store(true, ordering: .relaxed)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration("good"), good, nil), (nullConfiguration("bad"), bad, nil)])
+        let harness = try PlayerHarness(outputs: [
+            (nullConfiguration("good"), good, nil), (nullConfiguration("bad"), bad, nil),
+        ])
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         #expect(harness.received.contains(.outputsChanged))
@@ -105,20 +109,77 @@ import Testing
         #expect(isRamp(good.samples16(), from: 0, count: 20_000))
     }
 
-    @Test func allOutputsFailingStopsThePlayer() throws {
+    @Test func allOutputsFailingPausesThePlayer() throws {
         let bad = CaptureOutput(sync: false)
         bad.failOpen.store(true, ordering: .relaxed)
         let harness = try PlayerHarness(outputs: [(nullConfiguration("bad"), bad, nil)])
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.outputFailed(message: "cannot open capture")) })
-        #expect(harness.withPlayer { $0.snapshot.state } == .stop)
+        let snapshot = harness.withPlayer { $0.snapshot }
+        #expect(snapshot.state == .pause)
+        #expect(snapshot.token == 1)
+        // Once the device works again (the output retries after 0.2 s here), resuming plays the song from its start.
+        bad.failOpen.store(false, ordering: .relaxed)
+        usleep(300_000)
+        harness.withPlayer { $0.setPaused(false) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        #expect(isRamp(bad.samples16(), from: 0, count: 20_000))
+    }
+
+    @Test func playingWithEveryOutputDisabledPauses() throws {
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [
+            (OutputConfiguration(name: "off", type: "null", enabled: false), capture, nil)
+        ])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.outputFailed(message: "All audio outputs are disabled")) })
+        #expect(harness.withPlayer { $0.snapshot.state } == .pause)
+        // Resuming with still nothing enabled fails the same way.
+        harness.withPlayer { $0.setPaused(false) }
+        #expect(
+            harness.waitFor { $0.filter { $0 == .outputFailed(message: "All audio outputs are disabled") }.count == 2 })
+        #expect(harness.withPlayer { $0.snapshot.state } == .pause)
+        harness.withPlayer { player in
+            _ = player.setOutput(id: 0, enabled: true)
+            player.setPaused(false)
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        #expect(isRamp(capture.samples16(), from: 0, count: 5000))
+    }
+
+    @Test func disablingTheLastOutputWhilePlayingPausesAndTheDecoderWaits() throws {
+        // Ten seconds: far more than the 1 MiB pipe holds, so a decoder running on would overwrite what is unheard.
+        let frames = 441_000
+        let capture = CaptureOutput(sync: false)
+        capture.held.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: frames), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        harness.withPlayer { _ = $0.setOutput(id: 0, enabled: false) }
+        capture.held.store(false, ordering: .relaxed)
+        #expect(harness.waitFor { $0.contains(.outputFailed(message: "Failed to open audio output")) })
+        #expect(harness.withPlayer { $0.snapshot.state } == .pause)
+        usleep(300_000)
+        harness.withPlayer { player in
+            _ = player.setOutput(id: 0, enabled: true)
+            player.setPaused(false)
+        }
+        #expect(harness.waitFor(timeout: 10) { $0.contains(.finished(token: 1)) })
+        // Playback went on where it stopped: a ramp to the song's end with at most the chunk that was being
+        // written when the output went away missing.
+        let samples = capture.samples16().map { Int(UInt16(bitPattern: $0)) }
+        let jumps = zip(samples, samples.dropFirst()).filter { ($1 - $0 + 65536) % 65536 != 1 }
+        #expect(jumps.count <= 1)
+        #expect(jumps.allSatisfy { ($0.1 - $0.0 + 65536) % 65536 <= 2048 }, "\(jumps)")
+        #expect(samples.count >= frames - 2048 && samples.last == (frames - 1) % 65536)
     }
 
     @Test func outputsAreListedAndCanBeDisabled() throws {
         let first = CaptureOutput(sync: false)
         let second = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [
-            (nullConfiguration("one"), first, nil), (OutputConfiguration(name: "two", type: "null", enabled: false), second, nil),
+            (nullConfiguration("one"), first, nil),
+            (OutputConfiguration(name: "two", type: "null", enabled: false), second, nil),
         ])
         let listed = harness.withPlayer { $0.outputs }
         #expect(listed.map(\.name) == ["one", "two"])

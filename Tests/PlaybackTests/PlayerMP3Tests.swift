@@ -16,18 +16,31 @@ import Testing
         #expect(process.terminationStatus == 0, "\(tool) failed")
     }
 
-    @Test func playsARealMP3ThroughLibmpg123Gaplessly() throws {
+    private func directory() throws -> String {
         let directory = NSTemporaryDirectory() + "fermata-mp3-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return directory
+    }
+
+    /// A 440 Hz tone at half scale, 192 kbit/s CBR (sox and lame are installed by scripts/install-deps.sh).
+    private func tone(in directory: String, seconds: Int) throws -> String {
         let wave = directory + "/tone.wav"
         let mp3 = directory + "/tone.mp3"
-        // sox and lame are installed by scripts/install-deps.sh.
-        try self.run("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "1", "sine", "440", "vol", "0.5"])
+        try self.run(
+            "/usr/bin/sox",
+            ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
         try self.run("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
+        return mp3
+    }
+
+    @Test func playsARealMP3ThroughLibmpg123Gaplessly() throws {
+        let directory = try self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mp3 = try self.tone(in: directory, seconds: 1)
 
         let capture = CaptureOutput(sync: false)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], decoders: Player.standardDecoders)
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), capture, nil)], decoders: Player.standardDecoders)
         harness.withPlayer { player in
             player.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3, durationMilliseconds: 1000), atSeconds: 0)
             player.queue(PlayableSong(token: 2, uri: "tone2.mp3", path: mp3, durationMilliseconds: 1000))
@@ -40,5 +53,18 @@ import Testing
         #expect(words.count == 2 * 44100 * 2)
         let peak = words.map { abs(Int($0)) }.max() ?? 0
         #expect(peak > 3_000_000 && peak < 5_000_000)  // about half of full scale (2^23)
+    }
+
+    @Test func statusShowsTheBitRateOfTheFrameHeard() throws {
+        let directory = try self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mp3 = try self.tone(in: directory, seconds: 2)
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], decoders: Player.standardDecoders)
+        #expect(harness.withPlayer { $0.snapshot.bitRate } == 0)
+        harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        usleep(200_000)
+        #expect(harness.withPlayer { $0.snapshot.bitRate } == 192)
     }
 }

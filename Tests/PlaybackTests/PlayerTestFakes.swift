@@ -16,9 +16,19 @@ struct RampDecoder: Decoder {
     let totalFrames: UInt64?
     let base: Int64
     var position: UInt64 = 0
+    /// Where the last `decode` started: the bit rate is 100 + the tenths of a second (at 44.1 kHz) there.
+    var lastStart: UInt64 = 0
+    var bitRate: Int { 100 + Int(self.lastStart / 4410) }
 
     static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
         let parts = path.split(separator: ":").map(String.init)
+        if parts.count == 4, parts[0] == "sine", let frequency = Double(parts[1]), let frames = UInt64(parts[2]),
+            let rate = Int(parts[3])
+        {
+            return SineDecoder(
+                format: AudioFormat(sampleRate: rate, sampleFormat: .float, channels: 2), totalFrames: frames,
+                frequency: frequency)
+        }
         guard parts.count >= 3, parts[0] == "fake", let base = Int64(parts[1]), let frames = UInt64(parts[2]) else {
             throw .notRecognized(path: path)
         }
@@ -32,6 +42,7 @@ struct RampDecoder: Decoder {
 
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
+        self.lastStart = self.position
         var offset = 0
         for frame in 0..<frames {
             let value = self.base + Int64(self.position) + Int64(frame)
@@ -54,6 +65,31 @@ struct RampDecoder: Decoder {
     }
 }
 
+/// A decoder producing a stereo float sine at half scale (`sine:<hertz>:<frames>:<rate>`).
+struct SineDecoder: Decoder {
+    let format: AudioFormat
+    let totalFrames: UInt64?
+    let frequency: Double
+    var position: UInt64 = 0
+
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
+        for frame in 0..<frames {
+            let time = Double(self.position + UInt64(frame)) / Double(self.format.sampleRate)
+            let value = Float(0.5 * sin(2 * Double.pi * self.frequency * time))
+            buffer.storeBytes(of: value, toByteOffset: frame * 8, as: Float.self)
+            buffer.storeBytes(of: value, toByteOffset: frame * 8 + 4, as: Float.self)
+        }
+        self.position += UInt64(frames)
+        return frames
+    }
+
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        self.position = min(frame, self.totalFrames!)
+        return self.position
+    }
+}
+
 /// An output recording everything it plays (in the format it chose), optionally paced like the null output,
 /// optionally accepting only one format, optionally failing to open.
 final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: state behind a Mutex
@@ -62,6 +98,8 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     private let forced: AudioFormat?
     private let state = Mutex<(bytes: [UInt8], cancels: [Int], opens: [AudioFormat])>(([], [], []))
     let failOpen = Atomic<Bool>(false)
+    /// While set, `play` waits (so the decoder can get ahead of an unpaced output).
+    let held = Atomic<Bool>(false)
 
     init(sync: Bool, format: AudioFormat? = nil) {
         self.paced = NullOutput(sync: sync)
@@ -91,6 +129,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     func close() { self.paced.close() }
 
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        while self.held.load(ordering: .relaxed) { usleep(1000) }
         let count = try self.paced.play(data)
         self.state.withLock { $0.bytes.append(contentsOf: data[0..<count]) }
         return count
@@ -115,7 +154,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
 
     init(
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], bufferSize: Int = 1 << 20,
-        replayGain: ReplayGainSettings = ReplayGainSettings(),
+        replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory
     ) throws {
         let ready = DispatchSemaphore(value: 0)
@@ -133,7 +172,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         self.sync { harness in
             harness.player = Player(
                 loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
-                replayGain: replayGain, outputRetrySeconds: 0.2, logger: .discarding)
+                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
+                logger: .discarding)
             harness.player.onEvent = { [weak harness] event in harness?.events.withLock { $0.append(event) } }
         }
     }
@@ -200,5 +240,6 @@ func nullConfiguration(_ name: String = "out", mixer: MixerType? = nil) -> Outpu
 
 /// Whether `samples` is exactly the 16-bit ramp `from, from + 1, …` of `count` values (no gap, no repeat).
 func isRamp(_ samples: [Int16], from start: Int, count: Int) -> Bool {
-    samples.count == count && samples.enumerated().allSatisfy { $0.element == Int16(truncatingIfNeeded: start + $0.offset) }
+    samples.count == count
+        && samples.enumerated().allSatisfy { $0.element == Int16(truncatingIfNeeded: start + $0.offset) }
 }

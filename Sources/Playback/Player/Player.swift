@@ -19,10 +19,20 @@ public final class Player: PlayerControl {
         set { self.shared.borderPause.store(newValue, ordering: .releasing) }
     }
 
-    /// `crossfade` in seconds. Stored; cross-fading itself is not implemented yet (borders stay gapless).
-    public var crossfadeSeconds: Double = 0
-    public var mixRampDB: Double = 0
-    public var mixRampDelay: Double = -1
+    /// `crossfade` in seconds; applies from the next song change the decoder reaches (as in `mpd`, a change
+    /// already decided keeps its fade).
+    public var crossfadeSeconds: Double {
+        get { self.shared.crossFade.seconds }
+        set { self.shared.crossFade.seconds = newValue }
+    }
+    public var mixRampDB: Double {
+        get { self.shared.crossFade.mixRampDB }
+        set { self.shared.crossFade.mixRampDB = newValue }
+    }
+    public var mixRampDelay: Double {
+        get { self.shared.crossFade.mixRampDelay }
+        set { self.shared.crossFade.mixRampDelay = newValue }
+    }
 
     public var replayGainMode: ReplayGainMode {
         get { self.shared.mode }
@@ -51,7 +61,8 @@ public final class Player: PlayerControl {
     private var endedOutputs: Set<Int> = []
 
     /// The decoder factory of the standard formats: the plugin for the file's suffix.
-    public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
+    public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = {
+        (path) throws(FormatError) in
         guard let plugin = FormatRegistry.standard.plugin(forPath: path) else { throw .notRecognized(path: path) }
         return try plugin.makeDecoder(path: path)
     }
@@ -66,17 +77,32 @@ public final class Player: PlayerControl {
     ///   - audioBufferSize: `audio_buffer_size` in bytes (`mpd` 0.23's default: 4 MiB).
     ///   - replayGain: preamp, missing preamp, limit.
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
+    ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
+    ///     converted to before each output's own `format`; `nil`: none. A text that does not parse is logged and
+    ///     ignored (the configuration layer should have refused it, as `mpd` does).
     ///   - logger: where the player logs (never per period).
     public init(
-        loop: EventLoop, decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
+        loop: EventLoop,
+        decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
-        replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10, logger: Logger
+        replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
+        audioOutputFormat: String? = nil, logger: Logger
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.logger = logger
         let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: outputs.count)
-        let shared = PlayerShared(replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9))
+        var outputFormatMask: AudioFormatMask?
+        if let audioOutputFormat {
+            do throws(AudioFormatParseError) {
+                outputFormatMask = try AudioFormatMask.parse(audioOutputFormat, mask: true)
+            } catch {
+                logger.error("ignoring audio_output_format", ["error": error.message])
+            }
+        }
+        let shared = PlayerShared(
+            replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
+            outputFormatMask: outputFormatMask)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)
@@ -110,10 +136,27 @@ public final class Player: PlayerControl {
 
     public func play(_ song: PlayableSong, atSeconds seconds: Double) {
         self.loop.preconditionOnLoop()
-        self.state = .play
+        // As mpd: with every output disabled the song is loaded but the player pauses, with an error.
+        let outputs = self.hasEnabledOutput
+        self.state = outputs ? .play : .pause
         self.currentSong = song
         self.queuedSong = nil
         self.restart(song, atSeconds: seconds, start: .play)
+        if !outputs { self.reportNoOutput("All audio outputs are disabled") }
+    }
+
+    private var hasEnabledOutput: Bool { self.outputThreads.contains { $0.wanted.enabled } }
+
+    /// Pauses because no output can play (mpd's `paused = true` with an output error) and reports `message`
+    /// once the current command is over.
+    private func reportNoOutput(_ message: String) {
+        self.state = .pause
+        for output in self.outputThreads { output.send { $0.mode = .pause } }
+        let generation = self.generation
+        LoopBound(self, loop: self.loop).execute { player in
+            guard player.generation == generation, !player.isShutDown, player.state != .stop else { return }
+            player.onEvent(.outputFailed(message: message))
+        }
     }
 
     public func queue(_ song: PlayableSong?) {
@@ -146,7 +189,8 @@ public final class Player: PlayerControl {
         self.decoder.send(.park, wait: true)
         for output in self.outputThreads { output.send(wait: true) { $0.hold = true } }
         let started = self.pipe.readers.contains {
-            $0.consuming.load(ordering: .acquiring) && $0.cursor.load(ordering: .acquiring) > border
+            $0.consuming.load(ordering: .acquiring)
+                && ($0.cursor.load(ordering: .acquiring) > border || $0.fadeBorder.load(ordering: .acquiring) == border)
         }
         if started {
             self.decoder.setQueued(song)
@@ -165,11 +209,17 @@ public final class Player: PlayerControl {
         for output in self.outputThreads { output.send { $0.hold = false } }
     }
 
+    /// Pausing returns once every output stopped writing (at most one device write).
     public func setPaused(_ paused: Bool) {
         self.loop.preconditionOnLoop()
         guard self.state != .stop else { return }
+        guard paused || self.hasEnabledOutput else {
+            self.reportNoOutput("All audio outputs are disabled")
+            return
+        }
         self.state = paused ? .pause : .play
-        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
+        // Pausing waits until every output stopped writing, so `status` right after shows a frozen position.
+        for output in self.outputThreads { output.send(wait: paused) { $0.mode = paused ? .pause : .play } }
     }
 
     public func stop() {
@@ -211,6 +261,7 @@ public final class Player: PlayerControl {
             }
         }
         let head = self.pipe.written.load(ordering: .acquiring)
+        self.pipe.parkedCursor.store(head, ordering: .releasing)
         for output in self.outputThreads {
             output.reader.cursor.store(head, ordering: .releasing)
             let consuming = output.wanted.enabled && !output.failed.load(ordering: .acquiring)
@@ -219,6 +270,7 @@ public final class Player: PlayerControl {
         self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
         if start != .none { self.shared.announcedToken.store(0, ordering: .releasing) }
         self.shared.borderPausedToken.store(0, ordering: .releasing)
+        self.shared.clearFadePlans()
         self.decoder.forgetNewestSong()
         self.decoder.setQueued(nil)
         // The decoder starts once this loop turn is over, so a `queue` right after `play` (as the playlist does)
@@ -253,6 +305,7 @@ public final class Player: PlayerControl {
             snapshot.elapsedSeconds = Double(position.frames) / rate
             if position.songFrames > 0 { snapshot.durationSeconds = Double(position.songFrames) / rate }
             snapshot.audioFormat = position.format
+            snapshot.bitRate = position.bitRate
             break
         }
         return snapshot
@@ -313,6 +366,8 @@ public final class Player: PlayerControl {
             $0.enabled = enabled
             if enabled { $0.mode = self.outputMode }
         }
+        // As mpd: playing on with no output enabled fails at the next chunk and pauses.
+        if !enabled, self.state == .play, !self.hasEnabledOutput { self.reportNoOutput("Failed to open audio output") }
         return true
     }
 
@@ -367,8 +422,8 @@ public final class Player: PlayerControl {
             guard self.state != .stop else { return }
             let working = self.outputThreads.contains { $0.wanted.enabled && !$0.failed.load(ordering: .acquiring) }
             if !working {
-                self.stop()
-                self.onEvent(.outputFailed(message: message))
+                // As mpd: pause (the user may resume once an output works again), with the output's error.
+                if self.state == .play { self.reportNoOutput(message) }
             } else if let token = self.currentSong?.token {
                 self.finishIfAllEnded(token: token)
             }

@@ -25,6 +25,8 @@ struct ChunkHeader {
     var songFrames: UInt64 = 0
     /// Frames of PCM in the chunk.
     var frames: Int = 0
+    /// The stream's bit rate where the chunk was decoded, in kbit/s (0: unknown), for `status` `bitrate:`.
+    var bitRate: Int = 0
     /// The decoder's format.
     var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     /// Whether and how the chunk starts a song.
@@ -44,6 +46,8 @@ final class PipeReader: @unchecked Sendable {
     let cursor = Atomic<UInt64>(0)
     /// Whether the decoder must wait for this reader before reusing a chunk.
     let consuming = Atomic<Bool>(false)
+    /// The border of the cross-fade this reader is in (the first chunk of the song fading in), 0 when none.
+    let fadeBorder = Atomic<UInt64>(0)
     /// Wakes the output thread (new chunk, new request).
     let wakeup = PlayerWakeup()
 }
@@ -64,8 +68,11 @@ final class PlayerChunkPipe: @unchecked Sendable {
     let written = Atomic<UInt64>(0)
     /// One reader per configured output, in configuration order.
     let readers: [PipeReader]
-    /// Wakes the decoder when space frees up or a command arrives.
+    /// Wakes the decoder when space frees up, a reader joins or a command arrives.
     let decoderWakeup = PlayerWakeup()
+    /// Where the last reader to stop consuming stood: where playback resumes when every output left (all
+    /// disabled or failed) and one comes back. Reset to the head when the pipe is flushed.
+    let parkedCursor = Atomic<UInt64>(0)
 
     private let storage: UnsafeMutableRawPointer
     private let headers: UnsafeMutablePointer<ChunkHeader>
@@ -97,17 +104,27 @@ final class PlayerChunkPipe: @unchecked Sendable {
     /// The PCM bytes of chunk `sequence` (the whole slot; the header says how many frames are valid).
     @inline(__always)
     func pcm(_ sequence: UInt64) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: self.storage + self.slot(sequence) * self.chunkBytes, count: self.chunkBytes)
+        UnsafeMutableRawBufferPointer(
+            start: self.storage + self.slot(sequence) * self.chunkBytes, count: self.chunkBytes)
     }
 
     /// The lowest cursor among consuming readers (`written` when none consumes).
+    ///
+    /// `consuming` is loaded sequentially consistently, pairing with `publish` and `join` on the reader side:
+    /// either the decoder sees a joining reader, or the reader sees the chunk the decoder published.
     @inline(__always)
     func slowestCursor() -> UInt64 {
         var lowest = self.written.load(ordering: .acquiring)
-        for reader in self.readers where reader.consuming.load(ordering: .acquiring) {
+        for reader in self.readers where reader.consuming.load(ordering: .sequentiallyConsistent) {
             lowest = min(lowest, reader.cursor.load(ordering: .acquiring))
         }
         return lowest
+    }
+
+    /// Whether any output reads the pipe (if none does, the decoder waits instead of running ahead forever).
+    @inline(__always)
+    func hasConsumer() -> Bool {
+        self.readers.contains { $0.consuming.load(ordering: .sequentiallyConsistent) }
     }
 
     /// The highest cursor among consuming readers, or `nil` when none consumes (where a joining output starts).
@@ -128,7 +145,7 @@ final class PlayerChunkPipe: @unchecked Sendable {
     /// Publishes chunk `sequence` (written by the decoder) and wakes the outputs. Decoder thread.
     @inline(__always)
     func publish(_ sequence: UInt64) {
-        self.written.store(sequence + 1, ordering: .releasing)
+        self.written.store(sequence + 1, ordering: .sequentiallyConsistent)
         for reader in self.readers { reader.wakeup.signal() }
     }
 

@@ -63,9 +63,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var songFrames: UInt64 = 0
     private var rangeStartFrame: UInt64 = 0
     private var chunkStamp = ChunkHeader()
+    /// The song decoded to its end last in this run of songs: the old side of the next song change.
+    private var fadingOut: PlayerCrossFade.Song?
 
     init(
-        pipe: PlayerChunkPipe, shared: PlayerShared, factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
+        pipe: PlayerChunkPipe, shared: PlayerShared,
+        factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.pipe = pipe
@@ -157,6 +160,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             self.parked = false
         case .stop:
             self.parked = false
+            self.fadingOut = nil
             self.close()
         case .quit:
             self.close()
@@ -164,6 +168,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         case .start(let start):
             self.parked = false
             self.generation = start.generation
+            if start.start != .queued { self.fadingOut = nil }
             if start.start == .none, let song = self.song, song.token == start.song.token, self.decoder != nil {
                 self.seek(toSeconds: start.seconds, reopening: start)
             } else {
@@ -191,7 +196,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
-                self.endFrame = song.rangeEndMilliseconds.map { $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame) }
+                self.endFrame = song.rangeEndMilliseconds.map {
+                    $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame)
+                }
                 if let endFrame = self.endFrame {
                     self.songFrames = endFrame
                 } else if let total {
@@ -212,7 +219,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.control.lock()
                 self.newestToken = song.token
                 self.songBorder = self.pipe.written.load(ordering: .acquiring)
+                let border = self.songBorder
                 self.control.unlock()
+                if start == .queued { self.planCrossFade(into: decoder, song: song, border: border) }
                 return
             } catch {
                 guard let next = self.reportFailure(song, error: error, start: start) else { return }
@@ -241,6 +250,46 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
     }
 
+    /// What the cross-fade decision needs to know about the song `decoder` decodes.
+    private func crossFadeSide(_ decoder: any Decoder, song: PlayableSong) -> PlayerCrossFade.Song {
+        let rate = Double(max(1, decoder.format.sampleRate))
+        return PlayerCrossFade.Song(
+            seconds: self.songFrames > 0 ? Double(self.songFrames) / rate : nil,
+            format: self.shared.outputFormatMask?.applied(to: decoder.format) ?? decoder.format,
+            replayGainDB: self.replayGainDB(song.replayGain), mixRampStart: decoder.mixRampStart,
+            mixRampEnd: decoder.mixRampEnd)
+    }
+
+    /// The ReplayGain adjustment in dB that MixRamp levels are corrected by (0 when off or unknown).
+    private func replayGainDB(_ info: ReplayGainInfo) -> Double {
+        let mode = self.shared.mode
+        let gain = mode == .album ? (info.albumGain ?? info.trackGain) : info.trackGain
+        guard mode != .off, gain != nil else { return 0 }
+        let scale = self.shared.replayGain.scale(
+            mode: mode, trackGain: info.trackGain.map(Float.init) ?? .nan,
+            trackPeak: info.trackPeak.map(Float.init) ?? .nan,
+            albumGain: info.albumGain.map(Float.init) ?? .nan, albumPeak: info.albumPeak.map(Float.init) ?? .nan)
+        return 20 * log10(Double(scale))
+    }
+
+    /// Decides the cross-fade into the queued song just opened and publishes it for the outputs.
+    /// Always publishes (a plan of 0 chunks when the songs do not cross-fade), so a plan made for a queued song
+    /// that was replaced before it was heard never applies to its replacement.
+    private func planCrossFade(into decoder: any Decoder, song: PlayableSong, border: UInt64) {
+        let settings = self.shared.crossFade
+        var chunks = 0
+        if let previous = self.fadingOut {
+            let next = self.crossFadeSide(decoder, song: song)
+            let chunkFrames = self.pipe.chunkBytes / max(1, next.format.frameSize)
+            let capped: Bool
+            (chunks, capped) = settings.chunks(
+                from: previous, to: next, chunkSeconds: Double(chunkFrames) / Double(max(1, next.format.sampleRate)),
+                maxChunks: self.pipe.capacity - self.pipe.decoderThreshold - 1)
+            if capped { self.logger.warning("audio_buffer_size too small for computed MixRamp overlap") }
+        }
+        self.shared.publish(PlayerFadePlan(border: border, chunks: chunks, adds: settings.adds))
+    }
+
     private func stamp(_ song: PlayableSong, format: AudioFormat) {
         let gain = song.replayGain
         self.chunkStamp = ChunkHeader(
@@ -253,10 +302,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
     /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.
     private func decodeChunk() {
         guard var decoder = self.decoder, let song = self.song else { return }
-        while self.pipe.freeChunks() < 1 {
+        // Waits for room, and for a reader: with no output consuming, nothing would ever pace the decoder.
+        while self.pipe.freeChunks() < 1 || !self.pipe.hasConsumer() {
             if self.pending.load(ordering: .acquiring) { return }
             self.pipe.decoderWakeup.wait(unless: {
-                self.pending.load(ordering: .acquiring) || self.pipe.freeChunks() >= self.pipe.decoderThreshold
+                self.pending.load(ordering: .acquiring)
+                    || (self.pipe.freeChunks() >= self.pipe.decoderThreshold && self.pipe.hasConsumer())
             })
         }
         let sequence = self.pipe.written.load(ordering: .acquiring)
@@ -267,7 +318,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
         var frames = 0
         if capacityFrames > 0 {
-            let buffer = UnsafeMutableRawBufferPointer(rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
+            let buffer = UnsafeMutableRawBufferPointer(
+                rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
             do throws(FormatError) {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
@@ -292,6 +344,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         header.pointee.generation = self.generation
         header.pointee.songFrame = self.songFrame
         header.pointee.frames = frames
+        header.pointee.bitRate = decoder.bitRate
         header.pointee.start = self.nextStart
         self.nextStart = .none
         self.songFrame += UInt64(frames)
@@ -309,9 +362,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.control.unlock()
         let stopped = next == nil && start == .play
         self.post(
-            .decodeFailed(token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation, stopped: stopped))
+            .decodeFailed(
+                token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation,
+                stopped: stopped))
         if next == nil {
-            self.shared.endState.store((stopped ? PlayerEndState.stopped : .endOfStream).rawValue, ordering: .sequentiallyConsistent)
+            self.shared.endState.store(
+                (stopped ? PlayerEndState.stopped : .endOfStream).rawValue, ordering: .sequentiallyConsistent)
             self.pipe.wakeReaders()
         }
         return next
@@ -327,6 +383,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
         self.control.unlock()
         if next == nil { self.pipe.wakeReaders() }
+        if let decoder = self.decoder, let song = self.song { self.fadingOut = self.crossFadeSide(decoder, song: song) }
         self.decoder = nil
         self.song = nil
         if let next { self.open(next, atSeconds: 0, start: .queued) }

@@ -34,6 +34,8 @@ final class PlayerOutputThread: @unchecked Sendable {
         /// The song's length in frames (0: unknown).
         var songFrames: UInt64
         var format: AudioFormat
+        /// The bit rate of the chunk being heard, in kbit/s.
+        var bitRate: Int
     }
 
     let id: Int
@@ -49,7 +51,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let shared: PlayerShared
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private let logger: Logger
-    private let formatMask: (rate: Int?, format: SampleFormat?, channels: Int?)
+    /// `format`: the fields this output forces (`nil`: none).
+    private let formatMask: AudioFormatMask?
 
     // MARK: Published position (sequence counter: odd while writing)
     private let positionVersion = Atomic<UInt64>(0)
@@ -58,6 +61,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let positionFrames = Atomic<Int64>(0)
     private let positionSongFrames = Atomic<UInt64>(0)
     private let positionFormat = Atomic<UInt64>(0)
+    private let positionBitRate = Atomic<Int>(0)
 
     // MARK: Mailbox (guarded by `control`)
     private let control = NSCondition()
@@ -73,6 +77,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var pausedInDevice = false
     private var openedFormat: AudioFormat?
     private var deviceFrameSize = 1
+    /// Input frames per device frame (1 unless resampling), to turn what the device played into song time.
+    private var songFramesPerDeviceFrame = 1.0
     private var converter = PlayerPCMConverter()
     private var remaining = UnsafeRawBufferPointer(start: nil, count: 0)
     private var remainingOffset = 0
@@ -82,9 +88,30 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var ended = false
     private var recovering = false
     private var retryAt: UInt64 = 0
+    /// The cross-fade in progress, if any.
+    private var fade: Fade?
+    /// Announce the song of the next chunk taken (a cross-fade into it just ended).
+    private var announceNext = false
+
+    /// A cross-fade in progress on this output.
+    private struct Fade {
+        /// The sequence number of the first chunk of the song fading in.
+        var border: UInt64
+        /// The fade's length in chunks (of the song fading out).
+        var chunks: Int
+        /// Chunks of the new song mixed in so far (the next one is `border + mixed`).
+        var mixed = 0
+        /// MixRamp: add rather than fade.
+        var adds: Bool
+        /// `false` once the new song ran out before the fade ended: the old one plays out alone.
+        var mixing = true
+        /// The gain the new song was mixed in at.
+        var otherGain: Float = 1
+    }
 
     init(
-        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, pipe: PlayerChunkPipe,
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?,
+        pipe: PlayerChunkPipe,
         shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.id = id
@@ -97,7 +124,15 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.shared = shared
         self.logger = logger
         self.post = post
-        self.formatMask = Self.parseMask(configuration.format)
+        var mask: AudioFormatMask?
+        if let text = configuration.format {
+            do throws(AudioFormatParseError) {
+                mask = try AudioFormatMask.parse(text, mask: true)
+            } catch {
+                logger.error("ignoring the output's format", ["output": configuration.name, "error": error.message])
+            }
+        }
+        self.formatMask = mask
         self.request = Request(enabled: configuration.enabled)
         self.applied = Request(enabled: false)
     }
@@ -152,7 +187,8 @@ final class PlayerOutputThread: @unchecked Sendable {
                 generation: self.positionGeneration.load(ordering: .acquiring),
                 frames: self.positionFrames.load(ordering: .acquiring),
                 songFrames: self.positionSongFrames.load(ordering: .acquiring),
-                format: Self.unpack(self.positionFormat.load(ordering: .acquiring)))
+                format: Self.unpack(self.positionFormat.load(ordering: .acquiring)),
+                bitRate: self.positionBitRate.load(ordering: .acquiring))
             if self.positionVersion.load(ordering: .acquiring) == before { return position }
         }
     }
@@ -176,7 +212,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func waitForRequest(timeoutNanoseconds: UInt64? = nil) {
-        self.reader.wakeup.wait(unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
+        self.reader.wakeup.wait(
+            unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
     }
 
     /// Applies the latest request. Returns `true` to end the thread.
@@ -196,7 +233,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
             if self.deviceEnabled { self.device.disable() }
             self.deviceEnabled = false
-            self.reader.consuming.store(false, ordering: .releasing)
+            self.leavePipe()
             return true
         }
         if new.cancel != self.applied.cancel {
@@ -209,7 +246,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
             if self.deviceEnabled { self.device.disable() }
             self.deviceEnabled = false
-            self.reader.consuming.store(false, ordering: .releasing)
+            self.leavePipe()
             self.dropChunk()
             self.failed.store(false, ordering: .relaxed)
         } else if !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
@@ -240,6 +277,20 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
         self.remainingOffset = 0
         self.hasChunk = false
+        self.fade = nil
+        self.announceNext = false
+        self.reader.fadeBorder.store(0, ordering: .releasing)
+        self.converter.reset()
+    }
+
+    /// Before a drain: plays what the resampler still holds. Returns `false` when interrupted by a request
+    /// (the rest is written first next time round).
+    private func playResamplerTail() -> Bool {
+        guard self.converter.isResampling else { return true }
+        self.remaining = self.converter.flush()
+        self.remainingOffset = 0
+        self.writeRemaining()
+        return self.remainingOffset >= self.remaining.count
     }
 
     private func closeStream() {
@@ -254,7 +305,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.logger.error("output failed", ["output": self.configuration.name, "error": error.message])
         if self.streamOpen { self.device.cancel() }
         self.closeStream()
-        self.reader.consuming.store(false, ordering: .releasing)
+        self.leavePipe()
         self.reader.wakeup.signal()
         self.pipe.readerAdvanced()
         self.dropChunk()
@@ -311,62 +362,148 @@ final class PlayerOutputThread: @unchecked Sendable {
         if header.format != self.openedFormat || !self.streamOpen {
             if self.streamOpen {
                 // A new format between songs: play out the old one, then reopen.
+                guard self.playResamplerTail() else { return }
                 do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
                 self.closeStream()
             }
             guard self.openStream(header.format) else { return }
         }
-        if header.start != .none, self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
-            self.post(.songStarted(token: header.token, generation: header.generation))
+        if self.fade == nil { self.startFadeIfPlanned(at: cursor, header) }
+        if let fade = self.fade, fade.mixing, !self.awaitFadingInChunk(fade.border + UInt64(fade.mixed)) {
+            return
         }
-        var target = self.shared.replayGain.scale(
-            mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak, albumGain: header.albumGain,
-            albumPeak: header.albumPeak)
-        if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
+        if header.start != .none || self.announceNext {
+            self.announceNext = false
+            if self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
+                self.post(.songStarted(token: header.token, generation: header.generation))
+            }
+        }
+        let target = self.gain(for: header)
         // A new song starts at its own gain; within a song the gain glides over one chunk.
         let from = header.start == .none ? self.gain : target
         let bytes = header.frames * header.format.frameSize
-        self.remaining = self.converter.convert(
-            UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes]), frames: header.frames, fromGain: from,
-            toGain: target)
+        let source = UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes])
+        var next = cursor + 1
+        if var fade = self.fade {
+            if fade.mixing {
+                let otherSequence = fade.border + UInt64(fade.mixed)
+                let other = self.pipe.header(otherSequence).pointee
+                fade.otherGain = self.gain(for: other)
+                let ratio = fade.adds ? -1 : Float(fade.border - cursor) / Float(fade.chunks)
+                self.remaining = self.converter.convertMixing(
+                    source, frames: header.frames, fromGain: from, toGain: target,
+                    other: UnsafeRawBufferPointer(
+                        rebasing: self.pipe.pcm(otherSequence)[0..<(other.frames * other.format.frameSize)]),
+                    otherFrames: other.frames, otherGain: fade.otherGain, ratio: ratio)
+                fade.mixed += 1
+            } else {
+                self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
+            }
+            self.gain = target
+            if next == fade.border {
+                // The old song is played out: go on after the part of the new one already mixed in, which is
+                // now the song heard.
+                next = fade.border + UInt64(fade.mixed)
+                self.fade = nil
+                self.reader.fadeBorder.store(0, ordering: .releasing)
+                self.announceNext = true
+                if fade.mixed > 0 { self.gain = fade.otherGain }
+            } else {
+                self.fade = fade
+            }
+        } else {
+            self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
+            self.gain = target
+        }
         self.remainingOffset = 0
-        self.gain = target
         self.chunk = header
         self.hasChunk = true
-        self.reader.cursor.store(cursor + 1, ordering: .releasing)
+        self.reader.cursor.store(next, ordering: .releasing)
         self.pipe.readerAdvanced()
+        self.publishPosition()
         self.writeRemaining()
     }
 
+    /// ReplayGain × software volume for a chunk.
+    private func gain(for header: ChunkHeader) -> Float {
+        var target = self.shared.replayGain.scale(
+            mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak,
+            albumGain: header.albumGain,
+            albumPeak: header.albumPeak)
+        if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
+        return target
+    }
+
+    /// Starts the cross-fade the decoder planned for the next song change once the chunk at `cursor` is within
+    /// its length of the border (shorter when the plan came late), unless the player will pause at the border.
+    private func startFadeIfPlanned(at cursor: UInt64, _ header: ChunkHeader) {
+        guard let plan = self.shared.fadePlan(after: cursor), plan.border - cursor <= UInt64(plan.chunks),
+            !self.shared.borderPause.load(ordering: .acquiring)
+        else { return }
+        // The last chunk before the border belongs to the song playing now (not to a song in between).
+        let last = self.pipe.header(plan.border - 1).pointee
+        guard last.token == header.token, last.generation == header.generation else { return }
+        self.fade = Fade(border: plan.border, chunks: Int(plan.border - cursor), adds: plan.adds)
+        self.reader.fadeBorder.store(plan.border, ordering: .releasing)
+    }
+
+    /// Whether chunk `sequence` of the song fading in can be mixed now. When the decoder has not written it yet,
+    /// waits for it (returns `false`: try again), unless the decoder reached the end, which ends the mixing.
+    private func awaitFadingInChunk(_ sequence: UInt64) -> Bool {
+        if sequence < self.pipe.written.load(ordering: .acquiring) { return true }
+        let state = self.shared.endState.load(ordering: .sequentiallyConsistent)
+        guard state == PlayerEndState.running.rawValue else {
+            self.fade?.mixing = false
+            return true
+        }
+        self.reader.wakeup.wait(unless: {
+            self.pending.load(ordering: .acquiring) || self.pipe.written.load(ordering: .acquiring) > sequence
+                || self.shared.endState.load(ordering: .acquiring) != state
+        })
+        return false
+    }
+
     /// Starts reading where the most advanced output is (or at the newest chunk): after enabling or recovering.
+    /// With no output reading, it starts where the last one stopped (the decoder waited meanwhile).
     private func join() {
-        let start = self.pipe.fastestCursor() ?? self.pipe.written.load(ordering: .acquiring)
+        let head = self.pipe.written.load(ordering: .acquiring)
+        let start = self.pipe.fastestCursor() ?? min(self.pipe.parkedCursor.load(ordering: .acquiring), head)
         self.reader.cursor.store(start, ordering: .releasing)
         self.reader.consuming.store(true, ordering: .sequentiallyConsistent)
-        // If the decoder reused that chunk before it saw us, skip to the oldest chunk still intact.
-        let written = self.pipe.written.load(ordering: .acquiring)
+        // If the decoder reused that chunk before it saw us, skip to the oldest chunk still intact. Loaded
+        // sequentially consistently after our store (see `slowestCursor`): any chunk published later than this
+        // load was written knowing about us, and the one being written now is at most `capacity` ahead.
+        let written = self.pipe.written.load(ordering: .sequentiallyConsistent)
         if written > UInt64(self.pipe.capacity - 1), start < written - UInt64(self.pipe.capacity - 1) {
             self.reader.cursor.store(written - UInt64(self.pipe.capacity - 1), ordering: .releasing)
         }
+        self.pipe.decoderWakeup.signal()
         self.dropChunk()
     }
 
+    /// Stops holding chunks back from the decoder, remembering where this output stood.
+    private func leavePipe() {
+        if self.reader.consuming.load(ordering: .relaxed) {
+            self.pipe.parkedCursor.store(self.reader.cursor.load(ordering: .relaxed), ordering: .releasing)
+        }
+        self.reader.consuming.store(false, ordering: .releasing)
+    }
+
     private func openStream(_ format: AudioFormat) -> Bool {
-        var wanted = format
-        if let rate = self.formatMask.rate { wanted.sampleRate = rate }
-        if let sampleFormat = self.formatMask.format { wanted.sampleFormat = sampleFormat }
-        if let channels = self.formatMask.channels { wanted.channels = channels }
+        // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
+        var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
-            let accepted = try self.device.open(wanted)
-            // Rate conversion is not implemented: a device insisting on another rate gets the decoder's rate.
-            var output = accepted
-            if output.sampleRate != format.sampleRate {
-                self.logger.warning(
-                    "output wants another sample rate; no resampler", ["output": self.configuration.name])
-                output.sampleRate = format.sampleRate
+            let output = try self.device.open(wanted)
+            do throws(OutputError) {
+                try self.converter.configure(
+                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
+            } catch {
+                self.device.close()
+                throw error
             }
-            self.converter.configure(input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
             self.deviceFrameSize = output.frameSize
+            self.songFramesPerDeviceFrame = Double(format.sampleRate) / Double(max(1, output.sampleRate))
             self.streamOpen = true
             self.openedFormat = format
             if self.recovering {
@@ -396,19 +533,22 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func publishPosition() {
-        let framesInChunk = Int64(self.remainingOffset / self.deviceFrameSize)
-        let heard = Int64(self.chunk.songFrame) + framesInChunk - Int64(self.device.delayFrames)
+        let deviceFrames = self.remainingOffset / self.deviceFrameSize - self.device.delayFrames
+        let heard =
+            Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * self.songFramesPerDeviceFrame).rounded())
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
         self.positionToken.store(self.chunk.token, ordering: .releasing)
         self.positionGeneration.store(self.chunk.generation, ordering: .releasing)
         self.positionFrames.store(max(0, heard), ordering: .releasing)
         self.positionSongFrames.store(self.chunk.songFrames, ordering: .releasing)
         self.positionFormat.store(Self.pack(self.chunk.format), ordering: .releasing)
+        self.positionBitRate.store(self.chunk.bitRate, ordering: .releasing)
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
     }
 
     private func pauseAtBorder(_ header: ChunkHeader) {
         // Stop in front of the queued song: it is now the current one, at 0 s.
+        guard self.playResamplerTail() else { return }
         self.chunk = header
         self.chunk.songFrame = 0
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -442,6 +582,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             return
         }
         if self.streamOpen {
+            guard self.playResamplerTail() else { return }
             do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
             self.closeStream()
         }
@@ -473,12 +614,4 @@ final class PlayerOutputThread: @unchecked Sendable {
             channels: Int(packed & 0xFF))
     }
 
-    /// `format "44100:16:2"` with `*` for "keep": the fields to force.
-    static func parseMask(_ text: String?) -> (rate: Int?, format: SampleFormat?, channels: Int?) {
-        guard let text else { return (nil, nil, nil) }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { return (nil, nil, nil) }
-        let formats: [String: SampleFormat] = ["8": .s8, "16": .s16, "24": .s24, "32": .s32, "f": .float]
-        return (Int(parts[0]), formats[parts[1]], Int(parts[2]))
-    }
 }

@@ -1,71 +1,188 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Foundation
 import Model
+import Soxr
 
-/// Converts chunks from the decoder's format to the device's (sample format, channel count) and scales
-/// them by a gain ramp (ReplayGain × software volume), on the output thread.
+/// Converts chunks from the decoder's format to the device's (sample format, channel count, and sample rate
+/// through libsoxr) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
 ///
-/// Its scratch buffers are allocated by `configure` (when a stream opens), never per chunk. Identical formats
-/// at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
+/// Its scratch buffers and resampler are made by `configure` (when a stream opens), never per chunk. Identical
+/// formats at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
 struct PlayerPCMConverter: ~Copyable {
     private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private var maxFrames = 0
     private var samples: UnsafeMutablePointer<Float>
     private var mixed: UnsafeMutablePointer<Float>
+    /// The song fading in, while cross-fading.
+    private var otherMixed: UnsafeMutablePointer<Float>
+    /// Rate conversion, when the device runs at another rate than the decoder.
+    private var resampler: SoxrResampler?
+    /// The resampler's output and its room in frames.
+    private var resampled: UnsafeMutablePointer<Float>
+    private var resampledCapacity = 0
     /// The converted PCM of the last chunk.
     private(set) var converted: UnsafeMutableRawBufferPointer
 
     init() {
         self.samples = .allocate(capacity: 1)
         self.mixed = .allocate(capacity: 1)
+        self.otherMixed = .allocate(capacity: 1)
+        self.resampled = .allocate(capacity: 1)
         self.converted = .allocate(byteCount: 1, alignment: 16)
     }
 
     deinit {
         self.samples.deallocate()
         self.mixed.deallocate()
+        self.otherMixed.deallocate()
+        self.resampled.deallocate()
         self.converted.deallocate()
     }
 
+    /// Whether the sample rate changes on the way (libsoxr, `mpd`'s "high" recipe).
+    var isResampling: Bool { self.resampler != nil }
+
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`. Allocates.
-    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) {
+    ///
+    /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
+    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) throws(OutputError) {
         self.input = input
         self.output = output
-        guard maxFrames > self.maxFrames || input.channels > 8 || output.channels > 8 else { return }
-        let frames = max(maxFrames, self.maxFrames)
+        self.resampler = nil
+        var outFrames = maxFrames
+        if input.sampleRate != output.sampleRate {
+            do throws(SoxrError) {
+                let resampler = try SoxrResampler(
+                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
+                outFrames = resampler.maxOutputFrames(forInput: maxFrames)
+                self.resampler = resampler
+            } catch {
+                throw OutputError(
+                    "cannot resample from \(input.sampleRate) Hz to \(output.sampleRate) Hz: \(error.message)")
+            }
+        }
         let channels = max(8, input.channels, output.channels)
-        self.samples.deallocate()
-        self.mixed.deallocate()
-        self.converted.deallocate()
-        self.samples = .allocate(capacity: frames * channels)
-        self.mixed = .allocate(capacity: frames * channels)
-        self.converted = .allocate(byteCount: frames * channels * 4, alignment: 16)
-        self.maxFrames = frames
+        if maxFrames > self.maxFrames || channels > 8 {
+            let frames = max(maxFrames, self.maxFrames)
+            self.samples.deallocate()
+            self.mixed.deallocate()
+            self.otherMixed.deallocate()
+            self.samples = .allocate(capacity: frames * channels)
+            self.mixed = .allocate(capacity: frames * channels)
+            self.otherMixed = .allocate(capacity: frames * channels)
+            self.maxFrames = frames
+        }
+        let bytes = max(self.maxFrames, outFrames) * channels * 4
+        if bytes > self.converted.count {
+            self.converted.deallocate()
+            self.converted = .allocate(byteCount: bytes, alignment: 16)
+        }
+        if self.resampler != nil, outFrames > self.resampledCapacity {
+            self.resampled.deallocate()
+            self.resampled = .allocate(capacity: outFrames * output.channels)
+            self.resampledCapacity = outFrames
+        }
     }
 
     /// Converts `frames` frames of `source`, scaling by a gain going linearly from `fromGain` to `toGain`.
     ///
     /// Audio path: no allocation, no lock.
-    /// - Returns: the converted bytes (valid until the next call).
+    /// - Returns: the converted bytes (valid until the next call); with resampling, possibly none yet.
     mutating func convert(
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames)
-        let inChannels = self.input.channels
-        let outChannels = self.output.channels
-        if self.input.sampleFormat == self.output.sampleFormat, inChannels == outChannels, fromGain == 1, toGain == 1 {
+        if self.resampler == nil, self.input.sampleFormat == self.output.sampleFormat,
+            self.input.channels == self.output.channels, fromGain == 1, toGain == 1
+        {
             let bytes = frames * self.input.frameSize
             self.converted.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: bytes)
             return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
         }
+        self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
+        return self.finish(self.mixed, frames: frames)
+    }
+
+    /// Resamples (when needed) and encodes `frames` frames of float samples in the output's channel layout.
+    private mutating func finish(_ floats: UnsafeMutablePointer<Float>, frames: Int) -> UnsafeRawBufferPointer {
+        var source = floats
+        var count = frames
+        if let resampler = self.resampler {
+            // A failure here would be a libsoxr bug (its arguments were checked at creation): play silence.
+            count =
+                (try? resampler.process(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity))
+                ?? 0
+            source = self.resampled
+        }
+        let bytes = Self.encode(
+            source, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// The resampler's tail at the end of a stream (nothing when not resampling); after it, the resampler
+    /// starts afresh.
+    mutating func flush() -> UnsafeRawBufferPointer {
+        guard let resampler = self.resampler else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let count = (try? resampler.flush(into: self.resampled, capacity: self.resampledCapacity)) ?? 0
+        resampler.reset()
+        let bytes = Self.encode(
+            self.resampled, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// Drops what the resampler holds (seek, skip). Output thread.
+    func reset() {
+        self.resampler?.reset()
+    }
+
+    /// Cross-fades: mixes a chunk of the song fading out (`source`, scaled from `fromGain` to `toGain`) with one
+    /// of the song fading in (`other`, scaled by `otherGain`), as `mpd` mixes a chunk with its `other`.
+    ///
+    /// `ratio` is the share of the old song left (1 at the fade's first chunk, falling towards 0): the new song
+    /// gets the weight sin²(π/2 · (1 − ratio)) on a 1/1024 grid and the old one the rest; a negative `ratio`
+    /// (MixRamp) adds both at full level. Where the chunks differ in length, the new song's decides: an old
+    /// chunk's excess is dropped, the new chunk's excess is played as it is.
+    ///
+    /// Audio path: no allocation, no lock.
+    /// - Returns: `otherFrames` converted frames (valid until the next call).
+    mutating func convertMixing(
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
+        other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float
+    ) -> UnsafeRawBufferPointer {
+        precondition(frames <= self.maxFrames && otherFrames <= self.maxFrames)
+        var oldWeight: Float = 1
+        var newWeight: Float = 1
+        if ratio >= 0 {
+            let sine = sin(Float.pi / 2 * (1 - ratio))
+            let volume = min(1024, max(0, Int(lroundf(sine * sine * 1024))))
+            newWeight = Float(volume) / 1024
+            oldWeight = Float(1024 - volume) / 1024
+        }
+        self.scale(other, frames: otherFrames, fromGain: otherGain, toGain: otherGain, into: self.otherMixed)
+        self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
+        let channels = self.output.channels
+        for index in 0..<(min(frames, otherFrames) * channels) {
+            self.otherMixed[index] = self.otherMixed[index] * newWeight + self.mixed[index] * oldWeight
+        }
+        return self.finish(self.otherMixed, frames: otherFrames)
+    }
+
+    /// Decodes `frames` frames of `source` to floats in the output's channel layout, scaled by a gain ramp.
+    private func scale(
+        _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
+        into target: UnsafeMutablePointer<Float>
+    ) {
+        let inChannels = self.input.channels
+        let outChannels = self.output.channels
         Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
         // Channels and gain in one pass.
         let step = frames > 1 ? (toGain - fromGain) / Float(frames) : 0
         var gain = fromGain
         for frame in 0..<frames {
             let inBase = self.samples + frame * inChannels
-            let outBase = self.mixed + frame * outChannels
+            let outBase = target + frame * outChannels
             if inChannels == outChannels {
                 for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
             } else if outChannels == 1 {
@@ -77,8 +194,6 @@ struct PlayerPCMConverter: ~Copyable {
             }
             gain += step
         }
-        let bytes = Self.encode(self.mixed, count: frames * outChannels, format: self.output.sampleFormat, into: self.converted)
-        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
     private static func decode(
@@ -107,7 +222,8 @@ struct PlayerPCMConverter: ~Copyable {
     }
 
     private static func encode(
-        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat, into target: UnsafeMutableRawBufferPointer
+        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat,
+        into target: UnsafeMutableRawBufferPointer
     ) -> Int {
         switch format {
         case .s8, .dsd:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Synchronization
 
 /// Settings and border bookkeeping shared by the loop, the decoder thread and every output thread.
@@ -20,12 +21,70 @@ final class PlayerShared: @unchecked Sendable {
     let replayGain: ReplayGainSettings
     /// Nanoseconds a failed output waits before it tries again.
     let retryNanoseconds: UInt64
+    /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
+    let outputFormatMask: AudioFormatMask?
+    /// `crossfade`, `mixrampdb`, `mixrampdelay` (bit patterns of `Double`s).
+    private let crossFadeSeconds = Atomic<UInt64>(0)
+    private let mixRampDB = Atomic<UInt64>(0)
+    private let mixRampDelay = Atomic<UInt64>((-1.0).bitPattern)
+    /// The last cross-fade plans the decoder published (a small ring; `fadePlanCount` counts them).
+    private let fadePlans: [FadePlanSlot] = (0..<4).map { _ in FadePlanSlot() }
+    private let fadePlanCount = Atomic<Int>(0)
 
-    init(replayGain: ReplayGainSettings, retryNanoseconds: UInt64) {
+    init(replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
+        self.outputFormatMask = outputFormatMask
     }
 
     /// The ReplayGain mode now. Any thread.
     var mode: ReplayGainMode { ReplayGainMode.allCases[self.replayGainMode.load(ordering: .relaxed)] }
+
+    // MARK: - Cross-fade
+
+    /// The cross-fade settings now. Any thread.
+    var crossFade: PlayerCrossFade {
+        get {
+            PlayerCrossFade(
+                seconds: Double(bitPattern: self.crossFadeSeconds.load(ordering: .relaxed)),
+                mixRampDB: Double(bitPattern: self.mixRampDB.load(ordering: .relaxed)),
+                mixRampDelay: Double(bitPattern: self.mixRampDelay.load(ordering: .relaxed)))
+        }
+        set {
+            self.crossFadeSeconds.store(newValue.seconds.bitPattern, ordering: .relaxed)
+            self.mixRampDB.store(newValue.mixRampDB.bitPattern, ordering: .relaxed)
+            self.mixRampDelay.store(newValue.mixRampDelay.bitPattern, ordering: .relaxed)
+        }
+    }
+
+    /// Publishes the cross-fade of a song change. Decoder thread, once per song change.
+    func publish(_ plan: PlayerFadePlan) {
+        let count = self.fadePlanCount.load(ordering: .relaxed)
+        self.fadePlans[count % self.fadePlans.count].value.store(plan.packed, ordering: .releasing)
+        self.fadePlanCount.store(count + 1, ordering: .releasing)
+    }
+
+    /// Forgets every plan (the pipe was flushed). Loop thread, with the decoder parked and the outputs held.
+    func clearFadePlans() {
+        for slot in self.fadePlans { slot.value.store(0, ordering: .releasing) }
+    }
+
+    /// The cross-fade of the next song change after chunk `cursor` (the newest plan when a border was planned
+    /// twice), `nil` when it does not cross-fade. Output thread; no allocation, no lock.
+    func fadePlan(after cursor: UInt64) -> PlayerFadePlan? {
+        let count = self.fadePlanCount.load(ordering: .acquiring)
+        var best: PlayerFadePlan?
+        for age in 0..<self.fadePlans.count {
+            let index = ((count - 1 - age) % self.fadePlans.count + self.fadePlans.count) % self.fadePlans.count
+            let plan = PlayerFadePlan(packed: self.fadePlans[index].value.load(ordering: .acquiring))
+            guard plan.border > cursor else { continue }
+            if best.map({ plan.border < $0.border }) ?? true { best = plan }
+        }
+        return best.flatMap { $0.chunks > 0 ? $0 : nil }
+    }
+}
+
+/// One published cross-fade plan. `@unchecked Sendable`: a single atomic.
+private final class FadePlanSlot: @unchecked Sendable {
+    let value = Atomic<UInt64>(0)
 }

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CSoxr
+
+/// Why libsoxr failed: its message.
+public struct SoxrError: Error, Sendable, CustomStringConvertible {
+    /// libsoxr's error text.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { self.message }
+}
+
+/// A libsoxr stream resampler for interleaved 32-bit float frames, the resampler `mpd` uses when configured with
+/// `samplerate_converter "soxr"` (recipe "high", `SOXR_HQ`, unless told otherwise), single-threaded.
+///
+/// Confined to one thread (it is not `Sendable`): created when an output opens a stream, then used only on that
+/// output's thread. `process` and `flush` do not allocate once the first call has set up the filter.
+public final class SoxrResampler {
+    /// libsoxr's quality recipes, named as in `mpd`'s `soxr` settings.
+    public enum Quality: Sendable {
+        case quick, low, medium, high, veryHigh
+
+        fileprivate var recipe: UInt {
+            switch self {
+            case .quick: UInt(SOXR_QQ)
+            case .low: UInt(SOXR_LQ)
+            case .medium: UInt(SOXR_MQ)
+            case .high: UInt(SOXR_HQ)
+            case .veryHigh: UInt(SOXR_VHQ)
+            }
+        }
+    }
+
+    /// Frames per second in.
+    public let inputRate: Int
+    /// Frames per second out.
+    public let outputRate: Int
+    /// Interleaved channels.
+    public let channels: Int
+    private let handle: soxr_t
+
+    /// Creates a resampler.
+    ///
+    /// - Throws: `SoxrError` when libsoxr refuses the rates or channel count.
+    public init(inputRate: Int, outputRate: Int, channels: Int, quality: Quality = .high) throws(SoxrError) {
+        precondition(inputRate > 0 && outputRate > 0 && channels > 0)
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.channels = channels
+        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var qualitySpec = soxr_quality_spec(quality.recipe, 0)
+        var runtime = soxr_runtime_spec(1)
+        var error: soxr_error_t?
+        let handle = soxr_create(
+            Double(inputRate), Double(outputRate), UInt32(channels), &error, &io, &qualitySpec, &runtime)
+        guard let handle, error == nil else {
+            if let handle { soxr_delete(handle) }
+            throw SoxrError(error.map { String(cString: $0) } ?? "soxr_create failed")
+        }
+        self.handle = handle
+    }
+
+    deinit { soxr_delete(self.handle) }
+
+    /// The most frames `process` may return for `frames` frames in (what a caller's output buffer needs).
+    public func maxOutputFrames(forInput frames: Int) -> Int {
+        (frames * self.outputRate + self.inputRate - 1) / self.inputRate + 64
+    }
+
+    /// Resamples `frames` frames from `input` into `output` (room for `capacity` frames). Output that does not
+    /// fit stays inside libsoxr and comes out with the next call.
+    ///
+    /// Does not allocate (after the first call). Owning thread.
+    /// - Returns: frames written to `output`.
+    /// - Throws: `SoxrError` from `soxr_process`.
+    public func process(
+        _ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>, capacity: Int
+    ) throws(SoxrError) -> Int {
+        var consumed = 0
+        var produced = 0
+        let error = soxr_process(self.handle, input, frames, &consumed, output, capacity, &produced)
+        if let error { throw SoxrError(String(cString: error)) }
+        return produced
+    }
+
+    /// Ends the input: writes what libsoxr still holds (its filter's tail) into `output`. Call again while it
+    /// returns `capacity` frames; then `reset` before new input.
+    ///
+    /// Owning thread.
+    /// - Returns: frames written.
+    public func flush(into output: UnsafeMutablePointer<Float>, capacity: Int) throws(SoxrError) -> Int {
+        var produced = 0
+        let error = soxr_process(self.handle, nil, 0, nil, output, capacity, &produced)
+        if let error { throw SoxrError(String(cString: error)) }
+        return produced
+    }
+
+    /// Forgets the signal so far (seek, new stream), keeping the configuration. Owning thread.
+    public func reset() {
+        _ = soxr_clear(self.handle)
+    }
+}
