@@ -38,6 +38,15 @@ enum ConfigValue {
     }
 
     /// A positive number of KiB, converted to bytes.
+    /// A ReplayGain preamp in dB: a number from −15 to 15, as `mpd`'s `strtof` reads it (the whole value).
+    static func preamp(_ parameter: ConfigParameter) throws(ConfigError) -> Double {
+        let text = parameter.value
+        guard let value = Double(text.trimmingPrefix(while: { $0 == " " || $0 == "\t" })), !text.isEmpty, value.isFinite
+        else { throw Self.error(parameter, "Not a numeric value") }
+        guard value >= -15 && value <= 15 else { throw Self.error(parameter, "Number must be between -15 and 15") }
+        return value
+    }
+
     static func kibibytes(_ parameter: ConfigParameter) throws(ConfigError) -> Int {
         let (bytes, overflow) = try Self.positive(parameter).multipliedReportingOverflow(by: 1024)
         guard !overflow else { throw Self.error(parameter, "Value too large") }

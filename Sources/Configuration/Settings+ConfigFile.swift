@@ -97,6 +97,24 @@ extension Settings {
             self.mixerType = setting
         }
         self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
+        if let parameter = file.parameter(named: "audio_buffer_size") {
+            let size = try ConfigValue.kibibytes(parameter)
+            guard size / 4096 < 1 << 15 else { throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big") }
+            self.audioBufferSize = max(size, 128 * 1024)
+        }
+        if let parameter = file.parameter(named: "replaygain") {
+            guard ["off", "track", "album", "auto"].contains(parameter.value) else {
+                throw ConfigValue.error(parameter, "Unrecognized replay gain mode")
+            }
+            self.replayGainMode = parameter.value
+        }
+        if let parameter = file.parameter(named: "replaygain_preamp") {
+            self.replayGainPreamp = try ConfigValue.preamp(parameter)
+        }
+        if let parameter = file.parameter(named: "replaygain_missing_preamp") {
+            self.replayGainMissingPreamp = try ConfigValue.preamp(parameter)
+        }
+        self.replayGainLimit = try reader.bool("replaygain_limit") ?? self.replayGainLimit
         self.audioOutputs = file.blocks(named: "audio_output")
         self.warnings = Self.warnings(for: file)
     }

@@ -17,7 +17,8 @@ public struct Settings: Sendable, Hashable {
         "db_file", "follow_inside_symlinks", "follow_outside_symlinks", "auto_update", "auto_update_depth",
         "password", "default_permissions", "local_permissions", "host_permissions",
         "sticker_file", "playlist_directory", "save_absolute_paths_in_playlists",
-        "zeroconf_enabled", "zeroconf_name",
+        "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
+        "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
     ]
 
     // MARK: - Files and directories
@@ -129,6 +130,22 @@ public struct Settings: Sendable, Hashable {
     /// `audio_output_format`, unparsed: the format the decoder's output is converted to. Default: none.
     public var audioOutputFormat: String?
 
+    /// `audio_buffer_size` in bytes (the option is in KiB): the decoded audio buffered ahead. Default 4 MiB, as
+    /// `mpd` 0.23; at least 128 KiB.
+    public var audioBufferSize: Int
+
+    /// `replaygain`: the ReplayGain mode at start-up, `off`, `track`, `album` or `auto`. Default: off.
+    public var replayGainMode: String
+
+    /// `replaygain_preamp` in dB (−15…15) for songs with ReplayGain values. Default: 0.
+    public var replayGainPreamp: Double
+
+    /// `replaygain_missing_preamp` in dB (−15…15) for songs without. Default: 0.
+    public var replayGainMissingPreamp: Double
+
+    /// `replaygain_limit`: lower the gain so the peak does not clip. Default: yes.
+    public var replayGainLimit: Bool
+
     // MARK: - Blocks and diagnostics
 
     /// Every `audio_output` block, in order.
@@ -171,6 +188,11 @@ public struct Settings: Sendable, Hashable {
         self.stateFileInterval = 120
         self.mixerType = .hardware
         self.audioOutputFormat = nil
+        self.audioBufferSize = 4 << 20
+        self.replayGainMode = "off"
+        self.replayGainPreamp = 0
+        self.replayGainMissingPreamp = 0
+        self.replayGainLimit = true
         self.audioOutputs = []
         self.warnings = []
     }

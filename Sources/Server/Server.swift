@@ -32,6 +32,9 @@ public final class Server {
     private(set) var stickers: StickerDatabase?
 
     private var listeners: [Listener] = []
+    /// Idle events raised and not yet delivered (see `emit`).
+    private var pendingIdle: IdleMask = []
+    private var idleDeliveryScheduled = false
     private var clients: [Int: Client] = [:]
     private var nextClientID = 1
     private var onKill: () -> Void = {}
@@ -62,6 +65,7 @@ public final class Server {
                     autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
+        self.playlist.replayGainMode = options.replayGainMode
         self.playlist.onChange = { [unowned self] changes in self.playlistChanged(changes) }
     }
 
@@ -213,8 +217,21 @@ public final class Server {
     // MARK: - Idle
 
     /// Raises `event` for every client.
+    ///
+    /// Delivered after the loop's current work, as `mpd` delivers idle events: the events of several commands
+    /// that arrived together (`pause 0` then `pause 1`) reach a waiting client as one reply.
     public func emit(_ event: IdleEvent) {
-        for client in Array(self.clients.values) { client.notify(IdleMask(event)) }
+        self.pendingIdle.insert(IdleMask(event))
+        guard !self.idleDeliveryScheduled else { return }
+        self.idleDeliveryScheduled = true
+        LoopBound(self, loop: self.loop).execute { server in server.deliverIdle() }
+    }
+
+    private func deliverIdle() {
+        let events = self.pendingIdle
+        self.pendingIdle = []
+        self.idleDeliveryScheduled = false
+        for client in Array(self.clients.values) { client.notify(events) }
     }
 }
 

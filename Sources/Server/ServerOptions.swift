@@ -4,6 +4,7 @@ import MPDProtocol
 import Model
 import Library
 import Network
+import Playback
 import StoredPlaylists
 
 /// What the server needs from the configuration, with `mpd`'s defaults.
@@ -32,6 +33,8 @@ public struct ServerOptions: Sendable {
     public var localPermissions = Permission.all
     /// The most songs the queue holds (`max_playlist_length`).
     public var maxPlaylistLength = 16384
+    /// The ReplayGain mode at start-up (`replaygain`).
+    public var replayGainMode = ReplayGainMode.off
     /// The music directory, absolute, if any.
     public var musicDirectory: String?
     /// How the music directory is scanned; `nil` without a music directory (no database).

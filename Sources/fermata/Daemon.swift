@@ -7,6 +7,7 @@ import Library
 import MPDProtocol
 import Model
 import Network
+import Playback
 import Posix
 import Server
 import StoredPlaylists
@@ -100,7 +101,7 @@ enum Daemon {
         }
         defer { signals.close() }
 
-        let player = Self.makePlayer(settings: settings, loop: loop, logger: logger.labelled("player"))
+        let player = try Self.makePlayer(settings: settings, loop: loop, logger: logger.labelled("player"))
         let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }
@@ -219,6 +220,7 @@ enum Daemon {
         options.maxOutputBufferSize = settings.maxOutputBufferSize
         options.metadataToUse = settings.metadataToUse
         options.maxPlaylistLength = settings.maxPlaylistLength
+        options.replayGainMode = ReplayGainMode(rawValue: settings.replayGainMode) ?? .off
         options.musicDirectory = settings.musicDirectory
         options.stickerFile = settings.stickerFile
         options.playlists = PlaylistDirectory(

@@ -414,7 +414,9 @@ struct SettingsTests {
             "default_permissions": "read", "local_permissions": "read,add", "host_permissions": "localhost read",
             "sticker_file": "/var/sticker.sql",
             "playlist_directory": "/var/playlists", "save_absolute_paths_in_playlists": "yes",
-            "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h",
+            "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h", "audio_output_format": "44100:16:2",
+            "mixer_type": "software", "audio_buffer_size": "8192", "replaygain": "album", "replaygain_preamp": "-3.5",
+            "replaygain_missing_preamp": "2", "replaygain_limit": "no", "max_playlist_length": "100",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
@@ -441,5 +443,30 @@ struct SettingsTests {
         #expect(!file.parameters.isEmpty)
         #expect(settings.warnings.count >= 1)
         #expect(settings.warnings.allSatisfy { $0.hasPrefix("/etc/mpd.conf:") })
+    }
+
+    @Test func readsPlaybackOptions() throws {
+        let settings = try self.settings(
+            "audio_buffer_size \"64\"\nreplaygain \"auto\"\nreplaygain_preamp \"-3.5\"\nreplaygain_limit \"no\"\n")
+        #expect(settings.audioBufferSize == 128 * 1024, "raised to mpd's minimum")
+        #expect(settings.replayGainMode == "auto")
+        #expect(settings.replayGainPreamp == -3.5)
+        #expect(settings.replayGainMissingPreamp == 0)
+        #expect(!settings.replayGainLimit)
+    }
+
+    @Test(arguments: [
+        ("replaygain \"loud\"", "Unrecognized replay gain mode"),
+        ("replaygain_preamp \"16\"", "Number must be between -15 and 15"),
+        ("replaygain_missing_preamp \"x\"", "Not a numeric value"),
+        ("audio_buffer_size \"200000\"", "buffer size \"204800000\" is too big"),
+    ])
+    func rejectsBadPlaybackOptions(line: String, message: String) {
+        #expect(throws: (any Error).self) { try self.settings(line + "\n") }
+        do {
+            _ = try self.settings(line + "\n")
+        } catch {
+            #expect("\(error)".contains(message), "\(error)")
+        }
     }
 }

@@ -48,6 +48,8 @@ public final class Player: PlayerControl {
     private let shared: PlayerShared
     private let decoder: PlayerDecoderThread
     private let outputThreads: [PlayerOutputThread]
+    /// Posts an engine event to the loop; any thread.
+    private let post: @Sendable (PlayerEngineEvent) -> Void
     private var isShutDown = false
 
     // MARK: Control state
@@ -59,6 +61,8 @@ public final class Player: PlayerControl {
     /// Where the current song started (play or seek), reported until an output plays from there.
     private var startSeconds: Double = 0
     private var endedOutputs: Set<Int> = []
+    /// The song the outputs in `endedOutputs` played out.
+    private var endedToken: UInt64 = 0
 
     /// The decoder factory of the standard formats: the plugin for the file's suffix.
     public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = {
@@ -107,6 +111,7 @@ public final class Player: PlayerControl {
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)
         let post: @Sendable (PlayerEngineEvent) -> Void = { event in relay.post(event) }
+        self.post = post
         self.decoder = PlayerDecoderThread(
             pipe: pipe, shared: shared, factory: decoders, logger: logger, post: post)
         self.outputThreads = outputs.enumerated().map { index, output in
@@ -220,6 +225,7 @@ public final class Player: PlayerControl {
         self.state = paused ? .pause : .play
         // Pausing waits until every output stopped writing, so `status` right after shows a frozen position.
         for output in self.outputThreads { output.send(wait: paused) { $0.mode = paused ? .pause : .play } }
+        if !paused { self.finishIfAllEnded(token: self.endedToken) }
     }
 
     public func stop() {
@@ -303,7 +309,10 @@ public final class Player: PlayerControl {
             else { continue }
             let rate = Double(max(1, position.format.sampleRate))
             snapshot.elapsedSeconds = Double(position.frames) / rate
-            if position.songFrames > 0 { snapshot.durationSeconds = Double(position.songFrames) / rate }
+            // The library's length (what mpd's decoder reports too) wins; the decoder's count is the fallback.
+            if snapshot.durationSeconds == nil, position.songFrames > 0 {
+                snapshot.durationSeconds = Double(position.songFrames) / rate
+            }
             snapshot.audioFormat = position.format
             snapshot.bitRate = position.bitRate
             break
@@ -398,9 +407,18 @@ public final class Player: PlayerControl {
 
     // MARK: - Events from the audio threads
 
+    /// A function that reports a hardware mixer's volume changed outside Fermata (a `.mixerChanged` event
+    /// follows on the loop). Read it on the loop; call it from any thread (mixers' monitor threads do).
+    public var mixerChangeReporter: @Sendable () -> Void {
+        let post = self.post
+        return { post(.mixerChanged) }
+    }
+
     fileprivate func handle(_ event: PlayerEngineEvent) {
         guard !self.isShutDown else { return }
         switch event {
+        case .mixerChanged:
+            self.onEvent(.mixerChanged)
         case .songStarted(let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
             if let queued = self.queuedSong, queued.token == token {
@@ -416,6 +434,7 @@ public final class Player: PlayerControl {
         case .outputEnded(let output, let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
             self.endedOutputs.insert(output)
+            self.endedToken = token
             self.finishIfAllEnded(token: token)
         case .outputFailed(_, let message):
             self.onEvent(.outputsChanged)
@@ -438,7 +457,9 @@ public final class Player: PlayerControl {
     }
 
     private func finishIfAllEnded(token: UInt64) {
-        guard !self.endedOutputs.isEmpty else { return }
+        // A song cannot end while paused (an output may have written its last chunks just before the pause):
+        // the end is reported on resume.
+        guard !self.endedOutputs.isEmpty, self.state == .play else { return }
         let playing = self.outputThreads.filter { $0.wanted.enabled && !$0.failed.load(ordering: .acquiring) }
         guard playing.allSatisfy({ self.endedOutputs.contains($0.id) }) else { return }
         self.stop()

@@ -15,6 +15,8 @@ enum PlayerEngineEvent: Sendable {
     case outputRecovered(output: Int)
     /// The decoder could not open or decode the song; `stopped`: nothing else plays in this generation.
     case decodeFailed(token: UInt64, message: String, generation: UInt64, stopped: Bool)
+    /// A hardware mixer saw another program change the volume.
+    case mixerChanged
 }
 
 /// The decoder's end-of-stream state, shared by the decoder, the outputs and the loop.

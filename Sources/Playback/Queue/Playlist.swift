@@ -191,9 +191,12 @@ public final class Playlist {
     public func handle(_ event: PlayerEvent) {
         switch event {
         case .songStarted(let token):
-            self.emit(.player)
+            // Only a border is news: the start of a song `play` or `seek` asked for raised `player` with the
+            // command (mpd's decoder start-up raises it within milliseconds of the command too), and our
+            // event comes when audio reaches an output, which a `pause` right after `play` delays.
             guard self.playing else { return }
             if token == self.queuedToken {
+                self.emit(.player)
                 self.queuedSongStarted()
             } else if token != self.currentToken {
                 return
