@@ -40,7 +40,7 @@ test_playlist_directory = differential_table({
     "listplaylistinfo ../../etc/passwd": "listplaylistinfo ../../etc/passwd\n",
     "playlistadd ../x": 'playlistadd ../x "Case Folding/Kelvin.mp3"\n',
     "playlistadd a/b": 'playlistadd a/b "Case Folding/Kelvin.mp3"\n',
-    "playlistadd name with newline": 'playlistadd "x\\ny" "Case Folding/Kelvin.mp3"\n',
+    "playlistadd name with a dot dot inside": 'playlistadd "a/../../b" "Case Folding/Kelvin.mp3"\n',
     "playlistclear ..": "playlistclear ..\n",
     "rm ../x": "rm ../x\n",
     "rm /etc/passwd": "rm /etc/passwd\n",

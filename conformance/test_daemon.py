@@ -133,6 +133,7 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     port = free_port()
     config = write_config(tmp_path, [
         'bind_to_address "127.0.0.1"', f'port "{port}"', 'zeroconf_enabled "no"',
+        'user "nobody"', "input {", '  plugin "curl"', "}",
         'replaygain "album"', "audio_output {", '  type "null"', '  name "n"', "}"])
     daemon = Daemon(config)
     try:
@@ -140,9 +141,10 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     finally:
         code, err = daemon.stop()
     assert code == 0
-    assert "zeroconf_enabled" not in err, "zeroconf options are supported"
-    assert f'{config}:4: option "replaygain" is not supported by Fermata yet and is ignored' in err
-    assert f'{config}:5: block "audio_output" is not supported by Fermata yet and is ignored' in err
+    assert f'{config}:4: option "user" is not supported by Fermata yet and is ignored' in err
+    assert f'{config}:5: block "input" is not supported by Fermata yet and is ignored' in err
+    for supported in ("zeroconf_enabled", "replaygain", "audio_output"):
+        assert f'"{supported}" is not supported' not in err, f"{supported} is supported"
 
 
 def test_every_bind_to_address_form(tmp_path):
