@@ -136,6 +136,43 @@ test_stored_playlists = differential_table({
 })
 
 
+def sq(body: str, *names: str, **options):
+    """A queue case (ids and versions relative to its start) that removes playlists `names` and
+    clears the queue at the end."""
+    return case([("a", "clear\n" + body + rm(*names) + "listplaylists\nclear\n", "wait")],
+                queue=True, volatile=VOLATILE, **options)
+
+
+ND = '"Numbers & Dates"'
+
+test_save_load = differential_table({
+    "save, lsinfo /, load": sq(
+        f"add {arg(ALBUM_DIR)}\nadd {arg(V1)}\nprio 5 0\nsave {arg(NAME)}\nsave {arg(NAME)}\n"
+        f"listplaylist {arg(NAME)}\nlistplaylists\nlsinfo /\nclear\nload {arg(NAME)}\nplaylistinfo\nstatus\n"
+        f"load {arg(NAME)} 1:2\nload {arg(NAME)} 0:1 0\nload {arg(NAME)} 1: 2\nload {arg(NAME)} 0\n"
+        f"load {arg(NAME)} -1 1\nplaylist\nstatus\nplchangesposid {{v+2}}\n", NAME),
+    "save an empty queue, load it": sq(
+        "save empty\nlistplaylist empty\nload empty\nstatus\nsave empty\n", "empty"),
+    "save errors": sq(f"add {arg(V1)}\nsave \"a/b\"\nsave \"\"\nsave\nsave a b\nlistplaylists\n"),
+    "load errors": sq(
+        f"add {ND}\nsave p\nclear\n"
+        "load nosuch\nload \"\"\nload \"a/b\"\nload nosuch x\nload nosuch 0:1 x\n"
+        "load \"/etc/passwd\"\nload \"file://rel\"\nload \"file:///etc/passwd\"\nload \"foo://bar\"\n"
+        "load\nload p 0:1 0 x\nload p 3:1\nload p 0:1 1\nload p 0:1 +0\nload p 0:1 -1\nload p 20:\n"
+        "load p 9:30\nload p x\nload p -2\nplaylist\nstatus\n", "p"),
+    "load relative to the current song": sq(
+        f"add {ND}\nsave p\nplay 4\nstop\nload p 0:2 +0\nload p 2:3 -1\nload p 0:1 +20\nplaylist\nstatus\n", "p"),
+    "load a playlist file of the music directory": sq(
+        'load "Broken/playlist inside.m3u"\nplaylistinfo\nstatus\nload "Broken"\n'),
+    "idle on save and load": case([
+        ("a", "clear\n", "wait"), ("b", f"add {arg(CAFE)}\n", "wait"),
+        ("a", "idle stored_playlist\n"), ("b", "save p\n"),
+        ("a", "idle playlist\n"), ("b", "load p\n"),
+        ("a", "idle stored_playlist\n"), ("b", "save p\n"), ("b", "rm p\n"),
+        ("a", "clear\n", "wait")], queue=True),
+})
+
+
 def _write_both(servers, name: str, data: bytes) -> list[Path]:
     paths = []
     for server in (servers.ref, servers.sut):
@@ -171,7 +208,10 @@ def test_handwritten_playlist(servers, differential_runner):
             'playlistmove "hand written" 0 1\n'
             'listplaylist "hand written"\n'
             'playlistadd "hand written" "Old Tags"\n'
-            'listplaylist "hand written"\n', replies="auto"), "handwritten")
+            'listplaylist "hand written"\n'
+            # Loading keeps what a song loader can find: database songs and URLs.
+            'clear\nload "hand written"\nplaylistinfo\nsave "saved again"\n'
+            'listplaylist "saved again"\nrm "saved again"\nclear\n', replies="auto", queue=True), "handwritten")
         assert paths[0].read_bytes() == paths[1].read_bytes()
     finally:
         for path in paths:

@@ -19,6 +19,7 @@ public struct Settings: Sendable, Hashable {
         "sticker_file", "playlist_directory", "save_absolute_paths_in_playlists",
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
+        "state_file", "state_file_interval", "restore_paused",
         "audio_output",
     ]
 

@@ -177,6 +177,11 @@ public protocol PlayerControl: AnyObject {
     /// - Returns: `false` when there is no mixer or setting it failed.
     func setVolume(_ volume: Int) -> Bool
 
+    /// Sets the volume 0...100 of the software mixers only (`sw_volume` of the state file), enabled or not.
+    ///
+    /// - Returns: `false` when no output has a software mixer.
+    func setSoftwareVolume(_ volume: Int) -> Bool
+
     /// Every configured output, in configuration order.
     var outputs: [OutputDescription] { get }
     /// Enables or disables output `id`.

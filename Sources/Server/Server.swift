@@ -30,6 +30,11 @@ public final class Server {
     private(set) var library: LibraryService?
     /// The sticker database, when `sticker_file` is set; opened by `start()`.
     private(set) var stickers: StickerDatabase?
+    /// The state file, when `state_file` is set; restored by `start()`.
+    private(set) var stateFile: StateFileService?
+    /// The volume last set by a client or the state file (`mpd`'s software volume memento, saved as
+    /// `sw_volume`).
+    var softwareVolume = 100
 
     private var listeners: [Listener] = []
     /// Idle events raised and not yet delivered (see `emit`).
@@ -67,6 +72,7 @@ public final class Server {
         }
         self.playlist.replayGainMode = options.replayGainMode
         self.playlist.onChange = { [unowned self] changes in self.playlistChanged(changes) }
+        if let stateFile = options.stateFile { self.stateFile = StateFileService(options: stateFile, server: self) }
     }
 
     /// The addresses the server listens on (ports resolved).
@@ -76,7 +82,8 @@ public final class Server {
     public var clientCount: Int { self.clients.count }
 
     /// Loads the database, then binds every configured address, or adopts the listening sockets systemd
-    /// passed instead (socket activation: the configured addresses are then ignored, as in `mpd`).
+    /// passed instead (socket activation: the configured addresses are then ignored, as in `mpd`), then
+    /// restores the state file.
     ///
     /// Opens the sticker database first: as in `mpd`, one that cannot be opened stops the start.
     /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
@@ -92,6 +99,12 @@ public final class Server {
         }
         // The database is loaded before the first client is accepted.
         self.library?.start()
+        try self.bind(inherited: inherited)
+        // As mpd: after the database, before the first client (the loop has not run yet).
+        self.stateFile?.restore()
+    }
+
+    private func bind(inherited: [FileDescriptor]) throws(StartError) {
         if !inherited.isEmpty {
             for fd in inherited {
                 do {
@@ -160,6 +173,7 @@ public final class Server {
 
     /// Stops listening and closes every client.
     public func shutdown() {
+        self.stateFile?.shutdown()
         self.playlist.player.shutdown()
         self.library?.stopWatching()
         self.stopListening()
@@ -221,6 +235,10 @@ public final class Server {
     /// Delivered after the loop's current work, as `mpd` delivers idle events: the events of several commands
     /// that arrived together (`pause 0` then `pause 1`) reach a waiting client as one reply.
     public func emit(_ event: IdleEvent) {
+        switch event {
+        case .playlist, .player, .options, .mixer, .output: self.stateFile?.changed()
+        default: break
+        }
         self.pendingIdle.insert(IdleMask(event))
         guard !self.idleDeliveryScheduled else { return }
         self.idleDeliveryScheduled = true

@@ -46,6 +46,8 @@ public struct ServerOptions: Sendable {
     public var playlists = PlaylistDirectory(path: nil, musicDirectory: nil)
     /// The sticker database file (`sticker_file`); `nil` disables stickers.
     public var stickerFile: String?
+    /// The state file (`state_file`, `state_file_interval`, `restore_paused`); `nil` disables it.
+    public var stateFile: StateFileOptions?
     /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
 

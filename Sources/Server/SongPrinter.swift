@@ -23,13 +23,13 @@ enum SongPrinter {
         return "\(milliseconds / 1000).\(padded)"
     }
 
-    /// The full song block: `file`, `Range` (queue songs with a range), `Last-Modified`, `Format`, visible tags,
-    /// `Time`, `duration`.
+    /// The full song block: `file` (a URL without its credentials), `Range` (queue songs with a range),
+    /// `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
     static func writeSong(
         uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
         to client: Client
     ) {
-        var text = "file: \(uri)\n"
+        var text = "file: \(PlaylistCommands.withoutCredentials(uri))\n"
         if let range { text += "Range: \(range)\n" }
         if let modificationTime { text += "Last-Modified: \(Self.iso8601(modificationTime))\n" }
         if let format = info.audioFormat { text += "Format: \(format)\n" }

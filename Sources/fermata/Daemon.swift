@@ -223,6 +223,10 @@ enum Daemon {
         options.replayGainMode = ReplayGainMode(rawValue: settings.replayGainMode) ?? .off
         options.musicDirectory = settings.musicDirectory
         options.stickerFile = settings.stickerFile
+        options.stateFile = settings.stateFile.map { path in
+            StateFileOptions(
+                path: path, intervalSeconds: Double(settings.stateFileInterval), restorePaused: settings.restorePaused)
+        }
         options.playlists = PlaylistDirectory(
             path: settings.playlistDirectory, musicDirectory: settings.musicDirectory,
             absolutePaths: settings.saveAbsolutePathsInPlaylists, maximumLength: settings.maxPlaylistLength)

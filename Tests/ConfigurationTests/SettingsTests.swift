@@ -416,6 +416,7 @@ struct SettingsTests {
             "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h", "audio_output_format": "44100:16:2",
             "mixer_type": "software", "audio_buffer_size": "8192", "replaygain": "album", "replaygain_preamp": "-3.5",
             "replaygain_missing_preamp": "2", "replaygain_limit": "no", "max_playlist_length": "100",
+            "state_file": "/var/state", "state_file_interval": "10", "restore_paused": "yes",
         ]
         // Blocks are listed there too; `audio_output` is the only supported one.
         #expect(Set(values.keys).union(["audio_output"]) == Settings.supportedOptions)

@@ -14,11 +14,18 @@ final class QueueFixture {
     let server: TestServer
     let client: LoopbackClient
 
-    init() throws {
-        self.music = try MusicDirectory()
-        for name in ["a/1.mp3", "a/2.mp3", "a/3.mp3", "b/1.mp3", "top.mp3"] {
-            try self.music.song(
-                name, ["Artist": "Art", "Title": name], mtime: Date(timeIntervalSince1970: 1_600_000_000))
+    /// - Parameters:
+    ///   - music: the library of an earlier fixture (its database file is loaded), or `nil` for a new one.
+    ///   - configure: more settings.
+    init(music: MusicDirectory? = nil, configure: @escaping @Sendable (inout ServerOptions) -> Void = { _ in }) throws {
+        if let music {
+            self.music = music
+        } else {
+            self.music = try MusicDirectory()
+            for name in ["a/1.mp3", "a/2.mp3", "a/3.mp3", "b/1.mp3", "top.mp3"] {
+                try self.music.song(
+                    name, ["Artist": "Art", "Title": name], mtime: Date(timeIntervalSince1970: 1_600_000_000))
+            }
         }
         let path = self.music.path
         self.server = try TestServer { options in
@@ -27,6 +34,7 @@ final class QueueFixture {
                 updater: Updater(
                     root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
                 databaseFile: path + ".db")
+            configure(&options)
         }
         self.client = try LoopbackClient(port: self.server.port)
         _ = self.client.readLine()

@@ -37,6 +37,8 @@ public final class ScriptedPlayer: PlayerControl {
 
     /// The mixer volume, or `nil` for no mixer.
     public var volume: Int?
+    /// Whether `setSoftwareVolume` finds a software mixer (it then sets `volume`).
+    public var hasSoftwareMixer = true
     /// The outputs `outputs` lists.
     public var outputs: [OutputDescription]
     /// Attribute names `outputset` accepts.
@@ -91,6 +93,12 @@ public final class ScriptedPlayer: PlayerControl {
 
     public func setVolume(_ volume: Int) -> Bool {
         guard self.volume != nil else { return false }
+        self.volume = volume
+        return true
+    }
+
+    public func setSoftwareVolume(_ volume: Int) -> Bool {
+        guard self.hasSoftwareMixer, self.volume != nil else { return false }
         self.volume = volume
         return true
     }

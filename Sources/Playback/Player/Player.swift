@@ -356,6 +356,18 @@ public final class Player: PlayerControl {
         return success
     }
 
+    public func setSoftwareVolume(_ volume: Int) -> Bool {
+        self.loop.preconditionOnLoop()
+        var found = false
+        for output in self.outputThreads {
+            guard let mixer = output.mixer as? SoftwareMixer else { continue }
+            // A software mixer only scales samples: it cannot fail.
+            try? mixer.setVolume(volume)
+            found = true
+        }
+        return found
+    }
+
     // MARK: - Outputs
 
     public var outputs: [OutputDescription] {

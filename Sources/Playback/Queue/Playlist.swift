@@ -737,6 +737,26 @@ public final class Playlist {
         self.onModified()
     }
 
+    // MARK: - Restoring (the state file)
+
+    /// Appends songs read from the state file as `mpd` restores them: each with its priority, in position
+    /// order, without shuffling or an idle event; the version is incremented once at the end. Songs past
+    /// `max_playlist_length` are dropped.
+    ///
+    /// Call before any client connects, with playback stopped.
+    public func restore(_ songs: [(song: QueueSong, priority: UInt8)]) {
+        precondition(!self.playing)
+        for (song, priority) in songs where !self.queue.isFull { self.queue.append(song, priority: priority) }
+        self.queue.incrementVersion()
+    }
+
+    /// Makes `position` the current song of a stopped queue, as `mpd` restores `current:` with `state: stop`:
+    /// the position is taken as an order index, as `mpd` takes it (the same song unless random is on).
+    public func restoreCurrent(position: Int) {
+        precondition(!self.playing && position >= 0 && position < self.queue.count)
+        self.current = position
+    }
+
     /// After a database update: removes queued songs whose file is gone (except the one playing), then
     /// refreshes the tags of songs whose file changed.
     ///

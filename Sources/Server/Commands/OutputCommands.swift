@@ -18,6 +18,7 @@ enum OutputCommands {
         Command("setvol", .player, 1, 1) { context throws(AckError) in
             let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
             guard context.server.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
+            context.server.softwareVolume = Int(volume)
             context.server.emit(.mixer)
             return .ok
         },
@@ -32,6 +33,7 @@ enum OutputCommands {
             let new = min(max(old + change, 0), 100)
             if new != old {
                 guard player.setVolume(new) else { throw AckError(.system, "No mixer") }
+                context.server.softwareVolume = new
                 context.server.emit(.mixer)
             }
             return .ok

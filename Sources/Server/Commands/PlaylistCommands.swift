@@ -3,17 +3,18 @@
 import Library
 import MPDProtocol
 import Model
+import Playback
 import Posix
 import StoredPlaylists
 
-/// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `playlistadd`, `playlistclear`,
-/// `playlistdelete`, `playlistmove`, `rename`, `rm`, `searchaddpl`.
+/// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `playlistadd`, `playlistclear`,
+/// `playlistdelete`, `playlistmove`, `rename`, `rm`, `save`, `searchaddpl`.
 ///
 /// Every change is on disk (atomic replace, fsync) before the reply, and raises idle `stored_playlist`.
-/// `save` and `load` belong with the queue: `PlaylistDirectory.create(_:uris:)` writes the queue's URIs as a
-/// new playlist, and `PlaylistCommands.listedSongs` gives a playlist's entries as the queue should add them.
 enum PlaylistCommands {
     static let all: [Command] = [
+        Command("load", .add, 1, 3, load),
+        Command("save", .control, 1, 1, save).available(when: enabled),
         Command("listplaylist", .read, 1, 1) { context throws(AckError) in try listplaylist(&context, info: false) },
         Command("listplaylistinfo", .read, 1, 1) { context throws(AckError) in
             try listplaylist(&context, info: true)
@@ -294,6 +295,65 @@ enum PlaylistCommands {
         let (playlists, name) = (directory(context), context.arguments[0])
         try change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
         return .ok
+    }
+
+    // MARK: - The queue
+
+    /// `save NAME`: the queue's URIs as a new playlist (`mpd` 0.23 has no append or replace mode).
+    static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        let (playlists, name) = (directory(context), context.arguments[0])
+        let uris = context.server.playlist.queue.items.map(\.song.uri)
+        try change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
+        return .ok
+    }
+
+    /// `load NAME [START:END] [POSITION]`: the playlist's entries in the range, as one bulk edit; entries that
+    /// name no song `mpd` could load (not in the database, an unsupported scheme, a file the client may not
+    /// read) are skipped. Appended, then moved to POSITION when it is before the old end.
+    static func load(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        // mpd locates the playlist (URI errors), parses the range and the position, then opens it.
+        let entries = try listedSongs(context.arguments[0], context: context)
+        let range = try context.arguments.count > 1 ? QueueRange.parse(context.arguments[1]) : .all
+        let playlist = context.server.playlist
+        playlist.beginBulk()
+        defer { playlist.commitBulk() }
+        let oldCount = playlist.queue.count
+        let position =
+            try context.arguments.count > 2
+            ? QueueArguments.insertPosition(context.arguments[2], playlist: playlist) : oldCount
+        guard let entries else { throw AckError(.noExist, "No such playlist") }
+        let end = min(range.end ?? entries.count, entries.count)
+        if range.start < end {
+            for entry in entries[range.start..<end] {
+                guard let song = self.loadableSong(entry, context: context) else { continue }
+                try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
+            }
+        }
+        if position < oldCount {
+            // mpd ignores a failing move here.
+            try? playlist.move(start: oldCount, end: playlist.queue.count, to: position)
+        }
+        return .ok
+    }
+
+    /// The queue song for a playlist entry as `mpd`'s song loader makes it, or `nil` when it would skip it.
+    private static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
+        if let index = entry.song, let database = context.server.library?.database {
+            return Server.queueSong(database.songs[Int(index)])
+        }
+        var uri = entry.uri
+        if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
+        if uri.hasPrefix("/") {
+            // Inside the music directory only the database counts; outside it, a local client's readable file.
+            guard PlaylistFile.relative(uri, to: context.server.options.musicDirectory) == nil,
+                (try? context.client.allowFile(uri)) != nil
+            else { return nil }
+            return try? QueueCommands.loadFile(uri, context: context)
+        }
+        guard let end = PlaylistFile.schemeEnd(uri),
+            appendableSchemes.contains(String(decoding: uri.utf8.prefix(end), as: UTF8.self))
+        else { return nil }
+        return QueueSong(uri: uri)
     }
 
     static func searchaddpl(_ context: inout CommandContext) throws(AckError) -> CommandResult {

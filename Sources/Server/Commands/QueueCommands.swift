@@ -343,7 +343,7 @@ enum QueueCommands {
     static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var text = ""
         for (position, item) in context.server.playlist.queue.items.enumerated() {
-            text += "\(position):file: \(item.song.uri)\n"
+            text += "\(position):file: \(PlaylistCommands.withoutCredentials(item.song.uri))\n"
         }
         context.write(raw: text)
         return .ok

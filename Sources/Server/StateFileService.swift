@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import MPDProtocol
+import Model
+import Network
+import Playback
+import Posix
+import StoredPlaylists
+
+/// The state file (`state_file`): restored once at start-up, then written atomically after changes and at
+/// shutdown, in `mpd`'s format.
+///
+/// Durability: a change to the queue, the modes, the volume, the outputs or the player's state is on disk at
+/// most `maximumLagSeconds` after it happened (the write starts `writeDelaySeconds` after it); `mpd` waits
+/// `state_file_interval` instead. The elapsed time alone, which changes all the time while playing, is written
+/// every `state_file_interval`, as `mpd` writes it. A failed write is logged and leaves the previous file.
+///
+/// Loop-confined: created and used on the event loop thread.
+final class StateFileService {
+    /// The longest the file on disk lags behind an acknowledged change, in seconds (the durability rule).
+    static let maximumLagSeconds = 1.0
+    /// How long a change waits for others before the file is written: half the bound, leaving the other half
+    /// for the write and its fsyncs.
+    static let writeDelaySeconds = maximumLagSeconds / 2
+
+    private let options: StateFileOptions
+    private unowned let server: Server
+    /// The text last written (or read at start-up), to skip writes that would change nothing.
+    private var lastText: String?
+    /// The pending write after a change, if any.
+    private var pendingWrite: EventLoop.Timer?
+    /// The periodic write of the elapsed time (every `state_file_interval`).
+    private var periodicWrite: EventLoop.Timer?
+    /// Whether changes are being made by the restore itself (they need no write).
+    private var restoring = false
+
+    init(options: StateFileOptions, server: Server) {
+        self.options = options
+        self.server = server
+    }
+
+    // MARK: - Restoring
+
+    /// Reads the state file and applies it: the software volume, the outputs' states, the modes, the queue,
+    /// then the current song, playing, paused or stopped as saved (`restore_paused` turns play into pause).
+    /// A missing file is not an error; an unreadable one is logged.
+    ///
+    /// Call once, after the database is loaded and before any client connects.
+    func restore() {
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(atPath: self.options.path)
+        } catch {
+            if error.errno != .noSuchFile {
+                self.server.logger.error("cannot read state file", ["file": self.options.path, "error": "\(error)"])
+            }
+            self.schedulePeriodicWrite()
+            return
+        }
+        let (state, warnings) = StateFile.parse(
+            String(decoding: bytes, as: UTF8.self), maximumQueueLength: self.server.options.maxPlaylistLength)
+        for warning in warnings { self.server.logger.warning(warning, ["file": self.options.path]) }
+        self.restoring = true
+        defer { self.restoring = false }
+        self.apply(state)
+        self.lastText = self.currentState().serialized()
+        self.schedulePeriodicWrite()
+    }
+
+    private func apply(_ state: StateFile) {
+        let playlist = self.server.playlist
+        let player = playlist.player
+        if let volume = state.softwareVolume {
+            self.server.softwareVolume = volume
+            _ = player.setSoftwareVolume(volume)
+        }
+        // mpd only ever disables: an output saved as enabled keeps its configured state.
+        for output in state.outputs where !output.enabled {
+            guard let id = player.outputs.first(where: { $0.name == output.name })?.id else {
+                self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
+                continue
+            }
+            _ = player.setOutput(id: id, enabled: false)
+        }
+        guard state.hasPlayerState else { return }
+        playlist.setRepeat(state.repeatMode)
+        let single: SingleMode =
+            switch state.single {
+            case .off: .off
+            case .on: .on
+            case .oneshot: .oneshot
+            }
+        playlist.setSingle(single)
+        playlist.setConsume(state.consume)
+        player.crossfadeSeconds = Double(state.crossfadeSeconds)
+        player.mixRampDB = state.mixRampDB
+        player.mixRampDelay = state.mixRampDelay
+        playlist.restore(state.queue.compactMap { entry in self.song(for: entry).map { ($0, entry.priority) } })
+        playlist.setRandom(state.random)
+        guard !playlist.queue.isEmpty else { return }
+        var position = state.current ?? 0
+        if position < 0 || position >= playlist.queue.count { position = 0 }
+        var playerState = state.state
+        if playerState == .play && self.options.restorePaused { playerState = .pause }
+        switch playerState {
+        case .stop:
+            playlist.restoreCurrent(position: position)
+            return
+        case .play, .pause:
+            do throws(PlaylistError) {
+                if state.elapsedSeconds == 0 {
+                    try playlist.play(position: position)
+                } else {
+                    try playlist.seek(position: position, seconds: state.elapsedSeconds)
+                }
+            } catch {
+                self.server.logger.warning("cannot resume the saved song", ["error": error.message])
+            }
+        }
+        if playerState == .pause { playlist.setPaused(true) }
+    }
+
+    /// The queue song for a saved entry, as `mpd`'s song loader finds it: a database song (with the saved
+    /// range), a URL the server can stream, or a file outside the music directory that can be read; `nil`
+    /// (skipped) otherwise.
+    private func song(for entry: StateFile.Entry) -> QueueSong? {
+        var song: QueueSong
+        var uri = entry.uri
+        if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
+        let musicDirectory = self.server.options.musicDirectory
+        if uri.hasPrefix("/"), let relative = PlaylistFile.relative(uri, to: musicDirectory) {
+            uri = relative
+        }
+        if uri.hasPrefix("/") {
+            guard let reader = self.server.options.library?.updater.reader, let info = try? reader.readInfo(path: uri)
+            else { return nil }
+            song = QueueSong(uri: uri, modificationTime: try? FileStatus(path: uri).modificationTime, info: info)
+        } else if let end = PlaylistFile.schemeEnd(uri) {
+            let scheme = String(decoding: uri.utf8.prefix(end), as: UTF8.self)
+            guard PlaylistCommands.appendableSchemes.contains(scheme) else { return nil }
+            var info = SongInfo(tags: entry.tags)
+            info.durationMilliseconds = entry.durationSeconds.map { UInt64(max(0, $0) * 1000) }
+            song = QueueSong(uri: uri, modificationTime: entry.modificationTime, info: info)
+        } else {
+            guard let database = self.server.library?.database, let index = database.song(at: uri) else { return nil }
+            song = Server.queueSong(database.songs[Int(index)])
+        }
+        song.startMilliseconds = entry.rangeStartMilliseconds
+        song.endMilliseconds = entry.rangeEndMilliseconds ?? 0
+        return song
+    }
+
+    // MARK: - Writing
+
+    /// The state now, as the file holds it.
+    func currentState() -> StateFile {
+        let playlist = self.server.playlist
+        let player = playlist.player
+        var state = StateFile()
+        state.softwareVolume = self.server.softwareVolume
+        state.outputs = player.outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
+        state.hasPlayerState = true
+        if playlist.playing {
+            let snapshot = player.snapshot
+            state.state = snapshot.state == .pause ? .pause : .play
+            state.elapsedSeconds = snapshot.elapsedSeconds
+        }
+        state.current = playlist.currentPosition
+        let queue = playlist.queue
+        state.random = queue.random
+        state.repeatMode = queue.repeatMode
+        state.single =
+            switch queue.single {
+            case .off: .off
+            case .on: .on
+            case .oneshot: .oneshot
+            }
+        state.consume = queue.consume
+        // mpd writes the whole seconds, truncated.
+        state.crossfadeSeconds = Int(player.crossfadeSeconds)
+        state.mixRampDB = player.mixRampDB
+        state.mixRampDelay = player.mixRampDelay
+        state.queue = queue.items.map { item in
+            let song = item.song
+            let hasRange = song.startMilliseconds > 0 || song.endMilliseconds > 0
+            guard !song.isInDatabase || hasRange else { return StateFile.Entry(uri: song.uri, priority: item.priority) }
+            return StateFile.Entry(
+                uri: song.uri, priority: item.priority, rangeStartMilliseconds: song.startMilliseconds,
+                rangeEndMilliseconds: song.endMilliseconds > 0 ? song.endMilliseconds : nil, tags: song.info.tags,
+                durationSeconds: song.info.durationMilliseconds.map { Double($0) / 1000 },
+                modificationTime: song.modificationTime, isFull: true)
+        }
+        return state
+    }
+
+    /// Something the file records changed: write it within `maximumLagSeconds`.
+    func changed() {
+        guard !self.restoring, self.pendingWrite == nil else { return }
+        self.pendingWrite = self.server.loop.schedule(afterSeconds: Self.writeDelaySeconds) { [unowned self] in
+            self.pendingWrite = nil
+            self.write()
+        }
+    }
+
+    private func schedulePeriodicWrite() {
+        let interval = max(1, self.options.intervalSeconds)
+        self.periodicWrite = self.server.loop.schedule(afterSeconds: interval) { [unowned self] in
+            self.periodicWrite = nil
+            self.write()
+            self.schedulePeriodicWrite()
+        }
+    }
+
+    /// Writes the file now if its content would change (atomically: temporary file, fsync, rename, directory
+    /// fsync). A failure is logged; the previous file stays, and the next change tries again.
+    func write() {
+        let text = self.currentState().serialized()
+        guard text != self.lastText else { return }
+        do {
+            try AtomicFile.write(Array(text.utf8), toPath: self.options.path)
+            self.lastText = text
+        } catch {
+            self.server.logger.error("cannot write state file", ["file": self.options.path, "error": "\(error)"])
+        }
+    }
+
+    /// Writes the file (if changed) and stops the timers: the server is shutting down.
+    func shutdown() {
+        if let timer = self.pendingWrite { self.server.loop.cancel(timer) }
+        if let timer = self.periodicWrite { self.server.loop.cancel(timer) }
+        self.pendingWrite = nil
+        self.periodicWrite = nil
+        self.write()
+    }
+}
+
+/// The state file settings.
+public struct StateFileOptions: Sendable {
+    /// `state_file`: where the file lives.
+    public var path: String
+    /// `state_file_interval` in seconds: how often the elapsed time alone is saved while playing.
+    public var intervalSeconds: Double
+    /// `restore_paused`: a file saved while playing resumes paused.
+    public var restorePaused: Bool
+
+    /// Creates the settings.
+    public init(path: String, intervalSeconds: Double = 120, restorePaused: Bool = false) {
+        self.path = path
+        self.intervalSeconds = intervalSeconds
+        self.restorePaused = restorePaused
+    }
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Playback
+import Server
+import TestSupport
+import Testing
+
+/// The state file service on a server with a scripted player: restore at start-up, debounced writes, shutdown.
+@Suite(.serialized) struct StateFileServiceTests {
+    /// A fixture whose database file exists, so a second server on the same library restores songs at once.
+    static func library() throws -> MusicDirectory {
+        let first = try QueueFixture()
+        return first.music
+    }
+
+    static func server(
+        _ music: MusicDirectory, state: String, restorePaused: Bool = false, interval: Double = 120
+    ) throws -> QueueFixture {
+        try QueueFixture(music: music) { options in
+            options.stateFile = StateFileOptions(path: state, intervalSeconds: interval, restorePaused: restorePaused)
+        }
+    }
+
+    static func read(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Waits up to `seconds` for `predicate`; returns how long it took, or `nil`.
+    static func waitFor(seconds: Double, _ predicate: () -> Bool) -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            if predicate() { return Date().timeIntervalSince(start) }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return predicate() ? Date().timeIntervalSince(start) : nil
+    }
+
+    @Test func aChangeIsOnDiskWithinOneSecond() throws {
+        let music = try Self.library()
+        let state = music.path + ".state"
+        let f = try Self.server(music, state: state)
+        #expect(f.request("add a") == ["OK"])
+        #expect(f.request("prio 9 1") == ["OK"])
+        #expect(f.request("single oneshot") == ["OK"])
+        #expect(f.request("setvol 42") == ["OK"])
+        #expect(f.request("disableoutput 0") == ["OK"])
+        let took = Self.waitFor(seconds: 2) { Self.read(state)?.contains("playlist_end") == true }
+        #expect(took.map { $0 <= 1.0 } == true)
+        #expect(
+            Self.read(state) == """
+                sw_volume: 42
+                audio_device_state:0:Null Output
+                state: stop
+                random: 0
+                repeat: 0
+                single: oneshot
+                consume: 0
+                crossfade: 0
+                mixrampdb: 0.000000
+                mixrampdelay: -1.000000
+                playlist_begin
+                0:a/1.mp3
+                Prio: 9
+                1:a/2.mp3
+                2:a/3.mp3
+                playlist_end
+
+                """)
+        // Nothing changed: nothing is written again.
+        try FileManager.default.removeItem(atPath: state)
+        #expect(f.request("single oneshot") == ["OK"])
+        Thread.sleep(forTimeInterval: 0.8)
+        #expect(Self.read(state) == nil)
+        // A range makes a full entry; the next change is written too.
+        #expect(f.request("rangeid 3 0.25:0.5") == ["OK"])
+        #expect(Self.waitFor(seconds: 2) { Self.read(state) != nil } != nil)
+        #expect(Self.read(state)?.contains("song_begin: a/3.mp3\nRange: 250-500\n") == true)
+    }
+
+    @Test func restoresWhatMPDWrote() throws {
+        let music = try Self.library()
+        let state = music.path + ".state"
+        try """
+        sw_volume: 42
+        audio_device_state:0:Null Output
+        audio_device_state:1:Unknown Output
+        state: pause
+        current: 2
+        time: 0.250000
+        random: 0
+        repeat: 1
+        single: 2
+        consume: 0
+        crossfade: 3
+        mixrampdb: -12.500000
+        mixrampdelay: 2.000000
+        playlist_begin
+        0:a/1.mp3
+        Prio: 7
+        1:gone.mp3
+        2:b/1.mp3
+        song_begin: top.mp3
+        Range: 100-400
+        Time: 1.044000
+        Title: top.mp3
+        mtime: 1600000000
+        song_end
+        playlist_end
+
+        """.write(toFile: state, atomically: true, encoding: .utf8)
+        let f = try Self.server(music, state: state)
+        #expect(f.files == ["a/1.mp3", "b/1.mp3", "top.mp3"])
+        // The missing song is skipped, its priority with it; the position saved (2) names top.mp3 now, as in mpd.
+        #expect(f.request("playlistinfo 2").contains("Range: 0.100-0.400"))
+        #expect(!f.request("playlistinfo").contains { $0.hasPrefix("Prio:") })
+        let status = f.request("status")
+        for line in [
+            "volume: 42", "repeat: 1", "single: oneshot", "playlist: 2", "playlistlength: 3", "xfade: 3",
+            "mixrampdb: -12.5", "mixrampdelay: 2", "state: pause", "song: 2",
+        ] {
+            #expect(status.contains(line), "\(line)")
+        }
+        #expect(f.request("outputs").contains("outputenabled: 0"))
+        let calls = ScriptedCalls()
+        f.server.withPlayer { calls.set($0.calls) }
+        // Seeking starts the saved song at the saved time and queues the next one (single with repeat: itself);
+        // then the pause.
+        #expect(calls.get() == [.play(uri: "top.mp3", seconds: 0.25), .queue(uri: "top.mp3"), .setPaused(true)])
+    }
+
+    @Test func restorePausedAndStoppedStates() throws {
+        let music = try Self.library()
+        let state = music.path + ".state"
+        let playing =
+            "state: play\ncurrent: 1\nrandom: 0\nrepeat: 0\nsingle: 0\nconsume: 1\nplaylist_begin\n0:a/1.mp3\n1:a/2.mp3\nplaylist_end\n"
+        try playing.write(toFile: state, atomically: true, encoding: .utf8)
+        do {
+            let f = try Self.server(music, state: state, restorePaused: true)
+            #expect(f.status("state") == "pause")
+            #expect(f.status("song") == "1")
+            #expect(f.status("consume") == "1")
+        }
+        try playing.write(toFile: state, atomically: true, encoding: .utf8)
+        do {
+            let f = try Self.server(music, state: state)
+            #expect(f.status("state") == "play")
+        }
+        try playing.replacingOccurrences(of: "state: play", with: "state: stop").replacingOccurrences(
+            of: "current: 1", with: "current: 7"
+        ).write(toFile: state, atomically: true, encoding: .utf8)
+        let f = try Self.server(music, state: state)
+        // A position past the end means the first song.
+        #expect(f.status("state") == "stop")
+        #expect(f.status("song") == "0")
+        let calls = ScriptedCalls()
+        f.server.withPlayer { calls.set($0.calls) }
+        #expect(calls.get().isEmpty)
+    }
+
+    @Test func shutdownWritesThePositionAndAFailedWriteKeepsTheFile() throws {
+        let music = try Self.library()
+        let state = music.path + ".state"
+        do {
+            let f = try Self.server(music, state: state)
+            #expect(f.request("add b") == ["OK"])
+            #expect(f.request("play 0") == ["OK"])
+            f.server.withPlayer { $0.elapsedSeconds = 0.75 }
+        }
+        // The fixture's end stopped the server, which wrote the position.
+        #expect(Self.read(state)?.contains("state: play\ncurrent: 0\ntime: 0.750000\n") == true)
+        // The temporary file's name taken by a directory: the write fails, the file stays, the server goes on.
+        let before = Self.read(state)
+        let blocker =
+            URL(fileURLWithPath: state).deletingLastPathComponent().path + "/."
+            + URL(fileURLWithPath: state).lastPathComponent + ".tmp"
+        try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        let f = try Self.server(music, state: state)
+        #expect(f.status("state") == "play")
+        #expect(f.request("repeat 1") == ["OK"])
+        Thread.sleep(forTimeInterval: 1.0)
+        #expect(Self.read(state) == before)
+        #expect(f.request("ping") == ["OK"])
+        try FileManager.default.removeItem(atPath: blocker)
+        #expect(f.request("random 1") == ["OK"])
+        #expect(Self.waitFor(seconds: 2) { Self.read(state)?.contains("random: 1\nrepeat: 1\n") == true } != nil)
+    }
+}
+
+/// Hands the scripted player's calls from the loop thread to the test.
+final class ScriptedCalls: @unchecked Sendable {
+    // Written on the loop thread inside `withPlayer`, read after it returned (which waits for it).
+    private var calls: [ScriptedPlayer.Call] = []
+    func set(_ calls: [ScriptedPlayer.Call]) { self.calls = calls }
+    func get() -> [ScriptedPlayer.Call] { self.calls }
+}
