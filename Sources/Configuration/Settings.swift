@@ -8,7 +8,7 @@ import Model
 /// are absolute. Options `mpd` accepts but Fermata does not act on yet are still checked where a type is given
 /// here, and are listed in ``warnings``. A value type; safe from any thread.
 public struct Settings: Sendable, Hashable {
-    /// The top-level options and blocks Fermata acts on; every other one present in a file earns a warning.
+    /// The top-level options Fermata acts on; every other one present in a file earns a warning.
     ///
     /// Extend this list as features land.
     public static let supportedOptions: Set<String> = [
@@ -20,6 +20,9 @@ public struct Settings: Sendable, Hashable {
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
     ]
+
+    /// The blocks Fermata reads (the others are warned about and ignored).
+    public static let supportedBlocks: Set<String> = ["audio_output"]
 
     // MARK: - Files and directories
 
