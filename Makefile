@@ -47,10 +47,11 @@ unit: deps-build
 conformance: deps release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
 
-# Fermata against mpd on a generated library (100k songs by default; SONGS=2000 for a quick run).
-# Not part of `make test`; writes benchmarks/RESULTS.md.
+# Fermata against mpd on a generated library (100k songs by default; SONGS=2000 for a quick run), then
+# playback CPU time and audio-path allocations. Not part of `make test`; writes benchmarks/RESULTS.md.
 bench: deps release
 	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
+	$(PYTHON) benchmarks/playback.py
 
 # Installs the release binary and the systemd units (see etc/fermata.service for the rest).
 PREFIX ?= /usr/local

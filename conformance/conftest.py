@@ -213,18 +213,23 @@ def require_commands(servers):
 
 @pytest.fixture
 def server_factory(music_dir, request):
-    """Start extra servers for one test: ``server_factory("sut", max_connections="600")``.
+    """Start extra servers for one test: ``server_factory("sut", max_connections="600")``;
+    ``outputs=[{"type": "alsa", "name": "x", "device": "rec"}]`` replaces the null output,
+    ``env={"HOME": ...}`` adds to the environment.
 
     Stopped at the end of the test; a crash fails the test.
     """
     started: list[Server] = []
 
-    def start(kind: str = "sut", music: Path | None = None, **settings) -> Server:
+    def start(kind: str = "sut", music: Path | None = None, outputs: list[dict[str, str]] | None = None,
+              env: dict[str, str] | None = None, **settings) -> Server:
         binary = mpdtest.sut_binary() if kind == "sut" else mpdtest.ref_binary()
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
         s = Server(f"{kind}-extra", binary, music or music_dir, _workdir(kind),
                    {k: (v if isinstance(v, list) else str(v)) for k, v in settings.items()})
+        s.outputs = outputs
+        s.env = dict(env or {})
         started.append(s)
         _start([s])
         return s
@@ -292,3 +297,11 @@ def pytest_sessionfinish(session, exitstatus):
         sys.stderr.write("\nconformance: server crash(es):\n" + "\n".join(_CRASHED) + "\n")
         if session.exitstatus == 0:
             session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def audio_music(tmp_path_factory) -> Path:
+    """The generated MP3s of test_audio.py and test_clients_playback.py (see audiofiles.build_library)."""
+    import audiofiles
+    audiofiles.require_tools("sox", "lame", "mpg123")
+    return audiofiles.build_library(tmp_path_factory.mktemp("audio-music"))

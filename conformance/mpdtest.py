@@ -128,6 +128,10 @@ class Server:
         self.run_as: tuple[int, int] | None = None
         #: resource limits for the process, e.g. {resource.RLIMIT_DATA: 2 << 30}.
         self.limits: dict[int, int] = {}
+        #: `audio_output` blocks, each a dict of settings, instead of the one null output.
+        self.outputs: list[dict[str, str]] | None = None
+        #: extra environment variables for the process (e.g. HOME for an asoundrc).
+        self.env: dict[str, str] = {}
 
     @property
     def label(self) -> str:
@@ -159,7 +163,8 @@ class Server:
             # A list repeats the setting (password, host_permissions, bind_to_address).
             for one in (value if isinstance(value, list) else [value]):
                 lines.append(f"{key} {conf_quote(one)}")
-        lines += ["audio_output {", '    type "null"', '    name "Null Output"', "}"]
+        for output in self.outputs if self.outputs is not None else [{"type": "null", "name": "Null Output"}]:
+            lines += ["audio_output {", *(f"    {k} {conf_quote(v)}" for k, v in output.items()), "}"]
         if not is_mpd(self.binary) and os.environ.get("FERMATA_CONFIG_EXTRA"):
             lines.append(os.environ["FERMATA_CONFIG_EXTRA"])
         self.conf_path.write_text("\n".join(lines) + "\n")
@@ -201,6 +206,7 @@ class Server:
 
         self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                      stdout=log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **self.env} if self.env else None,
                                      cwd=self.workdir, start_new_session=True,
                                      preexec_fn=preexec)
         log.close()

@@ -8,7 +8,8 @@ RUN_PACKAGES="python3 lame sox python3-mutagen"
 # avahi-daemon, avahi-utils (avahi-browse), dbus (dbus-daemon), iproute2 (ip) and util-linux (unshare, nsenter):
 # conformance/test_zeroconf.py runs its own bus and avahi-daemon in private network namespaces.
 # systemd (systemd-analyze, systemd-socket-activate): conformance/test_systemd.py.
-TEST_PACKAGES="mpd mpc python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd"
+# mpg123: the reference decodes of conformance/test_audio.py.
+TEST_PACKAGES="mpd mpc mpg123 python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

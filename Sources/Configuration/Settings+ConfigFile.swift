@@ -133,7 +133,7 @@ extension Settings {
                 lines.append("\(parameter.location): option \"\(name)\" is not supported by Fermata yet and is ignored")
             }
         }
-        for block in file.blocks where !Self.supportedOptions.contains(block.name) {
+        for block in file.blocks where !Self.supportedBlocks.contains(block.name) {
             lines.append("\(block.location): block \"\(block.name)\" is not supported by Fermata yet and is ignored")
         }
         return lines

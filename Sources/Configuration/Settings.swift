@@ -8,7 +8,7 @@ import Model
 /// are absolute. Options `mpd` accepts but Fermata does not act on yet are still checked where a type is given
 /// here, and are listed in ``warnings``. A value type; safe from any thread.
 public struct Settings: Sendable, Hashable {
-    /// The top-level options and blocks Fermata acts on; every other one present in a file earns a warning.
+    /// The top-level options Fermata acts on; every other one present in a file earns a warning.
     ///
     /// Extend this list as features land.
     public static let supportedOptions: Set<String> = [
@@ -22,6 +22,9 @@ public struct Settings: Sendable, Hashable {
         "state_file", "state_file_interval", "restore_paused",
         "audio_output",
     ]
+
+    /// The blocks Fermata reads (the others are warned about and ignored).
+    public static let supportedBlocks: Set<String> = ["audio_output"]
 
     // MARK: - Files and directories
 

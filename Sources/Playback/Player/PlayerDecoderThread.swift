@@ -80,8 +80,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "decoder"
+        let name = "decoder"
+        // Named from inside: on Linux, Foundation passes a name set before `start()` on to nothing the
+        // system shows (top -H, gdb, /proc/PID/task/*/comm).
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            self.run()
+        }
         thread.start()
     }
 

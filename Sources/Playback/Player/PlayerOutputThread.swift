@@ -139,8 +139,13 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "output:\(self.configuration.name)"
+        let name = "output:\(self.configuration.name)"
+        // Named from inside: on Linux, Foundation passes a name set before `start()` on to nothing the
+        // system shows (top -H, gdb, /proc/PID/task/*/comm).
+        let thread = Thread { [self] in
+            Thread.current.name = name
+            self.run()
+        }
         thread.start()
     }
 

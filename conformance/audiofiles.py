@@ -1,0 +1,127 @@
+"""Test audio made at test time, and the reference decodes to compare with.
+
+Tones come from `sox`, MP3s from `lame` (each file with its LAME/Info header, which
+carries the encoder delay and padding that gapless playback trims), reference PCM from
+`mpg123` (the command-line player on the same libmpg123 Fermata decodes with).
+
+Fermata (like mpd) decodes MP3 to 24-bit samples in 32-bit words, rounding
+libmpg123's 32-bit output to 24 bits.  `mpg123 -s` writes 16-bit samples made by
+its own 16-bit synthesis, which rounds differently: about 0.2 % of the samples differ
+by one step from a 24-bit decode converted to 16 bits.  So the exact comparison is
+`mpg123 -s -e s32` rounded to 24 bits like the decoder does, against what the ALSA
+device received as S24_LE; the 16-bit path is checked against plain `mpg123 -s`
+within one step.
+"""
+
+from __future__ import annotations
+
+import array
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+RATE = 44100
+
+
+def require_tools(*names: str) -> None:
+    missing = [n for n in names if shutil.which(n) is None]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (scripts/install-deps.sh test)")
+
+
+def tone_wav(path: Path, seconds: float, synth: str = "sine 440 sine 660", gain: float = -6) -> Path:
+    """A stereo 16-bit tone (`synth` as sox's effect arguments: one generator per channel)."""
+    subprocess.run(["sox", "-n", "-r", str(RATE), "-c", "2", "-b", "16", str(path),
+                    "synth", str(seconds), *synth.split(), "gain", str(gain)], check=True, timeout=60)
+    return path
+
+
+def encode(wav: Path, mp3: Path, tags: dict[str, str] | None = None, bitrate: int = 128) -> Path:
+    """`lame` at a constant bit rate, with ID3 tags (`--tt --ta --tl --tn`)."""
+    flags = {"title": "--tt", "artist": "--ta", "album": "--tl", "track": "--tn"}
+    args = []
+    for key, value in (tags or {}).items():
+        args += [flags[key], value]
+    mp3.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["lame", "--quiet", "-b", str(bitrate), *args, str(wav), str(mp3)], check=True, timeout=120)
+    return mp3
+
+
+def split_wav(wav: Path, at_frame: int, first: Path, second: Path) -> None:
+    """Cut `wav` into two files at frame `at_frame` (sox `trim` in samples)."""
+    subprocess.run(["sox", str(wav), str(first), "trim", "0", f"{at_frame}s"], check=True, timeout=60)
+    subprocess.run(["sox", str(wav), str(second), "trim", f"{at_frame}s"], check=True, timeout=60)
+
+
+def mpg123_s32(mp3: Path) -> array.array:
+    """`mpg123 -s -e s32` (gapless trimming is on by default), rounded to 24 bits as Fermata's decoder does."""
+    raw = subprocess.run(["mpg123", "-q", "-s", "-e", "s32", str(mp3)], check=True, capture_output=True,
+                         timeout=120).stdout
+    words = array.array("i", raw)
+    top = (1 << 23) - 1
+    return array.array("i", (min((w + 128) >> 8, top) for w in words))
+
+
+def mpg123_s16(mp3: Path) -> array.array:
+    """`mpg123 -s`: 16-bit native-endian samples."""
+    raw = subprocess.run(["mpg123", "-q", "-s", str(mp3)], check=True, capture_output=True, timeout=120).stdout
+    return array.array("h", raw)
+
+
+def wav_samples(wav: Path) -> array.array:
+    """A 16-bit WAV's samples (sox to raw)."""
+    raw = subprocess.run(["sox", str(wav), "-t", "raw", "-e", "signed", "-b", "16", "-"], check=True,
+                         capture_output=True, timeout=60).stdout
+    return array.array("h", raw)
+
+
+def file_pcm(name: str, path_pattern: str) -> str:
+    """An ALSA PCM `name` that writes raw PCM to `path_pattern` (`%f` becomes the sample format's name,
+    `%r` the rate, `%c` the channels) over the `null` plugin, which takes samples as fast as they come."""
+    return (f'pcm.{name} {{\n    type file\n    slave {{ pcm {{ type null }} }}\n'
+            f'    file "{path_pattern}"\n    format "raw"\n}}\n')
+
+
+def write_alsa_config(path: Path, text: str) -> None:
+    """Replace the file (a new inode, so that alsa-lib's `snd_config_update` sees the change)."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def first_difference(got: array.array, want: array.array) -> str:
+    for index, (a, b) in enumerate(zip(got, want)):
+        if a != b:
+            frame, channel = divmod(index, 2)
+            return f"first difference at frame {frame} channel {channel}: got {a}, want {b}"
+    return f"lengths differ: got {len(got)} samples, want {len(want)}"
+
+
+#: Where the two gapless tracks are cut from their common tone (not on an MP3 frame boundary).
+GAPLESS_CUT = 77_777
+#: Seconds of each generated file.
+LENGTHS = {"tone.mp3": 3, "Gapless": 4, "long.mp3": 20, "Session": 30}
+
+
+def build_library(root: Path) -> Path:
+    """`root/music`: tone.mp3 (3 s, 440 Hz left, 660 Hz right); Gapless/1 first.mp3 and
+    Gapless/2 second.mp3, one 4 s sweep cut at frame GAPLESS_CUT, each encoded on its own;
+    long.mp3 (20 s); Session/1…3 (30 s each, tagged).  `root/wav` keeps the sources."""
+    music = root / "music"
+    wav = root / "wav"
+    music.mkdir()
+    wav.mkdir()
+    encode(tone_wav(wav / "tone.wav", LENGTHS["tone.mp3"]), music / "tone.mp3")
+    sweep = tone_wav(wav / "sweep.wav", LENGTHS["Gapless"], "sine 200-2000 sine 300-3000")
+    split_wav(sweep, GAPLESS_CUT, wav / "first.wav", wav / "second.wav")
+    encode(wav / "first.wav", music / "Gapless" / "1 first.mp3")
+    encode(wav / "second.wav", music / "Gapless" / "2 second.mp3")
+    encode(tone_wav(wav / "long.wav", LENGTHS["long.mp3"], "sine 330 sine 440"), music / "long.mp3", bitrate=64)
+    for number, (title, pitch) in enumerate([("Alpha", 262), ("Bravo", 294), ("Charlie", 330)], start=1):
+        source = tone_wav(wav / f"s{number}.wav", LENGTHS["Session"], f"sine {pitch} sine {pitch}")
+        encode(source, music / "Session" / f"{number} {title}.mp3", bitrate=64,
+               tags={"title": title, "artist": "Fermata Test", "album": "Session", "track": str(number)})
+    return music
