@@ -20,7 +20,6 @@ public struct Settings: Sendable, Hashable {
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
         "state_file", "state_file_interval", "restore_paused",
-        "audio_output",
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
