@@ -5,15 +5,20 @@
 
 import Glibc
 
-/// A scratch directory for one fuzzing process, under `$TMPDIR` (or /tmp), removed with its files at exit.
+/// A scratch directory for one fuzzing process, `$TMPDIR/fermata-fuzz-PID` (or under /tmp), removed with
+/// everything in it at exit. A process that crashed cannot remove its own, so each new one first removes
+/// those of processes that are gone.
 enum FuzzScratch {
+    static let prefix = "fermata-fuzz-"
+    static let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+
     /// The directory, created on first use.
     nonisolated(unsafe) static var directory: String = {  // reason: libFuzzer runs inputs on one thread
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/fermata-fuzz-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed: \(errno)") }
-        let path = String(cString: made)
-        atexit { FuzzScratch.removeAll() }
+        removeAbandoned()
+        let path = "\(base)/\(prefix)\(getpid())"
+        removeTree(path)
+        guard mkdir(path, 0o700) == 0 else { fatalError("cannot create \(path): \(errno)") }
+        atexit { FuzzScratch.removeTree(FuzzScratch.directory) }
         return path
     }()
 
@@ -32,15 +37,36 @@ enum FuzzScratch {
         return path
     }
 
-    /// Removes the scratch directory and the plain files in it.
-    static func removeAll() {
-        guard let dir = opendir(directory) else { return }
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
+    /// The names in the directory at `path`, with whether each is a directory (not following links).
+    private static func entries(_ path: String) -> [(name: String, isDirectory: Bool)] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var result: [(name: String, isDirectory: Bool)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != "." && name != ".." { unlink("\(directory)/\(name)") }
+            // Read the name in place: the kernel's record may be shorter than `dirent`, so no copy of it.
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
+            if name != "." && name != ".." { result.append((name, entry.pointee.d_type == UInt8(DT_DIR))) }
         }
-        closedir(dir)
-        rmdir(directory)
+        return result
+    }
+
+    /// Removes `path` and everything below it.
+    static func removeTree(_ path: String) {
+        for entry in entries(path) {
+            let child = "\(path)/\(entry.name)"
+            if entry.isDirectory { removeTree(child) } else { unlink(child) }
+        }
+        rmdir(path)
+    }
+
+    /// Removes the scratch directories of fuzzing processes that no longer run.
+    private static func removeAbandoned() {
+        for entry in entries(base) where entry.isDirectory && entry.name.hasPrefix(prefix) {
+            guard let pid = pid_t(entry.name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            removeTree("\(base)/\(entry.name)")
+        }
     }
 }
 

@@ -23,6 +23,9 @@ final class ProtocolHarness {
     let music: MusicDirectory
 
     init() throws {
+        // MusicDirectory makes its directory under $TMPDIR: there it is inside the scratch directory, which is
+        // removed at exit (the harness itself lives until then).
+        setenv("TMPDIR", FuzzScratch.directory, 1)
         self.music = try MusicDirectory()
         try self.music.song("a/01.mp3", ["Artist": "Alpha", "Title": "One", "Album": "First", "Track": "1", "Date": "2001"])
         try self.music.song("a/02.mp3", ["Artist": "Beta", "Title": "Straße", "Album": "First", "Track": "2", "Genre": "Rock"])
