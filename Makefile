@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench install clean
+.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench install clean fuzz-build fuzz fuzz-short
 
 all: build
 
@@ -38,6 +38,7 @@ run: deps-run release demo
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) fuzz-short
 	$(SWIFT) build -c release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
 
@@ -52,6 +53,20 @@ conformance: deps release
 bench: deps release
 	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
 	$(PYTHON) benchmarks/playback.py
+
+# libFuzzer targets (fuzz/README.md): protocol, filter, config, id3, mp3. Built into .build/fuzz with
+# AddressSanitizer, apart from the normal build. `make fuzz TARGET=protocol SECONDS=600` fuzzes one target;
+# `make fuzz-short` (part of `make test`) replays fuzz/regressions and fuzzes each target for 20 s.
+TARGET ?= protocol
+SECONDS ?= 600
+fuzz-build: deps-build
+	SWIFT=$(SWIFT) fuzz/build.sh
+
+fuzz: fuzz-build
+	nice -n 19 fuzz/run.sh $(TARGET) $(SECONDS)
+
+fuzz-short: fuzz-build
+	fuzz/run.sh --short 20
 
 # Installs the release binary and the systemd units (see etc/fermata.service for the rest).
 PREFIX ?= /usr/local

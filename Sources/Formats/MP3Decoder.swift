@@ -18,6 +18,9 @@ public final class MP3Decoder: Decoder {
     /// The ID3 `TXXX` `mixramp_end` value.
     public internal(set) var mixRampEnd: String?
     private let handle: MPG123Handle
+    /// Set once the stream changed rate or channels: libmpg123 now delivers frames of another size than
+    /// `format`, so every later `decode(into:)` fails too, even after a seek.
+    private var formatChanged = false
 
     /// Opens `path`.
     ///
@@ -43,8 +46,10 @@ public final class MP3Decoder: Decoder {
     ///
     /// Does not allocate. Decoder thread.
     /// - Returns: frames written; 0 at the end.
-    /// - Throws: `FormatError.decoder` on failure, `.unsupportedFormat` if the stream changes rate or channels.
+    /// - Throws: `FormatError.decoder` on failure, `.unsupportedFormat` if the stream changed rate or channels
+    ///   (then on every later call too).
     public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        if self.formatChanged { throw .unsupportedFormat("format changed mid-stream") }
         var frames = 0
         while true {
             do {
@@ -54,9 +59,14 @@ public final class MP3Decoder: Decoder {
                 guard error.isNewFormat else { throw .decoder(error) }
                 guard let now = try? self.handle.format(), now.sampleRate == self.format.sampleRate,
                     now.channels == self.format.channels, now.encoding == .signed32
-                else { throw .unsupportedFormat("format changed mid-stream") }
+                else {
+                    self.formatChanged = true
+                    throw .unsupportedFormat("format changed mid-stream")
+                }
             }
         }
+        // libmpg123 counted whole frames of `format`; anything else would convert past the buffer.
+        precondition(frames * self.format.frameSize <= buffer.count, "libmpg123 delivered more than fits")
         Self.convertToS24(buffer, samples: frames * self.format.channels)
         if frames > 0 { self.bitRate = self.handle.currentBitRate() }
         return frames

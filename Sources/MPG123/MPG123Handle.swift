@@ -46,6 +46,8 @@ public final class MPG123Handle {
     private let handle: OpaquePointer
     private var isOpen = false
     private var currentFormat: MPG123OutputFormat?
+    /// libmpg123 announced a new format together with data in the old one; `read(into:)` reports it next.
+    private var formatChangePending = false
 
     /// Creates a handle with `options`; any thread.
     ///
@@ -106,6 +108,7 @@ public final class MPG123Handle {
             _ = mpg123_close(self.handle)
             self.isOpen = false
             self.currentFormat = nil
+            self.formatChangePending = false
         }
     }
 
@@ -217,9 +220,15 @@ public final class MPG123Handle {
     ///
     /// Does not allocate. Decoder thread.
     /// - Returns: PCM frames written; 0 at the end of the stream.
-    /// - Throws: `MPG123Error`; `isNewFormat` when the stream changed format before any data (call `format()`
-    ///   and go on).
+    /// - Throws: `MPG123Error`; `isNewFormat` when the stream changed format, before any data in the new one
+    ///   (call `format()` and go on).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MPG123Error) -> Int {
+        if self.formatChangePending {
+            // The previous call returned the last data in the old format; report the change now, before any
+            // data in the new one.
+            self.formatChangePending = false
+            throw try self.announceNewFormat()
+        }
         let frameSize: Int
         if let format = self.currentFormat {
             frameSize = format.frameSize
@@ -234,12 +243,23 @@ public final class MPG123Handle {
         case Int32(MPG123_OK.rawValue), Int32(MPG123_DONE.rawValue):
             return done / frameSize
         case Int32(MPG123_NEW_FORMAT.rawValue):
-            let newFormat = try self.format()
-            if done > 0 { return done / newFormat.frameSize }
-            throw MPG123Error(function: "mpg123_read", code: result, message: MPG123Library.plainMessage(result))
+            // libmpg123 may have written data in the old format before it noticed the change: that data is
+            // counted in old frames, and the change is reported by the next call.
+            if done > 0 {
+                self.formatChangePending = true
+                return done / frameSize
+            }
+            throw try self.announceNewFormat()
         default:
             throw self.error("mpg123_read", result)
         }
+    }
+
+    /// Reads the new format (so later reads count its frames) and returns the error that announces it.
+    private func announceNewFormat() throws(MPG123Error) -> MPG123Error {
+        _ = try self.format()
+        let code = Int32(MPG123_NEW_FORMAT.rawValue)
+        return MPG123Error(function: "mpg123_read", code: code, message: MPG123Library.plainMessage(code))
     }
 
     /// Seeks to a PCM frame (sample-accurate with gapless on).

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Builds the fuzz targets without touching the normal build: the package's library modules are compiled
+# with libFuzzer's coverage instrumentation and AddressSanitizer into .build/fuzz, then each target in
+# fuzz/targets/ is linked with libFuzzer's main into .build/fuzz/bin/<target>.
+# Usage: fuzz/build.sh [target...]   (default: every target)
+set -eu
+cd "$(dirname "$0")/.."
+
+SWIFT=${SWIFT:-swift}
+SWIFTC=${SWIFTC:-swiftc}
+BUILD=.build/fuzz
+SANITIZE="-sanitize=fuzzer,address"
+ALL_TARGETS="protocol filter config id3 mp3"
+
+# The modules each target links (dependencies included).
+modules() {
+    case "$1" in
+        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport" ;;
+        filter) echo "MPDProtocol Model PCRE" ;;
+        config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
+        id3 | mp3) echo "Formats MPG123 ID3Tag Model PCRE" ;;
+        *) echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
+    esac
+}
+
+targets=${*:-$ALL_TARGETS}
+roots=""
+for target in $targets; do
+    case "$target" in
+        protocol) roots="$roots Server TestSupport" ;;
+        filter) roots="$roots MPDProtocol" ;;
+        config) roots="$roots Configuration Network MPDProtocol" ;;
+        id3 | mp3) roots="$roots Formats" ;;
+        *) modules "$target" ;;
+    esac
+done
+for root in $(echo "$roots" | tr ' ' '\n' | sort -u); do
+    $SWIFT build -c release --build-path "$BUILD" -Xswiftc -sanitize=fuzzer,address --target "$root"
+done
+
+# The C modules' maps, as SwiftPM passes them for system-library targets.
+module_maps=""
+for map in Sources/C*/module.modulemap; do module_maps="$module_maps -Xcc -fmodule-map-file=$map"; done
+
+mkdir -p "$BUILD/bin"
+for target in $targets; do
+    objects=""
+    for module in $(modules "$target"); do objects="$objects $BUILD/release/$module.build/*.o"; done
+    echo "linking $BUILD/bin/$target"
+    # shellcheck disable=SC2086  # word splitting of the lists is intended
+    $SWIFTC -O -swift-version 6 -parse-as-library -use-ld=lld $SANITIZE -I "$BUILD/release/Modules" $module_maps \
+        $(pkg-config --cflags-only-I libmpg123 id3tag | sed 's/-I/-Xcc -I/g') \
+        -module-name "Fuzz_$target" fuzz/targets/FuzzSupport.swift "fuzz/targets/$target.swift" $objects \
+        -o "$BUILD/bin/$target"
+done

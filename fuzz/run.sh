@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs the fuzz targets built by fuzz/build.sh (run that first).
+#
+# Usage: fuzz/run.sh TARGET [SECONDS]   fuzz one target for SECONDS (default 600); new inputs are kept in
+#                                       .build/fuzz/corpus/TARGET, crashes in .build/fuzz/artifacts/TARGET
+#        fuzz/run.sh --short [SECONDS]  every target: replay fuzz/regressions/TARGET, then fuzz SECONDS
+#                                       (default 20) from the seeds; stops at the first crash, hang or leak
+#
+# Each run is bounded: -max_total_time, -timeout (seconds per input) and -rss_limit_mb. libFuzzer's final
+# statistics (exec/s, cov, ft) end the output.
+set -eu
+cd "$(dirname "$0")/.."
+
+BUILD=.build/fuzz
+ALL_TARGETS="protocol filter config id3 mp3"
+LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
+
+# The libFuzzer arguments that fuzz $1 for $2 seconds.
+fuzz_arguments() {
+    case "$1" in
+        id3 | mp3) dict=fuzz/dict/mp3.dict max_len=16384 ;;
+        *) dict=fuzz/dict/$1.dict max_len=4096 ;;
+    esac
+    mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"
+    echo "-max_total_time=$2 $LIMITS -max_len=$max_len -dict=$dict -print_final_stats=1" \
+        "-artifact_prefix=$BUILD/artifacts/$1/ $BUILD/corpus/$1 fuzz/corpus/$1"
+}
+
+# Runs `$BUILD/bin/$1` with the remaining arguments, its output in a log; on failure shows the log's end.
+run_logged() {
+    target=$1
+    shift
+    log="$BUILD/logs/$target.log"
+    mkdir -p "$BUILD/logs"
+    if "$BUILD/bin/$target" "$@" >"$log" 2>&1; then
+        grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|Done |#[0-9]+[[:space:]]+DONE)' "$log" || true
+    else
+        tail -n 60 "$log"
+        echo "fuzz target $target failed (full log: $log)" >&2
+        exit 1
+    fi
+}
+
+if [ "${1:-}" = "--short" ]; then
+    targets=$ALL_TARGETS
+    seconds=${2:-20}
+else
+    targets=${1:?usage: fuzz/run.sh TARGET [SECONDS] | --short [SECONDS]}
+    seconds=${2:-600}
+fi
+for target in $targets; do
+    [ -x "$BUILD/bin/$target" ] || { echo "no $BUILD/bin/$target: run fuzz/build.sh (make fuzz-build)" >&2; exit 1; }
+done
+
+if [ "${1:-}" = "--short" ]; then
+    for target in $targets; do
+        set -- fuzz/regressions/"$target"/*
+        if [ -e "$1" ]; then
+            echo "== $target: replaying $# regression input(s)"
+            # shellcheck disable=SC2086  # $LIMITS is a list of options
+            run_logged "$target" $LIMITS "$@"
+        fi
+        echo "== $target: fuzzing for $seconds s"
+        # shellcheck disable=SC2046  # the arguments are a list
+        run_logged "$target" $(fuzz_arguments "$target" "$seconds")
+    done
+else
+    # shellcheck disable=SC2046  # the arguments are a list
+    exec "$BUILD/bin/$targets" $(fuzz_arguments "$targets" "$seconds")
+fi
