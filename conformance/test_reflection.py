@@ -106,3 +106,34 @@ def test_kill(servers, server_factory):
 @differential(replies=1)
 def test_notcommands():
     return "notcommands\n"
+
+
+test_plugin_lists = mpdtest.differential_table({
+    "decoders": mpdtest.deviation(
+        "decoders\n", "Fermata decodes MP3 only (plugin mad); Debian's mpd lists two dozen decoder plugins"),
+    "urlhandlers over TCP": mpdtest.deviation(
+        "urlhandlers\n", "Fermata has no input plugin for streams yet, so it lists no remote scheme"),
+}, replies=1)
+
+
+def test_decoders_and_urlhandlers_say_what_fermata_has(sut, require_commands, server_factory, tmp_path):
+    """What `decoders` and `urlhandlers` list is true: the MP3 plugin with its suffixes and MIME type; no
+    remote scheme over TCP, and `file://` for a local (Unix-socket) client, as mpd gives local clients."""
+    require_commands("decoders", "urlhandlers")
+    if mpdtest.is_mpd(sut.binary):
+        pytest.skip("Fermata's own plugin list")
+    assert sut.query("decoders") == b"plugin: mad\nsuffix: mp3\nsuffix: mp2\nmime_type: audio/mpeg\nOK\n"
+    assert sut.query("urlhandlers") == b"OK\n"
+    path = tmp_path / "socket"
+    local = server_factory("sut", bind_to_address=[mpdtest.HOST, str(path)])
+    import socket
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(path))
+        f = s.makefile("rwb")
+        assert f.readline().startswith(b"OK MPD ")
+        f.write(b"urlhandlers\n")
+        f.flush()
+        assert f.readline() == b"handler: file://\n"
+        assert f.readline() == b"OK\n"
+    assert local.alive()

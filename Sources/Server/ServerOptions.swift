@@ -50,6 +50,8 @@ public struct ServerOptions: Sendable {
     public var stateFile: StateFileOptions?
     /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
+    /// The decoder plugins `decoders` lists: name, file suffixes and MIME types, in registry order.
+    public var decoders: [(name: String, suffixes: [String], mimeTypes: [String])] = []
 
     /// Default options.
     public init() {}

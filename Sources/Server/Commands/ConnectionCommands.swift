@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import MPDProtocol
+import Network
 import Model
 
 /// Connection and reflection commands: `ping`, `close`, `kill`, `password`, `binarylimit`, `tagtypes`,
-/// `commands`, `notcommands`, `idle`.
+/// `commands`, `notcommands`, `idle`, `decoders`, `urlhandlers`.
 enum ConnectionCommands {
     static let all: [Command] = [
         Command("binarylimit", [], 1, 1, binarylimit),
         Command("close", [], nil, nil) { _ in .close },
         Command("commands", [], 0, 0, commands),
+        Command("decoders", .read, 0, 0, decoders),
         Command("idle", .read, 0, nil, idle),
         Command("kill", .admin, nil, nil) { _ in .kill },
         Command("notcommands", [], 0, 0, notcommands),
+        Command("urlhandlers", .read, 0, 0, urlhandlers),
         Command("password", [], 1, 1, password),
         Command("ping", [], 0, 0) { _ in .ok },
         Command("tagtypes", [], 0, nil, tagtypes),
@@ -29,6 +32,25 @@ enum ConnectionCommands {
         let maximum = UInt64(context.server.options.maxOutputBufferSize) + 16384 - 4096
         if value > maximum { throw AckError(.arg, "Number too large: \(text)") }
         context.client.binaryLimit = Int(value)
+        return .ok
+    }
+
+    /// The decoder plugins, their suffixes and MIME types, as `mpd` prints them.
+    static func decoders(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        var text = ""
+        for decoder in context.server.options.decoders {
+            text += "plugin: \(decoder.name)\n"
+            for suffix in decoder.suffixes { text += "suffix: \(suffix)\n" }
+            for mimeType in decoder.mimeTypes { text += "mime_type: \(mimeType)\n" }
+        }
+        context.write(raw: text)
+        return .ok
+    }
+
+    /// The URI schemes songs may use: `file://` for local clients (as in `mpd`), and no remote scheme, since
+    /// Fermata has no input plugin for streams yet.
+    static func urlhandlers(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        if context.client.connection.isLocal { context.write("handler", "file://") }
         return .ok
     }
 
