@@ -57,7 +57,9 @@ struct CommandLineOptions {
               --stderr     log to standard error, whatever log_file says
               --no-daemon  accepted for mpd compatibility (Fermata never forks)
 
-        Signals: SIGTERM and SIGINT shut down cleanly.
+        Signals: SIGTERM and SIGINT shut down cleanly (the state file is saved);
+        SIGHUP reopens log_file. Under systemd socket activation (LISTEN_FDS) the
+        sockets systemd passes are used instead of bind_to_address.
         Exit status: 0 after a clean shutdown, 1 on a configuration or start-up
         error (bad config, address in use), 64 on a usage error.
         """
