@@ -433,6 +433,26 @@ class Case:
         return names
 
 
+def known_commands(server: "Server") -> set[str]:
+    """Every command a server implements, whatever the asking client may run: `commands` plus
+    `notcommands` (a client without permissions sees most of them only in the latter)."""
+    return (set(command_names(server.query("commands")))
+            | set(command_names(server.query("notcommands"))))
+
+
+def compare_on_pair(pair, spec, case_id: str) -> None:
+    """Runs `spec` on an extra server pair (conftest's `server_pair`), skipping the test when the system
+    under test is missing or lacks a command the case needs."""
+    import pytest
+    if pair.sut is None:
+        pytest.skip(pair.sut_missing)
+    case = make_case(spec, replies="auto")
+    missing = missing_commands(case, known_commands(pair.ref), known_commands(pair.sut))
+    if missing:
+        pytest.skip(f"the system under test does not list {', '.join(missing)}")
+    compare(case, pair.ref, pair.sut, case_id)
+
+
 def missing_commands(case: Case, mpd_commands: set[str], sut_commands: set[str]) -> list[str]:
     """Commands the case uses that mpd knows but the SUT does not list.
 

@@ -119,9 +119,7 @@ public final class Database: Sendable {
         let milliseconds = songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
         // Distinct by bytes, as mpd counts: the postings' `String` keys merge canonically equivalent values.
         func distinct(_ type: TagType) -> Int {
-            Set(postings[type.rawValue].values.lazy.flatMap { indices in
-                indices.lazy.flatMap { songs[Int($0)].info.tags.lazy.filter { $0.type == type }.map { ByteString($0.value) } }
-            }).count
+            Set(songs.lazy.flatMap { $0.info.tags.lazy.filter { $0.type == type }.map { ByteString($0.value) } }).count
         }
         self.statistics = (distinct(.artist), distinct(.album), songs.count, milliseconds / 1000)
         self.tree = tree

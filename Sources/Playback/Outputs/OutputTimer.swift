@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import Posix
 import Synchronization
 
 /// Paces an output that has no device clock (null, fifo) in real time, as `mpd`'s output timer does: the
@@ -25,7 +26,7 @@ struct OutputTimer: ~Copyable {
     mutating func reset() { self.started = false }
 
     /// Nanoseconds until the data written so far is heard.
-    func delayNanoseconds(now: UInt64 = monotonicNanoseconds()) -> UInt64 {
+    func delayNanoseconds(now: UInt64 = MonotonicClock.now()) -> UInt64 {
         self.started && self.target > now ? self.target - now : 0
     }
 
@@ -37,14 +38,14 @@ struct OutputTimer: ~Copyable {
     /// Waits (through `wakeup`, so `interrupted` cuts it short) until the previous write is heard, then adds
     /// `bytes` to the target.
     mutating func wait(thenAdd bytes: Int, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
-        var now = monotonicNanoseconds()
+        var now = MonotonicClock.now()
         if !self.started {
             self.started = true
             self.target = now
         }
         while self.target > now, !interrupted.load(ordering: .acquiring) {
             wakeup.wait(unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.target - now)
-            now = monotonicNanoseconds()
+            now = MonotonicClock.now()
         }
         // After an underrun, do not race to catch up with the past.
         if self.target + 100_000_000 < now { self.target = now }

@@ -2,6 +2,7 @@
 
 import Foundation
 import Model
+import Posix
 import Synchronization
 
 /// One output's thread: reads the chunk pipe with its own cursor, converts and scales the PCM (ReplayGain,
@@ -316,12 +317,12 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.dropChunk()
         self.failed.store(true, ordering: .releasing)
         self.recovering = true
-        self.retryAt = monotonicNanoseconds() + self.shared.retryNanoseconds
+        self.retryAt = MonotonicClock.now() + self.shared.retryNanoseconds
         self.post(.outputFailed(output: self.id, message: error.message))
     }
 
     private func retryAfterFailure() {
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.now()
         if now < self.retryAt {
             self.waitForRequest(timeoutNanoseconds: self.retryAt - now)
             return

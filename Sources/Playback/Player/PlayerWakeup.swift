@@ -35,7 +35,3 @@ final class PlayerWakeup: Sendable {
         self.sleeping.store(false, ordering: .sequentiallyConsistent)
     }
 }
-
-/// The monotonic clock in nanoseconds (`CLOCK_MONOTONIC`). Any thread; no allocation.
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 { MonotonicClock.now() }
