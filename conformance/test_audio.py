@@ -71,7 +71,13 @@ def record(server, directory: Path, uri: str, want_bytes: int) -> tuple[str, byt
         return files if len(files) == 1 and files[0].stat().st_size >= want_bytes else None
 
     # The file plugin writes what it buffered when the device is drained or closed.
-    files = wait_for(complete, 10, f"{want_bytes} bytes in {directory}/rec-*.raw")
+    deadline = time.monotonic() + mpdtest.scaled(10)
+    while not (files := complete()):
+        if time.monotonic() > deadline:
+            found = {f.name: f.stat().st_size for f in directory.glob("rec-*.raw")}
+            pytest.fail(f"waited 10 s for {want_bytes} bytes in {directory}/rec-*.raw; found {found}\n"
+                        f"server log:\n{server.log_tail()}", pytrace=False)
+        time.sleep(0.02)
     time.sleep(mpdtest.scaled(0.2))   # nothing more may follow
     return files[0].name, files[0].read_bytes()
 

@@ -238,32 +238,38 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// Plays out everything written, waiting (interruptibly) until the device has. Output thread.
     ///
-    /// An interrupted drain drops what is left.
-    public func drain() throws(OutputError) {
-        guard let pcm = self.pcm, self.written else { return }
-        defer {
-            self.mustPrepare = true
-            self.written = false
-        }
+    /// - Returns: `false` when ``interrupt()`` ended the wait; the device keeps draining what is left (call
+    ///   again to wait for it, or ``cancel()`` to drop it).
+    public func drain() throws(OutputError) -> Bool {
+        guard let pcm = self.pcm, self.written else { return true }
         while true {
             switch snd_pcm_state(pcm) {
             case SND_PCM_STATE_PREPARED, SND_PCM_STATE_RUNNING:
                 let result = snd_pcm_drain(pcm)
-                if result == 0 { return }
+                if result == 0 {
+                    self.drained()
+                    return true
+                }
                 guard result == -EAGAIN else { throw ALSAError.error("snd_pcm_drain() failed", result) }
             case SND_PCM_STATE_DRAINING:
                 break
             default:
-                return
+                self.drained()
+                return true
             }
             // A draining device stays writable, so its descriptors would wake us at once: sleep a little instead.
             if let descriptors = self.descriptors,
                 self.wakeup.wait(descriptors, count: 0, timeoutMilliseconds: Self.drainPollMilliseconds)
             {
-                snd_pcm_drop(pcm)
-                return
+                return false
             }
         }
+    }
+
+    /// After a drain the device is in SETUP: prepared again before the next write.
+    private func drained() {
+        self.mustPrepare = true
+        self.written = false
     }
 
     /// Drops everything written and not yet played (`snd_pcm_drop`; prepared again before the next write).

@@ -76,8 +76,11 @@ public protocol AudioOutput: AnyObject, Sendable {
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int
     /// Frames written but not yet heard (the device's delay), for `elapsed`.
     var delayFrames: Int { get }
-    /// Blocks until everything written has been heard.
-    func drain() throws(OutputError)
+    /// Blocks until everything written has been heard, or until ``interrupt()``.
+    ///
+    /// - Returns: `false` when interrupted; what was not heard yet stays in the device, so the caller drains
+    ///   again (the request that interrupted needs no drop) or cancels.
+    func drain() throws(OutputError) -> Bool
     /// Drops everything written and not yet heard (seek, stop, skip).
     func cancel()
     /// Pauses the stream. Called repeatedly while paused.
@@ -98,7 +101,7 @@ extension AudioOutput {
     public func enable() throws(OutputError) {}
     public func disable() {}
     public var delayFrames: Int { 0 }
-    public func drain() throws(OutputError) {}
+    public func drain() throws(OutputError) -> Bool { true }
     public func cancel() {}
     public func pause() -> Bool { false }
     public func interrupt() {}

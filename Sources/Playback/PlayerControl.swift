@@ -50,6 +50,10 @@ public enum PlayerEvent: Sendable, Equatable {
     /// The song with this token is now the one heard: playback started (after `play`) or crossed a song
     /// border into the queued song (gapless or cross-faded). `status` elapsed restarts at its start.
     case songStarted(token: UInt64)
+    /// The decoder is about to start the song with this token (after `play` or a seek into another song): the
+    /// moment to queue the song after it (mpd's `OnPlayerSync`), so the decoder knows it before the current
+    /// one can end, however fast an output consumes. Comes in the loop turn after the command.
+    case decoderStarting(token: UInt64)
     /// The song with this token played to its end and nothing was queued: the player stopped and closed
     /// its outputs' streams.
     case finished(token: UInt64)

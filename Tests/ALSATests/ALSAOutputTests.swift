@@ -47,7 +47,7 @@ import Testing
         let bytes = samples.withUnsafeBytes { Array($0) }
         try playAll(output, bytes)
         #expect(output.delayFrames >= 0)
-        try output.drain()
+        #expect(try output.drain())
         output.close()
 
         let written = try Data(contentsOf: URL(fileURLWithPath: capture))
@@ -67,13 +67,13 @@ import Testing
         // The file plugin holds back less than a buffer's worth until drained.
         let before = (try? Data(contentsOf: URL(fileURLWithPath: capture)).count) ?? 0
         #expect(before < bytes.count)
-        try output.drain()
+        #expect(try output.drain())
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(bytes))
         #expect(output.delayFrames == 0)
 
         // After a drain the device is prepared again for the next song.
         try playAll(output, bytes)
-        try output.drain()
+        #expect(try output.drain())
         output.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(bytes + bytes))
         #expect(output.delayFrames == 0)
@@ -156,7 +156,7 @@ import Testing
         #expect(waited < .milliseconds(900))
 
         try playAll(output, bytes)
-        try output.drain()
+        #expect(try output.drain())
         output.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(bytes + bytes))
     }
@@ -174,7 +174,7 @@ import Testing
         #expect(consumed == 0)
         // The interrupt is used up: the next call writes.
         try playAll(output, bytes)
-        try output.drain()
+        #expect(try output.drain())
         output.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(bytes))
     }

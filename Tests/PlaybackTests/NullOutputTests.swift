@@ -26,6 +26,26 @@ import Testing
         #expect(output.delayFrames > 0 && output.delayFrames <= 1024)
     }
 
+    @Test func interruptedDrainKeepsWhatIsNotHeardYet() throws {
+        let output = NullOutput()
+        _ = try output.open(self.format)
+        let half = [UInt8](repeating: 0, count: 22050 * 4)
+        #expect(try half.withUnsafeBytes { try output.play($0) } == half.count)
+        let interrupter = Thread {
+            usleep(50_000)
+            output.interrupt()
+        }
+        interrupter.start()
+        let start = Date()
+        #expect(try output.drain() == false)
+        #expect(Date().timeIntervalSince(start) < 0.4)
+        // Still sounding: the caller decides whether to wait for the rest or drop it.
+        #expect(output.delayFrames > 4410)
+        #expect(try output.drain())
+        #expect(Date().timeIntervalSince(start) > 0.4)
+        #expect(output.delayFrames == 0)
+    }
+
     @Test func withoutSyncItTakesEverythingAtOnce() throws {
         let output = try NullOutputPlugin().makeOutput(
             OutputConfiguration(name: "n", type: "null", parameters: ["sync": "no"]))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Foundation
 import Model
+import Network
 import Playback
 import Testing
 
@@ -18,6 +20,25 @@ import Testing
         #expect(samples.count == 17_001)
         #expect(isRamp(samples, from: 0, count: 17_001))
         #expect(harness.withPlayer { $0.snapshot.state } == .stop)
+    }
+
+    @Test func nextSongIsAskedForBeforeDecodingSoABusyLoopCannotMakeAGap() throws {
+        // An output that plays as fast as the decoder: both songs are through long before a busy loop could
+        // react to `songStarted`. The player asks for the next song before the decoder starts.
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.sync { $0.nextSong = { token in token == 1 ? fakeSong(2, base: 20_000, frames: 20_000) : nil } }
+        let loop = harness.loop
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0)
+            // Busy in the turn after the decoder started.
+            loop.execute { usleep(300_000) }
+        }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
+        #expect(capture.opens.count == 1)
+        let gapless = isRamp(capture.samples16(), from: 0, count: 40_000)
+        #expect(gapless)
     }
 
     @Test func songQueuedAfterTheDecoderFinishedIsStillGapless() throws {

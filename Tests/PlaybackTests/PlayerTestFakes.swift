@@ -136,7 +136,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     }
 
     var delayFrames: Int { self.paced.delayFrames }
-    func drain() throws(OutputError) { try self.paced.drain() }
+    func drain() throws(OutputError) -> Bool { try self.paced.drain() }
     func cancel() {
         self.paced.cancel()
         self.state.withLock { $0.cancels.append($0.bytes.count) }
@@ -150,6 +150,9 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     let loop: EventLoop
     private var player: Player!
     private let events = Mutex<[PlayerEvent]>([])
+    /// What the harness queues when the player asks for the song after the one with this token
+    /// (`decoderStarting`, which `received` leaves out). Loop thread.
+    var nextSong: (UInt64) -> PlayableSong? = { _ in nil }
     private let thread: Thread
 
     init(
@@ -174,7 +177,15 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                 loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
                 logger: .discarding)
-            harness.player.onEvent = { [weak harness] event in harness?.events.withLock { $0.append(event) } }
+            harness.player.onEvent = { [weak harness] event in
+                guard let harness else { return }
+                if case .decoderStarting(let token) = event {
+                    // As the playlist: the song after this one, if the test has one.
+                    if let next = harness.nextSong(token) { harness.player.queue(next) }
+                    return
+                }
+                harness.events.withLock { $0.append(event) }
+            }
         }
     }
 

@@ -72,6 +72,29 @@ final class PlaylistFixture {
         #expect(f.playingURI == "s0")
     }
 
+    @Test func theNextSongIsQueuedWhenTheDecoderStartsBeforeAnyAudioIsHeard() throws {
+        let f = try PlaylistFixture(songs: 3)
+        try f.playlist.play(position: 1)
+        #expect(f.queuedURI == nil)
+        f.player.decoderStarts()
+        #expect(f.queuedURI == "s2")
+        // The song's start then changes nothing more.
+        f.player.clearCalls()
+        f.player.start()
+        #expect(f.player.calls.isEmpty)
+        #expect(f.queuedURI == "s2")
+        f.player.endOfSong()
+        #expect(f.currentURI == "s2")
+        // A stale token (a song replaced before its decoder started) queues nothing.
+        try f.playlist.play(position: 1)
+        let stale = f.player.currentSong!.token
+        try f.playlist.play(position: 0)
+        f.player.onEvent(.decoderStarting(token: stale))
+        #expect(f.queuedURI == nil)
+        f.player.decoderStarts()
+        #expect(f.queuedURI == "s1")
+    }
+
     @Test func eachHandOverHasItsOwnToken() throws {
         let f = try PlaylistFixture(songs: 1)
         f.playlist.setRepeat(true)

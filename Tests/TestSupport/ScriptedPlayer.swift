@@ -125,6 +125,12 @@ public final class ScriptedPlayer: PlayerControl {
 
     // MARK: - Scripted events
 
+    /// The decoder is about to start the current song: `decoderStarting`.
+    public func decoderStarts() {
+        guard let song = self.currentSong else { return }
+        self.onEvent(.decoderStarting(token: song.token))
+    }
+
     /// The current song's audio reached the outputs: `songStarted`.
     public func start() {
         guard let song = self.currentSong else { return }

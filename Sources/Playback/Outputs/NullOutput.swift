@@ -36,14 +36,16 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
 
     public var delayFrames: Int { self.sync ? self.timer.delayFrames : 0 }
 
-    public func drain() throws(OutputError) {
-        guard self.sync else { return }
-        while self.timer.delayNanoseconds() > 0, !self.interrupted.load(ordering: .acquiring) {
+    public func drain() throws(OutputError) -> Bool {
+        guard self.sync else { return true }
+        while self.timer.delayNanoseconds() > 0 {
+            if self.interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
             self.wakeup.wait(
                 unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.timer.delayNanoseconds())
         }
         self.interrupted.store(false, ordering: .releasing)
         self.timer.reset()
+        return true
     }
 
     public func cancel() { self.timer.reset() }

@@ -279,10 +279,12 @@ public final class Player: PlayerControl {
         self.shared.clearFadePlans()
         self.decoder.forgetNewestSong()
         self.decoder.setQueued(nil)
-        // The decoder starts once this loop turn is over, so a `queue` right after `play` (as the playlist does)
-        // is known before the song can end.
+        // The decoder starts once this loop turn is over, after asking the playlist for the next song, so the
+        // queued song is known before the current one can end.
         let generation = self.generation
         LoopBound(self, loop: self.loop).execute { player in
+            guard player.generation == generation, !player.isShutDown else { return }
+            player.onEvent(.decoderStarting(token: song.token))
             guard player.generation == generation, !player.isShutDown else { return }
             player.decoder.setQueued(player.queuedSong)
             player.decoder.send(.start(.init(song: song, seconds: seconds, generation: generation, start: start)))

@@ -299,6 +299,19 @@ final class PlayerOutputThread: @unchecked Sendable {
         return self.remainingOffset >= self.remaining.count
     }
 
+    /// Waits until the device played everything written. Returns `false` when a request interrupted the wait
+    /// or the device failed: the thread applies the request and comes back here, unless the request drops the
+    /// stream (stop, seek, disable), so an unrelated request (a hold while the loop swaps the queued song)
+    /// loses no sound at the end of the queue.
+    private func drainDevice() -> Bool {
+        do throws(OutputError) {
+            return try self.device.drain()
+        } catch {
+            self.fail(error)
+            return false
+        }
+    }
+
     private func closeStream() {
         guard self.streamOpen else { return }
         self.device.close()
@@ -369,7 +382,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             if self.streamOpen {
                 // A new format between songs: play out the old one, then reopen.
                 guard self.playResamplerTail() else { return }
-                do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+                guard self.drainDevice() else { return }
                 self.closeStream()
             }
             guard self.openStream(header.format) else { return }
@@ -559,7 +572,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.chunk.songFrame = 0
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
         self.remainingOffset = 0
-        do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+        guard self.drainDevice() else { return }
         self.publishPosition()
         if self.shared.announcedToken.exchange(header.token, ordering: .acquiringAndReleasing) != header.token {
             self.post(.songStarted(token: header.token, generation: header.generation))
@@ -589,7 +602,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
         if self.streamOpen {
             guard self.playResamplerTail() else { return }
-            do throws(OutputError) { try self.device.drain() } catch { self.fail(error); return }
+            guard self.drainDevice() else { return }
             self.closeStream()
         }
         self.ended = true

@@ -202,6 +202,9 @@ public final class Playlist {
                 return
             }
             if self.queued < 0 { self.updateQueuedSong(previous: nil) }
+        case .decoderStarting(let token):
+            guard self.playing, token == self.currentToken, self.queued < 0 else { return }
+            self.updateQueuedSong(previous: nil)
         case .finished(let token):
             self.emit(.player)
             guard self.playing, token == self.currentToken else { return }
