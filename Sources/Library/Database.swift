@@ -27,6 +27,17 @@ public final class Database: Sendable {
         public let songs: Range<Int32>
         /// Playlist files here, in the order they were found.
         public let playlists: [TreePlaylist]
+        /// Inode and device, to recognise symlink loops in the next update.
+        public let inode: UInt64
+        /// Device number.
+        public let device: UInt64
+
+        /// The same directory with `children`.
+        func with(children: [Int32]) -> Directory {
+            Directory(
+                path: self.path, modificationTime: self.modificationTime, parent: self.parent, children: children,
+                songs: self.songs, playlists: self.playlists, inode: self.inode, device: self.device)
+        }
     }
 
     /// A song of the database.
@@ -49,38 +60,37 @@ public final class Database: Sendable {
     public let songs: [Song]
     /// When the last update that produced this snapshot finished, seconds since the epoch.
     public let updateTime: Int64
-    /// The tree this snapshot was built from, for the next update job to start from.
-    public let tree: TreeDirectory
 
-    private let directoryByPath: [String: Int32]
-    private let songByURI: [String: Int32]
-    /// For each tag type, each value and the songs carrying it (ascending song indices).
-    private let postings: [[String: [Int32]]]
-    /// Tag columns built on first use (a lookup needs them only for the types clients list and count).
+    // Lookup tables, each built on first use: a snapshot loaded at startup answers its first client
+    // without building any, and most clients need only a few.
+    private let directoryByPath = Mutex<[String: Int32]?>(nil)
+    private let songByURI = Mutex<[String: Int32]?>(nil)
+    /// For each tag type, each value and the songs carrying it.
+    private let postings = Mutex<[Postings?]>(Array(repeating: nil, count: TagType.allCases.count))
+    /// Tag columns (a lookup needs them only for the types clients list and count).
     private let columns = Mutex<[TagColumn?]>(Array(repeating: nil, count: TagType.allCases.count))
+    private let cachedStatistics = Mutex<Statistics?>(nil)
 
     /// An empty database (no music directory scanned yet).
     public convenience init() {
         self.init(tree: TreeDirectory(name: ""), updateTime: 0)
     }
 
-    /// Builds a snapshot from an update job's tree.
-    public init(tree: TreeDirectory, updateTime: Int64) {
+    /// Builds a snapshot from an update job's tree, ordering songs and directories as `mpd` does.
+    public convenience init(tree: TreeDirectory, updateTime: Int64) {
         var directories: [Directory] = []
         var songs: [Song] = []
-        var directoryByPath: [String: Int32] = [:]
-        var songByURI: [String: Int32] = [:]
 
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
             let index = Int32(directories.count)
             directories.append(
-                Directory(path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: []))
-            directoryByPath[path] = index
+                Directory(
+                    path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: [],
+                    inode: 0, device: 0))
             let songStart = Int32(songs.count)
             for song in Self.sortedSongs(node.songs.values) {
                 let uri = path.isEmpty ? song.name : path + "/" + song.name
-                songByURI[uri] = Int32(songs.count)
                 songs.append(
                     Song(
                         uri: uri, directory: index, modificationTime: song.modificationTime, size: song.size,
@@ -95,49 +105,98 @@ public final class Database: Sendable {
             }
             directories[Int(index)] = Directory(
                 path: path, modificationTime: node.modificationTime, parent: parent, children: children,
-                songs: songRange, playlists: node.playlists)
+                songs: songRange, playlists: node.playlists, inode: node.inode, device: node.device)
             return index
         }
         _ = add(tree, path: "", parent: -1)
+        self.init(directories: directories, songs: songs, updateTime: updateTime)
+    }
 
-        var postings = [[String: [Int32]]](repeating: [:], count: TagType.allCases.count)
-        for (index, song) in songs.enumerated() {
-            let index = Int32(index)
-            for item in song.info.tags {
-                // A song with the same value twice (multi-valued duplicates) is listed once.
-                if postings[item.type.rawValue][item.value]?.last == index { continue }
-                postings[item.type.rawValue][item.value, default: []].append(index)
-            }
-        }
-
+    /// A snapshot from parts already in walk order (the database file stores them so).
+    init(directories: [Directory], songs: [Song], updateTime: Int64) {
         self.directories = directories
         self.songs = songs
-        self.directoryByPath = directoryByPath
-        self.songByURI = songByURI
-        self.postings = postings
         self.updateTime = updateTime
-        let milliseconds = songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
-        // Distinct by bytes, as mpd counts: the postings' `String` keys merge canonically equivalent values.
-        func distinct(_ type: TagType) -> Int {
-            Set(songs.lazy.flatMap { $0.info.tags.lazy.filter { $0.type == type }.map { ByteString($0.value) } }).count
+    }
+
+    /// The tree this snapshot was built from, for the next update job to start from. Built on each call
+    /// (an update job calls it once, off the loop).
+    public var tree: TreeDirectory {
+        var nodes = self.directories.map { directory in
+            var node = TreeDirectory(name: Self.lastComponent(of: directory.path))
+            node.modificationTime = directory.modificationTime
+            node.inode = directory.inode
+            node.device = directory.device
+            node.playlists = directory.playlists
+            node.songs.reserveCapacity(directory.songs.count)
+            for index in directory.songs {
+                let song = self.songs[Int(index)]
+                let name = self.name(of: song)
+                node.songs[name] = TreeSong(
+                    name: name, modificationTime: song.modificationTime, size: song.size, info: song.info)
+            }
+            return node
         }
-        self.statistics = (distinct(.artist), distinct(.album), songs.count, milliseconds / 1000)
-        self.tree = tree
+        // Children have higher indices than their parent: fold them in from the last.
+        for index in nodes.indices.dropFirst().reversed() {
+            let node = nodes[index]
+            nodes[index] = TreeDirectory(name: "")
+            nodes[Int(self.directories[index].parent)].children[node.name] = node
+        }
+        return nodes.first ?? TreeDirectory(name: "")
+    }
+
+    /// The file name of `song` in its directory.
+    func name(of song: Song) -> String {
+        let directory = self.directories[Int(song.directory)].path
+        if directory.isEmpty { return song.uri }
+        return String(decoding: song.uri.utf8.dropFirst(directory.utf8.count + 1), as: UTF8.self)
+    }
+
+    /// The last component of a relative path ("" for the root).
+    static func lastComponent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     // MARK: - Lookups
 
     /// The directory at `path` ("" for the root).
-    public func directory(at path: String) -> Int32? { self.directoryByPath[path] }
+    public func directory(at path: String) -> Int32? {
+        Self.cached(self.directoryByPath) {
+            Dictionary(self.directories.enumerated().map { ($1.path, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+        }[path]
+    }
 
     /// The song at `uri`.
-    public func song(at uri: String) -> Int32? { self.songByURI[uri] }
+    public func song(at uri: String) -> Int32? {
+        Self.cached(self.songByURI) {
+            Dictionary(self.songs.enumerated().map { ($1.uri, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+        }[uri]
+    }
+
+    /// The value in `cache`, made and stored on first use.
+    private static func cached<Value: Sendable>(_ cache: borrowing Mutex<Value?>, _ make: () -> Value) -> Value {
+        if let value = cache.withLock({ $0 }) { return value }
+        let value = make()
+        cache.withLock { $0 = value }
+        return value
+    }
 
     /// The songs carrying `value` for `type` (exact, case-sensitive), in walk order.
-    public func songs(with type: TagType, value: String) -> [Int32] { self.postings[type.rawValue][value] ?? [] }
+    public func songs(with type: TagType, value: String) -> [Int32] {
+        self.postings(type).songs(with: value)
+    }
 
     /// The distinct values of `type`.
-    public func values(of type: TagType) -> Dictionary<String, [Int32]>.Keys { self.postings[type.rawValue].keys }
+    public func values(of type: TagType) -> Dictionary<String, Int32>.Keys { self.postings(type).numbers.keys }
+
+    private func postings(_ type: TagType) -> Postings {
+        if let postings = self.postings.withLock({ $0[type.rawValue] }) { return postings }
+        let postings = Postings(type, songs: self.songs)
+        self.postings.withLock { $0[type.rawValue] = postings }
+        return postings
+    }
 
     /// `type` resolved with fallbacks for every song: values in byte order and each song's value numbers.
     /// Built once per snapshot, on first use.
@@ -168,9 +227,26 @@ public final class Database: Sendable {
 
     // MARK: - Statistics
 
+    /// `stats`' database figures.
+    public typealias Statistics = (artists: Int, albums: Int, songs: Int, playTimeSeconds: UInt64)
+
     /// `stats`' database figures: distinct artists and albums, songs, total play time in seconds (the sum
-    /// of the songs' durations, truncated), worked out once per snapshot.
-    public let statistics: (artists: Int, albums: Int, songs: Int, playTimeSeconds: UInt64)
+    /// of the songs' durations, truncated), worked out once per snapshot, on first use.
+    public var statistics: Statistics {
+        Self.cached(self.cachedStatistics) {
+            let milliseconds = self.songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
+            // Distinct by bytes, as mpd counts: `String` equality merges canonically equivalent values.
+            var artists = Set<ByteString>()
+            var albums = Set<ByteString>()
+            for song in self.songs {
+                for item in song.info.tags {
+                    if item.type == .artist { artists.insert(ByteString(item.value)) }
+                    if item.type == .album { albums.insert(ByteString(item.value)) }
+                }
+            }
+            return (artists.count, albums.count, self.songs.count, milliseconds / 1000)
+        }
+    }
 
     // MARK: - Ordering
 
@@ -222,5 +298,56 @@ public final class Database: Sendable {
     public static func leadingInteger(_ text: String?) -> Int {
         guard let text else { return 0 }
         return Int(CNumbers.strtol(text.utf8, from: 0).value)
+    }
+}
+
+/// One tag type's values and, for each, the songs carrying it (ascending song indices, each once), in
+/// three flat arrays instead of an array per value.
+struct Postings: Sendable {
+    /// Each value's number.
+    let numbers: [String: Int32]
+    /// `songs[offsets[n]..<offsets[n + 1]]` carry value number `n`.
+    private let offsets: [Int32]
+    private let songs: [Int32]
+
+    init(_ type: TagType, songs: [Database.Song]) {
+        var numbers: [String: Int32] = [:]
+        var lastSong: [Int32] = []
+        var pairs: [(value: Int32, song: Int32)] = []
+        for (index, song) in songs.enumerated() {
+            let index = Int32(index)
+            for item in song.info.tags where item.type == type {
+                let number: Int32
+                if let known = numbers[item.value] {
+                    number = known
+                } else {
+                    number = Int32(lastSong.count)
+                    numbers[item.value] = number
+                    lastSong.append(-1)
+                }
+                // A song with the same value twice (multi-valued duplicates) is listed once.
+                if lastSong[Int(number)] == index { continue }
+                lastSong[Int(number)] = index
+                pairs.append((number, index))
+            }
+        }
+        var offsets = [Int32](repeating: 0, count: lastSong.count + 1)
+        for pair in pairs { offsets[Int(pair.value) + 1] += 1 }
+        for index in offsets.indices.dropFirst() { offsets[index] += offsets[index - 1] }
+        var next = offsets
+        var list = [Int32](repeating: 0, count: pairs.count)
+        for pair in pairs {
+            list[Int(next[Int(pair.value)])] = pair.song
+            next[Int(pair.value)] += 1
+        }
+        self.numbers = numbers
+        self.offsets = offsets
+        self.songs = list
+    }
+
+    /// The songs carrying `value`.
+    func songs(with value: String) -> [Int32] {
+        guard let number = self.numbers[value] else { return [] }
+        return Array(self.songs[Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])])
     }
 }

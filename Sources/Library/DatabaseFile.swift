@@ -1,268 +1,361 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
-import Glibc
 import Model
 import Posix
 
-/// The database file (`db_file`): the update tree in a versioned line format, written atomically.
+/// The database file (`db_file`): a `Database` snapshot in a versioned binary format, written atomically.
+///
+/// The first line is text, `fermata-db <version>`, so any other version is recognised and rejected. Then,
+/// little-endian: a 64-bit checksum of everything after it, and the body, whose integers are LEB128
+/// varints (signed ones zigzag-encoded) and whose strings are a varint length and the bytes:
 ///
 /// ```
-/// fermata-db 1
-/// updated <unix time>
-/// tags <TagName>,<TagName>,…        the metadata_to_use set it was scanned with
-/// D <mtime> <inode> <device> <depth> <name>
-/// S <mtime> <size> <ms|-> <format|-> <picture 0|1> <name>
-/// T <tag index in the tags line> <value>
-/// G <track gain|-> <track peak|-> <album gain|-> <album peak|->
-/// P <mtime> <name>                  a playlist file in the directory
+/// updated <time>
+/// tags: count, names           the metadata_to_use set it was scanned with
+/// values: count, strings       every distinct tag value, once (by bytes)
+/// directories: count   songs: count
+/// per directory, in walk order (the snapshot's numbering):
+///   parent + 1 (0 for the root), name (raw bytes), mtime, inode, device
+///   playlists: count, then name, mtime each
+///   songs: count, then each in the snapshot's order:
+///     name (raw bytes), mtime, size, duration ms + 1 (0: unknown), sample rate + 1 (0: no format)
+///     [sample format byte, channels], flags (bit 0: picture; bits 1–4: which ReplayGain values follow)
+///     [ReplayGain doubles], tags: count, then (position in the tags list, value number) each
 /// ```
-/// Directories come in pre-order with their depth; songs and their `T`/`G` lines follow their
-/// directory. Values never hold newlines (the scanner drops such names and values). A file that is
-/// missing, from another version, scanned with another tag set, or damaged loads as `nil`: the caller
-/// then scans everything, and nothing crashes.
+///
+/// The snapshot's order (`mpd`'s collated walk) is stored, so loading builds the snapshot directly and
+/// sorts nothing. A file that is missing, from another version, scanned with another tag set, or damaged
+/// (the checksum, a bound, or a count does not hold) loads as `nil`: the caller then scans everything, and
+/// nothing crashes.
 public enum DatabaseFile {
     /// The format version written in the first line.
-    public static let version = 1
+    public static let version = 2
 
-    /// Writes `tree` to `path` atomically: a temporary file, `fsync`, `rename`.
+    private static var header: [UInt8] { Array("fermata-db \(Self.version)\n".utf8) }
+
+    /// Writes `database` to `path` atomically: a temporary file, `fsync`, `rename`.
     ///
     /// - Throws: an I/O error; the previous file is then left as it was.
-    public static func save(_ tree: TreeDirectory, updateTime: Int64, tags: TagMask, to path: String) throws {
-        var out = [UInt8]()
-        out.reserveCapacity(1 << 20)
-        func line(_ text: String) {
-            out.append(contentsOf: RawText.encode(text))
-            out.append(10)
-        }
+    public static func save(_ database: Database, tags: TagMask, to path: String) throws {
+        let body = Self.encode(database, tags: tags)
+        var out = Self.header
+        out.reserveCapacity(out.count + 8 + body.count)
+        Writer.appendFixed(Self.checksum(body), to: &out)
+        out.append(contentsOf: body)
+        try AtomicFile.write(out, toPath: path)
+    }
+
+    /// Loads a snapshot saved by `save`, or `nil` when the file is missing, old, scanned with other tags,
+    /// or damaged.
+    public static func load(from path: String, tags: TagMask) -> Database? {
+        guard let data = try? readFile(atPath: path) else { return nil }
+        return Self.decode(data, tags: tags)
+    }
+
+    /// The snapshot in `data` (a whole file), or `nil`.
+    static func decode(_ data: [UInt8], tags: TagMask) -> Database? {
+        let header = Self.header
+        guard data.count >= header.count + 8, data[0..<header.count].elementsEqual(header) else { return nil }
+        var reader = Reader(bytes: data, position: header.count)
+        guard let stored = try? reader.fixed64() else { return nil }
+        guard stored == Self.checksum(data[(header.count + 8)...]) else { return nil }
+        return try? reader.database(tags: tags)
+    }
+
+    // MARK: - Writing
+
+    private static func encode(_ database: Database, tags: TagMask) -> [UInt8] {
         let tagList = Array(tags)
-        let tagPosition = Dictionary(uniqueKeysWithValues: tagList.enumerated().map { ($1, $0) })
-        line("fermata-db \(Self.version)")
-        line("updated \(updateTime)")
-        line("tags " + tagList.map(\.name).joined(separator: ","))
-        func write(_ directory: TreeDirectory, depth: Int) {
-            line("D \(directory.modificationTime) \(directory.inode) \(directory.device) \(depth) \(directory.name)")
-            for song in directory.songs.values.sorted(by: { $0.name < $1.name }) {
+        var tagPosition = [UInt8](repeating: .max, count: TagType.allCases.count)
+        for (position, type) in tagList.enumerated() { tagPosition[type.rawValue] = UInt8(position) }
+
+        // Each distinct value once, by bytes (Swift's `String` equality would merge canonically equivalent
+        // values that `mpd` keeps apart).
+        var valueNumber: [ByteString: Int] = [:]
+        var values: [String] = []
+        var numbers: [Int] = []
+        for directory in database.directories {
+            for song in directory.songs {
+                for item in database.songs[Int(song)].info.tags where tagPosition[item.type.rawValue] != .max {
+                    let key = ByteString(item.value)
+                    if let known = valueNumber[key] {
+                        numbers.append(known)
+                    } else {
+                        numbers.append(values.count)
+                        valueNumber[key] = values.count
+                        values.append(item.value)
+                    }
+                }
+            }
+        }
+        valueNumber = [:]
+        var out = Writer()
+        out.signed(database.updateTime)
+        out.unsigned(tagList.count)
+        for type in tagList { out.string(Array(type.name.utf8)) }
+        out.unsigned(values.count)
+        for value in values { out.string(Array(value.utf8)) }
+        values = []
+
+        // The value numbers were handed out in the order the songs are written, so they are used up in order.
+        var nextNumber = 0
+        out.unsigned(database.directories.count)
+        out.unsigned(database.songs.count)
+        for directory in database.directories {
+            out.unsigned(Int(directory.parent) + 1)
+            out.string(RawText.encode(Database.lastComponent(of: directory.path)))
+            out.signed(directory.modificationTime)
+            out.unsigned(directory.inode)
+            out.unsigned(directory.device)
+            out.unsigned(directory.playlists.count)
+            for playlist in directory.playlists {
+                out.string(RawText.encode(playlist.name))
+                out.signed(playlist.modificationTime)
+            }
+            out.unsigned(directory.songs.count)
+            for song in directory.songs.map({ database.songs[Int($0)] }) {
                 let info = song.info
-                let duration = info.durationMilliseconds.map(String.init) ?? "-"
-                let format = info.audioFormat.map(Self.encode) ?? "-"
-                line("S \(song.modificationTime) \(song.size) \(duration) \(format) \(info.hasPicture ? 1 : 0) \(song.name)")
-                for item in info.tags {
-                    guard let position = tagPosition[item.type] else { continue }
-                    line("T \(position) \(item.value)")
+                out.string(RawText.encode(database.name(of: song)))
+                out.signed(song.modificationTime)
+                out.signed(song.size)
+                out.unsigned(info.durationMilliseconds.map { $0 &+ 1 } ?? 0)
+                if let format = info.audioFormat {
+                    out.unsigned(format.sampleRate + 1)
+                    out.bytes.append(Self.sampleFormats.firstIndex(of: format.sampleFormat).map(UInt8.init) ?? 0)
+                    out.unsigned(format.channels)
+                } else {
+                    out.unsigned(0)
                 }
                 let gain = info.replayGain
-                if !gain.isEmpty {
-                    let fields = [gain.trackGain, gain.trackPeak, gain.albumGain, gain.albumPeak]
-                    line("G " + fields.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " "))
+                let gains = [gain.trackGain, gain.trackPeak, gain.albumGain, gain.albumPeak]
+                var flags: UInt8 = info.hasPicture ? 1 : 0
+                for (bit, value) in gains.enumerated() where value != nil { flags |= 2 << bit }
+                out.bytes.append(flags)
+                for value in gains { if let value { Writer.appendFixed(value.bitPattern, to: &out.bytes) } }
+                let kept = info.tags.filter { tagPosition[$0.type.rawValue] != .max }
+                out.unsigned(kept.count)
+                for item in kept {
+                    out.bytes.append(tagPosition[item.type.rawValue])
+                    out.unsigned(numbers[nextNumber])
+                    nextNumber += 1
                 }
             }
-            for playlist in directory.playlists { line("P \(playlist.modificationTime) \(playlist.name)") }
-            for name in directory.children.keys.sorted() { write(directory.children[name]!, depth: depth + 1) }
         }
-        write(tree, depth: 0)
+        return out.bytes
+    }
 
-        let temporary = path + ".tmp"
-        let fd = RawText.withFilePath(temporary) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw DatabaseFileError.io("open \(temporary)", errno) }
-        var offset = 0
-        while offset < out.count {
-            let written = out.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                let error = errno
-                close(fd)
-                unlinkPath(temporary)
-                throw DatabaseFileError.io("write \(temporary)", error)
+    /// Sample formats by their number in the file.
+    private static let sampleFormats: [SampleFormat] = [.s8, .s16, .s24, .s32, .float, .dsd]
+
+    /// A 64-bit checksum of `bytes` (word-wise multiply-rotate; catches truncation and bit flips).
+    static func checksum(_ bytes: some Collection<UInt8>) -> UInt64 {
+        let compute = { (buffer: UnsafeRawBufferPointer) -> UInt64 in
+            var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(buffer.count)
+            var offset = 0
+            while offset + 8 <= buffer.count {
+                let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = (hash ^ word) &* 0x0000_0100_0000_01B3
+                hash = (hash << 29) | (hash >> 35)
+                offset += 8
             }
-            offset += written
+            while offset < buffer.count {
+                hash = (hash ^ UInt64(buffer[offset])) &* 0x0000_0100_0000_01B3
+                offset += 1
+            }
+            return hash ^ (hash >> 31)
         }
-        if fsync(fd) != 0 {
-            let error = errno
-            close(fd)
-            unlinkPath(temporary)
-            throw DatabaseFileError.io("fsync \(temporary)", error)
+        if let hash = bytes.withContiguousStorageIfAvailable({ compute(UnsafeRawBufferPointer($0)) }) { return hash }
+        return Array(bytes).withUnsafeBytes(compute)
+    }
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+
+        init() { self.bytes.reserveCapacity(1 << 20) }
+
+        mutating func unsigned(_ value: some BinaryInteger) {
+            var rest = UInt64(truncatingIfNeeded: value)
+            while rest >= 0x80 {
+                self.bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            self.bytes.append(UInt8(rest))
         }
-        close(fd)
-        let renamed = RawText.withFilePath(temporary) { from in RawText.withFilePath(path) { rename(from, $0) } }
-        guard renamed == 0 else {
-            let error = errno
-            unlinkPath(temporary)
-            throw DatabaseFileError.io("rename \(temporary)", error)
+
+        mutating func signed(_ value: Int64) {
+            self.unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+        }
+
+        mutating func string(_ bytes: [UInt8]) {
+            self.unsigned(bytes.count)
+            self.bytes.append(contentsOf: bytes)
+        }
+
+        static func appendFixed(_ value: UInt64, to bytes: inout [UInt8]) {
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
         }
     }
 
-    /// Loads a tree saved by `save`, or `nil` when the file is missing, old, scanned with other tags, or
-    /// damaged. `reason` says which.
-    public static func load(from path: String, tags: TagMask) -> (tree: TreeDirectory, updateTime: Int64)? {
-        guard let data = try? readFile(atPath: path) else { return nil }
-        var parser = Parser(bytes: data)
-        return parser.parse(tags: tags)
-    }
+    // MARK: - Reading
 
-    static func encode(_ format: AudioFormat) -> String {
-        "\(format.sampleRate):\(format.sampleFormat.wireName):\(format.channels)"
-    }
+    /// The file does not hold what it should.
+    private struct Damaged: Error {}
 
-    static func decodeFormat(_ text: Substring) -> AudioFormat? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 3, let rate = Int(parts[0]), let channels = Int(parts[2]) else { return nil }
-        let sample: SampleFormat
-        switch parts[1] {
-        case "8": sample = .s8
-        case "16": sample = .s16
-        case "24": sample = .s24
-        case "32": sample = .s32
-        case "f": sample = .float
-        case "dsd": sample = .dsd
-        default: return nil
-        }
-        return AudioFormat(sampleRate: rate, sampleFormat: sample, channels: channels)
-    }
-
-    private struct Parser {
+    private struct Reader {
         let bytes: [UInt8]
-        var position = 0
+        var position: Int
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        mutating func byte() throws(Damaged) -> UInt8 {
+            guard self.position < self.bytes.count else { throw Damaged() }
+            defer { self.position += 1 }
+            return self.bytes[self.position]
+        }
 
-        mutating func nextLine() -> Substring? {
-            guard self.position < self.bytes.count else { return nil }
+        mutating func unsigned() throws(Damaged) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = try self.byte()
+                guard shift < 64 else { throw Damaged() }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        /// An unsigned varint that must be below `limit`.
+        mutating func count(below limit: Int) throws(Damaged) -> Int {
+            let value = try self.unsigned()
+            guard value < UInt64(limit) else { throw Damaged() }
+            return Int(value)
+        }
+
+        mutating func signed() throws(Damaged) -> Int64 {
+            let raw = try self.unsigned()
+            return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+        }
+
+        mutating func fixed64() throws(Damaged) -> UInt64 {
+            guard self.position + 8 <= self.bytes.count else { throw Damaged() }
+            var value: UInt64 = 0
+            for index in 0..<8 { value |= UInt64(self.bytes[self.position + index]) << (8 * index) }
+            self.position += 8
+            return value
+        }
+
+        mutating func slice() throws(Damaged) -> ArraySlice<UInt8> {
+            let length = try self.unsigned()
+            guard length <= UInt64(self.bytes.count - self.position) else { throw Damaged() }
             let start = self.position
-            while self.position < self.bytes.count && self.bytes[self.position] != 10 { self.position += 1 }
-            let line = RawText.decode(self.bytes[start..<self.position])
-            self.position += 1
-            return Substring(line)
+            self.position += Int(length)
+            return self.bytes[start..<self.position]
         }
 
-        /// Reads a `T <index> <value>` line at the current position.
-        mutating func tagLine() -> (Int, String)? {
-            let count = self.bytes.count
-            var cursor = self.position + 1
-            guard cursor < count, self.bytes[cursor] == UInt8(ascii: " ") else { return nil }
-            cursor += 1
-            var index = 0
-            var digits = 0
-            while cursor < count, self.bytes[cursor] >= 0x30, self.bytes[cursor] <= 0x39, digits < 4 {
-                index = index * 10 + Int(self.bytes[cursor] - 0x30)
-                cursor += 1
-                digits += 1
-            }
-            guard digits > 0, cursor < count, self.bytes[cursor] == UInt8(ascii: " ") else { return nil }
-            let start = cursor + 1
-            var end = start
-            while end < count && self.bytes[end] != 10 { end += 1 }
-            self.position = end + 1
-            return (index, RawText.decode(self.bytes[start..<end]))
-        }
+        /// A string stored as its UTF-8.
+        mutating func string() throws(Damaged) -> String { String(decoding: try self.slice(), as: UTF8.self) }
 
-        /// Splits off `count` space-separated fields; the rest of the line is the last element.
-        static func fields(_ line: Substring, _ count: Int) -> [Substring]? {
-            var result: [Substring] = []
-            var rest = line
-            for _ in 0..<count {
-                guard let space = rest.firstIndex(of: " ") else { return nil }
-                result.append(rest[..<space])
-                rest = rest[rest.index(after: space)...]
-            }
-            result.append(rest)
-            return result
-        }
+        /// A name stored as its raw bytes.
+        mutating func rawName() throws(Damaged) -> String { RawText.decode(try self.slice()) }
 
-        mutating func parse(tags: TagMask) -> (tree: TreeDirectory, updateTime: Int64)? {
-            guard self.nextLine() == "fermata-db \(DatabaseFile.version)" else { return nil }
-            guard let updated = self.nextLine(), updated.hasPrefix("updated "),
-                let updateTime = Int64(updated.dropFirst(8))
-            else { return nil }
-            guard let tagLine = self.nextLine(), tagLine.hasPrefix("tags ") else { return nil }
-            let names = tagLine.dropFirst(5).split(separator: ",")
-            let tagList = names.compactMap { TagType(exactName: $0) }
-            guard tagList.count == names.count, TagMask(tagList) == tags else { return nil }
-
-            // A stack of open directories by depth; each is folded into its parent when it closes.
-            var stack: [TreeDirectory] = []
-            var song: TreeSong?
-            func closeSong() {
-                if let finished = song { stack[stack.count - 1].songs[finished.name] = finished }
-                song = nil
+        mutating func database(tags: TagMask) throws(Damaged) -> Database {
+            let updateTime = try self.signed()
+            let tagCount = try self.count(below: TagType.allCases.count + 1)
+            var tagList: [TagType] = []
+            for _ in 0..<tagCount {
+                guard let type = TagType(exactName: Substring(try self.string())) else { throw Damaged() }
+                tagList.append(type)
             }
-            func close(to depth: Int) {
-                while stack.count > depth {
-                    let child = stack.removeLast()
-                    stack[stack.count - 1].children[child.name] = child
+            guard TagMask(tagList) == tags, Set(tagList).count == tagList.count else { throw Damaged() }
+            // No count can exceed the bytes left: every item takes at least one.
+            let valueCount = try self.count(below: self.bytes.count - self.position + 1)
+            var values: [String] = []
+            values.reserveCapacity(valueCount)
+            for _ in 0..<valueCount { values.append(try self.string()) }
+
+            let directoryCount = try self.count(below: self.bytes.count - self.position + 1)
+            let songCount = try self.count(below: self.bytes.count - self.position + 1)
+            guard directoryCount >= 1 else { throw Damaged() }
+            var directories: [Database.Directory] = []
+            var children: [[Int32]] = []
+            var songs: [Database.Song] = []
+            directories.reserveCapacity(directoryCount)
+            children.reserveCapacity(directoryCount)
+            songs.reserveCapacity(songCount)
+            for index in 0..<directoryCount {
+                let parent = try self.count(below: index + 1) - 1
+                guard (index == 0) == (parent < 0) else { throw Damaged() }
+                let name = try self.rawName()
+                let path = parent < 0 ? name : (parent == 0 ? name : directories[parent].path + "/" + name)
+                guard parent >= 0 ? !name.isEmpty : name.isEmpty else { throw Damaged() }
+                let modificationTime = try self.signed()
+                let inode = try self.unsigned()
+                let device = try self.unsigned()
+                let playlistCount = try self.count(below: self.bytes.count - self.position + 1)
+                var playlists: [TreePlaylist] = []
+                for _ in 0..<playlistCount {
+                    let name = try self.rawName()
+                    playlists.append(TreePlaylist(name: name, modificationTime: try self.signed()))
                 }
-            }
-            while self.position < self.bytes.count {
-                // Tag lines are nearly all of the file: they are parsed from the bytes, and only the
-                // value becomes a string.
-                if self.bytes[self.position] == UInt8(ascii: "T") {
-                    guard song != nil, let (index, value) = self.tagLine(), index < tagList.count else { return nil }
-                    song!.info.tags.append(TagItem(tagList[index], value))
-                    continue
+                let ownSongs = try self.count(below: songCount - songs.count + 1)
+                let first = Int32(songs.count)
+                for _ in 0..<ownSongs {
+                    songs.append(try self.song(in: Int32(index), path: path, tags: tagList, values: values))
                 }
-                guard let line = self.nextLine(), let kind = line.first else { return nil }
-                switch kind {
-                case "D":
-                    guard let f = Self.fields(line, 5), let mtime = Int64(f[1]), let inode = UInt64(f[2]),
-                        let device = UInt64(f[3]), let depth = Int(f[4])
-                    else { return nil }
-                    closeSong()
-                    guard depth == 0 ? stack.isEmpty : (depth <= stack.count && depth >= 1) else { return nil }
-                    if depth > 0 { close(to: depth) }
-                    var directory = TreeDirectory(name: String(f[5]))
-                    directory.modificationTime = mtime
-                    directory.inode = inode
-                    directory.device = device
-                    stack.append(directory)
-                case "S":
-                    guard !stack.isEmpty, let f = Self.fields(line, 6), let mtime = Int64(f[1]), let size = Int64(f[2])
-                    else { return nil }
-                    closeSong()
-                    var info = SongInfo()
-                    if f[3] != "-" {
-                        guard let duration = UInt64(f[3]) else { return nil }
-                        info.durationMilliseconds = duration
-                    }
-                    if f[4] != "-" {
-                        guard let format = DatabaseFile.decodeFormat(f[4]) else { return nil }
-                        info.audioFormat = format
-                    }
-                    info.hasPicture = f[5] == "1"
-                    song = TreeSong(name: String(f[6]), modificationTime: mtime, size: size, info: info)
-                case "T":
-                    guard song != nil, let f = Self.fields(line, 2), let index = Int(f[1]), index < tagList.count
-                    else { return nil }
-                    song!.info.tags.append(TagItem(tagList[index], String(f[2])))
-                case "G":
-                    guard song != nil, let f = Self.fields(line, 4) else { return nil }
-                    let values = f[1...4].map { $0 == "-" ? nil : Double($0) }
-                    song!.info.replayGain = ReplayGainInfo(
-                        trackGain: values[0], trackPeak: values[1], albumGain: values[2], albumPeak: values[3])
-                case "P":
-                    guard !stack.isEmpty, let f = Self.fields(line, 2), let mtime = Int64(f[1]) else { return nil }
-                    closeSong()
-                    stack[stack.count - 1].playlists.append(TreePlaylist(name: String(f[2]), modificationTime: mtime))
-                default:
-                    return nil
-                }
+                directories.append(
+                    Database.Directory(
+                        path: path, modificationTime: modificationTime, parent: Int32(parent), children: [],
+                        songs: first..<Int32(songs.count), playlists: playlists, inode: inode, device: device))
+                children.append([])
+                if parent >= 0 { children[parent].append(Int32(index)) }
             }
-            closeSong()
-            guard !stack.isEmpty else { return nil }
-            close(to: 1)
-            return (stack[0], updateTime)
+            guard songs.count == songCount, self.position == self.bytes.count else { throw Damaged() }
+            for index in directories.indices where !children[index].isEmpty {
+                directories[index] = directories[index].with(children: children[index])
+            }
+            return Database(directories: directories, songs: songs, updateTime: updateTime)
         }
-    }
-}
 
-/// Why the database file could not be written.
-public enum DatabaseFileError: Error, CustomStringConvertible {
-    /// A system call failed.
-    case io(String, Int32)
-
-    /// One line.
-    public var description: String {
-        switch self {
-        case .io(let what, let code): "\(what): \(String(cString: strerror(code)))"
+        private mutating func song(
+            in directory: Int32, path: String, tags: [TagType], values: [String]
+        ) throws(Damaged) -> Database.Song {
+            let name = try self.rawName()
+            guard !name.isEmpty else { throw Damaged() }
+            let modificationTime = try self.signed()
+            let size = try self.signed()
+            var info = SongInfo()
+            let duration = try self.unsigned()
+            if duration > 0 { info.durationMilliseconds = duration - 1 }
+            let rate = try self.count(below: Int(Int32.max))
+            if rate > 0 {
+                let sample = Int(try self.byte())
+                guard sample < DatabaseFile.sampleFormats.count else { throw Damaged() }
+                let channels = try self.count(below: Int(Int32.max))
+                info.audioFormat = AudioFormat(
+                    sampleRate: rate - 1, sampleFormat: DatabaseFile.sampleFormats[sample], channels: channels)
+            }
+            let flags = try self.byte()
+            guard flags < 32 else { throw Damaged() }
+            info.hasPicture = flags & 1 != 0
+            if flags > 1 {
+                var gains: [Double?] = []
+                for bit in 0..<4 {
+                    gains.append(flags & (2 << bit) != 0 ? Double(bitPattern: try self.fixed64()) : nil)
+                }
+                info.replayGain = ReplayGainInfo(
+                    trackGain: gains[0], trackPeak: gains[1], albumGain: gains[2], albumPeak: gains[3])
+            }
+            let tagCount = try self.count(below: self.bytes.count - self.position + 1)
+            var items: [TagItem] = []
+            items.reserveCapacity(tagCount)
+            for _ in 0..<tagCount {
+                let position = Int(try self.byte())
+                guard position < tags.count else { throw Damaged() }
+                items.append(TagItem(tags[position], values[try self.count(below: values.count)]))
+            }
+            info.tags = items
+            return Database.Song(
+                uri: path.isEmpty ? name : path + "/" + name, directory: directory, modificationTime: modificationTime,
+                size: size, info: info)
         }
     }
 }

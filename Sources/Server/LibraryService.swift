@@ -62,16 +62,14 @@ final class LibraryService {
     func start() {
         let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile,
-            let (tree, updateTime) = DatabaseFile.load(from: path, tags: self.configuration.metadata)
+            let database = DatabaseFile.load(from: path, tags: self.configuration.metadata)
         {
-            let parsed = MonotonicClock.now()
-            self.database = Database(tree: tree, updateTime: updateTime)
+            self.database = database
             self.server.logger.info(
                 "database loaded",
                 [
-                    "songs": "\(self.database.songs.count)", "file": path,
-                    "parse_ms": "\((parsed - started) / 1_000_000)",
-                    "index_ms": "\((MonotonicClock.now() - parsed) / 1_000_000)",
+                    "songs": "\(database.songs.count)", "file": path,
+                    "load_ms": "\((MonotonicClock.now() - started) / 1_000_000)",
                 ])
         } else {
             if let path = self.configuration.databaseFile, FileManager.default.fileExists(atPath: path) {
@@ -206,24 +204,25 @@ final class LibraryService {
     private func run(uri: String, discard: Bool, id: Int) {
         self.running = true
         self.server.emit(.update)
-        let tree = self.database.tree
+        let current = self.database
         let configuration = self.configuration
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         let thread = Thread {
+            let tree = current.tree
             let result = configuration.updater.update(tree, uri: uri, discard: discard)
             let updateTime = Int64(Date().timeIntervalSince1970)
             // The first scan produces a database even when the music directory is empty.
             let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
             let changed = result.modified || isFirst
-            if let path = configuration.databaseFile, changed {
+            let database = changed ? Database(tree: result.tree, updateTime: updateTime) : nil
+            if let path = configuration.databaseFile, let database {
                 do {
-                    try DatabaseFile.save(result.tree, updateTime: updateTime, tags: configuration.metadata, to: path)
+                    try DatabaseFile.save(database, tags: configuration.metadata, to: path)
                 } catch {
                     logger.error("cannot save the database", ["file": path, "error": "\(error)"])
                 }
             }
-            let database = changed ? Database(tree: result.tree, updateTime: updateTime) : nil
             let modified = result.modified
             bound.execute { service in service.finish(database: database, modified: modified, id: id) }
         }

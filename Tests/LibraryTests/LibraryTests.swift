@@ -2,6 +2,7 @@
 
 import Foundation
 import Model
+import Posix
 import Synchronization
 import Testing
 import TestSupport
@@ -101,7 +102,7 @@ struct DatabaseFileTests {
             TreeDirectory(name: ""), uri: "", discard: false
         ).tree
         let file = music.path + "/db"
-        try DatabaseFile.save(tree, updateTime: 42, tags: .defaultMetadata, to: file)
+        try DatabaseFile.save(Database(tree: tree, updateTime: 42), tags: .defaultMetadata, to: file)
         let loaded = try #require(DatabaseFile.load(from: file, tags: .defaultMetadata))
         #expect(loaded.updateTime == 42)
         #expect(loaded.tree == tree)
@@ -112,8 +113,137 @@ struct DatabaseFileTests {
             try Data(bytes[0..<cut] + [0x51, 10]).write(to: URL(fileURLWithPath: file))
             #expect(DatabaseFile.load(from: file, tags: .defaultMetadata) == nil)
         }
-        bytes = Array("fermata-db 0\n".utf8)
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
-        #expect(DatabaseFile.load(from: file, tags: .defaultMetadata) == nil)
+        for old in ["fermata-db 0\n", "fermata-db 1\nupdated 1\ntags Artist\nD 0 0 0 0 \n"] {
+            bytes = Array(old.utf8)
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            #expect(DatabaseFile.load(from: file, tags: .defaultMetadata) == nil)
+        }
+    }
+
+    /// A tree using every field the file stores.
+    private static func fullTree() -> TreeDirectory {
+        var root = TreeDirectory(name: "")
+        root.modificationTime = 1_700_000_000
+        root.inode = 2
+        root.device = 0xFD01
+        root.playlists = [
+            TreePlaylist(name: "z.m3u", modificationTime: 5), TreePlaylist(name: "a.pls", modificationTime: -3),
+        ]
+        var info = SongInfo(
+            tags: [
+                TagItem(.artist, "B"), TagItem(.title, "T\u{E9}"), TagItem(.artist, "A"), TagItem(.artist, "B"),
+                TagItem(.album, "Al"), TagItem(.track, "2"), TagItem(.artist, "B"),
+            ],
+            durationMilliseconds: 0, audioFormat: AudioFormat(sampleRate: 44100, sampleFormat: .s24, channels: 2),
+            replayGain: ReplayGainInfo(trackGain: -6.5, trackPeak: nil, albumGain: nil, albumPeak: 0.98),
+            hasPicture: true)
+        root.songs["caf\u{10FEE9}.flac"] = TreeSong(
+            name: "caf\u{10FEE9}.flac", modificationTime: -1, size: 1 << 40, info: info)
+        info = SongInfo(
+            tags: [TagItem(.album, "Al"), TagItem(.title, "\u{212A}"), TagItem(.title, "K")],
+            durationMilliseconds: 123_456_789,
+            audioFormat: AudioFormat(sampleRate: 2_822_400, sampleFormat: .dsd, channels: 6))
+        root.songs["b.mp3"] = TreeSong(name: "b.mp3", modificationTime: 0, size: 0, info: info)
+        root.songs["plain.wav"] = TreeSong(name: "plain.wav", modificationTime: 9, size: 44, info: SongInfo())
+        var sub = TreeDirectory(name: "Sub dir")
+        sub.modificationTime = 7
+        sub.inode = UInt64.max
+        sub.device = 1
+        var empty = TreeDirectory(name: "empty")
+        empty.inode = 77
+        sub.children["empty"] = empty
+        sub.songs["x.ogg"] = TreeSong(
+            name: "x.ogg", modificationTime: 3, size: 4,
+            info: SongInfo(
+                tags: [TagItem(.title, "x"), TagItem(.genre, "Jazz")],
+                audioFormat: AudioFormat(sampleRate: 48000, sampleFormat: .float, channels: 1),
+                replayGain: ReplayGainInfo(trackGain: 0, trackPeak: 1, albumGain: -0.0, albumPeak: 2)))
+        root.children["Sub dir"] = sub
+        root.children["a"] = TreeDirectory(name: "a")
+        return root
+    }
+
+    @Test func roundTripKeepsEveryFieldAndTheOrder() throws {
+        let music = try MusicDirectory()
+        let tree = Self.fullTree()
+        let database = Database(tree: tree, updateTime: -5)
+        let file = music.path + "/db"
+        try DatabaseFile.save(database, tags: .all, to: file)
+        let loaded = try #require(DatabaseFile.load(from: file, tags: .all))
+        #expect(loaded.tree == tree)
+        #expect(loaded.updateTime == -5)
+        #expect(loaded.songs.map(\.uri) == database.songs.map(\.uri))
+        #expect(loaded.songs.map(\.info) == database.songs.map(\.info))
+        #expect(loaded.songs.map(\.directory) == database.songs.map(\.directory))
+        #expect(loaded.directories.map(\.path) == database.directories.map(\.path))
+        #expect(loaded.directories.map(\.children) == database.directories.map(\.children))
+        #expect(loaded.directories.map(\.songs) == database.directories.map(\.songs))
+        #expect(loaded.directories.map(\.parent) == database.directories.map(\.parent))
+        #expect(loaded.songs(with: .artist, value: "B") == database.songs(with: .artist, value: "B"))
+        #expect(loaded.statistics == database.statistics)
+        #expect(loaded.song(at: "Sub dir/x.ogg") == database.song(at: "Sub dir/x.ogg"))
+        #expect(loaded.directory(at: "Sub dir/empty") != nil)
+        // Saving what was loaded gives the same bytes.
+        let again = music.path + "/db2"
+        try DatabaseFile.save(loaded, tags: .all, to: again)
+        #expect(try readFile(atPath: again) == readFile(atPath: file))
+        // Tags outside the set are not stored.
+        try DatabaseFile.save(database, tags: TagMask([.title]), to: file)
+        let titles = try #require(DatabaseFile.load(from: file, tags: TagMask([.title])))
+        #expect(titles.songs.map { $0.info.tags } == database.songs.map { $0.info.tags.filter { $0.type == .title } })
+    }
+
+    /// The file `fullTree()` saves to.
+    private static func savedFullTree() throws -> [UInt8] {
+        let music = try MusicDirectory()
+        let file = music.path + "/db"
+        try DatabaseFile.save(Database(tree: Self.fullTree(), updateTime: 1), tags: .all, to: file)
+        return try readFile(atPath: file)
+    }
+
+    @Test func everyTruncationAndBitFlipLoadsAsNil() throws {
+        let bytes = try Self.savedFullTree()
+        #expect(DatabaseFile.decode(bytes, tags: .all) != nil)
+        for cut in 0..<bytes.count {
+            #expect(DatabaseFile.decode(Array(bytes[0..<cut]), tags: .all) == nil)
+        }
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var damaged = bytes
+                damaged[index] ^= 1 << bit
+                #expect(DatabaseFile.decode(damaged, tags: .all) == nil)
+            }
+        }
+    }
+
+    @Test func damageBehindAValidChecksumNeverCrashes() throws {
+        let bytes = try Self.savedFullTree()
+        let header = Array("fermata-db \(DatabaseFile.version)\n".utf8)
+        let body = Array(bytes[(header.count + 8)...])
+        func sealed(_ body: [UInt8]) -> [UInt8] {
+            let sum = DatabaseFile.checksum(body)
+            return header + (0..<8).map { UInt8(truncatingIfNeeded: sum >> (8 * $0)) } + body
+        }
+        #expect(DatabaseFile.decode(sealed(body), tags: .all) != nil)
+        for cut in 0..<body.count { _ = DatabaseFile.decode(sealed(Array(body[0..<cut])), tags: .all) }
+        // A seeded linear congruential generator, so a failure reproduces.
+        var state: UInt64 = 7
+        func random(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<5000 {
+            var damaged = body
+            for _ in 0...random(3) {
+                let index = random(damaged.count)
+                switch random(3) {
+                case 0: damaged[index] ^= UInt8(1 << random(8))
+                case 1: damaged[index] = UInt8(random(256))
+                default: damaged[index] = 0xFF
+                }
+            }
+            // Anything may come back, or nothing; the point is not crashing.
+            if let loaded = DatabaseFile.decode(sealed(damaged), tags: .all) { _ = loaded.tree }
+        }
     }
 }

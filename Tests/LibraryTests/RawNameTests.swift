@@ -55,12 +55,13 @@ struct RawNameTests {
 
         // The database file stores the raw bytes and loads the same name back.
         let file = music.path + "/db"
-        try DatabaseFile.save(tree, updateTime: 7, tags: .defaultMetadata, to: file)
+        try DatabaseFile.save(Database(tree: tree, updateTime: 7), tags: .defaultMetadata, to: file)
         let saved = try readFile(atPath: file)
         #expect(saved.firstRange(of: Self.nameBytes) != nil)
         #expect(saved.firstRange(of: Array(Self.name.utf8)) == nil)
         let loaded = try #require(DatabaseFile.load(from: file, tags: .defaultMetadata))
         #expect(loaded.tree == tree)
+        #expect(loaded.songs.map(\.uri) == database.songs.map(\.uri))
     }
 
     @Test func mpdignorePatternWithALatin1ByteExcludesTheFile() throws {
