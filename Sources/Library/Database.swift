@@ -113,10 +113,11 @@ public final class Database: Sendable {
     }
 
     /// A snapshot from parts already in walk order (the database file stores them so).
-    init(directories: [Directory], songs: [Song], updateTime: Int64) {
+    init(directories: [Directory], songs: [Song], updateTime: Int64, statistics: Statistics? = nil) {
         self.directories = directories
         self.songs = songs
         self.updateTime = updateTime
+        self.cachedStatistics.withLock { $0 = statistics }
     }
 
     /// The tree this snapshot was built from, for the next update job to start from. Built on each call

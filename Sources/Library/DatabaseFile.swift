@@ -48,7 +48,7 @@ public enum DatabaseFile {
     /// Loads a snapshot saved by `save`, or `nil` when the file is missing, old, scanned with other tags,
     /// or damaged.
     public static func load(from path: String, tags: TagMask) -> Database? {
-        guard let data = try? readFile(atPath: path) else { return nil }
+        guard let data = try? readFileRange(atPath: path, offset: 0, count: .max).bytes else { return nil }
         return Self.decode(data, tags: tags)
     }
 
@@ -281,6 +281,9 @@ public enum DatabaseFile {
             directories.reserveCapacity(directoryCount)
             children.reserveCapacity(directoryCount)
             songs.reserveCapacity(songCount)
+            // `stats` counts distinct artists and albums by bytes, as the value table holds them: mark which
+            // values occur as each.
+            var counted = [UInt8](repeating: 0, count: values.count)
             for index in 0..<directoryCount {
                 let parent = try self.count(below: index + 1) - 1
                 guard (index == 0) == (parent < 0) else { throw Damaged() }
@@ -299,7 +302,8 @@ public enum DatabaseFile {
                 let ownSongs = try self.count(below: songCount - songs.count + 1)
                 let first = Int32(songs.count)
                 for _ in 0..<ownSongs {
-                    songs.append(try self.song(in: Int32(index), path: path, tags: tagList, values: values))
+                    songs.append(
+                        try self.song(in: Int32(index), path: path, tags: tagList, values: values, counted: &counted))
                 }
                 directories.append(
                     Database.Directory(
@@ -312,14 +316,18 @@ public enum DatabaseFile {
             for index in directories.indices where !children[index].isEmpty {
                 directories[index] = directories[index].with(children: children[index])
             }
-            return Database(directories: directories, songs: songs, updateTime: updateTime)
+            let milliseconds = songs.reduce(UInt64(0)) { $0 &+ ($1.info.durationMilliseconds ?? 0) }
+            let statistics = (
+                counted.count { $0 & 1 != 0 }, counted.count { $0 & 2 != 0 }, songs.count, milliseconds / 1000
+            )
+            return Database(directories: directories, songs: songs, updateTime: updateTime, statistics: statistics)
         }
 
         private mutating func song(
-            in directory: Int32, path: String, tags: [TagType], values: [String]
+            in directory: Int32, path: String, tags: [TagType], values: [String], counted: inout [UInt8]
         ) throws(Damaged) -> Database.Song {
-            let name = try self.rawName()
-            guard !name.isEmpty else { throw Damaged() }
+            let nameBytes = try self.slice()
+            guard !nameBytes.isEmpty else { throw Damaged() }
             let modificationTime = try self.signed()
             let size = try self.signed()
             var info = SongInfo()
@@ -350,12 +358,35 @@ public enum DatabaseFile {
             for _ in 0..<tagCount {
                 let position = Int(try self.byte())
                 guard position < tags.count else { throw Damaged() }
-                items.append(TagItem(tags[position], values[try self.count(below: values.count)]))
+                let number = try self.count(below: values.count)
+                let type = tags[position]
+                if type == .artist { counted[number] |= 1 } else if type == .album { counted[number] |= 2 }
+                items.append(TagItem(type, values[number]))
             }
             info.tags = items
             return Database.Song(
-                uri: path.isEmpty ? name : path + "/" + name, directory: directory, modificationTime: modificationTime,
+                uri: Self.uri(path: path, name: nameBytes), directory: directory, modificationTime: modificationTime,
                 size: size, info: info)
+        }
+
+        /// `path/name`, built in one piece when the name is ASCII (nearly always).
+        private static func uri(path: String, name: ArraySlice<UInt8>) -> String {
+            guard name.allSatisfy({ $0 < 0x80 }) else {
+                let decoded = RawText.decode(name)
+                return path.isEmpty ? decoded : path + "/" + decoded
+            }
+            var path = path
+            let prefix = path.isEmpty ? 0 : path.utf8.count + 1
+            return path.withUTF8 { pathBytes in
+                String(unsafeUninitializedCapacity: prefix + name.count) { buffer in
+                    if prefix > 0 {
+                        _ = buffer.initialize(fromContentsOf: pathBytes)
+                        buffer[prefix - 1] = UInt8(ascii: "/")
+                    }
+                    _ = buffer[prefix...].initialize(fromContentsOf: name)
+                    return prefix + name.count
+                }
+            }
         }
     }
 }
