@@ -42,3 +42,5 @@ static inline long fermata_peer_uid(int fd) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
     return (long)credentials.uid;
 }
+
+#include <malloc.h>

@@ -44,14 +44,22 @@ public final class Database: Sendable {
     public struct Song: Sendable {
         /// The URI relative to the music directory.
         public let uri: String
-        /// The directory holding it.
-        public let directory: Int32
         /// Modification time, seconds since the epoch.
         public let modificationTime: Int64
         /// Size in bytes.
         public let size: Int64
         /// Tags and audio properties.
         public let info: SongInfo
+        /// The directory holding it (last, where it fits in `info`'s tail padding).
+        public let directory: Int32
+
+        init(uri: String, directory: Int32, modificationTime: Int64, size: Int64, info: SongInfo) {
+            self.uri = uri
+            self.modificationTime = modificationTime
+            self.size = size
+            self.info = info
+            self.directory = directory
+        }
     }
 
     /// Every directory; index 0 is the root.
@@ -80,6 +88,20 @@ public final class Database: Sendable {
     public convenience init(tree: TreeDirectory, updateTime: Int64) {
         var directories: [Directory] = []
         var songs: [Song] = []
+        // One string per distinct tag value, as a loaded snapshot has (values of up to 15 bytes are stored
+        // inline in a `String` and gain nothing).
+        var shared: [ByteString: String] = [:]
+        func interned(_ info: SongInfo) -> SongInfo {
+            var info = info
+            info.tags = info.tags.map { item in
+                guard item.value.utf8.count > 15 else { return item }
+                let key = ByteString(item.value)
+                if let value = shared[key] { return TagItem(item.type, value) }
+                shared[key] = item.value
+                return item
+            }
+            return info
+        }
 
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
@@ -94,7 +116,7 @@ public final class Database: Sendable {
                 songs.append(
                     Song(
                         uri: uri, directory: index, modificationTime: song.modificationTime, size: song.size,
-                        info: song.info))
+                        info: interned(song.info)))
             }
             let songRange = songStart..<Int32(songs.count)
             let childPaths = node.children.keys.map { path.isEmpty ? $0 : path + "/" + $0 }

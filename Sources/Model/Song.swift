@@ -15,15 +15,47 @@ public struct TagItem: Sendable, Hashable {
 }
 
 /// ReplayGain values of a song, kept for playback.
+///
+/// Stored as four doubles and a bit per value that is known (33 bytes instead of four optionals' 64: a
+/// database holds one per song).
 public struct ReplayGainInfo: Sendable, Hashable {
+    private var trackGainValue = 0.0
+    private var trackPeakValue = 0.0
+    private var albumGainValue = 0.0
+    private var albumPeakValue = 0.0
+    private var known: UInt8 = 0
+
     /// Track gain in dB.
-    public var trackGain: Double?
+    public var trackGain: Double? { get { self[0] } set { self[0] = newValue } }
     /// Track peak, linear (1.0 is full scale).
-    public var trackPeak: Double?
+    public var trackPeak: Double? { get { self[1] } set { self[1] = newValue } }
     /// Album gain in dB.
-    public var albumGain: Double?
+    public var albumGain: Double? { get { self[2] } set { self[2] = newValue } }
     /// Album peak, linear.
-    public var albumPeak: Double?
+    public var albumPeak: Double? { get { self[3] } set { self[3] = newValue } }
+
+    private subscript(index: Int) -> Double? {
+        get {
+            guard self.known & (1 << index) != 0 else { return nil }
+            switch index {
+            case 0: return self.trackGainValue
+            case 1: return self.trackPeakValue
+            case 2: return self.albumGainValue
+            default: return self.albumPeakValue
+            }
+        }
+        set {
+            // Unknown values are stored as 0, so equality and hashing compare what is known.
+            let value = newValue ?? 0
+            switch index {
+            case 0: self.trackGainValue = value
+            case 1: self.trackPeakValue = value
+            case 2: self.albumGainValue = value
+            default: self.albumPeakValue = value
+            }
+            if newValue == nil { self.known &= ~(1 << index) } else { self.known |= 1 << index }
+        }
+    }
 
     /// Creates a value with everything unknown.
     public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
@@ -34,9 +66,7 @@ public struct ReplayGainInfo: Sendable, Hashable {
     }
 
     /// Whether nothing is known.
-    public var isEmpty: Bool {
-        self.trackGain == nil && self.trackPeak == nil && self.albumGain == nil && self.albumPeak == nil
-    }
+    public var isEmpty: Bool { self.known == 0 }
 }
 
 /// What a format plugin reads from a file: its tags, length, format and ReplayGain.

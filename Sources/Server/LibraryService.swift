@@ -65,6 +65,7 @@ final class LibraryService {
             let database = DatabaseFile.load(from: path, tags: self.configuration.metadata)
         {
             self.database = database
+            releaseFreeMemory()
             self.server.logger.info(
                 "database loaded",
                 [
@@ -216,6 +217,8 @@ final class LibraryService {
             let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
             let changed = result.modified || isFirst
             let database = changed ? Database(tree: result.tree, updateTime: updateTime) : nil
+            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that map here.
+            _ = database?.song(at: "")
             if let path = configuration.databaseFile, let database {
                 do {
                     try DatabaseFile.save(database, tags: configuration.metadata, to: path)
@@ -236,6 +239,8 @@ final class LibraryService {
             self.database = database
             self.rebuildWatches()
             self.server.databaseChanged(database)
+            // The previous snapshot and the job's tree are gone now.
+            releaseFreeMemory()
         }
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)
