@@ -187,6 +187,10 @@ struct DatabaseFileTests {
         let again = music.path + "/db2"
         try DatabaseFile.save(loaded, tags: .all, to: again)
         #expect(try readFile(atPath: again) == readFile(atPath: file))
+        // An empty database (the first scan of an empty music directory) too.
+        try DatabaseFile.save(Database(), tags: .all, to: again)
+        let empty = try #require(DatabaseFile.load(from: again, tags: .all))
+        #expect(empty.songs.isEmpty && empty.directories.map(\.path) == [""] && empty.tree == TreeDirectory(name: ""))
         // Tags outside the set are not stored.
         try DatabaseFile.save(database, tags: TagMask([.title]), to: file)
         let titles = try #require(DatabaseFile.load(from: file, tags: TagMask([.title])))
