@@ -17,14 +17,12 @@ enum SearchCommands {
     ///
     /// - Throws: `No such directory` (50) for a base that is neither a directory nor a song.
     static func select(_ database: Database, filter: SongFilter) throws(AckError) -> [Int32] {
-        var result: [Int32] = []
         let start: Int32
         if let base = filter.base, !base.isEmpty, base != "/" {
             if let directory = database.directory(at: base) {
                 start = directory
             } else if let song = database.song(at: base), !base.contains("//") {
-                if filter.matches(database.songs[Int(song)]) { result.append(song) }
-                return result
+                return filter.matches(database.songs[Int(song)]) ? [song] : []
             } else {
                 throw AckError(.noExist, "No such directory")
             }
@@ -34,25 +32,37 @@ enum SearchCommands {
         if start == 0 && filter.isEmpty {
             return Array(0..<Int32(database.songs.count))
         }
-        // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
-        // value's songs, in ascending order, which is the walk order (a directory's subtree is one
-        // contiguous run of songs).
-        for item in filter.items {
-            guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
-                !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
-            else { continue }
-            // Still checked: the postings are keyed by Swift strings, which compare canonically equivalent
-            // text as equal (a Kelvin sign and a K), where mpd compares bytes.
-            for index in database.songs(with: type, value: matcher.value)
-            where filter.matches(database.songs[Int(index)]) {
-                result.append(index)
+        let folded = FoldedTables(database, filter: filter)
+        // Songs are matched in place (through the buffer), not copied, unless the filter folds `any`.
+        return database.songs.withUnsafeBufferPointer { songs in
+            func matches(_ index: Int32, _ filter: SongFilter) -> Bool {
+                if folded.foldsAnyTag { return filter.matches(songs[Int(index)]) }
+                return filter.matches(IndexedSong(song: songs.baseAddress! + Int(index), index: index, folded: folded))
+            }
+            // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
+            // value's songs, in ascending order, which is the walk order (a directory's subtree is one
+            // contiguous run of songs).
+            for (position, item) in filter.items.enumerated() {
+                guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+                    !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
+                else { continue }
+                // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
+                // Kelvin sign and a K), where mpd compares bytes: the column's byte-exact value numbers tell.
+                let column = database.column(type)
+                guard let id = column.id(of: matcher.value) else { return [] }
+                var rest = filter.items
+                rest.remove(at: position)
+                let others = SongFilter(rest)
+                return database.songs(with: type, value: matcher.value).filter { index in
+                    column.ids(of: index).contains(id) && (others.isEmpty || matches(index, others))
+                }
+            }
+            var result: [Int32] = []
+            database.walk(from: start, recursive: true) { index in
+                if matches(index, filter) { result.append(index) }
             }
             return result
         }
-        database.walk(from: start, recursive: true) { index in
-            if filter.matches(database.songs[Int(index)]) { result.append(index) }
-        }
-        return result
     }
 
     static func match(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
@@ -129,7 +139,9 @@ enum SearchCommands {
             context.write(raw: "songs: \(songs)\nplaytime: \(milliseconds / 1000)\n")
         }
         guard let group else {
-            let total = songs.reduce(UInt64(0)) { $0 + (database.songs[Int($1)].info.durationMilliseconds ?? 0) }
+            let total = database.songs.withUnsafeBufferPointer { all in
+                songs.reduce(UInt64(0)) { $0 + ((all.baseAddress! + Int($1)).pointee.info.durationMilliseconds ?? 0) }
+            }
             write(songs: songs.count, milliseconds: total)
             return .ok
         }
