@@ -3,45 +3,79 @@
 import Model
 import Synchronization
 
-/// One tag type's values for every song, folded once with `FilterCaseFold` (as `FoldedText`), so that a
-/// case-insensitive filter (`search`, `count` and `list` with `contains`…) folds only its needle instead of
-/// every haystack of every song.
+/// One tag type's values for every song, folded once with `FilterCaseFold`, so that a case-insensitive filter
+/// (`search`, `count` and `list` with `contains`…) folds only its needle instead of every haystack of every song,
+/// and compares it with each distinct value once.
 ///
 /// The values are the song's own values of that type, in stored order, with no fallbacks: a filter resolves
-/// fallbacks itself, and needs to know when a song has no value at all. Byte-identical values are folded once
-/// and share storage. Immutable once built; `Sendable`.
+/// fallbacks itself, and needs to know when a song has no value at all. Byte-identical values are folded and
+/// stored once, as numbered byte strings. Immutable once built; `Sendable`.
 public struct FoldedTagIndex: Sendable {
-    /// `values[offsets[song]..<offsets[song + 1]]` are song `song`'s folded values.
+    /// `ids[offsets[song]..<offsets[song + 1]]` are the numbers of song `song`'s folded values.
     private let offsets: [Int32]
-    private let values: [FoldedText]
+    private let ids: [Int32]
+    /// Folded value `id` is `bytes[starts[id]..<starts[id + 1]]` (UTF-8).
+    private let bytes: [UInt8]
+    private let starts: [Int32]
 
     /// Folds `type`'s values of every song.
     init(_ type: TagType, songs: [Database.Song]) {
         var offsets: [Int32] = [0]
         offsets.reserveCapacity(songs.count + 1)
-        var values: [FoldedText] = []
-        var folded: [ByteString: FoldedText] = [:]
+        var ids: [Int32] = []
+        var bytes: [UInt8] = []
+        var starts: [Int32] = [0]
+        var number: [ByteString: Int32] = [:]
         for song in songs {
             for item in song.info.tags where item.type == type {
                 let key = ByteString(item.value)
-                if let known = folded[key] {
-                    values.append(known)
+                if let id = number[key] {
+                    ids.append(id)
                 } else {
-                    let text = FoldedText(folding: item.value)
-                    folded[key] = text
-                    values.append(text)
+                    let id = Int32(starts.count - 1)
+                    number[key] = id
+                    bytes.append(contentsOf: FilterCaseFold.fold(item.value).utf8)
+                    starts.append(Int32(bytes.count))
+                    ids.append(id)
                 }
             }
-            offsets.append(Int32(values.count))
+            offsets.append(Int32(ids.count))
         }
         self.offsets = offsets
-        self.values = values
+        self.ids = ids
+        self.bytes = bytes
+        self.starts = starts
+    }
+
+    /// The number of distinct values.
+    public var count: Int { self.starts.count - 1 }
+
+    /// The numbers of song `song`'s folded values, in stored order (empty when it has none).
+    @inline(__always)
+    public func ids(of song: Int32) -> ArraySlice<Int32> {
+        self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
+    }
+
+    /// Folded value number `id`.
+    public func value(_ id: Int32) -> FoldedText {
+        let range = Int(self.starts[Int(id)])..<Int(self.starts[Int(id) + 1])
+        return FoldedText(alreadyFolded: String(decoding: self.bytes[range], as: UTF8.self))
     }
 
     /// Song `song`'s folded values, in stored order (empty when it has none).
-    @inline(__always)
-    public func values(of song: Int32) -> ArraySlice<FoldedText> {
-        self.values[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
+    public func values(of song: Int32) -> LazyMapSequence<ArraySlice<Int32>, FoldedText> {
+        self.ids(of: song).lazy.map { self.value($0) }
+    }
+
+    /// `predicate` of every distinct folded value (its UTF-8 bytes), by value number.
+    public func map<T>(_ predicate: (UnsafeBufferPointer<UInt8>) -> T) -> [T] {
+        self.bytes.withUnsafeBufferPointer { bytes in
+            self.starts.withUnsafeBufferPointer { starts in
+                (0..<self.count).map { id in
+                    predicate(UnsafeBufferPointer(rebasing: bytes[Int(starts[id])..<Int(starts[id + 1])]))
+                }
+            }
+        }
     }
 }
 

@@ -32,34 +32,38 @@ enum SearchCommands {
         if start == 0 && filter.isEmpty {
             return Array(0..<Int32(database.songs.count))
         }
-        let folded = FoldedTables(database, filter: filter)
-        // Songs are matched in place (through the buffer), not copied, unless the filter folds `any`.
+        // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
+        // value's songs, in ascending order, which is the walk order (a directory's subtree is one contiguous
+        // run of songs).
+        var candidates: [Int32]?
+        var remaining = filter
+        for (position, item) in filter.items.enumerated() {
+            guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+                !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
+            else { continue }
+            // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
+            // Kelvin sign and a K), where mpd compares bytes: the column's byte-exact value numbers tell.
+            let column = database.column(type)
+            guard let id = column.id(of: matcher.value) else { return [] }
+            candidates = database.songs(with: type, value: matcher.value).filter { column.ids(of: $0).contains(id) }
+            var rest = filter.items
+            rest.remove(at: position)
+            remaining = SongFilter(rest)
+            break
+        }
+        let prepared = PreparedFilter(database, filter: remaining)
+        if let candidates, prepared.isEmpty { return candidates }
+        // Songs are matched in place, through the buffer.
         return database.songs.withUnsafeBufferPointer { songs in
-            func matches(_ index: Int32, _ filter: SongFilter) -> Bool {
-                if folded.foldsAnyTag { return filter.matches(songs[Int(index)]) }
-                return filter.matches(IndexedSong(song: songs.baseAddress! + Int(index), index: index, folded: folded))
-            }
-            // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
-            // value's songs, in ascending order, which is the walk order (a directory's subtree is one
-            // contiguous run of songs).
-            for (position, item) in filter.items.enumerated() {
-                guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
-                    !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
-                else { continue }
-                // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
-                // Kelvin sign and a K), where mpd compares bytes: the column's byte-exact value numbers tell.
-                let column = database.column(type)
-                guard let id = column.id(of: matcher.value) else { return [] }
-                var rest = filter.items
-                rest.remove(at: position)
-                let others = SongFilter(rest)
-                return database.songs(with: type, value: matcher.value).filter { index in
-                    column.ids(of: index).contains(id) && (others.isEmpty || matches(index, others))
-                }
-            }
+            if let candidates { return candidates.filter { prepared.matches($0, in: songs) } }
             var result: [Int32] = []
+            if start == 0 {
+                // The whole walk from the root visits the songs in index order.
+                for index in 0..<Int32(songs.count) where prepared.matches(index, in: songs) { result.append(index) }
+                return result
+            }
             database.walk(from: start, recursive: true) { index in
-                if matches(index, filter) { result.append(index) }
+                if prepared.matches(index, in: songs) { result.append(index) }
             }
             return result
         }
@@ -77,16 +81,18 @@ enum SearchCommands {
         // Streamed: `search any ""` selects the whole library.
         return .stream(
             ReplyStream.chunked(count: selected.count) { range in
+                var reply = ReplyBuffer(capacity: range.count * 512)
                 for index in selected[range] {
                     let song = database.songs[Int(index)]
                     var info = song.info
                     // mpd copies sorted results into "detached" songs, which do not carry the audio
                     // format, so a sorted reply has no Format lines.
                     if sorted { info.audioFormat = nil }
-                    SongPrinter.writeSong(
+                    SongPrinter.appendSong(
                         uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
-                        to: client)
+                        to: &reply)
                 }
+                client.write(bytes: reply.bytes)
             })
     }
 
@@ -147,11 +153,16 @@ enum SearchCommands {
         }
         let column = database.column(group)
         var counts = [(songs: Int, milliseconds: UInt64)](repeating: (0, 0), count: column.values.count)
-        for index in songs {
-            let milliseconds = database.songs[Int(index)].info.durationMilliseconds ?? 0
-            for id in column.ids(of: index) {
-                counts[Int(id)].songs += 1
-                counts[Int(id)].milliseconds += milliseconds
+        database.songs.withUnsafeBufferPointer { all in
+            column.withUnsafeIDs { offsets, ids in
+                for index in songs {
+                    let index = Int(index)
+                    let milliseconds = (all.baseAddress! + index).pointee.info.durationMilliseconds ?? 0
+                    for position in Int(offsets[index])..<Int(offsets[index + 1]) {
+                        counts[Int(ids[position])].songs += 1
+                        counts[Int(ids[position])].milliseconds += milliseconds
+                    }
+                }
             }
         }
         // Value numbers follow byte order, so this is the order mpd's std::map gives.
@@ -207,21 +218,12 @@ enum SearchCommands {
             for index in selected { for id in column.ids(of: index) { used[Int(id)] = true } }
             for (id, value) in column.values.enumerated() where used[id] { reply.line(type.name, value) }
         } else if columns.count == 2 {
-            // The common case (`list album group albumartist`): two numbers packed in one integer.
-            var pairs = Set<UInt64>()
-            for index in selected {
-                for outer in columns[0].ids(of: index) {
-                    for inner in columns[1].ids(of: index) {
-                        pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
-                    }
-                }
-            }
-            var previous = UInt64.max
-            for pair in pairs.sorted() {
-                let outer = pair >> 32
-                if outer != previous >> 32 { reply.line(types[0].name, columns[0].values[Int(outer)]) }
-                reply.line(types[1].name, columns[1].values[Int(pair & 0xFFFF_FFFF)])
-                previous = pair
+            // The common case (`list album group albumartist`).
+            var previous: Int32 = -1
+            for (outer, inner) in Self.distinctPairs(selected, outer: columns[0], inner: columns[1]) {
+                if outer != previous { reply.line(types[0].name, columns[0].values[Int(outer)]) }
+                reply.line(types[1].name, columns[1].values[Int(inner)])
+                previous = outer
             }
         } else {
             var rows = Self.distinctRows(selected, columns)
