@@ -14,23 +14,29 @@ extension SearchCommands {
             inner.withUnsafeIDs { innerOffsets, innerIDs in
                 // starts[o]..<starts[o + 1] will hold the inner numbers seen with outer number o.
                 var starts = [Int](repeating: 0, count: outerCount + 1)
-                for song in songs {
-                    let song = Int(song)
-                    let innerValues = Int(innerOffsets[song + 1] - innerOffsets[song])
-                    for position in Int(outerOffsets[song])..<Int(outerOffsets[song + 1]) {
-                        starts[Int(outerIDs[position]) + 1] += innerValues
+                starts.withUnsafeMutableBufferPointer { starts in
+                    for song in songs {
+                        let song = Int(song)
+                        let innerValues = Int(innerOffsets[song + 1] - innerOffsets[song])
+                        for position in Int(outerOffsets[song])..<Int(outerOffsets[song + 1]) {
+                            starts[Int(outerIDs[position]) + 1] += innerValues
+                        }
                     }
+                    for id in 0..<outerCount { starts[id + 1] += starts[id] }
                 }
-                for id in 0..<outerCount { starts[id + 1] += starts[id] }
                 var fill = starts
                 var buckets = [Int32](repeating: 0, count: starts[outerCount])
-                for song in songs {
-                    let song = Int(song)
-                    for position in Int(outerOffsets[song])..<Int(outerOffsets[song + 1]) {
-                        let id = Int(outerIDs[position])
-                        for innerPosition in Int(innerOffsets[song])..<Int(innerOffsets[song + 1]) {
-                            buckets[fill[id]] = innerIDs[innerPosition]
-                            fill[id] += 1
+                fill.withUnsafeMutableBufferPointer { fill in
+                    buckets.withUnsafeMutableBufferPointer { buckets in
+                        for song in songs {
+                            let song = Int(song)
+                            for position in Int(outerOffsets[song])..<Int(outerOffsets[song + 1]) {
+                                let id = Int(outerIDs[position])
+                                for innerPosition in Int(innerOffsets[song])..<Int(innerOffsets[song + 1]) {
+                                    buckets[fill[id]] = innerIDs[innerPosition]
+                                    fill[id] += 1
+                                }
+                            }
                         }
                     }
                 }

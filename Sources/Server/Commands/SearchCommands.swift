@@ -220,9 +220,10 @@ enum SearchCommands {
         } else if columns.count == 2 {
             // The common case (`list album group albumartist`).
             var previous: Int32 = -1
+            let (outerName, innerName) = (types[0].name, types[1].name)
             for (outer, inner) in Self.distinctPairs(selected, outer: columns[0], inner: columns[1]) {
-                if outer != previous { reply.line(types[0].name, columns[0].values[Int(outer)]) }
-                reply.line(types[1].name, columns[1].values[Int(inner)])
+                if outer != previous { reply.line(outerName, columns[0].values[Int(outer)]) }
+                reply.line(innerName, columns[1].values[Int(inner)])
                 previous = outer
             }
         } else {
