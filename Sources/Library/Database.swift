@@ -58,8 +58,8 @@ public final class Database: Sendable {
     private let postings: [[String: [Int32]]]
     /// Tag columns built on first use (a lookup needs them only for the types clients list and count).
     private let columns = Mutex<[TagColumn?]>(Array(repeating: nil, count: TagType.allCases.count))
-    /// Folded tag values built on first use (see `FoldedTagIndex`).
-    let foldedIndexes = FoldedTagIndexes()
+    /// Query indexes built on first use (see `FoldedTagIndex`).
+    let queryIndexes = QueryIndexes()
 
     /// An empty database (no music directory scanned yet).
     public convenience init() {

@@ -79,35 +79,43 @@ public struct FoldedTagIndex: Sendable {
     }
 }
 
-/// The folded indexes of one snapshot, built on first use per tag type.
-final class FoldedTagIndexes: Sendable {
-    private let indexes = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
+/// The query indexes of one snapshot, each built on first use per tag type.
+final class QueryIndexes: Sendable {
+    private let folded = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
+    private let exact = Mutex<[Bool?]>(Array(repeating: nil, count: TagType.allCases.count))
 
-    func index(_ type: TagType, songs: [Database.Song]) -> FoldedTagIndex {
-        if let index = self.indexes.withLock({ $0[type.rawValue] }) { return index }
+    func folded(_ type: TagType, songs: [Database.Song]) -> FoldedTagIndex {
+        if let index = self.folded.withLock({ $0[type.rawValue] }) { return index }
         let index = FoldedTagIndex(type, songs: songs)
-        self.indexes.withLock { $0[type.rawValue] = index }
+        self.folded.withLock { $0[type.rawValue] = index }
         return index
+    }
+
+    func exact(_ type: TagType, _ compute: () -> Bool) -> Bool {
+        if let exact = self.exact.withLock({ $0[type.rawValue] }) { return exact }
+        let exact = compute()
+        self.exact.withLock { $0[type.rawValue] = exact }
+        return exact
     }
 }
 
 extension Database {
     /// `type`'s values of every song, folded (see `FoldedTagIndex`). Built once per snapshot, on first use.
     public func foldedIndex(_ type: TagType) -> FoldedTagIndex {
-        self.foldedIndexes.index(type, songs: self.songs)
+        self.queryIndexes.folded(type, songs: self.songs)
     }
-}
 
-extension TagColumn {
-    /// The number of the value whose UTF-8 bytes are exactly `value`'s, or `nil` when no song has it.
-    public func id(of value: String) -> Int32? {
-        var low = 0
-        var high = self.values.count
-        while low < high {
-            let middle = (low + high) / 2
-            if self.values[middle].utf8.lexicographicallyPrecedes(value.utf8) { low = middle + 1 } else { high = middle }
+    /// Whether each of `type`'s value lists (`songs(with:value:)`) holds songs with one and the same UTF-8 value:
+    /// the lists are keyed by Swift strings, which merge canonically equivalent values (a Kelvin sign and a K),
+    /// but when the library holds no two such values, there is nothing to merge. Worked out once per snapshot,
+    /// on first use.
+    public func hasByteExactPostings(_ type: TagType) -> Bool {
+        self.queryIndexes.exact(type) {
+            var distinct = Set<ByteString>()
+            for song in self.songs {
+                for item in song.info.tags where item.type == type { distinct.insert(ByteString(item.value)) }
+            }
+            return distinct.count == self.values(of: type).count
         }
-        guard low < self.values.count, self.values[low].utf8.elementsEqual(value.utf8) else { return nil }
-        return Int32(low)
     }
 }

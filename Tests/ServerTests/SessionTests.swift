@@ -209,6 +209,9 @@ struct DatabaseCommandTests {
         #expect(files("find \"(Genre == 'K')\"") == ["a.mp3"])
         #expect(files("find \"(Genre == '\u{212A}')\"") == ["b.mp3"])
         #expect(files("find \"((Genre == 'K') AND (Title == 'ß'))\"") == [])
+        // No two artists are canonically equivalent here, yet a decomposed needle still finds nothing.
+        #expect(files("find \"(Artist == 'caf\u{E9}')\"") == ["c.mp3"])
+        #expect(files("find \"(Artist == 'cafe\u{301}')\"") == [])
         #expect(client.request("count \"(Genre == '\u{212A}')\"") == ["songs: 1", "playtime: 1", "OK"])
         #expect(client.request("count \"(Genre == 'k')\"") == ["songs: 0", "playtime: 0", "OK"])
         #expect(

@@ -42,10 +42,20 @@ enum SearchCommands {
                 !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
             else { continue }
             // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
-            // Kelvin sign and a K), where mpd compares bytes: the column's byte-exact value numbers tell.
-            let column = database.column(type)
-            guard let id = column.id(of: matcher.value) else { return [] }
-            candidates = database.songs(with: type, value: matcher.value).filter { column.ids(of: $0).contains(id) }
+            // Kelvin sign and a K), where mpd compares bytes: candidates are compared (in place), unless every
+            // list holds one value, then one candidate tells for all.
+            candidates = database.songs.withUnsafeBufferPointer { songs in
+                func hasValue(_ index: Int32) -> Bool {
+                    (songs.baseAddress! + Int(index)).pointee.info.tags.contains {
+                        $0.type == type && matcher.matchesIgnoringNegation($0.value)
+                    }
+                }
+                let postings = database.songs(with: type, value: matcher.value)
+                guard database.hasByteExactPostings(type), let first = postings.first else {
+                    return postings.filter(hasValue)
+                }
+                return hasValue(first) ? postings : []
+            }
             var rest = filter.items
             rest.remove(at: position)
             remaining = SongFilter(rest)
