@@ -61,7 +61,7 @@ enum SongPrinter {
     }
 
     /// Appends `iso8601(seconds)`.
-    private static func appendISO8601(_ seconds: Int64, to reply: inout ReplyBuffer) {
+    static func appendISO8601(_ seconds: Int64, to reply: inout ReplyBuffer) {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
