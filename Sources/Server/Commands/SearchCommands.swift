@@ -42,8 +42,9 @@ enum SearchCommands {
                 !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
             else { continue }
             // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
-            // Kelvin sign and a K), where mpd compares bytes: candidates are compared (in place), unless every
-            // list holds one value, then one candidate tells for all.
+            // Kelvin sign and a K), where mpd compares bytes: candidates are compared (in place). A long list
+            // asks whether every list holds one value (worked out once, over the whole library), and then one
+            // candidate tells for all.
             candidates = database.songs.withUnsafeBufferPointer { songs in
                 func hasValue(_ index: Int32) -> Bool {
                     (songs.baseAddress! + Int(index)).pointee.info.tags.contains {
@@ -51,7 +52,7 @@ enum SearchCommands {
                     }
                 }
                 let postings = database.songs(with: type, value: matcher.value)
-                guard database.hasByteExactPostings(type), let first = postings.first else {
+                guard postings.count > 1024, database.hasByteExactPostings(type), let first = postings.first else {
                     return postings.filter(hasValue)
                 }
                 return hasValue(first) ? postings : []
