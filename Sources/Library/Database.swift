@@ -78,6 +78,8 @@ public final class Database: Sendable {
     /// Tag columns (a lookup needs them only for the types clients list and count).
     private let columns = Mutex<[TagColumn?]>(Array(repeating: nil, count: TagType.allCases.count))
     private let cachedStatistics = Mutex<Statistics?>(nil)
+    /// Query indexes built on first use (see `FoldedTagIndex`).
+    let queryIndexes = QueryIndexes()
 
     /// An empty database (no music directory scanned yet).
     public convenience init() {

@@ -44,6 +44,14 @@ public struct TagColumn: Sendable {
     public func ids(of song: Int32) -> ArraySlice<Int32> {
         self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
     }
+
+    /// Calls `body` with the value numbers of every song without slicing per song: song `song`'s are
+    /// `ids[offsets[song]..<offsets[song + 1]]`.
+    public func withUnsafeIDs<Result>(
+        _ body: (_ offsets: UnsafeBufferPointer<Int32>, _ ids: UnsafeBufferPointer<Int32>) -> Result
+    ) -> Result {
+        self.offsets.withUnsafeBufferPointer { offsets in self.ids.withUnsafeBufferPointer { body(offsets, $0) } }
+    }
 }
 
 /// A string compared and hashed by its UTF-8 bytes, as `mpd` compares tag values.

@@ -97,6 +97,19 @@ public struct StringMatcher: Sendable {
         }
     }
 
+    /// The match result for the UTF-8 bytes of an already folded haystack, ignoring `negated`.
+    ///
+    /// - Precondition: `usesFoldedHaystack`.
+    public func matchesIgnoringNegation(foldedBytes haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let needle = self.storage.folded else { preconditionFailure("matcher does not fold case") }
+        return UTF8Bytes.withBytes(needle.folded) { needle in
+            switch self.storage.operation {
+            case .equals: UTF8Bytes.equal(haystack, needle)
+            case .contains, .regex: UTF8Bytes.contains(haystack, needle)
+            }
+        }
+    }
+
     /// `mpd`'s operator spelling: `==`, `!=`, `contains`, `!contains`, `=~`, `!~`.
     public var operatorText: String {
         switch self.operation {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// A reply built as bytes: `key: value` lines appended without string interpolation, for the replies
 /// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).
 struct ReplyBuffer {
@@ -27,7 +29,50 @@ struct ReplyBuffer {
         self.bytes.append(UInt8(ascii: "\n"))
     }
 
-    private mutating func appendDecimal(_ value: UInt64) {
+    /// Appends `key: value\n`, turning `RawText` escapes in `value` back into their raw bytes (as
+    /// `Client.write(_:)` does): for URIs, which may hold file names that are not UTF-8.
+    @inline(__always)
+    mutating func rawLine(_ key: String, _ value: String) {
+        self.bytes.append(contentsOf: key.utf8)
+        self.bytes.append(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: " "))
+        self.append(raw: value)
+        self.bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends `text`'s bytes, `RawText` escapes as their raw byte.
+    @inline(__always)
+    mutating func append(raw text: String) {
+        if RawText.containsEscape(text) {
+            self.bytes.append(contentsOf: RawText.encode(text))
+        } else {
+            self.bytes.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// Appends `key: `, for a value appended piece by piece (then a `\n`).
+    @inline(__always)
+    mutating func key(_ key: String) {
+        self.bytes.append(contentsOf: key.utf8)
+        self.bytes.append(UInt8(ascii: ":"))
+        self.bytes.append(UInt8(ascii: " "))
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    mutating func append(byte: UInt8) { self.bytes.append(byte) }
+
+    /// Appends `value` in decimal, with at least `minimumDigits` digits (zero-padded).
+    mutating func appendDecimal(_ value: UInt64, minimumDigits: Int) {
+        var power: UInt64 = 10
+        for _ in 1..<max(minimumDigits, 1) {
+            if value < power { self.bytes.append(UInt8(ascii: "0")) }
+            power &*= 10
+        }
+        self.appendDecimal(value)
+    }
+
+    mutating func appendDecimal(_ value: UInt64) {
         if value < 10 {
             self.bytes.append(UInt8(truncatingIfNeeded: value) + 0x30)
             return

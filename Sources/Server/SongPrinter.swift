@@ -29,17 +29,55 @@ enum SongPrinter {
         uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
         to client: Client
     ) {
-        var text = "file: \(PlaylistCommands.withoutCredentials(uri))\n"
-        if let range { text += "Range: \(range)\n" }
-        if let modificationTime { text += "Last-Modified: \(Self.iso8601(modificationTime))\n" }
-        if let format = info.audioFormat { text += "Format: \(format)\n" }
-        for item in info.tags where visibleTags.contains(item.type) {
-            text += "\(item.type.name): \(item.value)\n"
+        var reply = ReplyBuffer(capacity: 512)
+        Self.appendSong(
+            uri: uri, range: range, modificationTime: modificationTime, info: info, visibleTags: visibleTags,
+            to: &reply)
+        client.write(bytes: reply.bytes)
+    }
+
+    /// Appends the full song block (see `writeSong(uri:range:modificationTime:info:visibleTags:to:)`) to `reply`.
+    static func appendSong(
+        uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
+        to reply: inout ReplyBuffer
+    ) {
+        reply.rawLine("file", PlaylistCommands.withoutCredentials(uri))
+        if let range { reply.rawLine("Range", range) }
+        if let modificationTime {
+            reply.key("Last-Modified")
+            Self.appendISO8601(modificationTime, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
         }
+        if let format = info.audioFormat { reply.rawLine("Format", format.description) }
+        for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
         if let duration = info.durationMilliseconds {
-            text += "Time: \((duration + 500) / 1000)\nduration: \(Self.seconds3(duration))\n"
+            reply.line("Time", (duration + 500) / 1000)
+            reply.key("duration")
+            reply.appendDecimal(duration / 1000)
+            reply.append(byte: UInt8(ascii: "."))
+            reply.appendDecimal(duration % 1000, minimumDigits: 3)
+            reply.append(byte: UInt8(ascii: "\n"))
         }
-        client.write(text)
+    }
+
+    /// Appends `iso8601(seconds)`.
+    static func appendISO8601(_ seconds: Int64, to reply: inout ReplyBuffer) {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let year = Int64(parts.tm_year) + 1900
+        if year < 0 { reply.append(byte: UInt8(ascii: "-")) }
+        reply.appendDecimal(year.magnitude)
+        func two(_ separator: Unicode.Scalar, _ value: Int32) {
+            reply.append(byte: UInt8(ascii: separator))
+            reply.appendDecimal(UInt64(value), minimumDigits: 2)
+        }
+        two("-", parts.tm_mon + 1)
+        two("-", parts.tm_mday)
+        two("T", parts.tm_hour)
+        two(":", parts.tm_min)
+        two(":", parts.tm_sec)
+        reply.append(byte: UInt8(ascii: "Z"))
     }
 
     /// A database song's full block.

@@ -17,14 +17,12 @@ enum SearchCommands {
     ///
     /// - Throws: `No such directory` (50) for a base that is neither a directory nor a song.
     static func select(_ database: Database, filter: SongFilter) throws(AckError) -> [Int32] {
-        var result: [Int32] = []
         let start: Int32
         if let base = filter.base, !base.isEmpty, base != "/" {
             if let directory = database.directory(at: base) {
                 start = directory
             } else if let song = database.song(at: base), !base.contains("//") {
-                if filter.matches(database.songs[Int(song)]) { result.append(song) }
-                return result
+                return filter.matches(database.songs[Int(song)]) ? [song] : []
             } else {
                 throw AckError(.noExist, "No such directory")
             }
@@ -35,24 +33,51 @@ enum SearchCommands {
             return Array(0..<Int32(database.songs.count))
         }
         // An exact, case-sensitive tag comparison without fallbacks is a lookup: the candidates are that
-        // value's songs, in ascending order, which is the walk order (a directory's subtree is one
-        // contiguous run of songs).
-        for item in filter.items {
+        // value's songs, in ascending order, which is the walk order (a directory's subtree is one contiguous
+        // run of songs).
+        var candidates: [Int32]?
+        var remaining = filter
+        for (position, item) in filter.items.enumerated() {
             guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
                 !matcher.negated, !matcher.value.isEmpty, type.fallbackTags.isEmpty
             else { continue }
-            // Still checked: the postings are keyed by Swift strings, which compare canonically equivalent
-            // text as equal (a Kelvin sign and a K), where mpd compares bytes.
-            for index in database.songs(with: type, value: matcher.value)
-            where filter.matches(database.songs[Int(index)]) {
-                result.append(index)
+            // The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a
+            // Kelvin sign and a K), where mpd compares bytes: candidates are compared (in place). A long list
+            // asks whether every list holds one value (worked out once, over the whole library), and then one
+            // candidate tells for all.
+            candidates = database.songs.withUnsafeBufferPointer { songs in
+                func hasValue(_ index: Int32) -> Bool {
+                    (songs.baseAddress! + Int(index)).pointee.info.tags.contains {
+                        $0.type == type && matcher.matchesIgnoringNegation($0.value)
+                    }
+                }
+                let postings = database.songs(with: type, value: matcher.value)
+                guard postings.count > 1024, database.hasByteExactPostings(type), let first = postings.first else {
+                    return postings.filter(hasValue)
+                }
+                return hasValue(first) ? postings : []
+            }
+            var rest = filter.items
+            rest.remove(at: position)
+            remaining = SongFilter(rest)
+            break
+        }
+        let prepared = PreparedFilter(database, filter: remaining)
+        if let candidates, prepared.isEmpty { return candidates }
+        // Songs are matched in place, through the buffer.
+        return database.songs.withUnsafeBufferPointer { songs in
+            if let candidates { return candidates.filter { prepared.matches($0, in: songs) } }
+            var result: [Int32] = []
+            if start == 0 {
+                // The whole walk from the root visits the songs in index order.
+                for index in 0..<Int32(songs.count) where prepared.matches(index, in: songs) { result.append(index) }
+                return result
+            }
+            database.walk(from: start, recursive: true) { index in
+                if prepared.matches(index, in: songs) { result.append(index) }
             }
             return result
         }
-        database.walk(from: start, recursive: true) { index in
-            if filter.matches(database.songs[Int(index)]) { result.append(index) }
-        }
-        return result
     }
 
     static func match(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
@@ -67,16 +92,18 @@ enum SearchCommands {
         // Streamed: `search any ""` selects the whole library.
         return .stream(
             ReplyStream.chunked(count: selected.count) { range in
+                var reply = ReplyBuffer(capacity: range.count * 512)
                 for index in selected[range] {
                     let song = database.songs[Int(index)]
                     var info = song.info
                     // mpd copies sorted results into "detached" songs, which do not carry the audio
                     // format, so a sorted reply has no Format lines.
                     if sorted { info.audioFormat = nil }
-                    SongPrinter.writeSong(
+                    SongPrinter.appendSong(
                         uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
-                        to: client)
+                        to: &reply)
                 }
+                client.write(bytes: reply.bytes)
             })
     }
 
@@ -129,17 +156,24 @@ enum SearchCommands {
             context.write(raw: "songs: \(songs)\nplaytime: \(milliseconds / 1000)\n")
         }
         guard let group else {
-            let total = songs.reduce(UInt64(0)) { $0 + (database.songs[Int($1)].info.durationMilliseconds ?? 0) }
+            let total = database.songs.withUnsafeBufferPointer { all in
+                songs.reduce(UInt64(0)) { $0 + ((all.baseAddress! + Int($1)).pointee.info.durationMilliseconds ?? 0) }
+            }
             write(songs: songs.count, milliseconds: total)
             return .ok
         }
         let column = database.column(group)
         var counts = [(songs: Int, milliseconds: UInt64)](repeating: (0, 0), count: column.values.count)
-        for index in songs {
-            let milliseconds = database.songs[Int(index)].info.durationMilliseconds ?? 0
-            for id in column.ids(of: index) {
-                counts[Int(id)].songs += 1
-                counts[Int(id)].milliseconds += milliseconds
+        database.songs.withUnsafeBufferPointer { all in
+            column.withUnsafeIDs { offsets, ids in
+                for index in songs {
+                    let index = Int(index)
+                    let milliseconds = (all.baseAddress! + index).pointee.info.durationMilliseconds ?? 0
+                    for position in Int(offsets[index])..<Int(offsets[index + 1]) {
+                        counts[Int(ids[position])].songs += 1
+                        counts[Int(ids[position])].milliseconds += milliseconds
+                    }
+                }
             }
         }
         // Value numbers follow byte order, so this is the order mpd's std::map gives.
@@ -195,21 +229,13 @@ enum SearchCommands {
             for index in selected { for id in column.ids(of: index) { used[Int(id)] = true } }
             for (id, value) in column.values.enumerated() where used[id] { reply.line(type.name, value) }
         } else if columns.count == 2 {
-            // The common case (`list album group albumartist`): two numbers packed in one integer.
-            var pairs = Set<UInt64>()
-            for index in selected {
-                for outer in columns[0].ids(of: index) {
-                    for inner in columns[1].ids(of: index) {
-                        pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner)))
-                    }
-                }
-            }
-            var previous = UInt64.max
-            for pair in pairs.sorted() {
-                let outer = pair >> 32
-                if outer != previous >> 32 { reply.line(types[0].name, columns[0].values[Int(outer)]) }
-                reply.line(types[1].name, columns[1].values[Int(pair & 0xFFFF_FFFF)])
-                previous = pair
+            // The common case (`list album group albumartist`).
+            var previous: Int32 = -1
+            let (outerName, innerName) = (types[0].name, types[1].name)
+            for (outer, inner) in Self.distinctPairs(selected, outer: columns[0], inner: columns[1]) {
+                if outer != previous { reply.line(outerName, columns[0].values[Int(outer)]) }
+                reply.line(innerName, columns[1].values[Int(inner)])
+                previous = outer
             }
         } else {
             var rows = Self.distinctRows(selected, columns)

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Synchronization
+
+/// One tag type's values for every song, folded once with `FilterCaseFold`, so that a case-insensitive filter
+/// (`search`, `count` and `list` with `contains`…) folds only its needle instead of every haystack of every song,
+/// and compares it with each distinct value once.
+///
+/// The values are the song's own values of that type, in stored order, with no fallbacks: a filter resolves
+/// fallbacks itself, and needs to know when a song has no value at all. Byte-identical values are folded and
+/// stored once, as numbered byte strings. Immutable once built; `Sendable`.
+public struct FoldedTagIndex: Sendable {
+    /// `ids[offsets[song]..<offsets[song + 1]]` are the numbers of song `song`'s folded values.
+    private let offsets: [Int32]
+    private let ids: [Int32]
+    /// Folded value `id` is `bytes[starts[id]..<starts[id + 1]]` (UTF-8).
+    private let bytes: [UInt8]
+    private let starts: [Int32]
+
+    /// Folds `type`'s values of every song.
+    init(_ type: TagType, songs: [Database.Song]) {
+        var offsets: [Int32] = [0]
+        offsets.reserveCapacity(songs.count + 1)
+        var ids: [Int32] = []
+        var bytes: [UInt8] = []
+        var starts: [Int32] = [0]
+        var number: [ByteString: Int32] = [:]
+        for song in songs {
+            for item in song.info.tags where item.type == type {
+                let key = ByteString(item.value)
+                if let id = number[key] {
+                    ids.append(id)
+                } else {
+                    let id = Int32(starts.count - 1)
+                    number[key] = id
+                    bytes.append(contentsOf: FilterCaseFold.fold(item.value).utf8)
+                    starts.append(Int32(bytes.count))
+                    ids.append(id)
+                }
+            }
+            offsets.append(Int32(ids.count))
+        }
+        self.offsets = offsets
+        self.ids = ids
+        self.bytes = bytes
+        self.starts = starts
+    }
+
+    /// The number of distinct values.
+    public var count: Int { self.starts.count - 1 }
+
+    /// The numbers of song `song`'s folded values, in stored order (empty when it has none).
+    @inline(__always)
+    public func ids(of song: Int32) -> ArraySlice<Int32> {
+        self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
+    }
+
+    /// Folded value number `id`.
+    public func value(_ id: Int32) -> FoldedText {
+        let range = Int(self.starts[Int(id)])..<Int(self.starts[Int(id) + 1])
+        return FoldedText(alreadyFolded: String(decoding: self.bytes[range], as: UTF8.self))
+    }
+
+    /// Song `song`'s folded values, in stored order (empty when it has none).
+    public func values(of song: Int32) -> LazyMapSequence<ArraySlice<Int32>, FoldedText> {
+        self.ids(of: song).lazy.map { self.value($0) }
+    }
+
+    /// `predicate` of every distinct folded value (its UTF-8 bytes), by value number.
+    public func map<T>(_ predicate: (UnsafeBufferPointer<UInt8>) -> T) -> [T] {
+        self.bytes.withUnsafeBufferPointer { bytes in
+            self.starts.withUnsafeBufferPointer { starts in
+                (0..<self.count).map { id in
+                    predicate(UnsafeBufferPointer(rebasing: bytes[Int(starts[id])..<Int(starts[id + 1])]))
+                }
+            }
+        }
+    }
+}
+
+/// The query indexes of one snapshot, each built on first use per tag type.
+final class QueryIndexes: Sendable {
+    private let folded = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
+    private let exact = Mutex<[Bool?]>(Array(repeating: nil, count: TagType.allCases.count))
+
+    func folded(_ type: TagType, songs: [Database.Song]) -> FoldedTagIndex {
+        if let index = self.folded.withLock({ $0[type.rawValue] }) { return index }
+        let index = FoldedTagIndex(type, songs: songs)
+        self.folded.withLock { $0[type.rawValue] = index }
+        return index
+    }
+
+    func exact(_ type: TagType, _ compute: () -> Bool) -> Bool {
+        if let exact = self.exact.withLock({ $0[type.rawValue] }) { return exact }
+        let exact = compute()
+        self.exact.withLock { $0[type.rawValue] = exact }
+        return exact
+    }
+}
+
+extension Database {
+    /// `type`'s values of every song, folded (see `FoldedTagIndex`). Built once per snapshot, on first use.
+    public func foldedIndex(_ type: TagType) -> FoldedTagIndex {
+        self.queryIndexes.folded(type, songs: self.songs)
+    }
+
+    /// Whether each of `type`'s value lists (`songs(with:value:)`) holds songs with one and the same UTF-8 value:
+    /// the lists are keyed by Swift strings, which merge canonically equivalent values (a Kelvin sign and a K),
+    /// but when the library holds no two such values, there is nothing to merge. Worked out once per snapshot,
+    /// on first use.
+    public func hasByteExactPostings(_ type: TagType) -> Bool {
+        self.queryIndexes.exact(type) {
+            var distinct = Set<ByteString>()
+            for song in self.songs {
+                for item in song.info.tags where item.type == type { distinct.insert(ByteString(item.value)) }
+            }
+            return distinct.count == self.values(of: type).count
+        }
+    }
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Testing
+
+@testable import Server
+
+/// Song blocks built as bytes say what the string-built replies say.
+struct ReplyBufferTests {
+    @Test(arguments: [Int64(0), 59, 86_399, 951_782_400, 1_700_000_000, -1, -62_135_596_800, 253_402_300_799])
+    func timestampsMatchTheStringForm(seconds: Int64) {
+        var reply = ReplyBuffer()
+        SongPrinter.appendISO8601(seconds, to: &reply)
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == SongPrinter.iso8601(seconds))
+    }
+
+    @Test func songBlockCarriesDurationsAndRawURIs() {
+        let info = SongInfo(tags: [TagItem(.artist, "A"), TagItem(.title, "T")], durationMilliseconds: 61_005)
+        let uri = "d/" + RawText.decode([0x66, 0xFF]) + ".mp3"
+        var reply = ReplyBuffer()
+        SongPrinter.appendSong(uri: uri, modificationTime: 0, info: info, visibleTags: TagMask([.title]), to: &reply)
+        let expected: [UInt8] =
+            Array("file: d/f".utf8) + [0xFF] + Array(".mp3\nLast-Modified: 1970-01-01T00:00:00Z\nTitle: T\n".utf8)
+            + Array("Time: 61\nduration: 61.005\n".utf8)
+        #expect(reply.bytes == expected)
+        for milliseconds: UInt64 in [0, 7, 40, 999, 1000, 1_044, 123_456_789] {
+            var reply = ReplyBuffer()
+            reply.appendDecimal(milliseconds / 1000)
+            reply.append(byte: UInt8(ascii: "."))
+            reply.appendDecimal(milliseconds % 1000, minimumDigits: 3)
+            #expect(String(decoding: reply.bytes, as: UTF8.self) == SongPrinter.seconds3(milliseconds))
+        }
+    }
+}
