@@ -70,6 +70,9 @@ test_idle_woken_by_others = differential_table({
     "two idlers woken together": [
         ("a", "idle subscription\n"), ("b", "idle\n"), ("c", "subscribe x\n"),
         ("a", "noidle\n"), ("b", "noidle\n")],
+    # Only subscribe/unsubscribe raise "subscription"; a subscriber hanging up does not.
+    "a subscriber closing does not wake idle": [
+        ("b", "subscribe x\n"), ("a", "idle subscription\n"), ("b", "close\n"), ("a", "noidle\n")],
     "idler that closed is not an error": [
         ("a", "idle\n"), ("a", "ping\n"), ("b", "subscribe x\nping\n")],
 })

@@ -218,11 +218,11 @@ public final class Server {
         client.start()
     }
 
+    /// Forgets a closed client. Its subscriptions go with it and, as in `mpd`, without an idle `subscription`
+    /// (only the `subscribe` and `unsubscribe` commands raise that).
     func clientDidClose(_ client: Client) {
-        let hadSubscriptions = !client.subscriptions.isEmpty
         self.clients.removeValue(forKey: client.id)
         self.logger.debug("client closed", ["client": "\(client.id)"])
-        if hadSubscriptions { self.emit(.subscription) }
     }
 
     /// Every connected client.
