@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Model
 import Playback
+import Synchronization
 import Testing
 
 @testable import ALSA
@@ -148,12 +149,21 @@ import Testing
         let bytes = rampSamples(frames: 2000).withUnsafeBytes { Array($0) }
         try playAll(output, bytes)
 
+        // A thread of its own (not a shared queue, which parallel tests can keep busy) interrupts after
+        // 0.1 s; the pause, which waits up to a second, must end soon after the interrupt, not at its timeout.
+        let interruptedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let interrupter = Thread {
+            usleep(100_000)
+            interruptedAt.withLock { $0 = ContinuousClock.now }
+            output.interrupt()
+        }
         let start = ContinuousClock.now
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { output.interrupt() }
+        interrupter.start()
         #expect(output.pause())
-        let waited = ContinuousClock.now - start
-        #expect(waited >= .milliseconds(80))
-        #expect(waited < .milliseconds(900))
+        let returned = ContinuousClock.now
+        #expect(returned - start >= .milliseconds(80))
+        let interrupt = try #require(interruptedAt.withLock { $0 }, "the pause ended before the interrupt came")
+        #expect(returned - interrupt < .milliseconds(500))
 
         try playAll(output, bytes)
         #expect(try output.drain())
