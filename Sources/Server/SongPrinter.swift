@@ -8,19 +8,23 @@ import Model
 enum SongPrinter {
     /// `2024-01-01T00:00:00Z`: UTC, whole seconds.
     static func iso8601(_ seconds: Int64) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        var reply = ReplyBuffer(capacity: 20)
+        Self.appendISO8601(seconds, to: &reply)
+        return String(decoding: reply.bytes, as: UTF8.self)
     }
 
     /// `1.044`: milliseconds as seconds with three decimals.
     static func seconds3(_ milliseconds: UInt64) -> String {
-        let fraction = milliseconds % 1000
-        let padded = fraction < 10 ? "00\(fraction)" : (fraction < 100 ? "0\(fraction)" : "\(fraction)")
-        return "\(milliseconds / 1000).\(padded)"
+        var reply = ReplyBuffer(capacity: 16)
+        Self.appendSeconds3(milliseconds, to: &reply)
+        return String(decoding: reply.bytes, as: UTF8.self)
+    }
+
+    /// Appends `seconds3(milliseconds)`.
+    static func appendSeconds3(_ milliseconds: UInt64, to reply: inout ReplyBuffer) {
+        reply.appendDecimal(milliseconds / 1000)
+        reply.append(byte: UInt8(ascii: "."))
+        reply.appendDecimal(milliseconds % 1000, minimumDigits: 3)
     }
 
     /// The full song block: `file` (a URL without its credentials), `Range` (queue songs with a range),
@@ -53,9 +57,7 @@ enum SongPrinter {
         if let duration = info.durationMilliseconds {
             reply.line("Time", (duration + 500) / 1000)
             reply.key("duration")
-            reply.appendDecimal(duration / 1000)
-            reply.append(byte: UInt8(ascii: "."))
-            reply.appendDecimal(duration % 1000, minimumDigits: 3)
+            Self.appendSeconds3(duration, to: &reply)
             reply.append(byte: UInt8(ascii: "\n"))
         }
     }
