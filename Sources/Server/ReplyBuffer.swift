@@ -12,9 +12,7 @@ struct ReplyBuffer {
     /// Appends `key: value\n`.
     @inline(__always)
     mutating func line(_ key: String, _ value: String) {
-        self.bytes.append(contentsOf: key.utf8)
-        self.bytes.append(UInt8(ascii: ":"))
-        self.bytes.append(UInt8(ascii: " "))
+        self.key(key)
         self.bytes.append(contentsOf: value.utf8)
         self.bytes.append(UInt8(ascii: "\n"))
     }
@@ -22,9 +20,7 @@ struct ReplyBuffer {
     /// Appends `key: number\n`.
     @inline(__always)
     mutating func line(_ key: String, _ value: UInt64) {
-        self.bytes.append(contentsOf: key.utf8)
-        self.bytes.append(UInt8(ascii: ":"))
-        self.bytes.append(UInt8(ascii: " "))
+        self.key(key)
         self.appendDecimal(value)
         self.bytes.append(UInt8(ascii: "\n"))
     }
@@ -33,9 +29,7 @@ struct ReplyBuffer {
     /// `Client.write(_:)` does): for URIs, which may hold file names that are not UTF-8.
     @inline(__always)
     mutating func rawLine(_ key: String, _ value: String) {
-        self.bytes.append(contentsOf: key.utf8)
-        self.bytes.append(UInt8(ascii: ":"))
-        self.bytes.append(UInt8(ascii: " "))
+        self.key(key)
         self.append(raw: value)
         self.bytes.append(UInt8(ascii: "\n"))
     }
