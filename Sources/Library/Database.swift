@@ -208,6 +208,16 @@ public final class Database: Sendable {
         return value
     }
 
+    /// `type`'s value in `cache` (one slot per tag type), made and stored on first use.
+    static func cached<Value: Sendable>(
+        _ cache: borrowing Mutex<[Value?]>, _ type: TagType, _ make: () -> Value
+    ) -> Value {
+        if let value = cache.withLock({ $0[type.rawValue] }) { return value }
+        let value = make()
+        cache.withLock { $0[type.rawValue] = value }
+        return value
+    }
+
     /// The songs carrying `value` for `type` (exact, case-sensitive), in walk order.
     public func songs(with type: TagType, value: String) -> [Int32] {
         self.postings(type).songs(with: value)
@@ -217,19 +227,13 @@ public final class Database: Sendable {
     public func values(of type: TagType) -> Dictionary<String, Int32>.Keys { self.postings(type).numbers.keys }
 
     private func postings(_ type: TagType) -> Postings {
-        if let postings = self.postings.withLock({ $0[type.rawValue] }) { return postings }
-        let postings = Postings(type, songs: self.songs)
-        self.postings.withLock { $0[type.rawValue] = postings }
-        return postings
+        Self.cached(self.postings, type) { Postings(type, songs: self.songs) }
     }
 
     /// `type` resolved with fallbacks for every song: values in byte order and each song's value numbers.
     /// Built once per snapshot, on first use.
     public func column(_ type: TagType) -> TagColumn {
-        if let column = self.columns.withLock({ $0[type.rawValue] }) { return column }
-        let column = TagColumn(type, songs: self.songs)
-        self.columns.withLock { $0[type.rawValue] = column }
-        return column
+        Self.cached(self.columns, type) { TagColumn(type, songs: self.songs) }
     }
 
     /// Calls `body` for every song at or below directory `index`, in walk order, and for each

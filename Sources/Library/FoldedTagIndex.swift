@@ -85,17 +85,11 @@ final class QueryIndexes: Sendable {
     private let exact = Mutex<[Bool?]>(Array(repeating: nil, count: TagType.allCases.count))
 
     func folded(_ type: TagType, songs: [Database.Song]) -> FoldedTagIndex {
-        if let index = self.folded.withLock({ $0[type.rawValue] }) { return index }
-        let index = FoldedTagIndex(type, songs: songs)
-        self.folded.withLock { $0[type.rawValue] = index }
-        return index
+        Database.cached(self.folded, type) { FoldedTagIndex(type, songs: songs) }
     }
 
     func exact(_ type: TagType, _ compute: () -> Bool) -> Bool {
-        if let exact = self.exact.withLock({ $0[type.rawValue] }) { return exact }
-        let exact = compute()
-        self.exact.withLock { $0[type.rawValue] = exact }
-        return exact
+        Database.cached(self.exact, type, compute)
     }
 }
 
