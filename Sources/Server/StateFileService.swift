@@ -85,13 +85,7 @@ final class StateFileService {
         }
         guard state.hasPlayerState else { return }
         playlist.setRepeat(state.repeatMode)
-        let single: SingleMode =
-            switch state.single {
-            case .off: .off
-            case .on: .on
-            case .oneshot: .oneshot
-            }
-        playlist.setSingle(single)
+        playlist.setSingle(state.single)
         playlist.setConsume(state.consume)
         player.crossfadeSeconds = Double(state.crossfadeSeconds)
         player.mixRampDB = state.mixRampDB
@@ -170,12 +164,7 @@ final class StateFileService {
         let queue = playlist.queue
         state.random = queue.random
         state.repeatMode = queue.repeatMode
-        state.single =
-            switch queue.single {
-            case .off: .off
-            case .on: .on
-            case .oneshot: .oneshot
-            }
+        state.single = queue.single
         state.consume = queue.consume
         // mpd writes the whole seconds, truncated.
         state.crossfadeSeconds = Int(player.crossfadeSeconds)
