@@ -127,9 +127,8 @@ final class StateFileService {
             uri = relative
         }
         if uri.hasPrefix("/") {
-            guard let reader = self.server.options.library?.updater.reader, let info = try? reader.readInfo(path: uri)
-            else { return nil }
-            song = QueueSong(uri: uri, modificationTime: try? FileStatus(path: uri).modificationTime, info: info)
+            guard let file = QueueCommands.fileSong(uri, server: self.server) else { return nil }
+            song = file
         } else if let end = PlaylistFile.schemeEnd(uri) {
             let scheme = String(decoding: uri.utf8.prefix(end), as: UTF8.self)
             guard PlaylistCommands.appendableSchemes.contains(scheme) else { return nil }
