@@ -37,7 +37,6 @@ enum ConfigValue {
         return number
     }
 
-    /// A positive number of KiB, converted to bytes.
     /// A ReplayGain preamp in dB: a number from −15 to 15, as `mpd`'s `strtof` reads it (the whole value).
     static func preamp(_ parameter: ConfigParameter) throws(ConfigError) -> Double {
         let text = parameter.value
@@ -47,6 +46,7 @@ enum ConfigValue {
         return value
     }
 
+    /// A positive number of KiB, converted to bytes.
     static func kibibytes(_ parameter: ConfigParameter) throws(ConfigError) -> Int {
         let (bytes, overflow) = try Self.positive(parameter).multipliedReportingOverflow(by: 1024)
         guard !overflow else { throw Self.error(parameter, "Value too large") }

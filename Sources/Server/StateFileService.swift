@@ -85,13 +85,7 @@ final class StateFileService {
         }
         guard state.hasPlayerState else { return }
         playlist.setRepeat(state.repeatMode)
-        let single: SingleMode =
-            switch state.single {
-            case .off: .off
-            case .on: .on
-            case .oneshot: .oneshot
-            }
-        playlist.setSingle(single)
+        playlist.setSingle(state.single)
         playlist.setConsume(state.consume)
         player.crossfadeSeconds = Double(state.crossfadeSeconds)
         player.mixRampDB = state.mixRampDB
@@ -133,9 +127,8 @@ final class StateFileService {
             uri = relative
         }
         if uri.hasPrefix("/") {
-            guard let reader = self.server.options.library?.updater.reader, let info = try? reader.readInfo(path: uri)
-            else { return nil }
-            song = QueueSong(uri: uri, modificationTime: try? FileStatus(path: uri).modificationTime, info: info)
+            guard let file = QueueCommands.fileSong(uri, server: self.server) else { return nil }
+            song = file
         } else if let end = PlaylistFile.schemeEnd(uri) {
             let scheme = String(decoding: uri.utf8.prefix(end), as: UTF8.self)
             guard PlaylistCommands.appendableSchemes.contains(scheme) else { return nil }
@@ -170,12 +163,7 @@ final class StateFileService {
         let queue = playlist.queue
         state.random = queue.random
         state.repeatMode = queue.repeatMode
-        state.single =
-            switch queue.single {
-            case .off: .off
-            case .on: .on
-            case .oneshot: .oneshot
-            }
+        state.single = queue.single
         state.consume = queue.consume
         // mpd writes the whole seconds, truncated.
         state.crossfadeSeconds = Int(player.crossfadeSeconds)

@@ -80,14 +80,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        let name = "decoder"
-        // Named from inside: on Linux, Foundation passes a name set before `start()` on to nothing the
-        // system shows (top -H, gdb, /proc/PID/task/*/comm).
-        let thread = Thread { [self] in
-            Thread.current.name = name
-            self.run()
-        }
-        thread.start()
+        Thread.startNamed("decoder") { [self] in self.run() }
     }
 
     // MARK: - Loop side

@@ -140,14 +140,7 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        let name = "output:\(self.configuration.name)"
-        // Named from inside: on Linux, Foundation passes a name set before `start()` on to nothing the
-        // system shows (top -H, gdb, /proc/PID/task/*/comm).
-        let thread = Thread { [self] in
-            Thread.current.name = name
-            self.run()
-        }
-        thread.start()
+        Thread.startNamed("output:\(self.configuration.name)") { [self] in self.run() }
     }
 
     // MARK: - Loop side

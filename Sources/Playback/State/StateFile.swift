@@ -9,11 +9,6 @@ import Model
 /// writes what it can read: `single: 2` (its way of writing `oneshot`) is read as oneshot, and `oneshot`
 /// is written by name, which `mpd` 0.23 parses.
 public struct StateFile: Equatable, Sendable {
-    /// `single`.
-    public enum Single: Equatable, Sendable {
-        case off, on, oneshot
-    }
-
     /// One output's `audio_device_state` line.
     public struct OutputState: Equatable, Sendable {
         /// The output's name.
@@ -81,7 +76,7 @@ public struct StateFile: Equatable, Sendable {
     /// `repeat`.
     public var repeatMode = false
     /// `single`.
-    public var single = Single.off
+    public var single = SingleMode.off
     /// `consume`.
     public var consume = false
     /// `crossfade` in whole seconds.
@@ -280,13 +275,7 @@ public struct StateFile: Equatable, Sendable {
         if self.state != .stop { text += "time: \(Self.fixed6(self.elapsedSeconds))\n" }
         text += "random: \(self.random ? 1 : 0)\n"
         text += "repeat: \(self.repeatMode ? 1 : 0)\n"
-        let single =
-            switch self.single {
-            case .off: "0"
-            case .on: "1"
-            case .oneshot: "oneshot"
-            }
-        text += "single: \(single)\n"
+        text += "single: \(self.single.wireValue)\n"
         text += "consume: \(self.consume ? 1 : 0)\n"
         text += "crossfade: \(self.crossfadeSeconds)\n"
         text += "mixrampdb: \(Self.fixed6(self.mixRampDB))\n"

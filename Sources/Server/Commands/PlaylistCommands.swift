@@ -348,7 +348,7 @@ enum PlaylistCommands {
             guard PlaylistFile.relative(uri, to: context.server.options.musicDirectory) == nil,
                 (try? context.client.allowFile(uri)) != nil
             else { return nil }
-            return try? QueueCommands.loadFile(uri, context: context)
+            return QueueCommands.fileSong(uri, server: context.server)
         }
         guard let end = PlaylistFile.schemeEnd(uri),
             appendableSchemes.contains(String(decoding: uri.utf8.prefix(end), as: UTF8.self))

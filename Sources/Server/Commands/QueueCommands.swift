@@ -145,11 +145,15 @@ enum QueueCommands {
     ///
     /// - Throws: `No such song` (50) when it cannot be read.
     static func loadFile(_ path: String, context: CommandContext) throws(AckError) -> QueueSong {
-        guard let reader = context.server.options.library?.updater.reader,
-            let info = try? reader.readInfo(path: path)
-        else { throw AckError(.noExist, "No such song") }
-        let modified = try? FileStatus(path: path).modificationTime
-        return QueueSong(uri: path, modificationTime: modified, info: info)
+        guard let song = self.fileSong(path, server: context.server) else { throw AckError(.noExist, "No such song") }
+        return song
+    }
+
+    /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read.
+    static func fileSong(_ path: String, server: Server) -> QueueSong? {
+        guard let reader = server.options.library?.updater.reader, let info = try? reader.readInfo(path: path)
+        else { return nil }
+        return QueueSong(uri: path, modificationTime: try? FileStatus(path: path).modificationTime, info: info)
     }
 
     static func add(_ context: inout CommandContext) throws(AckError) -> CommandResult {
