@@ -370,20 +370,16 @@ def test_crash_keeps_what_was_acknowledged(library, tmp_path):
 # ---------------------------------------------------------------------------
 # Failed writes
 
-def _wait_for(predicate, timeout: float = 5.0) -> bool:
-    return mpdtest.wait_until(predicate, timeout)
-
-
 def _failed_write(server: mpdtest.Server, state: Path, break_it, repair) -> None:
     server.start()
     try:
         _send(server, [f"add {arg(SONGS[0][0])}", "repeat 1"])
-        assert _wait_for(lambda: state.exists() and "repeat: 1" in state.read_text())
+        assert mpdtest.wait_until(lambda: state.exists() and "repeat: 1" in state.read_text(), 5)
         previous = state.read_bytes()
         break_it()
         try:
             _send(server, [f"add {arg(SONGS[1][0])}", "random 1"])
-            assert _wait_for(lambda: b"cannot write state file" in server.log_path.read_bytes()), \
+            assert mpdtest.wait_until(lambda: b"cannot write state file" in server.log_path.read_bytes(), 5), \
                 server.log_tail()
             assert state.read_bytes() == previous
             assert server.query("ping") == b"OK\n"
@@ -391,7 +387,7 @@ def _failed_write(server: mpdtest.Server, state: Path, break_it, repair) -> None
             repair()
         # The next change is written again.
         _send(server, ["consume 1"])
-        assert _wait_for(lambda: "consume: 1" in state.read_text())
+        assert mpdtest.wait_until(lambda: "consume: 1" in state.read_text(), 5)
         assert "random: 1" in state.read_text()
     finally:
         server.stop()
