@@ -38,14 +38,9 @@ def command(server, *lines: str) -> bytes:
         return out
 
 
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + mpdtest.scaled(timeout)
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}", pytrace=False)
+def wait_for(predicate, timeout: float, what: str) -> None:
+    if not mpdtest.wait_until(predicate, timeout):
+        pytest.fail(f"timed out after {timeout} s waiting for {what}", pytrace=False)
 
 
 # ---------------------------------------------------------------------------

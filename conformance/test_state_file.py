@@ -58,13 +58,8 @@ def library() -> Path:
     shutil.rmtree(root, ignore_errors=True)
 
 
-class StateServer(mpdtest.Server):
-    """A server with two null outputs and software mixers."""
-
-    def write_config(self) -> None:
-        super().write_config()
-        with open(self.conf_path, "a") as f:
-            f.write('audio_output {\n    type "null"\n    name "Second Output"\n}\n')
+#: The servers' outputs: two null outputs (with the software mixer set for the whole server).
+OUTPUTS = [{"type": "null", "name": "Null Output"}, {"type": "null", "name": "Second Output"}]
 
 
 def _binary(kind: str) -> Path:
@@ -74,12 +69,13 @@ def _binary(kind: str) -> Path:
     return binary
 
 
-def _server(kind: str, music: Path, workdir: Path, state_file: Path | None, **settings) -> StateServer:
+def _server(kind: str, music: Path, workdir: Path, state_file: Path | None, **settings) -> mpdtest.Server:
     """A server whose database file already exists (both servers restore the state file before any
     update they start would finish)."""
     base = {"mixer_type": "software", "db_file": str(workdir / "database")}
     base.update(settings)
-    server = StateServer(kind, _binary(kind), music, workdir, base)
+    server = mpdtest.Server(kind, _binary(kind), music, workdir, base)
+    server.outputs = OUTPUTS
     if not (workdir / "database").exists():
         server.start(songs_hint=len(SONGS))
         server.stop()
@@ -374,20 +370,16 @@ def test_crash_keeps_what_was_acknowledged(library, tmp_path):
 # ---------------------------------------------------------------------------
 # Failed writes
 
-def _wait_for(predicate, timeout: float = 5.0) -> bool:
-    return mpdtest.wait_until(predicate, timeout)
-
-
-def _failed_write(server: StateServer, state: Path, break_it, repair) -> None:
+def _failed_write(server: mpdtest.Server, state: Path, break_it, repair) -> None:
     server.start()
     try:
         _send(server, [f"add {arg(SONGS[0][0])}", "repeat 1"])
-        assert _wait_for(lambda: state.exists() and "repeat: 1" in state.read_text())
+        assert mpdtest.wait_until(lambda: state.exists() and "repeat: 1" in state.read_text(), 5)
         previous = state.read_bytes()
         break_it()
         try:
             _send(server, [f"add {arg(SONGS[1][0])}", "random 1"])
-            assert _wait_for(lambda: b"cannot write state file" in server.log_path.read_bytes()), \
+            assert mpdtest.wait_until(lambda: b"cannot write state file" in server.log_path.read_bytes(), 5), \
                 server.log_tail()
             assert state.read_bytes() == previous
             assert server.query("ping") == b"OK\n"
@@ -395,7 +387,7 @@ def _failed_write(server: StateServer, state: Path, break_it, repair) -> None:
             repair()
         # The next change is written again.
         _send(server, ["consume 1"])
-        assert _wait_for(lambda: "consume: 1" in state.read_text())
+        assert mpdtest.wait_until(lambda: "consume: 1" in state.read_text(), 5)
         assert "random: 1" in state.read_text()
     finally:
         server.stop()
