@@ -239,8 +239,9 @@ final class LibraryService {
             self.database = database
             self.rebuildWatches()
             self.server.databaseChanged(database)
-            // The previous snapshot and the job's tree are gone now.
-            releaseFreeMemory()
+            // The previous snapshot and the job's tree are gone now. Trimming a large heap takes a moment: not on
+            // the loop.
+            Thread.detachNewThread { releaseFreeMemory() }
         }
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)

@@ -36,6 +36,18 @@ import Testing
         return predicate() ? Date().timeIntervalSince(start) : nil
     }
 
+    @Test func setvolWithoutAMixerStillSetsTheSavedSoftwareVolume() throws {
+        // mpd's mixer memento keeps the value before it looks for a mixer, and its state file saves it.
+        let music = try Self.library()
+        let state = music.path + ".state"
+        let f = try Self.server(music, state: state)
+        f.server.withPlayer { $0.volume = nil }
+        #expect(f.request("setvol 42") == ["ACK [5@0] {setvol} No mixer"])
+        #expect(f.request("repeat 1") == ["OK"])
+        #expect(Self.waitFor(seconds: 2) { Self.read(state)?.contains("repeat: 1") == true } != nil)
+        #expect(Self.read(state)?.hasPrefix("sw_volume: 42\n") == true)
+    }
+
     @Test func aChangeIsOnDiskWithinOneSecond() throws {
         let music = try Self.library()
         let state = music.path + ".state"

@@ -17,8 +17,9 @@ enum OutputCommands {
         Command("outputset", .admin, 3, 3, outputset),
         Command("setvol", .player, 1, 1) { context throws(AckError) in
             let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
-            guard context.server.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
+            // As mpd's mixer memento: the value for the state file's `sw_volume` is kept even without a mixer.
             context.server.softwareVolume = Int(volume)
+            guard context.server.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
             context.server.emit(.mixer)
             return .ok
         },
