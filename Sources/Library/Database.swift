@@ -65,14 +65,14 @@ public final class Database: Sendable {
     /// Every directory; index 0 is the root.
     public let directories: [Directory]
     /// Every song, in walk order.
-    public let songs: [Song]
+    public let songs: SongTable
     /// When the last update that produced this snapshot finished, seconds since the epoch.
     public let updateTime: Int64
 
     // Lookup tables, each built on first use: a snapshot loaded at startup answers its first client
     // without building any, and most clients need only a few.
-    private let directoryByPath = Mutex<[String: Int32]?>(nil)
-    private let songByURI = Mutex<[String: Int32]?>(nil)
+    private let directoryByPath = Mutex<[ByteString: Int32]?>(nil)
+    private let songByURI = Mutex<URIIndex?>(nil)
     /// For each tag type, each value and the songs carrying it.
     private let postings = Mutex<[Postings?]>(Array(repeating: nil, count: TagType.allCases.count))
     /// Tag columns (a lookup needs them only for the types clients list and count).
@@ -89,21 +89,7 @@ public final class Database: Sendable {
     /// Builds a snapshot from an update job's tree, ordering songs and directories as `mpd` does.
     public convenience init(tree: TreeDirectory, updateTime: Int64) {
         var directories: [Directory] = []
-        var songs: [Song] = []
-        // One string per distinct tag value, as a loaded snapshot has (values of up to 15 bytes are stored
-        // inline in a `String` and gain nothing).
-        var shared: [ByteString: String] = [:]
-        func interned(_ info: SongInfo) -> SongInfo {
-            var info = info
-            info.tags = info.tags.map { item in
-                guard item.value.utf8.count > 15 else { return item }
-                let key = ByteString(item.value)
-                if let value = shared[key] { return TagItem(item.type, value) }
-                shared[key] = item.value
-                return item
-            }
-            return info
-        }
+        var songs = SongTable.Builder()
 
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
@@ -113,13 +99,7 @@ public final class Database: Sendable {
                     path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: [],
                     inode: 0, device: 0))
             let songStart = Int32(songs.count)
-            for song in Self.sortedSongs(node.songs.values) {
-                let uri = path.isEmpty ? song.name : path + "/" + song.name
-                songs.append(
-                    Song(
-                        uri: uri, directory: index, modificationTime: song.modificationTime, size: song.size,
-                        info: interned(song.info)))
-            }
+            for song in Self.sortedSongs(node.songs.values) { songs.add(song, directory: index) }
             let songRange = songStart..<Int32(songs.count)
             let childPaths = node.children.keys.map { path.isEmpty ? $0 : path + "/" + $0 }
             var children: [Int32] = []
@@ -133,11 +113,13 @@ public final class Database: Sendable {
             return index
         }
         _ = add(tree, path: "", parent: -1)
-        self.init(directories: directories, songs: songs, updateTime: updateTime)
+        self.init(
+            directories: directories, songs: songs.build(directoryPaths: directories.map(\.path)),
+            updateTime: updateTime)
     }
 
     /// A snapshot from parts already in walk order (the database file stores them so).
-    init(directories: [Directory], songs: [Song], updateTime: Int64, statistics: Statistics? = nil) {
+    init(directories: [Directory], songs: SongTable, updateTime: Int64, statistics: Statistics? = nil) {
         self.directories = directories
         self.songs = songs
         self.updateTime = updateTime
@@ -146,7 +128,7 @@ public final class Database: Sendable {
 
     /// The tree this snapshot was built from, for the next update job to start from. Built on each call
     /// (an update job calls it once, off the loop).
-    public var tree: TreeDirectory {
+    public func makeTree() -> TreeDirectory {
         var nodes = self.directories.map { directory in
             var node = TreeDirectory(name: Self.lastComponent(of: directory.path))
             node.modificationTime = directory.modificationTime
@@ -155,10 +137,10 @@ public final class Database: Sendable {
             node.playlists = directory.playlists
             node.songs.reserveCapacity(directory.songs.count)
             for index in directory.songs {
-                let song = self.songs[Int(index)]
-                let name = self.name(of: song)
+                let name = self.songs.name(index)
                 node.songs[name] = TreeSong(
-                    name: name, modificationTime: song.modificationTime, size: song.size, info: song.info)
+                    name: name, modificationTime: self.songs.modificationTime(index), size: self.songs.size(index),
+                    info: self.songs.info(index))
             }
             return node
         }
@@ -171,13 +153,6 @@ public final class Database: Sendable {
         return nodes.first ?? TreeDirectory(name: "")
     }
 
-    /// The file name of `song` in its directory.
-    func name(of song: Song) -> String {
-        let directory = self.directories[Int(song.directory)].path
-        if directory.isEmpty { return song.uri }
-        return String(decoding: song.uri.utf8.dropFirst(directory.utf8.count + 1), as: UTF8.self)
-    }
-
     /// The last component of a relative path ("" for the root).
     static func lastComponent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
@@ -186,19 +161,32 @@ public final class Database: Sendable {
 
     // MARK: - Lookups
 
-    /// The directory at `path` ("" for the root).
+    /// The directory at `path` ("" for the root), compared by bytes as `mpd` does.
     public func directory(at path: String) -> Int32? {
         Self.cached(self.directoryByPath) {
-            Dictionary(self.directories.enumerated().map { ($1.path, Int32($0)) }, uniquingKeysWith: { first, _ in first })
-        }[path]
+            Dictionary(
+                self.directories.enumerated().map { (ByteString($1.path), Int32($0)) },
+                uniquingKeysWith: { first, _ in first })
+        }[ByteString(path)]
     }
 
-    /// The song at `uri`.
+    /// The song at `uri` (compared by bytes, as `mpd` does).
     public func song(at uri: String) -> Int32? {
-        Self.cached(self.songByURI) {
-            Dictionary(self.songs.enumerated().map { ($1.uri, Int32($0)) }, uniquingKeysWith: { first, _ in first })
-        }[uri]
+        let slash = uri.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let path = slash.map { String(uri[..<$0]) } ?? ""
+        // A song in the root has no slash; "/name" names nothing.
+        guard slash == nil || !path.isEmpty, let directory = self.directory(at: path) else { return nil }
+        let name = RawText.encode(slash.map { String(uri[uri.utf8.index(after: $0)...]) } ?? uri)
+        return self.uriIndex.song(directory: directory, name: name, in: self.songs)
     }
+
+    /// Builds what `song(at:)` needs, so that the first lookup on the loop does not.
+    public func prepareURILookups() {
+        _ = self.directory(at: "")
+        _ = self.uriIndex
+    }
+
+    private var uriIndex: URIIndex { Self.cached(self.songByURI) { URIIndex(self.songs) } }
 
     /// The value in `cache`, made and stored on first use.
     private static func cached<Value: Sendable>(_ cache: borrowing Mutex<Value?>, _ make: () -> Value) -> Value {
@@ -226,7 +214,7 @@ public final class Database: Sendable {
     /// The distinct values of `type`.
     public func values(of type: TagType) -> Dictionary<String, Int32>.Keys { self.postings(type).numbers.keys }
 
-    private func postings(_ type: TagType) -> Postings {
+    func postings(_ type: TagType) -> Postings {
         Self.cached(self.postings, type) { Postings(type, songs: self.songs) }
     }
 
@@ -263,17 +251,11 @@ public final class Database: Sendable {
     /// of the songs' durations, truncated), worked out once per snapshot, on first use.
     public var statistics: Statistics {
         Self.cached(self.cachedStatistics) {
-            let milliseconds = self.songs.reduce(UInt64(0)) { $0 + ($1.info.durationMilliseconds ?? 0) }
-            // Distinct by bytes, as mpd counts: `String` equality merges canonically equivalent values.
-            var artists = Set<ByteString>()
-            var albums = Set<ByteString>()
-            for song in self.songs {
-                for item in song.info.tags {
-                    if item.type == .artist { artists.insert(ByteString(item.value)) }
-                    if item.type == .album { albums.insert(ByteString(item.value)) }
-                }
-            }
-            return (artists.count, albums.count, self.songs.count, milliseconds / 1000)
+            // Distinct by bytes, as mpd counts (and as the value table numbers them).
+            (
+                self.postings(.artist).byteDistinctCount, self.postings(.album).byteDistinctCount, self.songs.count,
+                self.songs.totalMilliseconds() / 1000
+            )
         }
     }
 
@@ -333,50 +315,94 @@ public final class Database: Sendable {
 /// One tag type's values and, for each, the songs carrying it (ascending song indices, each once), in
 /// three flat arrays instead of an array per value.
 struct Postings: Sendable {
-    /// Each value's number.
+    /// Each value's number. Keyed by Swift strings, which merge canonically equivalent values (a Kelvin sign
+    /// and a K) that `mpd` keeps apart: see `byteDistinctCount`.
     let numbers: [String: Int32]
+    /// How many values are distinct by bytes (equal to `numbers.count` when no two were merged).
+    let byteDistinctCount: Int
     /// `songs[offsets[n]..<offsets[n + 1]]` carry value number `n`.
     private let offsets: [Int32]
     private let songs: [Int32]
 
-    init(_ type: TagType, songs: [Database.Song]) {
+    init(_ type: TagType, songs table: SongTable) {
         var numbers: [String: Int32] = [:]
+        // The table numbers values by bytes: each gets its posting number the first time it is seen.
+        var numberOfValue = [Int32](repeating: -1, count: table.values.count)
+        var byteDistinct = 0
         var lastSong: [Int32] = []
-        var pairs: [(value: Int32, song: Int32)] = []
-        for (index, song) in songs.enumerated() {
-            let index = Int32(index)
-            for item in song.info.tags where item.type == type {
-                let number: Int32
-                if let known = numbers[item.value] {
-                    number = known
-                } else {
-                    number = Int32(lastSong.count)
-                    numbers[item.value] = number
-                    lastSong.append(-1)
+        var pairValues: [Int32] = []
+        var pairSongs: [Int32] = []
+        for index in 0..<Int32(table.count) {
+            table.forEachValue(index, type) { value in
+                var number = numberOfValue[Int(value)]
+                if number < 0 {
+                    byteDistinct += 1
+                    let text = table.values[value]
+                    if let known = numbers[text] {
+                        number = known
+                    } else {
+                        number = Int32(lastSong.count)
+                        numbers[text] = number
+                        lastSong.append(-1)
+                    }
+                    numberOfValue[Int(value)] = number
                 }
                 // A song with the same value twice (multi-valued duplicates) is listed once.
-                if lastSong[Int(number)] == index { continue }
+                if lastSong[Int(number)] == index { return }
                 lastSong[Int(number)] = index
-                pairs.append((number, index))
+                pairValues.append(number)
+                pairSongs.append(index)
             }
         }
-        var offsets = [Int32](repeating: 0, count: lastSong.count + 1)
-        for pair in pairs { offsets[Int(pair.value) + 1] += 1 }
-        for index in offsets.indices.dropFirst() { offsets[index] += offsets[index - 1] }
-        var next = offsets
-        var list = [Int32](repeating: 0, count: pairs.count)
-        for pair in pairs {
-            list[Int(next[Int(pair.value)])] = pair.song
-            next[Int(pair.value)] += 1
-        }
         self.numbers = numbers
-        self.offsets = offsets
-        self.songs = list
+        self.byteDistinctCount = byteDistinct
+        (self.offsets, self.songs) = countingSort(keys: pairValues, items: pairSongs, keyCount: lastSong.count)
     }
 
     /// The songs carrying `value`.
     func songs(with value: String) -> [Int32] {
         guard let number = self.numbers[value] else { return [] }
         return Array(self.songs[Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])])
+    }
+}
+
+/// Songs by directory and name: an open-addressing hash table of song numbers (4 bytes a slot), for `song(at:)`
+/// without a `String` per song.
+struct URIIndex: Sendable {
+    /// Song numbers, -1 for empty slots; the count is a power of two, at least twice the songs.
+    private let slots: [Int32]
+
+    init(_ songs: SongTable) {
+        var capacity = 16
+        while capacity < songs.count * 2 { capacity *= 2 }
+        var slots = [Int32](repeating: -1, count: capacity)
+        let mask = capacity - 1
+        for song in 0..<Int32(songs.count) {
+            var slot = songs.withNameBytes(song) { Self.hash(directory: songs.directory(song), name: $0) } & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = song
+        }
+        self.slots = slots
+    }
+
+    /// The song called `name` (raw bytes) in `directory`.
+    func song(directory: Int32, name: [UInt8], in songs: SongTable) -> Int32? {
+        name.withUnsafeBufferPointer { name in
+            let mask = self.slots.count - 1
+            var slot = Self.hash(directory: directory, name: name) & mask
+            while self.slots[slot] >= 0 {
+                let song = self.slots[slot]
+                if songs.hasURI(song, directory: directory, name: name) { return song }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+    }
+
+    private static func hash(directory: Int32, name: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(directory)
+        hasher.combine(bytes: UnsafeRawBufferPointer(name))
+        return hasher.finalize()
     }
 }

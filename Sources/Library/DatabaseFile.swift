@@ -69,36 +69,15 @@ public enum DatabaseFile {
         var tagPosition = [UInt8](repeating: .max, count: TagType.allCases.count)
         for (position, type) in tagList.enumerated() { tagPosition[type.rawValue] = UInt8(position) }
 
-        // Each distinct value once, by bytes (Swift's `String` equality would merge canonically equivalent
-        // values that `mpd` keeps apart).
-        var valueNumber: [ByteString: Int] = [:]
-        var values: [String] = []
-        var numbers: [Int] = []
-        for directory in database.directories {
-            for song in directory.songs {
-                for item in database.songs[Int(song)].info.tags where tagPosition[item.type.rawValue] != .max {
-                    let key = ByteString(item.value)
-                    if let known = valueNumber[key] {
-                        numbers.append(known)
-                    } else {
-                        numbers.append(values.count)
-                        valueNumber[key] = values.count
-                        values.append(item.value)
-                    }
-                }
-            }
-        }
-        valueNumber = [:]
+        // The songs' value table is written as it is: each distinct value once, by bytes.
+        let songs = database.songs
         var out = Writer()
         out.signed(database.updateTime)
         out.unsigned(tagList.count)
         for type in tagList { out.string(Array(type.name.utf8)) }
-        out.unsigned(values.count)
-        for value in values { out.string(Array(value.utf8)) }
-        values = []
+        out.unsigned(songs.values.count)
+        for number in 0..<Int32(songs.values.count) { songs.values.withBytes(number) { out.string($0) } }
 
-        // The value numbers were handed out in the order the songs are written, so they are used up in order.
-        var nextNumber = 0
         out.unsigned(database.directories.count)
         out.unsigned(database.songs.count)
         for directory in database.directories {
@@ -113,31 +92,29 @@ public enum DatabaseFile {
                 out.signed(playlist.modificationTime)
             }
             out.unsigned(directory.songs.count)
-            for song in directory.songs.map({ database.songs[Int($0)] }) {
-                let info = song.info
-                out.string(RawText.encode(database.name(of: song)))
-                out.signed(song.modificationTime)
-                out.signed(song.size)
-                out.unsigned(info.durationMilliseconds.map { $0 &+ 1 } ?? 0)
-                if let format = info.audioFormat {
+            for song in directory.songs {
+                songs.withNameBytes(song) { out.string($0) }
+                out.signed(songs.modificationTime(song))
+                out.signed(songs.size(song))
+                out.unsigned(songs.durationMilliseconds(song).map { $0 &+ 1 } ?? 0)
+                if let format = songs.audioFormat(song) {
                     out.unsigned(format.sampleRate + 1)
                     out.bytes.append(Self.sampleFormats.firstIndex(of: format.sampleFormat).map(UInt8.init) ?? 0)
                     out.unsigned(format.channels)
                 } else {
                     out.unsigned(0)
                 }
-                let gain = info.replayGain
+                let gain = songs.replayGain(song)
                 let gains = [gain.trackGain, gain.trackPeak, gain.albumGain, gain.albumPeak]
-                var flags: UInt8 = info.hasPicture ? 1 : 0
+                var flags: UInt8 = songs.hasPicture(song) ? 1 : 0
                 for (bit, value) in gains.enumerated() where value != nil { flags |= 2 << bit }
                 out.bytes.append(flags)
                 for value in gains { if let value { Writer.appendFixed(value.bitPattern, to: &out.bytes) } }
-                let kept = info.tags.filter { tagPosition[$0.type.rawValue] != .max }
+                let kept = songs.tagPositions(song).filter { tagPosition[songs.tagType(at: $0).rawValue] != .max }
                 out.unsigned(kept.count)
-                for item in kept {
-                    out.bytes.append(tagPosition[item.type.rawValue])
-                    out.unsigned(numbers[nextNumber])
-                    nextNumber += 1
+                for position in kept {
+                    out.bytes.append(tagPosition[songs.tagType(at: position).rawValue])
+                    out.unsigned(songs.valueNumber(at: position))
                 }
             }
         }
@@ -186,7 +163,7 @@ public enum DatabaseFile {
             self.unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
         }
 
-        mutating func string(_ bytes: [UInt8]) {
+        mutating func string(_ bytes: some Collection<UInt8>) {
             self.unsigned(bytes.count)
             self.bytes.append(contentsOf: bytes)
         }
@@ -268,22 +245,20 @@ public enum DatabaseFile {
             guard TagMask(tagList) == tags, Set(tagList).count == tagList.count else { throw Damaged() }
             // No count can exceed the bytes left: every item takes at least one.
             let valueCount = try self.count(below: self.bytes.count - self.position + 1)
-            var values: [String] = []
-            values.reserveCapacity(valueCount)
-            for _ in 0..<valueCount { values.append(try self.string()) }
+            var songs = SongTable.Builder()
+            for _ in 0..<valueCount { songs.values.append(try self.slice()) }
 
             let directoryCount = try self.count(below: self.bytes.count - self.position + 1)
             let songCount = try self.count(below: self.bytes.count - self.position + 1)
             guard directoryCount >= 1 else { throw Damaged() }
             var directories: [Database.Directory] = []
             var children: [[Int32]] = []
-            var songs: [Database.Song] = []
             directories.reserveCapacity(directoryCount)
             children.reserveCapacity(directoryCount)
             songs.reserveCapacity(songCount)
             // `stats` counts distinct artists and albums by bytes, as the value table holds them: mark which
             // values occur as each.
-            var counted = [UInt8](repeating: 0, count: values.count)
+            var counted = [UInt8](repeating: 0, count: valueCount)
             for index in 0..<directoryCount {
                 let parent = try self.count(below: index + 1) - 1
                 guard (index == 0) == (parent < 0) else { throw Damaged() }
@@ -302,8 +277,7 @@ public enum DatabaseFile {
                 let ownSongs = try self.count(below: songCount - songs.count + 1)
                 let first = Int32(songs.count)
                 for _ in 0..<ownSongs {
-                    songs.append(
-                        try self.song(in: Int32(index), path: path, tags: tagList, values: values, counted: &counted))
+                    try self.song(in: Int32(index), tags: tagList, valueCount: valueCount, counted: &counted, to: &songs)
                 }
                 directories.append(
                     Database.Directory(
@@ -312,80 +286,59 @@ public enum DatabaseFile {
                 children.append([])
                 if parent >= 0 { children[parent].append(Int32(index)) }
             }
-            guard songs.count == songCount, self.position == self.bytes.count else { throw Damaged() }
+            guard songs.count == songCount, self.position == self.bytes.count, songs.fits else { throw Damaged() }
             for index in directories.indices where !children[index].isEmpty {
                 directories[index] = directories[index].with(children: children[index])
             }
-            let milliseconds = songs.reduce(UInt64(0)) { $0 &+ ($1.info.durationMilliseconds ?? 0) }
+            let table = songs.build(directoryPaths: directories.map(\.path))
             let statistics = (
-                counted.count { $0 & 1 != 0 }, counted.count { $0 & 2 != 0 }, songs.count, milliseconds / 1000
+                counted.count { $0 & 1 != 0 }, counted.count { $0 & 2 != 0 }, table.count,
+                table.totalMilliseconds() / 1000
             )
-            return Database(directories: directories, songs: songs, updateTime: updateTime, statistics: statistics)
+            return Database(directories: directories, songs: table, updateTime: updateTime, statistics: statistics)
         }
 
         private mutating func song(
-            in directory: Int32, path: String, tags: [TagType], values: [String], counted: inout [UInt8]
-        ) throws(Damaged) -> Database.Song {
-            let nameBytes = try self.slice()
-            guard !nameBytes.isEmpty else { throw Damaged() }
+            in directory: Int32, tags: [TagType], valueCount: Int, counted: inout [UInt8],
+            to songs: inout SongTable.Builder
+        ) throws(Damaged) {
+            let name = try self.slice()
+            guard !name.isEmpty else { throw Damaged() }
             let modificationTime = try self.signed()
             let size = try self.signed()
-            var info = SongInfo()
             let duration = try self.unsigned()
-            if duration > 0 { info.durationMilliseconds = duration - 1 }
+            var audioFormat: AudioFormat?
             let rate = try self.count(below: Int(Int32.max))
             if rate > 0 {
                 let sample = Int(try self.byte())
                 guard sample < DatabaseFile.sampleFormats.count else { throw Damaged() }
                 let channels = try self.count(below: Int(Int32.max))
-                info.audioFormat = AudioFormat(
+                audioFormat = AudioFormat(
                     sampleRate: rate - 1, sampleFormat: DatabaseFile.sampleFormats[sample], channels: channels)
             }
             let flags = try self.byte()
             guard flags < 32 else { throw Damaged() }
-            info.hasPicture = flags & 1 != 0
+            var replayGain = ReplayGainInfo()
             if flags > 1 {
                 var gains: [Double?] = []
                 for bit in 0..<4 {
                     gains.append(flags & (2 << bit) != 0 ? Double(bitPattern: try self.fixed64()) : nil)
                 }
-                info.replayGain = ReplayGainInfo(
+                replayGain = ReplayGainInfo(
                     trackGain: gains[0], trackPeak: gains[1], albumGain: gains[2], albumPeak: gains[3])
             }
+            songs.addSong(
+                name: name, directory: directory, modificationTime: modificationTime, size: size,
+                durationMilliseconds: duration > 0 ? duration - 1 : nil, audioFormat: audioFormat,
+                replayGain: replayGain, hasPicture: flags & 1 != 0)
             let tagCount = try self.count(below: self.bytes.count - self.position + 1)
-            var items: [TagItem] = []
-            items.reserveCapacity(tagCount)
             for _ in 0..<tagCount {
                 let position = Int(try self.byte())
                 guard position < tags.count else { throw Damaged() }
-                let number = try self.count(below: values.count)
+                let number = try self.count(below: valueCount)
                 let type = tags[position]
                 if type == .artist { counted[number] |= 1 } else if type == .album { counted[number] |= 2 }
-                items.append(TagItem(type, values[number]))
-            }
-            info.tags = items
-            return Database.Song(
-                uri: Self.uri(path: path, name: nameBytes), directory: directory, modificationTime: modificationTime,
-                size: size, info: info)
-        }
-
-        /// `path/name`, built in one piece when the name is ASCII (nearly always).
-        private static func uri(path: String, name: ArraySlice<UInt8>) -> String {
-            guard name.allSatisfy({ $0 < 0x80 }) else {
-                let decoded = RawText.decode(name)
-                return path.isEmpty ? decoded : path + "/" + decoded
-            }
-            var path = path
-            let prefix = path.isEmpty ? 0 : path.utf8.count + 1
-            return path.withUTF8 { pathBytes in
-                String(unsafeUninitializedCapacity: prefix + name.count) { buffer in
-                    if prefix > 0 {
-                        _ = buffer.initialize(fromContentsOf: pathBytes)
-                        buffer[prefix - 1] = UInt8(ascii: "/")
-                    }
-                    _ = buffer[prefix...].initialize(fromContentsOf: name)
-                    return prefix + name.count
-                }
+                songs.addTag(type, value: Int32(number))
             }
         }
     }

@@ -19,25 +19,24 @@ public struct FoldedTagIndex: Sendable {
     private let starts: [Int32]
 
     /// Folds `type`'s values of every song.
-    init(_ type: TagType, songs: [Database.Song]) {
+    init(_ type: TagType, songs: SongTable) {
         var offsets: [Int32] = [0]
         offsets.reserveCapacity(songs.count + 1)
         var ids: [Int32] = []
         var bytes: [UInt8] = []
         var starts: [Int32] = [0]
-        var number: [ByteString: Int32] = [:]
-        for song in songs {
-            for item in song.info.tags where item.type == type {
-                let key = ByteString(item.value)
-                if let id = number[key] {
-                    ids.append(id)
-                } else {
-                    let id = Int32(starts.count - 1)
-                    number[key] = id
-                    bytes.append(contentsOf: FilterCaseFold.fold(item.value).utf8)
+        // The table numbers values by bytes: each is folded the first time it is seen.
+        var number = [Int32](repeating: -1, count: songs.values.count)
+        for song in 0..<Int32(songs.count) {
+            songs.forEachValue(song, type) { value in
+                var id = number[Int(value)]
+                if id < 0 {
+                    id = Int32(starts.count - 1)
+                    number[Int(value)] = id
+                    bytes.append(contentsOf: FilterCaseFold.fold(songs.values[value]).utf8)
                     starts.append(Int32(bytes.count))
-                    ids.append(id)
                 }
+                ids.append(id)
             }
             offsets.append(Int32(ids.count))
         }
@@ -82,14 +81,9 @@ public struct FoldedTagIndex: Sendable {
 /// The query indexes of one snapshot, each built on first use per tag type.
 final class QueryIndexes: Sendable {
     private let folded = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
-    private let exact = Mutex<[Bool?]>(Array(repeating: nil, count: TagType.allCases.count))
 
-    func folded(_ type: TagType, songs: [Database.Song]) -> FoldedTagIndex {
+    func folded(_ type: TagType, songs: SongTable) -> FoldedTagIndex {
         Database.cached(self.folded, type) { FoldedTagIndex(type, songs: songs) }
-    }
-
-    func exact(_ type: TagType, _ compute: () -> Bool) -> Bool {
-        Database.cached(self.exact, type, compute)
     }
 }
 
@@ -104,12 +98,7 @@ extension Database {
     /// but when the library holds no two such values, there is nothing to merge. Worked out once per snapshot,
     /// on first use.
     public func hasByteExactPostings(_ type: TagType) -> Bool {
-        self.queryIndexes.exact(type) {
-            var distinct = Set<ByteString>()
-            for song in self.songs {
-                for item in song.info.tags where item.type == type { distinct.insert(ByteString(item.value)) }
-            }
-            return distinct.count == self.values(of: type).count
-        }
+        let postings = self.postings(type)
+        return postings.byteDistinctCount == postings.numbers.count
     }
 }

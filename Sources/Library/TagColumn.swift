@@ -17,26 +17,34 @@ public struct TagColumn: Sendable {
     private let ids: [Int32]
 
     /// Resolves `type` for every song.
-    init(_ type: TagType, songs: [Database.Song]) {
-        var perSong: [String] = []
+    init(_ type: TagType, songs: SongTable) {
+        // Each song's values as numbers of the songs' value table (by bytes), -1 for "".
+        var perSong: [Int32] = []
         var offsets: [Int32] = [0]
         offsets.reserveCapacity(songs.count + 1)
         perSong.reserveCapacity(songs.count)
-        for song in songs {
-            song.info.visitWithFallbackOrEmpty(type) { perSong.append($0) }
+        let chain = [type] + type.fallbackTags
+        for song in 0..<Int32(songs.count) {
+            var found = false
+            for candidate in chain where !found {
+                found = songs.forEachValue(song, candidate) { perSong.append($0) }
+            }
+            if !found { perSong.append(-1) }
             offsets.append(Int32(perSong.count))
         }
-        // Keyed by bytes: Swift's `String` equality merges canonically equivalent text (a Kelvin sign and a
-        // K), which mpd lists as two values.
-        let values = Set(perSong.lazy.map(ByteString.init)).map(\.text).sorted {
-            $0.utf8.lexicographicallyPrecedes($1.utf8)
-        }
-        var number: [ByteString: Int32] = [:]
-        number.reserveCapacity(values.count)
-        for (index, value) in values.enumerated() { number[ByteString(value)] = Int32(index) }
-        self.values = values
+        // The distinct values in byte order ("" first), and the column's number for each table number.
+        var used = [Bool](repeating: false, count: songs.values.count)
+        var usesEmpty = false
+        for value in perSong { if value < 0 { usesEmpty = true } else { used[Int(value)] = true } }
+        let sorted = used.indices.filter { used[$0] }.map { Int32($0) }.sorted { songs.values.precedes($0, $1) }
+        var number = [Int32](repeating: 0, count: songs.values.count)
+        // An empty value in the table (if any) sorts first and is the "" of songs without one.
+        if usesEmpty, let empty = sorted.first, songs.values.withBytes(empty, \.isEmpty) { usesEmpty = false }
+        let first: Int32 = usesEmpty ? 1 : 0
+        for (position, value) in sorted.enumerated() { number[Int(value)] = Int32(position) + first }
+        self.values = (usesEmpty ? [""] : []) + sorted.map { songs.values[$0] }
         self.offsets = offsets
-        self.ids = perSong.map { number[ByteString($0)]! }
+        self.ids = perSong.map { $0 < 0 ? 0 : number[Int($0)] }
     }
 
     /// The value numbers of song `song`.

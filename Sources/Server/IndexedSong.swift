@@ -33,12 +33,10 @@ struct PreparedFilter {
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
     @inline(__always)
-    func matches(_ index: Int32, in songs: UnsafeBufferPointer<Database.Song>) -> Bool {
+    func matches(_ index: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
         for test in self.folded where !test.matches(index) { return false }
         if self.others.isEmpty { return true }
-        // A filter folding `any` reads values the tables do not hold: match a copy of the song.
-        if self.tables.foldsAnyTag { return self.others.matches(songs[Int(index)]) }
-        return self.others.matches(IndexedSong(song: songs.baseAddress! + Int(index), index: index, folded: self.tables))
+        return self.others.matches(IndexedSong(songs: songs, index: index, folded: self.tables))
     }
 }
 
@@ -75,28 +73,64 @@ private struct FoldedTagTest {
 /// A database song as a filter subject whose folded tag values come from the snapshot's `FoldedTagIndex`es,
 /// so a case-insensitive filter folds only its needle.
 ///
-/// Points into `Database.songs` (valid only inside `withUnsafeBufferPointer`) so that matching copies no song.
+/// Points to the snapshot's `SongTable` (valid only inside `withUnsafePointer`) so that matching copies no song
+/// and no table: values are read from its columns as the filter asks for them.
 struct IndexedSong: FilterSubject {
-    let song: UnsafePointer<Database.Song>
+    let songs: UnsafePointer<SongTable>
     let index: Int32
     /// The folded values the filter reads.
     unowned(unsafe) let folded: FoldedTables
 
-    var uri: String { self.song.pointee.uri }
+    var uri: String { self.songs.pointee.uri(self.index) }
 
-    var lastModified: Int64? { self.song.pointee.modificationTime }
+    var lastModified: Int64? { self.songs.pointee.modificationTime(self.index) }
 
-    var audioFormat: AudioFormat? { self.song.pointee.info.audioFormat }
+    var audioFormat: AudioFormat? { self.songs.pointee.audioFormat(self.index) }
 
-    var presentTags: TagMask { self.song.pointee.info.presentTags }
+    var presentTags: TagMask { self.songs.pointee.presentTags(self.index) }
 
-    func tagValues(_ type: TagType) -> SongInfo.TagValues { self.song.pointee.info.tagValues(type) }
-
-    func foldedTagValues(_ type: TagType) -> LazyMapSequence<ArraySlice<Int32>, FoldedText> {
-        guard let index = self.folded.indexes[type.rawValue] else {
-            preconditionFailure("no folded index prepared for \(type.name)")
+    func tagValues(_ type: TagType) -> LazyMapSequence<LazyFilterSequence<Range<Int>>, String> {
+        let songs = self.songs
+        return songs.pointee.tagPositions(self.index).lazy.filter { songs.pointee.tagType(at: $0) == type }.map {
+            songs.pointee.values[songs.pointee.valueNumber(at: $0)]
         }
-        return index.values(of: self.index)
+    }
+
+    func foldedTagValues(_ type: TagType) -> FoldedValues {
+        if let index = self.folded.indexes[type.rawValue] {
+            return FoldedValues(source: .index(index, index.ids(of: self.index)))
+        }
+        return FoldedValues(source: .table(self.songs, self.songs.pointee.tagPositions(self.index), type))
+    }
+}
+
+/// A song's folded values of one tag type: from a `FoldedTagIndex` when the filter prepared one, otherwise
+/// folded from the table as they are read (a filter folding `any`, which reads every tag type).
+struct FoldedValues: Sequence, IteratorProtocol {
+    enum Source {
+        /// The index and the numbers of the song's values in it.
+        case index(FoldedTagIndex, ArraySlice<Int32>)
+        /// The song's tag positions in the table, and the type wanted.
+        case table(UnsafePointer<SongTable>, Range<Int>, TagType)
+    }
+
+    var source: Source
+
+    mutating func next() -> FoldedText? {
+        switch self.source {
+        case .index(let index, var ids):
+            guard let id = ids.popFirst() else { return nil }
+            self.source = .index(index, ids)
+            return index.value(id)
+        case .table(let songs, var positions, let type):
+            while let position = positions.popFirst() {
+                guard songs.pointee.tagType(at: position) == type else { continue }
+                self.source = .table(songs, positions, type)
+                return FoldedText(folding: songs.pointee.values[songs.pointee.valueNumber(at: position)])
+            }
+            self.source = .table(songs, positions, type)
+            return nil
+        }
     }
 }
 
@@ -104,11 +138,8 @@ struct IndexedSong: FilterSubject {
 /// fallbacks) that a case-folding tag item compares.
 final class FoldedTables {
     let indexes: [FoldedTagIndex?]
-    /// Whether the filter folds `any` (every tag type: not worth indexing all of them for one query), so that
-    /// `IndexedSong` cannot serve it.
-    let foldsAnyTag: Bool
-
-    /// The tables `filter` needs from `database` (none when it folds `any`).
+    /// The tables `filter` needs from `database` (none when it folds `any`, which reads every tag type: not worth
+    /// indexing all of them for one query; `IndexedSong` folds them as it reads them).
     init(_ database: Database, filter: SongFilter) {
         var types = Set<TagType>()
         func collect(_ items: [FilterItem]) -> Bool {
@@ -126,8 +157,7 @@ final class FoldedTables {
             return true
         }
         var indexes = [FoldedTagIndex?](repeating: nil, count: TagType.allCases.count)
-        self.foldsAnyTag = !collect(filter.items)
-        if !self.foldsAnyTag {
+        if collect(filter.items) {
             for type in types { indexes[type.rawValue] = database.foldedIndex(type) }
         }
         self.indexes = indexes

@@ -210,15 +210,15 @@ final class LibraryService {
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         let thread = Thread {
-            let tree = current.tree
+            let tree = current.makeTree()
             let result = configuration.updater.update(tree, uri: uri, discard: discard)
             let updateTime = Int64(Date().timeIntervalSince1970)
             // The first scan produces a database even when the music directory is empty.
             let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
             let changed = result.modified || isFirst
             let database = changed ? Database(tree: result.tree, updateTime: updateTime) : nil
-            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that map here.
-            _ = database?.song(at: "")
+            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
+            database?.prepareURILookups()
             if let path = configuration.databaseFile, let database {
                 do {
                     try DatabaseFile.save(database, tags: configuration.metadata, to: path)

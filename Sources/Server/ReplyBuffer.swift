@@ -44,6 +44,20 @@ struct ReplyBuffer {
         }
     }
 
+    /// Appends `bytes`.
+    @inline(__always)
+    mutating func append(bytes: UnsafeBufferPointer<UInt8>) { self.bytes.append(contentsOf: bytes) }
+
+    /// Appends UTF-8 `text`, `RawText` escapes as their raw byte (see `append(raw:)`).
+    @inline(__always)
+    mutating func append(rawUTF8 text: UnsafeBufferPointer<UInt8>) {
+        if text.contains(RawText.escapeLeadByte) {
+            self.append(raw: String(decoding: text, as: UTF8.self))
+        } else {
+            self.bytes.append(contentsOf: text)
+        }
+    }
+
     /// Appends `key: `, for a value appended piece by piece (then a `\n`).
     @inline(__always)
     mutating func key(_ key: String) {

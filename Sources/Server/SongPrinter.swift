@@ -82,11 +82,44 @@ enum SongPrinter {
         reply.append(byte: UInt8(ascii: "Z"))
     }
 
+    /// A database song's full block, written from the table's columns (what `appendSong(uri:…)` writes for
+    /// `songs[song]`); without `Format` when `format` is false.
+    static func appendSong(
+        _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, to reply: inout ReplyBuffer
+    ) {
+        // A database URI is a relative path: it has no credentials to hide.
+        reply.key("file")
+        let path = songs.directoryPath(song)
+        if !path.isEmpty {
+            reply.append(raw: path)
+            reply.append(byte: UInt8(ascii: "/"))
+        }
+        songs.withNameBytes(song) { reply.append(bytes: $0) }
+        reply.append(byte: UInt8(ascii: "\n"))
+        reply.key("Last-Modified")
+        Self.appendISO8601(songs.modificationTime(song), to: &reply)
+        reply.append(byte: UInt8(ascii: "\n"))
+        if format, let audioFormat = songs.audioFormat(song) { reply.rawLine("Format", audioFormat.description) }
+        for position in songs.tagPositions(song) {
+            let type = songs.tagType(at: position)
+            guard visibleTags.contains(type) else { continue }
+            reply.key(type.name)
+            songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
+        if let duration = songs.durationMilliseconds(song) {
+            reply.line("Time", (duration + 500) / 1000)
+            reply.key("duration")
+            Self.appendSeconds3(duration, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
+    }
+
     /// A database song's full block.
-    static func writeSong(_ song: Database.Song, visibleTags: TagMask, to client: Client) {
-        Self.writeSong(
-            uri: song.uri, modificationTime: song.modificationTime, info: song.info, visibleTags: visibleTags,
-            to: client)
+    static func writeSong(_ song: Int32, of songs: SongTable, visibleTags: TagMask, to client: Client) {
+        var reply = ReplyBuffer(capacity: 512)
+        Self.appendSong(song, of: songs, visibleTags: visibleTags, to: &reply)
+        client.write(bytes: reply.bytes)
     }
 
     /// `directory: path`, and `Last-Modified` in the full form. The root is never printed.

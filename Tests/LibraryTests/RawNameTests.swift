@@ -60,7 +60,7 @@ struct RawNameTests {
         #expect(saved.firstRange(of: Self.nameBytes) != nil)
         #expect(saved.firstRange(of: Array(Self.name.utf8)) == nil)
         let loaded = try #require(DatabaseFile.load(from: file, tags: .defaultMetadata))
-        #expect(loaded.tree == tree)
+        #expect(loaded.makeTree() == tree)
         #expect(loaded.songs.map(\.uri) == database.songs.map(\.uri))
     }
 

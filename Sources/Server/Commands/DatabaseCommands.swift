@@ -123,11 +123,10 @@ enum DatabaseCommands {
         case .directory(let index):
             SongPrinter.writeDirectory(database.directories[Int(index)], full: full, to: client)
         case .song(let index):
-            let song = database.songs[Int(index)]
             if full {
-                SongPrinter.writeSong(song, visibleTags: tags, to: client)
+                SongPrinter.writeSong(index, of: database.songs, visibleTags: tags, to: client)
             } else {
-                client.write("file: \(song.uri)\n")
+                client.write("file: \(database.songs.uri(index))\n")
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]

@@ -172,7 +172,7 @@ enum PlaylistCommands {
         let database = context.server.library?.database
         for entry in songs {
             if info, let index = entry.song, let database {
-                SongPrinter.writeSong(database.songs[Int(index)], visibleTags: tags, to: context.client)
+                SongPrinter.writeSong(index, of: database.songs, visibleTags: tags, to: context.client)
             } else {
                 context.write("file", Self.withoutCredentials(entry.uri))
             }
@@ -199,7 +199,7 @@ enum PlaylistCommands {
         let database = try DatabaseCommands.database(context)
         return try DatabaseCommands.walk(database, uri: uri, recursive: true).compactMap { entry in
             guard case .song(let index) = entry else { return nil }
-            return database.songs[Int(index)].uri
+            return database.songs.uri(index)
         }
     }
 
@@ -370,7 +370,7 @@ enum PlaylistCommands {
         let found = { () throws(AckError) -> [String] in
             var songs = try SearchCommands.select(database, filter: selection.filter)
             if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
-            return songs[selection.window.indices(count: songs.count)].map { database.songs[Int($0)].uri }
+            return songs[selection.window.indices(count: songs.count)].map { database.songs.uri($0) }
         }
         if let position, position != UInt64(UInt32.max) {
             try insert(found, at: position, into: name, context: context)

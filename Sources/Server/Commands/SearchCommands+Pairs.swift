@@ -31,24 +31,16 @@ extension SearchCommands {
                 }
             }
         }
-        // A counting sort by outer number: starts[o]..<starts[o + 1] of `buckets` hold the inner numbers seen
-        // with outer number o.
+        // Grouped by outer number: starts[o]..<starts[o + 1] of `buckets` hold the inner numbers seen with outer
+        // number o.
         let outerCount = outer.values.count
-        var starts = [Int](repeating: 0, count: outerCount + 1)
-        for id in outers { starts[Int(id) + 1] += 1 }
-        for id in 0..<outerCount { starts[id + 1] += starts[id] }
-        var fill = starts
-        var buckets = [Int32](repeating: 0, count: outers.count)
-        for (outerID, innerID) in zip(outers, inners) {
-            buckets[fill[Int(outerID)]] = innerID
-            fill[Int(outerID)] += 1
-        }
+        let (starts, buckets) = countingSort(keys: outers, items: inners, keyCount: outerCount)
         var seen = [Int32](repeating: -1, count: inner.values.count)
         var run: [Int32] = []
         var pairs: [(outer: Int32, inner: Int32)] = []
         for id in 0..<outerCount where starts[id] < starts[id + 1] {
             run.removeAll(keepingCapacity: true)
-            for position in starts[id]..<starts[id + 1] {
+            for position in Int(starts[id])..<Int(starts[id + 1]) {
                 let innerID = buckets[position]
                 if seen[Int(innerID)] != Int32(id) {
                     seen[Int(innerID)] = Int32(id)

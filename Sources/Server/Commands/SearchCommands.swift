@@ -45,17 +45,19 @@ enum SearchCommands {
             // Kelvin sign and a K), where mpd compares bytes: candidates are compared (in place). A long list
             // asks whether every list holds one value (worked out once, over the whole library), and then one
             // candidate tells for all.
-            candidates = database.songs.withUnsafeBufferPointer { songs in
-                func hasValue(_ index: Int32) -> Bool {
-                    (songs.baseAddress! + Int(index)).pointee.info.tags.contains {
-                        $0.type == type && matcher.matchesIgnoringNegation($0.value)
-                    }
+            let songs = database.songs
+            func hasValue(_ index: Int32) -> Bool {
+                var found = false
+                songs.forEachValue(index, type) { value in
+                    if !found && songs.values.value(value, is: matcher.value) { found = true }
                 }
-                let postings = database.songs(with: type, value: matcher.value)
-                guard postings.count > 1024, database.hasByteExactPostings(type), let first = postings.first else {
-                    return postings.filter(hasValue)
-                }
-                return hasValue(first) ? postings : []
+                return found
+            }
+            let postings = database.songs(with: type, value: matcher.value)
+            if postings.count > 1024, database.hasByteExactPostings(type), let first = postings.first {
+                candidates = hasValue(first) ? postings : []
+            } else {
+                candidates = postings.filter(hasValue)
             }
             var rest = filter.items
             rest.remove(at: position)
@@ -64,13 +66,15 @@ enum SearchCommands {
         }
         let prepared = PreparedFilter(database, filter: remaining)
         if let candidates, prepared.isEmpty { return candidates }
-        // Songs are matched in place, through the buffer.
-        return database.songs.withUnsafeBufferPointer { songs in
+        // Songs are matched in place, in the table.
+        return withUnsafePointer(to: database.songs) { songs in
             if let candidates { return candidates.filter { prepared.matches($0, in: songs) } }
             var result: [Int32] = []
             if start == 0 {
                 // The whole walk from the root visits the songs in index order.
-                for index in 0..<Int32(songs.count) where prepared.matches(index, in: songs) { result.append(index) }
+                for index in 0..<Int32(songs.pointee.count) where prepared.matches(index, in: songs) {
+                    result.append(index)
+                }
                 return result
             }
             database.walk(from: start, recursive: true) { index in
@@ -94,14 +98,9 @@ enum SearchCommands {
             ReplyStream.chunked(count: selected.count) { range in
                 var reply = ReplyBuffer(capacity: range.count * 512)
                 for index in selected[range] {
-                    let song = database.songs[Int(index)]
-                    var info = song.info
                     // mpd copies sorted results into "detached" songs, which do not carry the audio
                     // format, so a sorted reply has no Format lines.
-                    if sorted { info.audioFormat = nil }
-                    SongPrinter.appendSong(
-                        uri: song.uri, modificationTime: song.modificationTime, info: info, visibleTags: tags,
-                        to: &reply)
+                    SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, format: !sorted, to: &reply)
                 }
                 client.write(bytes: reply.bytes)
             })
@@ -113,14 +112,14 @@ enum SearchCommands {
         let descending = order.descending
         switch order.key {
         case .lastModified:
-            let keyed = songs.map { ($0, database.songs[Int($0)].modificationTime) }
+            let keyed = songs.map { ($0, database.songs.modificationTime($0)) }
             return keyed.enumerated().sorted { a, b in
                 let (x, y) = (a.element.1, b.element.1)
                 if x != y { return descending ? x > y : x < y }
                 return a.offset < b.offset
             }.map(\.element.0)
         case .tag(let type):
-            let keyed = songs.map { ($0, database.songs[Int($0)].info.sortValue(type)) }
+            let keyed = songs.map { ($0, database.songs.info($0).sortValue(type)) }
             let numeric = type == .track || type == .disc
             return keyed.enumerated().sorted { a, b in
                 var (x, y) = (a.element.1, b.element.1)
@@ -156,23 +155,21 @@ enum SearchCommands {
             context.write(raw: "songs: \(songs)\nplaytime: \(milliseconds / 1000)\n")
         }
         guard let group else {
-            let total = database.songs.withUnsafeBufferPointer { all in
-                songs.reduce(UInt64(0)) { $0 + ((all.baseAddress! + Int($1)).pointee.info.durationMilliseconds ?? 0) }
-            }
+            let all = database.songs
+            let total = songs.reduce(UInt64(0)) { $0 + (all.durationMilliseconds($1) ?? 0) }
             write(songs: songs.count, milliseconds: total)
             return .ok
         }
         let column = database.column(group)
         var counts = [(songs: Int, milliseconds: UInt64)](repeating: (0, 0), count: column.values.count)
-        database.songs.withUnsafeBufferPointer { all in
-            column.withUnsafeIDs { offsets, ids in
-                for index in songs {
-                    let index = Int(index)
-                    let milliseconds = (all.baseAddress! + index).pointee.info.durationMilliseconds ?? 0
-                    for position in Int(offsets[index])..<Int(offsets[index + 1]) {
-                        counts[Int(ids[position])].songs += 1
-                        counts[Int(ids[position])].milliseconds += milliseconds
-                    }
+        let all = database.songs
+        column.withUnsafeIDs { offsets, ids in
+            for song in songs {
+                let index = Int(song)
+                let milliseconds = all.durationMilliseconds(song) ?? 0
+                for position in Int(offsets[index])..<Int(offsets[index + 1]) {
+                    counts[Int(ids[position])].songs += 1
+                    counts[Int(ids[position])].milliseconds += milliseconds
                 }
             }
         }
@@ -194,7 +191,7 @@ enum SearchCommands {
         if name.lowercased() == "file" || name.lowercased() == "filename" {
             let filter = arguments.isEmpty ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false)
             for index in try select(database, filter: filter) {
-                context.write("file", database.songs[Int(index)].uri)
+                context.write("file", database.songs.uri(index))
             }
             return .ok
         }

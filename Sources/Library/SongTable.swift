@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// The distinct tag values of a snapshot, each once (by bytes), as numbered UTF-8 byte strings in one buffer.
+///
+/// A library of 100k songs holds about as many distinct titles and MusicBrainz ids: one buffer costs their
+/// bytes, where a `String` each costs a heap object of twice that. Immutable once built; `Sendable`.
+public struct TagValueTable: Sendable {
+    /// Value `n` is `bytes[offsets[n]..<offsets[n + 1]]`.
+    @usableFromInline let bytes: [UInt8]
+    @usableFromInline let offsets: [UInt32]
+
+    fileprivate init(bytes: [UInt8], offsets: [UInt32]) {
+        self.bytes = bytes
+        self.offsets = offsets
+    }
+
+    /// The number of values.
+    public var count: Int { self.offsets.count - 1 }
+
+    /// Value `number`.
+    public subscript(number: Int32) -> String {
+        self.withBytes(number) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of value `number`.
+    @inlinable
+    public func withBytes<Result>(_ number: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let start = Int(self.offsets[Int(number)])
+        let end = Int(self.offsets[Int(number) + 1])
+        return self.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// Whether value `number` is `text`, byte for byte.
+    public func value(_ number: Int32, is text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { wanted in self.withBytes(number) { $0.elementsEqual(wanted) } }
+    }
+
+    /// Whether value `a` sorts before value `b` by bytes.
+    func precedes(_ a: Int32, _ b: Int32) -> Bool {
+        self.withBytes(a) { x in self.withBytes(b) { y in x.lexicographicallyPrecedes(y) } }
+    }
+
+    /// Builds a table value by value.
+    struct Builder {
+        private(set) var bytes: [UInt8] = []
+        private(set) var offsets: [UInt32] = [0]
+        /// Numbers of values added with `number(for:)`, by bytes.
+        private var numbers: [ByteString: Int32] = [:]
+
+        /// The number of values added.
+        var count: Int { self.offsets.count - 1 }
+
+        /// The number of `value`, added if it is new.
+        mutating func number(for value: String) -> Int32 {
+            let key = ByteString(value)
+            if let known = self.numbers[key] { return known }
+            let number = self.append(value.utf8)
+            self.numbers[key] = number
+            return number
+        }
+
+        /// Adds a value without looking it up (the caller knows it is new) and returns its number. Check `fits`
+        /// after adding: past 4 GiB, offsets wrap.
+        @discardableResult
+        mutating func append(_ bytes: some Collection<UInt8>) -> Int32 {
+            self.bytes.append(contentsOf: bytes)
+            self.offsets.append(UInt32(truncatingIfNeeded: self.bytes.count))
+            return Int32(self.offsets.count - 2)
+        }
+
+        /// Whether the bytes still fit 32-bit offsets.
+        var fits: Bool { self.bytes.count <= Int(UInt32.max) && self.offsets.count <= Int(Int32.max) }
+
+        func build() -> TagValueTable { TagValueTable(bytes: self.bytes, offsets: self.offsets) }
+    }
+}
+
+/// Every song of a snapshot, in walk order, stored column-wise: a fixed-size record per song (no references),
+/// file names as raw bytes in one buffer, and tags as (type, value number) pairs into a `TagValueTable`.
+///
+/// The URI of a song is its directory's path and its name; a song's `SongInfo` is built when asked for. The
+/// element type, `Database.Song`, is such a copy: hot paths (filters, `list`, song blocks) read the columns in
+/// place instead. Immutable once built; `Sendable`.
+public struct SongTable: Sendable, RandomAccessCollection {
+    /// What a song has besides its name and tags; a plain value.
+    @usableFromInline
+    struct Record: Sendable {
+        @usableFromInline var modificationTime: Int64
+        @usableFromInline var size: Int64
+        /// Milliseconds + 1; 0 when unknown.
+        @usableFromInline var duration: UInt64
+        /// Where the name starts in `names` (it ends where the next song's starts).
+        @usableFromInline var nameStart: UInt32
+        /// Where the tags start in `tagTypes`/`tagValues`.
+        @usableFromInline var tagStart: UInt32
+        @usableFromInline var directory: Int32
+        /// An index into `replayGains`, or -1.
+        @usableFromInline var replayGain: Int32
+        /// Sample rate + 1; 0 when there is no audio format.
+        @usableFromInline var sampleRate: UInt32
+        @usableFromInline var channels: UInt32
+        @usableFromInline var sampleFormat: SampleFormat
+        @usableFromInline var hasPicture: Bool
+    }
+
+    @usableFromInline let records: [Record]
+    /// File names as raw bytes (`RawText.encode` of the name).
+    @usableFromInline let names: [UInt8]
+    @usableFromInline let tagTypes: [UInt8]
+    @usableFromInline let tagValues: [Int32]
+    private let replayGains: [ReplayGainInfo]
+    /// Each directory's path, for URIs.
+    @usableFromInline let directoryPaths: [String]
+    /// The distinct tag values.
+    public let values: TagValueTable
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { self.records.count }
+
+    /// Song `index`, copied out: URI and `SongInfo` built.
+    public subscript(index: Int) -> Database.Song {
+        let song = Int32(index)
+        return Database.Song(
+            uri: self.uri(song), directory: self.records[index].directory,
+            modificationTime: self.records[index].modificationTime, size: self.records[index].size,
+            info: self.info(song))
+    }
+
+    // MARK: - Columns
+
+    /// Modification time, seconds since the epoch.
+    @inlinable
+    public func modificationTime(_ song: Int32) -> Int64 { self.records[Int(song)].modificationTime }
+
+    /// Size in bytes.
+    public func size(_ song: Int32) -> Int64 { self.records[Int(song)].size }
+
+    /// The directory holding song `song`.
+    public func directory(_ song: Int32) -> Int32 { self.records[Int(song)].directory }
+
+    /// The exact length in milliseconds, if known.
+    @inlinable
+    public func durationMilliseconds(_ song: Int32) -> UInt64? {
+        let stored = self.records[Int(song)].duration
+        return stored == 0 ? nil : stored - 1
+    }
+
+    /// The decoded audio format, if known.
+    public func audioFormat(_ song: Int32) -> AudioFormat? {
+        let record = self.records[Int(song)]
+        guard record.sampleRate > 0 else { return nil }
+        return AudioFormat(
+            sampleRate: Int(record.sampleRate - 1), sampleFormat: record.sampleFormat, channels: Int(record.channels))
+    }
+
+    /// ReplayGain values from the tags.
+    public func replayGain(_ song: Int32) -> ReplayGainInfo {
+        let index = self.records[Int(song)].replayGain
+        return index < 0 ? ReplayGainInfo() : self.replayGains[Int(index)]
+    }
+
+    /// Whether the file has an embedded picture.
+    public func hasPicture(_ song: Int32) -> Bool { self.records[Int(song)].hasPicture }
+
+    /// The file name in its directory, as raw bytes.
+    @inlinable
+    public func withNameBytes<Result>(_ song: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let range = self.nameRange(song)
+        return self.names.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    @inlinable
+    func nameRange(_ song: Int32) -> Range<Int> {
+        let index = Int(song)
+        let end = index + 1 < self.records.count ? Int(self.records[index + 1].nameStart) : self.names.count
+        return Int(self.records[index].nameStart)..<end
+    }
+
+    /// The file name in its directory.
+    public func name(_ song: Int32) -> String { self.withNameBytes(song) { RawText.decode($0) } }
+
+    /// The path of song `song`'s directory ("" for the root).
+    @inlinable
+    public func directoryPath(_ song: Int32) -> String { self.directoryPaths[Int(self.records[Int(song)].directory)] }
+
+    /// The URI relative to the music directory: the directory's path and the name.
+    public func uri(_ song: Int32) -> String {
+        let path = self.directoryPath(song)
+        let name = self.name(song)
+        return path.isEmpty ? name : path + "/" + name
+    }
+
+    /// Whether song `song`'s URI is `path` + "/" + `name` (`name` as raw bytes), compared without building it.
+    func hasURI(_ song: Int32, directory: Int32, name: UnsafeBufferPointer<UInt8>) -> Bool {
+        self.records[Int(song)].directory == directory && self.withNameBytes(song) { $0.elementsEqual(name) }
+    }
+
+    /// Positions of song `song`'s tags in `tagType(at:)` and `valueNumber(at:)`, in stored order.
+    @inlinable
+    public func tagPositions(_ song: Int32) -> Range<Int> {
+        let index = Int(song)
+        let end = index + 1 < self.records.count ? Int(self.records[index + 1].tagStart) : self.tagTypes.count
+        return Int(self.records[index].tagStart)..<end
+    }
+
+    /// The tag type at `position`.
+    @inlinable
+    public func tagType(at position: Int) -> TagType { TagType(rawValue: Int(self.tagTypes[position]))! }
+
+    /// The value number at `position` (see `values`).
+    @inlinable
+    public func valueNumber(at position: Int) -> Int32 { self.tagValues[position] }
+
+    /// Calls `body` with the value number of each of song `song`'s values of `type`, in stored order; returns
+    /// whether there was any.
+    @inlinable
+    @discardableResult
+    public func forEachValue(_ song: Int32, _ type: TagType, _ body: (Int32) -> Void) -> Bool {
+        let raw = UInt8(type.rawValue)
+        var found = false
+        for position in self.tagPositions(song) where self.tagTypes[position] == raw {
+            found = true
+            body(self.tagValues[position])
+        }
+        return found
+    }
+
+    /// Song `song`'s values of `type`, in stored order.
+    public func tagValues(_ song: Int32, _ type: TagType) -> [String] {
+        var values: [String] = []
+        self.forEachValue(song, type) { values.append(self.values[$0]) }
+        return values
+    }
+
+    /// The tag types song `song` has.
+    public func presentTags(_ song: Int32) -> TagMask {
+        var bits: UInt64 = 0
+        for position in self.tagPositions(song) { bits |= 1 << UInt64(self.tagTypes[position]) }
+        return TagMask(bits: bits)
+    }
+
+    /// Tags and audio properties of song `song`, built.
+    public func info(_ song: Int32) -> SongInfo {
+        let record = self.records[Int(song)]
+        let positions = self.tagPositions(song)
+        var tags: [TagItem] = []
+        tags.reserveCapacity(positions.count)
+        for position in positions {
+            tags.append(TagItem(self.tagType(at: position), self.values[self.tagValues[position]]))
+        }
+        return SongInfo(
+            tags: tags, durationMilliseconds: self.durationMilliseconds(song), audioFormat: self.audioFormat(song),
+            replayGain: self.replayGain(song), hasPicture: record.hasPicture)
+    }
+
+    /// The sum of every song's known duration, in milliseconds.
+    func totalMilliseconds() -> UInt64 {
+        self.records.reduce(UInt64(0)) { $0 &+ ($1.duration == 0 ? 0 : $1.duration - 1) }
+    }
+
+    // MARK: - Building
+
+    /// Builds a table song by song, in walk order.
+    struct Builder {
+        private var records: [Record] = []
+        private var names: [UInt8] = []
+        private var tagTypes: [UInt8] = []
+        private var tagValues: [Int32] = []
+        private var replayGains: [ReplayGainInfo] = []
+        var values = TagValueTable.Builder()
+
+        init() {}
+
+        /// Makes room for `songs` songs.
+        mutating func reserveCapacity(_ songs: Int) { self.records.reserveCapacity(songs) }
+
+        /// The number of songs added.
+        var count: Int { self.records.count }
+
+        /// Whether the columns still fit their 32-bit offsets.
+        var fits: Bool {
+            self.values.fits && self.names.count <= Int(UInt32.max) && self.tagTypes.count <= Int(UInt32.max)
+                && self.records.count < Int(Int32.max)
+        }
+
+        /// Adds a song whose tags are added next with `addTag`.
+        mutating func addSong(
+            name: some Collection<UInt8>, directory: Int32, modificationTime: Int64, size: Int64,
+            durationMilliseconds: UInt64?, audioFormat: AudioFormat?, replayGain: ReplayGainInfo, hasPicture: Bool
+        ) {
+            var gain: Int32 = -1
+            if !replayGain.isEmpty {
+                gain = Int32(self.replayGains.count)
+                self.replayGains.append(replayGain)
+            }
+            self.records.append(
+                Record(
+                    modificationTime: modificationTime, size: size,
+                    duration: durationMilliseconds.map { $0 &+ 1 } ?? 0,
+                    nameStart: UInt32(truncatingIfNeeded: self.names.count),
+                    tagStart: UInt32(truncatingIfNeeded: self.tagTypes.count), directory: directory,
+                    replayGain: gain,
+                    sampleRate: audioFormat.map { UInt32(truncatingIfNeeded: $0.sampleRate + 1) } ?? 0,
+                    channels: audioFormat.map { UInt32(truncatingIfNeeded: $0.channels) } ?? 0,
+                    sampleFormat: audioFormat?.sampleFormat ?? .s16, hasPicture: hasPicture))
+            self.names.append(contentsOf: name)
+        }
+
+        /// Adds a tag to the last song.
+        mutating func addTag(_ type: TagType, value number: Int32) {
+            self.tagTypes.append(UInt8(type.rawValue))
+            self.tagValues.append(number)
+        }
+
+        /// Adds a song from the updater's tree.
+        mutating func add(_ song: TreeSong, directory: Int32) {
+            let info = song.info
+            self.addSong(
+                name: RawText.encode(song.name), directory: directory, modificationTime: song.modificationTime,
+                size: song.size, durationMilliseconds: info.durationMilliseconds, audioFormat: info.audioFormat,
+                replayGain: info.replayGain, hasPicture: info.hasPicture)
+            for item in info.tags { self.addTag(item.type, value: self.values.number(for: item.value)) }
+        }
+
+        /// The table, with `directoryPaths` for URIs.
+        func build(directoryPaths: [String]) -> SongTable {
+            SongTable(
+                records: self.records, names: self.names, tagTypes: self.tagTypes, tagValues: self.tagValues,
+                replayGains: self.replayGains, directoryPaths: directoryPaths, values: self.values.build())
+        }
+    }
+
+    private init(
+        records: [Record], names: [UInt8], tagTypes: [UInt8], tagValues: [Int32], replayGains: [ReplayGainInfo],
+        directoryPaths: [String], values: TagValueTable
+    ) {
+        self.records = records
+        self.names = names
+        self.tagTypes = tagTypes
+        self.tagValues = tagValues
+        self.replayGains = replayGains
+        self.directoryPaths = directoryPaths
+        self.values = values
+    }
+
+    /// No songs.
+    init() { self = Builder().build(directoryPaths: [""]) }
+}

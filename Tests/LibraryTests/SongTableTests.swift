@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Testing
+
+@testable import Library
+
+/// The column-wise song store of a snapshot.
+struct SongTableTests {
+    private func tree() -> TreeDirectory {
+        var root = TreeDirectory(name: "")
+        var info = SongInfo(
+            tags: [TagItem(.artist, "A"), TagItem(.title, "A rather long title, past inline strings"),
+                TagItem(.artist, "B"), TagItem(.genre, "")],
+            durationMilliseconds: 1234, audioFormat: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2),
+            replayGain: ReplayGainInfo(trackGain: -3.5, albumPeak: 0.9), hasPicture: true)
+        root.songs["top.mp3"] = TreeSong(name: "top.mp3", modificationTime: 7, size: 99, info: info)
+        var sub = TreeDirectory(name: "Caf\u{E9}")
+        info = SongInfo(tags: [TagItem(.title, "A rather long title, past inline strings")])
+        sub.songs["x.mp3"] = TreeSong(name: "x.mp3", modificationTime: -1, size: 1, info: info)
+        // A file name that is not UTF-8 (byte 0xE9), as `RawText` decodes it.
+        let raw = RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33])
+        sub.songs[raw] = TreeSong(name: raw, modificationTime: 0, size: 0, info: SongInfo())
+        root.children[sub.name] = sub
+        return root
+    }
+
+    @Test func songsAreBuiltBackAsTheTreeHadThem() throws {
+        let tree = self.tree()
+        let database = Database(tree: tree, updateTime: 0)
+        let songs = database.songs
+        #expect(songs.count == 3)
+        for song in songs {
+            let directory = database.directories[Int(song.directory)]
+            let node = directory.path.isEmpty ? tree : tree.children[directory.path]!
+            let name = String(song.uri.dropFirst(directory.path.isEmpty ? 0 : directory.path.count + 1))
+            let original = try #require(node.songs[name])
+            #expect(song.info == original.info)
+            #expect(song.modificationTime == original.modificationTime && song.size == original.size)
+        }
+        // Equal values are stored once, by bytes.
+        #expect(songs.values.count == 4)
+        let top = try #require(database.song(at: "top.mp3"))
+        #expect(songs.tagValues(top, .artist) == ["A", "B"])
+        #expect(songs.tagValues(top, .genre) == [""])
+        #expect(songs.presentTags(top) == TagMask([.artist, .title, .genre]))
+        #expect(songs.durationMilliseconds(top) == 1234 && songs.hasPicture(top))
+        #expect(songs.replayGain(top) == ReplayGainInfo(trackGain: -3.5, albumPeak: 0.9))
+        #expect(database.makeTree() == tree)
+    }
+
+    @Test func songsAreFoundByTheBytesOfTheirURI() throws {
+        let database = Database(tree: self.tree(), updateTime: 0)
+        let raw = "Caf\u{E9}/" + RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33])
+        for index in 0..<Int32(database.songs.count) {
+            #expect(database.song(at: database.songs.uri(index)) == index)
+        }
+        let song = try #require(database.song(at: raw))
+        #expect(database.songs.uri(song) == raw)
+        #expect(database.songs.name(song) == RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33]))
+        // Canonically equivalent but other bytes, a directory, a trailing or doubled slash: no song.
+        for missing in ["Cafe\u{301}/x.mp3", "Caf\u{E9}", "Caf\u{E9}/", "Caf\u{E9}//x.mp3", "/top.mp3", "", "x.mp3"] {
+            #expect(database.song(at: missing) == nil, "\(missing)")
+        }
+    }
+
+    @Test func aColumnListsSongsWithoutTheTagAsTheEmptyValueOnce() {
+        let database = Database(tree: self.tree(), updateTime: 0)
+        // One song has an empty genre, the others none: one "" either way.
+        #expect(database.column(.genre).values == [""])
+        #expect(database.column(.artist).values == ["", "A", "B"])
+        #expect(database.column(.albumArtist).values == ["", "A", "B"])
+        let top = database.song(at: "top.mp3")!
+        #expect(Array(database.column(.albumArtist).ids(of: top)) == [1, 2])
+    }
+
+    @Test func statisticsCountDistinctValuesByBytes() {
+        var root = TreeDirectory(name: "")
+        for (number, artist) in ["K", "\u{212A}", "K"].enumerated() {
+            let info = SongInfo(tags: [TagItem(.artist, artist)], durationMilliseconds: 1500)
+            root.songs["\(number).mp3"] = TreeSong(name: "\(number).mp3", modificationTime: 0, size: 0, info: info)
+        }
+        let statistics = Database(tree: root, updateTime: 0).statistics
+        #expect(statistics.artists == 2 && statistics.albums == 0 && statistics.songs == 3)
+        #expect(statistics.playTimeSeconds == 4)
+    }
+}
