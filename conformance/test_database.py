@@ -7,6 +7,8 @@ Replies can be large (listallinfo of the whole library); they are compared whole
 
 import re
 
+import time
+
 import pytest
 
 import mpdtest
@@ -268,6 +270,24 @@ def test_update(case_id, differential_runner, servers):
         differential_runner(c, case_id)
     finally:
         _wait_idle(*both)
+
+
+def test_update_finding_only_unreadable_files_changes_nothing(servers):
+    """Files that cannot be read and were not songs before change nothing: no idle
+    `database` (mpd sets "modified" only for songs added, changed or removed), so an
+    `update` of a directory of broken files, run again and again, is a no-op."""
+    both = [servers.ref] + ([servers.sut] if servers.sut else [])
+    seen = {}
+    for s in both:
+        _wait_idle(s)
+        with s.connect() as watcher:
+            watcher.send("idle database\n")
+            for _ in range(2):
+                assert s.query("update Broken\n").startswith(b"updating_db: ")
+                _wait_idle(s)
+            time.sleep(0.3)
+            seen[s.label] = watcher.command("noidle\n")
+    assert set(seen.values()) == {b"OK\n"}, seen
 
 
 @pytest.mark.xfail(strict=True, reason="mpd re-appends pruned empty directories unsorted after an "

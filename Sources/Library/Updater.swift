@@ -104,11 +104,13 @@ public struct Updater: Sendable {
                     directory.songs[read.name] = TreeSong(
                         name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
                         info: info)
-                } else {
-                    directory.songs.removeValue(forKey: read.name)
+                    modified = true
+                } else if directory.songs.removeValue(forKey: read.name) != nil {
+                    // A file that cannot be read changes the library only if it was a song before, as in mpd: an
+                    // unreadable new file is skipped (and tried again by the next update).
+                    modified = true
                 }
             }
-            modified = true
         }
         if modified { tree.pruneEmpty() }
         return Result(tree: tree, modified: modified)
