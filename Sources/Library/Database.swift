@@ -138,9 +138,7 @@ public final class Database: Sendable {
             node.songs.reserveCapacity(directory.songs.count)
             for index in directory.songs {
                 let name = self.songs.name(index)
-                node.songs[name] = TreeSong(
-                    name: name, modificationTime: self.songs.modificationTime(index), size: self.songs.size(index),
-                    info: self.songs.info(index))
+                node.songs[name] = TreeSong(name: name, song: index, of: self)
             }
             return node
         }
@@ -271,10 +269,10 @@ public final class Database: Sendable {
             var track: Int
         }
         let keyed = songs.map { song in
-            Keyed(
-                song: song, album: song.info.firstValue(.album),
-                disc: Self.leadingInteger(song.info.firstValue(.disc)),
-                track: Self.leadingInteger(song.info.firstValue(.track)))
+            let keys = song.sortKeys
+            return Keyed(
+                song: song, album: keys.album, disc: Self.leadingInteger(keys.disc),
+                track: Self.leadingInteger(keys.track))
         }
         return keyed.sorted { a, b in
             let album = Self.compareOptional(a.album, b.album)

@@ -4,6 +4,9 @@ import Model
 
 /// A song as the updater keeps it: its file name in its directory, what identifies its version on disk,
 /// and what was read from it.
+///
+/// A song the job has not read again stays where it is in the previous snapshot: its `info` is built only when
+/// asked for, and the next snapshot copies its columns without building it.
 public struct TreeSong: Sendable, Hashable {
     /// The file name.
     public var name: String
@@ -11,15 +14,66 @@ public struct TreeSong: Sendable, Hashable {
     public var modificationTime: Int64
     /// Size in bytes.
     public var size: Int64
+    /// What was read, or where it is in the previous snapshot.
+    enum Content: Sendable {
+        indirect case read(SongInfo)
+        case snapshot(Database, Int32)
+    }
+
+    var content: Content
+
     /// Tags and audio properties.
-    public var info: SongInfo
+    public var info: SongInfo {
+        get {
+            switch self.content {
+            case .read(let info): info
+            case .snapshot(let database, let song): database.songs.info(song)
+            }
+        }
+        set { self.content = .read(newValue) }
+    }
 
     /// Creates a song.
     public init(name: String, modificationTime: Int64, size: Int64, info: SongInfo) {
         self.name = name
         self.modificationTime = modificationTime
         self.size = size
-        self.info = info
+        self.content = .read(info)
+    }
+
+    /// Song `song` of `database`.
+    init(name: String, song: Int32, of database: Database) {
+        self.name = name
+        self.modificationTime = database.songs.modificationTime(song)
+        self.size = database.songs.size(song)
+        self.content = .snapshot(database, song)
+    }
+
+    /// What `mpd` orders a directory's songs by: the first album, disc and track values.
+    var sortKeys: (album: String?, disc: String?, track: String?) {
+        switch self.content {
+        case .read(let info):
+            return (info.firstValue(.album), info.firstValue(.disc), info.firstValue(.track))
+        case .snapshot(let database, let song):
+            let songs = database.songs
+            func first(_ type: TagType) -> String? {
+                var value: String?
+                songs.forEachValue(song, type) { if value == nil { value = songs.values[$0] } }
+                return value
+            }
+            return (first(.album), first(.disc), first(.track))
+        }
+    }
+
+    public static func == (lhs: TreeSong, rhs: TreeSong) -> Bool {
+        lhs.name == rhs.name && lhs.modificationTime == rhs.modificationTime && lhs.size == rhs.size
+            && lhs.info == rhs.info
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.name)
+        hasher.combine(self.modificationTime)
+        hasher.combine(self.size)
     }
 }
 

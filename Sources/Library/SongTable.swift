@@ -317,12 +317,48 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
         /// Adds a song from the updater's tree.
         mutating func add(_ song: TreeSong, directory: Int32) {
-            let info = song.info
-            self.addSong(
-                name: RawText.encode(song.name), directory: directory, modificationTime: song.modificationTime,
-                size: song.size, durationMilliseconds: info.durationMilliseconds, audioFormat: info.audioFormat,
-                replayGain: info.replayGain, hasPicture: info.hasPicture)
-            for item in info.tags { self.addTag(item.type, value: self.values.number(for: item.value)) }
+            switch song.content {
+            case .read(let info):
+                self.addSong(
+                    name: RawText.encode(song.name), directory: directory, modificationTime: song.modificationTime,
+                    size: song.size, durationMilliseconds: info.durationMilliseconds, audioFormat: info.audioFormat,
+                    replayGain: info.replayGain, hasPicture: info.hasPicture)
+                for item in info.tags { self.addTag(item.type, value: self.values.number(for: item.value)) }
+            case .snapshot(let database, let index):
+                self.copy(index, of: database)
+                self.records[self.records.count - 1].directory = directory
+            }
+        }
+
+        /// The previous snapshot songs were copied from, and the number in this table of each of its values
+        /// (-1 until first seen).
+        private var source: (database: ObjectIdentifier, numbers: [Int32])?
+
+        /// Adds song `index` of `database` as it is there (its directory number too: the caller sets it).
+        private mutating func copy(_ index: Int32, of database: Database) {
+            let songs = database.songs
+            if self.source?.database != ObjectIdentifier(database) {
+                self.source = (ObjectIdentifier(database), [Int32](repeating: -1, count: songs.values.count))
+            }
+            var record = songs.records[Int(index)]
+            record.nameStart = UInt32(truncatingIfNeeded: self.names.count)
+            record.tagStart = UInt32(truncatingIfNeeded: self.tagTypes.count)
+            if record.replayGain >= 0 {
+                record.replayGain = Int32(self.replayGains.count)
+                self.replayGains.append(songs.replayGain(index))
+            }
+            self.records.append(record)
+            songs.withNameBytes(index) { self.names.append(contentsOf: $0) }
+            for position in songs.tagPositions(index) {
+                let value = songs.valueNumber(at: position)
+                var number = self.source!.numbers[Int(value)]
+                if number < 0 {
+                    number = songs.values.withBytes(value) { self.values.number(for: String(decoding: $0, as: UTF8.self)) }
+                    self.source!.numbers[Int(value)] = number
+                }
+                self.tagTypes.append(songs.tagTypes[position])
+                self.tagValues.append(number)
+            }
         }
 
         /// The table, with `directoryPaths` for URIs.
