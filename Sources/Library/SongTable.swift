@@ -47,19 +47,60 @@ public struct TagValueTable: Sendable {
     struct Builder {
         private(set) var bytes: [UInt8] = []
         private(set) var offsets: [UInt32] = [0]
-        /// Numbers of values added with `number(for:)`, by bytes.
-        private var numbers: [ByteString: Int32] = [:]
+        /// The values added with `number(for:)`, found by the hash of their bytes: an open-addressing table of value
+        /// numbers (-1 for empty slots), at most half full. No `String` per value: a library's worth of them
+        /// would be as many small allocations.
+        private var slots: [Int32] = []
+        private var interned = 0
 
         /// The number of values added.
         var count: Int { self.offsets.count - 1 }
 
         /// The number of `value`, added if it is new.
         mutating func number(for value: String) -> Int32 {
-            let key = ByteString(value)
-            if let known = self.numbers[key] { return known }
-            let number = self.append(value.utf8)
-            self.numbers[key] = number
+            var value = value
+            return value.withUTF8 { self.number(forBytes: $0) }
+        }
+
+        /// The number of the value with these UTF-8 bytes, added if it is new.
+        mutating func number(forBytes value: UnsafeBufferPointer<UInt8>) -> Int32 {
+            if (self.interned + 1) * 2 > self.slots.count { self.growSlots() }
+            let mask = self.slots.count - 1
+            var slot = Self.hash(value) & mask
+            while self.slots[slot] >= 0 {
+                let number = self.slots[slot]
+                if self.bytes(of: number, equal: value) { return number }
+                slot = (slot + 1) & mask
+            }
+            let number = self.append(value)
+            self.slots[slot] = number
+            self.interned += 1
             return number
+        }
+
+        private func bytes(of number: Int32, equal value: UnsafeBufferPointer<UInt8>) -> Bool {
+            let range = Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])
+            return self.bytes.withUnsafeBufferPointer { $0[range].elementsEqual(value) }
+        }
+
+        private mutating func growSlots() {
+            var slots = [Int32](repeating: -1, count: max(64, self.slots.count * 2))
+            let mask = slots.count - 1
+            self.bytes.withUnsafeBufferPointer { bytes in
+                for number in self.slots where number >= 0 {
+                    let range = Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])
+                    var slot = Self.hash(UnsafeBufferPointer(rebasing: bytes[range])) & mask
+                    while slots[slot] >= 0 { slot = (slot + 1) & mask }
+                    slots[slot] = number
+                }
+            }
+            self.slots = slots
+        }
+
+        private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            var hasher = Hasher()
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            return hasher.finalize()
         }
 
         /// Adds a value without looking it up (the caller knows it is new) and returns its number. Check `fits`
@@ -353,7 +394,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 let value = songs.valueNumber(at: position)
                 var number = self.source!.numbers[Int(value)]
                 if number < 0 {
-                    number = songs.values.withBytes(value) { self.values.number(for: String(decoding: $0, as: UTF8.self)) }
+                    number = songs.values.withBytes(value) { self.values.number(forBytes: $0) }
                     self.source!.numbers[Int(value)] = number
                 }
                 self.tagTypes.append(songs.tagTypes[position])
