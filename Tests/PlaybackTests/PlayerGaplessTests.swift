@@ -56,17 +56,17 @@ import Testing
     @Test func replacingAQueuedSongThatIsAlreadyDecodingCutsItOff() throws {
         let capture = CaptureOutput(sync: true)
         let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
-        // Song 1 lasts 1 s of paced output, so the replacement comes long before its end even on a loaded
-        // machine (the test waits for song 1 to be heard first).
+        // Song 1 lasts 3 s of paced output, so the replacement comes long before its end even on a loaded
+        // machine (the test waits for song 1 to be heard first; 1 s was once too short on a busy machine).
         harness.withPlayer { player in
-            player.play(fakeSong(1, base: 0, frames: 44100), atSeconds: 0)
+            player.play(fakeSong(1, base: 0, frames: 132_300), atSeconds: 0)
             player.queue(fakeSong(2, base: 20_000, frames: 4410))
         }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        harness.withPlayer { $0.queue(fakeSong(3, base: 44100, frames: 4410)) }
-        #expect(harness.waitFor { $0.contains(.finished(token: 3)) })
+        harness.withPlayer { $0.queue(fakeSong(3, base: 132_300, frames: 4410)) }
+        #expect(harness.waitFor(timeout: 15) { $0.contains(.finished(token: 3)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 3), .finished(token: 3)])
-        #expect(isRamp(capture.samples16(), from: 0, count: 48_510))
+        #expect(isRamp(capture.samples16(), from: 0, count: 136_710))
     }
 
     @Test func borderPauseStopsInFrontOfTheQueuedSong() throws {
