@@ -4,37 +4,45 @@ import Library
 import Model
 
 /// A filter prepared for matching the songs of one snapshot: its top-level case-insensitive tag items answered
-/// from the snapshot's `FoldedTagIndex`es (each distinct value compared with the needle once), the other items
-/// matched on the songs in place.
+/// from the snapshot's `FoldedTagIndex`es (each distinct value compared with the needle once), its top-level
+/// `any` items from one comparison per distinct value of the snapshot, the other items matched on the songs in
+/// place.
 struct PreparedFilter {
     /// The top-level case-insensitive tag items.
     private let folded: [FoldedTagTest]
+    /// The top-level `any` items.
+    private let anyTag: [AnyTagTest]
     /// The other items.
     private let others: SongFilter
     private let tables: FoldedTables
 
     init(_ database: Database, filter: SongFilter) {
         var folded: [FoldedTagTest] = []
+        var anyTag: [AnyTagTest] = []
         var others: [FilterItem] = []
         for item in filter.items {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
                 folded.append(FoldedTagTest(database, type, matcher))
+            } else if case .anyTag(let matcher) = item {
+                anyTag.append(AnyTagTest(database.songs.values, matcher))
             } else {
                 others.append(item)
             }
         }
         self.folded = folded
+        self.anyTag = anyTag
         self.others = SongFilter(others)
         self.tables = FoldedTables(database, filter: self.others)
     }
 
     /// Whether every song matches.
-    var isEmpty: Bool { self.folded.isEmpty && self.others.isEmpty }
+    var isEmpty: Bool { self.folded.isEmpty && self.anyTag.isEmpty && self.others.isEmpty }
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
     @inline(__always)
     func matches(_ index: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
         for test in self.folded where !test.matches(index) { return false }
+        for test in self.anyTag where !test.matches(index, in: songs) { return false }
         if self.others.isEmpty { return true }
         return self.others.matches(IndexedSong(songs: songs, index: index, folded: self.tables))
     }
@@ -67,6 +75,31 @@ private struct FoldedTagTest {
             return self.negated
         }
         return self.matchesAbsent != self.negated
+    }
+}
+
+/// One `any` comparison (`FilterItem.anyTag`: some value of some tag matches), with the needle compared once
+/// with each distinct value of the snapshot instead of with every value of every song.
+private struct AnyTagTest {
+    /// Whether each value of the songs' value table matches, ignoring negation.
+    let matches: [Bool]
+    let negated: Bool
+
+    init(_ values: TagValueTable, _ matcher: StringMatcher) {
+        self.matches = (0..<Int32(values.count)).map { number in
+            let value = values[number]
+            if matcher.usesFoldedHaystack { return matcher.matchesIgnoringNegation(folded: FoldedText(folding: value)) }
+            return matcher.matchesIgnoringNegation(value)
+        }
+        self.negated = matcher.negated
+    }
+
+    @inline(__always)
+    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
+        for position in songs.pointee.tagPositions(song) where self.matches[Int(songs.pointee.valueNumber(at: position))] {
+            return !self.negated
+        }
+        return self.negated
     }
 }
 
