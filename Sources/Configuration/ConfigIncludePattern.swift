@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import FoundationEssentials
 
 /// Turns the argument of an `include` line into the paths to read, as `mpd` 0.23 does.
 ///
@@ -39,10 +39,10 @@ struct ConfigIncludePattern {
             entries = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
             if isOptional { return .success([]) }
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
             let reason =
-                !exists ? "No such file or directory" : !isDirectory.boolValue ? "Not a directory" : "Permission denied"
+                !exists ? "No such file or directory" : !isDirectory ? "Not a directory" : "Permission denied"
             return .failure(ConfigLineScanner.Failure(message: "Failed to open \(directory): \(reason)"))
         }
         let pattern = Array(name)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import FoundationEssentials
 
 /// Reads a configuration file and the files it includes into one ordered list of parameters and blocks.
 ///
@@ -148,12 +148,12 @@ struct ConfigParser {
 
     /// Reads a whole file.
     static func read(_ path: String) -> Result<[UInt8], ReadFailure> {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return .failure(
                 ReadFailure(message: "Failed to open '\(path)': No such file or directory", isMissing: true))
         }
-        if isDirectory.boolValue {
+        if isDirectory {
             return .failure(ReadFailure(message: "Failed to read from \(path): Is a directory", isMissing: false))
         }
         guard let data = FileManager.default.contents(atPath: path) else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import FoundationEssentials
 import Model
 
 /// Parsers for the values of top-level options, with `mpd` 0.23's rules and error texts.

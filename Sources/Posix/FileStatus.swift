@@ -80,6 +80,21 @@ public enum DirectoryEntries {
         return names
     }
 
+    /// Creates the directory `path` and any missing parents (mode 0777 masked by the umask); an existing
+    /// directory is fine.
+    ///
+    /// The corresponding C function is `mkdir`.
+    /// - Throws: `SystemCallError` from the first `mkdir` that fails otherwise than with `EEXIST`.
+    public static func makeDirectories(atPath path: String) throws(SystemCallError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            let result = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) }
+            if result != 0 && Errno.current != .fileExists { throw SystemCallError("mkdir", .current) }
+            prefix += "/"
+        }
+    }
+
     /// The target of a symbolic link, or `nil` if `path` is not one.
     ///
     /// The corresponding C function is `readlink`.
