@@ -81,16 +81,18 @@ public enum DirectoryEntries {
     }
 
     /// Creates the directory `path` and any missing parents (mode 0777 masked by the umask); an existing
-    /// directory is fine.
+    /// directory is fine, an existing file in the way is not.
     ///
     /// The corresponding C function is `mkdir`.
-    /// - Throws: `SystemCallError` from the first `mkdir` that fails otherwise than with `EEXIST`.
+    /// - Throws: `SystemCallError` from the first `mkdir` that fails, unless it fails with `EEXIST` on a directory.
     public static func makeDirectories(atPath path: String) throws(SystemCallError) {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            let result = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) }
-            if result != 0 && Errno.current != .fileExists { throw SystemCallError("mkdir", .current) }
+            let error = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
+            if let error, error != .fileExists || (try? FileStatus(path: prefix))?.kind != .directory {
+                throw SystemCallError("mkdir", error)
+            }
             prefix += "/"
         }
     }

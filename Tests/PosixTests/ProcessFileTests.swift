@@ -23,6 +23,7 @@ struct ProcessFileTests {
 
         try writeFile([], atPath: root + "/plain")
         #expect(throws: SystemCallError.self) { try DirectoryEntries.makeDirectories(atPath: root + "/plain/x") }
+        #expect(throws: SystemCallError.self) { try DirectoryEntries.makeDirectories(atPath: root + "/plain") }
     }
 
     @Test func readsTheEnvironment() {
