@@ -27,7 +27,9 @@ struct ExcludeList {
     /// `line` without the blanks around it: tabs and Unicode space separators (what Foundation's
     /// `CharacterSet.whitespaces` holds).
     static func trimmingBlanks(_ line: Substring) -> String {
-        let isBlank = { (scalar: Unicode.Scalar) in scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        let isBlank = { (scalar: Unicode.Scalar) in
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
         let scalars = line.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isBlank($0) }) else { return "" }
         let last = scalars.lastIndex(where: { !isBlank($0) })!
