@@ -81,8 +81,8 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
-        // mpd.conf syntax and typed settings.
-        .target(name: "Configuration", dependencies: ["Model"], swiftSettings: settings),
+        // mpd.conf syntax and typed settings; Posix for reading the files and looking up home directories.
+        .target(name: "Configuration", dependencies: ["Model", "Posix"], swiftSettings: settings),
 
         // Client sessions, the command table, command handlers, idle fan-out.
         .target(

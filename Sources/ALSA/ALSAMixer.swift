@@ -4,6 +4,7 @@ import CALSA
 import Glibc
 import Model
 import Playback
+import Posix
 import Synchronization
 
 /// The ALSA hardware mixer: a simple mixer element (`mixer_control`, `mixer_index`) on `mixer_device`, with
@@ -29,7 +30,7 @@ public final class ALSAMixer: Mixer, @unchecked Sendable {
     public let index: UInt32
 
     private let shared: MixerShared
-    private var monitor: MonitorThread?
+    private var monitor: NamedThread?
 
     /// Creates a closed mixer. Any thread.
     ///
@@ -54,7 +55,8 @@ public final class ALSAMixer: Mixer, @unchecked Sendable {
         let session = try MixerSession(device: self.device, control: self.control, index: self.index)
         let descriptors = session.pollDescriptorCount
         self.shared.session.withLock { $0 = session }
-        self.monitor = MonitorThread(shared: self.shared, descriptorCount: descriptors)
+        let body = MonitorBody(shared: self.shared, descriptorCount: descriptors)
+        self.monitor = NamedThread("mixer") { body.run() }
     }
 
     /// Stops watching and closes the handle. Event loop thread.
@@ -212,26 +214,6 @@ private func mixerElementCallback(_ element: OpaquePointer?, _ mask: UInt32) -> 
         session.changed = true
     }
     return 0
-}
-
-/// The thread that waits on the mixer's descriptors and reports changes.
-private final class MonitorThread {
-    private var thread = pthread_t()
-
-    init(shared: MixerShared, descriptorCount: Int) {
-        let body = MonitorBody(shared: shared, descriptorCount: descriptorCount)
-        // Unmanaged: the retained body is released by the thread when it starts.
-        let context = Unmanaged.passRetained(body).toOpaque()
-        let result = pthread_create(
-            &self.thread, nil,
-            { context in
-                Unmanaged<MonitorBody>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, context)
-        precondition(result == 0, "pthread_create failed: \(result)")
-    }
-
-    func join() { pthread_join(self.thread, nil) }
 }
 
 /// The monitor thread's loop.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
 
 /// What the volume mapping needs from a mixer control: its ranges and its current value in dB (hundredths) and in
 /// raw register steps, and setters for both. ``ALSAMixer`` implements it on a simple mixer element (front left

@@ -25,6 +25,8 @@ static inline int fermata_errno(void) { return errno; }
 /// accept4(2) and pipe2(2) are GNU extensions that <sys/socket.h> and <unistd.h> hide without _GNU_SOURCE.
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int pipe2(int pipefd[2], int flags);
+/// pthread_setname_np(3), hidden the same way by <pthread.h>.
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 #include <sys/stat.h>
 #include <dirent.h>

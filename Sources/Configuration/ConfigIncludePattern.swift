@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Posix
 
 /// Turns the argument of an `include` line into the paths to read, as `mpd` 0.23 does.
 ///
@@ -36,17 +36,16 @@ struct ConfigIncludePattern {
         let (directory, name) = Self.split(self.path)
         let entries: [String]
         do {
-            entries = try FileManager.default.contentsOfDirectory(atPath: directory)
+            entries = try DirectoryEntries.names(in: directory)
         } catch {
             if isOptional { return .success([]) }
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+            let kind = (try? FileStatus(path: directory))?.kind
             let reason =
-                !exists ? "No such file or directory" : !isDirectory.boolValue ? "Not a directory" : "Permission denied"
+                kind == nil ? "No such file or directory" : kind != .directory ? "Not a directory" : "Permission denied"
             return .failure(ConfigLineScanner.Failure(message: "Failed to open \(directory): \(reason)"))
         }
         let pattern = Array(name)
-        let matches = entries.filter { $0 != "." && $0 != ".." && Self.matches(Array($0), pattern) }
+        let matches = entries.filter { Self.matches(Array($0), pattern) }
         return .success(matches.sorted().map { Self.join(directory, $0) })
     }
 

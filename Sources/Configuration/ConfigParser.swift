@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Posix
 
 /// Reads a configuration file and the files it includes into one ordered list of parameters and blocks.
 ///
@@ -148,23 +148,24 @@ struct ConfigParser {
 
     /// Reads a whole file.
     static func read(_ path: String) -> Result<[UInt8], ReadFailure> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let status = try? FileStatus(path: path) else {
             return .failure(
                 ReadFailure(message: "Failed to open '\(path)': No such file or directory", isMissing: true))
         }
-        if isDirectory.boolValue {
+        if status.kind == .directory {
             return .failure(ReadFailure(message: "Failed to read from \(path): Is a directory", isMissing: false))
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.isReadableFile(atPath: path) ? "Input/output error" : "Permission denied"
+        do {
+            return .success(try readFile(atPath: path))
+        } catch {
+            let reason = error.errno == .permissionDenied ? "Permission denied" : "Input/output error"
             return .failure(ReadFailure(message: "Failed to open '\(path)': \(reason)", isMissing: false))
         }
-        return .success([UInt8](data))
     }
 
-    /// An absolute path with `.`, `..` and symbolic links resolved, to recognise a file met twice.
+    /// An absolute path with `.`, `..` and symbolic links resolved, to recognise a file met twice; a path that does
+    /// not resolve (no such file) as it is.
     private static func canonical(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        DirectoryEntries.realPath(path) ?? path
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Model
+import Posix
 
 /// Parsers for the values of top-level options, with `mpd` 0.23's rules and error texts.
 ///
@@ -95,8 +95,8 @@ enum ConfigValue {
             let rest = afterTilde.dropFirst(user.count)
             if user.isEmpty {
                 expanded = home + rest
-            } else if let userHome = FileManager.default.homeDirectory(forUser: String(user)) {
-                expanded = userHome.path + rest
+            } else if let userHome = UserDatabase.homeDirectory(ofUser: String(user)) {
+                expanded = userHome + rest
             } else {
                 throw Self.error(parameter, "no such user: \(user)")
             }

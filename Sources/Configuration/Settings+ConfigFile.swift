@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Model
+import Posix
 
 extension Settings {
     /// Reads the typed settings from a parsed configuration, checking every value the way `mpd` 0.23 does.
@@ -13,10 +13,10 @@ extension Settings {
     ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment.
     /// - Throws: ``ConfigError`` at the file and line of the first bad value.
     public init(
-        file: ConfigFile, environment: [String: String] = ProcessInfo.processInfo.environment
+        file: ConfigFile, environment: [String: String] = ProcessEnvironment.variables()
     ) throws(ConfigError) {
         self.init()
-        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home = environment["HOME"] ?? UserDatabase.homeDirectoryOfCurrentUser() ?? "/"
         let reader = Reader(file: file, home: home)
 
         if let parameter = file.parameter(named: "music_directory") {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Glibc
 import Model
 import Posix
@@ -21,8 +20,20 @@ struct ExcludeList {
         }
         self.patterns = parent.patterns + RawText.decode(data)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            .map { String($0).trimmingCharacters(in: .whitespaces) }
+            .map(Self.trimmingBlanks)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// `line` without the blanks around it: tabs and Unicode space separators (what Foundation's
+    /// `CharacterSet.whitespaces` holds).
+    static func trimmingBlanks(_ line: Substring) -> String {
+        let isBlank = { (scalar: Unicode.Scalar) in
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let scalars = line.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isBlank($0) })!
+        return String(scalars[first...last])
     }
 
     /// Whether `name` matches a pattern.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
-import Foundation
 
 /// Command-argument parsers with `mpd`'s rules and error texts (all `ACK` code 2).
 public enum ArgumentParser {

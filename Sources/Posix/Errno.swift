@@ -29,6 +29,10 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
     /// `ENOENT`: no such file or directory.
     public static let noSuchFile = Errno(rawValue: ENOENT)
+    /// `EACCES`: permission denied.
+    public static let permissionDenied = Errno(rawValue: EACCES)
+    /// `EEXIST`: the file already exists.
+    public static let fileExists = Errno(rawValue: EEXIST)
     /// `EMFILE`: the process has too many open files.
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
     /// `ENFILE`: the system has too many open files.

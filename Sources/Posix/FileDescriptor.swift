@@ -70,6 +70,22 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
         _ = try syscall("fcntl") { fcntl(self.rawValue, F_SETFD, FD_CLOEXEC) }
     }
 
+    /// Opens the file at `path` for appending, creating it (mode 0666 masked by the umask) when missing. For
+    /// log files: every write lands at the end even after another process truncated the file.
+    ///
+    /// The corresponding C function is `open` with `O_APPEND | O_CREAT`.
+    public static func openForAppending(_ path: String) throws(SystemCallError) -> FileDescriptor {
+        try Self.open(path, O_WRONLY | O_APPEND | O_CREAT)
+    }
+
+    /// Opens `path` close-on-exec with `flags`; a created file gets mode 0666 masked by the umask.
+    static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> FileDescriptor {
+        let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+            try syscall("open") { Glibc.open(file, flags | O_CLOEXEC, 0o666) }
+        }
+        return FileDescriptor(rawValue: fd)
+    }
+
     /// Creates a pipe whose ends are non-blocking and close-on-exec.
     ///
     /// The corresponding C function is `pipe2`.
@@ -85,6 +101,17 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
 /// The corresponding C function is `unlink`.
 @discardableResult
 public func unlinkPath(_ path: String) -> Bool { RawText.withFilePath(path) { Glibc.unlink($0) } == 0 }
+
+/// Replaces the content of the file at `path` with `bytes`, creating it (mode 0666 masked by the umask) when
+/// missing. Not atomic: for small files nobody reads while they are written (the pid file); see ``AtomicFile``.
+///
+/// The corresponding C functions are `open` with `O_TRUNC | O_CREAT`, `write` and `close`.
+/// - Throws: `SystemCallError` from `open` or `write`.
+public func writeFile(_ bytes: [UInt8], atPath path: String) throws(SystemCallError) {
+    let fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+    defer { fd.close() }
+    try fd.writeAll(bytes)
+}
 
 /// The whole content of the file at `path`.
 ///

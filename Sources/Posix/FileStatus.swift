@@ -80,6 +80,23 @@ public enum DirectoryEntries {
         return names
     }
 
+    /// Creates the directory `path` and any missing parents (mode 0777 masked by the umask); an existing
+    /// directory is fine, an existing file in the way is not.
+    ///
+    /// The corresponding C function is `mkdir`.
+    /// - Throws: `SystemCallError` from the first `mkdir` that fails, unless it fails with `EEXIST` on a directory.
+    public static func makeDirectories(atPath path: String) throws(SystemCallError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            let error = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
+            if let error, error != .fileExists || (try? FileStatus(path: prefix))?.kind != .directory {
+                throw SystemCallError("mkdir", error)
+            }
+            prefix += "/"
+        }
+    }
+
     /// The target of a symbolic link, or `nil` if `path` is not one.
     ///
     /// The corresponding C function is `readlink`.

@@ -32,11 +32,7 @@ public final class Semaphore: @unchecked Sendable {
     /// Like `wait()`, but gives up after `nanoseconds`. The corresponding C function is `sem_timedwait`,
     /// which takes a `CLOCK_REALTIME` deadline: a clock step costs at most one wait.
     public func wait(timeoutNanoseconds nanoseconds: UInt64) {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let total = UInt64(deadline.tv_nsec) + nanoseconds
-        deadline.tv_sec += Int(total / 1_000_000_000)
-        deadline.tv_nsec = Int(total % 1_000_000_000)
+        var deadline = clockDeadline(CLOCK_REALTIME, afterNanoseconds: nanoseconds)
         _ = sem_timedwait(self.semaphore, &deadline)
     }
 }

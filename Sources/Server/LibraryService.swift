@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
 import Library
 import MPDProtocol
 import Model
@@ -73,7 +73,7 @@ final class LibraryService {
                     "load_ms": "\((MonotonicClock.now() - started) / 1_000_000)",
                 ])
         } else {
-            if let path = self.configuration.databaseFile, FileManager.default.fileExists(atPath: path) {
+            if let path = self.configuration.databaseFile, (try? FileStatus(path: path)) != nil {
                 self.server.logger.warning("database file unusable, rescanning", ["file": path])
             }
             _ = try? self.enqueue(uri: "", discard: false)
@@ -209,10 +209,10 @@ final class LibraryService {
         let configuration = self.configuration
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
-        let thread = Thread {
+        NamedThread.detach("update") {
             let tree = current.makeTree()
             let result = configuration.updater.update(tree, uri: uri, discard: discard)
-            let updateTime = Int64(Date().timeIntervalSince1970)
+            let updateTime = Int64(time(nil))
             // The first scan produces a database even when the music directory is empty.
             let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
             let changed = result.modified || isFirst
@@ -229,8 +229,6 @@ final class LibraryService {
             let modified = result.modified
             bound.execute { service in service.finish(database: database, modified: modified, id: id) }
         }
-        thread.name = "update"
-        thread.start()
     }
 
     private func finish(database: Database?, modified: Bool, id: Int) {
@@ -241,7 +239,7 @@ final class LibraryService {
             self.server.databaseChanged(database)
             // The previous snapshot and the job's tree are gone now. Trimming a large heap takes a moment: not on
             // the loop.
-            Thread.detachNewThread { releaseFreeMemory() }
+            NamedThread.detach("trim") { releaseFreeMemory() }
         }
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)

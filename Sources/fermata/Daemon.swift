@@ -2,7 +2,7 @@
 
 import Configuration
 import Formats
-import Foundation
+import Glibc
 import Library
 import MPDProtocol
 import Model
@@ -41,13 +41,13 @@ enum Daemon {
     ///
     /// Must be called on the main thread before any other thread starts, so the signal mask is inherited.
     static func run(_ commandLine: CommandLineOptions) throws(StartupError) {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.variables()
         let configPath: String
         if let path = commandLine.configPath {
             configPath = path
         } else {
             let candidates = Self.defaultConfigPaths(environment: environment)
-            guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            guard let found = candidates.first(where: { (try? FileStatus(path: $0)) != nil }) else {
                 throw StartupError(
                     description: "no configuration file found (looked for \(candidates.joined(separator: ", ")))")
             }
@@ -68,7 +68,7 @@ enum Daemon {
             do {
                 sink = try LogSink(path: logFile)
             } catch {
-                throw StartupError(description: "cannot open log_file \"\(logFile)\": \(error.localizedDescription)")
+                throw StartupError(description: "cannot open log_file \"\(logFile)\": \(error)")
             }
         } else {
             sink = LogSink.syslog()
@@ -82,9 +82,9 @@ enum Daemon {
 
         if let pidFile = settings.pidFile {
             do {
-                try "\(getpid())\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+                try writeFile(Array("\(getpid())\n".utf8), atPath: pidFile)
             } catch {
-                throw StartupError(description: "cannot write pid_file \"\(pidFile)\": \(error.localizedDescription)")
+                throw StartupError(description: "cannot write pid_file \"\(pidFile)\": \(error)")
             }
         }
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
@@ -193,7 +193,7 @@ enum Daemon {
             return nil
         }
         let directory = cache + "/fermata"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try? DirectoryEntries.makeDirectories(atPath: directory)
         return directory + "/db"
     }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Glibc
 import Model
+import Posix
 import Synchronization
 
 /// Where log lines go: standard error, an appended file (reopened on SIGHUP, for logrotate), or syslog.
@@ -10,7 +10,7 @@ import Synchronization
 final class LogSink: Sendable {
     private enum Target {
         case standardError
-        case file(path: String, handle: FileHandle)
+        case file(path: String, descriptor: FileDescriptor)
         case syslog
     }
 
@@ -25,7 +25,7 @@ final class LogSink: Sendable {
     ///
     /// - Throws: when the file cannot be opened for writing.
     init(path: String) throws {
-        self.target = Mutex(.file(path: path, handle: try Self.open(path)))
+        self.target = Mutex(.file(path: path, descriptor: try FileDescriptor.openForAppending(path)))
     }
 
     /// Logs to the system log (`log_file "syslog"`), as `mpd`, with its identity `fermata`.
@@ -37,26 +37,15 @@ final class LogSink: Sendable {
         return sink
     }
 
-    private static func open(_ path: String) throws -> FileHandle {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        return handle
-    }
-
     /// Reopens the log file (after logrotate moved it away); nothing for standard error and syslog.
     ///
     /// - Throws: when the file cannot be opened again; the old one stays in use.
     func reopen() throws {
         try self.target.withLock { target in
             guard case .file(let path, let old) = target else { return }
-            let handle = try Self.open(path)
-            try? old.close()
-            target = .file(path: path, handle: handle)
+            let descriptor = try FileDescriptor.openForAppending(path)
+            old.close()
+            target = .file(path: path, descriptor: descriptor)
         }
     }
 
@@ -76,15 +65,26 @@ final class LogSink: Sendable {
                     }
                 line.withCString { text in withVaList([text]) { vsyslog(priority, "%s", $0) } }
             case .standardError:
-                try? FileHandle.standardError.write(contentsOf: Data(Self.stamped(level, line).utf8))
-            case .file(_, let handle):
-                try? handle.write(contentsOf: Data(Self.stamped(level, line).utf8))
+                try? FileDescriptor.standardError.writeAll(Self.stamped(level, line).utf8)
+            case .file(_, let descriptor):
+                try? descriptor.writeAll(Self.stamped(level, line).utf8)
             }
         }
     }
 
     private static func stamped(_ level: LogLevel, _ line: String) -> String {
-        let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-        return "\(stamp) \(level.name): \(line)\n"
+        "\(Self.timestamp()) \(level.name): \(line)\n"
+    }
+
+    /// The current time in UTC as `2024-05-01T12:34:56`.
+    ///
+    /// The corresponding C functions are `time`, `gmtime_r` and `strftime`.
+    static func timestamp() -> String {
+        var now = time(nil)
+        var fields = tm()
+        gmtime_r(&now, &fields)
+        var text = [CChar](repeating: 0, count: 32)
+        let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%S", &fields)
+        return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
+import Posix
 
 let commandLine: CommandLineOptions
 do {
     commandLine = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("fermata: \(error.message)\n\(CommandLineOptions.usage)\n".utf8))
+    try? FileDescriptor.standardError.writeAll("fermata: \(error.message)\n\(CommandLineOptions.usage)\n".utf8)
     exit(64)
 }
 if commandLine.showHelp {
@@ -20,6 +21,6 @@ if commandLine.showVersion {
 do {
     try Daemon.run(commandLine)
 } catch {
-    FileHandle.standardError.write(Data("fermata: \(error.description)\n".utf8))
+    try? FileDescriptor.standardError.writeAll("fermata: \(error.description)\n".utf8)
     exit(1)
 }

@@ -91,6 +91,14 @@ struct UpdaterTests {
         let result = self.scan(music, reader: FakeReader())
         #expect(Database(tree: result.tree, updateTime: 0).songs.map(\.uri) == ["keep.mp3"])
     }
+
+    @Test func mpdignoreLinesLoseTheBlanksAroundThem() {
+        #expect(ExcludeList.trimmingBlanks(" \tskip-* \u{00A0}") == "skip-*")
+        #expect(ExcludeList.trimmingBlanks("a b") == "a b")
+        #expect(ExcludeList.trimmingBlanks(" \t ") == "")
+        // Only blanks: a carriage return stays, as with Foundation's `.whitespaces`.
+        #expect(ExcludeList.trimmingBlanks("x\r") == "x\r")
+    }
 }
 
 struct DatabaseFileTests {

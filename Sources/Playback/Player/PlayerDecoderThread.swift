@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Formats
-import Foundation
+import Glibc
 import Model
+import Posix
 import Synchronization
 
 /// The decoder thread: opens songs, decodes ahead into the chunk pipe, seeks, and moves on to the queued
@@ -43,7 +44,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let logger: Logger
 
     // MARK: Mailbox (guarded by `control`)
-    private let control = NSCondition()
+    private let control = Condition()
     private var command: Command?
     private var commandSequence: UInt64 = 0
     private var acknowledged: UInt64 = 0
@@ -80,7 +81,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        Thread.startNamed("decoder") { [self] in self.run() }
+        NamedThread.detach("decoder") { [self] in self.run() }
     }
 
     // MARK: - Loop side

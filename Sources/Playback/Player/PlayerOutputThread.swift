@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Model
 import Posix
 import Synchronization
@@ -65,7 +64,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let positionBitRate = Atomic<Int>(0)
 
     // MARK: Mailbox (guarded by `control`)
-    private let control = NSCondition()
+    private let control = Condition()
     private var request: Request
     private var requestSequence: UInt64 = 0
     private var acknowledged: UInt64 = 0
@@ -140,7 +139,7 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     /// Starts the thread. Loop thread, once.
     func start() {
-        Thread.startNamed("output:\(self.configuration.name)") { [self] in self.run() }
+        NamedThread.detach("output:\(self.configuration.name)") { [self] in self.run() }
     }
 
     // MARK: - Loop side
@@ -170,7 +169,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.device.interrupt()
             self.reader.wakeup.signal()
             self.control.lock()
-            _ = self.control.wait(until: Date(timeIntervalSinceNow: 0.05))
+            self.control.wait(timeoutNanoseconds: 50_000_000)
         }
         self.control.unlock()
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
 
 /// `replaygain_preamp`, `replaygain_missing_preamp` and `replaygain_limit`.
 public struct ReplayGainSettings: Sendable, Equatable {

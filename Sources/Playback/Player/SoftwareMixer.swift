@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
 import Synchronization
 
 /// `mixer_type "software"`: a volume the output thread applies to the samples (ramped per chunk, so changes

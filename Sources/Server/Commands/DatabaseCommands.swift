@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Library
 import MPDProtocol
 import Model
@@ -45,7 +44,8 @@ enum DatabaseCommands {
             // Local files outside the music directory are for local clients only (issue 7 adds them).
             throw AckError(.permission, "Access denied")
         }
-        if let colon = path.range(of: "://"), path[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+        if let colon = path.firstRange(of: "://"),
+            path[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
             !path[..<colon.lowerBound].isEmpty
         {
             throw AckError(.arg, "Unsupported URI scheme")
