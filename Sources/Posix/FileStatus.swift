@@ -70,10 +70,11 @@ public enum DirectoryEntries {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
-                let bytes = raw.prefix(while: { $0 != 0 })
-                return RawText.decode(bytes)
-            }
+            // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
+            // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = RawText.decode(
+                UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
             if name == "." || name == ".." { continue }
             names.append(name)
         }
