@@ -101,11 +101,12 @@ public final class Database: Sendable {
             let songStart = Int32(songs.count)
             for song in Self.sortedSongs(node.songs.values) { songs.add(song, directory: index) }
             let songRange = songStart..<Int32(songs.count)
-            let childPaths = node.children.keys.map { path.isEmpty ? $0 : path + "/" + $0 }
+            // Sorted by full path, keyed by name: a name is never cut back out of a path (a name starting with
+            // a combining mark joins the "/" before it in one Character).
+            let childPaths = node.children.keys.map { (name: $0, path: path.isEmpty ? $0 : path + "/" + $0) }
             var children: [Int32] = []
-            for childPath in childPaths.sorted(by: Collator.root.areInIncreasingOrder) {
-                let name = String(childPath.dropFirst(path.isEmpty ? 0 : path.count + 1))
-                children.append(add(node.children[name]!, path: childPath, parent: index))
+            for child in childPaths.sorted(by: { Collator.root.areInIncreasingOrder($0.path, $1.path) }) {
+                children.append(add(node.children[child.name]!, path: child.path, parent: index))
             }
             directories[Int(index)] = Directory(
                 path: path, modificationTime: node.modificationTime, parent: parent, children: children,

@@ -270,13 +270,14 @@ public struct Updater: Sendable {
             return inside ? !self.symlinks.followInside : !self.symlinks.followOutside
         }
         var depth = components.count
-        var rest = Substring(target)
-        while rest.hasPrefix(".") {
-            if rest.hasPrefix("../") {
+        // Bytes, not Characters: a combining mark after a "/" must not hide it.
+        var rest = Substring(target).utf8
+        while true {
+            if rest.starts(with: "../".utf8) {
                 depth -= 1
                 if depth < 0 { return !self.symlinks.followOutside }
                 rest = rest.dropFirst(3)
-            } else if rest.hasPrefix("./") {
+            } else if rest.starts(with: "./".utf8) {
                 rest = rest.dropFirst(2)
             } else {
                 break

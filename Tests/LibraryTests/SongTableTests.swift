@@ -84,4 +84,25 @@ struct SongTableTests {
         #expect(statistics.artists == 2 && statistics.albums == 0 && statistics.songs == 3)
         #expect(statistics.playTimeSeconds == 4)
     }
+
+    @Test func aDirectoryNameStartingWithACombiningMarkKeepsItsOwnNode() throws {
+        // "a/" + "\u{301}b": the slash and the accent are one Character, so a name cut back out of the path by
+        // Characters would be "b" (the sibling) or missing.
+        var parent = TreeDirectory(name: "a")
+        for name in ["\u{301}b", "b"] {
+            var child = TreeDirectory(name: name)
+            child.songs["s.mp3"] = TreeSong(
+                name: "s.mp3", modificationTime: 0, size: 0, info: SongInfo(tags: [TagItem(.title, name)]))
+            parent.children[name] = child
+        }
+        var root = TreeDirectory(name: "")
+        root.children["a"] = parent
+        let database = Database(tree: root, updateTime: 0)
+        #expect(Set(database.directories.map(\.path)) == ["", "a", "a/\u{301}b", "a/b"])
+        for name in ["\u{301}b", "b"] {
+            let song = try #require(database.song(at: "a/" + name + "/s.mp3"))
+            #expect(database.songs.tagValues(song, .title) == [name])
+        }
+        #expect(database.makeTree() == root)
+    }
 }
