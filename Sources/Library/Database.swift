@@ -120,11 +120,10 @@ public final class Database: Sendable {
     }
 
     /// A snapshot from parts already in walk order (the database file stores them so).
-    init(directories: [Directory], songs: SongTable, updateTime: Int64, statistics: Statistics? = nil) {
+    init(directories: [Directory], songs: SongTable, updateTime: Int64) {
         self.directories = directories
         self.songs = songs
         self.updateTime = updateTime
-        self.cachedStatistics.withLock { $0 = statistics }
     }
 
     /// The tree this snapshot was built from, for the next update job to start from. Built on each call
@@ -252,7 +251,7 @@ public final class Database: Sendable {
         Self.cached(self.cachedStatistics) {
             // Distinct by bytes, as mpd counts (and as the value table numbers them).
             (
-                self.postings(.artist).byteDistinctCount, self.postings(.album).byteDistinctCount, self.songs.count,
+                self.songs.distinctValueCount(.artist), self.songs.distinctValueCount(.album), self.songs.count,
                 self.songs.totalMilliseconds() / 1000
             )
         }

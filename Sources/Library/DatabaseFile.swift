@@ -231,8 +231,22 @@ public enum DatabaseFile {
         /// A string stored as its UTF-8.
         mutating func string() throws(Damaged) -> String { String(decoding: try self.slice(), as: UTF8.self) }
 
-        /// A name stored as its raw bytes.
-        mutating func rawName() throws(Damaged) -> String { RawText.decode(try self.slice()) }
+        /// A file name stored as its raw bytes: not empty, no "/" or newline (the scan never stores one), not "."
+        /// or "..".
+        mutating func nameBytes() throws(Damaged) -> ArraySlice<UInt8> {
+            let name = try self.slice()
+            guard !name.isEmpty, !name.contains(UInt8(ascii: "/")), !name.contains(UInt8(ascii: "\n")),
+                !name.elementsEqual(".".utf8), !name.elementsEqual("..".utf8)
+            else { throw Damaged() }
+            return name
+        }
+
+        /// A file name, decoded (see `nameBytes()`).
+        mutating func rawName() throws(Damaged) -> String { RawText.decode(try self.nameBytes()) }
+
+        /// A bound for a count of items that each take at least one of the bytes left (and are numbered by
+        /// `Int32`).
+        private var itemLimit: Int { min(self.bytes.count - self.position + 1, Int(Int32.max)) }
 
         mutating func database(tags: TagMask) throws(Damaged) -> Database {
             let updateTime = try self.signed()
@@ -244,27 +258,34 @@ public enum DatabaseFile {
             }
             guard TagMask(tagList) == tags, Set(tagList).count == tagList.count else { throw Damaged() }
             // No count can exceed the bytes left: every item takes at least one.
-            let valueCount = try self.count(below: self.bytes.count - self.position + 1)
+            let valueCount = try self.count(below: self.itemLimit)
             var songs = SongTable.Builder()
-            for _ in 0..<valueCount { songs.values.append(try self.slice()) }
+            for index in 0..<valueCount {
+                // Each value once, valid UTF-8, as they were written: queries rely on one number per value.
+                let value = try self.slice()
+                let number = value.withUnsafeBufferPointer { bytes -> Int32? in
+                    guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+                    return songs.values.number(forBytes: bytes)
+                }
+                guard number == Int32(index) else { throw Damaged() }
+            }
 
-            let directoryCount = try self.count(below: self.bytes.count - self.position + 1)
-            let songCount = try self.count(below: self.bytes.count - self.position + 1)
+            let directoryCount = try self.count(below: self.itemLimit)
+            let songCount = try self.count(below: self.itemLimit)
             guard directoryCount >= 1 else { throw Damaged() }
             var directories: [Database.Directory] = []
             var children: [[Int32]] = []
             directories.reserveCapacity(directoryCount)
             children.reserveCapacity(directoryCount)
-            songs.reserveCapacity(songCount)
-            // `stats` counts distinct artists and albums by bytes, as the value table holds them: mark which
-            // values occur as each.
-            var counted = [UInt8](repeating: 0, count: valueCount)
+            // A song takes at least 8 bytes: reserve no more than the bytes left can hold.
+            songs.reserveCapacity(min(songCount, (self.bytes.count - self.position) / 8))
             for index in 0..<directoryCount {
                 let parent = try self.count(below: index + 1) - 1
                 guard (index == 0) == (parent < 0) else { throw Damaged() }
-                let name = try self.rawName()
+                // The root's name is empty; every other directory has a file name.
+                let name = parent < 0 ? try self.string() : try self.rawName()
+                guard parent >= 0 || name.isEmpty else { throw Damaged() }
                 let path = parent < 0 ? name : (parent == 0 ? name : directories[parent].path + "/" + name)
-                guard parent >= 0 ? !name.isEmpty : name.isEmpty else { throw Damaged() }
                 let modificationTime = try self.signed()
                 let inode = try self.unsigned()
                 let device = try self.unsigned()
@@ -277,7 +298,7 @@ public enum DatabaseFile {
                 let ownSongs = try self.count(below: songCount - songs.count + 1)
                 let first = Int32(songs.count)
                 for _ in 0..<ownSongs {
-                    try self.song(in: Int32(index), tags: tagList, valueCount: valueCount, counted: &counted, to: &songs)
+                    try self.song(in: Int32(index), tags: tagList, valueCount: valueCount, to: &songs)
                 }
                 directories.append(
                     Database.Directory(
@@ -291,19 +312,14 @@ public enum DatabaseFile {
                 directories[index] = directories[index].with(children: children[index])
             }
             let table = songs.build(directoryPaths: directories.map(\.path))
-            let statistics = (
-                counted.count { $0 & 1 != 0 }, counted.count { $0 & 2 != 0 }, table.count,
-                table.totalMilliseconds() / 1000
-            )
-            return Database(directories: directories, songs: table, updateTime: updateTime, statistics: statistics)
+            return Database(directories: directories, songs: table, updateTime: updateTime)
         }
 
         private mutating func song(
-            in directory: Int32, tags: [TagType], valueCount: Int, counted: inout [UInt8],
+            in directory: Int32, tags: [TagType], valueCount: Int,
             to songs: inout SongTable.Builder
         ) throws(Damaged) {
-            let name = try self.slice()
-            guard !name.isEmpty else { throw Damaged() }
+            let name = try self.nameBytes()
             let modificationTime = try self.signed()
             let size = try self.signed()
             let duration = try self.unsigned()
@@ -337,7 +353,6 @@ public enum DatabaseFile {
                 guard position < tags.count else { throw Damaged() }
                 let number = try self.count(below: valueCount)
                 let type = tags[position]
-                if type == .artist { counted[number] |= 1 } else if type == .album { counted[number] |= 2 }
                 songs.addTag(type, value: Int32(number))
             }
         }

@@ -297,6 +297,18 @@ public struct SongTable: Sendable, RandomAccessCollection {
             replayGain: self.replayGain(song), hasPicture: record.hasPicture)
     }
 
+    /// How many distinct values (by bytes) songs have for `type`.
+    func distinctValueCount(_ type: TagType) -> Int {
+        var seen = [Bool](repeating: false, count: self.values.count)
+        var count = 0
+        let raw = UInt8(type.rawValue)
+        for position in self.tagTypes.indices where self.tagTypes[position] == raw && !seen[Int(self.tagValues[position])] {
+            seen[Int(self.tagValues[position])] = true
+            count += 1
+        }
+        return count
+    }
+
     /// The sum of every song's known duration, in milliseconds.
     func totalMilliseconds() -> UInt64 {
         self.records.reduce(UInt64(0)) { $0 &+ ($1.duration == 0 ? 0 : $1.duration - 1) }
@@ -367,7 +379,10 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 for item in info.tags { self.addTag(item.type, value: self.values.number(for: item.value)) }
             case .snapshot(let database, let index):
                 self.copy(index, of: database)
+                // The tree's fields, in case the job changed them.
                 self.records[self.records.count - 1].directory = directory
+                self.records[self.records.count - 1].modificationTime = song.modificationTime
+                self.records[self.records.count - 1].size = song.size
             }
         }
 

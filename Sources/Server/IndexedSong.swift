@@ -78,28 +78,52 @@ private struct FoldedTagTest {
     }
 }
 
-/// One `any` comparison (`FilterItem.anyTag`: some value of some tag matches), with the needle compared once
-/// with each distinct value of the snapshot instead of with every value of every song.
-private struct AnyTagTest {
-    /// Whether each value of the songs' value table matches, ignoring negation.
-    let matches: [Bool]
-    let negated: Bool
+/// One `any` comparison (`FilterItem.anyTag`: some value of some tag matches), with the needle compared at most
+/// once with each distinct value of the snapshot instead of with every value of every song; a value is compared
+/// the first time a song has it, so a narrow selection compares only its own values.
+///
+/// One per query, used on one thread.
+private final class AnyTagTest {
+    private let matcher: StringMatcher
+    private let values: TagValueTable
+    /// For each value of the songs' value table: 0 not compared yet, 1 matches (ignoring negation), 2 does not.
+    /// A buffer of its own, not an array property: no exclusivity check per song.
+    private let states: UnsafeMutableBufferPointer<UInt8>
 
     init(_ values: TagValueTable, _ matcher: StringMatcher) {
-        self.matches = (0..<Int32(values.count)).map { number in
-            let value = values[number]
-            if matcher.usesFoldedHaystack { return matcher.matchesIgnoringNegation(folded: FoldedText(folding: value)) }
-            return matcher.matchesIgnoringNegation(value)
-        }
-        self.negated = matcher.negated
+        self.matcher = matcher
+        self.values = values
+        self.states = .allocate(capacity: values.count)
+        self.states.initialize(repeating: 0)
     }
+
+    deinit { self.states.deallocate() }
 
     @inline(__always)
     func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for position in songs.pointee.tagPositions(song) where self.matches[Int(songs.pointee.valueNumber(at: position))] {
-            return !self.negated
+        for position in songs.pointee.tagPositions(song) where self.valueMatches(songs.pointee.valueNumber(at: position)) {
+            return !self.matcher.negated
         }
-        return self.negated
+        return self.matcher.negated
+    }
+
+    @inline(__always)
+    private func valueMatches(_ number: Int32) -> Bool {
+        switch self.states[Int(number)] {
+        case 1: return true
+        case 2: return false
+        default: return self.compare(number)
+        }
+    }
+
+    private func compare(_ number: Int32) -> Bool {
+        let value = self.values[number]
+        let matches =
+            self.matcher.usesFoldedHaystack
+            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: value))
+            : self.matcher.matchesIgnoringNegation(value)
+        self.states[Int(number)] = matches ? 1 : 2
+        return matches
     }
 }
 

@@ -258,4 +258,37 @@ struct DatabaseFileTests {
             if let loaded = DatabaseFile.decode(sealed(damaged), tags: .all) { _ = loaded.makeTree() }
         }
     }
+
+    @Test func inconsistenciesBehindAValidChecksumLoadAsNil() throws {
+        var root = TreeDirectory(name: "")
+        let info = SongInfo(tags: [TagItem(.artist, "AAAA"), TagItem(.title, "BBBB")])
+        root.songs["ab.mp3"] = TreeSong(name: "ab.mp3", modificationTime: 1, size: 2, info: info)
+        let music = try MusicDirectory()
+        let file = music.path + "/db"
+        try DatabaseFile.save(Database(tree: root, updateTime: 1), tags: .all, to: file)
+        let bytes = try readFile(atPath: file)
+        let header = Array("fermata-db \(DatabaseFile.version)\n".utf8)
+        let body = Array(bytes[(header.count + 8)...])
+        func sealed(_ body: [UInt8]) -> [UInt8] {
+            let sum = DatabaseFile.checksum(body)
+            return header + (0..<8).map { UInt8(truncatingIfNeeded: sum >> (8 * $0)) } + body
+        }
+        /// `body` with the only occurrence of `old` replaced by `new` (as long).
+        func replacing(_ old: String, with new: [UInt8]) throws -> [UInt8] {
+            let old = Array(old.utf8)
+            let starts = body.indices.filter { body[$0...].starts(with: old) }
+            try #require(starts.count == 1 && new.count == old.count)
+            var changed = body
+            changed.replaceSubrange(starts[0]..<starts[0] + old.count, with: new)
+            return changed
+        }
+        #expect(DatabaseFile.decode(sealed(body), tags: .all) != nil)
+        // A value twice, a value that is not UTF-8, names no scan stores.
+        for damaged in [
+            try replacing("BBBB", with: Array("AAAA".utf8)), try replacing("BBBB", with: [0x42, 0xFF, 0x42, 0x42]),
+            try replacing("ab.mp3", with: Array("a/.mp3".utf8)), try replacing("ab.mp3", with: Array("a\n.mp3".utf8)),
+        ] {
+            #expect(DatabaseFile.decode(sealed(damaged), tags: .all) == nil)
+        }
+    }
 }
