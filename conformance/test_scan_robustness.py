@@ -142,6 +142,36 @@ def test_unreadable_and_special_files(hostile_library, server_pair):
     _compare(pair, "stats\nlistall Unreadable\n", "after rescan")
 
 
+# --- names that differ only in Unicode normalisation ------------------------------
+
+def test_names_that_differ_only_in_normalisation(music_dir, server_pair):
+    """"Café" precomposed and decomposed are two files for the file system and for
+    mpd, which compares names by bytes: both directories and all four songs are
+    there, each found by its own bytes.  The order of two names that collate equal
+    is not compared: mpd keeps them in the order the directory listing gave."""
+    root = Path(tempfile.mkdtemp(prefix="fermata-nfd-"))
+    try:
+        lib = root / "music"
+        names = ["Caf\u00e9", "Cafe\u0301"]
+        for directory in names:
+            (lib / directory).mkdir(parents=True)
+            for name in names:
+                shutil.copy2(music_dir / "root song.mp3", lib / directory / f"{name}.mp3")
+        pair = server_pair(lib)
+        sut = pair.require_sut()
+        _compare(pair, "stats\n", "stats")
+        for command in ("listall", "listallinfo", "lsinfo"):
+            _same(sorted(sut.query(command).splitlines()), sorted(pair.ref.query(command).splitlines()),
+                  f"{command} (sorted lines)")
+        for directory in names:
+            for name in names:
+                uri = f"{directory}/{name}.mp3"
+                _compare(pair, f'lsinfo "{uri}"\nfind "(file == \'{uri}\')"\ncount base "{directory}"\n',
+                         f"{uri!r}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 # --- files deleted (and replaced) while the scan runs -----------------------------
 
 @pytest.mark.sut_only

@@ -103,9 +103,9 @@ public final class Database: Sendable {
             let songRange = songStart..<Int32(songs.count)
             // Sorted by full path, keyed by name: a name is never cut back out of a path (a name starting with
             // a combining mark joins the "/" before it in one Character).
-            let childPaths = node.children.keys.map { (name: $0, path: path.isEmpty ? $0 : path + "/" + $0) }
+            let childPaths = node.children.keys.map { (name: $0, path: path.isEmpty ? $0.text : path + "/" + $0.text) }
             var children: [Int32] = []
-            for child in childPaths.sorted(by: { Collator.root.areInIncreasingOrder($0.path, $1.path) }) {
+            for child in childPaths.sorted(by: { Self.precedes($0.path, $1.path) }) {
                 children.append(add(node.children[child.name]!, path: child.path, parent: index))
             }
             directories[Int(index)] = Directory(
@@ -138,7 +138,7 @@ public final class Database: Sendable {
             node.songs.reserveCapacity(directory.songs.count)
             for index in directory.songs {
                 let name = self.songs.name(index)
-                node.songs[name] = TreeSong(name: name, song: index, of: self)
+                node.songs[ByteString(name)] = TreeSong(name: name, song: index, of: self)
             }
             return node
         }
@@ -146,7 +146,7 @@ public final class Database: Sendable {
         for index in nodes.indices.dropFirst().reversed() {
             let node = nodes[index]
             nodes[index] = TreeDirectory(name: "")
-            nodes[Int(self.directories[index].parent)].children[node.name] = node
+            nodes[Int(self.directories[index].parent)].children[ByteString(node.name)] = node
         }
         return nodes.first ?? TreeDirectory(name: "")
     }
@@ -260,7 +260,7 @@ public final class Database: Sendable {
     // MARK: - Ordering
 
     /// A directory's songs in `mpd`'s order, with each song's sort keys worked out once.
-    static func sortedSongs(_ songs: Dictionary<String, TreeSong>.Values) -> [TreeSong] {
+    static func sortedSongs(_ songs: Dictionary<ByteString, TreeSong>.Values) -> [TreeSong] {
         guard songs.count > 1 else { return Array(songs) }
         struct Keyed {
             var song: TreeSong
@@ -281,8 +281,15 @@ public final class Database: Sendable {
             if disc != 0 { return disc < 0 }
             let track = Self.compareIntegers(a.track, b.track)
             if track != 0 { return track < 0 }
-            return Collator.root.compare(a.song.name, b.song.name) < 0
+            return Self.precedes(a.song.name, b.song.name)
         }.map(\.song)
+    }
+
+    /// Collation order, then (for names the collation finds equal, such as two normalisations of one name) byte
+    /// order, so that the order never depends on hashing.
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        let order = Collator.root.compare(a, b)
+        return order != 0 ? order < 0 : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     private static func compareOptional(_ a: String?, _ b: String?) -> Int {

@@ -87,10 +87,11 @@ public struct TreeDirectory: Sendable, Hashable {
     public var inode: UInt64 = 0
     /// Device number.
     public var device: UInt64 = 0
-    /// Sub-directories by name.
-    public var children: [String: TreeDirectory] = [:]
-    /// Songs by file name.
-    public var songs: [String: TreeSong] = [:]
+    /// Sub-directories by name (compared by bytes: names that differ only in Unicode normalisation are
+    /// different directories).
+    public var children: [ByteString: TreeDirectory] = [:]
+    /// Songs by file name (compared by bytes).
+    public var songs: [ByteString: TreeSong] = [:]
     /// Playlist files (`.m3u`, `.pls`…) in the order they were found, as `mpd` keeps them.
     public var playlists: [TreePlaylist] = []
 
@@ -105,13 +106,18 @@ public struct TreeDirectory: Sendable, Hashable {
     /// - Returns: whether anything was removed.
     @discardableResult
     mutating func removeEntry(named name: String, includingPlaylist: Bool = false) -> Bool {
-        var removed = self.children.removeValue(forKey: name) != nil
-        if self.songs.removeValue(forKey: name) != nil { removed = true }
-        if includingPlaylist, let index = self.playlists.firstIndex(where: { $0.name == name }) {
+        var removed = self.children.removeValue(forKey: ByteString(name)) != nil
+        if self.songs.removeValue(forKey: ByteString(name)) != nil { removed = true }
+        if includingPlaylist, let index = self.playlistIndex(named: name) {
             self.playlists.remove(at: index)
             removed = true
         }
         return removed
+    }
+
+    /// The position of the playlist file called `name` (compared by bytes).
+    func playlistIndex(named name: String) -> Int? {
+        self.playlists.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }
     }
 
     /// Whether the directory holds nothing: no songs, playlists or sub-directories.
@@ -138,7 +144,8 @@ public struct TreeDirectory: Sendable, Hashable {
 
     /// Runs `body` on the directory at `components` below this one, if it exists.
     mutating func withDirectory<R>(at components: ArraySlice<String>, _ body: (inout TreeDirectory) -> R) -> R? {
-        guard let first = components.first else { return body(&self) }
+        guard let name = components.first else { return body(&self) }
+        let first = ByteString(name)
         guard self.children[first] != nil else { return nil }
         return self.children[first]!.withDirectory(at: components.dropFirst(), body)
     }

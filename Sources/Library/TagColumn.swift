@@ -61,17 +61,3 @@ public struct TagColumn: Sendable {
         self.offsets.withUnsafeBufferPointer { offsets in self.ids.withUnsafeBufferPointer { body(offsets, $0) } }
     }
 }
-
-/// A string compared and hashed by its UTF-8 bytes, as `mpd` compares tag values.
-struct ByteString: Hashable {
-    let text: String
-
-    init(_ text: String) { self.text = text }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
-
-    func hash(into hasher: inout Hasher) {
-        var text = self.text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
-}

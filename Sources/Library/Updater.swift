@@ -101,11 +101,11 @@ public struct Updater: Sendable {
         for (read, info) in zip(pending, results) {
             tree.withDirectory(at: read.directory[...]) { directory in
                 if let info {
-                    directory.songs[read.name] = TreeSong(
+                    directory.songs[ByteString(read.name)] = TreeSong(
                         name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
                         info: info)
                     modified = true
-                } else if directory.songs.removeValue(forKey: read.name) != nil {
+                } else if directory.songs.removeValue(forKey: ByteString(read.name)) != nil {
                     // A file that cannot be read changes the library only if it was a song before, as in mpd: an
                     // unreadable new file is skipped (and tried again by the next update).
                     modified = true
@@ -129,7 +129,7 @@ public struct Updater: Sendable {
         guard let name = components.first else { return }
         let here = done + [name]
         let fullPath = self.path(of: here)
-        guard !name.contains("\n"), !self.skipSymlink(name: name, directory: done),
+        guard !name.utf8.contains(UInt8(ascii: "\n")), !self.skipSymlink(name: name, directory: done),
             let status = try? FileStatus(path: fullPath)
         else {
             if directory.removeEntry(named: name, includingPlaylist: true) { modified = true }
@@ -137,16 +137,16 @@ public struct Updater: Sendable {
         }
         if components.count > 1 {
             guard status.kind == .directory else { return }
-            if directory.children[name] == nil {
+            if directory.children[ByteString(name)] == nil {
                 var child = TreeDirectory(name: name)
                 child.modificationTime = status.modificationTime
                 child.inode = status.inode
                 child.device = status.device
-                directory.children[name] = child
+                directory.children[ByteString(name)] = child
                 modified = true
             }
             self.updatePath(
-                &directory.children[name]!, components: components.dropFirst(), done: here,
+                &directory.children[ByteString(name)]!, components: components.dropFirst(), done: here,
                 ancestors: ancestors + [(status.device, status.inode)], discard: discard, pending: &pending,
                 modified: &modified, isCancelled: isCancelled)
         } else {
@@ -177,21 +177,22 @@ public struct Updater: Sendable {
             return
         }
         let exclude = ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore")
-        let present = Set(names)
+        // By bytes: names that differ only in Unicode normalisation are different files.
+        let present = Set(names.map { ByteString($0) })
         // Entries that vanished or are now excluded.
-        for name in directory.children.keys where !present.contains(name) || exclude.matches(name) {
+        for name in directory.children.keys where !present.contains(name) || exclude.matches(name.text) {
             directory.children.removeValue(forKey: name)
             modified = true
         }
-        for name in directory.songs.keys where !present.contains(name) || exclude.matches(name) {
+        for name in directory.songs.keys where !present.contains(name) || exclude.matches(name.text) {
             directory.songs.removeValue(forKey: name)
             modified = true
         }
         let playlistCount = directory.playlists.count
-        directory.playlists.removeAll { !present.contains($0.name) || exclude.matches($0.name) }
+        directory.playlists.removeAll { !present.contains(ByteString($0.name)) || exclude.matches($0.name) }
         if directory.playlists.count != playlistCount { modified = true }
         let ancestors = ancestors + [(directory.device, directory.inode)]
-        for name in names where !name.contains("\n") && !exclude.matches(name) {
+        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
             guard !self.skipSymlink(name: name, directory: components),
                 let status = try? FileStatus(path: fullPath + "/" + name)
             else {
@@ -211,12 +212,12 @@ public struct Updater: Sendable {
     ) {
         switch status.kind {
         case .regular:
-            if directory.children.removeValue(forKey: name) != nil { modified = true }
+            if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }
             guard let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix) else {
-                if directory.songs.removeValue(forKey: name) != nil { modified = true }
+                if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
                 if let suffix = Self.suffix(of: name), Self.playlistSuffixes.contains(suffix.lowercased()) {
                     let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
-                    if let index = directory.playlists.firstIndex(where: { $0.name == name }) {
+                    if let index = directory.playlistIndex(named: name) {
                         if directory.playlists[index] != entry {
                             directory.playlists[index] = entry
                             modified = true
@@ -225,13 +226,13 @@ public struct Updater: Sendable {
                         directory.playlists.append(entry)
                         modified = true
                     }
-                } else if let index = directory.playlists.firstIndex(where: { $0.name == name }) {
+                } else if let index = directory.playlistIndex(named: name) {
                     directory.playlists.remove(at: index)
                     modified = true
                 }
                 return
             }
-            if let existing = directory.songs[name], !discard, existing.modificationTime == status.modificationTime,
+            if let existing = directory.songs[ByteString(name)], !discard, existing.modificationTime == status.modificationTime,
                 existing.size == status.size
             {
                 return
@@ -243,8 +244,8 @@ public struct Updater: Sendable {
                 self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
                 return
             }
-            if directory.songs.removeValue(forKey: name) != nil { modified = true }
-            var child = directory.children[name] ?? TreeDirectory(name: name)
+            if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+            var child = directory.children[ByteString(name)] ?? TreeDirectory(name: name)
             // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
             // added inside it, and an empty one is only pruned when a modified database is saved.
             child.modificationTime = status.modificationTime
@@ -253,7 +254,7 @@ public struct Updater: Sendable {
             self.walk(
                 &child, components: components + [name], ancestors: ancestors, exclude: exclude, discard: discard,
                 pending: &pending, modified: &modified, isCancelled: isCancelled)
-            directory.children[name] = child
+            directory.children[ByteString(name)] = child
         case .symbolicLink, .other:
             if directory.removeEntry(named: name) { modified = true }
         }

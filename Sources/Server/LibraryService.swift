@@ -47,8 +47,9 @@ final class LibraryService {
     private var inotify: FileDescriptor?
     private var inotifyRegistration: EventLoop.Registration?
     private var watches: [Int32: String] = [:]
-    private var watchByPath: [String: Int32] = [:]
-    private var changedDirectories: Set<String> = []
+    /// Keyed by bytes, as directories are: two names that differ only in normalisation are two directories.
+    private var watchByPath: [ByteString: Int32] = [:]
+    private var changedDirectories: Set<ByteString> = []
     private var lastChange: UInt64 = 0
     private var flushTimer: EventLoop.Timer?
 
@@ -110,11 +111,11 @@ final class LibraryService {
     private func rebuildWatches() {
         guard let fd = self.inotify else { return }
         let root = self.configuration.updater.root
-        var wanted = Set<String>()
+        var wanted = Set<ByteString>()
         for directory in self.database.directories {
-            let depth = directory.path.isEmpty ? 0 : directory.path.split(separator: "/").count
+            let depth = directory.path.isEmpty ? 0 : directory.path.utf8.split(separator: UInt8(ascii: "/")).count
             if let limit = self.configuration.autoUpdateDepth, depth > limit { continue }
-            wanted.insert(directory.path)
+            wanted.insert(ByteString(directory.path))
         }
         for (path, watch) in self.watchByPath where !wanted.contains(path) {
             Inotify.inotify_rm_watch(fd, watch: watch)
@@ -124,11 +125,11 @@ final class LibraryService {
         for path in wanted where self.watchByPath[path] == nil {
             do {
                 let watch = try Inotify.inotify_add_watch(
-                    fd, path: path.isEmpty ? root : root + "/" + path, mask: Inotify.libraryMask)
-                self.watches[watch] = path
+                    fd, path: path.text.isEmpty ? root : root + "/" + path.text, mask: Inotify.libraryMask)
+                self.watches[watch] = path.text
                 self.watchByPath[path] = watch
             } catch {
-                self.server.logger.warning("auto_update: cannot watch", ["path": path, "error": "\(error)"])
+                self.server.logger.warning("auto_update: cannot watch", ["path": path.text, "error": "\(error)"])
             }
         }
     }
@@ -139,11 +140,11 @@ final class LibraryService {
             guard let path = self.watches[event.watch] else { continue }
             if event.isWatchRemoved {
                 self.watches.removeValue(forKey: event.watch)
-                self.watchByPath.removeValue(forKey: path)
+                self.watchByPath.removeValue(forKey: ByteString(path))
             }
             if event.name.hasPrefix(".") && event.name.hasSuffix(".tmp") { continue }
             // A change inside a directory is picked up by updating that directory.
-            self.changedDirectories.insert(path)
+            self.changedDirectories.insert(ByteString(path))
         }
         guard !self.changedDirectories.isEmpty else { return }
         self.lastChange = MonotonicClock.now()
@@ -166,10 +167,12 @@ final class LibraryService {
     /// Queues one update per changed directory (a directory inside another changed one is covered by
     /// it), or one update of everything when many changed.
     private func queueChangedDirectories() {
-        let changed = self.changedDirectories.sorted()
+        // By bytes: a name starting with a combining mark must not hide the "/" before it.
+        let changed = self.changedDirectories.map(\.text).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         self.changedDirectories = []
         var roots: [String] = []
-        for path in changed where !roots.contains(where: { $0.isEmpty || path == $0 || path.hasPrefix($0 + "/") }) {
+        for path in changed
+        where !roots.contains(where: { $0.isEmpty || path.utf8.starts(with: $0.utf8 + [UInt8(ascii: "/")]) }) {
             roots.append(path)
         }
         if roots.count > Self.maximumWatchedJobs { roots = [""] }

@@ -36,6 +36,42 @@ struct UpdaterTests {
         #expect(database.statistics.albums == 2)
     }
 
+    @Test func namesThatDifferOnlyInNormalisationAreDifferentFiles() throws {
+        // Precomposed and decomposed: one `String`, two files (and two songs for mpd).
+        let composed = "Caf\u{E9}"
+        let decomposed = "Cafe\u{301}"
+        let music = try MusicDirectory()
+        // Through Posix, byte for byte (Foundation's file APIs may normalise names).
+        for directory in [composed, decomposed] {
+            try DirectoryEntries.makeDirectories(atPath: music.path + "/" + directory)
+            for name in [composed, decomposed] {
+                try writeFile(Array("#fake\nTitle=\(name)".utf8), atPath: music.path + "/" + directory + "/" + name + ".mp3")
+            }
+        }
+        let reader = FakeReader()
+        let result = self.scan(music, reader: reader)
+        let database = Database(tree: result.tree, updateTime: 1)
+        #expect(database.songs.count == 4)
+        #expect(database.directories.count == 3)
+        for directory in [composed, decomposed] {
+            for name in [composed, decomposed] {
+                let song = try #require(database.song(at: directory + "/" + name + ".mp3"))
+                #expect(Array(database.songs.uri(song).utf8) == Array((directory + "/" + name + ".mp3").utf8))
+                #expect(database.songs.tagValues(song, .title).map { Array($0.utf8) } == [Array(name.utf8)])
+            }
+        }
+        // Collation finds the two equal; byte order decides, the same way on every run.
+        #expect(database.directories.map { Array($0.path.utf8) } == [[], Array(decomposed.utf8), Array(composed.utf8)])
+        // Nothing changed on disk: an update keeps all four, and removing one file removes only that song.
+        let again = self.scan(music, reader: reader, tree: database.makeTree())
+        #expect(!again.modified)
+        #expect(unlink(music.path + "/" + composed + "/" + decomposed + ".mp3") == 0)
+        let removed = Database(tree: self.scan(music, reader: reader, tree: again.tree).tree, updateTime: 1)
+        #expect(removed.songs.count == 3)
+        #expect(removed.song(at: composed + "/" + decomposed + ".mp3") == nil)
+        #expect(removed.song(at: composed + "/" + composed + ".mp3") != nil)
+    }
+
     @Test func unchangedFilesAreNotReadAgainAndDeletionsDisappear() throws {
         let music = try MusicDirectory()
         let old = Date(timeIntervalSince1970: 1_600_000_000)

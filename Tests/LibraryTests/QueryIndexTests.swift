@@ -12,7 +12,7 @@ struct QueryIndexTests {
         var root = TreeDirectory(name: "")
         for (number, tags) in songs.enumerated() {
             let name = "\(number + 10).mp3"
-            root.songs[name] = TreeSong(name: name, modificationTime: 0, size: 0, info: SongInfo(tags: tags))
+            root.songs[ByteString(name)] = TreeSong(name: name, modificationTime: 0, size: 0, info: SongInfo(tags: tags))
         }
         let database = Database(tree: root, updateTime: 0)
         return (database, songs.indices.map { database.song(at: "\($0 + 10).mp3")! })

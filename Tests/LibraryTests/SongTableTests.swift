@@ -20,8 +20,8 @@ struct SongTableTests {
         sub.songs["x.mp3"] = TreeSong(name: "x.mp3", modificationTime: -1, size: 1, info: info)
         // A file name that is not UTF-8 (byte 0xE9), as `RawText` decodes it.
         let raw = RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33])
-        sub.songs[raw] = TreeSong(name: raw, modificationTime: 0, size: 0, info: SongInfo())
-        root.children[sub.name] = sub
+        sub.songs[ByteString(raw)] = TreeSong(name: raw, modificationTime: 0, size: 0, info: SongInfo())
+        root.children[ByteString(sub.name)] = sub
         return root
     }
 
@@ -32,9 +32,9 @@ struct SongTableTests {
         #expect(songs.count == 3)
         for song in songs {
             let directory = database.directories[Int(song.directory)]
-            let node = directory.path.isEmpty ? tree : tree.children[directory.path]!
+            let node = directory.path.isEmpty ? tree : tree.children[ByteString(directory.path)]!
             let name = String(song.uri.dropFirst(directory.path.isEmpty ? 0 : directory.path.count + 1))
-            let original = try #require(node.songs[name])
+            let original = try #require(node.songs[ByteString(name)])
             #expect(song.info == original.info)
             #expect(song.modificationTime == original.modificationTime && song.size == original.size)
         }
@@ -78,7 +78,7 @@ struct SongTableTests {
         var root = TreeDirectory(name: "")
         for (number, artist) in ["K", "\u{212A}", "K"].enumerated() {
             let info = SongInfo(tags: [TagItem(.artist, artist)], durationMilliseconds: 1500)
-            root.songs["\(number).mp3"] = TreeSong(name: "\(number).mp3", modificationTime: 0, size: 0, info: info)
+            root.songs[ByteString("\(number).mp3")] = TreeSong(name: "\(number).mp3", modificationTime: 0, size: 0, info: info)
         }
         let statistics = Database(tree: root, updateTime: 0).statistics
         #expect(statistics.artists == 2 && statistics.albums == 0 && statistics.songs == 3)
@@ -93,7 +93,7 @@ struct SongTableTests {
             var child = TreeDirectory(name: name)
             child.songs["s.mp3"] = TreeSong(
                 name: "s.mp3", modificationTime: 0, size: 0, info: SongInfo(tags: [TagItem(.title, name)]))
-            parent.children[name] = child
+            parent.children[ByteString(name)] = child
         }
         var root = TreeDirectory(name: "")
         root.children["a"] = parent
