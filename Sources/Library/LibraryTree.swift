@@ -56,12 +56,7 @@ public struct TreeSong: Sendable, Hashable {
             return (info.firstValue(.album), info.firstValue(.disc), info.firstValue(.track))
         case .snapshot(let database, let song):
             let songs = database.songs
-            func first(_ type: TagType) -> String? {
-                var value: String?
-                songs.forEachValue(song, type) { if value == nil { value = songs.values[$0] } }
-                return value
-            }
-            return (first(.album), first(.disc), first(.track))
+            return (songs.firstValue(song, .album), songs.firstValue(song, .disc), songs.firstValue(song, .track))
         }
     }
 

@@ -269,6 +269,15 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return found
     }
 
+    /// Song `song`'s first value of `type` (`mpd`'s `Tag::GetValue`).
+    public func firstValue(_ song: Int32, _ type: TagType) -> String? {
+        let raw = UInt8(type.rawValue)
+        for position in self.tagPositions(song) where self.tagTypes[position] == raw {
+            return self.values[self.tagValues[position]]
+        }
+        return nil
+    }
+
     /// Song `song`'s values of `type`, in stored order.
     public func tagValues(_ song: Int32, _ type: TagType) -> [String] {
         var values: [String] = []

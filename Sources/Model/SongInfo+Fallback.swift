@@ -2,8 +2,11 @@
 
 extension SongInfo {
     /// `mpd`'s `Tag::GetSortValue`: the tag, else its non-sort base tag, else the fallbacks, else "".
-    public func sortValue(_ type: TagType) -> String {
-        if let value = self.firstValue(type) { return value }
+    public func sortValue(_ type: TagType) -> String { Self.sortValue(type, firstValue: self.firstValue) }
+
+    /// `sortValue(_:)` for a song whose first value of each tag type `firstValue` gives.
+    public static func sortValue(_ type: TagType, firstValue: (TagType) -> String?) -> String {
+        if let value = firstValue(type) { return value }
         let decayed: TagType? =
             switch type {
             case .artistSort: .artist
@@ -11,7 +14,7 @@ extension SongInfo {
             case .albumArtistSort: .albumArtist
             default: nil
             }
-        if let decayed, let value = self.firstValue(decayed) { return value }
+        if let decayed, let value = firstValue(decayed) { return value }
         func fallback(_ type: TagType) -> TagType? {
             switch type {
             case .albumArtist: .artist
@@ -19,8 +22,8 @@ extension SongInfo {
             default: nil
             }
         }
-        if let next = fallback(type) { return self.sortValue(next) }
-        if let decayed, let next = fallback(decayed) { return self.sortValue(next) }
+        if let next = fallback(type) { return Self.sortValue(next, firstValue: firstValue) }
+        if let decayed, let next = fallback(decayed) { return Self.sortValue(next, firstValue: firstValue) }
         return ""
     }
 

@@ -119,7 +119,8 @@ enum SearchCommands {
                 return a.offset < b.offset
             }.map(\.element.0)
         case .tag(let type):
-            let keyed = songs.map { ($0, database.songs.info($0).sortValue(type)) }
+            let table = database.songs
+            let keyed = songs.map { song in (song, SongInfo.sortValue(type) { table.firstValue(song, $0) }) }
             let numeric = type == .track || type == .disc
             return keyed.enumerated().sorted { a, b in
                 var (x, y) = (a.element.1, b.element.1)
