@@ -260,11 +260,15 @@ public enum DatabaseFile {
             // No count can exceed the bytes left: every item takes at least one.
             let valueCount = try self.count(below: self.itemLimit)
             var songs = SongTable.Builder()
+            songs.values.reserveCapacity(valueCount)
             for index in 0..<valueCount {
                 // Each value once, valid UTF-8, as they were written: queries rely on one number per value.
                 let value = try self.slice()
                 let number = value.withUnsafeBufferPointer { bytes -> Int32? in
-                    guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+                    // ASCII (nearly every value) is valid as it is; anything else is checked.
+                    guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+                        return nil
+                    }
                     return songs.values.number(forBytes: bytes)
                 }
                 guard number == Int32(index) else { throw Damaged() }

@@ -62,9 +62,17 @@ public struct TagValueTable: Sendable {
             return value.withUTF8 { self.number(forBytes: $0) }
         }
 
+        /// Makes room for `count` values added with `number(for:)` or `number(forBytes:)`.
+        mutating func reserveCapacity(_ count: Int) {
+            self.offsets.reserveCapacity(count + 1)
+            var capacity = max(64, self.slots.count)
+            while capacity < 2 * count { capacity *= 2 }
+            if capacity > self.slots.count { self.growSlots(to: capacity) }
+        }
+
         /// The number of the value with these UTF-8 bytes, added if it is new.
         mutating func number(forBytes value: UnsafeBufferPointer<UInt8>) -> Int32 {
-            if (self.interned + 1) * 2 > self.slots.count { self.growSlots() }
+            if (self.interned + 1) * 2 > self.slots.count { self.growSlots(to: max(64, self.slots.count * 2)) }
             let mask = self.slots.count - 1
             var slot = Self.hash(value) & mask
             while self.slots[slot] >= 0 {
@@ -83,8 +91,8 @@ public struct TagValueTable: Sendable {
             return self.bytes.withUnsafeBufferPointer { $0[range].elementsEqual(value) }
         }
 
-        private mutating func growSlots() {
-            var slots = [Int32](repeating: -1, count: max(64, self.slots.count * 2))
+        private mutating func growSlots(to capacity: Int) {
+            var slots = [Int32](repeating: -1, count: capacity)
             let mask = slots.count - 1
             self.bytes.withUnsafeBufferPointer { bytes in
                 for number in self.slots where number >= 0 {
