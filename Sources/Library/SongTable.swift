@@ -53,9 +53,6 @@ public struct TagValueTable: Sendable {
         private var slots: [Int32] = []
         private var interned = 0
 
-        /// The number of values added.
-        var count: Int { self.offsets.count - 1 }
-
         /// The number of `value`, added if it is new.
         mutating func number(for value: String) -> Int32 {
             var value = value

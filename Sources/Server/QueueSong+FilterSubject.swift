@@ -10,9 +10,9 @@ extension QueueSong: FilterSubject {
 
     public var audioFormat: AudioFormat? { nil }
 
-    public var presentTags: TagMask { self.info.presentTags }
+    public var presentTags: TagMask { TagMask(self.info.tags.lazy.map(\.type)) }
 
     public func tagValues(_ type: TagType) -> LazyMapSequence<LazyFilterSequence<[TagItem]>, String> {
-        self.info.tagValues(type)
+        self.info.tags.lazy.filter { $0.type == type }.map(\.value)
     }
 }

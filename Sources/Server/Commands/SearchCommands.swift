@@ -22,7 +22,8 @@ enum SearchCommands {
             if let directory = database.directory(at: base) {
                 start = directory
             } else if let song = database.song(at: base), !base.contains("//") {
-                return filter.matches(database.songs[Int(song)]) ? [song] : []
+                let prepared = PreparedFilter(database, filter: filter)
+                return withUnsafePointer(to: database.songs) { prepared.matches(song, in: $0) } ? [song] : []
             } else {
                 throw AckError(.noExist, "No such directory")
             }
