@@ -52,15 +52,18 @@ let package = Package(
         // encodes path strings for the kernel and decodes the names it returns.
         .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
 
+        // The input streams decoders and tag readers read through (mpd's input plugins): local files today.
+        .target(name: "Input", dependencies: ["Posix"], swiftSettings: settings),
+
         // C library wrappers: each the only importer of its C module.
-        .target(name: "MPG123", dependencies: ["CMPG123", "Model"], swiftSettings: settings),
+        .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["MPG123", "ID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model"], swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -113,10 +116,11 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Model"], swiftSettings: settings),
+        .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
+        .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
-        .testTarget(name: "FormatsTests", dependencies: ["Formats", "Model"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),

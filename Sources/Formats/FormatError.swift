@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ID3Tag
-import MPG123
+import Input
 
 /// Why a format plugin could not read or decode a file.
 public enum FormatError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -9,8 +9,10 @@ public enum FormatError: Error, Hashable, Sendable, CustomStringConvertible {
     case io(TagFileError)
     /// The file is not in a format the plugin recognises (`mpd` would not add it to the database).
     case notRecognized(path: String)
-    /// The decoder library failed.
-    case decoder(MPG123Error)
+    /// Reading the input stream failed.
+    case input(InputError)
+    /// The decoder library failed; its message.
+    case decoder(String)
     /// The decoder produced a format the plugin cannot deliver.
     case unsupportedFormat(String)
 
@@ -19,7 +21,8 @@ public enum FormatError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .io(let error): "\(error)"
         case .notRecognized(let path): "\(path): not a recognised audio file"
-        case .decoder(let error): "\(error)"
+        case .input(let error): "\(error)"
+        case .decoder(let message): message
         case .unsupportedFormat(let what): "unsupported format: \(what)"
         }
     }

@@ -1,38 +1,67 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Model
 
-/// One audio format: a tag/info reader for the library and a decoder factory for playback.
+/// One audio format, as one of `mpd`'s decoder plugins: a tag/info reader for the library and a decoder
+/// factory for playback.
 ///
-/// Plugins are stateless values registered in `FormatRegistry`; adding a format means adding a plugin there,
-/// without touching the scanner or the player. All methods may be called from any thread, concurrently.
+/// Plugins are stateless values registered in `FormatRegistry` (in `mpd`'s order); adding a format means
+/// adding a plugin folder under `Sources/Formats` and one line there, without touching the scanner or the
+/// player. `FormatRegistry` applies what every plugin shares: trying the next plugin for the suffix when one
+/// fails, and `mpd`'s generic tag scan (APE, then ID3) on top of the plugin's own. All methods may be called
+/// from any thread, concurrently.
 public protocol FormatPlugin: Sendable {
-    /// The plugin's name, as `mpd` names its decoder plugins (`mad`, `flac`…).
+    /// The plugin's name, as `mpd` names its decoder plugins (`mad`, `flac`…): `decoders` prints it.
     var name: String { get }
     /// File name suffixes handled, lower case without the dot; matched ASCII case-insensitively.
     var suffixes: [String] { get }
     /// MIME types handled.
     var mimeTypes: [String] { get }
+    /// Whether the plugin itself already applies `mpd`'s generic APE/ID3 scan (so the registry must not
+    /// apply it again). `false` by default.
+    var readsGenericTags: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
-    /// - Throws: `FormatError.notRecognized` when `mpd` would not add the file; `.io` when it cannot be read.
+    /// - Throws: `FormatError.notRecognized` when this plugin would not add the file (the registry then
+    ///   asks the next plugin for the suffix); `.io` when it cannot be read.
     func readInfo(path: String) throws(FormatError) -> SongInfo
 
-    /// Reads the picture `readpicture` returns for the file.
+    /// Reads the picture `readpicture` returns for the file from the format's own metadata.
     ///
-    /// - Returns: `nil` when the file has none.
-    /// - Throws: `FormatError.notRecognized` when `mpd` would fail with "Failed to load file".
+    /// - Returns: `nil` when the format's own metadata has none (the registry then looks at the generic
+    ///   tags).
+    /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readPicture(path: String) throws(FormatError) -> Picture?
 
-    /// Reads the name/value pairs `readcomments` prints (raw tag items, such as ID3 `TXXX` frames and
-    /// APEv2 items), in the order `mpd`'s tag scan reports them.
+    /// Reads the name/value pairs `readcomments` prints from the format's own metadata (Vorbis comments,
+    /// MP4 metadata…), in the order `mpd`'s plugin reports them; the registry appends the generic tags'.
     ///
-    /// - Throws: `FormatError.notRecognized` when `mpd` would fail with "Failed to load file".
+    /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]
 
-    /// Opens a decoder for playback. Call it on the thread that will decode.
+    /// Opens a decoder that reads through `input` from its current offset (the start of the stream). Call
+    /// it on the thread that will decode; the decoder keeps `input`.
     ///
-    /// - Throws: `FormatError` when the file cannot be opened or decoded.
-    func makeDecoder(path: String) throws(FormatError) -> any Decoder
+    /// - Throws: `FormatError` when the stream cannot be decoded by this plugin.
+    func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder
+}
+
+extension FormatPlugin {
+    /// The plugin does not apply the generic scan itself.
+    public var readsGenericTags: Bool { false }
+
+    /// Opens a decoder over the local file at `path`.
+    ///
+    /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.
+    public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
+        let input: FileInputStream
+        do {
+            input = try FileInputStream(path: path)
+        } catch {
+            throw .input(error)
+        }
+        return try self.makeDecoder(input: input)
+    }
 }

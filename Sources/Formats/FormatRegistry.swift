@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// The format plugins in `mpd`'s order; looked up by file suffix or MIME type.
+import ID3Tag
+import Input
+import Model
+
+/// The format plugins in `mpd`'s order, and what `mpd` does with them for every format: choose plugins by
+/// suffix or MIME type, try the next one when one fails, and add the generic tag scan (APE, then ID3).
 ///
-/// Immutable and `Sendable`: share one value between the scanner and the player.
+/// Immutable and `Sendable`: share one value between the scanner, the commands and the player.
 public struct FormatRegistry: Sendable {
     /// The plugins, in priority order.
     public let plugins: [any FormatPlugin]
@@ -10,27 +15,166 @@ public struct FormatRegistry: Sendable {
     /// Creates a registry from plugins in priority order.
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
-    /// Every format Fermata supports today.
+    /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
     public static let standard = FormatRegistry([MP3Format()])
+
+    // MARK: - Choosing plugins
 
     /// The first plugin handling `suffix`, compared ASCII case-insensitively as `mpd` does (`MP3` is `mp3`).
     public func plugin(forSuffix suffix: some StringProtocol) -> (any FormatPlugin)? {
+        self.plugins(forSuffix: suffix).first
+    }
+
+    /// Every plugin handling `suffix`, in priority order.
+    public func plugins(forSuffix suffix: some StringProtocol) -> [any FormatPlugin] {
         let lowered = Self.asciiLowercased(suffix)
-        return self.plugins.first { $0.suffixes.contains(lowered) }
+        return self.plugins.filter { $0.suffixes.contains(lowered) }
     }
 
     /// The first plugin handling the MIME type (compared ASCII case-insensitively, parameters ignored).
     public func plugin(forMimeType mimeType: some StringProtocol) -> (any FormatPlugin)? {
+        self.plugins(forMimeType: mimeType).first
+    }
+
+    /// Every plugin handling the MIME type, in priority order.
+    public func plugins(forMimeType mimeType: some StringProtocol) -> [any FormatPlugin] {
         let base = mimeType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let lowered = Self.asciiLowercased(base)
-        return self.plugins.first { plugin in plugin.mimeTypes.contains { Self.asciiLowercased($0) == lowered } }
+        let lowered = Self.asciiLowercased(String(base.filter { $0 != " " && $0 != "\t" }))
+        return self.plugins.filter { plugin in plugin.mimeTypes.contains { Self.asciiLowercased($0) == lowered } }
     }
 
     /// The first plugin handling the suffix of the file at `path`.
     public func plugin(forPath path: some StringProtocol) -> (any FormatPlugin)? {
-        guard let suffix = Self.suffix(ofPath: path) else { return nil }
-        return self.plugin(forSuffix: suffix)
+        self.plugins(forPath: path).first
     }
+
+    /// Every plugin handling the suffix of the file at `path`, in priority order.
+    public func plugins(forPath path: some StringProtocol) -> [any FormatPlugin] {
+        guard let suffix = Self.suffix(ofPath: path) else { return [] }
+        return self.plugins(forSuffix: suffix)
+    }
+
+    // MARK: - Library
+
+    /// What the database stores about the file at `path`, as `mpd`'s `ScanFileTagsWithGeneric` finds it:
+    /// the first plugin for the suffix that reads it wins; when it found no tag, the generic scan's tags
+    /// (APE, else ID3) are used. Any thread.
+    ///
+    /// - Throws: `FormatError.notRecognized` when no plugin reads the file (`mpd` does not add it), or the
+    ///   first plugin's I/O error.
+    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        let candidates = self.plugins(forPath: path)
+        var firstError: FormatError?
+        for plugin in candidates {
+            do {
+                var info = try plugin.readInfo(path: path)
+                if info.tags.isEmpty, !plugin.readsGenericTags, let generic = Self.genericTags(path) {
+                    info.tags = TagCollector.tagItems(generic.items)
+                }
+                return info
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// The picture `readpicture` sends: the format's own, else the generic scan's ID3 picture (`APIC`)
+    /// unless an APE tag with recognised items hides the ID3 tag. Any thread.
+    ///
+    /// - Returns: `nil` when the file has none.
+    /// - Throws: `FormatError.notRecognized` when no plugin reads the file ("Failed to load file").
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readPicture(path: path) }
+        if let picture = plugin.result { return picture }
+        guard !plugin.plugin.readsGenericTags, let generic = Self.genericTags(path), !generic.apeRecognized else {
+            return nil
+        }
+        return generic.id3?.pictures().first
+    }
+
+    /// The pairs `readcomments` prints: the format's own, then the generic scan's (APE text items; ID3
+    /// `TXXX` frames when the APE tag recognised nothing). Any thread.
+    ///
+    /// - Throws: `FormatError.notRecognized` when no plugin reads the file ("Failed to load file").
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readComments(path: path) }
+        var pairs = plugin.result
+        if !plugin.plugin.readsGenericTags, let generic = Self.genericTags(path) {
+            pairs.append(contentsOf: generic.comments())
+        }
+        return pairs
+    }
+
+    /// The first plugin for the suffix whose `body` succeeds, with its result.
+    private func readingPlugin<Result>(
+        _ path: String, _ body: (any FormatPlugin) throws(FormatError) -> Result
+    ) throws(FormatError) -> (plugin: any FormatPlugin, result: Result) {
+        var firstError: FormatError?
+        for plugin in self.plugins(forPath: path) {
+            do {
+                return (plugin, try body(plugin))
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? .notRecognized(path: path)
+    }
+
+    private static func genericTags(_ path: String) -> GenericTags? {
+        guard let file = try? TagSourceFile(path: path) else { return nil }
+        return GenericTags.read(file)
+    }
+
+    // MARK: - Playback
+
+    /// Opens a decoder for the local file at `path`, as `mpd`'s decoder thread does: each plugin for the
+    /// suffix in turn, on a fresh input, until one can decode it. Decoder thread.
+    ///
+    /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin claims the suffix.
+    public func openDecoder(path: String) throws(FormatError) -> any Decoder {
+        var firstError: FormatError?
+        for plugin in self.plugins(forPath: path) {
+            do {
+                return try plugin.makeDecoder(path: path)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// Opens a decoder for a stream, as `mpd`'s `decoder_run_stream` chooses: the plugins for its MIME
+    /// type, then those for the suffix of its URI, each tried from the start of the stream. Decoder thread.
+    ///
+    /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin claims the stream.
+    public func openDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        var candidates = input.mimeType.map { self.plugins(forMimeType: $0) } ?? []
+        let path = input.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? input.uri
+        for plugin in self.plugins(forPath: path) where !candidates.contains(where: { $0.name == plugin.name }) {
+            candidates.append(plugin)
+        }
+        let start = input.offset
+        var firstError: FormatError?
+        for (index, plugin) in candidates.enumerated() {
+            if index > 0 {
+                guard input.isSeekable else { break }
+                do {
+                    try input.seek(to: start)
+                } catch {
+                    throw .input(error)
+                }
+            }
+            do {
+                return try plugin.makeDecoder(input: input)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? .notRecognized(path: input.uri)
+    }
+
+    // MARK: - Names
 
     /// The suffix `mpd` sees in a path: the text after the last `.` of the last component, unless that dot
     /// starts the name (`.mp3` has none).

@@ -2,6 +2,7 @@
 
 import CMPG123
 import Glibc
+import Input
 import Model
 
 /// One libmpg123 decoder handle; deletes itself (and closes its stream) when released.
@@ -45,6 +46,8 @@ public final class MPG123Handle {
 
     private let handle: OpaquePointer
     private var isOpen = false
+    /// The stream `open(input:)` reads through; kept alive while libmpg123 holds a pointer to it.
+    private var source: InputSource?
     private var currentFormat: MPG123OutputFormat?
     /// libmpg123 announced a new format together with data in the old one; `read(into:)` reports it next.
     private var formatChangePending = false
@@ -102,11 +105,27 @@ public final class MPG123Handle {
         self.isOpen = true
     }
 
+    /// Opens a stream that libmpg123 reads through `input` (its replaced reader); closes any stream opened
+    /// before. The handle keeps `input` until `close()`.
+    ///
+    /// - Throws: `MPG123Error` from `mpg123_replace_reader_handle` or `mpg123_open_handle`.
+    public func open(input: any InputStream) throws(MPG123Error) {
+        self.close()
+        try self.check(
+            "mpg123_replace_reader_handle",
+            mpg123_replace_reader_handle(self.handle, inputRead, inputSeek, nil))
+        let source = InputSource(input)
+        self.source = source
+        try self.check("mpg123_open_handle", mpg123_open_handle(self.handle, Unmanaged.passUnretained(source).toOpaque()))
+        self.isOpen = true
+    }
+
     /// Closes the stream, if one is open; the handle can open another.
     public func close() {
         if self.isOpen {
             _ = mpg123_close(self.handle)
             self.isOpen = false
+            self.source = nil
             self.currentFormat = nil
             self.formatChangePending = false
         }
@@ -311,4 +330,46 @@ public final class MPG123Handle {
         default: .other(raw)
         }
     }
+}
+
+/// The input behind a handle opened with `open(input:)`: what libmpg123's reader callbacks get as their handle.
+private final class InputSource {
+    let input: any InputStream
+    init(_ input: any InputStream) { self.input = input }
+}
+
+/// libmpg123's read callback over an `InputSource` (called on the thread that calls into the handle).
+/// Does not allocate.
+private let inputRead: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = {
+    handle, buffer, count in
+    guard let handle, let buffer else { return -1 }
+    let source = Unmanaged<InputSource>.fromOpaque(handle).takeUnretainedValue()
+    do {
+        return try source.input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+    } catch {
+        return -1
+    }
+}
+
+/// libmpg123's seek callback over an `InputSource`: `lseek` semantics, -1 when the input cannot move there.
+private let inputSeek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { handle, offset, whence in
+    guard let handle else { return -1 }
+    let input = Unmanaged<InputSource>.fromOpaque(handle).takeUnretainedValue().input
+    let base: Int64
+    switch whence {
+    case SEEK_SET: base = 0
+    case SEEK_CUR: base = Int64(input.offset)
+    case SEEK_END:
+        guard let size = input.size else { return -1 }
+        base = Int64(size)
+    default: return -1
+    }
+    let (target, overflow) = base.addingReportingOverflow(Int64(offset))
+    guard !overflow, target >= 0, input.isSeekable else { return -1 }
+    do {
+        try input.seek(to: UInt64(target))
+    } catch {
+        return -1
+    }
+    return off_t(target)
 }

@@ -78,6 +78,30 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
         try Self.open(path, O_WRONLY | O_APPEND | O_CREAT)
     }
 
+    /// Opens the file at `path` read-only (close-on-exec): for decoders and tag readers.
+    ///
+    /// The corresponding C function is `open` with `O_RDONLY`.
+    public static func openForReading(_ path: String) throws(SystemCallError) -> FileDescriptor {
+        try Self.open(path, O_RDONLY)
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` without moving the file position; blocking descriptors.
+    ///
+    /// The corresponding C function is `pread`.
+    /// - Returns: the bytes read, 0 at or past the end of the file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int {
+        try syscall("pread") { Glibc.pread(self.rawValue, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// What `fstat` says about the open file.
+    ///
+    /// The corresponding C function is `fstat`.
+    public func status() throws(SystemCallError) -> FileStatus {
+        var info = stat()
+        _ = try syscall("fstat") { fstat(self.rawValue, &info) }
+        return FileStatus(info)
+    }
+
     /// Opens `path` close-on-exec with `flags`; a created file gets mode 0666 masked by the umask.
     static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> FileDescriptor {
         let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in

@@ -41,7 +41,7 @@ public struct FileStatus: Sendable, Hashable {
         self.init(info)
     }
 
-    private init(_ info: stat) {
+    init(_ info: stat) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: self.kind = .regular
         case S_IFDIR: self.kind = .directory

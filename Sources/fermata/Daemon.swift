@@ -238,8 +238,8 @@ enum Daemon {
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)
-            options.pictureReader = { path in try registry.plugin(forPath: path)?.readPicture(path: path) }
-            options.commentReader = { path in try registry.plugin(forPath: path)?.readComments(path: path) ?? [] }
+            options.pictureReader = { path in try registry.readPicture(path: path) }
+            options.commentReader = { path in try registry.readComments(path: path) }
             options.decoders = registry.plugins.map { ($0.name, $0.suffixes, $0.mimeTypes) }
             options.library = LibraryOptions(
                 updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment),

@@ -12,13 +12,5 @@ struct FormatReader: SongInfoReader {
 
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
-    func readInfo(path: String) throws -> SongInfo {
-        guard let plugin = self.registry.plugin(forPath: path) else { throw FormatReaderError.noPlugin(path) }
-        return try plugin.readInfo(path: path)
-    }
-}
-
-/// No format plugin claims a file.
-enum FormatReaderError: Error {
-    case noPlugin(String)
+    func readInfo(path: String) throws -> SongInfo { try self.registry.readInfo(path: path) }
 }

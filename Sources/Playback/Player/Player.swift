@@ -64,11 +64,9 @@ public final class Player: PlayerControl {
     /// The song the outputs in `endedOutputs` played out.
     private var endedToken: UInt64 = 0
 
-    /// The decoder factory of the standard formats: the plugin for the file's suffix.
+    /// The decoder factory of the standard formats: the plugins for the file's suffix, in `mpd`'s order.
     public static let standardDecoders: @Sendable (String) throws(FormatError) -> any Decoder = {
-        (path) throws(FormatError) in
-        guard let plugin = FormatRegistry.standard.plugin(forPath: path) else { throw .notRecognized(path: path) }
-        return try plugin.makeDecoder(path: path)
+        (path) throws(FormatError) in try FormatRegistry.standard.openDecoder(path: path)
     }
 
     /// Creates the player and starts its threads. Loop thread.

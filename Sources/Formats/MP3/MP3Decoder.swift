@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import MPG123
 import Model
 
@@ -22,19 +23,19 @@ public final class MP3Decoder: Decoder {
     /// `format`, so every later `decode(into:)` fails too, even after a seek.
     private var formatChanged = false
 
-    /// Opens `path`.
+    /// Opens a stream read through `input`, which the decoder keeps.
     ///
     /// - Throws: `FormatError.decoder` when libmpg123 cannot open it or find a frame.
-    public init(path: String) throws(FormatError) {
+    public init(input: any InputStream) throws(FormatError) {
         do {
             self.handle = try MPG123Handle(options: .playback)
-            try self.handle.open(path: path)
+            try self.handle.open(input: input)
             let format = try self.handle.format()
             guard format.encoding == .signed32 else { throw FormatError.unsupportedFormat("\(format.encoding)") }
             self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s24, channels: format.channels)
             self.totalFrames = self.handle.length().map { UInt64($0) }
         } catch let error as MPG123Error {
-            throw .decoder(error)
+            throw .decoder("\(error)")
         } catch let error as FormatError {
             throw error
         } catch {
@@ -56,7 +57,7 @@ public final class MP3Decoder: Decoder {
                 frames = try self.handle.read(into: buffer)
                 break
             } catch {
-                guard error.isNewFormat else { throw .decoder(error) }
+                guard error.isNewFormat else { throw .decoder("\(error)") }
                 guard let now = try? self.handle.format(), now.sampleRate == self.format.sampleRate,
                     now.channels == self.format.channels, now.encoding == .signed32
                 else {
@@ -80,9 +81,12 @@ public final class MP3Decoder: Decoder {
         do {
             return UInt64(try self.handle.seek(toFrame: Int64(clamping: frame)))
         } catch {
-            throw .decoder(error)
+            throw .decoder("\(error)")
         }
     }
+
+    /// The raw ID3v2 tag libmpg123 skipped at the start of the stream, if any (`MPG123_STORE_RAW_ID3`).
+    func leadingID3v2() -> [UInt8]? { self.handle.rawID3v2() }
 
     /// Full-scale 32-bit samples to 24-bit in 32-bit words, rounding to nearest, in place.
     @inline(__always)

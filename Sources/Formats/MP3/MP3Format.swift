@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ID3Tag
+import Input
 import MPG123
 import Model
 
@@ -20,6 +21,8 @@ public struct MP3Format: FormatPlugin {
     public let suffixes = ["mp3", "mp2"]
     /// `audio/mpeg`.
     public let mimeTypes = ["audio/mpeg"]
+    /// Its scan is `mpd`'s generic APE/ID3 scan.
+    public var readsGenericTags: Bool { true }
 
     /// Creates the plugin.
     public init() {}
@@ -56,26 +59,15 @@ public struct MP3Format: FormatPlugin {
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         let file = try Self.open(path)
         guard Self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
-        let tags = GenericTags.read(file)
-        var pairs: [(name: String, value: String)] = []
-        for item in tags.ape?.items ?? [] where item.isText {
-            let name = RawText.decode(item.key)
-            for value in item.value.split(separator: 0, omittingEmptySubsequences: false) {
-                pairs.append((name, RawText.decode(value)))
-            }
-        }
-        if !tags.apeRecognized, let id3 = tags.id3 {
-            for pair in id3.txxxPairs() { pairs.append((RawText.decode(pair.name), RawText.decode(pair.value))) }
-        }
-        return pairs
+        return GenericTags.read(file).comments()
     }
 
-    /// Opens a libmpg123 decoder delivering 24-bit samples in 32-bit words, gapless.
-    /// Like `mpd`'s mad plugin it takes MixRamp tags from the ID3 tag's `TXXX` frames (names compared without
-    /// regard to ASCII case).
-    public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
-        let decoder = try MP3Decoder(path: path)
-        if let file = try? Self.open(path), let id3 = ID3Loader.load(from: file) {
+    /// Opens a libmpg123 decoder over `input`, delivering 24-bit samples in 32-bit words, gapless.
+    /// Like `mpd`'s mad plugin it takes MixRamp tags from the `TXXX` frames of the ID3v2 tag at the start of
+    /// the stream (names compared without regard to ASCII case).
+    public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        let decoder = try MP3Decoder(input: input)
+        if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
             for pair in id3.txxxPairs() {
                 let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
                 switch String(decoding: asciiLowered, as: UTF8.self) {
@@ -124,28 +116,5 @@ public struct MP3Format: FormatPlugin {
         return AudioInfo(
             durationMilliseconds: UInt64(samples) * 1000 / UInt64(format.sampleRate),
             format: AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s16, channels: format.channels))
-    }
-}
-
-/// The result of `mpd`'s generic tag scan (`ScanGenericTags`): APE first, ID3 if APE recognised nothing.
-struct GenericTags {
-    var items: [RawTagItem] = []
-    var ape: APETag?
-    var apeRecognized = false
-    var id3: ID3Tag?
-
-    static func read(_ file: TagSourceFile) -> GenericTags {
-        var result = GenericTags()
-        result.ape = APETag.read(from: file)
-        if let ape = result.ape {
-            let (recognized, items) = ape.mpdTagItems()
-            if recognized {
-                result.apeRecognized = true
-                result.items = items
-            }
-        }
-        result.id3 = ID3Loader.load(from: file)
-        if !result.apeRecognized, let id3 = result.id3 { result.items = id3.mpdTagItems() }
-        return result
     }
 }

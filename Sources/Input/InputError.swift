@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Posix
+
+/// Why an input stream could not be opened, read or moved.
+public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A system call failed (`open`, `pread`, `fstat`…).
+    case io(SystemCallError, uri: String)
+    /// `seek(to:)` on a stream that cannot seek, or past its end.
+    case notSeekable(uri: String)
+    /// The stream is not a regular file (a directory, a device).
+    case notAFile(uri: String)
+
+    /// A one-line explanation naming the stream.
+    public var description: String {
+        switch self {
+        case .io(let error, let uri): "\(uri): \(error)"
+        case .notSeekable(let uri): "\(uri): cannot seek"
+        case .notAFile(let uri): "\(uri): not a regular file"
+        }
+    }
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A byte source that decoders and tag readers read through, as `mpd`'s `InputStream`: a local file today,
+/// an HTTP stream later, so every format plugin reads both the same way.
+///
+/// Confined to one thread at a time (not `Sendable`): the decoder thread, or a scanner worker.
+/// `read(into:)` and `seek(to:)` must not allocate, lock or log per call: the decoder thread calls them
+/// for every chunk.
+public protocol InputStream: AnyObject {
+    /// What was opened: a file system path or a URL.
+    var uri: String { get }
+    /// The length in bytes, when known.
+    var size: UInt64? { get }
+    /// Whether `seek(to:)` can move to any offset.
+    var isSeekable: Bool { get }
+    /// The MIME type the transport announced (`Content-Type`), if any; `nil` for files.
+    var mimeType: String? { get }
+    /// The offset the next `read(into:)` starts at.
+    var offset: UInt64 { get }
+
+    /// Reads up to `buffer.count` bytes at `offset` and moves past them.
+    ///
+    /// - Returns: bytes read; 0 only at the end of the stream (or for an empty buffer).
+    /// - Throws: `InputError` when reading fails.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int
+
+    /// Moves to `offset`; the next `read(into:)` starts there.
+    ///
+    /// - Throws: `InputError.notSeekable`, or `.io` when the move fails.
+    func seek(to offset: UInt64) throws(InputError)
+}
+
+extension InputStream {
+    /// Whether `offset` has reached `size` (never, when the size is unknown).
+    public var isAtEnd: Bool { self.size.map { self.offset >= $0 } ?? false }
+
+    /// Reads until `buffer` is full or the stream ends.
+    ///
+    /// - Returns: bytes read; fewer than `buffer.count` only at the end of the stream.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        var total = 0
+        while total < buffer.count {
+            let count = try self.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]))
+            if count == 0 { break }
+            total += count
+        }
+        return total
+    }
+
+    /// Reads exactly `count` bytes from `offset`, or `nil` when the stream ends first. Allocates: for
+    /// headers and tags, not for the audio path.
+    public func readBytes(_ count: Int) throws(InputError) -> [UInt8]? {
+        guard count >= 0 else { return nil }
+        if let size = self.size, UInt64(count) > size &- min(size, self.offset) { return nil }
+        var complete = false
+        var failure: InputError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do {
+                let read = try self.readFully(into: UnsafeMutableRawBufferPointer(buffer))
+                complete = read == count
+                initialized = read
+            } catch let error as InputError {
+                failure = error
+                initialized = 0
+            } catch {
+                preconditionFailure("readFully throws only InputError")
+            }
+        }
+        if let failure { throw failure }
+        return complete ? bytes : nil
+    }
+}
