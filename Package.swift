@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
-        .testTarget(name: "FormatsTests", dependencies: ["Formats", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),

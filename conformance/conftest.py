@@ -55,6 +55,26 @@ def music_dir() -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def format_music() -> Path:
+    """The multi-format library (tools/make-format-fixtures.py): one directory per format."""
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    out = CACHE_DIR / "formats"
+    with open(CACHE_DIR / "formats.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "make-format-fixtures.py"),
+                        str(out), "--quiet"], check=True, timeout=900)
+    return out
+
+
+@pytest.fixture(scope="session")
+def format_pair(format_music, server_pair):
+    """mpd and the system under test on the multi-format library."""
+    pair = server_pair(format_music)
+    pair.require_sut()
+    return pair
+
+
 # ---------------------------------------------------------------------------
 # Servers
 

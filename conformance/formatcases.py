@@ -1,0 +1,73 @@
+"""Differential cases shared by the per-format tests (test_format_*.py) on the multi-format library.
+
+Each format has a directory of its own in the library (tools/fixtures/<name>.py makes it); these
+helpers compare mpd and the system under test on one directory: browsing, searching, listing,
+counting, readcomments, readpicture, the queue, and status after play and seek.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import mpdtest
+from mpdtest import arg, make_case
+
+AUDIO_SUFFIXES = {".flac", ".oga", ".ogg", ".opus", ".wav", ".aif", ".aiff", ".au", ".m4a", ".mp4",
+                  ".wv", ".wma", ".ape", ".mka", ".mp3", ".aac", ".caf", ".w64", ".voc", ".snd"}
+
+
+def run(pair, spec, name, **options):
+    """Compares one case on the pair (skipped when the SUT lacks a command it uses)."""
+    c = make_case(spec, replies="auto", **options)
+    missing = mpdtest.missing_commands(c, pair.mpd_commands, pair.sut_commands)
+    if missing and not os.environ.get("CONFORMANCE_NO_SKIP"):
+        pytest.skip(f"the system under test does not list {', '.join(missing)} in `commands`")
+    try:
+        mpdtest.compare(c, pair.ref, pair.sut, name)
+    except mpdtest.DifferentialMismatch as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def files(music: Path, directory: str) -> list[str]:
+    """Every file under music/directory (URIs), audio or not, sorted by bytes."""
+    root = Path(music) / directory
+    return sorted((str(p.relative_to(music)) for p in root.rglob("*") if p.is_file()),
+                  key=lambda s: s.encode())
+
+
+def browse(pair, directory: str):
+    """lsinfo, listall, listallinfo and listfiles of the directory."""
+    d = arg(directory)
+    run(pair, f"lsinfo {d}\nlistall {d}\nlistallinfo {d}\nlistfiles {d}\n", f"browse {directory}")
+
+
+def search(pair, directory: str):
+    """find/search by base, list of each tag and count grouped, all within the directory."""
+    b = arg(directory)
+    run(pair, f"find base {b}\nsearch base {b}\n", f"find base {directory}")
+    run(pair, "".join(f"list {tag} base {b}\n" for tag in LISTED_TAGS), f"list in {directory}")
+    run(pair, f"count base {b}\ncount group artist base {b}\n", f"count in {directory}")
+
+
+#: Tags whose `list` output the per-format cases compare.
+LISTED_TAGS = ("artist", "album", "albumartist", "title", "track", "disc", "date", "genre", "composer",
+               "performer", "comment", "musicbrainz_trackid", "movement", "movementnumber", "albumartistsort")
+
+
+def comments_and_pictures(pair, music: Path, directory: str):
+    """readcomments and readpicture (offset 0, then a second chunk) of every file in the directory."""
+    names = files(music, directory)
+    run(pair, "".join(f"readcomments {arg(n)}\n" for n in names), f"readcomments in {directory}")
+    run(pair, "binarylimit 1048576\n" + "".join(f"readpicture {arg(n)} 0\n" for n in names),
+        f"readpicture in {directory}")
+    run(pair, "binarylimit 64\n" + "".join(f"readpicture {arg(n)} 64\n" for n in names),
+        f"readpicture second chunk in {directory}")
+
+
+def queue(pair, directory: str):
+    """add of the directory, then playlistinfo and playlistid of it."""
+    b = arg(directory)
+    run(pair, f"clear\nadd {b}\nplaylistinfo\nclear\n", f"queue {directory}")
