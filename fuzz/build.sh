@@ -15,10 +15,10 @@ ALL_TARGETS="protocol filter config id3 mp3"
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats MPG123 ID3Tag Soxr" ;;
+        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats Input MPG123 ID3Tag Soxr" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        id3 | mp3) echo "Formats MPG123 ID3Tag Model PCRE" ;;
+        id3 | mp3) echo "Formats Input Posix MPG123 ID3Tag Model PCRE" ;;
         *) echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac
 }
