@@ -98,7 +98,8 @@ public struct FormatRegistry: Sendable {
     ///
     /// - Throws: `FormatError.notRecognized` when no plugin reads the file ("Failed to load file").
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readComments(path: path) }
+        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readComments(path: path)
+        }
         var pairs = plugin.result
         if !plugin.plugin.readsGenericTags, let generic = Self.genericTags(path) {
             pairs.append(contentsOf: generic.comments())
