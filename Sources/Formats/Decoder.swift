@@ -11,6 +11,10 @@ public protocol Decoder {
     var format: AudioFormat { get }
     /// The song's length in PCM frames, when known.
     var totalFrames: UInt64? { get }
+    /// Whether `status` shows `totalFrames` as the song's length even when the library knows another one:
+    /// `mpd` shows what its decoder reports, which for some plugins is not what its scan stored (its gme
+    /// plugin adds the fade). `false` by default: the library's length is shown.
+    var totalFramesOverrideLibrary: Bool { get }
     /// The bit rate of what `decode(into:)` decoded last, in kbit/s (0 when unknown), as `mpd` shows it in
     /// `status` `bitrate:`: for MP3 the rate of the current frame, so it varies with VBR files.
     var bitRate: Int { get }
@@ -38,6 +42,8 @@ public protocol Decoder {
 extension Decoder {
     /// No bit rate known.
     public var bitRate: Int { 0 }
+    /// The library's length is shown.
+    public var totalFramesOverrideLibrary: Bool { false }
     /// No MixRamp tags.
     public var mixRampStart: String? { nil }
     public var mixRampEnd: String? { nil }

@@ -46,13 +46,42 @@ public protocol FormatPlugin: Sendable {
     ///
     /// - Throws: `FormatError` when the stream cannot be decoded by this plugin.
     func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder
+
+    /// Opens a decoder over the local file at `path` (`mpd`'s `file_decode`). The default opens a
+    /// `FileInputStream` and calls `makeDecoder(input:)`; a container plugin also accepts the virtual paths
+    /// of the songs `containerSongs(path:)` lists (`file.nsf/tune_002.nsf`). Decoder thread.
+    ///
+    /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.
+    func makeDecoder(path: String) throws(FormatError) -> any Decoder
+
+    /// The songs inside a container file (`mpd`'s `container_scan`), each with its name relative to the
+    /// file and what the database stores about it: the scanner lists the file as a directory of these.
+    /// `nil` (the default) when the plugin has no containers or the file holds fewer than two songs (it is
+    /// then an ordinary song). Any thread.
+    ///
+    /// - Throws: `FormatError` when the file cannot be read (the scanner then treats it as a song).
+    func containerSongs(path: String) throws(FormatError) -> [ContainerSong]?
+}
+
+/// One song inside a container file (a subtune of a chiptune), as `containerSongs(path:)` lists it.
+public struct ContainerSong: Sendable, Hashable {
+    /// Its name below the container (`tune_001.nsf`): its URI is the container's URI, `/`, and this.
+    public var name: String
+    /// What the database stores about it.
+    public var info: SongInfo
+
+    /// Creates a song.
+    public init(name: String, info: SongInfo) {
+        self.name = name
+        self.info = info
+    }
 }
 
 extension FormatPlugin {
     /// The plugin does not apply the generic scan itself.
     public var readsGenericTags: Bool { false }
 
-    /// Opens a decoder over the local file at `path`.
+    /// Opens a `FileInputStream` over `path` and a decoder over it.
     ///
     /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.
     public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
@@ -64,4 +93,7 @@ extension FormatPlugin {
         }
         return try self.makeDecoder(input: input)
     }
+
+    /// No containers.
+    public func containerSongs(path: String) throws(FormatError) -> [ContainerSong]? { nil }
 }

@@ -127,6 +127,17 @@ public struct FormatRegistry: Sendable {
         return GenericTags.read(file)
     }
 
+    /// The songs inside the container file at `path` (`mpd`'s `container_scan`): the answer of the first
+    /// plugin for the suffix that has one. `nil` when the file is no container (it is then an ordinary
+    /// song, or not one). Any thread.
+    public func containerSongs(path: String) -> [ContainerSong]? {
+        for plugin in self.plugins(forPath: path) {
+            guard let songs = try? plugin.containerSongs(path: path) else { continue }
+            return songs.isEmpty ? nil : songs
+        }
+        return nil
+    }
+
     // MARK: - Playback
 
     /// Opens a decoder for the local file at `path`, as `mpd`'s decoder thread does: each plugin for the

@@ -80,8 +80,15 @@ public struct TreeDirectory: Sendable, Hashable {
     public var modificationTime: Int64 = 0
     /// Inode and device, to recognise symlink loops.
     public var inode: UInt64 = 0
-    /// Device number.
+    /// Device number; `TreeDirectory.containerDevice` for the songs of a container file.
     public var device: UInt64 = 0
+
+    /// The device number that marks a container file's directory (`mpd`'s `DEVICE_CONTAINER`): a file of
+    /// several songs (a chiptune of several tracks) listed as a directory named like the file.
+    public static let containerDevice = UInt64.max - 1
+
+    /// Whether this is a container file's directory of songs, not a directory on disk.
+    public var isContainer: Bool { self.device == Self.containerDevice }
     /// Sub-directories by name (compared by bytes: names that differ only in Unicode normalisation are
     /// different directories).
     public var children: [ByteString: TreeDirectory] = [:]

@@ -12,4 +12,12 @@ public protocol SongInfoReader: Sendable {
     ///
     /// - Throws: when the file is not a song this reader can read; the scanner then skips it.
     func readInfo(path: String) throws -> SongInfo
+    /// The songs inside a container file (`mpd`'s `container_scan`): names relative to the file, with their
+    /// information; `nil` when the file is not a container (then it may be an ordinary song).
+    func containerSongs(path: String) -> [(name: String, info: SongInfo)]?
+}
+
+extension SongInfoReader {
+    /// No containers.
+    public func containerSongs(path: String) -> [(name: String, info: SongInfo)]? { nil }
 }

@@ -212,6 +212,13 @@ public struct Updater: Sendable {
     ) {
         switch status.kind {
         case .regular:
+            if let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix),
+                self.visitContainer(
+                    &directory, name: name, status: status, components: components, discard: discard,
+                    modified: &modified)
+            {
+                return
+            }
             if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }
             guard let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix) else {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
@@ -246,6 +253,11 @@ public struct Updater: Sendable {
             }
             if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
             var child = directory.children[ByteString(name)] ?? TreeDirectory(name: name)
+            if child.isContainer {
+                // A container file became a directory: its songs are gone.
+                child = TreeDirectory(name: name)
+                modified = true
+            }
             // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
             // added inside it, and an empty one is only pruned when a modified database is saved.
             child.modificationTime = status.modificationTime
@@ -258,6 +270,40 @@ public struct Updater: Sendable {
         case .symbolicLink, .other:
             if directory.removeEntry(named: name) { modified = true }
         }
+    }
+
+    /// `mpd`'s container step for a song file (`UpdateContainerFile`), before it is read as a song: unless
+    /// the file is an unchanged song, a file the reader lists songs inside becomes a directory of them (kept
+    /// as it is while the file's modification time is unchanged, unless `discard`).
+    ///
+    /// - Returns: whether the file is a container (and nothing more is to be done with it).
+    private func visitContainer(
+        _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String], discard: Bool,
+        modified: inout Bool
+    ) -> Bool {
+        let key = ByteString(name)
+        if let song = directory.songs[key], song.modificationTime == status.modificationTime, !discard { return false }
+        if let existing = directory.children[key], existing.isContainer {
+            if existing.modificationTime == status.modificationTime, !discard { return true }
+            directory.children.removeValue(forKey: key)
+            modified = true
+        }
+        guard let songs = self.reader.containerSongs(path: self.path(of: components + [name])), !songs.isEmpty else {
+            return false
+        }
+        var container = TreeDirectory(name: name)
+        container.modificationTime = status.modificationTime
+        container.device = TreeDirectory.containerDevice
+        for song in songs {
+            var info = song.info
+            info.tags.removeAll { !self.metadata.contains($0.type) || $0.value.contains("\n") }
+            container.songs[ByteString(song.name)] = TreeSong(
+                name: song.name, modificationTime: status.modificationTime, size: status.size, info: info)
+        }
+        directory.children[key] = container
+        directory.songs.removeValue(forKey: key)
+        modified = true
+        return true
     }
 
     /// `mpd`'s symlink rules: links inside the music directory follow `follow_inside_symlinks`, links

@@ -13,4 +13,8 @@ struct FormatReader: SongInfoReader {
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
     func readInfo(path: String) throws -> SongInfo { try self.registry.readInfo(path: path) }
+
+    func containerSongs(path: String) -> [(name: String, info: SongInfo)]? {
+        self.registry.containerSongs(path: path).map { songs in songs.map { ($0.name, $0.info) } }
+    }
 }

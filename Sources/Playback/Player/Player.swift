@@ -309,8 +309,9 @@ public final class Player: PlayerControl {
             else { continue }
             let rate = Double(max(1, position.format.sampleRate))
             snapshot.elapsedSeconds = Double(position.frames) / rate
-            // The library's length (what mpd's decoder reports too) wins; the decoder's count is the fallback.
-            if snapshot.durationSeconds == nil, position.songFrames > 0 {
+            // The library's length (what mpd's decoder reports too) wins, unless the decoder says its own is
+            // what mpd's reports; the decoder's count is also the fallback.
+            if snapshot.durationSeconds == nil || position.songFramesOverrideLibrary, position.songFrames > 0 {
                 snapshot.durationSeconds = Double(position.songFrames) / rate
             }
             snapshot.audioFormat = position.format

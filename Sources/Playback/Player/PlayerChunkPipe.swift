@@ -23,6 +23,8 @@ struct ChunkHeader {
     var songFrame: UInt64 = 0
     /// The song's length in frames (range applied); 0 when unknown.
     var songFrames: UInt64 = 0
+    /// Whether `songFrames` is the length `status` shows rather than the library's (the decoder says so).
+    var songFramesOverrideLibrary = false
     /// Frames of PCM in the chunk.
     var frames: Int = 0
     /// The stream's bit rate where the chunk was decoded, in kbit/s (0: unknown), for `status` `bitrate:`.

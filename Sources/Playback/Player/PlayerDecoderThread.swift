@@ -62,6 +62,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var songFrame: UInt64 = 0
     private var endFrame: UInt64?
     private var songFrames: UInt64 = 0
+    /// The open decoder's `totalFramesOverrideLibrary`, for the chunks' headers.
+    private var songFramesOverrideLibrary = false
     private var rangeStartFrame: UInt64 = 0
     private var chunkStamp = ChunkHeader()
     /// The song decoded to its end last in this run of songs: the old side of the next song change.
@@ -195,6 +197,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
+                self.songFramesOverrideLibrary = song.rangeEndMilliseconds == nil && decoder.totalFramesOverrideLibrary
                 self.endFrame = song.rangeEndMilliseconds.map {
                     $0 * rate / 1000 - min($0 * rate / 1000, self.rangeStartFrame)
                 }
@@ -292,10 +295,10 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private func stamp(_ song: PlayableSong, format: AudioFormat) {
         let gain = song.replayGain
         self.chunkStamp = ChunkHeader(
-            token: song.token, generation: self.generation, songFrame: 0, songFrames: self.songFrames, frames: 0,
-            format: format, start: .none, trackGain: gain.trackGain.map(Float.init) ?? .nan,
-            trackPeak: gain.trackPeak.map(Float.init) ?? .nan, albumGain: gain.albumGain.map(Float.init) ?? .nan,
-            albumPeak: gain.albumPeak.map(Float.init) ?? .nan)
+            token: song.token, generation: self.generation, songFrame: 0, songFrames: self.songFrames,
+            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format, start: .none,
+            trackGain: gain.trackGain.map(Float.init) ?? .nan, trackPeak: gain.trackPeak.map(Float.init) ?? .nan,
+            albumGain: gain.albumGain.map(Float.init) ?? .nan, albumPeak: gain.albumPeak.map(Float.init) ?? .nan)
     }
 
     /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.

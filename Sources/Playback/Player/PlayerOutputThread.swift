@@ -33,6 +33,8 @@ final class PlayerOutputThread: @unchecked Sendable {
         var frames: Int64
         /// The song's length in frames (0: unknown).
         var songFrames: UInt64
+        /// Whether `songFrames` wins over the library's length.
+        var songFramesOverrideLibrary: Bool
         var format: AudioFormat
         /// The bit rate of the chunk being heard, in kbit/s.
         var bitRate: Int
@@ -60,6 +62,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let positionGeneration = Atomic<UInt64>(0)
     private let positionFrames = Atomic<Int64>(0)
     private let positionSongFrames = Atomic<UInt64>(0)
+    private let positionSongFramesOverride = Atomic<Bool>(false)
     private let positionFormat = Atomic<UInt64>(0)
     private let positionBitRate = Atomic<Int>(0)
 
@@ -185,6 +188,7 @@ final class PlayerOutputThread: @unchecked Sendable {
                 generation: self.positionGeneration.load(ordering: .acquiring),
                 frames: self.positionFrames.load(ordering: .acquiring),
                 songFrames: self.positionSongFrames.load(ordering: .acquiring),
+                songFramesOverrideLibrary: self.positionSongFramesOverride.load(ordering: .acquiring),
                 format: Self.unpack(self.positionFormat.load(ordering: .acquiring)),
                 bitRate: self.positionBitRate.load(ordering: .acquiring))
             if self.positionVersion.load(ordering: .acquiring) == before { return position }
@@ -552,6 +556,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.positionGeneration.store(self.chunk.generation, ordering: .releasing)
         self.positionFrames.store(max(0, heard), ordering: .releasing)
         self.positionSongFrames.store(self.chunk.songFrames, ordering: .releasing)
+        self.positionSongFramesOverride.store(self.chunk.songFramesOverrideLibrary, ordering: .releasing)
         self.positionFormat.store(Self.pack(self.chunk.format), ordering: .releasing)
         self.positionBitRate.store(self.chunk.bitRate, ordering: .releasing)
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)

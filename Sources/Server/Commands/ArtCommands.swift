@@ -69,6 +69,7 @@ enum ArtCommands {
         else {
             throw AckError(.noExist, "No such song")
         }
+        try Self.requireReadable(root + "/" + uri)
         let pairs: [(name: String, value: String)]
         do {
             pairs = try comments(root + "/" + uri)
@@ -98,6 +99,7 @@ enum ArtCommands {
         else {
             throw AckError(.noExist, "No such song")
         }
+        try Self.requireReadable(root + "/" + uri)
         let picture: Picture?
         do {
             picture = try pictures(root + "/" + uri)
@@ -110,5 +112,15 @@ enum ArtCommands {
         let end = offset + min(picture.data.count - offset, context.client.binaryLimit)
         writeChunk(size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType, context: context)
         return .ok
+    }
+
+    /// `mpd` opens the song's file before reading its comments or picture: a file that cannot be opened (gone
+    /// since the last update, or a song inside a container file, whose path is no file) is a system error.
+    static func requireReadable(_ path: String) throws(AckError) {
+        do {
+            try FileDescriptor.openForReading(path).close()
+        } catch {
+            throw AckError(.system, "Failed to open '\(path)': \(error.errno)")
+        }
     }
 }
