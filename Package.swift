@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
+        .systemLibrary(
+            name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
+
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
@@ -58,12 +62,18 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        // Video game music emulation through libgme; the only importer of CGME.
+        .target(name: "GME", dependencies: ["CGME"], swiftSettings: settings),
+        // Tracker module rendering through libopenmpt; the only importer of COpenMPT.
+        .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model"], swiftSettings: settings),
+        .target(
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "GME", "OpenMPT", "Model"],
+            swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -118,6 +128,8 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
+        .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),

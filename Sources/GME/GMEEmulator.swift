@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CGME
+import Glibc
+
+/// A libgme failure: the function that failed and libgme's message.
+public struct GMEError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The libgme function.
+    public var function: String
+    /// libgme's error string (`gme_err_t`).
+    public var message: String
+
+    /// Creates an error.
+    public init(function: String, message: String) {
+        self.function = function
+        self.message = message
+    }
+
+    /// `function: message`.
+    public var description: String { "\(self.function): \(self.message)" }
+}
+
+/// What libgme knows about one track (`gme_info_t`): times in milliseconds, texts as raw bytes (libgme does
+/// not say which encoding a file uses).
+public struct GMETrackInfo: Sendable, Hashable {
+    /// The length the file states, or -1.
+    public var length: Int
+    /// The length up to the loop, or -1.
+    public var introLength: Int
+    /// The length of the loop, or -1.
+    public var loopLength: Int
+    /// `length` if known, else intro + 2 loops if known, else libgme's default of 150000 (2.5 minutes).
+    public var playLength: Int
+    /// The emulated system ("Nintendo NES"...).
+    public var system: [UInt8]
+    /// The game.
+    public var game: [UInt8]
+    /// The song (track) name.
+    public var song: [UInt8]
+    /// The composer.
+    public var author: [UInt8]
+    /// The copyright text (often a year).
+    public var copyright: [UInt8]
+    /// The comment.
+    public var comment: [UInt8]
+    /// Who ripped the file.
+    public var dumper: [UInt8]
+}
+
+/// One libgme emulator with a file loaded (`Music_Emu`); deleted when released.
+///
+/// Thread confinement: create on any thread, then use from one thread at a time. `play(into:)`,
+/// `seek(milliseconds:)` and `isTrackEnded` do not allocate in Swift (libgme's emulators render into buffers
+/// they allocated when the file was loaded).
+public final class GMEEmulator {
+    private let emu: OpaquePointer
+
+    /// Loads a file's bytes into a new emulator at `sampleRate` Hz (stereo), as `gme_open_file` does: the
+    /// emulator type is the one named by `suffix` (the file's suffix, any case), else the one the first
+    /// four bytes identify.
+    ///
+    /// - Throws: `GMEError` when no emulator type fits ("Wrong file type for this emulator") or libgme cannot
+    ///   load the data.
+    public init(data: [UInt8], suffix: String?, sampleRate: Int) throws(GMEError) {
+        var type: gme_type_t? = suffix.flatMap { suffix in suffix.withCString { gme_identify_extension($0) } }
+        if type == nil, data.count >= 4 {
+            type = data.withUnsafeBytes { raw in gme_identify_extension(gme_identify_header(raw.baseAddress)) }
+        }
+        guard let type else {
+            throw GMEError(function: "gme_identify_header", message: "Wrong file type for this emulator")
+        }
+        guard let created = gme_new_emu(type, Int32(clamping: sampleRate)) else {
+            throw GMEError(function: "gme_new_emu", message: "Out of memory")
+        }
+        self.emu = created
+        let error = data.withUnsafeBytes { raw in gme_load_data(created, raw.baseAddress, raw.count) }
+        try Self.check("gme_load_data", error)
+    }
+
+    deinit { gme_delete(self.emu) }
+
+    /// The system libgme emulates for this file ("Nintendo NES", "Super Nintendo"...).
+    public var systemName: String {
+        guard let type = gme_type(self.emu), let name = gme_type_system(type) else { return "" }
+        return String(cString: name)
+    }
+
+    /// Applies an M3U playlist's track list, names and times (`gme_load_m3u_data`).
+    ///
+    /// - Throws: `GMEError` when libgme rejects the playlist.
+    public func loadM3U(data: [UInt8]) throws(GMEError) {
+        let error = data.withUnsafeBytes { raw in gme_load_m3u_data(self.emu, raw.baseAddress, raw.count) }
+        try Self.check("gme_load_m3u_data", error)
+    }
+
+    /// How many tracks the file (or its M3U playlist) has.
+    public var trackCount: Int { Int(gme_track_count(self.emu)) }
+
+    /// The information of track `index` (0-based).
+    ///
+    /// - Throws: `GMEError` for a track that does not exist.
+    public func trackInfo(_ index: Int) throws(GMEError) -> GMETrackInfo {
+        var pointer: UnsafeMutablePointer<gme_info_t>?
+        try Self.check("gme_track_info", gme_track_info(self.emu, &pointer, Int32(clamping: index)))
+        guard let pointer else { throw GMEError(function: "gme_track_info", message: "no information") }
+        defer { gme_free_info(pointer) }
+        let info = pointer.pointee
+        func bytes(_ text: UnsafePointer<CChar>?) -> [UInt8] {
+            guard let text else { return [] }
+            return Array(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+        }
+        return GMETrackInfo(
+            length: Int(info.length), introLength: Int(info.intro_length), loopLength: Int(info.loop_length),
+            playLength: Int(info.play_length), system: bytes(info.system), game: bytes(info.game),
+            song: bytes(info.song), author: bytes(info.author), copyright: bytes(info.copyright),
+            comment: bytes(info.comment), dumper: bytes(info.dumper))
+    }
+
+    /// Starts track `index` (0-based) from its beginning.
+    ///
+    /// - Throws: `GMEError` from `gme_start_track`.
+    public func startTrack(_ index: Int) throws(GMEError) {
+        try Self.check("gme_start_track", gme_start_track(self.emu, Int32(clamping: index)))
+    }
+
+    /// Starts fading out at `milliseconds` into the track; the track ends when the fade has (`gme_set_fade`).
+    public func setFade(startMilliseconds milliseconds: Int) {
+        gme_set_fade(self.emu, Int32(clamping: milliseconds))
+    }
+
+    /// Renders `buffer.count` interleaved stereo samples (an even count) of the current track.
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Throws: `GMEError` from `gme_play` (an emulation error).
+    public func play(into buffer: UnsafeMutableBufferPointer<Int16>) throws(GMEError) {
+        try Self.check("gme_play", gme_play(self.emu, Int32(clamping: buffer.count), buffer.baseAddress))
+    }
+
+    /// Whether the current track has ended (its fade is over, or it went silent).
+    public var isTrackEnded: Bool { gme_track_ended(self.emu) != 0 }
+
+    /// Where playback of the current track is, in milliseconds.
+    public var positionMilliseconds: Int { Int(gme_tell(self.emu)) }
+
+    /// Moves to `milliseconds` into the current track (emulating up to there, or restarting it to go back).
+    ///
+    /// - Throws: `GMEError` from `gme_seek`.
+    public func seek(milliseconds: Int) throws(GMEError) {
+        try Self.check("gme_seek", gme_seek(self.emu, Int32(clamping: milliseconds)))
+    }
+
+    private static func check(_ function: String, _ error: gme_err_t?) throws(GMEError) {
+        if let error { throw GMEError(function: function, message: String(cString: error)) }
+    }
+}
