@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
         .systemLibrary(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
+        .systemLibrary(
+            name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -66,13 +68,15 @@ let package = Package(
         .target(name: "GME", dependencies: ["CGME"], swiftSettings: settings),
         // Tracker module rendering through libopenmpt; the only importer of COpenMPT.
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
+        // Tracker module rendering through libmodplug; the only importer of CModPlug.
+        .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
         .target(
-            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "GME", "OpenMPT", "Model"],
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "GME", "OpenMPT", "ModPlug", "Model"],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -130,6 +134,7 @@ let package = Package(
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
+        .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
