@@ -141,3 +141,14 @@ def test_samples_equal_mpds(server_factory, format_music, tmp_path, uri):
         pytest.fail(f"{uri}: {len(sut)} bytes vs mpd's {len(ref)}; first difference at byte {first}; "
                     f"longer one's tail all zero: {not any(tail)}; frames {len(sut) // frame} vs {len(ref) // frame}",
                     pytrace=False)
+
+
+def test_updating_a_container_song_deletes_it(format_pair):
+    """mpd's quirk: a container song is no file on disk, so `update` of its URI deletes it (until the
+    container file changes).  Last in this file: it changes the library of the session's servers."""
+    for server in (format_pair.ref, format_pair.sut):
+        server.query('update "trackers/square.nsf/tune_003.nsf"')
+        if not mpdtest.wait_until(lambda: "updating_db" not in _status(server), mpdtest.scaled(10)):
+            pytest.fail(f"{server.label}: the update did not finish", pytrace=False)
+    formatcases.browse(format_pair, f"{DIR}/square.nsf")
+    formatcases.run(format_pair, "count base trackers\n", "count after the update")

@@ -136,6 +136,16 @@ public struct Updater: Sendable {
             return
         }
         if components.count > 1 {
+            if status.kind == .regular, components.count == 2, let song = components.last,
+                directory.children[ByteString(name)]?.isContainer == true
+            {
+                // As mpd: a song inside a container is no file on disk, so updating its URI deletes it (until
+                // the container file changes).
+                if directory.children[ByteString(name)]!.songs.removeValue(forKey: ByteString(song)) != nil {
+                    modified = true
+                }
+                return
+            }
             guard status.kind == .directory else { return }
             if directory.children[ByteString(name)] == nil {
                 var child = TreeDirectory(name: name)

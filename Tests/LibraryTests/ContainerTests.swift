@@ -76,6 +76,16 @@ struct ContainerTests {
         let loaded = try #require(DatabaseFile.load(from: path, tags: .all))
         #expect(!updater.update(loaded.makeTree(), uri: "", discard: false).modified)
 
+        // As in mpd, updating a container song's URI deletes it: it is no file on disk.
+        let pruned = updater.update(again.tree, uri: "game.chip/tune_002.chip", discard: false)
+        #expect(pruned.modified)
+        #expect(
+            pruned.tree.children[ByteString("game.chip")]?.songs.keys.map(\.text).sorted() == [
+                "tune_001.chip", "tune_003.chip",
+            ])
+        #expect(!updater.update(pruned.tree, uri: "game.chip/tune_009.chip", discard: false).modified)
+        #expect(!updater.update(pruned.tree, uri: "game.chip/tune_001.chip/x", discard: false).modified)
+
         // A container that shrinks to one song becomes an ordinary song; one that grows, a container.
         try "songs=1 ".write(toFile: music.path + "/game.chip", atomically: false, encoding: .utf8)
         try "songs=2".write(toFile: music.path + "/one.chip", atomically: false, encoding: .utf8)
