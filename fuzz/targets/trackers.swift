@@ -41,7 +41,7 @@ public func trackersFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int)
     let input = fuzzInput(data, size)
     guard let first = input.first else { return 0 }
     let suffix = suffixes[Int(first) % suffixes.count]
-    let path = FuzzScratch.write(Array(input.dropFirst()), to: "input." + suffix)
+    let path = FuzzScratch.write(UnsafeRawBufferPointer(rebasing: input.dropFirst()), to: "input." + suffix)
     let registry = FormatRegistry.standard
     _ = try? registry.readInfo(path: path)
     _ = try? registry.readComments(path: path)

@@ -51,16 +51,16 @@ final class GMEDecoder: Decoder {
     /// Delivers rendered frames, rendering the next chunk when none is left.
     ///
     /// Does not allocate. Decoder thread.
-    /// - Returns: frames written; 0 at the end of the track.
-    /// - Throws: `FormatError.decoder` when libgme fails.
+    /// - Returns: frames written; 0 at the end of the track, or once libgme failed to emulate.
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         if self.pending == 0 {
             if self.ended { return 0 }
             do {
                 try self.emulator.play(into: self.chunk)
             } catch {
+                // As mpd: an emulation error ends the song (it only logs it), it does not fail it.
                 self.ended = true
-                throw .decoder("\(error)")
+                return 0
             }
             self.consumed = 0
             self.pending = Self.chunkFrames
