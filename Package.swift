@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
         .systemLibrary(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
@@ -64,8 +65,9 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
-        // Video game music emulation through libgme; the only importer of CGME.
-        .target(name: "GME", dependencies: ["CGME"], swiftSettings: settings),
+        // Video game music emulation through libgme; the only importer of CGME and of CZlib (it inflates
+        // `.vgz` files before libgme checks them).
+        .target(name: "GME", dependencies: ["CGME", "CZlib"], swiftSettings: settings),
         // Tracker module rendering through libopenmpt; the only importer of COpenMPT.
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.

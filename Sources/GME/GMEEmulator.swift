@@ -59,9 +59,12 @@ public final class GMEEmulator {
     /// emulator type is the one named by `suffix` (the file's suffix, any case), else the one the first
     /// four bytes identify.
     ///
-    /// - Throws: `GMEError` when no emulator type fits ("Wrong file type for this emulator") or libgme cannot
-    ///   load the data.
-    public init(data: [UInt8], suffix: String?, sampleRate: Int) throws(GMEError) {
+    /// - Throws: `GMEError` when no emulator type fits ("Wrong file type for this emulator"), libgme cannot
+    ///   load the data, or the data is refused.
+    /// Gzip data is inflated first, as `gme_open_file` does, and VGM files whose sample data libgme would read
+    /// outside of are refused (libgme 0.6.3 would crash on them).
+    public init(data original: [UInt8], suffix: String?, sampleRate: Int) throws(GMEError) {
+        let data = try GMEInput.prepared(original)
         var type: gme_type_t? = suffix.flatMap { suffix in suffix.withCString { gme_identify_extension($0) } }
         if type == nil, data.count >= 4 {
             type = data.withUnsafeBytes { raw in gme_identify_extension(gme_identify_header(raw.baseAddress)) }

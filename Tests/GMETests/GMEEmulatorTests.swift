@@ -66,3 +66,52 @@ import Testing
         #expect(info.length == 5000)
     }
 }
+
+@Suite struct GMEInputTests {
+    /// A VGM 1.50 header (PSG only, 1 s) followed by `commands`.
+    static func vgm(_ commands: [UInt8], loopAt: Int? = nil) -> [UInt8] {
+        func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        var header = [UInt8](repeating: 0, count: 0x40)
+        let size = 0x40 + commands.count
+        header.replaceSubrange(0..<4, with: Array("Vgm ".utf8))
+        header.replaceSubrange(4..<8, with: le32(size - 4))
+        header.replaceSubrange(8..<12, with: le32(0x150))
+        header.replaceSubrange(12..<16, with: le32(3_579_545))
+        header.replaceSubrange(0x18..<0x1C, with: le32(44100))
+        if let loopAt { header.replaceSubrange(0x1C..<0x20, with: le32(loopAt - 0x1C)) }
+        header.replaceSubrange(0x34..<0x38, with: le32(0x0C))
+        return header + commands
+    }
+
+    @Test func vgmsReadingSamplesOutsideTheFileAreRefused() throws {
+        let wait: [UInt8] = [0x61, 0x44, 0xAC]
+        // A PCM block, a seek inside it, two writes: fine.
+        let fine = Self.vgm([0x67, 0x66, 0x00, 2, 0, 0, 0, 0x10, 0x20, 0xE0, 1, 0, 0, 0, 0x81, 0x81] + wait + [0x66])
+        #expect(throws: Never.self) { try GMEInput.checkVGM(fine) }
+        _ = try GMEEmulator(data: fine, suffix: "vgm", sampleRate: 44100)
+        // A seek far past the end, then a write: libgme 0.6.3 would read wild memory.
+        let wild = Self.vgm([0xE0, 0, 0, 0, 0x40, 0x81] + wait + [0x66])
+        #expect(throws: GMEError.self) { try GMEEmulator(data: wild, suffix: "vgm", sampleRate: 44100) }
+        // A loop that writes samples without seeking: the position grows each time round.
+        let growing = Self.vgm(wait + [0x81, 0x66], loopAt: 0x40)
+        #expect(throws: GMEError.self) { try GMEInput.checkVGM(growing) }
+        // A loop that seeks first is fine.
+        let seeking = Self.vgm(wait + [0xE0, 0, 0, 0, 0, 0x81, 0x66], loopAt: 0x40)
+        #expect(throws: Never.self) { try GMEInput.checkVGM(seeking) }
+        // Huge data blocks only end the stream.
+        let block = Self.vgm([0x67, 0x66, 0x00, 0xFF, 0xFF, 0xFF, 0x7F, 0x66])
+        #expect(throws: Never.self) { try GMEInput.checkVGM(block) }
+    }
+
+    @Test func gzipIsInflatedFirst() throws {
+        // `gzip -n` of "Vgm hello\n", two members concatenated.
+        let member: [UInt8] = [
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x0B, 0x4B, 0xCF, 0x55, 0xC8, 0x48, 0xCD, 0xC9,
+            0xC9, 0xE7, 0x02, 0x00, 0x61, 0x6F, 0x29, 0x6C, 0x0A, 0x00, 0x00, 0x00,
+        ]
+        #expect(try GMEInput.inflate(member) == Array("Vgm hello\n".utf8))
+        #expect(try GMEInput.inflate(member + member) == Array("Vgm hello\nVgm hello\n".utf8))
+        #expect(throws: GMEError.self) { try GMEInput.inflate([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(try GMEInput.prepared([1, 2, 3]) == [1, 2, 3])
+    }
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CZlib
+
+/// What `GMEEmulator` does to a file's bytes before libgme sees them: gzip files (`.vgz`) are inflated, as
+/// libgme's own file reader does, and VGM command streams are checked for the sample-data reads libgme 0.6.3
+/// does not bound (a PCM seek or PCM write outside the file makes it read wild memory and crash).
+enum GMEInput {
+    /// The largest inflated size accepted.
+    static let inflatedLimit = 100 * 1024 * 1024
+
+    /// The bytes libgme should load.
+    ///
+    /// - Throws: `GMEError` for a corrupt gzip stream or a VGM libgme would read outside of.
+    static func prepared(_ data: [UInt8]) throws(GMEError) -> [UInt8] {
+        var bytes = data
+        if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { bytes = try Self.inflate(bytes) }
+        if bytes.starts(with: Array("Vgm ".utf8)) { try Self.checkVGM(bytes) }
+        return bytes
+    }
+
+    /// Inflates a gzip stream (several members are read one after the other).
+    static func inflate(_ data: [UInt8]) throws(GMEError) -> [UInt8] {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw GMEError(function: "inflateInit2", message: "zlib cannot start")
+        }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var input = data
+        let failed: Bool = input.withUnsafeMutableBufferPointer { source in
+            stream.next_in = source.baseAddress
+            stream.avail_in = UInt32(source.count)
+            while true {
+                let status = chunk.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.avail_out))])
+                if output.count > Self.inflatedLimit { return true }
+                switch status {
+                case Z_OK: continue
+                case Z_STREAM_END:
+                    if stream.avail_in == 0 { return false }
+                    guard inflateReset(&stream) == Z_OK else { return true }
+                case Z_BUF_ERROR: return stream.avail_in != 0 || output.isEmpty
+                default: return true
+                }
+            }
+        }
+        if failed { throw GMEError(function: "inflate", message: "corrupt or too large gzip data") }
+        return output
+    }
+
+    /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40) to its end command, then its loop once
+    /// more, with libgme's command lengths, and refuses the file if a PCM seek or PCM write would read
+    /// outside it, or if the loop writes PCM before seeking (the position would grow without bound).
+    static func checkVGM(_ data: [UInt8]) throws(GMEError) {
+        let size = data.count
+        guard size > 0x40 else { return }  // libgme refuses it itself.
+        func le32(_ at: Int) -> Int {
+            guard at + 4 <= size else { return 0 }
+            return Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24
+        }
+        let reject = GMEError(function: "gme_load_data", message: "VGM sample data outside the file")
+        let loopOffset = le32(0x1C)
+        let loopStart = loopOffset != 0 ? loopOffset + 0x1C : nil
+        var pcmData = 0x40
+        var pcmPosition = 0x40
+        var position = 0x40
+        var pass = 0
+        var seekedInLoop = false
+        var pcmReadInLoop = false
+        while pass < 3 {
+            guard position < size else {
+                // libgme ends the track when the stream runs out (or jumps to the loop at the end command).
+                break
+            }
+            let command = data[position]
+            position += 1
+            switch command {
+            case 0x66:
+                guard let loopStart, loopStart < size else { return }
+                position = loopStart
+                pass += 1
+                if pass == 2 && pcmReadInLoop && !seekedInLoop { throw reject }
+                seekedInLoop = false
+                pcmReadInLoop = false
+                continue
+            case 0x67:
+                let type = position + 1 < size ? data[position + 1] : 0xFF
+                let blockSize = le32(position + 2)
+                position += 6
+                if type == 0 { pcmData = position }
+                position += blockSize
+            case 0xE0:
+                pcmPosition = pcmData + le32(position)
+                position += 4
+                seekedInLoop = true
+            case 0x4F, 0x50, 0x64: position += 1
+            case 0x61: position += 2
+            case 0x62, 0x63: break
+            default:
+                switch command & 0xF0 {
+                case 0x80:
+                    guard pcmPosition >= 0, pcmPosition < size else { throw reject }
+                    pcmPosition += 1
+                    if !seekedInLoop { pcmReadInLoop = true }
+                case 0x70: break
+                case 0x30, 0x40: position += 1
+                case 0x50, 0xA0, 0xB0: position += 2
+                case 0xC0, 0xD0: position += 3
+                case 0xE0, 0xF0: position += 4
+                default: break
+                }
+            }
+        }
+    }
+}
