@@ -200,3 +200,39 @@ import Testing
         #expect(FormatRegistry.standard.plugins(forSuffix: "MOD").map(\.name) == ["openmpt", "modplug"])
     }
 }
+
+/// The files the `trackers` fuzz target once crashed on (`fuzz/regressions/trackers`: a suffix index byte,
+/// then the file), read and decoded on the normal build as the target does.
+@Suite struct TrackerFuzzRegressionTests {
+    static let suffixes = [
+        "nsf", "nsfe", "spc", "vgm", "vgz", "gbs", "kss", "hes", "ay", "sap", "gym", "mod", "xm", "s3m", "it",
+        "dfm", "mptm", "669", "stm", "mtm",
+    ]
+    static let files: [String] = {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("fuzz/regressions/trackers")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.sorted().map { directory.appendingPathComponent($0).path }
+    }()
+
+    @Test func thereAreRegressionFiles() {
+        #expect(Self.files.contains { $0.hasSuffix("/vgz-pcm-read-outside-the-file") })
+    }
+
+    @Test(arguments: Self.files)
+    func readsAndDecodesWithinBounds(_ path: String) throws {
+        let input = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let first = try #require(input.first)
+        let name = "input." + Self.suffixes[Int(first) % Self.suffixes.count]
+        let dir = try TrackerFormatTests.directory([name: Array(input.dropFirst())])
+        let file = dir + "/" + name
+        _ = try? FormatRegistry.standard.readInfo(path: file)
+        var paths = [file]
+        paths += (FormatRegistry.standard.containerSongs(path: file) ?? []).prefix(2).map { file + "/" + $0.name }
+        for path in paths {
+            guard var decoder = try? FormatRegistry.standard.openDecoder(path: path) else { continue }
+            let pcm = try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096, limit: 1 << 20)
+            #expect(pcm.count % decoder.format.frameSize == 0)
+        }
+    }
+}
