@@ -92,6 +92,31 @@ def test_status_while_playing(format_pair, uri):
     assert sut == ref, f"{uri}: mpd {ref}\nFermata {sut}"
 
 
+def test_seeking_into_the_fade_and_past_the_end(format_pair):
+    """mpd's gme decoder reports the play length plus the 8 s fade: a seek into the fade plays on, one past
+    it ends the song."""
+    uri = "trackers/square.nsf/tune_002.nsf"
+    got = {}
+    for server in (format_pair.ref, format_pair.sut):
+        _playing(server, uri)
+        states = []
+        for target in ("155", "170"):
+            with server.connect() as c:
+                c.command(f"seekcur {target}")
+            if target == "155":
+                mpdtest.wait_until(lambda: float(_status(server).get("elapsed", "0")) >= 155.3, mpdtest.scaled(10))
+            else:
+                mpdtest.wait_until(lambda: _status(server).get("state") == "stop", mpdtest.scaled(10))
+            s = _status(server)
+            states.append((s.get("state"), s.get("duration"), float(s.get("elapsed", "0")) >= 155))
+        got[server.label] = states
+        with server.connect() as c:
+            c.command("stop")
+            c.command("clear")
+    ref, sut = got[format_pair.ref.label], got[format_pair.sut.label]
+    assert sut == ref, f"mpd {ref}\nFermata {sut}"
+
+
 def _record(server_factory, kind: str, music: Path, tmp: Path, uri: str) -> tuple[str, bytes]:
     tmp.mkdir(parents=True, exist_ok=True)
     config = tmp / "alsa.conf"

@@ -246,7 +246,10 @@ public final class Player: PlayerControl {
         self.loop.preconditionOnLoop()
         guard self.state != .stop, let song = self.currentSong, song.token == token else { return false }
         var target = max(0, seconds)
-        if let duration = Self.durationSeconds(of: song) { target = min(target, duration) }
+        // The length status shows: the library's, or the decoder's where mpd's decoder reports its own.
+        if let duration = self.snapshot.durationSeconds ?? Self.durationSeconds(of: song) {
+            target = min(target, duration)
+        }
         self.restart(song, atSeconds: target, start: .none)
         return true
     }
@@ -298,12 +301,18 @@ public final class Player: PlayerControl {
 
     // MARK: - Status
 
+    /// The length the decoder of a song reported in place of the library's (`totalFramesOverrideLibrary`),
+    /// once an output heard it: kept for that song while no output position is current.
+    private var decoderDuration: (token: UInt64, seconds: Double)?
+
     public var snapshot: PlayerSnapshot {
         self.loop.preconditionOnLoop()
         guard self.state != .stop, let song = self.currentSong else { return PlayerSnapshot() }
+        // Until the outputs have heard the song again (after a seek), the decoder's length seen last.
+        let known = self.decoderDuration.flatMap { $0.token == song.token ? $0.seconds : nil }
         var snapshot = PlayerSnapshot(
             state: self.state, token: song.token, elapsedSeconds: self.startSeconds,
-            durationSeconds: Self.durationSeconds(of: song))
+            durationSeconds: known ?? Self.durationSeconds(of: song))
         for output in self.outputThreads where output.wanted.enabled && !output.failed.load(ordering: .relaxed) {
             guard let position = output.position, position.generation == self.generation, position.token == song.token
             else { continue }
@@ -313,6 +322,9 @@ public final class Player: PlayerControl {
             // what mpd's reports; the decoder's count is also the fallback.
             if snapshot.durationSeconds == nil || position.songFramesOverrideLibrary, position.songFrames > 0 {
                 snapshot.durationSeconds = Double(position.songFrames) / rate
+                if position.songFramesOverrideLibrary {
+                    self.decoderDuration = (song.token, snapshot.durationSeconds ?? 0)
+                }
             }
             snapshot.audioFormat = position.format
             snapshot.bitRate = position.bitRate
