@@ -87,26 +87,27 @@ public enum FLACMetadataBlock: Sendable, Hashable {
             self = .vorbisComment(vendor: Self.bytes(comment.vendor_string), entries: entries)
         case FLAC__METADATA_TYPE_PICTURE:
             let picture = metadata.data.picture
-            let mime = picture.mime_type.map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) } ?? []
-            let description =
-                picture.description.map { pointer in
-                    Array(
-                        UnsafeBufferPointer(
-                            start: pointer,
-                            count: strlen(
-                                UnsafeRawPointer(pointer)
-                                    .assumingMemoryBound(to: CChar.self))))
-                } ?? []
+            let mime = Self.nulTerminated(picture.mime_type)
+            let description = Self.nulTerminated(picture.description)
             let data = picture.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(picture.data_length))) } ?? []
             self = .picture(
                 FLACPicture(
-                    type: picture.type.rawValue, mimeType: mime.map { UInt8(bitPattern: $0) },
+                    type: picture.type.rawValue, mimeType: mime,
                     description: description, data: data))
         default:
             self = .other(type: Int(metadata.type.rawValue))
         }
     }
 
+    /// The bytes of a NUL-terminated string libFLAC allocated (PICTURE's MIME type and description).
+    private static func nulTerminated(_ pointer: UnsafeRawPointer?) -> [UInt8] {
+        guard let pointer else { return [] }
+        // libFLAC terminates both strings (it reads them with their lengths and appends a NUL).
+        let length = strlen(pointer.assumingMemoryBound(to: CChar.self))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+
+    /// An entry's bytes: libFLAC's pointer and length (the entry may contain NULs).
     private static func bytes(_ entry: FLAC__StreamMetadata_VorbisComment_Entry) -> [UInt8] {
         guard let pointer = entry.entry else { return [] }
         return Array(UnsafeBufferPointer(start: pointer, count: Int(entry.length)))

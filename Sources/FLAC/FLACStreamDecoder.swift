@@ -33,10 +33,11 @@ public final class FLACStreamDecoder {
     public var bytesPerSample: Int { self.context.bytesPerSample }
     /// Bytes per interleaved output frame.
     public var frameSize: Int { self.context.bytesPerSample * self.context.channels }
-    /// The bit rate of the frame decoded last in kbit/s, as `mpd`'s FLAC plugin computes it: the bytes since
-    /// the end of the previous frame (0 for the first frame after opening or a seek, and for Ogg FLAC, where
-    /// libFLAC does not report positions), × 8 × rate / (1000 × samples), kept in 16 bits.
-    public var bitRate: Int { Int(self.context.kbitRate) }
+    /// The bit rate in kbit/s of the first FLAC frame that the last `read(into:)` delivered samples of (as an
+    /// `mpd` chunk keeps the rate of the first frame written into it), computed as `mpd`'s FLAC plugin does:
+    /// the bytes since the end of the previous frame (0 for the first frame after opening or a seek, and for
+    /// Ogg FLAC, where libFLAC does not report positions) × 8 × rate / (1000 × samples), kept in 16 bits.
+    public private(set) var bitRate = 0
     /// How many errors libFLAC reported and recovered from (lost sync, bad frame headers, CRC mismatches).
     public var recoveredErrors: Int { self.context.errorCount }
 
@@ -122,7 +123,10 @@ public final class FLACStreamDecoder {
         guard frameSize > 0, let base = buffer.baseAddress else { return 0 }
         let capacity = buffer.count / frameSize
         guard capacity > 0 else { return 0 }
+        // Kept frames belong to the frame measured last; otherwise the first frame decoded below sets it.
+        var rate: UInt16? = context.leftoverFrames > 0 ? context.kbitRate : nil
         var written = context.drainLeftover(into: base, capacity: capacity)
+        defer { if let rate { self.bitRate = Int(rate) } }
         while written < capacity {
             let state = FLAC__stream_decoder_get_state(self.decoder)
             if state == FLAC__STREAM_DECODER_END_OF_STREAM { break }
@@ -138,8 +142,10 @@ public final class FLACStreamDecoder {
             context.target = base + written * frameSize
             context.targetCapacity = capacity - written
             context.targetWritten = 0
+            let before = written
             let decoded = FLAC__stream_decoder_process_single(self.decoder) != 0
             written += context.targetWritten
+            if rate == nil && (written > before || context.leftoverFrames > 0) { rate = context.kbitRate }
             context.target = nil
             context.targetCapacity = 0
             if !decoded {
