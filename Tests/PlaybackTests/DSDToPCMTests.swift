@@ -184,4 +184,27 @@ import Testing
         #expect(first == fresh)
         #expect(first != again)
     }
+
+    @Test func resamplingToCDRateKeepsTheWholeLengthWithTheResamplersTail() throws {
+        let dsd = Self.sigmaDelta(seconds: 0.05, frequency: 1000, amplitude: 0.5, channels: 1)
+        var converter = PlayerPCMConverter()
+        try converter.configure(
+            input: AudioFormat(sampleRate: 352_800, sampleFormat: .dsd, channels: 1),
+            output: AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 1), maxFrames: 2048)
+        var frames = 0
+        var start = 0
+        while start < dsd.count {
+            let count = min(2048, dsd.count - start)
+            frames += dsd.withUnsafeBytes { bytes in
+                converter.convert(
+                    UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]), frames: count, fromGain: 1,
+                    toGain: 1
+                ).count / 4
+            }
+            start += count
+        }
+        frames += converter.flush().count / 4
+        // 17640 bytes at 352800 Hz are 2205 frames at 44100 Hz: all of them, the tail included.
+        #expect(abs(frames - dsd.count / 8) <= 2, "\(frames) frames")
+    }
 }

@@ -68,7 +68,9 @@ struct PlayerPCMConverter: ~Copyable {
             do throws(SoxrError) {
                 let resampler = try SoxrResampler(
                     inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
-                outFrames = resampler.maxOutputFrames(forInput: maxFrames)
+                // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
+                // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
+                outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)
                 self.resampler = resampler
             } catch {
                 throw OutputError(
