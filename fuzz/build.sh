@@ -10,7 +10,7 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config id3 mp3 xiph"
+ALL_TARGETS="protocol filter config id3 mp3 xiph dsd"
 
 # The modules each target links (dependencies included).
 modules() {
@@ -18,7 +18,7 @@ modules() {
         protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats Input MPG123 ID3Tag Soxr" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        id3 | mp3 | xiph) echo "Formats Input Posix MPG123 ID3Tag Model PCRE" ;;
+        id3 | mp3 | xiph | dsd) echo "Formats Input Posix MPG123 ID3Tag Model PCRE" ;;
         *) echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac
 }
@@ -30,7 +30,7 @@ for target in $targets; do
         protocol) roots="$roots Server TestSupport" ;;
         filter) roots="$roots MPDProtocol" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;
-        id3 | mp3 | xiph) roots="$roots Formats" ;;
+        id3 | mp3 | xiph | dsd) roots="$roots Formats" ;;
         *) modules "$target" ;;
     esac
 done
