@@ -7,7 +7,8 @@
 * `status` after play, pause and seek.
 * The samples an ALSA device (alsa-lib's `file` plugin) receives, recorded for mpd and for Fermata
   on the same file: native DSD (DSD_U8, bit for bit), and DSD converted to PCM for an output whose
-  `format` asks for float or 24-bit (dsd2pcm at 352800 Hz for DSD64, bit for bit too).  mpd pads
+  `format` asks for float or 24-bit (dsd2pcm at 352800 Hz for DSD64, bit for bit too), and DSD over
+  PCM with `dop "yes"` (24-bit words at 176400 Hz for DSD64, bit for bit).  mpd pads
   its last ALSA period with silence (0x69 for DSD, zeros for PCM); Fermata does not, so mpd's
   recording may be longer by less than a period of silence.
 """
@@ -133,6 +134,8 @@ def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, o
     ("tone-dsd64.dsf", {"format": "*:f:*"}, b"\0", "rec-FLOAT_LE-352800-2.raw"),
     ("tone-dsd64.dff", {"format": "*:24:*"}, b"\0", "rec-S24_LE-352800-2.raw"),
     ("three-channels.dsf", {"format": "*:f:*"}, b"\0", "rec-FLOAT_LE-352800-3.raw"),
+    ("tone-dsd64.dsf", {"dop": "yes"}, b"\0", "rec-S24_LE-176400-2.raw"),
+    ("tone-dsd64.dff", {"dop": "yes"}, b"\0", "rec-S24_LE-176400-2.raw"),
 ])
 def test_samples_are_mpds(server_factory, format_music, tmp_path, name, output, silence, wire):
     uri = f"{DIRECTORY}/{name}"
@@ -145,7 +148,8 @@ def test_samples_are_mpds(server_factory, format_music, tmp_path, name, output, 
         first = next(i for i, (a, b) in enumerate(zip(sut, ref)) if a != b)
         pytest.fail(f"{name}: first different byte at {first} of {len(sut)}", pytrace=False)
     tail = ref[len(sut):]
-    # mpd's padding of its last period: silence only, less than 50 ms.
+    # mpd's padding of its last period: silence only (zeros for PCM and for DSD over PCM, 0x69 for DSD),
+    # less than 50 ms.
     assert tail == silence * len(tail), f"mpd's recording goes on with sound after {len(sut)} bytes"
     _, kind, rate, channels = wire[:-len(".raw")].split("-")
     bytes_per_second = int(rate) * int(channels) * (1 if kind == "DSD_U8" else 4)
