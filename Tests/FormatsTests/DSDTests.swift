@@ -269,6 +269,42 @@ import Testing
         }
     }
 
+    // MARK: - Streams
+
+    /// A stream that only reads forward (as an HTTP stream will), of unknown size.
+    final class ForwardOnly: Input.InputStream {
+        let inner: MemoryInputStream
+        init(_ bytes: [UInt8]) { self.inner = MemoryInputStream(bytes, uri: "http://host/song") }
+        var uri: String { self.inner.uri }
+        var size: UInt64? { nil }
+        var isSeekable: Bool { false }
+        var mimeType: String? { "audio/x-dsd" }
+        var offset: UInt64 { self.inner.offset }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+            try self.inner.read(into: buffer)
+        }
+        func seek(to offset: UInt64) throws(InputError) { throw .notSeekable(uri: self.uri) }
+    }
+
+    @Test func streamsThatCannotSeekAreReadForward() throws {
+        let bytes = Self.dsf(bytesPerChannel: 3 * 4096)
+        var decoder = try DSFFormat().makeDecoder(input: ForwardOnly(bytes))
+        #expect(decoder.totalFrames == 3 * 4096)
+        var buffer = [UInt8](repeating: 0, count: 4096 * 2)
+        _ = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
+        // Forward: the skipped block is read past.
+        #expect(try decoder.seek(toFrame: 2 * 4096) == 2 * 4096)
+        let frames = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
+        #expect(frames == 4096)
+        #expect(buffer[0] == Self.reversed(UInt8(truncatingIfNeeded: 2 * 4096 * 3)))
+        // Backward: not possible.
+        #expect(throws: FormatError.self) { try decoder.seek(toFrame: 0) }
+
+        let audio = (0..<6000).map { UInt8(truncatingIfNeeded: $0) }
+        var dff = try DSDIFFFormat().makeDecoder(input: ForwardOnly(Self.dff(audio: audio)))
+        #expect(try Self.decodeAll(&dff) == audio)
+    }
+
     // MARK: - Registry
 
     @Test func registryListsTheDSDPluginsAfterTheMP3Ones() {
