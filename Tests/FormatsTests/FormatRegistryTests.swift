@@ -27,4 +27,19 @@ import Testing
         #expect(FormatRegistry.standard.plugin(forMimeType: "audio/flac")?.name == "flac")
         #expect(FormatRegistry.standard.plugin(forMimeType: "audio/x-unknown") == nil)
     }
+
+    /// Debian's `mpd` 0.23.12 decoder list, in its order (`decoders`).
+    static let mpdOrder = [
+        "mad", "mpg123", "vorbis", "oggflac", "flac", "opus", "sndfile", "audiofile", "dsdiff", "dsf", "hybrid_dsd",
+        "faad", "mpcdec", "wavpack", "openmpt", "modplug", "mikmod", "sidplay", "fluidsynth", "adplug", "ffmpeg",
+        "gme", "pcm",
+    ]
+
+    @Test func standardPluginsFollowMPDsOrder() {
+        let names = FormatRegistry.standard.plugins.map(\.name)
+        let positions = names.map { Self.mpdOrder.firstIndex(of: $0) }
+        #expect(!positions.contains(nil), "a plugin mpd does not have: \(names)")
+        let known = positions.compactMap { $0 }
+        #expect(known == known.sorted() && Set(known).count == known.count, "not in mpd's order: \(names)")
+    }
 }
