@@ -31,6 +31,12 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
+        // FFmpeg: one pkg-config name per system library, so libavformat's (same include directory as
+        // libavcodec's and libavutil's); the module map links all three.
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
@@ -58,12 +64,15 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
-        // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model"], swiftSettings: settings),
+        // Format plugins: tag/info readers for the library and decoders for playback. MP3 and FFmpeg today.
+        .target(
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FFmpeg", "Model"], swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -118,6 +127,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
