@@ -15,7 +15,8 @@ import Model
 private let suffixes = ["m4a", "mp4", "wma", "mka", "webm", "ape", "tta", "ac3"]
 /// The player's decode buffer size, in bytes.
 private let bufferBytes = 16 * 1024
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)  // reason: libFuzzer calls on one thread
+// Unsafe: libFuzzer calls the target on one thread.
+nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
 
 /// Decodes at most `calls` times; `false` after an error.
 private func decode(_ decoder: inout any Decoder, calls: Int) -> Bool {

@@ -126,7 +126,8 @@ public struct FFmpegFormat: FormatPlugin {
 }
 
 /// Decodes with libavcodec in the codec's sample format, as `mpd`'s FFmpeg plugin: `FFmpegAudioDecoder`, with
-/// the plugin's format checks, length, ReplayGain-free MixRamp tags and bit rate.
+/// `mpd`'s format checks, its length (stream duration, else the container's), the MixRamp entries of the
+/// metadata and the codec's bit rate.
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 public final class FFmpegDecoder: Decoder {
@@ -184,7 +185,8 @@ public final class FFmpegDecoder: Decoder {
         }
     }
 
-    /// Seeks as `mpd` does: to the packet before the time, then drops the samples before `frame`.
+    /// Seeks as `mpd` does: to the packet at or before the time (in whole milliseconds), then drops the samples
+    /// of that packet before `frame`.
     ///
     /// Does not allocate. Decoder thread.
     /// - Returns: `frame`.
