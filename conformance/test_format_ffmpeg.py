@@ -36,6 +36,9 @@ PLAYABLE = {
     "ffmpeg/other/true-audio.tta": "S32_LE",
     "ffmpeg/other/dolby.ac3": "FLOAT_LE",
     "ffmpeg/other/pcm-in.mka": "S16_LE",
+    "ffmpeg/broken/truncated.wma": "FLOAT_LE",
+    "ffmpeg/broken/truncated.mka": "S32_LE",
+    "ffmpeg/broken/damaged-middle.m4a": "S16_LE",
 }
 
 #: Lossless files: the recording must also equal `ffmpeg -f FORMAT` of the file.

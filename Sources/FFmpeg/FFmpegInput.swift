@@ -190,20 +190,30 @@ public final class FFmpegInput {
     /// The first attached picture, as `mpd` finds it: the first video stream with
     /// `AV_DISPOSITION_ATTACHED_PIC` and a non-empty picture packet.
     public var attachedPicture: FFmpegAttachedPicture? {
+        guard let stream = self.pictureStream, let parameters = stream.pointee.codecpar,
+            let data = stream.pointee.attached_pic.data
+        else { return nil }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: Int(stream.pointee.attached_pic.size)))
+        var mimeType: String?
+        if let descriptor = avcodec_descriptor_get(parameters.pointee.codec_id),
+            let types = descriptor.pointee.mime_types, let first = types[0]
+        {
+            mimeType = String(cString: first)
+        }
+        return FFmpegAttachedPicture(data: bytes, mimeType: mimeType)
+    }
+
+    /// Whether there is an attached picture (without copying it).
+    public var hasAttachedPicture: Bool { self.pictureStream != nil }
+
+    private var pictureStream: UnsafeMutablePointer<AVStream>? {
         for index in 0..<self.streamCount {
             guard let stream = self.stream(index), let parameters = stream.pointee.codecpar,
                 parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
                 stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
-                stream.pointee.attached_pic.size > 0, let data = stream.pointee.attached_pic.data
+                stream.pointee.attached_pic.size > 0, stream.pointee.attached_pic.data != nil
             else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(stream.pointee.attached_pic.size)))
-            var mimeType: String?
-            if let descriptor = avcodec_descriptor_get(parameters.pointee.codec_id),
-                let types = descriptor.pointee.mime_types, let first = types[0]
-            {
-                mimeType = String(cString: first)
-            }
-            return FFmpegAttachedPicture(data: bytes, mimeType: mimeType)
+            return stream
         }
         return nil
     }

@@ -21,6 +21,7 @@ import Testing
         #expect(info.channels == 2)
         #expect(info.streamDurationMilliseconds == 1000)
         #expect(input.attachedPicture == nil)
+        #expect(!input.hasAttachedPicture)
     }
 
     @Test(arguments: [
@@ -63,6 +64,7 @@ import Testing
     func attachedPictureWithItsMimeType(codec: String, mimeType: String) throws {
         let path = try FFmpegSample.file("cover-\(codec).m4a", codec: ["-c:a", "aac"], cover: codec)
         let input = try Self.open(path)
+        #expect(input.hasAttachedPicture)
         let picture = try #require(input.attachedPicture)
         #expect(picture.mimeType == mimeType)
         let cover = try FFmpegSample.bytes(

@@ -66,7 +66,7 @@ public struct FFmpegFormat: FormatPlugin {
             durationMilliseconds: duration.map { UInt64(clamping: $0) },
             audioFormat: Self.audioFormat(stream.sampleFormat, rate: stream.sampleRate, channels: stream.channels),
             replayGain: FFmpegTags.replayGain(container: container, stream: streamTags),
-            hasPicture: file.attachedPicture != nil)
+            hasPicture: file.hasAttachedPicture)
     }
 
     /// The first attached picture (an MP4 `covr`, a Matroska cover attachment…) with its codec's MIME type.
