@@ -97,3 +97,47 @@ import Testing
         #expect(throws: FFmpegError.self) { _ = try FFmpegAudioDecoder(input: input) }
     }
 }
+
+/// A stream that cannot seek (like a pipe or an HTTP stream without ranges), over bytes in memory.
+private final class ForwardOnlyStream: InputStream {
+    let uri: String
+    let bytes: [UInt8]
+    var size: UInt64? { nil }
+    var isSeekable: Bool { false }
+    var mimeType: String? { nil }
+    private(set) var offset: UInt64 = 0
+
+    init(_ bytes: [UInt8], uri: String) {
+        self.bytes = bytes
+        self.uri = uri
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let start = Int(self.offset)
+        let count = min(buffer.count, self.bytes.count - start)
+        guard count > 0 else { return 0 }
+        self.bytes.withUnsafeBytes { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]))
+        }
+        self.offset += UInt64(count)
+        return count
+    }
+
+    func seek(to offset: UInt64) throws(InputError) { throw .notSeekable(uri: self.uri) }
+}
+
+@Suite struct FFmpegForwardOnlyTests {
+    @Test func aMatroskaStreamDecodesWithoutSeeking() throws {
+        let path = try FFmpegSample.file("stream.mka", seconds: "0.5", codec: ["-c:a", "flac"])
+        let bytes = try FFmpegSample.bytes(path)
+        let input = try FFmpegInput(input: ForwardOnlyStream(bytes, uri: "stream.mka"), url: "stream.mka")
+        let decoder = try FFmpegAudioDecoder(input: input)
+        let got = try FFmpegAudioDecoderTests.decodeAll(decoder, chunk: 4096)
+        #expect(got == (try FFmpegSample.decode(path, format: "s32le")))
+        // libavformat may still "seek" (from its index, at the end of the data): whatever it does, nothing traps
+        // and nothing comes from before the end.
+        if (try? decoder.seek(toFrame: 100)) != nil {
+            #expect(try FFmpegAudioDecoderTests.decodeAll(decoder, chunk: 4096).count <= got.count)
+        }
+    }
+}
