@@ -48,6 +48,13 @@ enum FFmpegFixtures {
         #expect(info.durationMilliseconds == milliseconds)
     }
 
+    /// 5447 frames at 44.1 kHz are 123.51 ms: mpd's `av_rescale_q` rounds to 124, truncating would give 123.
+    @Test func durationIsRoundedToTheNearestMillisecond() throws {
+        let path = try FFmpegFixtures.file(
+            "odd.m4a", muxer: "ipod", seconds: "0.12352", codec: ["-c:a", "alac", "-sample_fmt", "s16p"])
+        #expect(try self.plugin.readInfo(path: path).durationMilliseconds == 124)
+    }
+
     @Test func tagsFromFFmpegsOwnMetadataNames() throws {
         let path = try FFmpegFixtures.file(
             "tagged.m4a", muxer: "ipod", codec: ["-c:a", "aac"],
