@@ -232,7 +232,8 @@ private final class InputSource {
 /// `AVERROR_EOF` at the end, `AVERROR(EIO)` when reading fails. Does not allocate.
 private let inputRead: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
     opaque, buffer, size in
-    guard let opaque, let buffer, size > 0 else { return FFmpegLibrary.ioError }
+    guard let opaque, let buffer else { return FFmpegLibrary.ioError }
+    guard size > 0 else { return 0 }
     let input = Unmanaged<InputSource>.fromOpaque(opaque).takeUnretainedValue().input
     do {
         let count = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
