@@ -234,6 +234,7 @@ private let inputRead: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePo
     opaque, buffer, size in
     guard let opaque, let buffer else { return FFmpegLibrary.ioError }
     guard size > 0 else { return 0 }
+    // Unmanaged: the opaque pointer is the InputSource its FFmpegInput keeps alive while libavformat reads.
     let input = Unmanaged<InputSource>.fromOpaque(opaque).takeUnretainedValue().input
     do {
         let count = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
@@ -247,6 +248,7 @@ private let inputRead: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePo
 /// known); -1 when the input cannot move there.
 private let inputSeek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
     guard let opaque else { return -1 }
+    // Unmanaged: as in `inputRead`, the FFmpegInput keeps the InputSource alive.
     let input = Unmanaged<InputSource>.fromOpaque(opaque).takeUnretainedValue().input
     let base: Int64
     switch whence {
