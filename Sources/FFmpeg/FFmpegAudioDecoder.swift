@@ -254,7 +254,9 @@ public final class FFmpegAudioDecoder {
         guard self.sampleRate > 0 else { throw FFmpegError(function: "av_seek_frame", message: "no sample rate") }
         let rate = UInt64(self.sampleRate)
         let (product, overflow) = frame.multipliedReportingOverflow(by: 1000)
-        guard !overflow else { throw FFmpegError(function: "av_seek_frame", message: "seek position out of range") }
+        guard !overflow, product <= UInt64.max - rate else {
+            throw FFmpegError(function: "av_seek_frame", message: "seek position out of range")
+        }
         let milliseconds = (product + rate / 2) / rate
         let start = self.stream.pointee.start_time
         let target =

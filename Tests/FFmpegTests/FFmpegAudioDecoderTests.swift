@@ -75,6 +75,17 @@ import Testing
         }
     }
 
+    @Test func absurdSeekTargetsThrowOrEndWithoutTrapping() throws {
+        let path = try FFmpegSample.file("short.m4a", seconds: "0.5", codec: ["-c:a", "alac"])
+        let decoder = try Self.decoder(path)
+        for frame: UInt64 in [UInt64.max, UInt64.max / 1000, UInt64.max / 1000 - 1, 1 << 62] {
+            if (try? decoder.seek(toFrame: frame)) != nil {
+                #expect(try Self.decodeAll(decoder, chunk: 4096).count <= 44100 * 8)
+            }
+        }
+        #expect(throws: FFmpegError.self) { try decoder.seek(toFrame: UInt64.max) }
+    }
+
     @Test func aDamagedMiddleDecodesWithoutTrapping() throws {
         let path = try FFmpegSample.file("damage.m4a", seconds: "1", codec: ["-c:a", "alac"])
         var bytes = try FFmpegSample.bytes(path)

@@ -162,7 +162,12 @@ public final class FFmpegDecoder: Decoder {
         self.format = format
         let info = decoder.input.audioStreamInfo(decoder.streamIndex)
         let milliseconds = info.flatMap { $0.streamDurationMilliseconds ?? $0.containerDurationMilliseconds }
-        self.totalFrames = milliseconds.flatMap { $0 >= 0 ? UInt64($0) * UInt64(format.sampleRate) / 1000 : nil }
+        // A damaged file can claim any duration: out of range (negative, or too long to count) is unknown.
+        self.totalFrames = milliseconds.flatMap { value -> UInt64? in
+            guard value >= 0 else { return nil }
+            let (frames, overflow) = UInt64(value).multipliedReportingOverflow(by: UInt64(format.sampleRate))
+            return overflow ? nil : frames / 1000
+        }
         let mixRamp = FFmpegTags.mixRamp(
             container: decoder.input.containerMetadata, stream: decoder.input.streamMetadata(decoder.streamIndex))
         self.mixRampStart = mixRamp.start
