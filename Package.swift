@@ -32,6 +32,12 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
+        // FFmpeg: one pkg-config name per system library, so libavformat's (same include directory as
+        // libavcodec's and libavutil's); the module map links all three.
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
@@ -60,12 +66,16 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
+        // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
-        // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "Model"], swiftSettings: settings),
+        // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
+        .target(
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "FFmpeg", "Model"],
+            swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -120,6 +130,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),

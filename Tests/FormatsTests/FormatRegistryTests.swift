@@ -16,6 +16,15 @@ import Testing
         #expect(FormatRegistry.standard.plugin(forPath: path) == nil)
     }
 
+    @Test(arguments: ["song.flac", "song.m4a", "song.MP4", "song.wma", "song.mka", "song.ogg", "song.wv"])
+    func ffmpegIsTheLastResortForItsSuffixes(_ path: String) {
+        #expect(FormatRegistry.standard.plugins(forPath: path).last?.name == "ffmpeg")
+    }
+
+    @Test func mp3FilesGoToMadThenMPG123ThenFFmpeg() {
+        #expect(FormatRegistry.standard.plugins(forPath: "a.mp3").map(\.name) == ["mad", "mpg123", "ffmpeg"])
+    }
+
     @Test func suffixOfPath() {
         #expect(FormatRegistry.suffix(ofPath: "a/b.c/d.e.MP3") == "MP3")
         #expect(FormatRegistry.suffix(ofPath: "a/.hidden") == nil)
@@ -26,6 +35,9 @@ import Testing
         #expect(FormatRegistry.standard.plugin(forMimeType: "Audio/MPEG; charset=x")?.name == "mad")
         #expect(FormatRegistry.standard.plugin(forMimeType: "audio/flac")?.name == "flac")
         #expect(FormatRegistry.standard.plugin(forMimeType: "audio/x-unknown") == nil)
+        // FFmpeg, last before gme and pcm, also claims what earlier plugins handle, as in mpd.
+        #expect(FormatRegistry.standard.plugins(forMimeType: "audio/flac").last?.name == "ffmpeg")
+        #expect(FormatRegistry.standard.plugins(forMimeType: "audio/mpeg").map(\.name) == ["mad", "ffmpeg"])
     }
 
     /// Debian's `mpd` 0.23.12 decoder list, in its order (`decoders`).
