@@ -34,6 +34,12 @@ let package = Package(
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
+        // map links the library.
+        .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
+        .systemLibrary(
+            name: "CFAAD", path: "Sources/CFAAD", pkgConfig: "faad2", providers: [.apt(["libfaad-dev"])]),
+
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
@@ -58,12 +64,17 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
+        .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
+        .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model"], swiftSettings: settings),
+        .target(
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "MPCDec", "FAAD", "Model"],
+            swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -119,6 +130,8 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
+        .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),
+        .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
