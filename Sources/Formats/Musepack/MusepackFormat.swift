@@ -61,19 +61,25 @@ public struct MusepackFormat: FormatPlugin {
         try MusepackDecoder(input: input)
     }
 
-    /// The stream header's ReplayGain as `mpd`'s plugin converts it: a gain and peak pair counts when both are
-    /// non-zero; gain is `64.82 - value / 256` dB, peak `10^(value / 256 / 20) / 32767`.
+    /// The stream header's ReplayGain as `mpd`'s plugin converts it (see `gainAndPeak`).
     static func replayGain(_ info: MPCStreamInfo) -> ReplayGainInfo {
         var result = ReplayGainInfo()
-        if info.titleGain != 0, info.titlePeak != 0 {
-            result.trackGain = 64.82 - Double(info.titleGain) / 256
-            result.trackPeak = pow(10, Double(info.titlePeak) / 256 / 20) / 32767
+        if let (gain, peak) = Self.gainAndPeak(info.titleGain, info.titlePeak) {
+            result.trackGain = gain
+            result.trackPeak = peak
         }
-        if info.albumGain != 0, info.albumPeak != 0 {
-            result.albumGain = 64.82 - Double(info.albumGain) / 256
-            result.albumPeak = pow(10, Double(info.albumPeak) / 256 / 20) / 32767
+        if let (gain, peak) = Self.gainAndPeak(info.albumGain, info.albumPeak) {
+            result.albumGain = gain
+            result.albumPeak = peak
         }
         return result
+    }
+
+    /// One header gain and peak pair in dB and linear, as `mpd` reads it: defined when both are non-zero; the
+    /// gain is `64.82 - value / 256` dB, the peak `10^(value / 256 / 20) / 32767`.
+    static func gainAndPeak(_ gain: UInt16, _ peak: UInt16) -> (gain: Double, peak: Double)? {
+        guard gain != 0, peak != 0 else { return nil }
+        return (64.82 - Double(gain) / 256, pow(10, Double(peak) / 256 / 20) / 32767)
     }
 
     private static func open(_ path: String) throws(FormatError) -> MPCDemux {
