@@ -9,7 +9,8 @@ mpd and the system under test.
   the chunk being played; both plugins compute each frame's rate as mpd's do (see FormatsTests). Raw AAC
   is not seekable in mpd (and not here: mpd's reaction to a seek into it is its player's, not compared);
 * the samples: what an ALSA output on alsa-lib's `file` plugin receives from mpd and from the system under
-  test, the whole file and (Musepack) after a seek, byte for byte.
+  test, the whole file and (Musepack) after a seek, byte for byte; also for the Musepack (SV7, SV8) and
+  ADTS files of mutagen's test data (real files nobody here wrote; see test_real_files.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 import audiofiles
 import formatcases
 import mpdtest
+from test_real_files import mutagen_other_music  # noqa: F401  (the fixture: mutagen's test data)
 
 DIRECTORIES = ("mpcfaad/mpc", "mpcfaad/aac", "mpcfaad/broken")
 
@@ -170,7 +172,7 @@ def _first_difference(got: bytes, want: bytes) -> str:
     return f"lengths differ: got {len(got)} bytes, want {len(want)}"
 
 
-def _compare(server_factory, format_music, tmp_path, uris, start):
+def _compare(server_factory, format_music, tmp_path, uris, start, formats=PLAYABLE):
     recorders = {kind: (_recorder(server_factory, kind, format_music, tmp_path / kind), tmp_path / kind)
                  for kind in ("ref", "sut")}
     mismatches: list[str] = []
@@ -178,7 +180,7 @@ def _compare(server_factory, format_music, tmp_path, uris, start):
         lines = [f'add "{uri}"', start]
         got = {kind: _record(server, directory, lines) for kind, (server, directory) in recorders.items()}
         (ref_name, ref_data), (sut_name, sut_data) = got["ref"], got["sut"]
-        if not ref_name.startswith(f"rec-{PLAYABLE[uri]}-"):
+        if not ref_name.startswith(f"rec-{formats[uri]}-"):
             mismatches.append(f"{uri} {start}: mpd opened the device as {ref_name}")
         if sut_name != ref_name:
             mismatches.append(f"{uri} {start}: device {sut_name}, mpd's {ref_name}")
@@ -198,3 +200,15 @@ def test_samples_as_mpd(server_factory, format_music, tmp_path):
 def test_samples_after_seek_as_mpd(server_factory, format_music, tmp_path):
     """Each Musepack file started with `seek 0 0.37`: the same bytes as mpd's (libmpcdec seeks to the sample)."""
     _compare(server_factory, format_music, tmp_path, SEEKABLE, "seek 0 0.37")
+
+
+#: mutagen's files that mpd plays with these plugins (its adif.aac goes to mpd's ffmpeg plugin, the SV4/SV5
+#: headers and almostempty.mpc are not songs).
+MUTAGEN_PLAYABLE = {"click.mpc": "S24_LE", "sv8_header.mpc": "S24_LE", "empty.aac": "S16_LE"}
+
+
+def test_mutagen_files_samples_as_mpd(server_factory, mutagen_other_music, tmp_path):
+    """mutagen's Musepack SV7 and SV8 and ADTS files: the same device format and bytes as mpd's."""
+    missing = [name for name in MUTAGEN_PLAYABLE if not (mutagen_other_music / name).exists()]
+    assert not missing, f"not in mutagen's test data any more: {missing}"
+    _compare(server_factory, mutagen_other_music, tmp_path, sorted(MUTAGEN_PLAYABLE), "play", MUTAGEN_PLAYABLE)
