@@ -19,6 +19,7 @@ LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 fuzz_arguments() {
     case "$1" in
         id3 | mp3) dict=fuzz/dict/mp3.dict max_len=16384 ;;
+        mpcfaad) dict=fuzz/dict/mpcfaad.dict max_len=16384 ;;
         *) dict=fuzz/dict/$1.dict max_len=4096 ;;
     esac
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"

@@ -61,7 +61,10 @@ public final class FAADStreamDecoder: Decoder {
         while self.pendingOffset >= self.pendingCount {
             guard !self.ended, ADTSScanner.findFrame(self.buffer) > 0 else { return 0 }
             let info = self.decoder.decode(self.buffer.bytes)
-            guard info.error == 0, info.channels == channels, info.sampleRate == self.format.sampleRate else {
+            // A frame that consumes nothing would be found again forever (mpd would spin on it): the end too.
+            guard info.error == 0, info.channels == channels, info.sampleRate == self.format.sampleRate,
+                info.bytesConsumed > 0
+            else {
                 self.ended = true
                 return 0
             }
