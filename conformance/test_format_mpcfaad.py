@@ -7,7 +7,8 @@ mpd and the system under test.
   Not `bitrate`: mpd shows the rate of the chunk its player thread last handed to the outputs, up to 64
   chunks ahead of what is heard (for these short files, the last frame's), while Fermata shows the rate of
   the chunk being played; both plugins compute each frame's rate as mpd's do (see FormatsTests). Raw AAC
-  is not seekable in mpd (and not here: mpd's reaction to a seek into it is its player's, not compared);
+  is not seekable in mpd: a seek into it while its decoder runs fails with "Not seekable", and a seek that
+  has to start it plays it from the beginning;
 * the samples: what an ALSA output on alsa-lib's `file` plugin receives from mpd and from the system under
   test, the whole file and (Musepack) after a seek, byte for byte; also for the Musepack (SV7, SV8) and
   ADTS files of mutagen's test data (real files nobody here wrote; see test_real_files.py).
@@ -134,6 +135,33 @@ def test_surround_plays_nothing_as_in_mpd(format_pair):
         status = _status(server)
         _command(server, "stop", "clear")
         assert ended and "error" not in status, f"{server.label}: {status}"
+
+
+def test_seeking_raw_aac_as_in_mpd(format_pair):
+    """Raw AAC cannot seek: `seekcur`, `seek` and `seekid` into the playing song (its decoder still at work:
+    40 s do not fit in mpd's buffer) fail as in mpd, with the error in `status`; playback goes on. Stopped,
+    `seek 0 3` plays the song from its beginning."""
+    uri = "mpcfaad/aac/long.aac"
+    got = {}
+    for server in (format_pair.ref, format_pair.sut):
+        _command(server, "clear", f'add "{uri}"', "play")
+        if not mpdtest.wait_until(lambda: float(_status(server).get("elapsed", 0)) > 0.2, mpdtest.scaled(5)):
+            pytest.fail(f"{server.label}: {uri} does not play", pytrace=False)
+        songid = _status(server)["songid"]
+        with server.connect() as c:
+            replies = [c.command(line) for line in ("seekcur 5", "seek 0 7", f"seekid {songid} 3")]
+        status = _status(server)
+        _command(server, "stop", "seek 0 3")
+        time.sleep(mpdtest.scaled(0.3))
+        restarted = _status(server)
+        _command(server, "stop", "clear")
+        got[server] = (replies, status.get("state"), status.get("error"), restarted.get("state"),
+                       float(restarted.get("elapsed", 99)) < 2.5)
+    ref, sut = got[format_pair.ref], got[format_pair.sut]
+    assert ref[0] == [b"ACK [5@0] {seekcur} Not seekable\n", b"ACK [5@0] {seek} Not seekable\n",
+                      f"ACK [5@0] {{seekid}} Not seekable\n".encode()], ref
+    assert ref[1:] == ("play", "Not seekable", "play", True), ref
+    assert sut == ref
 
 
 # ---------------------------------------------------------------------------

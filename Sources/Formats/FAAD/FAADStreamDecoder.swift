@@ -15,6 +15,8 @@ public final class FAADStreamDecoder: Decoder {
     public let format: AudioFormat
     /// The duration mpd's scan finds, in frames of `format` (`nil` when unknown).
     public let totalFrames: UInt64?
+    /// `false`: mpd's faad plugin tells its player the stream cannot seek.
+    public var isSeekable: Bool { false }
     /// The rate of the frame decoded last, in kbit/s (its bytes × 8 × channels × rate / samples / 1000, rounded).
     public private(set) var bitRate = 0
     private let buffer: FAADInputBuffer
