@@ -137,14 +137,18 @@ public final class FAADDecoder {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             return FAADFrameInfo(bytesConsumed: 0, samples: 0, channels: 0, sampleRate: 0, error: 0)
         }
+        // libfaad takes a mutable pointer but only reads the bytes.
         let mutable = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
         let result = NeAACDecDecode(self.handle, &info, mutable, UInt(bytes.count))
-        let frame = FAADFrameInfo(
+        var frame = FAADFrameInfo(
             bytesConsumed: Int(info.bytesconsumed), samples: Int(info.samples), channels: Int(info.channels),
             sampleRate: Int(info.samplerate), error: info.error)
         if let result, info.error == 0 {
             self.output = UnsafeRawBufferPointer(
                 start: result, count: frame.samples * self.configuration.outputFormat.bytesPerSample)
+        } else {
+            // No output buffer: no samples, whatever the count says.
+            frame.samples = 0
         }
         return frame
     }

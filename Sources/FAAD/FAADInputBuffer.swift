@@ -22,6 +22,7 @@ public final class FAADInputBuffer {
     public init(input: any InputStream, capacity: Int) {
         self.input = input
         self.capacity = max(1, capacity)
+        // Allocated once here (freed in deinit) so that no read allocates.
         self.storage = .allocate(byteCount: self.capacity, alignment: 16)
         self.storage.initializeMemory(as: UInt8.self, repeating: 0)
     }

@@ -86,10 +86,12 @@ public final class MPCDemux {
     public init(input: any InputStream) throws(MPCError) {
         if let size = input.size, size > UInt64(Int32.max) { throw .tooLarge(size) }
         self.source = MPCInputSource(input)
+        // Allocated here, freed in deinit (or when opening fails): libmpcdec keeps this address.
         self.reader = .allocate(capacity: 1)
         self.reader.initialize(
             to: mpc_reader(
                 read: mpcRead, seek: mpcSeek, tell: mpcTell, get_size: mpcGetSize, canseek: mpcCanSeek,
+                // Unmanaged: the demuxer keeps the source alive for as long as libmpcdec may call back.
                 data: Unmanaged.passUnretained(self.source).toOpaque()))
         guard let demux = mpc_demux_init(self.reader) else {
             self.reader.deallocate()
@@ -110,6 +112,7 @@ public final class MPCDemux {
             titlePeak: raw.peak_title, albumPeak: raw.peak_album, samples: raw.samples,
             beginSilence: raw.beg_silence, lengthSeconds: mpc_streaminfo_get_length(&raw),
             lengthSamples: mpc_streaminfo_get_length_samples(&raw))
+        // Allocated once (freed in deinit) so that decoding never allocates.
         self.samples = .allocate(capacity: Int(MPC_DECODER_BUFFER_LENGTH))
         self.samples.initialize(repeating: 0)
     }

@@ -82,7 +82,9 @@ public final class FAADStreamDecoder: Decoder {
         let offset = self.pendingOffset
         self.decoder.withOutput { output in
             let bytes = UnsafeRawBufferPointer(rebasing: output[(offset * 2)..<((offset + count) * 2)])
-            buffer.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            if let source = bytes.baseAddress, let target = buffer.baseAddress {
+                target.copyMemory(from: source, byteCount: bytes.count)
+            }
         }
         self.pendingOffset += count
         return count / channels
