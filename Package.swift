@@ -41,6 +41,12 @@ let package = Package(
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
+        // map links the library.
+        .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
+        .systemLibrary(
+            name: "CFAAD", path: "Sources/CFAAD", pkgConfig: "faad2", providers: [.apt(["libfaad-dev"])]),
+
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
@@ -68,13 +74,16 @@ let package = Package(
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
+        // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
+        .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
+        .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
-            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "FFmpeg", "Model"],
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "FFmpeg", "MPCDec", "FAAD", "Model"],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -133,6 +142,8 @@ let package = Package(
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
+        .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),
+        .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),

@@ -18,7 +18,7 @@ public struct FormatRegistry: Sendable {
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
     public static let standard = FormatRegistry([
         MP3Format(), MP3Format(scan: .mpg123), OggFLACFormat(), FLACFormat(), DSDIFFFormat(), DSFFormat(),
-        FFmpegFormat(),
+        FAADFormat(), MusepackFormat(), FFmpegFormat(),
     ])
 
     // MARK: - Choosing plugins

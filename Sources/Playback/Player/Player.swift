@@ -247,6 +247,8 @@ public final class Player: PlayerControl {
         guard self.state != .stop, let song = self.currentSong, song.token == token else { return false }
         var target = max(0, seconds)
         if let duration = Self.durationSeconds(of: song) { target = min(target, duration) }
+        // mpd fails a seek past the start of a song its decoder is still decoding and cannot seek in.
+        if target > 0, self.decoder.unseekableSong == token { return false }
         self.restart(song, atSeconds: target, start: .none)
         return true
     }
