@@ -16,7 +16,7 @@ public struct FormatRegistry: Sendable {
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
-    public static let standard = FormatRegistry([MP3Format()])
+    public static let standard = FormatRegistry([MP3Format(), VorbisFormat(), OpusFormat()])
 
     // MARK: - Choosing plugins
 
