@@ -118,8 +118,12 @@ public final class OggOpusDecoder {
         self.buffer.deallocate()
     }
 
-    /// Whether `seek(toFrame:)` can work (`mpd`: the end granule position is known and positive).
-    public var isSeekable: Bool { (self.endGranulePosition ?? 0) > 0 && self.demuxer.input.isSeekable }
+    /// Whether `seek(toFrame:)` can work: the input can seek (without the end granule position, by decoding
+    /// from the start).
+    public var isSeekable: Bool { self.demuxer.input.isSeekable }
+    /// Whether `mpd` would call the stream seekable (its end granule position is known and positive): it
+    /// then stops after the first logical stream.
+    private var mpdSeekable: Bool { (self.endGranulePosition ?? 0) > 0 }
 
     /// `mpd`'s `OnOggBeginning`: an `OpusHead` packet starts a stream.
     private func beginStream() throws(OggError) {
@@ -155,7 +159,7 @@ public final class OggOpusDecoder {
     private func endStream() {
         guard self.hasStream else { return }
         self.hasStream = false
-        if self.isSeekable {
+        if self.mpdSeekable {
             self.finished = true
         } else {
             self.state = nil
@@ -261,9 +265,8 @@ public final class OggOpusDecoder {
     /// - Throws: `OggError.malformed` when the stream is not seekable, `.input` when the input fails.
     @discardableResult
     public func seek(toFrame frame: UInt64) throws(OggError) -> UInt64 {
-        guard self.isSeekable, let end = self.endGranulePosition, let memory = self.stateMemory else {
-            throw .malformed("stream is not seekable")
-        }
+        guard self.isSeekable, let memory = self.stateMemory else { throw .malformed("stream is not seekable") }
+        let end = self.endGranulePosition ?? 0
         let state = OpaquePointer(memory)
         self.failure = nil
         self.finished = false
@@ -272,7 +275,7 @@ public final class OggOpusDecoder {
         let preRoll: Int64 = 3840
         var aim = target - preRoll - 44100 / 10
         var positioned = false
-        while aim > 0 {
+        while aim > 0, end > 0 {
             guard let landed = try self.demuxer.seek(granule: aim, endGranule: end) else { break }
             if landed <= target - preRoll {
                 positioned = true

@@ -196,8 +196,10 @@ public final class OggVorbisDecoder {
         }
     }
 
-    /// Whether `seek(toFrame:)` can work (the end granule position is known, as `mpd` requires).
-    public var isSeekable: Bool { (self.endGranulePosition ?? 0) > 0 && self.demuxer.input.isSeekable }
+    /// Whether `seek(toFrame:)` can work: the input can seek. (`mpd` also wants the end granule position,
+    /// which it misses in files so short that its reads passed the last page; without it this decoder
+    /// seeks by decoding from the start.)
+    public var isSeekable: Bool { self.demuxer.input.isSeekable }
 
     /// Decodes into `buffer`: interleaved `Float` samples, as many whole frames as fit.
     ///
@@ -298,12 +300,13 @@ public final class OggVorbisDecoder {
     /// - Throws: `OggError.malformed` when the stream is not seekable, `.input` when the input fails.
     @discardableResult
     public func seek(toFrame frame: UInt64) throws(OggError) -> UInt64 {
-        guard self.isSeekable, let end = self.endGranulePosition else { throw .malformed("stream is not seekable") }
+        guard self.isSeekable else { throw .malformed("stream is not seekable") }
+        let end = self.endGranulePosition ?? 0
         self.failure = nil
         let target = Int64(clamping: frame)
         var aim = target - 44100 / 10 - 8192
         var positioned = false
-        while aim > 0 {
+        while aim > 0, end > 0 {
             guard let landed = try self.demuxer.seek(granule: aim, endGranule: end) else { break }
             if landed <= target {
                 positioned = true
