@@ -239,3 +239,14 @@ def test_vorbis_surround_reaches_alsa_as_from_mpd(server_factory, format_music, 
     ref, got = vorbis_recordings(server_factory, format_music, tmp_path, "ogg/vorbis/surround-5.1.ogg",
                                  48000, 6, 2.0)
     assert got == ref
+
+
+def test_opus_output_gain_left_to_replay_gain(server_factory, format_music, tmp_path):
+    """gain.opus has a +3 dB output gain in its OpusHead: mpd hands it to ReplayGain (off here) and sends
+    libopus's samples unchanged, so the device gets what opusdec decodes with that gain cancelled."""
+    want = subprocess.run(["opusdec", "--quiet", "--rate", "48000", "--no-dither", "--gain", "-3",
+                           str(format_music / "ogg/opus/gain.opus"), "-"], check=True, capture_output=True).stdout
+    for kind in ("ref", "sut"):
+        name, data = recording(server_factory, kind, format_music, tmp_path / kind, "ogg/opus/gain.opus", len(want))
+        assert name == "rec-S16_LE-48000-1.raw", kind
+        assert data == want, kind
