@@ -79,6 +79,8 @@ public final class OggOpusDecoder {
     private var buffer: UnsafeMutablePointer<Int16>
     private var bufferStart = 0
     private var bufferCount = 0
+    /// The granule position of the first buffered frame, when known.
+    private var bufferGranule: Int64?
     /// The granule position of the next decoded sample, when known (`mpd`'s `granulepos`).
     private var granulePosition: Int64? = 0
     /// Samples still to drop (the pre-skip).
@@ -252,9 +254,6 @@ public final class OggOpusDecoder {
             self.granulePosition = self.granulePosition.map { $0 + Int64(frames) }
         }
     }
-
-    /// The granule position of the first buffered frame, when known.
-    private var bufferGranule: Int64?
 
     /// Moves to output frame `frame` (granule position `frame` + pre-skip) exactly: `mpd`'s bisection aimed
     /// 80 ms plus its margin early, the decoder reset, then decoding forward and dropping samples up to the

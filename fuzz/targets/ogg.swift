@@ -12,7 +12,8 @@ import Model
 
 /// The player's decode buffer size, in bytes.
 private let bufferBytes = 16 * 1024
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)  // reason: libFuzzer calls on one thread
+// reason: libFuzzer calls on one thread
+nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
 
 /// Decodes at most `calls` times; stops at the end or an error.
 private func decode(_ decoder: inout any Decoder, calls: Int) {
@@ -38,7 +39,8 @@ public func oggFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
         decode(&decoder, calls: 100)
         let total = decoder.totalFrames ?? 0
-        let chosen = input.count >= 4 ? UInt64(input.loadUnaligned(fromByteOffset: input.count - 4, as: UInt32.self)) : 1
+        let chosen =
+            input.count >= 4 ? UInt64(input.loadUnaligned(fromByteOffset: input.count - 4, as: UInt32.self)) : 1
         for frame in [0, total / 2, total + 1000, chosen] {
             guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
             decode(&decoder, calls: 8)
