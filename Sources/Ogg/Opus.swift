@@ -123,9 +123,9 @@ public final class OggOpusDecoder {
     /// Whether `seek(toFrame:)` can work: the input can seek (without the end granule position, by decoding
     /// from the start).
     public var isSeekable: Bool { self.demuxer.input.isSeekable }
-    /// Whether `mpd` would call the stream seekable (its end granule position is known and positive): it
-    /// then stops after the first logical stream.
-    private var mpdSeekable: Bool { (self.endGranulePosition ?? 0) > 0 }
+    /// Whether `mpd` calls the stream seekable (its end granule position is known and positive): it then
+    /// answers seeks, and stops after the first logical stream.
+    public var mpdSeekable: Bool { (self.endGranulePosition ?? 0) > 0 }
 
     /// `mpd`'s `OnOggBeginning`: an `OpusHead` packet starts a stream.
     private func beginStream() throws(OggError) {

@@ -200,6 +200,8 @@ public final class OggVorbisDecoder {
     /// which it misses in files so short that its reads passed the last page; without it this decoder
     /// seeks by decoding from the start.)
     public var isSeekable: Bool { self.demuxer.input.isSeekable }
+    /// Whether `mpd` calls the stream seekable: its end granule position is known and positive.
+    public var mpdSeekable: Bool { (self.endGranulePosition ?? 0) > 0 }
 
     /// Decodes into `buffer`: interleaved `Float` samples, as many whole frames as fit.
     ///

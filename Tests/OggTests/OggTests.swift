@@ -150,6 +150,19 @@ func decodeAll<Sample: Numeric>(
         }
     }
 
+    @Test func seekableAsMPDOnlyWhenItsEndSearchFindsTheLastPage() throws {
+        // mpd's decoder looks for the end from where its 1 KiB reads got to: in a file this short they have
+        // passed the last page's start, so it calls the stream unseekable (its scan still finds the length).
+        let short = try OggFixtures.vorbis(rate: 8000, channels: 1, seconds: "1")
+        #expect(try VorbisStreamInfo.read(try FileInputStream(path: short)).endGranulePosition == 8000)
+        let shortDecoder = try OggVorbisDecoder(input: try FileInputStream(path: short))
+        #expect(!shortDecoder.mpdSeekable)
+        #expect(shortDecoder.isSeekable)
+        #expect(try shortDecoder.seek(toFrame: 4000) == 4000)
+        let long = try OggVorbisDecoder(input: try FileInputStream(path: try OggFixtures.vorbis(seconds: "6")))
+        #expect(long.mpdSeekable && long.endGranulePosition == 264_600)
+    }
+
     @Test func chainedStreamsPlayInTurn() throws {
         let first = try OggFixtures.bytes(try OggFixtures.vorbis(rate: 44100, channels: 2, seconds: "1"))
         let second = try OggFixtures.bytes(

@@ -153,12 +153,16 @@ public struct OpusFormat: FormatPlugin {
 final class OpusDecoder: Decoder {
     let format: AudioFormat
     let totalFrames: UInt64?
+    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
+    /// name, where the protocol has it).
+    let isSeekable: Bool
     private let decoder: OggOpusDecoder
 
     init(_ decoder: OggOpusDecoder) {
         self.decoder = decoder
         self.format = AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: decoder.channels)
         self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
+        self.isSeekable = decoder.mpdSeekable
     }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {

@@ -129,12 +129,16 @@ public struct VorbisFormat: FormatPlugin {
 final class VorbisDecoder: Decoder {
     let format: AudioFormat
     let totalFrames: UInt64?
+    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
+    /// name, where the protocol has it).
+    let isSeekable: Bool
     private let decoder: OggVorbisDecoder
 
     init(_ decoder: OggVorbisDecoder) {
         self.decoder = decoder
         self.format = AudioFormat(sampleRate: decoder.sampleRate, sampleFormat: .float, channels: decoder.channels)
         self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
+        self.isSeekable = decoder.mpdSeekable
     }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
