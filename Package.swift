@@ -46,6 +46,12 @@ let package = Package(
         .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
         .systemLibrary(
             name: "CFAAD", path: "Sources/CFAAD", pkgConfig: "faad2", providers: [.apt(["libfaad-dev"])]),
+        // Ogg, Vorbis and Opus: all three imported only by the `Ogg` wrapper (libvorbis's API takes libogg's
+        // packets, so one Swift module owns both).
+        .systemLibrary(name: "COgg", path: "Sources/COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
+        .systemLibrary(
+            name: "CVorbis", path: "Sources/CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -77,13 +83,16 @@ let package = Package(
         // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
         .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
         .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
+        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders.
+        .target(name: "Ogg", dependencies: ["COgg", "CVorbis", "COpus", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
-            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "FFmpeg", "MPCDec", "FAAD", "Model"],
+            name: "Formats",
+            dependencies: ["Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "FFmpeg", "MPCDec", "FAAD", "Model"],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -140,6 +149,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
+        .testTarget(name: "OggTests", dependencies: ["Ogg", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),

@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds.
@@ -23,6 +23,7 @@ fuzz_arguments() {
         dsd) dict=fuzz/dict/dsd.dict max_len=16384 ;;
         ffmpeg) dict=fuzz/dict/ffmpeg.dict max_len=16384 ;;
         mpcfaad) dict=fuzz/dict/mpcfaad.dict max_len=16384 ;;
+        ogg) dict=fuzz/dict/ogg.dict max_len=16384 ;;
         *) dict=fuzz/dict/$1.dict max_len=4096 ;;
     esac
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"

@@ -17,7 +17,8 @@ public struct FormatRegistry: Sendable {
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
     public static let standard = FormatRegistry([
-        MP3Format(), MP3Format(scan: .mpg123), OggFLACFormat(), FLACFormat(), DSDIFFFormat(), DSFFormat(),
+        MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
+        DSDIFFFormat(), DSFFormat(),
         FAADFormat(), MusepackFormat(), FFmpegFormat(),
     ])
 
