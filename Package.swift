@@ -32,6 +32,11 @@ let package = Package(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
         .systemLibrary(
+            name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CWavPack", path: "Sources/CWavPack", pkgConfig: "wavpack", providers: [.apt(["libwavpack-dev"])]),
+
+        .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
@@ -58,12 +63,16 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
+        .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
-        .target(name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model"], swiftSettings: settings),
+        .target(
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model", "Sndfile", "WavPack"],
+            swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -118,6 +127,8 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
+        .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),

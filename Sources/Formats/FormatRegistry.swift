@@ -16,7 +16,7 @@ public struct FormatRegistry: Sendable {
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
-    public static let standard = FormatRegistry([MP3Format()])
+    public static let standard = FormatRegistry([MP3Format(), SndfileFormat(), WavPackFormat()])
 
     // MARK: - Choosing plugins
 
@@ -70,6 +70,11 @@ public struct FormatRegistry: Sendable {
                 var info = try plugin.readInfo(path: path)
                 if info.tags.isEmpty, !plugin.readsGenericTags, let generic = Self.genericTags(path) {
                     info.tags = TagCollector.tagItems(generic.items)
+                    // mpd's decoder thread reads ReplayGain from the APE tag of every file it plays.
+                    if info.replayGain.isEmpty, let gain = generic.ape?.replayGain(), !gain.isEmpty {
+                        info.replayGain = gain
+                    }
+                    if !generic.apeRecognized, generic.id3?.hasPicture ?? false { info.hasPicture = true }
                 }
                 return info
             } catch {
