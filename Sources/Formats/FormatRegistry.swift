@@ -57,18 +57,21 @@ public struct FormatRegistry: Sendable {
     // MARK: - Library
 
     /// What the database stores about the file at `path`, as `mpd`'s `ScanFileTagsWithGeneric` finds it:
-    /// the first plugin for the suffix that reads it wins; when it found no tag, the generic scan's tags
-    /// (APE, else ID3) are used. Any thread.
+    /// the first plugin for the suffix that reads it wins; when it found no tag of a type in `enabledTags`
+    /// (`metadata_to_use`: `mpd`'s tag builder drops the others, so a WAV whose only INFO field is a comment
+    /// counts as untagged by default), the generic scan's tags (APE, else ID3) are used. Any thread.
     ///
     /// - Throws: `FormatError.notRecognized` when no plugin reads the file (`mpd` does not add it), or the
     ///   first plugin's I/O error.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+    public func readInfo(path: String, enabledTags: TagMask = .all) throws(FormatError) -> SongInfo {
         let candidates = self.plugins(forPath: path)
         var firstError: FormatError?
         for plugin in candidates {
             do {
                 var info = try plugin.readInfo(path: path)
-                if info.tags.isEmpty, !plugin.readsGenericTags, let generic = Self.genericTags(path) {
+                if !info.tags.contains(where: { enabledTags.contains($0.type) }), !plugin.readsGenericTags,
+                    let generic = Self.genericTags(path)
+                {
                     info.tags = TagCollector.tagItems(generic.items)
                     // mpd's decoder thread reads ReplayGain from the APE tag of every file it plays.
                     if info.replayGain.isEmpty, let gain = generic.ape?.replayGain(), !gain.isEmpty {
