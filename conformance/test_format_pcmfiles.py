@@ -62,7 +62,7 @@ PLAYED = [
     "wav/s16-stereo-44100.wav", "wav/s24-stereo-48000.wav", "wav/float-stereo-44100.wav",
     "wav/u8-mono-44100.wav", "wav/double-mono-48000.wav", "aiff/s24-stereo-48000.aif",
     "wav/s16-stereo-44100.au", "wavpack/s16-stereo-44100.wv", "wavpack/s24-stereo-48000.wv",
-    "wavpack/float-stereo-44100.wv", "wavpack/u8-mono-44100.wv", "wavpack/hybrid-with-wvc.wv",
+    "wavpack/float-stereo-44100.wv", "wavpack/u8-mono-44100.wv", "wavpack/hybrid-with-wvc.wv", "wavpack/dsd64-stereo.wv",
 ]
 
 #: What is compared while the song plays. `bitrate` only for libsndfile's formats (always 0): for WavPack mpd

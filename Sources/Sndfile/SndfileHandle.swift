@@ -176,13 +176,6 @@ public final class SndfileHandle {
         return Int(max(0, sf_readf_float(self.file, base, sf_count_t(frames))))
     }
 
-    /// Why the last read or seek failed, or `nil` if it did not (`sf_error`).
-    public func lastError() -> SndfileError? {
-        let code = sf_error(self.file)
-        guard code != 0 else { return nil }
-        return SndfileError(function: "sf_read", message: String(cString: sf_error_number(code)))
-    }
-
     /// Moves to `frame` (sample-accurate).
     ///
     /// Does not allocate. Decoder thread.

@@ -210,6 +210,38 @@ enum PCMFixtures {
         }
     }
 
+    /// DSD WavPack (from a DSF file written here): `dsd64:2`, bytes of 8 one-bit samples, as `mpd` opens it.
+    @Test func dsdStaysDSD() throws {
+        func le(_ value: Int, _ bytes: Int) -> [UInt8] {
+            (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        let blocks = 20
+        var data: [UInt8] = []
+        for block in 0..<blocks {
+            for channel in 0..<2 {
+                data += (0..<4096).map {
+                    UInt8(truncatingIfNeeded: ($0 &* 37 &+ block &* 11 &+ channel &* 101) &* 40503 >> 5)
+                }
+            }
+        }
+        let format =
+            Array("fmt ".utf8) + le(52, 8) + le(1, 4) + le(0, 4) + le(2, 4) + le(2, 4) + le(2_822_400, 4) + le(1, 4)
+            + le(blocks * 4096 * 8, 8) + le(4096, 4) + le(0, 4)
+        let body = Array("data".utf8) + le(12 + data.count, 8) + data
+        let dsf = Array("DSD ".utf8) + le(28, 8) + le(28 + format.count + body.count, 8) + le(0, 8) + format + body
+        let source = try Fixtures.bytes("wv-dsd.dsf", dsf)
+        let path = try Fixtures.file("wv-dsd.wv") { path in
+            try Fixtures.run("/usr/bin/wavpack", ["-q", "-y", source, "-o", path + ".wv"])
+            try Fixtures.run("/bin/mv", [path + ".wv", path])
+        }
+        let info = try self.plugin.readInfo(path: path)
+        #expect(info.audioFormat?.description == "dsd64:2")
+        #expect(info.durationMilliseconds == UInt64(blocks * 4096) * 1000 / 352_800)
+        var decoder = try self.plugin.makeDecoder(path: path)
+        #expect(decoder.format.sampleFormat == .dsd && decoder.totalFrames == UInt64(blocks * 4096))
+        #expect(try PCMFixtures.decodeAll(&decoder).count == blocks * 4096 * 2)
+    }
+
     @Test func seeksAreExact() throws {
         let path = try PCMFixtures.wavpack("wv-seek.wv", samples: 90000)
         var whole = try self.plugin.makeDecoder(path: path)

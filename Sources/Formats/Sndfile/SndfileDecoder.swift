@@ -36,9 +36,8 @@ public final class SndfileDecoder: Decoder {
     /// Decodes whole frames into `buffer` (which must be aligned for the sample type, as the player's is).
     ///
     /// Does not allocate. Decoder thread.
-    /// - Returns: frames written; 0 at the end.
-    /// - Throws: `FormatError.decoder` when libsndfile reports a read error, `.unsupportedFormat` for a
-    ///   misaligned buffer.
+    /// - Returns: frames written; 0 at the end, or where libsndfile cannot read on (as in `mpd`).
+    /// - Throws: `FormatError.unsupportedFormat` for a misaligned buffer.
     public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         let sampleSize = self.format.sampleFormat.bytesPerSample
@@ -59,7 +58,7 @@ public final class SndfileDecoder: Decoder {
                 into: UnsafeMutableBufferPointer(
                     start: base.bindMemory(to: Int32.self, capacity: samples), count: samples))
         }
-        if frames == 0, let error = self.handle.lastError() { throw .decoder("\(error)") }
+        // Like mpd, a short or failed read ends the song: no error is reported.
         return frames
     }
 

@@ -42,7 +42,7 @@ public struct SndfileFormat: FormatPlugin {
         for (field, type) in Self.tagFields {
             if let value = handle.string(field) { items.append(RawTagItem(type, value)) }
         }
-        let duration = UInt64(handle.frames) * 1000 / UInt64(handle.sampleRate)
+        let duration = Self.milliseconds(frames: UInt64(handle.frames), rate: UInt64(handle.sampleRate))
         return SongInfo(
             tags: TagCollector.tagItems(items), durationMilliseconds: duration, audioFormat: Self.audioFormat(handle))
     }
@@ -84,6 +84,12 @@ public struct SndfileFormat: FormatPlugin {
             throw .notRecognized(path: path)
         }
         return handle
+    }
+
+    /// `frames` × 1000 / `rate`, rounded down, without overflowing for absurd frame counts.
+    static func milliseconds(frames: UInt64, rate: UInt64) -> UInt64 {
+        let (whole, rest) = frames.quotientAndRemainder(dividingBy: rate)
+        return whole.multipliedReportingOverflow(by: 1000).partialValue &+ rest * 1000 / rate
     }
 
     /// `mpd`'s `audio_valid_sample_rate`.

@@ -29,7 +29,7 @@ public struct WavPackFormat: FormatPlugin {
         let context = try Self.open(path)
         var duration: UInt64?
         if let samples = context.totalSamples, context.sampleRate > 0 {
-            duration = UInt64(samples) * 1000 / UInt64(context.sampleRate)
+            duration = SndfileFormat.milliseconds(frames: UInt64(samples), rate: UInt64(context.sampleRate))
         }
         return SongInfo(durationMilliseconds: duration, audioFormat: Self.audioFormat(context))
     }
