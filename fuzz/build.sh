@@ -10,15 +10,16 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config id3 mp3"
+ALL_TARGETS="protocol filter config id3 mp3 pcmfiles"
 
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats Input MPG123 ID3Tag Soxr" ;;
+        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats Input MPG123 ID3Tag Soxr Sndfile WavPack" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        id3 | mp3) echo "Formats Input Posix MPG123 ID3Tag Model PCRE" ;;
+        id3 | mp3) echo "Formats Input Posix MPG123 ID3Tag Model PCRE Sndfile WavPack" ;;
+        pcmfiles) echo "Formats Input Posix MPG123 ID3Tag Model PCRE Sndfile WavPack" ;;
         *) echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac
 }
@@ -30,7 +31,7 @@ for target in $targets; do
         protocol) roots="$roots Server TestSupport" ;;
         filter) roots="$roots MPDProtocol" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;
-        id3 | mp3) roots="$roots Formats" ;;
+        id3 | mp3 | pcmfiles) roots="$roots Formats" ;;
         *) modules "$target" ;;
     esac
 done
@@ -49,7 +50,7 @@ for target in $targets; do
     echo "linking $BUILD/bin/$target"
     # shellcheck disable=SC2086  # word splitting of the lists is intended
     $SWIFTC -O -swift-version 6 -parse-as-library -use-ld=lld $SANITIZE -I "$BUILD/release/Modules" $module_maps \
-        $(pkg-config --cflags-only-I libmpg123 id3tag | sed 's/-I/-Xcc -I/g') \
+        $(pkg-config --cflags-only-I libmpg123 id3tag sndfile wavpack | sed 's/-I/-Xcc -I/g') \
         -module-name "Fuzz_$target" fuzz/targets/FuzzSupport.swift "fuzz/targets/$target.swift" $objects \
         -o "$BUILD/bin/$target"
 done
