@@ -172,6 +172,30 @@ enum PCMFixtures {
     }
 }
 
+extension SndfilePluginTests {
+    /// ReplayGain comes from an APE tag at the end of any file, also when the plugin found tags of its own.
+    @Test func replayGainFromAPEBesideInfoTags() throws {
+        let path = try Fixtures.tagged(
+            "sf-info-ape.wav", from: try PCMFixtures.sox("sf-info-ape-src.wav", samples: 100),
+            script: """
+                import struct
+                from mutagen.apev2 import APEv2
+                data = bytearray(open(PATH, 'rb').read())
+                body = b'INFOINAM' + struct.pack('<I', 2) + b'T\\0'
+                data += b'LIST' + struct.pack('<I', len(body)) + body
+                data[4:8] = struct.pack('<I', len(data) - 8)
+                open(PATH, 'wb').write(data)
+                t = APEv2()
+                t['Title'] = 'APE'
+                t['REPLAYGAIN_TRACK_GAIN'] = '-4.25 dB'
+                t.save(PATH)
+                """)
+        let info = try FormatRegistry.standard.readInfo(path: path)
+        #expect(info.tags.map(\.value) == ["T"])
+        #expect(info.replayGain.trackGain == -4.25)
+    }
+}
+
 @Suite struct WavPackPluginTests {
     let plugin = WavPackFormat()
 
