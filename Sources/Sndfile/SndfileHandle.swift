@@ -194,28 +194,35 @@ public final class SndfileHandle {
 /// The input behind a handle: what libsndfile's virtual I/O callbacks get as their user data.
 private final class SndfileSource {
     let input: any InputStream
+    /// Where libsndfile moved past the end of the stream, which `lseek` (and so `mpd`'s file input) allows:
+    /// reads there return nothing. `nil` while inside the stream.
+    var beyondEnd: Int64?
     init(_ input: any InputStream) { self.input = input }
+
+    /// The offset libsndfile sees.
+    var offset: Int64 { self.beyondEnd ?? Int64(self.input.offset) }
 }
 
-private func sndfileInput(_ userData: UnsafeMutableRawPointer?) -> (any InputStream)? {
+private func sndfileSource(_ userData: UnsafeMutableRawPointer?) -> SndfileSource? {
     guard let userData else { return nil }
-    return Unmanaged<SndfileSource>.fromOpaque(userData).takeUnretainedValue().input
+    return Unmanaged<SndfileSource>.fromOpaque(userData).takeUnretainedValue()
 }
 
 /// The stream's size, or -1 when unknown.
 private let sndfileLength: @convention(c) (UnsafeMutableRawPointer?) -> sf_count_t = { userData in
-    guard let size = sndfileInput(userData)?.size, size <= UInt64(Int64.max) else { return -1 }
+    guard let size = sndfileSource(userData)?.input.size, size <= UInt64(Int64.max) else { return -1 }
     return sf_count_t(size)
 }
 
-/// `lseek` semantics over the stream; -1 when it cannot move there.
+/// `lseek` semantics over the stream (also past its end); -1 when it cannot move there.
 private let sndfileSeek: @convention(c) (sf_count_t, Int32, UnsafeMutableRawPointer?) -> sf_count_t = {
     offset, whence, userData in
-    guard let input = sndfileInput(userData) else { return -1 }
+    guard let source = sndfileSource(userData) else { return -1 }
+    let input = source.input
     let base: Int64
     switch whence {
     case SEEK_SET: base = 0
-    case SEEK_CUR: base = Int64(input.offset)
+    case SEEK_CUR: base = source.offset
     case SEEK_END:
         guard let size = input.size else { return -1 }
         base = Int64(size)
@@ -223,13 +230,18 @@ private let sndfileSeek: @convention(c) (sf_count_t, Int32, UnsafeMutableRawPoin
     }
     let (target, overflow) = base.addingReportingOverflow(offset)
     guard !overflow, target >= 0 else { return -1 }
-    if UInt64(target) == input.offset { return target }
+    if target == source.offset { return target }
     guard input.isSeekable else { return -1 }
+    if let size = input.size, UInt64(target) > size {
+        source.beyondEnd = target
+        return target
+    }
     do {
         try input.seek(to: UInt64(target))
     } catch {
         return -1
     }
+    source.beyondEnd = nil
     return sf_count_t(input.offset)
 }
 
@@ -237,10 +249,10 @@ private let sndfileSeek: @convention(c) (sf_count_t, Int32, UnsafeMutableRawPoin
 private let sndfileRead: @convention(c) (UnsafeMutableRawPointer?, sf_count_t, UnsafeMutableRawPointer?) -> sf_count_t =
     {
         buffer, count, userData in
-        guard let input = sndfileInput(userData), let buffer, count > 0 else { return 0 }
+        guard let source = sndfileSource(userData), source.beyondEnd == nil, let buffer, count > 0 else { return 0 }
         do {
             return sf_count_t(
-                try input.readFully(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(count))))
+                try source.input.readFully(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(count))))
         } catch {
             return 0
         }
@@ -253,6 +265,5 @@ private let sndfileWrite: @convention(c) (UnsafeRawPointer?, sf_count_t, UnsafeM
 
 /// The stream's offset.
 private let sndfileTell: @convention(c) (UnsafeMutableRawPointer?) -> sf_count_t = { userData in
-    guard let input = sndfileInput(userData) else { return -1 }
-    return sf_count_t(input.offset)
+    sndfileSource(userData)?.offset ?? -1
 }

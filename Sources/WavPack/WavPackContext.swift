@@ -130,7 +130,13 @@ public final class WavPackContext {
 private final class WavPackSource {
     let input: any InputStream
     var pushedBack: Int32 = -1
+    /// Where libwavpack moved past the end of the stream, which `mpd`'s file input allows: reads there return
+    /// nothing. `nil` while inside the stream.
+    var beyondEnd: Int64?
     init(_ input: any InputStream) { self.input = input }
+
+    /// The offset of the next byte libwavpack reads (before a pushed-back one).
+    var position: Int64 { (self.beyondEnd ?? Int64(self.input.offset)) - (self.pushedBack >= 0 ? 1 : 0) }
 }
 
 private func wavPackSource(_ id: UnsafeMutableRawPointer?) -> WavPackSource? {
@@ -142,6 +148,7 @@ private func wavPackSource(_ id: UnsafeMutableRawPointer?) -> WavPackSource? {
 private let readBytes: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Int32 = {
     id, data, count in
     guard let source = wavPackSource(id), let data, count > 0 else { return 0 }
+    if source.beyondEnd != nil { return 0 }
     var done = 0
     if source.pushedBack >= 0 {
         data.storeBytes(of: UInt8(truncatingIfNeeded: source.pushedBack), as: UInt8.self)
@@ -155,20 +162,24 @@ private let readBytes: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRa
 
 /// The reading position (minus a pushed-back byte, as libwavpack expects of `ftell` after `ungetc`).
 private let getPosition: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { id in
-    guard let source = wavPackSource(id) else { return -1 }
-    return Int64(source.input.offset) - (source.pushedBack >= 0 ? 1 : 0)
+    wavPackSource(id)?.position ?? -1
 }
 
 private func moveTo(_ source: WavPackSource, _ target: Int64) -> Int32 {
     guard target >= 0 else { return -1 }
     source.pushedBack = -1
-    if UInt64(target) == source.input.offset { return 0 }
+    if target == source.beyondEnd ?? Int64(source.input.offset) { return 0 }
     guard source.input.isSeekable else { return -1 }
+    if let size = source.input.size, UInt64(target) > size {
+        source.beyondEnd = target
+        return 0
+    }
     do {
         try source.input.seek(to: UInt64(target))
     } catch {
         return -1
     }
+    source.beyondEnd = nil
     return 0
 }
 
@@ -183,7 +194,7 @@ private let setPositionRelative: @convention(c) (UnsafeMutableRawPointer?, Int64
     let base: Int64
     switch whence {
     case SEEK_SET: base = 0
-    case SEEK_CUR: base = Int64(source.input.offset) - (source.pushedBack >= 0 ? 1 : 0)
+    case SEEK_CUR: base = source.position
     case SEEK_END:
         guard let size = source.input.size else { return -1 }
         base = Int64(size)

@@ -121,6 +121,17 @@ enum Wave {
         #expect(buffer.withUnsafeMutableBufferPointer { handle.readFrames(into: $0) } == 100)
     }
 
+    /// A chunk after the audio whose size runs far past the end: libsndfile seeks past the end (which the
+    /// stream allows, as `lseek` does) and still opens the file with the right length.
+    @Test func chunkRunningPastTheEnd() throws {
+        let runaway = Array("junk".utf8) + Wave.le32(0x7FFF_FFF0) + [1, 2, 3, 4]
+        let bytes = Wave.file(channels: 2, rate: 44100, bits: 16, data: Wave.ramp16(frames: 64), extra: runaway)
+        let handle = try SndfileHandle(input: MemoryInputStream(bytes))
+        #expect(handle.frames == 64)
+        var buffer = [Int16](repeating: 0, count: 2 * 100)
+        #expect(buffer.withUnsafeMutableBufferPointer { handle.readFrames(into: $0) } == 64)
+    }
+
     @Test(arguments: [
         [UInt8](), Array("RIFF".utf8), Array(repeating: 0x5A, count: 4096),
         Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8),
