@@ -141,6 +141,7 @@ public final class SndfileHandle {
     /// The file's text field `field`, as the bytes libsndfile holds (not checked as UTF-8), or `nil`.
     public func string(_ field: SndfileStringField) -> [UInt8]? {
         guard let value = sf_get_string(self.file, field.raw) else { return nil }
+        // Unsafe: libsndfile's NUL-terminated string, valid until the next call on the handle; copied at once.
         return Array(
             UnsafeBufferPointer(
                 start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: strlen(value)))

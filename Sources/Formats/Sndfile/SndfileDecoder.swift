@@ -43,6 +43,7 @@ public final class SndfileDecoder: Decoder {
         let sampleSize = self.format.sampleFormat.bytesPerSample
         guard Int(bitPattern: base) % sampleSize == 0 else { throw .unsupportedFormat("misaligned buffer") }
         let samples = buffer.count / sampleSize
+        // Unsafe binding: the player's buffer is raw bytes that now hold samples of this type (alignment checked).
         let frames: Int
         switch self.format.sampleFormat {
         case .s16:

@@ -42,6 +42,7 @@ public final class WavPackDecoder: Decoder {
         }
         self.format = format
         self.totalFrames = self.context.totalSamples.map { UInt64($0) }
+        // Unsafe buffer: allocated once here so that `decode(into:)` never allocates; freed in `deinit`.
         self.scratch = .allocate(capacity: format.sampleFormat.bytesPerSample < 4 ? 1024 * format.channels : 0)
     }
 
@@ -58,6 +59,7 @@ public final class WavPackDecoder: Decoder {
         let sampleSize = self.format.sampleFormat.bytesPerSample
         guard Int(bitPattern: base) % sampleSize == 0 else { throw .unsupportedFormat("misaligned buffer") }
         let channels = self.format.channels
+        // Unsafe binding: the player's buffer is raw bytes that now hold samples of this type (alignment checked).
         let frames: Int
         if sampleSize == 4 {
             let samples = buffer.count / 4
