@@ -22,6 +22,8 @@ public final class WavPackDecoder: Decoder {
     private let scratch: UnsafeMutableBufferPointer<Int32>
     /// Set after a failed seek: libwavpack's context is then unusable.
     private var broken = false
+    /// Whether the streams can seek (else they are unpacked in streaming mode and seeks are refused).
+    private let canSeek: Bool
 
     /// Opens the stream `input` holds, with its correction stream if given (the decoder keeps both).
     ///
@@ -29,7 +31,8 @@ public final class WavPackDecoder: Decoder {
     ///   refuses its format.
     public init(input: any InputStream, correction: (any InputStream)? = nil) throws(FormatError) {
         var flags: WavPackContext.OpenFlags = [.dsdNative, .normalize]
-        if !input.isSeekable || !(correction?.isSeekable ?? true) { flags.insert(.streaming) }
+        self.canSeek = input.isSeekable && (correction?.isSeekable ?? true)
+        if !self.canSeek { flags.insert(.streaming) }
         do {
             self.context = try WavPackContext(input: input, correction: correction, flags: flags)
         } catch {
@@ -86,11 +89,13 @@ public final class WavPackDecoder: Decoder {
     /// Seeks to `frame` (sample-accurate).
     ///
     /// Does not allocate. Decoder thread.
-    /// - Throws: `FormatError.decoder` when libwavpack cannot seek (then every later call fails, as `mpd`
-    ///   stops decoding).
+    /// - Throws: `FormatError.decoder` when the stream cannot seek, or libwavpack fails to (then every later
+    ///   call fails, as `mpd` stops decoding).
     @discardableResult
     public func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
         if self.broken { throw .decoder("WavPack stream unusable after a failed seek") }
+        // As mpd: a stream that cannot seek refuses the seek and plays on.
+        guard self.canSeek else { throw .decoder("WavPack stream cannot seek") }
         do {
             try self.context.seek(toSample: Int64(clamping: frame))
         } catch {
