@@ -48,13 +48,14 @@ unit: deps-build
 conformance: deps release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
 
-# Fermata against mpd on a generated library (100k songs by default; SONGS=2000 for a quick run), then
-# playback CPU time and audio-path allocations. Not part of `make test`; writes benchmarks/RESULTS.md.
+# Fermata against mpd on a generated MP3 library and on a mixed-format one (100k songs by default; SONGS=2000 for
+# a quick run), then playback CPU time per format and audio-path allocations. Not part of `make test`; writes benchmarks/RESULTS.md.
 bench: deps release
 	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
+	$(PYTHON) benchmarks/run.py --mixed --songs $(or $(SONGS),100000)
 	$(PYTHON) benchmarks/playback.py
 
-# libFuzzer targets (fuzz/README.md): protocol, filter, config, id3, mp3. Built into .build/fuzz with
+# libFuzzer targets (fuzz/README.md): protocol, filter, config, id3, mp3, xiph, flac. Built into .build/fuzz with
 # AddressSanitizer, apart from the normal build. `make fuzz TARGET=protocol SECONDS=600` fuzzes one target;
 # `make fuzz-short` (part of `make test`) replays fuzz/regressions and fuzzes each target for 20 s.
 TARGET ?= protocol

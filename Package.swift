@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(
             name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(
             name: "CID3Tag", path: "Sources/CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
         // No pkgConfig: avahi-client's only cflag is -D_REENTRANT, which SwiftPM rejects with a warning; the
@@ -63,6 +64,7 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
         .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
 
@@ -71,7 +73,7 @@ let package = Package(
 
         // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
         .target(
-            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "Model", "Sndfile", "WavPack"],
+            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "FLAC", "Model", "Sndfile", "WavPack"],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -130,8 +132,9 @@ let package = Package(
         .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
         .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
+        .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
-        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),

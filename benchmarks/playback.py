@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Playback: CPU time of Fermata vs mpd for one minute of MP3, and allocations on the audio path.
+"""Playback: CPU time of Fermata vs mpd for one minute of MP3 and of each other format, and allocations.
 
 Usage (from the repository root, with Debian's Python):
 
@@ -16,6 +16,8 @@ Usage (from the repository root, with Debian's Python):
    plays the MP3 to a paced null output (`sync "yes"`) with a software mixer at 50 % (so the volume is
    applied to every sample); the per-thread count of malloc/calloc/realloc/memalign calls is read
    over 10 s of steady playback, and over 10 s idle for comparison;
+   Then the same minute in every other format Fermata's `decoders` lists (FLAC, Ogg Vorbis, Opus, AAC in
+   M4A, WAV, WavPack), each played by mpd and by Fermata the same way;
 4. prints the figures and writes them into the "Playback" section of benchmarks/RESULTS.md.
 
 Not part of `make test`; `make bench` runs it after run.py.
@@ -55,17 +57,40 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+#: The other formats, encoded from the same minute: (file, encoder command after the input and output).
+FORMATS = [
+    ("minute.flac", lambda src, dst: ["flac", "-s", "-f", "-o", dst, src]),
+    ("minute.ogg", lambda src, dst: ["oggenc", "-Q", "-q", "5", "-o", dst, src]),
+    ("minute.opus", lambda src, dst: ["opusenc", "--quiet", "--bitrate", "128", src, dst]),
+    ("minute.m4a", lambda src, dst: ["ffmpeg", "-v", "error", "-y", "-i", src, "-c:a", "aac", "-b:a", "128k", dst]),
+    ("minute.wav", None),
+    ("minute.wv", lambda src, dst: ["wavpack", "-q", "-y", src, "-o", dst]),
+]
+
+
 def make_music() -> Path:
     music = OUT / "music"
     mp3 = music / "minute.mp3"
-    if not mp3.exists():
+    wav = music / "minute.wav"
+    if not mp3.exists() or not all((music / name).exists() for name, _ in FORMATS):
         music.mkdir(parents=True, exist_ok=True)
-        wav = OUT / "minute.wav"
         subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(wav), "synth", str(SECONDS),
                         "sine", "200-2000", "sine", "300-3000", "gain", "-6"], check=True)
         subprocess.run(["lame", "--quiet", "-b", "128", str(wav), str(mp3)], check=True)
-        wav.unlink()
+        for name, encode in FORMATS:
+            if encode is not None:
+                subprocess.run(encode(str(wav), str(music / name)), check=True)
     return music
+
+
+def decoded_suffixes(binary: Path, music: Path) -> set[str]:
+    """The suffixes the server's `decoders` reply lists."""
+    server = start("decoders", binary, music, [{"type": "null", "name": "Bench"}])
+    try:
+        reply = server.query("decoders")
+    finally:
+        stop(server)
+    return {line.split(b": ", 1)[1].decode() for line in reply.splitlines() if line.startswith(b"suffix: ")}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -118,13 +143,14 @@ def play_to_end(server: mpdtest.Server, timeout: float = 120) -> tuple[float, fl
     return cpu1 - cpu0, wall
 
 
-def cpu_figure(label: str, binary: Path, music: Path, runs: int, extra: list[str] | None = None) -> dict:
+def cpu_figure(label: str, binary: Path, music: Path, runs: int, extra: list[str] | None = None,
+               song: str = "minute.mp3") -> dict:
     server = start(label, binary, music, [{"type": "null", "name": "Bench", "sync": "no", "mixer_type": "none"}],
                    extra)
     try:
         with server.connect() as c:
             for _ in range(REPEAT):
-                assert c.command('add "minute.mp3"') == b"OK\n"
+                assert c.command(f'add "{song}"') == b"OK\n"
         samples = [tuple(x / REPEAT for x in play_to_end(server)) for _ in range(runs)]
     finally:
         stop(server)
@@ -229,6 +255,15 @@ def main(argv=None) -> int:
     mpd_mpg123 = cpu_figure("mpd-mpg123", args.mpd, music, args.runs,
                             ['decoder {', '    plugin "mad"', '    enabled "no"', '}'])
     fermata = cpu_figure("fermata", args.fermata, music, args.runs)
+    suffixes = decoded_suffixes(args.fermata, music)
+    per_format = []
+    for name, _ in FORMATS:
+        if name.rsplit(".", 1)[1] not in suffixes:
+            log(f"{name}: Fermata lists no decoder for it; skipped")
+            continue
+        theirs = cpu_figure(f"mpd {name}", args.mpd, music, args.runs, song=name)
+        ours = cpu_figure(f"fermata {name}", args.fermata, music, args.runs, song=name)
+        per_format.append((name, theirs, ours))
     idle, playing, total = allocation_figure(args.fermata, music)
     idle_names, playing_names, total_names = by_name(idle), by_name(playing), by_name(total)
     log(f"allocations, 10 s idle: {idle_names}")
@@ -258,6 +293,17 @@ def main(argv=None) -> int:
         "",
         f"Ratio Fermata/mpd (same decoder, libmpg123): **{fermata['cpu'] / mpd_mpg123['cpu']:.2f}** "
         "(target ≤ 1.0).",
+        "",
+        f"### CPU time for {SECONDS} s of each other format (same signal and method)",
+        "",
+        "Only formats Fermata lists in `decoders`; each encoded from the same WAV (FLAC `flac`, Vorbis "
+        "`oggenc -q 5`, Opus `opusenc --bitrate 128`, AAC `ffmpeg -c:a aac -b:a 128k`, WavPack `wavpack`).",
+        "",
+        "| file | mpd CPU | Fermata CPU | Fermata/mpd |",
+        "|---|---:|---:|---:|",
+        *[f"| {name} | {theirs['cpu']:.3f} s | {ours['cpu']:.3f} s | "
+          f"{ours['cpu'] / theirs['cpu'] if theirs['cpu'] else float('nan'):.2f} |"
+          for name, theirs, ours in per_format],
         "",
         "### Allocations on the audio path",
         "",

@@ -206,7 +206,8 @@ def measure(kind: str, binary: Path, music: Path, workdir: Path, runs: int,
         wait_scan(server, cmds, scan_timeout)
         out["scan"] = time.monotonic() - t0
         out["songs"] = songs_of(server) if "stats" in cmds else None
-        log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs")
+        out["rss after scan"] = rss_mib(server.proc.pid)
+        log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
 
         server.stop()
         if server.crashed:
@@ -335,8 +336,8 @@ def table(figures, ref: dict, sut: dict) -> tuple[list[str], list[str]]:
     return rows, notes
 
 
-def write_results(songs: int, header: list[str], rows: list[str], notes: list[str]) -> None:
-    title = f"## {songs} songs"
+def write_results(songs: int, header: list[str], rows: list[str], notes: list[str], mixed: bool = False) -> None:
+    title = f"## {songs} songs" + (", mixed formats" if mixed else "")
     section = "\n".join([title, "", *header, "", *rows, "", *notes]).rstrip() + "\n"
     intro = ("# Benchmarks\n\nWritten by `benchmarks/run.py` (one section per library "
              "size; a new run replaces its section).\nTimes are wall-clock on 127.0.0.1; "
@@ -365,6 +366,8 @@ def main(argv=None) -> int:
                     help="seconds one query may take before its figure is given up")
     ap.add_argument("--no-write", action="store_true", help="do not touch RESULTS.md")
     ap.add_argument("--note", default="", help="a line for RESULTS.md, e.g. which build")
+    ap.add_argument("--mixed", action="store_true",
+                    help="the library of tools/make-mixed-library.py: FLAC, MP3, Ogg, Opus, M4A, WAV, WavPack")
     args = ap.parse_args(argv)
 
     fermata = Path(args.fermata)
@@ -376,10 +379,11 @@ def main(argv=None) -> int:
     mpdtest.raise_nofile_limit(4096)
 
     OUT.mkdir(parents=True, exist_ok=True)
-    music = OUT / f"library-{args.songs}"
+    generator = "make-mixed-library.py" if args.mixed else "make-fixtures.py"
+    music = OUT / (f"mixed-{args.songs}" if args.mixed else f"library-{args.songs}")
     log(f"bench: library of {args.songs} songs in {music}")
     t0 = time.monotonic()
-    subprocess.run([PYTHON, str(REPO / "tools" / "make-fixtures.py"), str(music),
+    subprocess.run([PYTHON, str(REPO / "tools" / generator), str(music),
                     "--songs", str(args.songs), "--quiet"], check=True, timeout=7200)
     log(f"bench: library ready ({time.monotonic() - t0:.0f} s)")
     # Read every file once, so that neither server pays for a cold page cache.
@@ -422,7 +426,8 @@ def main(argv=None) -> int:
     figures = [
         ("scan", "full scan (empty db → `updating_db` gone)", "s"),
         ("restart", "restart with saved db → first reply", "ms"),
-        ("rss", "resident memory after load (VmRSS)", "MiB"),
+        ("rss after scan", "resident memory after the full scan (VmRSS)", "MiB"),
+        ("rss", "resident memory after a restart with saved db (VmRSS)", "MiB"),
         ("db size", "database file", "MiB"),
         *[(name, f"`{name}`", "ms") for name, _, _ in queries],
     ]
@@ -434,14 +439,14 @@ def main(argv=None) -> int:
         f"* date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"* machine: {machine()}",
         f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {shown_path(fermata)} ({version_of(fermata)})",
-        f"* library: `tools/make-fixtures.py --songs {args.songs}` ({n_ref} songs in mpd's "
+        f"* library: `tools/{generator} --songs {args.songs}` ({n_ref} songs in mpd's "
         f"database); queries: median of {args.runs} runs",
         f"* query arguments: artist {artist!r}, album {album!r}, title substring "
         f"{substring!r}",
     ] + ([f"* note: {args.note}"] if args.note else [])
     print("\n".join(header + [""] + rows + [""] + notes))
     if not args.no_write:
-        write_results(args.songs, header, rows, notes)
+        write_results(args.songs, header, rows, notes, args.mixed)
         log(f"bench: wrote {RESULTS}")
     return 0
 

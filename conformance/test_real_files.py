@@ -38,8 +38,9 @@ def _pip_commands() -> list[list[str]]:
     return cmds
 
 
-def _fetch(dest: Path) -> str:
-    """Download the sdist and extract its tests/data/*.mp3 into ``dest``; '' or a reason."""
+def _fetch(dest: Path, wanted=lambda name: name.lower().endswith(".mp3")) -> str:
+    """Download the sdist and extract the files of its tests/data whose name ``wanted`` accepts into
+    ``dest``; '' or a reason."""
     errors = []
     with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
         for pip in _pip_commands():
@@ -59,13 +60,13 @@ def _fetch(dest: Path) -> str:
             if not archives:
                 errors.append(f"{' '.join(pip)}: no mutagen-*.tar.gz downloaded")
                 continue
-            staging = Path(tempfile.mkdtemp(prefix=".mutagen-mp3-", dir=dest.parent))
+            staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
             try:
                 with tarfile.open(archives[0]) as tar:
                     for member in tar.getmembers():
                         parts = Path(member.name).parts
                         if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
-                                and parts[3].lower().endswith(".mp3")):
+                                and wanted(parts[3])):
                             data = tar.extractfile(member).read()
                             out = staging / parts[3]
                             out.write_bytes(data)
@@ -94,6 +95,23 @@ def mutagen_music() -> Path:
     if not any(MUSIC.glob("*.mp3")):
         pytest.skip(f"no MP3 files in {MUSIC}")
     return MUSIC
+
+
+#: The other files of mutagen's test data: FLAC, Ogg, Opus, WAV, AIFF, M4A, WMA, WavPack, APE, DSF…
+OTHER_MUSIC = CACHE_DIR / "mutagen-other"
+
+
+@pytest.fixture(scope="session")
+def mutagen_other_music() -> Path:
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(CACHE_DIR / "mutagen.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (OTHER_MUSIC / STAMP).exists():
+            reason = _fetch(OTHER_MUSIC, lambda name: not name.lower().endswith(".mp3"))
+            if reason:
+                pytest.skip(f"could not fetch mutagen's source distribution from PyPI "
+                            f"(network?): {reason}")
+    return OTHER_MUSIC
 
 
 @pytest.fixture
@@ -154,3 +172,51 @@ def test_real_readpicture(real_pair, mutagen_music):
 def test_real_find_every_file(real_pair, mutagen_music):
     spec = "".join(f"find file {arg(n)}\n" for n in _files(mutagen_music))
     _run(real_pair, spec, "find each file")
+
+
+# ---------------------------------------------------------------------------
+# The other formats of mutagen's test data
+
+def _suffixes(server) -> set[str]:
+    return {line.split(b": ", 1)[1].decode().lower() for line in server.query("decoders").splitlines()
+            if line.startswith(b"suffix: ")}
+
+
+@pytest.fixture
+def other_pair(mutagen_other_music, server_pair):
+    pair = server_pair(mutagen_other_music)
+    pair.require_sut()
+    return pair
+
+
+def _claimed(pair, music: Path) -> tuple[list[str], list[str]]:
+    """(files whose suffix the system under test's decoders claim, files it has no plugin for)."""
+    theirs = _suffixes(pair.sut)
+    names = sorted((p.name for p in music.iterdir() if p.is_file() and p.name != STAMP), key=str.encode)
+    claimed = [n for n in names if "." in n and n.rsplit(".", 1)[1].lower() in theirs]
+    return claimed, [n for n in names if n not in claimed]
+
+
+def test_other_formats_present(mutagen_other_music):
+    suffixes = {p.suffix.lower() for p in mutagen_other_music.iterdir()}
+    assert {".flac", ".ogg", ".m4a", ".wav"} <= suffixes, suffixes
+
+
+def test_other_formats_songs_are_mpds(other_pair, mutagen_other_music):
+    """Every file whose suffix Fermata's decoders claim: the same song (or none) as mpd, byte for byte,
+    with its comments and picture."""
+    claimed, _ = _claimed(other_pair, mutagen_other_music)
+    assert claimed, "the system under test claims none of the files"
+    _run(other_pair, "".join(f"lsinfo {arg(n)}\n" for n in claimed), "lsinfo of each claimed file")
+    _run(other_pair, "".join(f"readcomments {arg(n)}\n" for n in claimed), "readcomments of each claimed file")
+    _run(other_pair, "binarylimit 1048576\n" + "".join(f"readpicture {arg(n)} 0\n" for n in claimed),
+         "readpicture of each claimed file")
+
+
+def test_other_formats_fermata_has_no_plugin_for_are_not_listed(other_pair, mutagen_other_music):
+    """Files no plugin of Fermata claims are not songs in its database (mpd may list them through
+    plugins Fermata lacks: its DSD, Musepack, tracker and other plugins)."""
+    _, unclaimed = _claimed(other_pair, mutagen_other_music)
+    for name in unclaimed:
+        reply = other_pair.sut.query(f"lsinfo {arg(name)}")
+        assert reply.startswith(b"ACK "), (name, reply)

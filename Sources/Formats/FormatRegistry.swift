@@ -16,7 +16,9 @@ public struct FormatRegistry: Sendable {
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
-    public static let standard = FormatRegistry([MP3Format(), SndfileFormat(), WavPackFormat()])
+    public static let standard = FormatRegistry([
+        MP3Format(), MP3Format(scan: .mpg123), OggFLACFormat(), FLACFormat(), SndfileFormat(), WavPackFormat(),
+    ])
 
     // MARK: - Choosing plugins
 
@@ -115,7 +117,8 @@ public struct FormatRegistry: Sendable {
     ///
     /// - Throws: `FormatError.notRecognized` when no plugin reads the file ("Failed to load file").
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readComments(path: path) }
+        let plugin = try self.readingPlugin(path) { (plugin) throws(FormatError) in try plugin.readComments(path: path)
+        }
         var pairs = plugin.result
         if !plugin.plugin.readsGenericTags, let generic = Self.genericTags(path) {
             pairs.append(contentsOf: generic.comments())

@@ -116,7 +116,8 @@ public final class MPG123Handle {
             mpg123_replace_reader_handle(self.handle, inputRead, inputSeek, nil))
         let source = InputSource(input)
         self.source = source
-        try self.check("mpg123_open_handle", mpg123_open_handle(self.handle, Unmanaged.passUnretained(source).toOpaque()))
+        try self.check(
+            "mpg123_open_handle", mpg123_open_handle(self.handle, Unmanaged.passUnretained(source).toOpaque()))
         self.isOpen = true
     }
 

@@ -11,7 +11,7 @@ import Testing
         #expect(FormatRegistry.standard.plugin(forPath: path)?.name == plugin)
     }
 
-    @Test(arguments: ["song.flac", "song", ".mp3", "dir.mp3/song", "song.mp3.txt"])
+    @Test(arguments: ["song.xyz", "song", ".mp3", "dir.mp3/song", "song.mp3.txt"])
     func unknownSuffixes(_ path: String) {
         #expect(FormatRegistry.standard.plugin(forPath: path) == nil)
     }
@@ -24,6 +24,7 @@ import Testing
 
     @Test func mimeTypeLookup() {
         #expect(FormatRegistry.standard.plugin(forMimeType: "Audio/MPEG; charset=x")?.name == "mad")
-        #expect(FormatRegistry.standard.plugin(forMimeType: "audio/flac") == nil)
+        #expect(FormatRegistry.standard.plugin(forMimeType: "audio/flac")?.name == "flac")
+        #expect(FormatRegistry.standard.plugin(forMimeType: "audio/x-unknown") == nil)
     }
 }

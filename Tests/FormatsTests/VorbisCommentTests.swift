@@ -55,7 +55,8 @@ import Testing
         var block: [UInt8] = [0, 0, 0, 3, 0, 0, 0, 9] + Array("image/png".utf8) + [0, 0, 0, 1, 0x64]
         block += [UInt8](repeating: 0, count: 16) + [0, 0, 0, 3, 7, 8, 9]
         let base64 = Self.base64(block)
-        #expect(VorbisComment.picture(base64: Array(base64.utf8)[...]) == Picture(data: [7, 8, 9], mimeType: "image/png"))
+        #expect(
+            VorbisComment.picture(base64: Array(base64.utf8)[...]) == Picture(data: [7, 8, 9], mimeType: "image/png"))
         #expect(PictureBlock.picture(block.dropLast()[...]) == nil)
         #expect(VorbisComment.picture(base64: Array("not base64!".utf8)[...]) == nil)
     }

@@ -10,7 +10,7 @@ import Model
 @_cdecl("LLVMFuzzerTestOneInput")
 public func id3FuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let path = FuzzScratch.write(fuzzInput(data, size), to: "input.mp3")
-    let format = MP3Format()
+    let format = FormatRegistry([MP3Format(), MP3Format(scan: .mpg123)])
     if let info = try? format.readInfo(path: path) {
         precondition(info.audioFormat.map { $0.sampleRate > 0 && $0.channels > 0 } ?? true, "an empty audio format")
     }

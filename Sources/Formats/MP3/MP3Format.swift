@@ -5,35 +5,46 @@ import Input
 import MPG123
 import Model
 
-/// MPEG audio (MP3, MP2) as Debian's `mpd` 0.23.12 reads it.
+/// MPEG audio (MP3, MP2) as Debian's `mpd` 0.23.12 reads it, as its two plugins: `mad`, then `mpg123`.
 ///
 /// That `mpd` tries its `mad` plugin first, so durations and formats follow it: `Format:` is
 /// `rate:24:channels` and `duration:` comes from the first frame's Xing/Info frame count, or else from the
 /// file size and the first frame's bit rate (see `MadScanner`). When mad rejects a `.mp3` file, `mpd` asks its
-/// `mpg123` plugin, whose answer (`rate:16:channels`, libmpg123's gapless length) is used here too.
+/// `mpg123` plugin (`MP3Format(scan: .mpg123)`), whose answer (`rate:16:channels`, libmpg123's gapless length)
+/// is used then. Both decode with libmpg123 (`MP3Decoder`).
 ///
 /// Tags follow `mpd`'s generic scan: an APEv2 tag at the very end wins if any of its items maps to a tag;
 /// otherwise the ID3 tag `ID3Loader` finds. Any thread.
 public struct MP3Format: FormatPlugin {
-    /// `mad`, the `mpd` plugin whose results this reproduces.
-    public let name = "mad"
-    /// `mp3` and `mp2`.
-    public let suffixes = ["mp3", "mp2"]
-    /// `audio/mpeg`.
-    public let mimeTypes = ["audio/mpeg"]
+    /// Whose scan the plugin reproduces.
+    public enum Scan: Sendable, Hashable {
+        /// `mpd`'s mad plugin: `MadScanner`, 24-bit.
+        case mad
+        /// `mpd`'s mpg123 plugin: libmpg123 with its defaults, 16-bit.
+        case mpg123
+    }
+
+    /// Whose scan this is.
+    public let scan: Scan
+    /// `mad` or `mpg123`, the `mpd` plugin whose results this reproduces.
+    public var name: String { self.scan == .mad ? "mad" : "mpg123" }
+    /// `mp3` and `mp2` for mad; `mp3` for mpg123.
+    public var suffixes: [String] { self.scan == .mad ? ["mp3", "mp2"] : ["mp3"] }
+    /// `audio/mpeg` for mad; none for mpg123 (as `mpd` 0.23.12 lists them).
+    public var mimeTypes: [String] { self.scan == .mad ? ["audio/mpeg"] : [] }
     /// Its scan is `mpd`'s generic APE/ID3 scan.
     public var readsGenericTags: Bool { true }
 
-    /// Creates the plugin.
-    public init() {}
+    /// Creates the plugin with mad's scan or mpg123's.
+    public init(scan: Scan = .mad) { self.scan = scan }
 
     /// Reads tags, duration, format, ReplayGain and whether there is a picture.
     ///
-    /// - Throws: `FormatError.notRecognized` where `mpd`'s mad and mpg123 plugins both fail; `.io` when the
+    /// - Throws: `FormatError.notRecognized` where this `mpd` plugin fails (the registry then asks the next); `.io` when the
     ///   file cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let file = try Self.open(path)
-        guard let audio = Self.scanAudio(file, path: path) else { throw .notRecognized(path: path) }
+        guard let audio = self.scanAudio(file, path: path) else { throw .notRecognized(path: path) }
         let tags = GenericTags.read(file)
         var replayGain = tags.id3?.replayGain() ?? tags.ape?.replayGain() ?? ReplayGainInfo()
         if replayGain.isEmpty { replayGain = ReplayGainInfo() }
@@ -48,7 +59,7 @@ public struct MP3Format: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when `mpd` would answer "Failed to load file".
     public func readPicture(path: String) throws(FormatError) -> Picture? {
         let file = try Self.open(path)
-        guard Self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
+        guard self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
         let tags = GenericTags.read(file)
         guard !tags.apeRecognized else { return nil }
         return tags.id3?.pictures().first
@@ -58,7 +69,7 @@ public struct MP3Format: FormatPlugin {
     /// when none of those items maps to a tag, it goes on to the ID3 tag, whose `TXXX` frames it reports.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         let file = try Self.open(path)
-        guard Self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
+        guard self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
         return GenericTags.read(file).comments()
     }
 
@@ -96,15 +107,17 @@ public struct MP3Format: FormatPlugin {
         }
     }
 
-    /// The mad plugin's answer, else (for `.mp3`) the mpg123 plugin's, else `nil`.
-    static func scanAudio(_ file: TagSourceFile, path: String) -> AudioInfo? {
-        if let mad = MadScanner.scan(file) {
+    /// The plugin's answer: mad's scan or mpg123's; `nil` when it rejects the file.
+    func scanAudio(_ file: TagSourceFile, path: String) -> AudioInfo? {
+        switch self.scan {
+        case .mad:
+            guard let mad = MadScanner.scan(file) else { return nil }
             return AudioInfo(
                 durationMilliseconds: mad.durationMilliseconds,
                 format: AudioFormat(sampleRate: mad.sampleRate, sampleFormat: .s24, channels: mad.channels))
+        case .mpg123:
+            return Self.mpg123Scan(path)
         }
-        guard FormatRegistry.suffix(ofPath: path).map({ $0.lowercased() == "mp3" }) ?? false else { return nil }
-        return Self.mpg123Scan(path)
     }
 
     /// `mpd` 0.23's mpg123 plugin scan: default handle, signed 16-bit output required, length > 0.
