@@ -74,6 +74,13 @@ def test_queue(format_pair, sub):
     formatcases.queue(format_pair, f"{ROOT}/{sub}")
 
 
+@pytest.mark.xfail(reason="not this piece: mpd's embcue playlist plugin lists a song with an embedded cue sheet "
+                          "(APE `Cuesheet`, FLAC's CUESHEET too) as `playlist:` as well; Fermata has no playlist "
+                          "plugins for song files yet")
+def test_embedded_cue_sheet(format_pair):
+    formatcases.browse(format_pair, f"{ROOT}/cuesheet")
+
+
 # ---------------------------------------------------------------------------
 # status after play and seek
 
