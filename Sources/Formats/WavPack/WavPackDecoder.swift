@@ -20,6 +20,8 @@ public final class WavPackDecoder: Decoder {
     private let context: WavPackContext
     /// libwavpack's 32-bit words for formats narrower than 32 bits, converted into the caller's buffer.
     private let scratch: UnsafeMutableBufferPointer<Int32>
+    /// Samples unpacked at a time for narrow formats: a player chunk's worth of 8-bit samples.
+    private static let scratchSamples = 8192
     /// Set after a failed seek: libwavpack's context is then unusable.
     private var broken = false
     /// Whether the streams can seek (else they are unpacked in streaming mode and seeks are refused).
@@ -46,7 +48,7 @@ public final class WavPackDecoder: Decoder {
         self.format = format
         self.totalFrames = self.context.totalSamples.map { UInt64($0) }
         // Unsafe buffer: allocated once here so that `decode(into:)` never allocates; freed in `deinit`.
-        self.scratch = .allocate(capacity: format.sampleFormat.bytesPerSample < 4 ? 1024 * format.channels : 0)
+        self.scratch = .allocate(capacity: format.sampleFormat.bytesPerSample < 4 ? Self.scratchSamples : 0)
     }
 
     deinit { self.scratch.deallocate() }
