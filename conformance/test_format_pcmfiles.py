@@ -169,9 +169,12 @@ def reference_pcm(music: Path, uri: str, sample_format: str) -> bytes:
                              capture_output=True, timeout=60).stdout
         if sample_format == "S24_LE":
             return b"".join(raw[i:i + 3] + (b"\xff" if raw[i + 2] & 0x80 else b"\0") for i in range(0, len(raw), 3))
+        if sample_format == "S8":
+            return bytes(b ^ 0x80 for b in raw)   # WAV's unsigned 8-bit bytes; mpd plays them signed
         return raw
-    bits = {"S16_LE": "16", "S32_LE": "32"}[sample_format]
-    return subprocess.run(["sox", "-D", str(path), "-t", "raw", "-e", "signed", "-b", bits, "-"], check=True,
+    encoding, bits = {"S16_LE": ("signed", "16"), "S32_LE": ("signed", "32"),
+                      "FLOAT_LE": ("floating-point", "32")}[sample_format]
+    return subprocess.run(["sox", "-D", str(path), "-t", "raw", "-e", encoding, "-b", bits, "-"], check=True,
                           capture_output=True, timeout=60).stdout
 
 
@@ -185,6 +188,9 @@ RECORDED = [
     ("wavpack/s16-stereo-44100.wv", "S16_LE-44100-2"),
     ("wavpack/s24-stereo-48000.wv", "S24_LE-48000-2"),
     ("wavpack/hybrid-with-wvc.wv", "S16_LE-44100-2"),
+    ("wavpack/u8-mono-44100.wv", "S8-44100-1"),
+    ("wavpack/float-stereo-44100.wv", "FLOAT_LE-44100-2"),
+    ("wav/float-stereo-44100.wav", "FLOAT_LE-44100-2"),
 ]
 
 
@@ -215,7 +221,7 @@ def test_samples_bit_exact(server_factory, music, tmp_path, uri, device):
     time.sleep(mpdtest.scaled(0.2))
     assert files[0].name == f"rec-{device}.raw"
     got = files[0].read_bytes()
-    code = "h" if sample_format == "S16_LE" else "i"
+    code = {"S16_LE": "h", "S8": "b", "FLOAT_LE": "f"}.get(sample_format, "i")
     assert got == want, audiofiles.first_difference(array.array(code, got), array.array(code, want))
 
 
