@@ -39,6 +39,11 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
 
         .systemLibrary(
+            name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CWavPack", path: "Sources/CWavPack", pkgConfig: "wavpack", providers: [.apt(["libwavpack-dev"])]),
+
+        .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
         // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
@@ -85,6 +90,9 @@ let package = Package(
         .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
         // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders.
         .target(name: "Ogg", dependencies: ["COgg", "CVorbis", "COpus", "Input"], swiftSettings: settings),
+        // libsndfile (WAV, AIFF, AU…) and libwavpack readers over an InputStream, as mpd's sndfile and wavpack plugins.
+        .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
+        .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -92,7 +100,9 @@ let package = Package(
         // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
             name: "Formats",
-            dependencies: ["Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "FFmpeg", "MPCDec", "FAAD", "Model"],
+            dependencies: [
+                "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "Model",
+            ],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -150,6 +160,8 @@ let package = Package(
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input"], swiftSettings: settings),
+        .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
+        .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),

@@ -234,7 +234,7 @@ enum Daemon {
             // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
             let registry = FormatRegistry.standard
             let updater = Updater(
-                root: musicDirectory, reader: FormatReader(registry: registry),
+                root: musicDirectory, reader: FormatReader(registry: registry, metadata: settings.metadataToUse),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+// Fuzz target `pcmfiles`: the input's first byte picks a suffix (`wav`, `aiff`, `au`, `wv`), the rest is the
+// file. It is read the ways the daemon reads song files through the registry — `readInfo` (libsndfile or
+// libwavpack, then the generic scan: APEv2, and ID3 at the start, in a RIFF `id3 `/`ID3 ` or AIFF `ID3 `
+// chunk, or at the end), `readPicture`, `readComments` — then decoded from memory: a bounded number of
+// `decode(into:)` calls, seeks to the start, the middle, past the end and a frame taken from the input,
+// each followed by a few decodes. Every call must stay inside its buffer.
+
+import Formats
+import Input
+import Model
+
+private let suffixes = ["wav", "aiff", "au", "wv"]
+/// The player's decode buffer size, in bytes.
+private let bufferBytes = 16 * 1024
+/// The decode buffer. nonisolated(unsafe): libFuzzer calls the target on one thread only.
+nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
+
+/// Decodes at most `calls` times; stops at the end or an error.
+private func decode(_ decoder: inout any Decoder, calls: Int) {
+    for _ in 0..<calls {
+        guard let frames = try? decoder.decode(into: buffer) else { return }
+        precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
+        if frames == 0 { return }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func pcmfilesFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = fuzzInput(data, size)
+    guard let selector = input.first else { return 0 }
+    let suffix = suffixes[Int(selector) % suffixes.count]
+    let file = UnsafeRawBufferPointer(rebasing: input[1...])
+    let path = FuzzScratch.write(file, to: "input.\(suffix)")
+    let registry = FormatRegistry.standard
+    if let info = try? registry.readInfo(path: path, enabledTags: .defaultMetadata) {
+        precondition(info.audioFormat.map { $0.sampleRate > 0 && $0.channels > 0 } ?? true, "an empty audio format")
+    }
+    _ = try? registry.readPicture(path: path)
+    _ = try? registry.readComments(path: path)
+    guard let plugin = registry.plugin(forSuffix: suffix),
+        var decoder = try? plugin.makeDecoder(input: MemoryInputStream(Array(file), uri: path))
+    else { return 0 }
+    precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
+    decode(&decoder, calls: 64)
+    let total = decoder.totalFrames ?? 0
+    let chosen = file.count >= 4 ? UInt64(file.loadUnaligned(fromByteOffset: file.count - 4, as: UInt32.self)) : 1
+    for frame in [0, total / 2, total + 1000, chosen] {
+        guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
+        decode(&decoder, calls: 4)
+    }
+    return 0
+}
