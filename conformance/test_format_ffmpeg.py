@@ -10,7 +10,6 @@ damaged files, compared between mpd and the system under test.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 import audiofiles
 import formatcases
 import mpdtest
+import mutagendata
 
 DIRECTORIES = ("ffmpeg/m4a", "ffmpeg/other", "ffmpeg/broken")
 
@@ -209,57 +209,24 @@ def _first_difference(got: bytes, want: bytes) -> str:
 #: The suffixes of mutagen's test files that only FFmpeg reads in Debian's mpd (`.aac` goes to faad first,
 #: `.mpc` to mpcdec, so they are left out).
 REAL_SUFFIXES = (".m4a", ".mp4", ".m4b", ".wma", ".ape", ".tta", ".ac3", ".eac3", ".tak", ".spx")
-REAL_MUSIC = mpdtest.CACHE_DIR / "mutagen-ffmpeg"
-
-
-def _fetch_real(dest: Path) -> str:
-    """mutagen's sdist (pip download), its tests/data files with REAL_SUFFIXES into `dest`; '' or a reason."""
-    import shutil
-    import sys
-    import tarfile
-    import tempfile
-    with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
-        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                            "--disable-pip-version-check", "--quiet", "mutagen", "-d", tmp],
-                           capture_output=True, text=True, timeout=240)
-        archives = sorted(Path(tmp).glob("mutagen-*.tar.gz"))
-        if r.returncode != 0 or not archives:
-            return (r.stderr or r.stdout or "no archive").strip()[-300:]
-        staging = Path(tempfile.mkdtemp(prefix=".mutagen-ffmpeg-", dir=dest.parent))
-        with tarfile.open(archives[0]) as tar:
-            for member in tar.getmembers():
-                parts = Path(member.name).parts
-                if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
-                        and parts[3].lower().endswith(REAL_SUFFIXES)):
-                    out = staging / parts[3]
-                    out.write_bytes(tar.extractfile(member).read())
-                    os.utime(out, (member.mtime, member.mtime))
-        (staging / ".fetched-from").write_text(archives[0].name + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
-    return ""
 
 
 @pytest.fixture(scope="module")
-def real_pair(server_pair):
-    import fcntl
-    mpdtest.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(mpdtest.CACHE_DIR / "mutagen-ffmpeg.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (REAL_MUSIC / ".fetched-from").exists():
-            reason = _fetch_real(REAL_MUSIC)
-            if reason:
-                pytest.skip(f"could not fetch mutagen's source distribution (network?): {reason}")
-    pair = server_pair(REAL_MUSIC)
+def real_music():
+    return mutagendata.music("mutagen-ffmpeg", REAL_SUFFIXES)
+
+
+@pytest.fixture(scope="module")
+def real_pair(real_music, server_pair):
+    pair = server_pair(real_music)
     pair.require_sut()
     return pair
 
 
-def test_real_files(real_pair):
+def test_real_files(real_pair, real_music):
     """mutagen's M4A/MP4/M4B, WMA, APE, TTA, AC3, E-AC3, TAK and Speex test files: the database, comments,
     pictures and queue, as mpd has them."""
-    names = sorted(p.name for p in REAL_MUSIC.iterdir() if p.is_file() and not p.name.startswith("."))
+    names = sorted(p.name for p in real_music.iterdir() if p.is_file() and not p.name.startswith("."))
     assert len(names) >= 15, names
     formatcases.run(real_pair, "listallinfo\n", "listallinfo")
     formatcases.run(real_pair, "".join(f"readcomments {mpdtest.arg(n)}\n" for n in names), "readcomments")

@@ -16,22 +16,16 @@
 from __future__ import annotations
 
 import array
-import fcntl
-import os
-import statistics
 import subprocess
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 import formatcases
-import mpdtest
-from mpdtest import CACHE_DIR, arg
+import mutagendata
+from mpdtest import arg
 from test_audio import command, record, recorder, status, wait_for
-from test_real_files import _pip_commands
 
 #: Sub-directories both servers must agree on completely.
 DIRECTORIES = ["flac/formats", "flac/tags", "flac/ogg", "flac/gapless", "flac/broken", "flac/invalid-utf8"]
@@ -253,60 +247,15 @@ def test_gapless_join(server_factory, format_music, tmp_path):
 # ---------------------------------------------------------------------------
 # mutagen's FLAC and Ogg FLAC test files
 
-REAL = CACHE_DIR / "mutagen-flac"
-STAMP = ".fetched-from"
 SUFFIXES = (".flac", ".oga")
-
-
-def _fetch(dest: Path) -> str:
-    """The sdist's tests/data/*.flac and *.oga into dest; '' or a reason."""
-    package = os.environ.get("CONFORMANCE_MUTAGEN", "mutagen")
-    errors = []
-    with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
-        for pip in _pip_commands():
-            try:
-                r = subprocess.run([*pip, "download", "--no-binary", ":all:", "--no-deps",
-                                    "--disable-pip-version-check", "--quiet", package, "-d", tmp],
-                                   capture_output=True, text=True, timeout=240,
-                                   env=dict(os.environ, PIP_NO_INPUT="1"))
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                errors.append(f"{' '.join(pip)}: {exc}")
-                continue
-            archives = sorted(Path(tmp).glob("mutagen-*.tar.gz"))
-            if r.returncode != 0 or not archives:
-                errors.append(f"{' '.join(pip)}: {(r.stderr or r.stdout).strip()[-300:] or 'no sdist'}")
-                continue
-            staging = Path(tempfile.mkdtemp(prefix=".mutagen-flac-", dir=dest.parent))
-            with tarfile.open(archives[0]) as tar:
-                for member in tar.getmembers():
-                    parts = Path(member.name).parts
-                    if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
-                            and parts[3].lower().endswith(SUFFIXES)):
-                        out = staging / parts[3]
-                        out.write_bytes(tar.extractfile(member).read())
-                        os.utime(out, (member.mtime, member.mtime))
-            (staging / STAMP).write_text(archives[0].name + "\n")
-            if dest.exists():
-                subprocess.run(["rm", "-rf", str(dest)], check=True)
-            staging.rename(dest)
-            return ""
-    return "; ".join(errors) or "no pip found"
 
 
 @pytest.fixture(scope="module")
 def real_flac(server_pair) -> tuple[object, Path]:
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(CACHE_DIR / "mutagen.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (REAL / STAMP).exists():
-            reason = _fetch(REAL)
-            if reason:
-                pytest.skip(f"could not fetch mutagen's source distribution from PyPI (network?): {reason}")
-    if not any(REAL.glob("*.flac")):
-        pytest.skip(f"no FLAC files in {REAL}")
-    pair = server_pair(REAL)
+    music = mutagendata.music("mutagen-flac", SUFFIXES)
+    pair = server_pair(music)
     pair.require_sut()
-    return pair, REAL
+    return pair, music
 
 
 def test_real_files_database(real_flac):

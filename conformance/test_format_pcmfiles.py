@@ -9,13 +9,7 @@ with the source (sox's raw decode of the WAV/AIFF, `wvunpack`'s of the WavPack).
 from __future__ import annotations
 
 import array
-import fcntl
-import os
-import shutil
 import subprocess
-import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +18,7 @@ import pytest
 import audiofiles
 import formatcases
 import mpdtest
+import mutagendata
 
 ROOT = "pcmfiles"
 DIRECTORIES = ["wav", "tags", "aiff", "wavpack", "wavpack/lossy", "apetags", "broken"]
@@ -230,52 +225,11 @@ def test_samples_bit_exact(server_factory, music, tmp_path, uri, device):
 
 #: mutagen's sdist files for these plugins (WAV with and without ID3 chunks, AIFF, WavPack incl. DSD).
 REAL_SUFFIXES = (".wav", ".aif", ".aiff", ".au", ".wv")
-REAL_MUSIC = mpdtest.CACHE_DIR / "mutagen-pcmfiles"
-REAL_STAMP = ".fetched-from"
-
-
-def _fetch_real(dest: Path) -> str:
-    """Downloads mutagen's sdist with pip and keeps its tests/data files of REAL_SUFFIXES; '' or a reason."""
-    with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
-        try:
-            r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                                "--disable-pip-version-check", "--quiet", "mutagen", "-d", tmp],
-                               capture_output=True, text=True, timeout=240, env=dict(os.environ, PIP_NO_INPUT="1"))
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return str(exc)
-        archives = sorted(Path(tmp).glob("mutagen-*.tar.gz"))
-        if r.returncode != 0 or not archives:
-            return (r.stderr or r.stdout).strip()[-300:] or "no mutagen-*.tar.gz downloaded"
-        staging = Path(tempfile.mkdtemp(prefix=".mutagen-pcmfiles-", dir=dest.parent))
-        try:
-            with tarfile.open(archives[0]) as tar:
-                for member in tar.getmembers():
-                    parts = Path(member.name).parts
-                    if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
-                            and parts[3].lower().endswith(REAL_SUFFIXES)):
-                        out = staging / parts[3]
-                        out.write_bytes(tar.extractfile(member).read())
-                        os.utime(out, (member.mtime, member.mtime))
-            (staging / REAL_STAMP).write_text(archives[0].name + "\n")
-            if dest.exists():
-                shutil.rmtree(dest)
-            staging.rename(dest)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-    return ""
 
 
 @pytest.fixture(scope="session")
 def real_music() -> Path:
-    mpdtest.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(mpdtest.CACHE_DIR / "mutagen-pcmfiles.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (REAL_MUSIC / REAL_STAMP).exists():
-            reason = _fetch_real(REAL_MUSIC)
-            if reason:
-                pytest.skip(f"could not fetch mutagen's source distribution from PyPI (network?): {reason}")
-    return REAL_MUSIC
+    return mutagendata.music("mutagen-pcmfiles", REAL_SUFFIXES)
 
 
 @pytest.fixture

@@ -53,10 +53,12 @@ mkdir -p "$BUILD/bin"
 for target in $targets; do
     objects=""
     for module in $(modules "$target"); do objects="$objects $BUILD/release/$module.build/*.o"; done
+    support=fuzz/targets/FuzzSupport.swift
+    if is_format_target "$target"; then support="$support fuzz/targets/FormatFuzzing.swift"; fi
     echo "linking $BUILD/bin/$target"
     # shellcheck disable=SC2086  # word splitting of the lists is intended
     $SWIFTC -O -swift-version 6 -parse-as-library -use-ld=lld $SANITIZE -I "$BUILD/release/Modules" $module_maps \
         $(pkg-config --cflags-only-I $FORMAT_PKGS | sed 's/-I/-Xcc -I/g') \
-        -module-name "Fuzz_$target" fuzz/targets/FuzzSupport.swift "fuzz/targets/$target.swift" $objects \
+        -module-name "Fuzz_$target" $support "fuzz/targets/$target.swift" $objects \
         -o "$BUILD/bin/$target"
 done

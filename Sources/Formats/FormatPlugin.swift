@@ -52,6 +52,24 @@ extension FormatPlugin {
     /// The plugin does not apply the generic scan itself.
     public var readsGenericTags: Bool { false }
 
+    /// A format with no pictures of its own: the file must still be one the plugin reads (`mpd` runs the
+    /// plugin's scan first); the registry then looks at the generic tags.
+    ///
+    /// - Throws: what `readInfo(path:)` throws.
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        _ = try self.readInfo(path: path)
+        return nil
+    }
+
+    /// A format with no name/value pairs of its own: the file must still be one the plugin reads; the
+    /// registry appends the generic tags' pairs.
+    ///
+    /// - Throws: what `readInfo(path:)` throws.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        _ = try self.readInfo(path: path)
+        return []
+    }
+
     /// Opens a decoder over the local file at `path`.
     ///
     /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.

@@ -10,20 +10,6 @@ import Formats
 import Input
 import Model
 
-/// The player's decode buffer size, in bytes.
-private let bufferBytes = 16 * 1024
-// reason: libFuzzer calls on one thread
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
-
-/// Decodes at most `calls` times.
-private func decode(_ decoder: inout any Decoder, calls: Int) {
-    for _ in 0..<calls {
-        guard let frames = try? decoder.decode(into: buffer) else { return }
-        precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
-        if frames == 0 { return }
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func dsdFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
@@ -38,14 +24,7 @@ public func dsdFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         _ = try? plugin.readComments(path: path)
         guard var decoder = try? plugin.makeDecoder(input: MemoryInputStream(bytes)) else { continue }
         precondition(decoder.format.sampleFormat == .dsd && decoder.format.channels > 0, "not DSD")
-        decode(&decoder, calls: 64)
-        let total = decoder.totalFrames ?? 0
-        let chosen =
-            bytes.count >= 4 ? UInt64(input.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self)) : 1
-        for frame in [0, total / 2, total + 1000, chosen] {
-            guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
-            decode(&decoder, calls: 8)
-        }
+        fuzzPlay(&decoder, calls: 64, chosen: fuzzChosenFrame(input))
     }
     return 0
 }

@@ -13,21 +13,6 @@ import Input
 import Model
 
 private let suffixes = ["m4a", "mp4", "wma", "mka", "webm", "ape", "tta", "ac3"]
-/// The player's decode buffer size, in bytes.
-private let bufferBytes = 16 * 1024
-// Unsafe: libFuzzer calls the target on one thread.
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
-
-/// Decodes at most `calls` times; `false` after an error.
-private func decode(_ decoder: inout any Decoder, calls: Int) -> Bool {
-    for _ in 0..<calls {
-        guard let frames = try? decoder.decode(into: buffer) else { return false }
-        precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
-        if frames == 0 { break }
-    }
-    return true
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func ffmpegFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
@@ -43,13 +28,6 @@ public func ffmpegFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     _ = try? format.readPicture(path: path)
     _ = try? format.readComments(path: path)
     guard var decoder = try? format.makeDecoder(input: MemoryInputStream(file, uri: path)) else { return 0 }
-    precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
-    guard decode(&decoder, calls: 200) else { return 0 }
-    let total = decoder.totalFrames ?? 0
-    let chosen = input.count >= 5 ? UInt64(input.loadUnaligned(fromByteOffset: input.count - 4, as: UInt32.self)) : 1
-    for frame in [0, total / 2, total + 1000, chosen] {
-        guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
-        _ = decode(&decoder, calls: 8)
-    }
+    fuzzPlay(&decoder, chosen: fuzzChosenFrame(UnsafeRawBufferPointer(rebasing: input[1...])))
     return 0
 }

@@ -11,19 +11,6 @@ import Formats
 import Input
 import Model
 
-/// The player's decode buffer size, in bytes.
-private let bufferBytes = 16 * 1024
-// nonisolated(unsafe): libFuzzer calls the target on one thread.
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
-
-private func decode(_ decoder: inout any Decoder, calls: Int) {
-    for _ in 0..<calls {
-        guard let frames = try? decoder.decode(into: buffer) else { return }
-        precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
-        if frames == 0 { return }
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func mpcfaadFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
@@ -40,14 +27,7 @@ public func mpcfaadFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) 
     _ = try? registry.readPicture(path: path)
     _ = try? registry.readComments(path: path)
     guard var decoder = try? plugin.makeDecoder(input: MemoryInputStream(file)) else { return 0 }
-    precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
-    decode(&decoder, calls: 200)
-    guard musepack else { return 0 }
-    let total = decoder.totalFrames ?? 0
-    let chosen = input.count >= 4 ? UInt64(input.loadUnaligned(fromByteOffset: input.count - 4, as: UInt32.self)) : 1
-    for frame in [0, total / 2, total + 1000, chosen] {
-        guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
-        decode(&decoder, calls: 8)
-    }
+    // mpd's faad plugin cannot seek; only Musepack is sought.
+    fuzzPlay(&decoder, chosen: fuzzChosenFrame(input), seeks: musepack)
     return 0
 }

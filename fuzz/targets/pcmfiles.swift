@@ -12,20 +12,6 @@ import Input
 import Model
 
 private let suffixes = ["wav", "aiff", "au", "wv"]
-/// The player's decode buffer size, in bytes.
-private let bufferBytes = 16 * 1024
-/// The decode buffer. nonisolated(unsafe): libFuzzer calls the target on one thread only.
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
-
-/// Decodes at most `calls` times; stops at the end or an error.
-private func decode(_ decoder: inout any Decoder, calls: Int) {
-    for _ in 0..<calls {
-        guard let frames = try? decoder.decode(into: buffer) else { return }
-        precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
-        if frames == 0 { return }
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func pcmfilesFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
@@ -42,13 +28,6 @@ public func pcmfilesFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int)
     guard let plugin = registry.plugin(forSuffix: suffix),
         var decoder = try? plugin.makeDecoder(input: MemoryInputStream(Array(file), uri: path))
     else { return 0 }
-    precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
-    decode(&decoder, calls: 64)
-    let total = decoder.totalFrames ?? 0
-    let chosen = file.count >= 4 ? UInt64(file.loadUnaligned(fromByteOffset: file.count - 4, as: UInt32.self)) : 1
-    for frame in [0, total / 2, total + 1000, chosen] {
-        guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
-        decode(&decoder, calls: 4)
-    }
+    fuzzPlay(&decoder, calls: 64, callsAfterSeek: 4, chosen: fuzzChosenFrame(file))
     return 0
 }

@@ -36,22 +36,6 @@ public struct FAADFormat: FormatPlugin {
         return info
     }
 
-    /// Raw AAC has no pictures of its own.
-    ///
-    /// - Throws: `FormatError.notRecognized` when the plugin does not recognise the file.
-    public func readPicture(path: String) throws(FormatError) -> Picture? {
-        _ = try Self.scan(path)
-        return nil
-    }
-
-    /// Raw AAC has no comments of its own (the registry appends the generic tags').
-    ///
-    /// - Throws: `FormatError.notRecognized` when the plugin does not recognise the file.
-    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        _ = try Self.scan(path)
-        return []
-    }
-
     /// Opens a libfaad decoder over `input`.
     ///
     /// - Throws: `FormatError.notRecognized` when the stream has no ADTS frame, `.decoder` when libfaad rejects it.

@@ -38,22 +38,6 @@ public struct MusepackFormat: FormatPlugin {
         return SongInfo(durationMilliseconds: milliseconds, replayGain: replayGain)
     }
 
-    /// Musepack has no pictures of its own.
-    ///
-    /// - Throws: `FormatError.notRecognized` when libmpcdec rejects the file.
-    public func readPicture(path: String) throws(FormatError) -> Picture? {
-        _ = try Self.open(path)
-        return nil
-    }
-
-    /// Musepack has no comments of its own (the registry appends the APE tag's).
-    ///
-    /// - Throws: `FormatError.notRecognized` when libmpcdec rejects the file.
-    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        _ = try Self.open(path)
-        return []
-    }
-
     /// Opens a libmpcdec decoder over `input`.
     ///
     /// - Throws: `FormatError.decoder` when libmpcdec rejects the stream.

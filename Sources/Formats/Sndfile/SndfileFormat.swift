@@ -47,22 +47,6 @@ public struct SndfileFormat: FormatPlugin {
             tags: TagCollector.tagItems(items), durationMilliseconds: duration, audioFormat: Self.audioFormat(handle))
     }
 
-    /// libsndfile reads no pictures: the registry looks at the generic tags.
-    ///
-    /// - Throws: `FormatError.notRecognized` when libsndfile does not open the file.
-    public func readPicture(path: String) throws(FormatError) -> Picture? {
-        _ = try Self.open(path)
-        return nil
-    }
-
-    /// The plugin reports no name/value pairs: the registry adds the generic tags'.
-    ///
-    /// - Throws: `FormatError.notRecognized` when libsndfile does not open the file.
-    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        _ = try Self.open(path)
-        return []
-    }
-
     /// Opens a libsndfile decoder over `input`.
     ///
     /// - Throws: `FormatError` when libsndfile does not recognise the stream or `mpd` refuses its format.

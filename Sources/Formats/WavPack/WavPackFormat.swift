@@ -34,22 +34,6 @@ public struct WavPackFormat: FormatPlugin {
         return SongInfo(durationMilliseconds: duration, audioFormat: Self.audioFormat(context))
     }
 
-    /// The plugin reads no pictures (`mpd` 0.23 ignores APE binary items).
-    ///
-    /// - Throws: `FormatError.notRecognized` when libwavpack does not open the file.
-    public func readPicture(path: String) throws(FormatError) -> Picture? {
-        _ = try Self.open(path)
-        return nil
-    }
-
-    /// The plugin reports no pairs itself: the registry adds the APE tag's.
-    ///
-    /// - Throws: `FormatError.notRecognized` when libwavpack does not open the file.
-    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        _ = try Self.open(path)
-        return []
-    }
-
     /// Opens a decoder over `input`; for a local file, with the `.wvc` correction file beside it when there
     /// is one (as `mpd` opens `<uri>c`).
     ///
