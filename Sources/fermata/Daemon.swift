@@ -111,7 +111,8 @@ enum Daemon {
             throw StartupError(description: "\(error)")
         }
         logger.notice(
-            "ready", ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
+            "ready",
+            ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
         let zeroconf = Self.startZeroconf(settings: settings, listeners: server.boundAddresses, logger: logger)
         defer { zeroconf?.stop() }
 
