@@ -60,9 +60,8 @@ def test_comments_and_pictures(format_pair, format_music, directory):
     formatcases.comments_and_pictures(format_pair, format_music, directory)
 
 
-@pytest.mark.xfail(strict=True, reason="readcomments prints invalid UTF-8 as raw bytes in mpd; the comment "
-                                       "pairs of FormatPlugin are Strings, so Fermata prints U+FFFD instead")
 def test_comments_with_invalid_utf8(format_pair, format_music):
+    """readcomments prints invalid UTF-8 as the raw bytes, as mpd does."""
     formatcases.comments_and_pictures(format_pair, format_music, "flac/invalid-utf8")
 
 

@@ -54,8 +54,6 @@ def test_comments_and_pictures(format_pair, format_music, directory):
                     f"readpicture second chunk in {directory}")
 
 
-@pytest.mark.xfail(strict=True, reason="FormatPlugin.readComments returns String pairs: invalid UTF-8 in a "
-                   "comment reaches the client as U+FFFD, where mpd sends the raw bytes")
 @pytest.mark.parametrize("uri", sorted(INVALID_UTF8))
 def test_readcomments_invalid_utf8(format_pair, uri):
     formatcases.run(format_pair, f"readcomments {mpdtest.arg(uri)}\nreadpicture {mpdtest.arg(uri)} 0\n", uri)

@@ -37,6 +37,8 @@ public protocol FormatPlugin: Sendable {
 
     /// Reads the name/value pairs `readcomments` prints from the format's own metadata (Vorbis comments,
     /// MP4 metadata…), in the order `mpd`'s plugin reports them; the registry appends the generic tags'.
+    /// Names and values are `RawText`-decoded, so bytes that are not UTF-8 reach the client unchanged, as
+    /// `mpd` sends them.
     ///
     /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]

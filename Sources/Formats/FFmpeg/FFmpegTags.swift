@@ -48,7 +48,7 @@ public enum FFmpegTags {
     /// dictionary order (FFmpeg's own fields such as `major_brand` included).
     public static func pairs(container: FFmpegMetadata, stream: FFmpegMetadata) -> [(name: String, value: String)] {
         (container.entries + stream.entries).map {
-            (String(decoding: $0.key, as: UTF8.self), String(decoding: $0.value, as: UTF8.self))
+            (RawText.decode($0.key), RawText.decode($0.value))
         }
     }
 

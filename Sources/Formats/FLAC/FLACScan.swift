@@ -64,7 +64,7 @@ enum FLACScan {
         for case .vorbisComment(_, let entries) in blocks {
             for entry in entries {
                 guard let pair = VorbisComment.pair(entry[...]) else { continue }
-                pairs.append((String(decoding: pair.name, as: UTF8.self), String(decoding: pair.value, as: UTF8.self)))
+                pairs.append((RawText.decode(pair.name), RawText.decode(pair.value)))
             }
         }
         return pairs

@@ -91,7 +91,7 @@ public struct OpusFormat: FormatPlugin {
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         try Self.scan(path).entries.compactMap { entry in
             entry.isSkipped
-                ? nil : (String(decoding: entry.name, as: UTF8.self), String(decoding: entry.value, as: UTF8.self))
+                ? nil : (RawText.decode(entry.name), RawText.decode(entry.value))
         }
     }
 

@@ -80,7 +80,7 @@ public struct VorbisFormat: FormatPlugin {
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         try Self.scan(path).comments.compactMap { comment in
             VorbisComment.pair(comment[...]).map {
-                (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self))
+                (RawText.decode($0.name), RawText.decode($0.value))
             }
         }
     }
