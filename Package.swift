@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(
             name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(
             name: "CID3Tag", path: "Sources/CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
         // No pkgConfig: avahi-client's only cflag is -D_REENTRANT, which SwiftPM rejects with a warning; the
@@ -31,9 +32,31 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
+        // FFmpeg: one pkg-config name per system library, so libavformat's (same include directory as
+        // libavcodec's and libavutil's); the module map links all three.
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
+
+        .systemLibrary(
+            name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CWavPack", path: "Sources/CWavPack", pkgConfig: "wavpack", providers: [.apt(["libwavpack-dev"])]),
+
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
 
+        // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
+        // map links the library.
+        .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
+        .systemLibrary(
+            name: "CFAAD", path: "Sources/CFAAD", pkgConfig: "faad2", providers: [.apt(["libfaad-dev"])]),
+        // Ogg, Vorbis and Opus: all three imported only by the `Ogg` wrapper (libvorbis's API takes libogg's
+        // packets, so one Swift module owns both).
+        .systemLibrary(name: "COgg", path: "Sources/COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
+        .systemLibrary(
+            name: "CVorbis", path: "Sources/CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
         .systemLibrary(
@@ -65,6 +88,17 @@ let package = Package(
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
+        // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
+        // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
+        .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
+        .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
+        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders.
+        .target(name: "Ogg", dependencies: ["COgg", "CVorbis", "COpus", "Input"], swiftSettings: settings),
+        // libsndfile (WAV, AIFF, AU…) and libwavpack readers over an InputStream, as mpd's sndfile and wavpack plugins.
+        .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
+        .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
         // Video game music emulation through libgme; the only importer of CGME and of CZlib (it inflates
         // `.vgz` files before libgme checks them).
         .target(name: "GME", dependencies: ["CGME", "CZlib"], swiftSettings: settings),
@@ -76,9 +110,13 @@ let package = Package(
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
 
-        // Format plugins: tag/info readers for the library and decoders for playback. MP3 today.
+        // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
-            name: "Formats", dependencies: ["Input", "MPG123", "ID3Tag", "GME", "OpenMPT", "ModPlug", "Model"],
+            name: "Formats",
+            dependencies: [
+                "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
+                "OpenMPT", "ModPlug", "Model",
+            ],
             swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
@@ -134,12 +172,19 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input"], swiftSettings: settings),
+        .testTarget(name: "OggTests", dependencies: ["Ogg", "Input"], swiftSettings: settings),
+        .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
+        .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input"], swiftSettings: settings),
         .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
+        .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
+        .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),
+        .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
-        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "Input", "Model"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),

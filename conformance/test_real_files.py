@@ -2,116 +2,35 @@
 
 The MP3 files under ``tests/data`` in mutagen's source distribution (odd ID3v2.2/2.3/2.4
 tags, APEv2, Xing/VBRI/LAME headers, MPEG-2/2.5, an empty file, bad frames...) are
-fetched once with ``pip download --no-binary :all: --no-deps mutagen`` and kept in
-``conformance/.cache/mutagen-mp3/`` (a music directory of just those files).  A
+fetched once by ``mutagendata`` and kept in ``conformance/.cache/mutagen-mp3/`` (a music directory of
+just those files); the other formats' files likewise in ``mutagen-other/``.  A
 separate mpd and system under test are started on it (``server_pair``).  Without
 network access (and no cache) the tests are skipped.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
-import subprocess
-import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 import pytest
 
 import mpdtest
-from mpdtest import CACHE_DIR, arg, make_case
+import mutagendata
+from mpdtest import arg, make_case
 
-MUSIC = CACHE_DIR / "mutagen-mp3"
-STAMP = ".fetched-from"
-PACKAGE = os.environ.get("CONFORMANCE_MUTAGEN", "mutagen")   # e.g. "mutagen==1.47.0"
-
-
-def _pip_commands() -> list[list[str]]:
-    cmds = [[sys.executable, "-m", "pip"]]
-    for name in ("pip3", "pip"):
-        found = shutil.which(name)
-        if found:
-            cmds.append([found])
-    return cmds
-
-
-def _fetch(dest: Path, wanted=lambda name: name.lower().endswith(".mp3")) -> str:
-    """Download the sdist and extract the files of its tests/data whose name ``wanted`` accepts into
-    ``dest``; '' or a reason."""
-    errors = []
-    with tempfile.TemporaryDirectory(prefix="mutagen-sdist-") as tmp:
-        for pip in _pip_commands():
-            try:
-                r = subprocess.run(
-                    [*pip, "download", "--no-binary", ":all:", "--no-deps",
-                     "--disable-pip-version-check", "--quiet", PACKAGE, "-d", tmp],
-                    capture_output=True, text=True, timeout=240,
-                    env=dict(os.environ, PIP_NO_INPUT="1"))
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                errors.append(f"{' '.join(pip)}: {exc}")
-                continue
-            if r.returncode != 0:
-                errors.append(f"{' '.join(pip)}: {(r.stderr or r.stdout).strip()[-300:]}")
-                continue
-            archives = sorted(Path(tmp).glob("mutagen-*.tar.gz"))
-            if not archives:
-                errors.append(f"{' '.join(pip)}: no mutagen-*.tar.gz downloaded")
-                continue
-            staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-            try:
-                with tarfile.open(archives[0]) as tar:
-                    for member in tar.getmembers():
-                        parts = Path(member.name).parts
-                        if (member.isfile() and len(parts) == 4 and parts[1:3] == ("tests", "data")
-                                and wanted(parts[3])):
-                            data = tar.extractfile(member).read()
-                            out = staging / parts[3]
-                            out.write_bytes(data)
-                            os.utime(out, (member.mtime, member.mtime))
-                (staging / STAMP).write_text(archives[0].name + "\n")
-                if dest.exists():
-                    shutil.rmtree(dest)
-                staging.rename(dest)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
-            return ""
-    return "; ".join(errors) or "no pip found"
+STAMP = mutagendata.STAMP
 
 
 @pytest.fixture(scope="session")
 def mutagen_music() -> Path:
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(CACHE_DIR / "mutagen.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (MUSIC / STAMP).exists():
-            reason = _fetch(MUSIC)
-            if reason:
-                pytest.skip(f"could not fetch mutagen's source distribution from PyPI "
-                            f"(network?): {reason}")
-    if not any(MUSIC.glob("*.mp3")):
-        pytest.skip(f"no MP3 files in {MUSIC}")
-    return MUSIC
-
-
-#: The other files of mutagen's test data: FLAC, Ogg, Opus, WAV, AIFF, M4A, WMA, WavPack, APE, DSF…
-OTHER_MUSIC = CACHE_DIR / "mutagen-other"
+    return mutagendata.music("mutagen-mp3", (".mp3",))
 
 
 @pytest.fixture(scope="session")
 def mutagen_other_music() -> Path:
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(CACHE_DIR / "mutagen.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (OTHER_MUSIC / STAMP).exists():
-            reason = _fetch(OTHER_MUSIC, lambda name: not name.lower().endswith(".mp3"))
-            if reason:
-                pytest.skip(f"could not fetch mutagen's source distribution from PyPI "
-                            f"(network?): {reason}")
-    return OTHER_MUSIC
+    """The other files of mutagen's test data: FLAC, Ogg, Opus, WAV, AIFF, M4A, WMA, WavPack, APE, DSF…"""
+    return mutagendata.music("mutagen-other", (".mp3",), exclude=True)
 
 
 @pytest.fixture

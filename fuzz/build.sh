@@ -10,17 +10,24 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config id3 mp3 xiph trackers"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers"
+# The targets that read song files through the format plugins, and the modules the Formats module links: every
+# format plugin's wrapper module (add a new one here).
+FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers"
+FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME OpenMPT ModPlug Model PCRE"
+# The C libraries' header directories those wrappers need (pkg-config names).
+FORMAT_PKGS="libmpg123 id3tag flac libavformat faad2 ogg vorbis opus sndfile wavpack libgme libopenmpt libmodplug zlib"
+
+is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Model PCRE Network Posix Configuration Library ICU TestSupport Sticker StoredPlaylists Playback Formats Input MPG123 ID3Tag GME OpenMPT ModPlug Soxr" ;;
+        protocol) echo "Server MPDProtocol Configuration Network Library ICU TestSupport Sticker StoredPlaylists Playback Soxr $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        id3 | mp3 | xiph) echo "Formats Input Posix MPG123 ID3Tag GME OpenMPT ModPlug Model PCRE" ;;
-        trackers) echo "Formats Input Posix MPG123 ID3Tag GME OpenMPT ModPlug Model PCRE" ;;
-        *) echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
+        *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
+           echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac
 }
 
@@ -31,8 +38,7 @@ for target in $targets; do
         protocol) roots="$roots Server TestSupport" ;;
         filter) roots="$roots MPDProtocol" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;
-        id3 | mp3 | xiph | trackers) roots="$roots Formats" ;;
-        *) modules "$target" ;;
+        *) if is_format_target "$target"; then roots="$roots Formats"; else modules "$target"; fi ;;
     esac
 done
 for root in $(echo "$roots" | tr ' ' '\n' | sort -u); do
@@ -47,10 +53,12 @@ mkdir -p "$BUILD/bin"
 for target in $targets; do
     objects=""
     for module in $(modules "$target"); do objects="$objects $BUILD/release/$module.build/*.o"; done
+    support=fuzz/targets/FuzzSupport.swift
+    if is_format_target "$target"; then support="$support fuzz/targets/FormatFuzzing.swift"; fi
     echo "linking $BUILD/bin/$target"
     # shellcheck disable=SC2086  # word splitting of the lists is intended
     $SWIFTC -O -swift-version 6 -parse-as-library -use-ld=lld $SANITIZE -I "$BUILD/release/Modules" $module_maps \
-        $(pkg-config --cflags-only-I libmpg123 id3tag | sed 's/-I/-Xcc -I/g') \
-        -module-name "Fuzz_$target" fuzz/targets/FuzzSupport.swift "fuzz/targets/$target.swift" $objects \
+        $(pkg-config --cflags-only-I $FORMAT_PKGS | sed 's/-I/-Xcc -I/g') \
+        -module-name "Fuzz_$target" $support "fuzz/targets/$target.swift" $objects \
         -o "$BUILD/bin/$target"
 done

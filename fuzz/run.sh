@@ -12,13 +12,18 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config id3 mp3 xiph trackers"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds.
 fuzz_arguments() {
     case "$1" in
         id3 | mp3) dict=fuzz/dict/mp3.dict max_len=16384 ;;
+        flac) dict=fuzz/dict/flac.dict max_len=16384 ;;
+        dsd) dict=fuzz/dict/dsd.dict max_len=16384 ;;
+        ffmpeg) dict=fuzz/dict/ffmpeg.dict max_len=16384 ;;
+        mpcfaad) dict=fuzz/dict/mpcfaad.dict max_len=16384 ;;
+        ogg) dict=fuzz/dict/ogg.dict max_len=16384 ;;
         *) dict=fuzz/dict/$1.dict max_len=4096 ;;
     esac
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"

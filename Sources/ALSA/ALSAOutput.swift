@@ -53,6 +53,18 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     private var exportFrames = 0
     private var descriptors: UnsafeMutablePointer<pollfd>?
     private var descriptorCapacity = 0
+    /// DSD over PCM: the stream is DSD, sent as 24-bit DoP words at half its `sampleRate`.
+    private var dopActive = false
+    /// The device took 32-bit samples only: DoP words go 8 bits up (as `mpd`'s `shift8`).
+    private var dopShift8 = false
+    /// DoP words made and not yet written: frames `dopStart..<dopEnd` of `dopBuffer` (room for `dopCapacity`).
+    private var dopBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var dopCapacity = 0
+    private var dopStart = 0
+    private var dopEnd = 0
+    /// DSD frames (fewer than 4) waiting for the rest of their block of 4, which makes two DoP frames.
+    private let dopRest = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 8)
+    private var dopRestFrames = 0
 
     /// How long one wait for the device may last before writing is tried again.
     private var waitMilliseconds: Int32 {
@@ -74,7 +86,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     ///   - autoResample: `auto_resample`: let alsa-lib resample.
     ///   - autoChannels: `auto_channels`: let alsa-lib convert channels.
     ///   - autoFormat: `auto_format`: let alsa-lib convert sample formats.
-    ///   - dop: `dop`, kept as the attribute `outputs` shows (Fermata decodes no DSD).
+    ///   - dop: `dop`: DSD goes to the device as DSD over PCM (see ``open(_:)``).
     /// - Throws: when the wake-up descriptor cannot be created.
     public convenience init(
         device: String = "default", bufferTime: UInt32 = 500_000, periodTime: UInt32 = 0, autoResample: Bool = true,
@@ -99,7 +111,10 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.dop.store(dop, ordering: .relaxed)
     }
 
-    deinit { self.close() }
+    deinit {
+        self.close()
+        self.dopRest.deallocate()
+    }
 
     static func openMode(autoResample: Bool, autoChannels: Bool, autoFormat: Bool) -> Int32 {
         (autoResample ? 0 : SND_PCM_NO_AUTO_RESAMPLE) | (autoChannels ? 0 : SND_PCM_NO_AUTO_CHANNELS)
@@ -132,12 +147,43 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     /// Opens the device and negotiates a format. Output thread.
     ///
-    /// - Returns: `format`, or the nearest the device takes (another sample format, rate or channel count).
+    /// With `dop` on, DSD is sent as DSD over PCM, as `mpd` does: 24-bit samples at half the DSD format's
+    /// `sampleRate` (DSD64: 176400 Hz), each carrying two DSD bytes of one channel under the marker 0x05 or 0xFA
+    /// (alternating), bit for bit, so the device must take exactly that rate and 24 bits (or 32 bits, shifted);
+    /// otherwise the device is opened as without `dop` (native DSD, else PCM).
+    /// - Returns: `format`, or the nearest the device takes (another sample format, rate or channel count); for
+    ///   DSD over PCM, `format` itself (``play(_:)`` takes DSD).
     /// - Throws: `Failed to open ALSA device "x": reason`, or `Error opening ALSA device "x"; reason` when the device
     ///   refuses every format or the buffer settings.
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.close()
         _ = self.wakeup.consume()
+        if self.dop.load(ordering: .relaxed), format.sampleFormat == .dsd, format.channels <= 8,
+            let (handle, setup) = try? self.openDevice(
+                AudioFormat(sampleRate: format.sampleRate / 2, sampleFormat: .s24, channels: format.channels))
+        {
+            let wanted = AudioFormat(sampleRate: format.sampleRate / 2, sampleFormat: .s24, channels: format.channels)
+            var got = setup.format
+            if got.sampleFormat == .s32 { got.sampleFormat = .s24 }
+            if got == wanted {
+                self.install(handle, setup)
+                self.dopActive = true
+                self.dopShift8 = setup.format.sampleFormat == .s32
+                self.inputFrameSize = format.channels
+                self.dopCapacity = max(2, setup.bufferFrames)
+                self.dopBuffer = .allocate(byteCount: self.dopCapacity * format.channels * 4, alignment: 16)
+                return format
+            }
+            // No bit-perfect DoP: as without `dop`.
+            snd_pcm_close(handle)
+        }
+        let (handle, setup) = try self.openDevice(format)
+        self.install(handle, setup)
+        return setup.format
+    }
+
+    /// Opens the PCM and sets it up for `format` (or the nearest it takes).
+    private func openDevice(_ format: AudioFormat) throws(OutputError) -> (OpaquePointer, ALSAHardwareSetup) {
         var handle: OpaquePointer?
         let result =
             if let local = self.localConfiguration {
@@ -158,6 +204,11 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             snd_pcm_close(handle)
             throw OutputError("Error opening ALSA device \"\(self.device)\"; \(error.message)")
         }
+        return (handle, setup)
+    }
+
+    /// Keeps an opened PCM and its setup as the stream.
+    private func install(_ handle: OpaquePointer, _ setup: ALSAHardwareSetup) {
         self.pcm = handle
         self.wire = setup.wire
         self.channels = setup.format.channels
@@ -173,7 +224,6 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
         self.descriptorCapacity = Int(max(0, snd_pcm_poll_descriptors_count(handle))) + 1
         self.descriptors = .allocate(capacity: self.descriptorCapacity)
-        return setup.format
     }
 
     /// Closes the device (without draining). Output thread.
@@ -192,6 +242,12 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             self.descriptors = nil
             self.descriptorCapacity = 0
         }
+        if self.dopBuffer.baseAddress != nil {
+            self.dopBuffer.deallocate()
+            self.dopBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        }
+        self.dopActive = false
+        self.dropDoP()
     }
 
     /// Writes some of `data`, waiting for room in the device's buffer. Output thread; audio path (no allocation,
@@ -202,6 +258,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// - Throws: `snd_pcm_writei() failed: reason` when the device is gone or broken.
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let pcm = self.pcm else { throw OutputError("ALSA device \"\(self.device)\" is not open") }
+        if self.dopActive { return try self.playDoP(data, pcm) }
         var frames = data.count / self.inputFrameSize
         precondition(frames > 0, "play needs at least one whole frame")
         var source = data.baseAddress
@@ -228,12 +285,112 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    /// Frames written but not yet played (`snd_pcm_delay`), 0 when closed or unknown. Output thread.
+    /// Frames written but not yet played (`snd_pcm_delay`), 0 when closed or unknown; for DSD over PCM, DSD
+    /// frames (two per DoP frame). Output thread.
     public var delayFrames: Int {
         guard let pcm = self.pcm else { return 0 }
         var delay: snd_pcm_sframes_t = 0
         guard snd_pcm_delay(pcm, &delay) >= 0 else { return 0 }
-        return max(0, delay)
+        return max(0, delay) * (self.dopActive ? 2 : 1)
+    }
+
+    // MARK: - DSD over PCM
+
+    /// ``play(_:)`` for DSD over PCM: first the DoP words an interrupted call left, then `data` made into DoP
+    /// words (in blocks of 4 DSD frames; a shorter rest waits for the next call), written until the device took
+    /// them all or ``interrupt()`` ends the wait (what is left is written by the next call).
+    private func playDoP(_ data: UnsafeRawBufferPointer, _ pcm: OpaquePointer) throws(OutputError) -> Int {
+        precondition(data.count >= self.channels, "play needs at least one whole frame")
+        if self.dopStart < self.dopEnd, !(try self.writeDoP(pcm)) { return 0 }
+        let consumed = self.makeDoP(data)
+        _ = try self.writeDoP(pcm)
+        return consumed
+    }
+
+    /// Fills `dopBuffer` from `dopRest` and `data`. Returns the bytes of `data` used (whole frames).
+    private func makeDoP(_ data: UnsafeRawBufferPointer) -> Int {
+        let channels = self.channels
+        let frames = data.count / channels
+        var used = 0
+        self.dopStart = 0
+        self.dopEnd = 0
+        if self.dopRestFrames > 0 {
+            let take = min(4 - self.dopRestFrames, frames)
+            for index in 0..<(take * channels) {
+                self.dopRest[self.dopRestFrames * channels + index] = data[index]
+            }
+            self.dopRestFrames += take
+            used = take
+            guard self.dopRestFrames == 4 else { return used * channels }
+            self.dopBlock(UnsafeRawPointer(self.dopRest))
+            self.dopRestFrames = 0
+        }
+        let blocks = min((frames - used) / 4, (self.dopCapacity - self.dopEnd) / 2)
+        for block in 0..<blocks {
+            self.dopBlock(data.baseAddress! + (used + block * 4) * channels)
+        }
+        used += blocks * 4
+        let left = frames - used
+        if left > 0, left < 4 {
+            for index in 0..<(left * channels) { self.dopRest[index] = data[used * channels + index] }
+            self.dopRestFrames = left
+            used = frames
+        }
+        return used * channels
+    }
+
+    /// Two DoP frames at `dopEnd` from 4 DSD frames at `source`.
+    private func dopBlock(_ source: UnsafeRawPointer) {
+        let channels = self.channels
+        let bytes = source.assumingMemoryBound(to: UInt8.self)
+        let words = self.dopBuffer.baseAddress!.assumingMemoryBound(to: UInt32.self) + self.dopEnd * channels
+        let shift: UInt32 = self.dopShift8 ? 8 : 0
+        for channel in 0..<channels {
+            let first = UInt32(bytes[channel]) << 8 | UInt32(bytes[channels + channel])
+            let second = UInt32(bytes[2 * channels + channel]) << 8 | UInt32(bytes[3 * channels + channel])
+            words[channel] = (0xFF05_0000 | first) << shift
+            words[channels + channel] = (0xFFFA_0000 | second) << shift
+        }
+        self.dopEnd += 2
+    }
+
+    /// Writes `dopBuffer`'s pending frames. Returns `false` when ``interrupt()`` ended a wait first.
+    private func writeDoP(_ pcm: OpaquePointer) throws(OutputError) -> Bool {
+        let frameBytes = self.channels * 4
+        while self.dopStart < self.dopEnd {
+            var frames = self.dopEnd - self.dopStart
+            let pending = UnsafeRawBufferPointer(
+                rebasing: self.dopBuffer[(self.dopStart * frameBytes)..<(self.dopEnd * frameBytes)])
+            var source = pending.baseAddress
+            if self.wire.needsExport {
+                frames = min(frames, self.exportFrames)
+                self.wire.export(pending, frames: frames, channels: self.channels, into: self.exportBuffer)
+                source = UnsafeRawPointer(self.exportBuffer.baseAddress)
+            }
+            if self.wakeup.consume() { return false }
+            try self.prepareIfNeeded(pcm)
+            let result = snd_pcm_writei(pcm, source, snd_pcm_uframes_t(frames))
+            if result > 0 {
+                self.written = true
+                self.dopStart += Int(result)
+                continue
+            }
+            if result == 0 || result == -Int(EAGAIN) {
+                if self.waitForDevice(pcm) { return false }
+                continue
+            }
+            let recovered = snd_pcm_recover(pcm, Int32(truncatingIfNeeded: result), 1)
+            guard recovered >= 0 else { throw ALSAError.error("snd_pcm_writei() failed", result) }
+            self.written = false
+        }
+        return true
+    }
+
+    /// Forgets DoP words and DSD frames not written yet.
+    private func dropDoP() {
+        self.dopStart = 0
+        self.dopEnd = 0
+        self.dopRestFrames = 0
     }
 
     /// Plays out everything written, waiting (interruptibly) until the device has. Output thread.
@@ -276,6 +433,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// Output thread.
     public func cancel() {
         _ = self.wakeup.consume()
+        self.dropDoP()
         guard let pcm = self.pcm else { return }
         snd_pcm_drop(pcm)
         self.mustPrepare = true

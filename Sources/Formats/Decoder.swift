@@ -22,6 +22,9 @@ public protocol Decoder {
     var mixRampStart: String? { get }
     /// The song's `mixramp_end` tag (how loud its end is), if any.
     var mixRampEnd: String? { get }
+    /// Whether `seek(toFrame:)` can work (what `mpd`'s plugin tells its player): `false` for raw AAC, which
+    /// `mpd` answers a seek into with "Not seekable" and starts from its beginning when it must reopen it.
+    var isSeekable: Bool { get }
 
     /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
     ///
@@ -47,4 +50,6 @@ extension Decoder {
     /// No MixRamp tags.
     public var mixRampStart: String? { nil }
     public var mixRampEnd: String? { nil }
+    /// Seekable.
+    public var isSeekable: Bool { true }
 }

@@ -37,6 +37,8 @@ public protocol FormatPlugin: Sendable {
 
     /// Reads the name/value pairs `readcomments` prints from the format's own metadata (Vorbis comments,
     /// MP4 metadata…), in the order `mpd`'s plugin reports them; the registry appends the generic tags'.
+    /// Names and values are `RawText`-decoded, so bytes that are not UTF-8 reach the client unchanged, as
+    /// `mpd` sends them.
     ///
     /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]
@@ -80,6 +82,24 @@ public struct ContainerSong: Sendable, Hashable {
 extension FormatPlugin {
     /// The plugin does not apply the generic scan itself.
     public var readsGenericTags: Bool { false }
+
+    /// A format with no pictures of its own: the file must still be one the plugin reads (`mpd` runs the
+    /// plugin's scan first); the registry then looks at the generic tags.
+    ///
+    /// - Throws: what `readInfo(path:)` throws.
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        _ = try self.readInfo(path: path)
+        return nil
+    }
+
+    /// A format with no name/value pairs of its own: the file must still be one the plugin reads; the
+    /// registry appends the generic tags' pairs.
+    ///
+    /// - Throws: what `readInfo(path:)` throws.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        _ = try self.readInfo(path: path)
+        return []
+    }
 
     /// Opens a `FileInputStream` over `path` and a decoder over it.
     ///

@@ -17,7 +17,9 @@ public struct FormatRegistry: Sendable {
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
     public static let standard = FormatRegistry([
-        MP3Format(), MP3Format(scan: .mpg123), OpenMPTFormat(), ModPlugFormat(), GMEFormat(),
+        MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
+        SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
+        OpenMPTFormat(), ModPlugFormat(), FFmpegFormat(), GMEFormat(),
     ])
 
     // MARK: - Choosing plugins
@@ -59,26 +61,43 @@ public struct FormatRegistry: Sendable {
     // MARK: - Library
 
     /// What the database stores about the file at `path`, as `mpd`'s `ScanFileTagsWithGeneric` finds it:
-    /// the first plugin for the suffix that reads it wins; when it found no tag, the generic scan's tags
-    /// (APE, else ID3) are used. Any thread.
+    /// the first plugin for the suffix that reads it wins; when it found no tag of a type in `enabledTags`
+    /// (`metadata_to_use`: `mpd`'s tag builder drops the others, so a WAV whose only INFO field is a comment
+    /// counts as untagged by default), the generic scan's tags (APE, else ID3) are used. ReplayGain the
+    /// plugin did not find comes from the APE tag, as `mpd`'s decoder thread reads it for every file. Any
+    /// thread.
     ///
     /// - Throws: `FormatError.notRecognized` when no plugin reads the file (`mpd` does not add it), or the
     ///   first plugin's I/O error.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+    public func readInfo(path: String, enabledTags: TagMask = .all) throws(FormatError) -> SongInfo {
         let candidates = self.plugins(forPath: path)
         var firstError: FormatError?
         for plugin in candidates {
             do {
                 var info = try plugin.readInfo(path: path)
-                if info.tags.isEmpty, !plugin.readsGenericTags, let generic = Self.genericTags(path) {
-                    info.tags = TagCollector.tagItems(generic.items)
-                }
+                if !plugin.readsGenericTags { Self.addGeneric(to: &info, path: path, enabledTags: enabledTags) }
                 return info
             } catch {
                 firstError = firstError ?? error
             }
         }
         throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// What the registry adds to a plugin's answer: the generic scan's tags (and whether its ID3 tag has a
+    /// picture) when the plugin found no enabled tag, and the APE tag's ReplayGain when it found none.
+    private static func addGeneric(to info: inout SongInfo, path: String, enabledTags: TagMask) {
+        var ape: APETag?
+        var apeRead = false
+        if !info.tags.contains(where: { enabledTags.contains($0.type) }), let generic = Self.genericTags(path) {
+            info.tags = TagCollector.tagItems(generic.items)
+            if !generic.apeRecognized, generic.id3?.hasPicture ?? false { info.hasPicture = true }
+            ape = generic.ape
+            apeRead = true
+        }
+        guard info.replayGain.isEmpty else { return }
+        if !apeRead { ape = (try? TagSourceFile(path: path)).flatMap { APETag.read(from: $0) } }
+        if let gain = ape?.replayGain(), !gain.isEmpty { info.replayGain = gain }
     }
 
     /// The picture `readpicture` sends: the format's own, else the generic scan's ID3 picture (`APIC`)

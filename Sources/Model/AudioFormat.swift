@@ -53,10 +53,11 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.channels = channels
     }
 
-    /// `mpd`'s text form: `44100:16:2`, `48000:f:1`, `dsd64:2`.
+    /// `mpd`'s text form: `44100:16:2`, `48000:f:1`, `dsd64:2`; DSD of the 48 kHz family as `384000:dsd:2`.
     public var description: String {
-        if self.sampleFormat == .dsd {
-            // DSD rates are printed as multiples of 44.1 kHz per bit: dsd64 is 2822400 bits/s.
+        if self.sampleFormat == .dsd, self.sampleRate > 0, self.sampleRate % 44100 == 0 {
+            // DSD rates (bits per second / 8) are printed as multiples of 44.1 kHz per bit: dsd64 is 2822400
+            // bits/s, `sampleRate` 352800.
             return "dsd\(self.sampleRate * 8 / 44100):\(self.channels)"
         }
         return "\(self.sampleRate):\(self.sampleFormat.wireName):\(self.channels)"

@@ -50,7 +50,8 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
         var offset = 0
         while offset < array.count {
             let written = try syscall("write") {
-                array.withUnsafeBytes { raw in Glibc.write(self.rawValue, raw.baseAddress! + offset, raw.count - offset) }
+                array.withUnsafeBytes { raw in Glibc.write(self.rawValue, raw.baseAddress! + offset, raw.count - offset)
+                }
             }
             offset += written
         }
@@ -175,7 +176,9 @@ public func readFileRange(
     var done = 0
     while done < wanted {
         let read = try syscall("pread") {
-            bytes.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + done, wanted - done, off_t(offset + done)) }
+            bytes.withUnsafeMutableBytes {
+                Glibc.pread(fd, $0.baseAddress! + done, wanted - done, off_t(offset + done))
+            }
         }
         if read == 0 { break }
         done += read

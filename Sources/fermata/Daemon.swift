@@ -111,7 +111,8 @@ enum Daemon {
             throw StartupError(description: "\(error)")
         }
         logger.notice(
-            "ready", ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
+            "ready",
+            ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
         let zeroconf = Self.startZeroconf(settings: settings, listeners: server.boundAddresses, logger: logger)
         defer { zeroconf?.stop() }
 
@@ -234,7 +235,7 @@ enum Daemon {
             // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
             let registry = FormatRegistry.standard
             let updater = Updater(
-                root: musicDirectory, reader: FormatReader(registry: registry),
+                root: musicDirectory, reader: FormatReader(registry: registry, metadata: settings.metadataToUse),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)

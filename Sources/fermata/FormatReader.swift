@@ -9,10 +9,14 @@ import Model
 struct FormatReader: SongInfoReader {
     /// The plugins, looked up by file suffix.
     let registry: FormatRegistry
+    /// The tag types kept (`metadata_to_use`): only these count when `mpd` decides on its generic tag scan.
+    let metadata: TagMask
 
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
-    func readInfo(path: String) throws -> SongInfo { try self.registry.readInfo(path: path) }
+    func readInfo(path: String) throws -> SongInfo {
+        try self.registry.readInfo(path: path, enabledTags: self.metadata)
+    }
 
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]? {
         self.registry.containerSongs(path: path).map { songs in songs.map { ($0.name, $0.info) } }

@@ -31,6 +31,31 @@ import Testing
         #expect(harness.received == [.songStarted(token: 1)])
     }
 
+    @Test func aSongWhoseDecoderCannotSeekRefusesSeeksAndStartsFromItsBeginning() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000, format: "unseekable"), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        usleep(100_000)
+        // As mpd: a seek past the start fails while the decoder is at the song; the song plays on.
+        #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 5.0) } == false)
+        #expect(harness.withPlayer { $0.snapshot.state } == .play)
+        harness.withPlayer { $0.stop() }
+        usleep(50_000)
+        let first = capture.bytes.count / 4
+        // Started at 3 s (mpd skips the initial seek of such a decoder): from the beginning, without a failure.
+        harness.withPlayer { $0.play(fakeSong(2, base: 1000, frames: 441_000, format: "unseekable"), atSeconds: 3) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
+        usleep(100_000)
+        let snapshot = harness.withPlayer { $0.snapshot }
+        #expect(snapshot.state == .play && snapshot.elapsedSeconds < 1)
+        harness.withPlayer { $0.stop() }
+        let second = Array(capture.samples16()[first...])
+        #expect(second.count > 4410)
+        #expect(isRamp(second, from: 1000, count: second.count))
+        #expect(!harness.received.contains { if case .songFailed = $0 { true } else { false } })
+    }
+
     @Test func elapsedFollowsWhatWasPlayedAndPauseFreezesIt() throws {
         let capture = CaptureOutput(sync: true)
         let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])

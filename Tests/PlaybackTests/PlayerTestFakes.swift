@@ -19,6 +19,8 @@ struct RampDecoder: Decoder {
     /// Where the last `decode` started: the bit rate is 100 + the tenths of a second (at 44.1 kHz) there.
     var lastStart: UInt64 = 0
     var bitRate: Int { 100 + Int(self.lastStart / 4410) }
+    /// `false` for paths with an `unseekable` part (as raw AAC): `seek(toFrame:)` then throws.
+    var isSeekable = true
 
     static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
         let parts = path.split(separator: ":").map(String.init)
@@ -37,7 +39,9 @@ struct RampDecoder: Decoder {
             let formats: [String: SampleFormat] = ["16": .s16, "24": .s24, "32": .s32, "f": .float]
             format = AudioFormat(sampleRate: rate, sampleFormat: formats[parts[4]] ?? .s16, channels: channels)
         }
-        return RampDecoder(format: format, totalFrames: frames, base: base)
+        var decoder = RampDecoder(format: format, totalFrames: frames, base: base)
+        decoder.isSeekable = !parts.contains("unseekable")
+        return decoder
     }
 
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
@@ -60,6 +64,7 @@ struct RampDecoder: Decoder {
     }
 
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        guard self.isSeekable else { throw .decoder("Not seekable") }
         self.position = min(frame, self.totalFrames!)
         return self.position
     }
@@ -85,6 +90,7 @@ struct SineDecoder: Decoder {
     }
 
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        guard self.isSeekable else { throw .decoder("Not seekable") }
         self.position = min(frame, self.totalFrames!)
         return self.position
     }

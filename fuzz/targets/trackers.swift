@@ -15,7 +15,8 @@ private let suffixes = [
     "dfm", "mptm", "669", "stm", "mtm",
 ]
 private let bufferBytes = 16 * 1024
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)  // reason: libFuzzer calls on one thread
+// reason: libFuzzer calls on one thread
+nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
 
 private func exercise(_ decoder: inout any Decoder) {
     precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")

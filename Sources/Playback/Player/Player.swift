@@ -250,6 +250,8 @@ public final class Player: PlayerControl {
         if let duration = self.snapshot.durationSeconds ?? Self.durationSeconds(of: song) {
             target = min(target, duration)
         }
+        // mpd fails a seek past the start of a song its decoder is still decoding and cannot seek in.
+        if target > 0, self.decoder.unseekableSong == token { return false }
         self.restart(song, atSeconds: target, start: .none)
         return true
     }

@@ -51,6 +51,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var queuedSong: PlayableSong?
     /// The newest song in the pipe (being decoded or decoded to its end) and the sequence of its first chunk.
     private var newestToken: UInt64?
+    /// The newest song's token while it is being decoded by a decoder that cannot seek (mpd's
+    /// `IsUnseekableCurrentSong`), else `nil`.
+    private var unseekableToken: UInt64?
     private var songBorder: UInt64 = 0
 
     // MARK: Decoder-thread state
@@ -116,6 +119,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.control.lock()
         defer { self.control.unlock() }
         return (self.newestToken, self.songBorder)
+    }
+
+    /// The token of the song being decoded when its decoder cannot seek (a seek into it fails, as in mpd).
+    var unseekableSong: UInt64? {
+        self.control.lock()
+        defer { self.control.unlock() }
+        return self.unseekableToken
     }
 
     /// Forgets the newest song (the loop flushed the pipe). Loop thread, with the decoder parked.
@@ -184,6 +194,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.song = nil
         self.control.lock()
         self.newestToken = nil
+        self.unseekableToken = nil
         self.control.unlock()
     }
 
@@ -210,7 +221,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 }
                 let target = self.rangeStartFrame + UInt64(max(0, seconds) * Double(rate))
                 self.songFrame = 0
-                if target > 0 {
+                // mpd skips the initial seek of a decoder that cannot seek: it starts at the beginning.
+                if target > 0, decoder.isSeekable {
                     let reached = try decoder.seek(toFrame: target)
                     self.songFrame = reached - min(reached, self.rangeStartFrame)
                 }
@@ -220,6 +232,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.stamp(song, format: decoder.format)
                 self.control.lock()
                 self.newestToken = song.token
+                self.unseekableToken = decoder.isSeekable ? nil : song.token
                 self.songBorder = self.pipe.written.load(ordering: .acquiring)
                 let border = self.songBorder
                 self.control.unlock()
@@ -359,6 +372,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.decoder = nil
         self.song = nil
         self.control.lock()
+        self.unseekableToken = nil
         let next = self.queuedSong
         self.queuedSong = nil
         self.control.unlock()
@@ -380,6 +394,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.control.lock()
         let next = self.queuedSong
         self.queuedSong = nil
+        self.unseekableToken = nil
         if next == nil {
             self.shared.endState.store(PlayerEndState.endOfStream.rawValue, ordering: .sequentiallyConsistent)
         }

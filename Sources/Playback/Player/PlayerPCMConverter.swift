@@ -8,7 +8,10 @@ import Soxr
 /// through libsoxr) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
 ///
 /// Its scratch buffers and resampler are made by `configure` (when a stream opens), never per chunk. Identical
-/// formats at unity gain are copied byte for byte. Not thread-safe: owned by one output thread.
+/// formats at unity gain are copied byte for byte. DSD goes to a device that takes DSD as it is, and to any
+/// other through `DSDToPCM` (PCM at the DSD format's `sampleRate`, bits per second / 8), as `mpd` converts it;
+/// like `mpd`'s, the gain ramp does not apply to DSD (its volume and ReplayGain filters leave DSD alone).
+/// Not thread-safe: owned by one output thread.
 struct PlayerPCMConverter: ~Copyable {
     private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
@@ -24,6 +27,8 @@ struct PlayerPCMConverter: ~Copyable {
     private var resampledCapacity = 0
     /// The converted PCM of the last chunk.
     private(set) var converted: UnsafeMutableRawBufferPointer
+    /// DSD to PCM, when the input is DSD and the output is not.
+    private let dsd = DSDToPCM()
 
     init() {
         self.samples = .allocate(capacity: 1)
@@ -51,12 +56,21 @@ struct PlayerPCMConverter: ~Copyable {
         self.input = input
         self.output = output
         self.resampler = nil
+        self.dsd.reset()
         var outFrames = maxFrames
+        if output.sampleFormat == .dsd, input.sampleFormat != .dsd || input.sampleRate != output.sampleRate {
+            throw OutputError("cannot convert \(input) to \(output)")
+        }
+        if input.sampleFormat == .dsd, input.channels > DSDToPCM.maxChannels {
+            throw OutputError("cannot convert DSD of \(input.channels) channels to PCM")
+        }
         if input.sampleRate != output.sampleRate {
             do throws(SoxrError) {
                 let resampler = try SoxrResampler(
                     inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
-                outFrames = resampler.maxOutputFrames(forInput: maxFrames)
+                // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
+                // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
+                outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)
                 self.resampler = resampler
             } catch {
                 throw OutputError(
@@ -94,12 +108,27 @@ struct PlayerPCMConverter: ~Copyable {
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames)
+        let isDSD = self.input.sampleFormat == .dsd
         if self.resampler == nil, self.input.sampleFormat == self.output.sampleFormat,
-            self.input.channels == self.output.channels, fromGain == 1, toGain == 1
+            self.input.channels == self.output.channels, isDSD || (fromGain == 1 && toGain == 1)
         {
             let bytes = frames * self.input.frameSize
             self.converted.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: bytes)
             return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        }
+        if isDSD, self.output.sampleFormat == .dsd {
+            // Only the channels change: each output channel takes a byte of an input channel.
+            let (inChannels, outChannels) = (self.input.channels, self.output.channels)
+            for frame in 0..<frames {
+                for channel in 0..<outChannels {
+                    self.converted[frame * outChannels + channel] = source[frame * inChannels + channel % inChannels]
+                }
+            }
+            return UnsafeRawBufferPointer(rebasing: self.converted[0..<(frames * outChannels)])
+        }
+        if isDSD {
+            self.scale(source, frames: frames, fromGain: 1, toGain: 1, into: self.mixed)
+            return self.finish(self.mixed, frames: frames)
         }
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
         return self.finish(self.mixed, frames: frames)
@@ -132,9 +161,10 @@ struct PlayerPCMConverter: ~Copyable {
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
-    /// Drops what the resampler holds (seek, skip). Output thread.
+    /// Drops what the resampler and the DSD filter hold (seek, skip). Output thread.
     func reset() {
         self.resampler?.reset()
+        self.dsd.reset()
     }
 
     /// Cross-fades: mixes a chunk of the song fading out (`source`, scaled from `fromGain` to `toGain`) with one
@@ -152,6 +182,10 @@ struct PlayerPCMConverter: ~Copyable {
         other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames && otherFrames <= self.maxFrames)
+        // `mpd` cannot mix DSD; the song fading in is played as it is.
+        if self.input.sampleFormat == .dsd {
+            return self.convert(other, frames: otherFrames, fromGain: 1, toGain: 1)
+        }
         var oldWeight: Float = 1
         var newWeight: Float = 1
         if ratio >= 0 {
@@ -176,7 +210,14 @@ struct PlayerPCMConverter: ~Copyable {
     ) {
         let inChannels = self.input.channels
         let outChannels = self.output.channels
-        Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
+        if self.input.sampleFormat == .dsd {
+            // `mpd` makes floats for a float output, else 24-bit integers.
+            self.dsd.translate(
+                source, frames: frames, channels: inChannels, integer24: self.output.sampleFormat != .float,
+                into: self.samples)
+        } else {
+            Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
+        }
         // Channels and gain in one pass.
         let step = frames > 1 ? (toGain - fromGain) / Float(frames) : 0
         var gain = fromGain
@@ -200,8 +241,11 @@ struct PlayerPCMConverter: ~Copyable {
         _ source: UnsafeRawBufferPointer, format: SampleFormat, count: Int, into samples: UnsafeMutablePointer<Float>
     ) {
         switch format {
-        case .s8, .dsd:
+        case .s8:
             for index in 0..<count { samples[index] = Float(source.load(fromByteOffset: index, as: Int8.self)) / 128 }
+        case .dsd:
+            // Handled by `DSDToPCM` (`scale`); never reached.
+            for index in 0..<count { samples[index] = 0 }
         case .s16:
             for index in 0..<count {
                 samples[index] = Float(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)) / 32768
@@ -226,11 +270,15 @@ struct PlayerPCMConverter: ~Copyable {
         into target: UnsafeMutableRawBufferPointer
     ) -> Int {
         switch format {
-        case .s8, .dsd:
+        case .s8:
             for index in 0..<count {
                 let value = Int8(clamping: Int((samples[index] * 128).rounded()))
                 target.storeBytes(of: value, toByteOffset: index, as: Int8.self)
             }
+            return count
+        case .dsd:
+            // `configure` refuses PCM to DSD; never reached. DSD silence.
+            for index in 0..<count { target.storeBytes(of: UInt8(0x69), toByteOffset: index, as: UInt8.self) }
             return count
         case .s16:
             for index in 0..<count {

@@ -37,7 +37,8 @@ enum StatusCommands {
         }
         if snapshot.state != .stop {
             let elapsed = UInt64(max(0, snapshot.elapsedSeconds * 1000))
-            let total = snapshot.durationSeconds.map { UInt64(max(0, $0 * 1000)) }
+            // Rounded: the duration is milliseconds / 1000, and 2.042 * 1000 is 2041.999…
+            let total = snapshot.durationSeconds.map { UInt64(max(0, ($0 * 1000).rounded())) }
             text += "time: \((elapsed + 500) / 1000):\(total.map { ($0 + 500) / 1000 } ?? 0)\n"
             text += "elapsed: \(SongPrinter.seconds3(elapsed))\nbitrate: \(snapshot.bitRate)\n"
             if let total { text += "duration: \(SongPrinter.seconds3(total))\n" }

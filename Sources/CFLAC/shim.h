@@ -1,0 +1,3 @@
+#pragma once
+#include <FLAC/stream_decoder.h>
+#include <FLAC/metadata.h>

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import FFmpeg
+import Input
+import Model
+
+/// Everything Debian's `mpd` 0.23.12 sends through FFmpeg (`ffmpeg` plugin): MP4/M4A (AAC, ALAC), WMA, APE,
+/// Matroska, TTA, AC3… and, as the last resort before `gme` and `pcm`, any file of its long suffix list that
+/// the plugins before it rejected.
+///
+/// As `mpd` does, a file is opened with `avformat_open_input` (the probe also scores the file name's
+/// extension) and `avformat_find_stream_info`, and the first audio stream is used. `Format:` comes from the
+/// codec's sample format (16-bit → `16`, 32-bit → `32`, float → `f`; other formats give none), `duration:`
+/// from the stream's duration, else the container's, in milliseconds rounded to nearest. Tags are `mpd`'s
+/// mapping of the container's then the stream's dictionaries (`FFmpegTags`). Any thread.
+public struct FFmpegFormat: FormatPlugin {
+    /// `ffmpeg`.
+    public let name = "ffmpeg"
+    /// `mpd` 0.23.12's static suffix table, in its order (the `decoders` reply prints it unfiltered).
+    public let suffixes = [
+        "16sv", "3g2", "3gp", "4xm", "8svx", "aa3", "aac", "ac3", "adx", "afc", "aif", "aifc", "aiff", "al", "alaw",
+        "amr", "anim", "apc", "ape", "asf", "atrac", "au", "aud", "avi", "avm2", "avs", "bap", "bfi", "c93", "cak",
+        "cin", "cmv", "cpk", "daud", "dct", "divx", "dts", "dv", "dvd", "dxa", "eac3", "film", "flac", "flc", "fli",
+        "fll", "flx", "flv", "g726", "gsm", "gxf", "iss", "m1v", "m2v", "m2t", "m2ts", "m4a", "m4b", "m4v", "mad",
+        "mj2", "mjpeg", "mjpg", "mka", "mkv", "mlp", "mm", "mmf", "mov", "mp+", "mp1", "mp2", "mp3", "mp4", "mpc",
+        "mpeg", "mpg", "mpga", "mpp", "mpu", "mve", "mvi", "mxf", "nc", "nsv", "nut", "nuv", "oga", "ogm", "ogv",
+        "ogx", "oma", "ogg", "omg", "opus", "psp", "pva", "qcp", "qt", "r3d", "ra", "ram", "rl2", "rm", "rmvb",
+        "roq", "rpl", "rvc", "shn", "smk", "snd", "sol", "son", "spx", "str", "swf", "tak", "tgi", "tgq", "tgv",
+        "thp", "ts", "tsp", "tta", "xa", "xvid", "uv", "uv2", "vb", "vid", "vob", "voc", "vp6", "vmd", "wav", "webm",
+        "wma", "wmv", "wsaud", "wsvga", "wv", "wve",
+    ]
+    /// `mpd` 0.23.12's MIME type table, in its order.
+    public let mimeTypes = [
+        "application/flv", "application/m4a", "application/mp4", "application/octet-stream", "application/ogg",
+        "application/x-ms-wmz", "application/x-ms-wmd", "application/x-ogg", "application/x-shockwave-flash",
+        "application/x-shorten", "audio/8svx", "audio/16sv", "audio/aac", "audio/aacp", "audio/ac3", "audio/aiff",
+        "audio/amr", "audio/basic", "audio/flac", "audio/m4a", "audio/mp4", "audio/mpeg", "audio/musepack",
+        "audio/ogg", "audio/opus", "audio/qcelp", "audio/vorbis", "audio/vorbis+ogg", "audio/wav", "audio/x-8svx",
+        "audio/x-16sv", "audio/x-aac", "audio/x-ac3", "audio/x-adx", "audio/x-aiff", "audio/x-alaw", "audio/x-au",
+        "audio/x-dca", "audio/x-eac3", "audio/x-flac", "audio/x-gsm", "audio/x-mace", "audio/x-matroska",
+        "audio/x-monkeys-audio", "audio/x-mpeg", "audio/x-ms-wma", "audio/x-ms-wax", "audio/x-musepack",
+        "audio/x-ogg", "audio/x-vorbis", "audio/x-vorbis+ogg", "audio/x-pn-realaudio",
+        "audio/x-pn-multirate-realaudio", "audio/x-speex", "audio/x-tta", "audio/x-voc", "audio/x-wav",
+        "audio/x-wma", "audio/x-wv", "video/anim", "video/quicktime", "video/msvideo", "video/ogg", "video/theora",
+        "video/webm", "video/x-dv", "video/x-flv", "video/x-matroska", "video/x-mjpeg", "video/x-mpeg",
+        "video/x-ms-asf", "video/x-msvideo", "video/x-ms-wmv", "video/x-ms-wvx", "video/x-ms-wm", "video/x-ms-wmx",
+        "video/x-nut", "video/x-pva", "video/x-theora", "video/x-vid", "video/x-wmv", "video/x-xvid",
+        "audio/x-mpd-ffmpeg",
+    ]
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// Reads tags, duration, format, ReplayGain and whether there is an attached picture.
+    ///
+    /// - Throws: `FormatError.notRecognized` when FFmpeg cannot open the file or finds no audio stream in it
+    ///   (`mpd` then does not add it); `.input` when the file cannot be opened.
+    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        let (file, index) = try Self.open(path)
+        guard let stream = file.audioStreamInfo(index) else { throw .notRecognized(path: path) }
+        let container = file.containerMetadata
+        let streamTags = file.streamMetadata(index)
+        let duration = stream.streamDurationMilliseconds ?? stream.containerDurationMilliseconds
+        return SongInfo(
+            tags: TagCollector.tagItems(FFmpegTags.tagItems(container: container, stream: streamTags)),
+            durationMilliseconds: duration.map { UInt64(clamping: $0) },
+            audioFormat: Self.audioFormat(stream.sampleFormat, rate: stream.sampleRate, channels: stream.channels),
+            replayGain: FFmpegTags.replayGain(container: container, stream: streamTags),
+            hasPicture: file.hasAttachedPicture)
+    }
+
+    /// The first attached picture (an MP4 `covr`, a Matroska cover attachment…) with its codec's MIME type.
+    ///
+    /// - Throws: `FormatError.notRecognized` when FFmpeg cannot read the file.
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        let (file, _) = try Self.open(path)
+        return file.attachedPicture.map { Picture(data: $0.data, mimeType: $0.mimeType) }
+    }
+
+    /// Every entry of the container's dictionary, then of the audio stream's.
+    ///
+    /// - Throws: `FormatError.notRecognized` when FFmpeg cannot read the file.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        let (file, index) = try Self.open(path)
+        return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
+    }
+
+    /// Opens a decoder of the first audio stream read through `input` (FFmpeg probes `input.uri`'s extension
+    /// too). It delivers the codec's own sample format (16-bit, 32-bit or float, interleaved), as `mpd` does.
+    ///
+    /// - Throws: `FormatError.decoder` when FFmpeg cannot open the stream or its codec; `.unsupportedFormat`
+    ///   when the codec's sample format, rate or channel count is not one `mpd` accepts.
+    public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        try FFmpegDecoder(input: input)
+    }
+
+    // MARK: - Helpers
+
+    /// `mpd`'s sample format for a codec's: 16-bit, 32-bit and float (interleaved or planar) map directly;
+    /// anything else has none. The format also needs a rate below 2³⁰ and 1 to 8 channels (`CheckAudioFormat`).
+    static func audioFormat(_ format: FFmpegSampleFormat, rate: Int, channels: Int) -> AudioFormat? {
+        let sampleFormat: SampleFormat
+        switch format {
+        case .s16: sampleFormat = .s16
+        case .s32: sampleFormat = .s32
+        case .float: sampleFormat = .float
+        default: return nil
+        }
+        guard rate > 0, rate < 1 << 30, (1...8).contains(channels) else { return nil }
+        return AudioFormat(sampleRate: rate, sampleFormat: sampleFormat, channels: channels)
+    }
+
+    /// Opens the file as `mpd`'s scan does: FFmpeg must open it and find an audio stream.
+    private static func open(_ path: String) throws(FormatError) -> (FFmpegInput, Int) {
+        let stream: FileInputStream
+        do {
+            stream = try FileInputStream(path: path)
+        } catch {
+            throw .input(error)
+        }
+        guard let file = try? FFmpegInput(input: stream, url: path), let index = file.firstAudioStreamIndex else {
+            throw .notRecognized(path: path)
+        }
+        return (file, index)
+    }
+}
+
+/// Decodes with libavcodec in the codec's sample format, as `mpd`'s FFmpeg plugin: `FFmpegAudioDecoder`, with
+/// `mpd`'s format checks, its length (stream duration, else the container's), the MixRamp entries of the
+/// metadata and the codec's bit rate.
+///
+/// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
+public final class FFmpegDecoder: Decoder {
+    /// The codec's rate and channels, in its sample format (`16`, `32` or `f`).
+    public let format: AudioFormat
+    /// The stream's duration (else the container's) in milliseconds, as `mpd` computes it, in frames.
+    public let totalFrames: UInt64?
+    /// The `mixramp_start` entry of the container's or stream's metadata.
+    public let mixRampStart: String?
+    /// The `mixramp_end` entry.
+    public let mixRampEnd: String?
+    private let decoder: FFmpegAudioDecoder
+
+    /// Opens the first audio stream read through `input`.
+    ///
+    /// - Throws: `FormatError.decoder` when FFmpeg cannot open it; `.unsupportedFormat` for formats `mpd`
+    ///   refuses.
+    public init(input: any InputStream) throws(FormatError) {
+        let decoder: FFmpegAudioDecoder
+        do {
+            decoder = try FFmpegAudioDecoder(input: try FFmpegInput(input: input, url: input.uri))
+        } catch {
+            throw .decoder("\(error)")
+        }
+        guard
+            let format = FFmpegFormat.audioFormat(
+                decoder.sampleFormat, rate: decoder.sampleRate, channels: decoder.channels)
+        else {
+            throw .unsupportedFormat("\(decoder.sampleFormat), \(decoder.sampleRate) Hz, \(decoder.channels) channels")
+        }
+        self.decoder = decoder
+        self.format = format
+        let info = decoder.input.audioStreamInfo(decoder.streamIndex)
+        let milliseconds = info.flatMap { $0.streamDurationMilliseconds ?? $0.containerDurationMilliseconds }
+        // A damaged file can claim any duration: out of range (negative, or too long to count) is unknown.
+        self.totalFrames = milliseconds.flatMap { value -> UInt64? in
+            guard value >= 0 else { return nil }
+            let (frames, overflow) = UInt64(value).multipliedReportingOverflow(by: UInt64(format.sampleRate))
+            return overflow ? nil : frames / 1000
+        }
+        let mixRamp = FFmpegTags.mixRamp(
+            container: decoder.input.containerMetadata, stream: decoder.input.streamMetadata(decoder.streamIndex))
+        self.mixRampStart = mixRamp.start
+        self.mixRampEnd = mixRamp.end
+    }
+
+    /// The codec's bit rate in kbit/s (constant for a stream, as `mpd` reports it).
+    public var bitRate: Int { self.decoder.bitRate }
+
+    /// Decodes into `buffer` (whole frames of `format.frameSize` bytes).
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Returns: frames written; 0 at the end (a codec failure ends the song, as in `mpd`).
+    /// - Throws: `FormatError.decoder` when the stream changes its sample format or channel count.
+    public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        do {
+            return try self.decoder.decode(into: buffer)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+
+    /// Seeks as `mpd` does: to the packet at or before the time (in whole milliseconds), then drops the samples
+    /// of that packet before `frame`.
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Returns: `frame`.
+    /// - Throws: `FormatError.decoder` when FFmpeg cannot seek.
+    @discardableResult
+    public func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        do {
+            return try self.decoder.seek(toFrame: frame)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+}

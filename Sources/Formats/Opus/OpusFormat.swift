@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Glibc
+import ID3Tag
+import Input
+import Model
+import Ogg
+
+/// Ogg Opus as Debian's `mpd` 0.23.12 reads it (its `opus` plugin), which parses `OpusHead` and `OpusTags`
+/// itself: `Format:` is always `48000:16:channels`; the duration is the end-of-stream granule position over
+/// 48000 with the pre-skip **not** subtracted (none when it is below the pre-skip); tag names are looked up
+/// canonical-first (so `MOVEMENT` is Movement); values of 4096 bytes or more are skipped; `R128_*_GAIN`
+/// (Q7.8 dB) feed ReplayGain. The plugin also claims `.ogg`/`.oga` after the Vorbis and FLAC plugins.
+///
+/// Any thread.
+public struct OpusFormat: FormatPlugin {
+    /// `opus`.
+    public let name = "opus"
+    /// `opus`, `ogg` and `oga`.
+    public let suffixes = ["opus", "ogg", "oga"]
+    /// `mpd`'s list.
+    public let mimeTypes = ["audio/ogg", "application/ogg", "audio/opus"]
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// One `OpusTags` entry as `mpd`'s `ScanOneOpusTag` sees it.
+    struct Entry {
+        var name: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        var isPicture: Bool { self.name.map(Self.lowered) == Array("metadata_block_picture".utf8) }
+        var isSkipped: Bool { self.value.count >= 4096 }
+        static func lowered(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+    }
+
+    /// Reads tags, duration, format, ReplayGain (what `mpd`'s decoder submits: `R128_*_GAIN` plus the header's
+    /// output gain plus 5 dB, else the output gain plus 5 dB as the track gain) and whether there is a picture.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus or its `OpusTags` is damaged;
+    ///   `.input` when it cannot be opened.
+    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        let (stream, entries) = try Self.scan(path)
+        var raw: [RawTagItem] = []
+        var hasPicture = false
+        var trackGain: Double?
+        var albumGain: Double?
+        for entry in entries {
+            if entry.isPicture {
+                hasPicture = hasPicture || VorbisComment.picture(base64: entry.value) != nil
+                continue
+            }
+            if entry.isSkipped { continue }
+            let lowered = entry.name.map(Entry.lowered)
+            if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
+            if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
+            if let type = VorbisComment.opusTagType(name: entry.name) {
+                raw.append(RawTagItem(type, Array(entry.value)))
+            }
+        }
+        let outputGain = Double(Float(stream.head.outputGain) / 256) + 5
+        var replayGain = ReplayGainInfo()
+        if trackGain != nil || albumGain != nil {
+            replayGain.trackGain = trackGain.map { $0 + outputGain }
+            replayGain.albumGain = albumGain.map { $0 + outputGain }
+        } else {
+            replayGain.trackGain = outputGain
+        }
+        let preSkip = Int64(stream.head.preSkip)
+        let duration = stream.endGranulePosition.flatMap { granule in
+            granule >= preSkip ? UInt64(granule).multipliedReportingOverflow(by: 1000).partialValue / 48000 : nil
+        }
+        return SongInfo(
+            tags: TagCollector.tagItems(raw), durationMilliseconds: duration,
+            audioFormat: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: stream.head.channels),
+            replayGain: replayGain, hasPicture: hasPicture)
+    }
+
+    /// The first `METADATA_BLOCK_PICTURE` entry that decodes to a picture (of any size up to 1 MiB).
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus.
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        for entry in try Self.scan(path).entries where entry.isPicture {
+            if let picture = VorbisComment.picture(base64: entry.value) { return picture }
+        }
+        return nil
+    }
+
+    /// The entries' pairs in file order, values of 4096 bytes or more left out (so large pictures too).
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        try Self.scan(path).entries.compactMap { entry in
+            entry.isSkipped
+                ? nil : (RawText.decode(entry.name), RawText.decode(entry.value))
+        }
+    }
+
+    /// Opens a decoder delivering signed 16-bit frames at 48 kHz.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `input` is not Ogg Opus, `.decoder` when libopus refuses it
+    ///   (more than two channels, as in `mpd`), `.input` when reading fails.
+    public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        do {
+            return OpusDecoder(try OggOpusDecoder(input: input))
+        } catch {
+            throw VorbisFormat.formatError(error, uri: input.uri)
+        }
+    }
+
+    /// The headers and the `OpusTags` entries that have a name and an `=`.
+    static func scan(_ path: String) throws(FormatError) -> (stream: OpusStreamInfo, entries: [Entry]) {
+        let input: FileInputStream
+        do {
+            input = try FileInputStream(path: path)
+        } catch {
+            throw .input(error)
+        }
+        let stream: OpusStreamInfo
+        do {
+            stream = try OpusStreamInfo.read(input)
+        } catch {
+            throw VorbisFormat.formatError(error, uri: path)
+        }
+        guard let entries = CommentPacket.entries(stream.tags[...], magic: Array("OpusTags".utf8)) else {
+            throw .notRecognized(path: path)
+        }
+        return (
+            stream,
+            entries.compactMap { entry in
+                VorbisComment.pair(entry).map { Entry(name: $0.name, value: $0.value) }
+            }
+        )
+    }
+
+    /// A Q7.8 dB value parsed as `mpd` does (`strtoll` base 10 over the whole value), in dB.
+    static func q78(_ value: ArraySlice<UInt8>) -> Double? {
+        guard !value.isEmpty else { return nil }
+        var text = value.map { CChar(bitPattern: $0) }
+        text.append(0)
+        return text.withUnsafeBufferPointer { buffer -> Double? in
+            var end: UnsafeMutablePointer<CChar>?
+            let number = strtoll(buffer.baseAddress!, &end, 10)
+            guard let end, end - UnsafeMutablePointer(mutating: buffer.baseAddress!) == value.count else { return nil }
+            return Double(Float(number) / 256)
+        }
+    }
+}
+
+/// The `Decoder` over `OggOpusDecoder`: `48000:16:channels`, the end granule position as the length (as
+/// `mpd`, pre-skip included).
+///
+/// Confined to the decoding thread; does not allocate per call.
+final class OpusDecoder: Decoder {
+    let format: AudioFormat
+    let totalFrames: UInt64?
+    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
+    /// name, where the protocol has it).
+    let isSeekable: Bool
+    private let decoder: OggOpusDecoder
+
+    init(_ decoder: OggOpusDecoder) {
+        self.decoder = decoder
+        self.format = AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: decoder.channels)
+        self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
+        self.isSeekable = decoder.mpdSeekable
+    }
+
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        do {
+            return try self.decoder.decode(into: buffer)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+
+    @discardableResult
+    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        do {
+            return try self.decoder.seek(toFrame: frame)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import ID3Tag
+import Input
+import Model
+import Ogg
+
+/// Ogg Vorbis as Debian's `mpd` 0.23.12 reads it (its `vorbis` plugin): libvorbis parses the three headers
+/// (so a file whose first stream is not Vorbis — Ogg FLAC, Opus — is not recognised and the registry asks
+/// the next plugin), `Format:` is `rate:f:channels`, the duration is the first stream's end-of-stream
+/// granule position over the rate (milliseconds, truncated), tags are the comment header's entries under
+/// `mpd`'s Vorbis-comment mapping, `REPLAYGAIN_*` entries feed ReplayGain, and `METADATA_BLOCK_PICTURE` is
+/// the embedded picture.
+///
+/// Any thread.
+public struct VorbisFormat: FormatPlugin {
+    /// `vorbis`.
+    public let name = "vorbis"
+    /// `ogg` and `oga`.
+    public let suffixes = ["ogg", "oga"]
+    /// `mpd`'s list.
+    public let mimeTypes = [
+        "application/ogg", "application/x-ogg", "audio/ogg", "audio/vorbis", "audio/vorbis+ogg", "audio/x-ogg",
+        "audio/x-vorbis", "audio/x-vorbis+ogg",
+    ]
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// Reads tags, duration, format, ReplayGain and whether there is a picture.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis; `.input` when it cannot be
+    ///   opened.
+    public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        let stream = try Self.scan(path)
+        var replayGain = ReplayGainInfo()
+        var raw: [RawTagItem] = []
+        var hasPicture = false
+        for comment in stream.comments {
+            let entry = comment[...]
+            if let picture = VorbisComment.value(of: entry, named: Self.pictureName) {
+                hasPicture = hasPicture || VorbisComment.picture(base64: picture) != nil
+                continue
+            }
+            VorbisComment.applyReplayGain(entry, to: &replayGain)
+            if let item = VorbisComment.tagItem(entry) { raw.append(item) }
+        }
+        let rate = stream.sampleRate
+        let format: AudioFormat? =
+            rate > 0 && rate < 1 << 30 && (1...8).contains(stream.channels)
+            ? AudioFormat(sampleRate: rate, sampleFormat: .float, channels: stream.channels) : nil
+        let duration = stream.endGranulePosition.flatMap { granule in
+            granule >= 0 && rate > 0
+                ? UInt64(granule).multipliedReportingOverflow(by: 1000).partialValue
+                    / UInt64(rate) : nil
+        }
+        return SongInfo(
+            tags: TagCollector.tagItems(raw), durationMilliseconds: duration, audioFormat: format,
+            replayGain: replayGain, hasPicture: hasPicture)
+    }
+
+    /// The first `METADATA_BLOCK_PICTURE` comment that decodes to a picture.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis.
+    public func readPicture(path: String) throws(FormatError) -> Picture? {
+        for comment in try Self.scan(path).comments {
+            if let value = VorbisComment.value(of: comment[...], named: Self.pictureName),
+                let picture = VorbisComment.picture(base64: value)
+            {
+                return picture
+            }
+        }
+        return nil
+    }
+
+    /// Every comment entry with a name, split at its first `=`, in file order (pictures included, as
+    /// `mpd`'s `readcomments` prints them).
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis.
+    public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
+        try Self.scan(path).comments.compactMap { comment in
+            VorbisComment.pair(comment[...]).map {
+                (RawText.decode($0.name), RawText.decode($0.value))
+            }
+        }
+    }
+
+    /// Opens a decoder delivering 32-bit float frames.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `input` is not Ogg Vorbis, `.decoder` when its headers are
+    ///   damaged, `.input` when reading fails.
+    public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        do {
+            return VorbisDecoder(try OggVorbisDecoder(input: input))
+        } catch {
+            throw Self.formatError(error, uri: input.uri)
+        }
+    }
+
+    static let pictureName = Array("metadata_block_picture".utf8)
+
+    static func scan(_ path: String) throws(FormatError) -> VorbisStreamInfo {
+        let input: FileInputStream
+        do {
+            input = try FileInputStream(path: path)
+        } catch {
+            throw .input(error)
+        }
+        do {
+            return try VorbisStreamInfo.read(input)
+        } catch {
+            throw Self.formatError(error, uri: path)
+        }
+    }
+
+    /// The `FormatError` for an `OggError`: damage while looking for the codec means "not this plugin".
+    static func formatError(_ error: OggError, uri: String) -> FormatError {
+        switch error {
+        case .input(let inputError): .input(inputError)
+        case .malformed: .notRecognized(path: uri)
+        case .library(let message): .decoder(message)
+        }
+    }
+}
+
+/// The `Decoder` over `OggVorbisDecoder`: `rate:f:channels`, the end granule position as the length.
+///
+/// Confined to the decoding thread; does not allocate per call.
+final class VorbisDecoder: Decoder {
+    let format: AudioFormat
+    let totalFrames: UInt64?
+    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
+    /// name, where the protocol has it).
+    let isSeekable: Bool
+    private let decoder: OggVorbisDecoder
+
+    init(_ decoder: OggVorbisDecoder) {
+        self.decoder = decoder
+        self.format = AudioFormat(sampleRate: decoder.sampleRate, sampleFormat: .float, channels: decoder.channels)
+        self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
+        self.isSeekable = decoder.mpdSeekable
+    }
+
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        do {
+            return try self.decoder.decode(into: buffer)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+
+    @discardableResult
+    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        do {
+            return try self.decoder.seek(toFrame: frame)
+        } catch {
+            throw .decoder("\(error)")
+        }
+    }
+}
