@@ -14,26 +14,16 @@ private let suffixes = [
     "nsf", "nsfe", "spc", "vgm", "vgz", "gbs", "kss", "hes", "ay", "sap", "gym", "mod", "xm", "s3m", "it",
     "dfm", "mptm", "669", "stm", "mtm",
 ]
-private let bufferBytes = 16 * 1024
-// reason: libFuzzer calls on one thread
-nonisolated(unsafe) private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
 
 private func exercise(_ decoder: inout any Decoder) {
     precondition(decoder.format.sampleRate > 0 && decoder.format.channels > 0, "an empty audio format")
-    func decode(_ calls: Int) {
-        for _ in 0..<calls {
-            guard let frames = try? decoder.decode(into: buffer) else { return }
-            precondition(frames >= 0 && frames * decoder.format.frameSize <= bufferBytes, "decoded past the buffer")
-            if frames == 0 { return }
-        }
-    }
-    decode(40)
+    fuzzDecode(&decoder, calls: 40)
     // libgme seeks by emulating up to the target: keep seeks within a few seconds so each input stays fast.
     let total = decoder.totalFrames ?? 0
     let few = UInt64(decoder.format.sampleRate) * 3
     for frame in [0, min(total / 2, few), total < few ? total + 1000 : few] {
         guard (try? decoder.seek(toFrame: frame)) != nil else { continue }
-        decode(4)
+        fuzzDecode(&decoder, calls: 4)
     }
 }
 
