@@ -19,6 +19,7 @@ import array
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,51 @@ def build_library(root: Path) -> Path:
         encode(source, music / "Session" / f"{number} {title}.mp3", bitrate=64,
                tags={"title": title, "artist": "Fermata Test", "album": "Session", "track": str(number)})
     return music
+
+
+# ---------------------------------------------------------------------------
+# Recording what a server's ALSA output writes (alsa-lib's `file` plugin)
+
+def status_of(server) -> dict[str, str]:
+    """The server's `status` as a dict."""
+    import mpdtest
+    return mpdtest.parse_pairs(server.query("status"))
+
+
+def commands(server, *lines: str) -> None:
+    """Sends each line on one connection; none may fail."""
+    with server.connect() as c:
+        for line in lines:
+            reply = c.command(line)
+            assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
+
+
+def file_recorder(server_factory, kind: str, music: Path, directory: Path):
+    """A server (`kind` "ref" or "sut") whose only output is an ALSA `file` PCM writing
+    directory/rec-FORMAT-RATE-CHANNELS.raw."""
+    directory.mkdir(parents=True, exist_ok=True)
+    config = directory / "alsa.conf"
+    write_alsa_config(config, file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
+    return server_factory(kind, music=music, env={"ALSA_CONFIG_PATH": str(config)},
+                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": "none"}])
+
+
+def record_queue(server, directory: Path, lines: list[str]) -> tuple[str, bytes]:
+    """Runs `lines` (which start playback) after `clear`, waits for the end of the queue and for the
+    recording to stop growing; its file name and bytes."""
+    import mpdtest
+    for old in directory.glob("rec-*.raw"):
+        old.unlink()
+    commands(server, "clear", *lines)
+    if not mpdtest.wait_until(lambda: status_of(server).get("state") == "stop", mpdtest.scaled(30)):
+        pytest.fail(f"{server.label} did not reach the end of the queue", pytrace=False)
+    size = -1
+    deadline = time.monotonic() + mpdtest.scaled(10)
+    while time.monotonic() < deadline:       # the file plugin writes its buffer on drain/close
+        files = list(directory.glob("rec-*.raw"))
+        if len(files) == 1 and files[0].stat().st_size == size and size > 0:
+            return files[0].name, files[0].read_bytes()
+        size = files[0].stat().st_size if len(files) == 1 else -1
+        time.sleep(mpdtest.scaled(0.3))
+    pytest.fail(f"{server.label}: no stable recording in {directory}", pytrace=False)
+

@@ -11,8 +11,6 @@ damaged files, compared between mpd and the system under test.
 from __future__ import annotations
 
 import subprocess
-import time
-from pathlib import Path
 
 import pytest
 
@@ -83,15 +81,8 @@ def test_decoders_entry(format_pair):
 # ---------------------------------------------------------------------------
 # The player
 
-def _status(server) -> dict[str, str]:
-    return mpdtest.parse_pairs(server.query("status"))
-
-
-def _command(server, *lines: str) -> None:
-    with server.connect() as c:
-        for line in lines:
-            reply = c.command(line)
-            assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
+_status = audiofiles.status_of
+_command = audiofiles.commands
 
 
 def _play_status(server, uri: str, seek: float | None) -> dict[str, str]:
@@ -125,30 +116,8 @@ def test_status_after_play_and_seek(format_pair, uri, seek):
 # ---------------------------------------------------------------------------
 # The samples
 
-def _recorder(server_factory, kind: str, music: Path, directory: Path):
-    directory.mkdir(parents=True, exist_ok=True)
-    config = directory / "alsa.conf"
-    audiofiles.write_alsa_config(config, audiofiles.file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
-    return server_factory(kind, music=music, env={"ALSA_CONFIG_PATH": str(config)},
-                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": "none"}])
-
-
-def _record(server, directory: Path, lines: list[str]) -> tuple[str, bytes]:
-    """Runs `lines` (which start playback), waits for the end of the queue and for the recording."""
-    for old in directory.glob("rec-*.raw"):
-        old.unlink()
-    _command(server, "clear", *lines)
-    if not mpdtest.wait_until(lambda: _status(server).get("state") == "stop", mpdtest.scaled(30)):
-        pytest.fail(f"{server.label} did not reach the end of the queue", pytrace=False)
-    size = -1
-    deadline = time.monotonic() + mpdtest.scaled(10)
-    while time.monotonic() < deadline:       # the file plugin writes its buffer on drain/close
-        files = list(directory.glob("rec-*.raw"))
-        if len(files) == 1 and files[0].stat().st_size == size and size > 0:
-            return files[0].name, files[0].read_bytes()
-        size = files[0].stat().st_size if len(files) == 1 else -1
-        time.sleep(mpdtest.scaled(0.3))
-    pytest.fail(f"{server.label}: no stable recording in {directory}", pytrace=False)
+_recorder = audiofiles.file_recorder
+_record = audiofiles.record_queue
 
 
 def _recorders(server_factory, format_music, tmp_path):

@@ -77,7 +77,7 @@ def test_queue(format_pair, directory):
 
 
 def test_files_the_ffmpeg_plugin_claims(format_pair):
-    """The .flac files libFLAC rejects (garbage, empty, bad magic) are ffmpeg's, in mpd and here."""
+    """The .flac files libFLAC rejects (garbage, bad magic) are ffmpeg's, in mpd and here."""
     formatcases.browse(format_pair, FFMPEG)
 
 
