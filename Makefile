@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build build release run demo test unit conformance bench install clean fuzz-build fuzz fuzz-short
+.PHONY: all deps deps-run deps-build build fresh-build release run demo test unit conformance bench install clean fuzz-build fuzz fuzz-short
 
 all: build
 
@@ -21,6 +21,13 @@ deps-build:
 build: deps-build
 	$(SWIFT) build
 
+# A plain `swift build` on an empty scratch path, as on a fresh clone: `--build-tests` orders the modules
+# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module).
+fresh-build: deps-build
+	rm -rf .build/fresh
+	$(SWIFT) build --scratch-path .build/fresh
+	rm -rf .build/fresh
+
 release: deps-build
 	$(SWIFT) build -c release
 
@@ -33,9 +40,10 @@ demo: deps-run
 run: deps-run release demo
 	.build/release/fermata $(CONFIG)
 
-# Unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
+# A fresh plain build, unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
 # timing-based reply collection and its load tests expect an optimised server.
 test: deps
+	$(MAKE) fresh-build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-short

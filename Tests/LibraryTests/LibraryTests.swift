@@ -74,7 +74,7 @@ struct UpdaterTests {
 
     @Test func unchangedFilesAreNotReadAgainAndDeletionsDisappear() throws {
         let music = try MusicDirectory()
-        let old = Date(timeIntervalSince1970: 1_600_000_000)
+        let old = 1_600_000_000
         try music.song("a/1.mp3", mtime: old)
         try music.song("a/2.mp3", mtime: old)
         let reader = FakeReader()

@@ -24,7 +24,7 @@ final class QueueFixture {
             self.music = try MusicDirectory()
             for name in ["a/1.mp3", "a/2.mp3", "a/3.mp3", "b/1.mp3", "top.mp3"] {
                 try self.music.song(
-                    name, ["Artist": "Art", "Title": name], mtime: Date(timeIntervalSince1970: 1_600_000_000))
+                    name, ["Artist": "Art", "Title": name], mtime: 1_600_000_000)
             }
         }
         let path = self.music.path

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Library
 import Model
 import Posix
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads `.mp3` files whose content is `Tag=value` lines; anything else throws. Counts reads.
 public final class FakeReader: SongInfoReader {
@@ -21,7 +24,7 @@ public final class FakeReader: SongInfoReader {
         guard let bytes = try? readFile(atPath: path), case let text = String(decoding: bytes, as: UTF8.self),
             text.hasPrefix("#fake")
         else {
-            throw CocoaError(.fileReadCorruptFile)
+            throw FakeReaderError.notAFakeSong
         }
         var info = SongInfo(durationMilliseconds: 1044)
         for line in text.split(separator: "\n").dropFirst() {
@@ -33,25 +36,67 @@ public final class FakeReader: SongInfoReader {
     }
 }
 
+/// What `FakeReader` throws for a file that is not a fake song.
+public enum FakeReaderError: Error { case notAFakeSong }
+
 /// A fresh temporary music directory, removed at the end.
+///
+/// Plain Glibc rather than Foundation: a module importing Foundation and Library (through which ICU's C
+/// headers arrive) fails to build with `'UErrorCode' has different definitions in different modules`.
 public final class MusicDirectory {
     public let path: String
 
     public init() throws {
-        self.path = NSTemporaryDirectory() + "fermata-library-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((base + "/fermata-library-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw Errno.current
+        }
+        self.path = String(cString: made)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+    deinit { Self.removeTree(self.path) }
 
-    public func song(_ relative: String, _ tags: [String: String] = [:], mtime: Date? = nil) throws {
-        let url = URL(fileURLWithPath: self.path + "/" + relative)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    /// Writes a fake song at `relative` (parent directories made as needed), its modification time set to
+    /// `mtime` seconds since the epoch when given.
+    public func song(_ relative: String, _ tags: [String: String] = [:], mtime: Int? = nil) throws {
+        let path = self.path + "/" + relative
+        try Self.makeParents(of: path)
         let body = (["#fake"] + tags.sorted(by: { $0.key < $1.key }).map { "\($0)=\($1)" }).joined(separator: "\n")
-        try body.write(to: url, atomically: false, encoding: .utf8)
+        try writeFile(Array(body.utf8), atPath: path)
         if let mtime {
-            try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: url.path)
+            var times = [timespec(tv_sec: mtime, tv_nsec: 0), timespec(tv_sec: mtime, tv_nsec: 0)]
+            guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw Errno.current }
         }
     }
-}
 
+    private static func makeParents(of path: String) throws {
+        var prefix = ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
+            prefix += "/" + component
+            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else { throw Errno.current }
+        }
+    }
+
+    /// Removes `path` and everything under it, without following symbolic links.
+    private static func removeTree(_ path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            _ = unlink(path)
+            return
+        }
+        if let directory = opendir(path) {
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
+                }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(directory)
+            for name in names { Self.removeTree(path + "/" + name) }
+        }
+        _ = rmdir(path)
+    }
+}

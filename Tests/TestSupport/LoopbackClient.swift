@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Posix
 
 #if canImport(Glibc)
