@@ -1,49 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import FAAD
-import Foundation
 import Input
+import TestTools
 import Testing
 
 enum Sample {
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-faad-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-    private static let lock = NSLock()
-
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments)")
-    }
+    static let made = MadeFiles("faad")
 
     /// A sine sweep encoded by ffmpeg's AAC encoder into ADTS, made once.
     static func adts(rate: Int, channels: Int, seconds: String) throws -> [UInt8] {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/s_\(rate)_\(channels)_\(seconds).aac"
-        if !FileManager.default.fileExists(atPath: path) {
+        let path = try self.made.file("s_\(rate)_\(channels)_\(seconds).aac") { path in
             let wave = path + ".wav"
-            try self.run(
-                "/usr/bin/sox",
-                [
-                    "-R", "-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wave, "synth", seconds,
-                    "sine", "200-2000", "vol", "0.5",
-                ])
-            defer { try? FileManager.default.removeItem(atPath: wave) }
-            try self.run(
+            try makeSweep(at: wave, rate: rate, channels: channels, seconds: seconds)
+            defer { removeFile(wave) }
+            try runTool(
                 "/usr/bin/ffmpeg",
-                ["-nostdin", "-loglevel", "error", "-y", "-i", wave, "-c:a", "aac", "-f", "adts", path + ".tmp"])
-            try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
+                ["-nostdin", "-loglevel", "error", "-y", "-i", wave, "-c:a", "aac", "-f", "adts", path])
         }
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return try fileBytes(path)
     }
 
     /// The ADTS frame length at `offset`.

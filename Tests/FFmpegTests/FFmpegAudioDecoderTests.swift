@@ -2,6 +2,7 @@
 
 import FFmpeg
 import Input
+import TestTools
 import Testing
 
 @Suite struct FFmpegAudioDecoderTests {
@@ -99,10 +100,11 @@ import Testing
     }
 
     @Test func noAudioStreamThrows() throws {
-        let path = FFmpegSample.directory + "/still.mkv"
-        try FFmpegSample.run(
-            "/usr/bin/ffmpeg",
-            ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=red:s=8x8:d=0.2", "-c:v", "ffv1", path])
+        let path = try FFmpegSample.made.file("still.mkv") { path in
+            try runTool(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=red:s=8x8:d=0.2", "-c:v", "ffv1", path])
+        }
         let input = try FFmpegInput(input: try FileInputStream(path: path), url: path)
         #expect(input.firstAudioStreamIndex == nil)
         #expect(throws: FFmpegError.self) { _ = try FFmpegAudioDecoder(input: input) }

@@ -2,6 +2,7 @@
 
 import FFmpeg
 import Input
+import TestTools
 import Testing
 
 @Suite struct FFmpegInputTests {
@@ -68,7 +69,7 @@ import Testing
         let picture = try #require(input.attachedPicture)
         #expect(picture.mimeType == mimeType)
         let cover = try FFmpegSample.bytes(
-            FFmpegSample.directory + "/cover-\(codec)." + (codec == "png" ? "png" : "jpg"))
+            FFmpegSample.made.directory + "/cover-\(codec)." + (codec == "png" ? "png" : "jpg"))
         #expect(picture.data == cover)
         #expect(input.firstAudioStreamIndex != nil)
     }

@@ -1,32 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
-import Testing
+import TestTools
 
 /// Test files made with Debian's `ffmpeg` command (bit-exact, no metadata of its own), once per process.
 enum FFmpegSample {
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-ffmpeg-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-    private static let lock = NSLock()
-
-    /// Runs a tool; its standard output.
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments)")
-        return data
-    }
+    static let made = MadeFiles("ffmpeg")
 
     /// A sweep (one pitch per channel) encoded by `ffmpeg` with `codec` arguments such as `["-c:a", "alac"]`,
     /// with `-metadata` pairs and, when `cover` names a picture codec (`png`, `mjpeg`), a cover picture
@@ -35,42 +13,38 @@ enum FFmpegSample {
         _ name: String, rate: Int = 44100, channels: Int = 2, seconds: String = "1", codec: [String],
         metadata: [(String, String)] = [], cover: String? = nil
     ) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/" + name
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let sweep = "0.5*sin(2*PI*(200+900*t)*t)|0.4*sin(2*PI*(300+500*t)*t)"
-        var arguments = [
-            "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=\(sweep):s=\(rate):d=\(seconds)",
-        ]
-        if let cover {
-            let picture = self.directory + "/cover-\(cover)." + (cover == "png" ? "png" : "jpg")
-            if !FileManager.default.fileExists(atPath: picture) {
-                try self.run(
+        let picture = try cover.map { cover in
+            try self.made.file("cover-\(cover)." + (cover == "png" ? "png" : "jpg")) { picture in
+                try runTool(
                     "/usr/bin/ffmpeg",
                     [
                         "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=red:s=8x8", "-frames:v", "1",
                         "-c:v", cover, "-f", "image2", picture,
                     ])
             }
-            arguments += ["-i", picture, "-map", "0", "-map", "1", "-c:v", "copy", "-disposition:v", "attached_pic"]
         }
-        arguments += ["-ac", "\(channels)"] + codec
-        arguments += ["-fflags", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
-        for (key, value) in metadata { arguments += ["-metadata", "\(key)=\(value)"] }
-        let temporary = self.directory + "/tmp-" + name
-        try self.run("/usr/bin/ffmpeg", arguments + [temporary])
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        return path
+        return try self.made.file(name) { path in
+            let sweep = "0.5*sin(2*PI*(200+900*t)*t)|0.4*sin(2*PI*(300+500*t)*t)"
+            var arguments = [
+                "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "aevalsrc=\(sweep):s=\(rate):d=\(seconds)",
+            ]
+            if let picture {
+                arguments += [
+                    "-i", picture, "-map", "0", "-map", "1", "-c:v", "copy", "-disposition:v", "attached_pic",
+                ]
+            }
+            arguments += ["-ac", "\(channels)"] + codec
+            arguments += ["-fflags", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
+            for (key, value) in metadata { arguments += ["-metadata", "\(key)=\(value)"] }
+            try runTool("/usr/bin/ffmpeg", arguments + [path])
+        }
     }
 
     /// `ffmpeg`'s own decode of a file to raw interleaved PCM (`format`: `s16le`, `s32le`, `f32le`).
     static func decode(_ path: String, format: String) throws -> [UInt8] {
-        Array(try self.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", format, "-"]))
+        try runTool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", format, "-"])
     }
 
     /// The bytes of a file.
-    static func bytes(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
+    static func bytes(_ path: String) throws -> [UInt8] { try fileBytes(path) }
 }

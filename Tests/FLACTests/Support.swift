@@ -1,62 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import FLAC
-import Foundation
 import Input
+import TestTools
 
 /// FLAC files made at test time with sox and flac (installed by the project's install script), once per
-/// test process, under a lock.
+/// test process.
 enum Files {
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
+    static let made = MadeFiles("flac")
 
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-flac-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-
-    private static let lock = NSLock()
-
-    /// Runs a tool; its standard output.
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            throw ToolError(description: "\(tool) \(arguments): \(String(decoding: text, as: UTF8.self))")
-        }
-        return data
-    }
-
-    /// A file made once by `make(path)`.
-    static func file(_ name: String, _ make: (String) throws -> Void) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/" + name
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let temporary = path + ".partial"
-        try make(temporary)
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        return path
-    }
+    static func run(_ tool: String, _ arguments: [String]) throws { try runTool(tool, arguments) }
 
     /// A FLAC of a sweep per channel, with `flacArguments` (`--ogg`, `-T NAME=value`…).
     static func flac(
         _ name: String, rate: Int = 44100, channels: Int = 2, bits: Int = 16, seconds: String = "1",
         flacArguments: [String] = []
     ) throws -> String {
-        try self.file(name) { path in
+        try self.made.file(name) { path in
             let wave = path + ".wav"
             var synth: [String] = []
             for channel in 0..<channels { synth += ["sine", "\(200 + 100 * channel)-\(3000 - 200 * channel)"] }
@@ -65,29 +25,29 @@ enum Files {
                 ["-R", "-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "\(bits)"]
                     + (bits == 8 ? ["-e", "unsigned-integer"] : ["-e", "signed-integer"])
                     + [wave, "synth", seconds] + synth + ["vol", "0.7"])
-            defer { try? FileManager.default.removeItem(atPath: wave) }
+            defer { removeFile(wave) }
             try self.run("/usr/bin/flac", ["--silent", "--force"] + flacArguments + ["-o", path, wave])
         }
     }
 
     /// `flac -d`'s raw little-endian signed samples of a file (the reference decode).
     static func reference(_ path: String) throws -> [UInt8] {
-        let raw = path + ".raw"
-        if !FileManager.default.fileExists(atPath: raw) {
+        let name = String(path.split(separator: "/").last ?? "") + ".raw"
+        let raw = try self.made.file(name) { raw in
             try self.run(
                 "/usr/bin/flac",
                 ["--silent", "--force", "-d", "--force-raw-format", "--endian=little", "--sign=signed", "-o", raw]
                     + (path.hasSuffix(".oga") ? ["--ogg"] : []) + [path])
         }
-        return Array(try Data(contentsOf: URL(fileURLWithPath: raw)))
+        return try fileBytes(raw)
     }
 
     /// Bytes of a file.
-    static func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    static func bytes(_ path: String) throws -> [UInt8] { try fileBytes(path) }
 
     /// Bytes written as a file.
     static func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try self.file(name) { path in try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+        try self.made.file(name, bytes: bytes)
     }
 }
 

@@ -5,6 +5,7 @@ import Formats
 import Foundation
 import Input
 import Model
+import TestTools
 import Testing
 
 /// FLAC and Ogg FLAC files made with sox and flac.
@@ -101,15 +102,7 @@ enum FLACFixtures {
 extension Fixtures {
     /// A tool's standard output as text.
     static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try runTool(tool, arguments), as: UTF8.self)
     }
 }
 

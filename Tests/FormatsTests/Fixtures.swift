@@ -1,53 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import TestTools
 
 /// Test files made at test time with sox, lame and mutagen (installed by the project's install script) in
 /// one temporary directory per test process; each file is made once, under a lock.
 enum Fixtures {
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// The directory; `FERMATA_FIXTURE_DIR` overrides it (to run `mpd` on the same files).
-    static let directory: String = {
-        if let fixed = ProcessInfo.processInfo.environment["FERMATA_FIXTURE_DIR"] {
-            try? FileManager.default.createDirectory(atPath: fixed, withIntermediateDirectories: true)
-            return fixed
-        }
-        let path = NSTemporaryDirectory() + "fermata-formats-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+    /// The files; `FERMATA_FIXTURE_DIR` names their directory instead (to run `mpd` on the same files).
+    static let made: MadeFiles = {
+        if let fixed = ProcessInfo.processInfo.environment["FERMATA_FIXTURE_DIR"] { return MadeFiles(directory: fixed) }
+        return MadeFiles("formats")
     }()
 
-    private static let lock = NSLock()
+    static var directory: String { self.made.directory }
 
     /// Runs a tool and fails with its stderr when it exits non-zero.
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            throw ToolError(description: "\(tool) \(arguments): \(String(decoding: text, as: UTF8.self))")
-        }
-    }
+    static func run(_ tool: String, _ arguments: [String]) throws { try runTool(tool, arguments) }
 
     /// A file made once by `make(path)`.
     static func file(_ name: String, _ make: (String) throws -> Void) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/" + name
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let temporary = path + ".partial"
-        try make(temporary)
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        return path
+        try self.made.file(name, make)
     }
 
     /// A LAME-encoded sine (deterministic content).
@@ -63,22 +35,20 @@ enum Fixtures {
                     "300-3000",
                     "vol", "0.5",
                 ])
-            defer { try? FileManager.default.removeItem(atPath: wave) }
+            defer { removeFile(wave) }
             try self.run("/usr/bin/lame", ["--quiet"] + lameArguments + [wave, path])
         }
     }
 
     /// Bytes written as a file.
     static func bytes(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try self.file(name) { path in
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-        }
+        try self.made.file(name, bytes: bytes)
     }
 
     /// A copy of `source` tagged by a mutagen script (`PATH` names the file inside the script).
     static func tagged(_ name: String, from source: String, script: String) throws -> String {
         try self.file(name) { path in
-            try FileManager.default.copyItem(atPath: source, toPath: path)
+            try copyFile(source, to: path)
             let program = "PATH = \(self.pythonString(path))\n" + script
             try self.run("/usr/bin/python3", ["-c", program])
         }
@@ -89,7 +59,5 @@ enum Fixtures {
     }
 
     /// The bytes of a file.
-    static func contents(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
+    static func contents(_ path: String) throws -> [UInt8] { try fileBytes(path) }
 }

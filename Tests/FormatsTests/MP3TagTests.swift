@@ -2,6 +2,7 @@
 
 import Formats
 import Model
+import TestTools
 import Testing
 
 /// A mutagen script giving every frame `mpd` 0.23 maps, added in an order unlike `mpd`'s scan order.
@@ -215,7 +216,7 @@ func makeTagFixture(_ name: String) throws -> String {
         let first = TagBytes.id3v24([TagBytes.textFrame("TIT2", ["first"]), seekFrame])
         return try Fixtures.bytes(name, first + [UInt8](repeating: 0, count: 100) + second + audio)
     default:
-        throw Fixtures.ToolError(description: "unknown fixture \(name)")
+        throw ToolError(description: "unknown fixture \(name)")
     }
 }
 

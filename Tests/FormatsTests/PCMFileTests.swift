@@ -3,6 +3,7 @@
 import Formats
 import Input
 import Model
+import TestTools
 import Testing
 
 /// Files for the sndfile and wavpack plugins, made with sox, wavpack and mutagen.
@@ -29,14 +30,11 @@ enum PCMFixtures {
         flags: [String] = []
     ) throws -> String {
         let source = try self.sox("\(name).wav", channels: channels, bits: bits, encoding: encoding, samples: samples)
+        let final = Fixtures.directory + "/" + name
         return try Fixtures.file(name) { path in
-            // wavpack names its outputs `.wv` and `.wvc`; the final name is `path` without `.partial`.
-            let encoded = path + ".wv"
-            try Fixtures.run("/usr/bin/wavpack", ["-q", "-y"] + flags + [source, "-o", encoded])
-            try Fixtures.run("/bin/mv", [encoded, path])
-            if flags.contains("-c") {
-                try Fixtures.run("/bin/mv", [encoded + "c", String(path.dropLast(".partial".count)) + "c"])
-            }
+            try Fixtures.run("/usr/bin/wavpack", ["-q", "-y"] + flags + [source, "-o", path])
+            // `-c` writes the correction file beside the partial one: move it beside the final name.
+            if flags.contains("-c") { try renameFile(path + "c", to: final + "c") }
         }
     }
 

@@ -1,49 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Input
 import MPCDec
+import TestTools
 import Testing
 
 enum Sample {
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-mpcdec-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-    private static let lock = NSLock()
-
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments)")
-    }
+    static let made = MadeFiles("mpcdec")
 
     /// A sine sweep encoded with Debian's mpcenc (SV8), made once.
     static func mpc(rate: Int, channels: Int, seconds: String) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/s_\(rate)_\(channels)_\(seconds).mpc"
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let wave = path + ".wav"
-        try self.run(
-            "/usr/bin/sox",
-            [
-                "-R", "-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wave, "synth", seconds, "sine",
-                "200-2000", "vol", "0.5",
-            ])
-        defer { try? FileManager.default.removeItem(atPath: wave) }
-        try self.run("/usr/bin/mpcenc", ["--silent", wave, path + ".tmp.mpc"])
-        try FileManager.default.moveItem(atPath: path + ".tmp.mpc", toPath: path)
-        return path
+        try self.made.file("s_\(rate)_\(channels)_\(seconds).mpc") { path in
+            let wave = path + ".wav"
+            try makeSweep(at: wave, rate: rate, channels: channels, seconds: seconds)
+            defer { removeFile(wave) }
+            try runTool("/usr/bin/mpcenc", ["--silent", wave, path])
+        }
     }
 
-    static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+    static func bytes(_ path: String) throws -> [UInt8] { try fileBytes(path) }
 
     /// Every sample of the stream, from where the demuxer is.
     static func decodeAll(_ demux: MPCDemux) throws -> [Float] {

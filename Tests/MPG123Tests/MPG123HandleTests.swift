@@ -1,45 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import MPG123
+import TestTools
 import Testing
 
 enum Sample {
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-mpg123-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-    private static let lock = NSLock()
-
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(tool) \(arguments)")
-    }
+    static let made = MadeFiles("mpg123")
 
     /// A LAME-encoded sine sweep, made once.
     static func mp3(rate: Int, channels: Int, seconds: String, lame: [String] = []) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/s_\(rate)_\(channels)_\(seconds)_\(lame.joined()).mp3"
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let wave = path + ".wav"
-        try self.run(
-            "/usr/bin/sox",
-            [
-                "-R", "-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wave, "synth", seconds, "sine",
-                "200-2000", "vol", "0.5",
-            ])
-        defer { try? FileManager.default.removeItem(atPath: wave) }
-        try self.run("/usr/bin/lame", ["--quiet"] + lame + [wave, path + ".tmp"])
-        try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
-        return path
+        try self.made.file("s_\(rate)_\(channels)_\(seconds)_\(lame.joined()).mp3") { path in
+            let wave = path + ".wav"
+            try makeSweep(at: wave, rate: rate, channels: channels, seconds: seconds)
+            defer { removeFile(wave) }
+            try runTool("/usr/bin/lame", ["--quiet"] + lame + [wave, path])
+        }
     }
 }
 
@@ -108,11 +83,10 @@ enum Sample {
     }
 
     @Test func rawID3v2IsStored() throws {
-        let audio = try Data(contentsOf: URL(fileURLWithPath: try Sample.mp3(rate: 44100, channels: 2, seconds: "1")))
+        let audio = try fileBytes(try Sample.mp3(rate: 44100, channels: 2, seconds: "1"))
         let body: [UInt8] = Array("TIT2".utf8) + [0, 0, 0, 4, 0, 0, 3] + Array("abc".utf8)
         let tag: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, UInt8(body.count)] + body
-        let path = Sample.directory + "/tagged.mp3"
-        try (Data(tag) + audio).write(to: URL(fileURLWithPath: path))
+        let path = try Sample.made.file("tagged.mp3", bytes: tag + audio)
         let handle = try MPG123Handle(options: .playback)
         try handle.open(path: path)
         _ = try handle.format()
@@ -120,8 +94,7 @@ enum Sample {
     }
 
     @Test func garbageHasNoFormat() throws {
-        let path = Sample.directory + "/garbage.mp3"
-        try Data(String(repeating: "garbage ", count: 200).utf8).write(to: URL(fileURLWithPath: path))
+        let path = try Sample.made.file("garbage.mp3", bytes: Array(String(repeating: "garbage ", count: 200).utf8))
         let handle = try MPG123Handle()
         try handle.open(path: path)
         #expect(throws: MPG123Error.self) { try handle.format() }

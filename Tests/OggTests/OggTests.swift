@@ -1,52 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Input
 import Ogg
+import TestTools
 import Testing
 
 /// Files made at test time with sox, oggenc and opusenc, once per process.
 enum OggFixtures {
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-ogg-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-
-    private static let lock = NSLock()
+    static let made = MadeFiles("ogg")
 
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        let output = Pipe()
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            throw ToolError(description: "\(tool) \(arguments): \(String(decoding: text, as: UTF8.self))")
-        }
-        return data
-    }
+    static func run(_ tool: String, _ arguments: [String]) throws -> [UInt8] { try runTool(tool, arguments) }
 
     static func file(_ name: String, _ make: (String) throws -> Void) throws -> String {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        let path = self.directory + "/" + name
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let temporary = path + ".partial"
-        try make(temporary)
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        return path
+        try self.made.file(name, make)
     }
 
     static func wave(rate: Int, channels: Int, seconds: String) throws -> String {
@@ -74,10 +41,10 @@ enum OggFixtures {
         }
     }
 
-    static func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+    static func bytes(_ path: String) throws -> [UInt8] { try fileBytes(path) }
 
     static func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try self.file(name) { path in try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+        try self.made.file(name, bytes: bytes)
     }
 }
 

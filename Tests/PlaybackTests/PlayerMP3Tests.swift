@@ -3,40 +3,26 @@
 import Foundation
 import Model
 import Playback
+import TestTools
 import Testing
 
 @Suite struct PlayerMP3Tests {
-    /// Runs a tool and expects success.
-    private func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(tool) failed")
-    }
-
-    private func directory() throws -> String {
-        let directory = NSTemporaryDirectory() + "fermata-mp3-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    private static let made = MadeFiles("player-mp3")
 
     /// A 440 Hz tone at half scale, 192 kbit/s CBR (sox and lame are installed by scripts/install-deps.sh).
-    private func tone(in directory: String, seconds: Int) throws -> String {
-        let wave = directory + "/tone.wav"
-        let mp3 = directory + "/tone.mp3"
-        try self.run(
-            "/usr/bin/sox",
-            ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
-        try self.run("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
-        return mp3
+    private func tone(seconds: Int) throws -> String {
+        try Self.made.file("tone-\(seconds).mp3") { mp3 in
+            let wave = mp3 + ".wav"
+            defer { removeFile(wave) }
+            try runTool(
+                "/usr/bin/sox",
+                ["-n", "-r", "44100", "-c", "2", "-b", "16", wave, "synth", "\(seconds)", "sine", "440", "vol", "0.5"])
+            try runTool("/usr/bin/lame", ["--quiet", "-b", "192", wave, mp3])
+        }
     }
 
     @Test func playsARealMP3ThroughLibmpg123Gaplessly() throws {
-        let directory = try self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let mp3 = try self.tone(in: directory, seconds: 1)
+        let mp3 = try self.tone(seconds: 1)
 
         let capture = CaptureOutput(sync: false)
         let harness = try PlayerHarness(
@@ -56,9 +42,7 @@ import Testing
     }
 
     @Test func statusShowsTheBitRateOfTheFrameHeard() throws {
-        let directory = try self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let mp3 = try self.tone(in: directory, seconds: 2)
+        let mp3 = try self.tone(seconds: 2)
         let harness = try PlayerHarness(
             outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], decoders: Player.standardDecoders)
         #expect(harness.withPlayer { $0.snapshot.bitRate } == 0)

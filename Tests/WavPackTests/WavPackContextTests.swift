@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
 import Input
+import TestTools
 import Testing
 import WavPack
 
 /// WavPack files encoded at test time with `wavpack` (installed by the project's install script) from WAVs
 /// written here, in one temporary directory per test process.
 enum Encoded {
-    static let directory: String = {
-        let path = NSTemporaryDirectory() + "fermata-wavpack-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
-    private static let lock = NSLock()
+    static let made = MadeFiles("wavpack")
 
     static func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
 
@@ -26,11 +21,19 @@ enum Encoded {
     /// A WAV of the ramp, then `wavpack` with `flags`: the .wv path (a .wvc beside it with `-c`).
     static func file(bits: Int, channels: Int, frames: Int, float: Bool = false, flags: [String] = []) throws -> String
     {
-        self.lock.lock()
-        defer { self.lock.unlock() }
         let name = "\(bits)-\(channels)-\(frames)-\(float)-\(flags.joined())"
-        let path = self.directory + "/\(name).wv"
-        if FileManager.default.fileExists(atPath: path) { return path }
+        let wave = try self.made.file(
+            "\(name).wav", bytes: self.wave(bits: bits, channels: channels, frames: frames, float: float))
+        let final = self.made.directory + "/\(name).wv"
+        return try self.made.file("\(name).wv") { path in
+            try runTool("/usr/bin/wavpack", ["-q", "-y"] + flags + [wave, "-o", path])
+            // `-c` writes the correction file beside the partial one: move it beside the final name first.
+            if flags.contains("-c") { try renameFile(path + "c", to: final + "c") }
+        }
+    }
+
+    /// A WAV of the ramp.
+    static func wave(bits: Int, channels: Int, frames: Int, float: Bool) -> [UInt8] {
         var data: [UInt8] = []
         for frame in 0..<frames {
             for channel in 0..<channels {
@@ -50,16 +53,7 @@ enum Encoded {
             Array("fmt ".utf8) + self.le32(16) + le16(float ? 3 : 1) + le16(channels) + self.le32(44100)
             + self.le32(44100 * block) + le16(block) + le16(bits)
         let body = Array("WAVE".utf8) + fmt + Array("data".utf8) + self.le32(data.count) + data
-        let wave = self.directory + "/\(name).wav"
-        try Data(Array("RIFF".utf8) + self.le32(body.count) + body).write(to: URL(fileURLWithPath: wave))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/wavpack")
-        process.arguments = ["-q", "-y"] + flags + [wave, "-o", path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "wavpack \(flags)")
-        return path
+        return Array("RIFF".utf8) + self.le32(body.count) + body
     }
 
     static func unpackAll(_ context: WavPackContext) -> [Int32] {
@@ -120,8 +114,7 @@ enum Encoded {
     }
 
     @Test func truncatedStreamsEndEarly() throws {
-        let bytes = [UInt8](
-            try Data(contentsOf: URL(fileURLWithPath: try Encoded.file(bits: 16, channels: 2, frames: 100_000))))
+        let bytes = try fileBytes(try Encoded.file(bits: 16, channels: 2, frames: 100_000))
         let context = try WavPackContext(input: MemoryInputStream(Array(bytes.prefix(bytes.count / 2))))
         #expect(context.totalSamples == 100_000)
         let count = Encoded.unpackAll(context).count
