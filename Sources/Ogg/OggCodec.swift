@@ -41,3 +41,27 @@ public enum OggCodec: Sendable, Hashable {
         return .vorbis
     }
 }
+
+/// What the Ogg Vorbis and Ogg Opus decoders share: interleaved output of a fixed channel count, the first
+/// stream's end granule position, and sample-accurate seeking.
+///
+/// Confined to the decoding thread, like its conformers; neither call allocates.
+public protocol OggAudioDecoder: AnyObject {
+    /// The channel count.
+    var channels: Int { get }
+    /// The first stream's end granule position (`mpd`'s duration and seek bound), if found.
+    var endGranulePosition: Int64? { get }
+    /// Whether `mpd` lets a client seek: when a positive end granule position was found.
+    var mpdSeekable: Bool { get }
+    /// Decodes whole frames into `buffer`; 0 at the end.
+    ///
+    /// - Throws: `OggError` when the stream cannot be decoded further.
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(OggError) -> Int
+    /// Moves to `frame`; the frame reached.
+    ///
+    /// - Throws: `OggError` when the input cannot seek or the stream is damaged there.
+    func seek(toFrame frame: UInt64) throws(OggError) -> UInt64
+}
+
+extension OggVorbisDecoder: OggAudioDecoder {}
+extension OggOpusDecoder: OggAudioDecoder {}

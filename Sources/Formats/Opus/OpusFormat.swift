@@ -101,7 +101,10 @@ public struct OpusFormat: FormatPlugin {
     ///   (more than two channels, as in `mpd`), `.input` when reading fails.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         do {
-            return OpusDecoder(try OggOpusDecoder(input: input))
+            let codec = try OggOpusDecoder(input: input)
+            // `48000:16:channels`, the end granule position as the length (as `mpd`, pre-skip included).
+            return OggDecoder(
+                codec, format: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: codec.channels))
         } catch {
             throw VorbisFormat.formatError(error, uri: input.uri)
         }
@@ -142,43 +145,6 @@ public struct OpusFormat: FormatPlugin {
             let number = strtoll(buffer.baseAddress!, &end, 10)
             guard let end, end - UnsafeMutablePointer(mutating: buffer.baseAddress!) == value.count else { return nil }
             return Double(Float(number) / 256)
-        }
-    }
-}
-
-/// The `Decoder` over `OggOpusDecoder`: `48000:16:channels`, the end granule position as the length (as
-/// `mpd`, pre-skip included).
-///
-/// Confined to the decoding thread; does not allocate per call.
-final class OpusDecoder: Decoder {
-    let format: AudioFormat
-    let totalFrames: UInt64?
-    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
-    /// name, where the protocol has it).
-    let isSeekable: Bool
-    private let decoder: OggOpusDecoder
-
-    init(_ decoder: OggOpusDecoder) {
-        self.decoder = decoder
-        self.format = AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: decoder.channels)
-        self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
-        self.isSeekable = decoder.mpdSeekable
-    }
-
-    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
-        do {
-            return try self.decoder.decode(into: buffer)
-        } catch {
-            throw .decoder("\(error)")
-        }
-    }
-
-    @discardableResult
-    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
-        do {
-            return try self.decoder.seek(toFrame: frame)
-        } catch {
-            throw .decoder("\(error)")
         }
     }
 }

@@ -91,7 +91,10 @@ public struct VorbisFormat: FormatPlugin {
     ///   damaged, `.input` when reading fails.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         do {
-            return VorbisDecoder(try OggVorbisDecoder(input: input))
+            let codec = try OggVorbisDecoder(input: input)
+            return OggDecoder(
+                codec, format: AudioFormat(sampleRate: codec.sampleRate, sampleFormat: .float, channels: codec.channels)
+            )
         } catch {
             throw Self.formatError(error, uri: input.uri)
         }
@@ -119,42 +122,6 @@ public struct VorbisFormat: FormatPlugin {
         case .input(let inputError): .input(inputError)
         case .malformed: .notRecognized(path: uri)
         case .library(let message): .decoder(message)
-        }
-    }
-}
-
-/// The `Decoder` over `OggVorbisDecoder`: `rate:f:channels`, the end granule position as the length.
-///
-/// Confined to the decoding thread; does not allocate per call.
-final class VorbisDecoder: Decoder {
-    let format: AudioFormat
-    let totalFrames: UInt64?
-    /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
-    /// name, where the protocol has it).
-    let isSeekable: Bool
-    private let decoder: OggVorbisDecoder
-
-    init(_ decoder: OggVorbisDecoder) {
-        self.decoder = decoder
-        self.format = AudioFormat(sampleRate: decoder.sampleRate, sampleFormat: .float, channels: decoder.channels)
-        self.totalFrames = decoder.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
-        self.isSeekable = decoder.mpdSeekable
-    }
-
-    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
-        do {
-            return try self.decoder.decode(into: buffer)
-        } catch {
-            throw .decoder("\(error)")
-        }
-    }
-
-    @discardableResult
-    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
-        do {
-            return try self.decoder.seek(toFrame: frame)
-        } catch {
-            throw .decoder("\(error)")
         }
     }
 }
