@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import audiofiles
 import mpdtest
 from mpdtest import arg, make_case
 
@@ -71,3 +72,49 @@ def queue(pair, directory: str):
     """add of the directory, then playlistinfo and playlistid of it."""
     b = arg(directory)
     run(pair, f"clear\nadd {b}\nplaylistinfo\nclear\n", f"queue {directory}")
+
+
+def decoder_entries(reply: bytes) -> dict[str, list[bytes]]:
+    """A `decoders` reply as each plugin's lines (its `plugin:` line first), in the reply's order."""
+    entries: dict[str, list[bytes]] = {}
+    current = None
+    for line in reply.splitlines():
+        if line == b"OK":
+            break
+        if line.startswith(b"plugin: "):
+            current = line[len(b"plugin: "):].decode()
+            entries[current] = []
+        if current is not None:
+            entries[current].append(line)
+    return entries
+
+
+def decoders_match(pair, names) -> None:
+    """`decoders` lists each named plugin with mpd's suffixes and MIME types, in mpd's relative order."""
+    want = decoder_entries(pair.ref.query("decoders"))
+    got = decoder_entries(pair.sut.query("decoders"))
+    assert set(names) <= set(want), f"mpd lists no {set(names) - set(want)}"
+    for name in names:
+        assert got.get(name) == want[name], name
+    order = [n for n in want if n in names]
+    assert [n for n in got if n in names] == order
+
+
+def play_status(server, uri: str, seek: float | None, playing_fields=("audio", "bitrate", "duration")) -> dict:
+    """`playing_fields` of `status` while `uri` plays; then, paused (after `seekcur seek` when given), its
+    state and duration, and the elapsed time after the seek."""
+    audiofiles.commands(server, "clear", f'add "{uri}"', "play")
+    if not mpdtest.wait_until(lambda: float(audiofiles.status_of(server).get("elapsed", 0)) > 0.05,
+                              mpdtest.scaled(5)):
+        pytest.fail(f"{server.label}: {uri} does not play", pytrace=False)
+    playing = audiofiles.status_of(server)
+    audiofiles.commands(server, "pause 1")
+    if seek is not None:
+        audiofiles.commands(server, f"seekcur {seek}")
+    paused = audiofiles.status_of(server)
+    audiofiles.commands(server, "stop", "clear")
+    got = {k: playing.get(k) for k in playing_fields}
+    got.update({k: paused.get(k) for k in ("state", "duration")})
+    if seek is not None:
+        got["elapsed"] = paused.get("elapsed")
+    return got

@@ -44,23 +44,8 @@ def test_queue(format_pair):
     formatcases.queue(format_pair, DIRECTORY)
 
 
-def _plugin_blocks(reply: bytes, names: set[str]) -> list[bytes]:
-    blocks: list[list[bytes]] = []
-    for line in reply.splitlines():
-        if line == b"OK":
-            break
-        if line.startswith(b"plugin: "):
-            blocks.append([])
-        if blocks:
-            blocks[-1].append(line)
-    return [b"\n".join(b) for b in blocks if b[0].split(b": ", 1)[1].decode() in names]
-
-
 def test_decoders_lists_the_dsd_plugins_as_mpd(format_pair):
-    names = {"dsdiff", "dsf"}
-    want = _plugin_blocks(format_pair.ref.query("decoders"), names)
-    assert len(want) == 2
-    assert _plugin_blocks(format_pair.sut.query("decoders"), names) == want
+    formatcases.decoders_match(format_pair, ["dsdiff", "dsf"])
 
 
 def _status(server) -> dict[str, str]:

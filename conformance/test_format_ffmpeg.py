@@ -70,12 +70,7 @@ def test_queue(format_pair, directory):
 
 def test_decoders_entry(format_pair):
     """The `decoders` reply's ffmpeg entry: mpd's suffix and MIME type tables, unchanged."""
-    def entry(server):
-        lines = server.query("decoders").split(b"\n")
-        start = lines.index(b"plugin: ffmpeg")
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(b"plugin: ")), len(lines) - 2)
-        return lines[start:end]
-    assert entry(format_pair.sut) == entry(format_pair.ref)
+    formatcases.decoders_match(format_pair, ["ffmpeg"])
 
 
 # ---------------------------------------------------------------------------
@@ -85,31 +80,13 @@ _status = audiofiles.status_of
 _command = audiofiles.commands
 
 
-def _play_status(server, uri: str, seek: float | None) -> dict[str, str]:
-    """Format and bit rate while playing; then paused (after `seekcur`): state, duration and elapsed."""
-    _command(server, "clear", f'add "{uri}"', "play")
-    if not mpdtest.wait_until(lambda: float(_status(server).get("elapsed", 0)) > 0.05, mpdtest.scaled(5)):
-        pytest.fail(f"{server.label}: {uri} does not play", pytrace=False)
-    playing = _status(server)
-    _command(server, "pause 1")
-    if seek is not None:
-        _command(server, f"seekcur {seek}")
-    paused = _status(server)
-    _command(server, "stop", "clear")
-    got = {k: playing.get(k) for k in ("audio", "bitrate", "duration")}
-    got.update({k: paused.get(k) for k in ("state", "duration")})
-    if seek is not None:
-        got["elapsed"] = paused.get("elapsed")
-    return got
-
-
 @pytest.mark.parametrize("uri", sorted(PLAYABLE))
 @pytest.mark.parametrize("seek", [None, 0.5])
 def test_status_after_play_and_seek(format_pair, uri, seek):
     """While playing: the same audio format, bit rate and duration; paused after `seekcur 0.5`: the same
     elapsed time."""
-    want = _play_status(format_pair.ref, uri, seek)
-    got = _play_status(format_pair.sut, uri, seek)
+    want = formatcases.play_status(format_pair.ref, uri, seek)
+    got = formatcases.play_status(format_pair.sut, uri, seek)
     assert got == want
 
 

@@ -29,24 +29,9 @@ def music(format_music) -> Path:
     return format_music
 
 
-def plugin_sections(reply: bytes, names) -> dict[str, list[bytes]]:
-    """The `decoders` lines of the named plugins, per plugin."""
-    sections: dict[str, list[bytes]] = {}
-    current = None
-    for line in reply.splitlines():
-        if line.startswith(b"plugin: "):
-            current = line[8:].decode()
-        if current in names and line != b"OK":
-            sections.setdefault(current, []).append(line)
-    return sections
-
-
 def test_decoders_entries(format_pair):
     """`decoders` lists sndfile and wavpack with mpd's suffixes and MIME types, in mpd's order."""
-    names = ("sndfile", "wavpack")
-    want = plugin_sections(format_pair.ref.query("decoders"), names)
-    assert set(want) == set(names)
-    assert plugin_sections(format_pair.sut.query("decoders"), names) == want
+    formatcases.decoders_match(format_pair, ["sndfile", "wavpack"])
 
 
 @pytest.mark.parametrize("sub", DIRECTORIES)
