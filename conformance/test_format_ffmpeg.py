@@ -76,10 +76,6 @@ def test_decoders_entry(format_pair):
 # ---------------------------------------------------------------------------
 # The player
 
-_status = audiofiles.status_of
-_command = audiofiles.commands
-
-
 @pytest.mark.parametrize("uri", sorted(PLAYABLE))
 @pytest.mark.parametrize("seek", [None, 0.5])
 def test_status_after_play_and_seek(format_pair, uri, seek):
