@@ -119,9 +119,8 @@ def test_audio_format_and_elapsed_after_seek(format_pair, uri):
     assert ref_paused["elapsed"] == "0.300"
 
 
-@pytest.mark.xfail(strict=True, reason="player, not FLAC: after a seek while paused mpd keeps `audio` in status "
-                                       "and Fermata drops it until playback resumes (MP3 too)")
 def test_audio_after_seek_while_paused(format_pair):
+    """After a seek while paused, status keeps the song's audio format, as in mpd."""
     uri = "flac/formats/s24_96000_2ch.flac"
     _, ref = _played_then_paused_at(format_pair.ref, uri, "0.3")
     _, sut = _played_then_paused_at(format_pair.sut, uri, "0.3")

@@ -115,8 +115,6 @@ def test_status_after_seek(format_pair, uri):
     assert _play_status(format_pair.sut, uri, 0.5) == _play_status(format_pair.ref, uri, 0.5)
 
 
-@pytest.mark.xfail(strict=True, reason="Fermata's player never ends a song whose decoder yields no samples: its "
-                   "outputs post no end for a song they never got a chunk of, so it stays in `play`")
 def test_surround_plays_nothing_as_in_mpd(format_pair):
     """5.1 AAC: libfaad announces 6 channels but mixes the frames down to 2, so mpd's plugin stops at the
     first frame ("channel count changed"): the song plays nothing and the player stops, without an error."""

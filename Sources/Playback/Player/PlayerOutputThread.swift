@@ -603,9 +603,12 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
         }
         self.ended = true
-        if self.hasChunk {
-            self.post(.outputEnded(output: self.id, token: self.chunk.token, generation: self.chunk.generation))
-        }
+        // With no chunk since the pipe was flushed (a song without samples, a seek to its end) the stream still
+        // ended, in the generation the loop started last.
+        self.post(
+            .outputEnded(
+                output: self.id, token: self.hasChunk ? self.chunk.token : nil,
+                generation: self.hasChunk ? self.chunk.generation : self.shared.generation.load(ordering: .acquiring)))
     }
 
     // MARK: - Formats
