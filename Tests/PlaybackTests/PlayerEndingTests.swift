@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Formats
 import Foundation
 import Model
 import Playback
 import Testing
 
-/// Songs that end without a sample reaching an output and seeks while paused, as in `mpd`.
+/// Songs that end without a sample reaching an output, seeks while paused and decoder failures, as in `mpd`.
 @Suite struct PlayerEndingTests {
     @Test func aSongWithoutFramesEndsPlaybackAtOnce() throws {
         let capture = CaptureOutput(sync: true)
@@ -56,5 +57,41 @@ import Testing
         harness.withPlayer { $0.setPaused(false) }
         #expect(harness.waitFor { _ in harness.withPlayer { $0.snapshot.bitRate } >= 130 })
         harness.withPlayer { $0.stop() }
+    }
+
+    @Test func aPluginsErrorNamesThePathAndWhatFailed() throws {
+        let decoders: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
+            if path.hasSuffix("declined.mp3") { throw .notRecognized(path: path) }
+            throw .decoder("avformat_open_input() failed: End of file")
+        }
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], decoders: decoders)
+        func song(_ token: UInt64, _ name: String) -> PlayableSong {
+            PlayableSong(token: token, uri: "dir/\(name)", path: "/music/dir/\(name)")
+        }
+        harness.withPlayer { $0.play(song(1, "garbage.mp3"), atSeconds: 0) }
+        #expect(harness.waitFor { $0.count == 1 })
+        harness.withPlayer { $0.play(song(2, "declined.mp3"), atSeconds: 0) }
+        #expect(harness.waitFor { $0.count == 2 })
+        #expect(
+            harness.received == [
+                .songFailed(
+                    token: 1,
+                    message: "Failed to decode /music/dir/garbage.mp3; avformat_open_input() failed: End of file"),
+                .songFailed(token: 2, message: "Failed to decode dir/declined.mp3"),
+            ])
+    }
+
+    @Test func aFileThatCannotBeOpenedFailsAsMPDsInputDoes() throws {
+        let missing = "/nonexistent-\(getpid())/song.flac"
+        let error: FormatError
+        do {
+            _ = try FormatRegistry.standard.openDecoder(path: missing)
+            Issue.record("opened a missing file")
+            return
+        } catch let thrown {
+            error = thrown
+        }
+        #expect(error.mpdMessage == "Failed to open '\(missing)': No such file or directory")
     }
 }
