@@ -145,14 +145,26 @@ def commands(server, *lines: str) -> None:
             assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
 
 
-def file_recorder(server_factory, kind: str, music: Path, directory: Path):
+def file_recorder(server_factory, kind: str, music: Path, directory: Path, mixer_type: str = "none", **settings):
     """A server (`kind` "ref" or "sut") whose only output is an ALSA `file` PCM writing
-    directory/rec-FORMAT-RATE-CHANNELS.raw."""
+    directory/rec-FORMAT-RATE-CHANNELS.raw, with `mixer_type` and the server `settings` given."""
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "alsa.conf"
     write_alsa_config(config, file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
     return server_factory(kind, music=music, env={"ALSA_CONFIG_PATH": str(config)},
-                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": "none"}])
+                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": mixer_type}],
+                          **settings)
+
+
+def recording_mismatch(label: str, ref: tuple[str, bytes], sut: tuple[str, bytes]) -> str | None:
+    """How the system under test's recording (file name, bytes) differs from mpd's, or None when the names
+    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song)."""
+    (ref_name, ref_data), (sut_name, sut_data) = ref, sut
+    padding = ref_data[len(sut_data):]
+    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(0) == len(padding):
+        return None
+    index = next((i for i, (a, b) in enumerate(zip(sut_data, ref_data)) if a != b), min(len(sut_data), len(ref_data)))
+    return f"{label}: {sut_name} ({len(sut_data)} bytes) / {ref_name} ({len(ref_data)} bytes): first difference at {index}"
 
 
 def record_queue(server, directory: Path, lines: list[str]) -> tuple[str, bytes]:

@@ -426,6 +426,12 @@ final class PlayerOutputThread: @unchecked Sendable {
             } else {
                 self.fade = fade
             }
+        } else if from == target {
+            // Steady: mpd's volume code, bit for bit.
+            let (replayGain, software) = self.volumeSteps(for: header)
+            self.remaining = self.converter.convert(
+                source, frames: header.frames, replayGainSteps: replayGain, softwareSteps: software)
+            self.gain = target
         } else {
             self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
             self.gain = target
@@ -439,14 +445,18 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.writeRemaining()
     }
 
-    /// ReplayGain × software volume for a chunk.
+    /// ReplayGain × software volume for a chunk, as a factor.
     private func gain(for header: ChunkHeader) -> Float {
-        var target = self.shared.replayGain.scale(
+        let (replayGain, software) = self.volumeSteps(for: header)
+        return Float(replayGain) / Float(PCMVolume.unity) * (Float(software) / Float(PCMVolume.unity))
+    }
+
+    /// The ReplayGain filter's and the software mixer's volumes for a chunk, in `mpd`'s 1/1024 steps.
+    private func volumeSteps(for header: ChunkHeader) -> (replayGain: Int, software: Int) {
+        let scale = self.shared.replayGain.scale(
             mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak,
-            albumGain: header.albumGain,
-            albumPeak: header.albumPeak)
-        if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
-        return target
+            albumGain: header.albumGain, albumPeak: header.albumPeak)
+        return (PCMVolume.steps(scale), self.softwareMixer?.steps ?? PCMVolume.unity)
     }
 
     /// Starts the cross-fade the decoder planned for the next song change once the chunk at `cursor` is within
