@@ -1,6 +1,6 @@
 """The software mixer's samples against mpd's: `mixer_type "software"` on an ALSA output recorded through
 alsa-lib's `file` plugin, at `setvol 50` (mpd's volume curve, its PcmVolume steps of 1/1024 and its dither),
-with and without ReplayGain (both stages of mpd's filter chain)."""
+with and without ReplayGain (both stages of mpd's filter chain), for 16- and 24-bit songs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 
 import audiofiles
 
-#: 24-bit and float sources (mpd's ReplayGain filter widens 16-bit ones to 24 bits under a software mixer).
-URIS = ["flac/formats/s24_96000_2ch.flac", "mpcfaad/mpc/replaygain.mpc"]
+#: 24-bit sources, and 16-bit ones, which mpd's ReplayGain filter widens to 24 bits before a software mixer
+#: (the device gets S24_LE).
+URIS = ["flac/formats/s24_96000_2ch.flac", "mpcfaad/mpc/replaygain.mpc", "flac/formats/s16_48000_1ch.flac",
+        "mpcfaad/aac/ape-tag.aac"]
 
 
 @pytest.mark.parametrize("replaygain", ["off", "track"])

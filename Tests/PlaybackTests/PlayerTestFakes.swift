@@ -125,6 +125,16 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         }
     }
 
+    /// The captured 24-bit samples (in 32-bit words) of channel 0.
+    func samples24(channels: Int = 2) -> [Int32] {
+        let bytes = self.bytes
+        return stride(from: 0, to: bytes.count - 3, by: 4 * channels).map {
+            Int32(
+                bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16
+                    | UInt32(bytes[$0 + 3]) << 24)
+        }
+    }
+
     func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         if self.failOpen.load(ordering: .relaxed) { throw OutputError("cannot open capture") }
         let chosen = self.forced ?? format

@@ -517,12 +517,17 @@ final class PlayerOutputThread: @unchecked Sendable {
     private func openStream(_ format: AudioFormat) -> Bool {
         // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
         var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        // mpd's ReplayGain filter widens 16-bit samples to 24 bits when a software mixer follows (its
+        // `allow_convert`), whatever the volumes: such an output plays 16-bit songs as 24-bit.
+        let widen = self.softwareMixer != nil && format.sampleFormat == .s16 && wanted.sampleFormat == .s16
+        if widen { wanted.sampleFormat = .s24 }
         if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
             let output = try self.device.open(wanted)
             do throws(OutputError) {
                 try self.converter.configure(
-                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
+                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize),
+                    widening16To24: widen)
             } catch {
                 self.device.close()
                 throw error

@@ -33,6 +33,8 @@ struct PlayerPCMConverter: ~Copyable {
     private var volumed: UnsafeMutableRawBufferPointer
     private var replayGainVolume = PCMVolume()
     private var softwareVolume = PCMVolume()
+    /// 16-bit input goes through `mpd`'s volume stages as 24-bit (its ReplayGain filter's `allow_convert`).
+    private var widening16To24 = false
 
     init() {
         self.samples = .allocate(capacity: 1)
@@ -55,12 +57,16 @@ struct PlayerPCMConverter: ~Copyable {
     /// Whether the sample rate changes on the way (libsoxr, `mpd`'s "high" recipe).
     var isResampling: Bool { self.resampler != nil }
 
-    /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`. Allocates.
+    /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
+    /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer). Allocates.
     ///
     /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
-    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) throws(OutputError) {
+    mutating func configure(
+        input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false
+    ) throws(OutputError) {
         self.input = input
         self.output = output
+        self.widening16To24 = widening16To24 && input.sampleFormat == .s16
         self.resampler = nil
         self.dsd.reset()
         self.replayGainVolume.reset()
@@ -122,15 +128,20 @@ struct PlayerPCMConverter: ~Copyable {
     mutating func convert(
         _ source: UnsafeRawBufferPointer, frames: Int, replayGainSteps: Int, softwareSteps: Int
     ) -> UnsafeRawBufferPointer {
-        let format = self.input.sampleFormat
+        var format = self.input.sampleFormat
         guard format != .dsd, replayGainSteps != PCMVolume.unity || softwareSteps != PCMVolume.unity else {
+            // Unity: a 16-bit sample widened to 24 bits is the sample << 8, which the plain conversion makes too.
             return self.convert(source, frames: frames, fromGain: 1, toGain: 1)
         }
         precondition(frames <= self.maxFrames)
         let samples = frames * self.input.channels
         let target = self.volumed.baseAddress!
         var data = source.baseAddress!
-        if replayGainSteps != PCMVolume.unity {
+        if self.widening16To24 {
+            PCMVolume.widen16To24(data, samples: samples, volume: replayGainSteps, into: target)
+            data = UnsafeRawPointer(target)
+            format = .s24
+        } else if replayGainSteps != PCMVolume.unity {
             self.replayGainVolume.apply(data, format: format, samples: samples, volume: replayGainSteps, into: target)
             data = UnsafeRawPointer(target)
         }
@@ -138,6 +149,13 @@ struct PlayerPCMConverter: ~Copyable {
             self.softwareVolume.apply(data, format: format, samples: samples, volume: softwareSteps, into: target)
         }
         let scaled = UnsafeRawBufferPointer(start: target, count: samples * format.bytesPerSample)
+        guard format != self.input.sampleFormat else {
+            return self.convert(scaled, frames: frames, fromGain: 1, toGain: 1)
+        }
+        // The scaled chunk is 24-bit now: convert it from there (the input format is restored right after).
+        let decoded = self.input
+        self.input.sampleFormat = format
+        defer { self.input = decoded }
         return self.convert(scaled, frames: frames, fromGain: 1, toGain: 1)
     }
 
