@@ -156,6 +156,25 @@ def file_recorder(server_factory, kind: str, music: Path, directory: Path, mixer
                           **settings)
 
 
+#: mpd's ALSA output order (PcmExport's `alsa_channel_order`) for 5 to 8 channels: the source channel each
+#: ALSA channel takes (FL FR FC LFE BL BR SL SR -> FL FR BL BR FC LFE SL SR; 7.0's back centre last).
+ALSA_CHANNEL_SOURCES = {5: [0, 1, 3, 4, 2], 6: [0, 1, 4, 5, 2, 3], 7: [0, 1, 5, 6, 2, 3, 4],
+                        8: [0, 1, 4, 5, 2, 3, 6, 7]}
+
+
+def to_alsa_order(samples: array.array, channels: int) -> array.array:
+    """Interleaved samples in the decoders' channel order (FLAC's, WAV's, Vorbis's) moved into the order
+    mpd's ALSA output writes (unchanged below 5 channels)."""
+    sources = ALSA_CHANNEL_SOURCES.get(channels)
+    if sources is None:
+        return samples
+    out = array.array(samples.typecode, samples)
+    for frame in range(0, len(samples) - channels + 1, channels):
+        for channel, source in enumerate(sources):
+            out[frame + channel] = samples[frame + source]
+    return out
+
+
 def recording_mismatch(label: str, ref: tuple[str, bytes], sut: tuple[str, bytes]) -> str | None:
     """How the system under test's recording (file name, bytes) differs from mpd's, or None when the names
     are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song)."""
