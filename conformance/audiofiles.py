@@ -145,14 +145,45 @@ def commands(server, *lines: str) -> None:
             assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
 
 
-def file_recorder(server_factory, kind: str, music: Path, directory: Path):
+def file_recorder(server_factory, kind: str, music: Path, directory: Path, mixer_type: str = "none", **settings):
     """A server (`kind` "ref" or "sut") whose only output is an ALSA `file` PCM writing
-    directory/rec-FORMAT-RATE-CHANNELS.raw."""
+    directory/rec-FORMAT-RATE-CHANNELS.raw, with `mixer_type` and the server `settings` given."""
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "alsa.conf"
     write_alsa_config(config, file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
     return server_factory(kind, music=music, env={"ALSA_CONFIG_PATH": str(config)},
-                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": "none"}])
+                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": mixer_type}],
+                          **settings)
+
+
+#: mpd's ALSA output order (PcmExport's `alsa_channel_order`) for 5 to 8 channels: the source channel each
+#: ALSA channel takes (FL FR FC LFE BL BR SL SR -> FL FR BL BR FC LFE SL SR; 7.0's back centre last).
+ALSA_CHANNEL_SOURCES = {5: [0, 1, 3, 4, 2], 6: [0, 1, 4, 5, 2, 3], 7: [0, 1, 5, 6, 2, 3, 4],
+                        8: [0, 1, 4, 5, 2, 3, 6, 7]}
+
+
+def to_alsa_order(samples: array.array, channels: int) -> array.array:
+    """Interleaved samples in the decoders' channel order (FLAC's, WAV's, Vorbis's) moved into the order
+    mpd's ALSA output writes (unchanged below 5 channels)."""
+    sources = ALSA_CHANNEL_SOURCES.get(channels)
+    if sources is None:
+        return samples
+    out = array.array(samples.typecode, samples)
+    for frame in range(0, len(samples) - channels + 1, channels):
+        for channel, source in enumerate(sources):
+            out[frame + channel] = samples[frame + source]
+    return out
+
+
+def recording_mismatch(label: str, ref: tuple[str, bytes], sut: tuple[str, bytes]) -> str | None:
+    """How the system under test's recording (file name, bytes) differs from mpd's, or None when the names
+    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song)."""
+    (ref_name, ref_data), (sut_name, sut_data) = ref, sut
+    padding = ref_data[len(sut_data):]
+    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(0) == len(padding):
+        return None
+    index = next((i for i, (a, b) in enumerate(zip(sut_data, ref_data)) if a != b), min(len(sut_data), len(ref_data)))
+    return f"{label}: {sut_name} ({len(sut_data)} bytes) / {ref_name} ({len(ref_data)} bytes): first difference at {index}"
 
 
 def record_queue(server, directory: Path, lines: list[str]) -> tuple[str, bytes]:

@@ -68,6 +68,22 @@ def comments_and_pictures(pair, music: Path, directory: str):
         f"readpicture second chunk in {directory}")
 
 
+def state_after_playing(server, uri: str, keys=("state", "song", "elapsed", "error"),
+                        timeout: float = 3) -> dict[str, str]:
+    """Plays `uri` alone; the `keys` of status once it stopped (or after `timeout` s), then clears the error
+    and the queue."""
+    def status():
+        return mpdtest.parse_pairs(server.query("status"))
+
+    for line in ("clear", f"add {arg(uri)}", "play"):
+        server.query(line)
+    mpdtest.wait_until(lambda: status().get("state") == "stop", mpdtest.scaled(timeout))
+    got = status()
+    server.query("clearerror")
+    server.query("clear")
+    return {k: got.get(k, "") for k in keys}
+
+
 def queue(pair, directory: str):
     """add of the directory, then playlistinfo and playlistid of it."""
     b = arg(directory)

@@ -166,7 +166,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
             var got = setup.format
             if got.sampleFormat == .s32 { got.sampleFormat = .s24 }
             if got == wanted {
-                self.install(handle, setup)
+                self.install(handle, setup, dsdOverPCM: true)
                 self.dopActive = true
                 self.dopShift8 = setup.format.sampleFormat == .s32
                 self.inputFrameSize = format.channels
@@ -208,9 +208,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     }
 
     /// Keeps an opened PCM and its setup as the stream.
-    private func install(_ handle: OpaquePointer, _ setup: ALSAHardwareSetup) {
+    private func install(_ handle: OpaquePointer, _ setup: ALSAHardwareSetup, dsdOverPCM: Bool = false) {
         self.pcm = handle
-        self.wire = setup.wire
+        self.wire = setup.wire.ordering(channels: setup.format.channels, dsdOverPCM: dsdOverPCM)
         self.channels = setup.format.channels
         self.inputFrameSize = setup.format.frameSize
         self.outputFrameSize = setup.wire.bytesPerSample * setup.format.channels
@@ -218,7 +218,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.canPause = setup.canPause
         self.mustPrepare = false
         self.written = false
-        if setup.wire.needsExport {
+        if self.wire.needsExport {
             self.exportFrames = max(1, setup.bufferFrames)
             self.exportBuffer = .allocate(byteCount: self.exportFrames * self.outputFrameSize, alignment: 16)
         }

@@ -13,12 +13,47 @@ struct PCMWireFormat: Hashable, Sendable, CustomStringConvertible {
     var packed24: Bool = false
     /// Samples in the other byte order than the host's.
     var reverseEndian: Bool = false
+    /// Frames of 5 to 8 channels move from the decoders' order (FLAC's, WAV's, Vorbis's: FL FR FC LFE BL BR SL SR)
+    /// into ALSA's default map (FL FR BL BR FC LFE SL SR), as `mpd`'s ALSA output does; 8-bit samples and DSD stay.
+    var alsaChannelOrder: Bool = false
 
     /// Bytes per sample on the wire.
     var bytesPerSample: Int { self.packed24 ? 3 : self.sampleFormat.bytesPerSample }
 
     /// Whether samples must be rewritten before `snd_pcm_writei`.
-    var needsExport: Bool { self.packed24 || (self.reverseEndian && self.bytesPerSample > 1) }
+    var needsExport: Bool { self.packed24 || (self.reverseEndian && self.bytesPerSample > 1) || self.alsaChannelOrder }
+
+    /// The layout for a stream of `channels` channels: ALSA's channel order where `mpd` applies it (5, 6, 7 or 8
+    /// channels of 16, 24, 32-bit or float samples, not DSD over PCM).
+    func ordering(channels: Int, dsdOverPCM: Bool) -> PCMWireFormat {
+        var format = self
+        format.alsaChannelOrder =
+            !dsdOverPCM && (5...8).contains(channels) && self.sampleFormat != .s8 && self.sampleFormat != .dsd
+        return format
+    }
+
+    /// The input channel that ALSA's channel `channel` of a `channels`-channel frame takes (with
+    /// ``alsaChannelOrder``).
+    static func alsaSourceChannel(_ channel: Int, of channels: Int) -> Int {
+        switch (channels, channel) {
+        // 5.0: FL FR FC BL BR -> FL FR BL BR FC.
+        case (5, 2): 3
+        case (5, 3): 4
+        case (5, 4): 2
+        // 5.1 and 7.1: FC LFE BL BR -> BL BR FC LFE (7.1's side pair stays last).
+        case (6, 2), (8, 2): 4
+        case (6, 3), (8, 3): 5
+        case (6, 4), (8, 4): 2
+        case (6, 5), (8, 5): 3
+        // 7.0: FL FR FC LFE BC SL SR -> FL FR SL SR FC LFE BC.
+        case (7, 2): 5
+        case (7, 3): 6
+        case (7, 4): 2
+        case (7, 5): 3
+        case (7, 6): 4
+        default: channel
+        }
+    }
 
     var description: String {
         "\(self.sampleFormat.wireName)\(self.packed24 ? "_3" : "")\(self.reverseEndian ? " (byte-swapped)" : "")"
@@ -65,7 +100,8 @@ struct PCMWireFormat: Hashable, Sendable, CustomStringConvertible {
     /// `EINVAL`, which alsa-lib returns (negated) for a value the device does not support.
     static let invalidArgument: Int32 = 22
 
-    /// Rewrites `frames` frames of `channels` samples from Fermata's layout (`input`) into this wire layout.
+    /// Rewrites `frames` frames of `channels` samples from Fermata's layout (`input`) into this wire layout (channel
+    /// order, packing, byte order).
     ///
     /// Audio path: no allocation. `output` must hold `frames * channels * bytesPerSample` bytes.
     func export(
@@ -78,8 +114,10 @@ struct PCMWireFormat: Hashable, Sendable, CustomStringConvertible {
         guard let source = input.baseAddress, let target = output.baseAddress else { return }
         let from = source.assumingMemoryBound(to: UInt8.self)
         let to = target.assumingMemoryBound(to: UInt8.self)
+        let reorder = self.alsaChannelOrder
         for sample in 0..<samples {
-            let i = sample * inSize
+            let channel = sample % channels
+            let i = (reorder ? sample - channel + Self.alsaSourceChannel(channel, of: channels) : sample) * inSize
             let o = sample * outSize
             if self.packed24 {
                 // The low three bytes of a little-endian 32-bit word hold the 24-bit sample.

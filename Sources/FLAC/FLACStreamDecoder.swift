@@ -84,7 +84,14 @@ public final class FLACStreamDecoder {
         }
         let metadataRead = FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0
         if let failure = self.context.failure { throw .input(failure) }
-        guard metadataRead else { throw self.stateError("FLAC__stream_decoder_process_until_end_of_metadata") }
+        // A file that ends within its metadata after STREAMINFO is a song of no frames, as in mpd (its plugin
+        // announced the format from STREAMINFO already).
+        let endedAfterStreamInfo =
+            self.context.streamInfo != nil
+            && FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_END_OF_STREAM
+        guard metadataRead || endedAfterStreamInfo else {
+            throw self.stateError("FLAC__stream_decoder_process_until_end_of_metadata")
+        }
         self.context.readingMetadata = false
         if let info = self.context.streamInfo {
             try self.context.configure(

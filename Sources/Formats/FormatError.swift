@@ -16,6 +16,13 @@ public enum FormatError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The decoder produced a format the plugin cannot deliver.
     case unsupportedFormat(String)
 
+    /// What `mpd` nests under "Failed to decode <path>" for this error: its input layer's "Failed to open
+    /// '<path>': <reason>" when the file cannot be opened, else ``description``. Any thread.
+    public var mpdMessage: String {
+        if case .input(let error) = self { return error.mpdMessage }
+        return self.description
+    }
+
     /// A one-line explanation.
     public var description: String {
         switch self {

@@ -171,6 +171,10 @@ public struct FormatRegistry: Sendable {
             do {
                 return try plugin.makeDecoder(path: path)
             } catch {
+                // As mpd: a file that cannot be opened fails before any plugin sees it.
+                if case .input(let failure) = error, failure.isOpenFailure { throw error }
+                // A plugin that declines (mpd's returns without decoding) leaves the error to the next one.
+                if case .notRecognized = error { continue }
                 firstError = firstError ?? error
             }
         }

@@ -85,6 +85,45 @@ struct PCMWireFormatTests {
         #expect(out == [0x01, 0x02, 0xFF, 0xFE])
         #expect(!PCMWireFormat(sampleFormat: .s32).needsExport)
     }
+
+    /// Exports one frame whose samples are their own channel numbers; the channel order that comes out.
+    func exportedOrder(_ wire: PCMWireFormat, channels: Int) -> [Int16] {
+        let frame = (0..<channels).map { Int16($0) }
+        var out = [Int16](repeating: -1, count: channels * 2)
+        (frame + frame).withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { wire.export(input, frames: 2, channels: channels, into: $0) }
+        }
+        #expect(out[channels...].elementsEqual(out[..<channels]))
+        return Array(out[..<channels])
+    }
+
+    @Test func surroundMovesIntoALSAsChannelOrder() {
+        let wire = PCMWireFormat(sampleFormat: .s16)
+        // mpd's alsa_channel_order: FL FR FC LFE BL BR SL SR -> FL FR BL BR FC LFE SL SR (7.0's back centre last).
+        let expected: [Int: [Int16]] = [
+            5: [0, 1, 3, 4, 2], 6: [0, 1, 4, 5, 2, 3], 7: [0, 1, 5, 6, 2, 3, 4], 8: [0, 1, 4, 5, 2, 3, 6, 7],
+        ]
+        for channels in 1...8 {
+            let ordered = wire.ordering(channels: channels, dsdOverPCM: false)
+            #expect(ordered.needsExport == (channels >= 5), "\(channels) channels")
+            #expect(
+                self.exportedOrder(ordered, channels: channels)
+                    == expected[channels, default: (0..<channels).map { Int16($0) }])
+        }
+    }
+
+    @Test func surroundOrderCombinesWithPackingAndLeavesEightBitsAndDoPAlone() {
+        // 5.1 of 24-in-32 packed to 3 bytes: the channel order changes, and each sample keeps its low 3 bytes.
+        let words: [Int32] = (0..<6).map { 0x10_0000 * Int32($0) + 0x0102 }
+        var out = [UInt8](repeating: 0, count: 18)
+        let wire = PCMWireFormat(sampleFormat: .s24, packed24: true).ordering(channels: 6, dsdOverPCM: false)
+        words.withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { wire.export(input, frames: 1, channels: 6, into: $0) }
+        }
+        #expect(stride(from: 2, to: 18, by: 3).map { out[$0] } == [0x00, 0x10, 0x40, 0x50, 0x20, 0x30])
+        #expect(!PCMWireFormat(sampleFormat: .s8).ordering(channels: 6, dsdOverPCM: false).needsExport)
+        #expect(!PCMWireFormat(sampleFormat: .s24).ordering(channels: 6, dsdOverPCM: true).needsExport)
+    }
 }
 
 struct InterruptibleWaitTests {

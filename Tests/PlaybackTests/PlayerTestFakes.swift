@@ -106,6 +106,9 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     let failOpen = Atomic<Bool>(false)
     /// While set, `play` waits (so the decoder can get ahead of an unpaced output).
     let held = Atomic<Bool>(false)
+    /// `play` takes bytes up to this count, then waits until it is raised: a point in the stream where the
+    /// output thread stands still, whatever the machine's load. Raise it to `Int.max` before stopping.
+    let limit = Atomic<Int>(Int.max)
 
     init(sync: Bool, format: AudioFormat? = nil) {
         self.paced = NullOutput(sync: sync)
@@ -125,6 +128,16 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         }
     }
 
+    /// The captured 24-bit samples (in 32-bit words) of channel 0.
+    func samples24(channels: Int = 2) -> [Int32] {
+        let bytes = self.bytes
+        return stride(from: 0, to: bytes.count - 3, by: 4 * channels).map {
+            Int32(
+                bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16
+                    | UInt32(bytes[$0 + 3]) << 24)
+        }
+    }
+
     func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         if self.failOpen.load(ordering: .relaxed) { throw OutputError("cannot open capture") }
         let chosen = self.forced ?? format
@@ -135,8 +148,13 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     func close() { self.paced.close() }
 
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        while self.held.load(ordering: .relaxed) { usleep(1000) }
-        let count = try self.paced.play(data)
+        while self.held.load(ordering: .relaxed) || self.bytes.count >= self.limit.load(ordering: .relaxed) {
+            usleep(1000)
+        }
+        let frameSize = max(1, self.state.withLock { $0.opens.last?.frameSize ?? 1 })
+        let room = self.limit.load(ordering: .relaxed) - self.bytes.count
+        let allowed = room >= data.count ? data.count : room / frameSize * frameSize
+        let count = try self.paced.play(UnsafeRawBufferPointer(rebasing: data[0..<max(frameSize, allowed)]))
         self.state.withLock { $0.bytes.append(contentsOf: data[0..<count]) }
         return count
     }

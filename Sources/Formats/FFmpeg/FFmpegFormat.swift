@@ -88,8 +88,7 @@ public struct FFmpegFormat: FormatPlugin {
     /// Opens a decoder of the first audio stream read through `input` (FFmpeg probes `input.uri`'s extension
     /// too). It delivers the codec's own sample format (16-bit, 32-bit or float, interleaved), as `mpd` does.
     ///
-    /// - Throws: `FormatError.decoder` when FFmpeg cannot open the stream or its codec; `.unsupportedFormat`
-    ///   when the codec's sample format, rate or channel count is not one `mpd` accepts.
+    /// - Throws: what `FFmpegDecoder.init` throws.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         try FFmpegDecoder(input: input)
     }
@@ -143,20 +142,37 @@ public final class FFmpegDecoder: Decoder {
 
     /// Opens the first audio stream read through `input`.
     ///
-    /// - Throws: `FormatError.decoder` when FFmpeg cannot open it; `.unsupportedFormat` for formats `mpd`
-    ///   refuses.
+    /// - Throws: as `mpd`'s plugin fails: `FormatError.decoder` with its text when FFmpeg cannot open the input or
+    ///   the codec ("avformat_open_input() failed: End of file") or the rate or channel count is out of range
+    ///   ("Invalid sample rate: 0"); `.notRecognized` where it declines (no stream information, no audio stream,
+    ///   no decoder, a sample format it has no equivalent for).
     public init(input: any InputStream) throws(FormatError) {
         let decoder: FFmpegAudioDecoder
         do {
             decoder = try FFmpegAudioDecoder(input: try FFmpegInput(input: input, url: input.uri))
         } catch {
-            throw .decoder("\(error)")
+            switch error.function {
+            case "avformat_find_stream_info", "avcodec_find_decoder":
+                // mpd's plugin logs these and declines.
+                throw .notRecognized(path: input.uri)
+            default:
+                // mpd's plugin throws these, as "avformat_open_input() failed: End of file".
+                throw .decoder(error.code != 0 ? "\(error.function)() failed: \(error.message)" : "\(error)")
+            }
         }
         guard
             let format = FFmpegFormat.audioFormat(
                 decoder.sampleFormat, rate: decoder.sampleRate, channels: decoder.channels)
         else {
-            throw .unsupportedFormat("\(decoder.sampleFormat), \(decoder.sampleRate) Hz, \(decoder.channels) channels")
+            // mpd's plugin declines a sample format it has no equivalent for, and throws for a rate or channel
+            // count out of range (its CheckAudioFormat).
+            if FFmpegFormat.audioFormat(decoder.sampleFormat, rate: 44100, channels: 2) == nil {
+                throw .notRecognized(path: input.uri)
+            }
+            if !(1..<(1 << 30)).contains(decoder.sampleRate) {
+                throw .decoder("Invalid sample rate: \(decoder.sampleRate)")
+            }
+            throw .decoder("Invalid channel count: \(decoder.channels)")
         }
         self.decoder = decoder
         self.format = format

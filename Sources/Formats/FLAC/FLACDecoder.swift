@@ -25,19 +25,18 @@ public final class FLACDecoder: Decoder {
 
     /// Opens the stream `input` reads (from its current offset); the decoder keeps `input`.
     ///
-    /// - Throws: `FormatError.decoder` when libFLAC cannot read the metadata or finds no STREAMINFO (`mpd`
-    ///   then tries its next plugin); `.unsupportedFormat` for a depth other than 8, 16, 24 or 32 bits.
+    /// - Throws: `FormatError.notRecognized` when libFLAC cannot read the metadata or finds no STREAMINFO (`mpd`'s
+    ///   plugin declines: the next plugin is tried and the error, if all fail, is another's), also for a depth other
+    ///   than 8, 16, 24 or 32 bits or a rate or channel count out of range.
     public init(input: any InputStream, container: FLACMetadata.Container) throws(FormatError) {
         do {
             self.decoder = try FLACStreamDecoder(input: input, container: container, metadata: .vorbisComment)
         } catch {
-            throw .decoder("\(error)")
+            throw .notRecognized(path: input.uri)
         }
         let info = self.decoder.streamInfo
-        guard let format = FLACScan.audioFormat(info) else {
-            throw .unsupportedFormat(
-                "FLAC with \(info.bitsPerSample) bits, \(info.channels) channels at \(info.sampleRate) Hz")
-        }
+        // mpd's plugin logs a format it cannot import and declines (its FFmpeg plugin may play the file).
+        guard let format = FLACScan.audioFormat(info) else { throw .notRecognized(path: input.uri) }
         self.format = format
         self.totalFrames = info.totalSamples > 0 ? info.totalSamples : nil
         var start: String?

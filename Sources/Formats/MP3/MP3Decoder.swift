@@ -25,7 +25,8 @@ public final class MP3Decoder: Decoder {
 
     /// Opens a stream read through `input`, which the decoder keeps.
     ///
-    /// - Throws: `FormatError.decoder` when libmpg123 cannot open it or find a frame.
+    /// - Throws: `FormatError.notRecognized` when libmpg123 cannot open it or find a frame (`mpd`'s plugin
+    ///   declines: the next plugin is tried).
     public init(input: any InputStream) throws(FormatError) {
         do {
             self.handle = try MPG123Handle(options: .playback)
@@ -34,8 +35,8 @@ public final class MP3Decoder: Decoder {
             guard format.encoding == .signed32 else { throw FormatError.unsupportedFormat("\(format.encoding)") }
             self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s24, channels: format.channels)
             self.totalFrames = self.handle.length().map { UInt64($0) }
-        } catch let error as MPG123Error {
-            throw .decoder("\(error)")
+        } catch is MPG123Error {
+            throw .notRecognized(path: input.uri)
         } catch let error as FormatError {
             throw error
         } catch {

@@ -38,8 +38,9 @@ public final class MusepackDecoder: Decoder {
     /// Decodes into `buffer` (whole frames of `format.frameSize` bytes).
     ///
     /// Does not allocate. Decoder thread.
-    /// - Returns: frames written; 0 at the end.
-    /// - Throws: `FormatError.decoder` when libmpcdec fails.
+    /// - Returns: frames written; 0 at the end, or when libmpcdec cannot decode a frame (as `mpd`, which ends the
+    ///   song there without an error).
+    /// - Throws: nothing in practice (the protocol's signature).
     public func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         let channels = self.format.channels
         let capacity = buffer.count / (4 * channels) * channels
@@ -49,7 +50,8 @@ public final class MusepackDecoder: Decoder {
             do {
                 frame = try self.demux.decodeFrame()
             } catch {
-                throw .decoder("\(error)")
+                // As mpd's plugin: a frame that does not decode ends the song (no error).
+                return 0
             }
             guard let frame else { return 0 }
             self.pendingOffset = 0

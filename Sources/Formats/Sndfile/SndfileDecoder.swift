@@ -18,13 +18,14 @@ public final class SndfileDecoder: Decoder {
 
     /// Opens the sound file `input` holds (the decoder keeps `input`).
     ///
-    /// - Throws: `FormatError.decoder` when libsndfile does not recognise it; `.unsupportedFormat` when its
+    /// - Throws: `FormatError.notRecognized` when libsndfile does not recognise it (`mpd`'s plugin declines: the
+    ///   next plugin is tried); `.unsupportedFormat` when its
     ///   rate or channel count is one `mpd` refuses (rate 0 or ≥ 2³⁰, no channels or more than 8).
     public init(input: any InputStream) throws(FormatError) {
         do {
             self.handle = try SndfileHandle(input: input)
         } catch {
-            throw .decoder("\(error)")
+            throw .notRecognized(path: input.uri)
         }
         guard let format = SndfileFormat.audioFormat(self.handle) else {
             throw .unsupportedFormat("\(self.handle.sampleRate) Hz, \(self.handle.channels) channels")

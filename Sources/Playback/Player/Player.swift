@@ -252,6 +252,11 @@ public final class Player: PlayerControl {
         }
         // mpd fails a seek past the start of a song its decoder is still decoding and cannot seek in.
         if target > 0, self.decoder.unseekableSong == token { return false }
+        // As mpd, which keeps the song's audio format and bit rate over a seek: shown until an output plays again.
+        let heard = self.snapshot
+        if let format = heard.audioFormat, heard.token == token {
+            self.heardBeforeSeek = (token, format, heard.bitRate)
+        }
         self.restart(song, atSeconds: target, start: .none)
         return true
     }
@@ -260,6 +265,7 @@ public final class Player: PlayerControl {
     /// (dropping what their devices hold), moves every cursor to the head of the pipe, then lets them go.
     private func restart(_ song: PlayableSong, atSeconds seconds: Double, start: ChunkStart) {
         self.generation += 1
+        if start != .none { self.heardBeforeSeek = nil }
         self.startSeconds = max(0, seconds)
         self.endedOutputs = []
         self.decoder.send(.park, wait: true)
@@ -277,6 +283,7 @@ public final class Player: PlayerControl {
             output.reader.consuming.store(consuming, ordering: .releasing)
         }
         self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
+        self.shared.generation.store(self.generation, ordering: .releasing)
         if start != .none { self.shared.announcedToken.store(0, ordering: .releasing) }
         self.shared.borderPausedToken.store(0, ordering: .releasing)
         self.shared.clearFadePlans()
@@ -306,6 +313,9 @@ public final class Player: PlayerControl {
     /// The length the decoder of a song reported in place of the library's (`totalFramesOverrideLibrary`),
     /// once an output heard it: kept for that song while no output position is current.
     private var decoderDuration: (token: UInt64, seconds: Double)?
+    /// The audio format and bit rate heard when the song with `token` was last sought in, shown until an output
+    /// plays it again.
+    private var heardBeforeSeek: (token: UInt64, format: AudioFormat, bitRate: Int)?
 
     public var snapshot: PlayerSnapshot {
         self.loop.preconditionOnLoop()
@@ -315,6 +325,10 @@ public final class Player: PlayerControl {
         var snapshot = PlayerSnapshot(
             state: self.state, token: song.token, elapsedSeconds: self.startSeconds,
             durationSeconds: known ?? Self.durationSeconds(of: song))
+        if let heard = self.heardBeforeSeek, heard.token == song.token {
+            snapshot.audioFormat = heard.format
+            snapshot.bitRate = heard.bitRate
+        }
         for output in self.outputThreads where output.wanted.enabled && !output.failed.load(ordering: .relaxed) {
             guard let position = output.position, position.generation == self.generation, position.token == song.token
             else { continue }
@@ -460,6 +474,7 @@ public final class Player: PlayerControl {
             self.onEvent(.pausedAtBorder(token: token))
         case .outputEnded(let output, let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
+            guard let token = token ?? self.currentSong?.token else { return }
             self.endedOutputs.insert(output)
             self.endedToken = token
             self.finishIfAllEnded(token: token)

@@ -379,7 +379,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         let stopped = next == nil && start == .play
         self.post(
             .decodeFailed(
-                token: song.token, message: "Failed to decode \(song.uri)", generation: self.generation,
+                token: song.token, message: Self.failureMessage(song, error), generation: self.generation,
                 stopped: stopped))
         if next == nil {
             self.shared.endState.store(
@@ -387,6 +387,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
             self.pipe.wakeReaders()
         }
         return next
+    }
+
+    /// `mpd`'s error for a song that could not be decoded: its URI alone when every plugin declined it, else the
+    /// file's path and what failed ("Failed to decode /music/a.mp3; avformat_open_input() failed: End of file").
+    static func failureMessage(_ song: PlayableSong, _ error: FormatError) -> String {
+        if case .notRecognized = error { return "Failed to decode \(song.uri)" }
+        return "Failed to decode \(song.path); \(error.mpdMessage)"
     }
 
     /// The current song is decoded: go on with the queued one, or mark the end of the stream.

@@ -7,8 +7,9 @@ enum PlayerEngineEvent: Sendable {
     case songStarted(token: UInt64, generation: UInt64)
     /// An output stopped before the first chunk of the queued song because `borderPause` was set.
     case pausedAtBorder(token: UInt64, generation: UInt64)
-    /// An output played out everything (the last song with `token`) and closed its stream.
-    case outputEnded(output: Int, token: UInt64, generation: UInt64)
+    /// An output played out everything (the last song with `token`; `nil` when it got no chunk since the
+    /// pipe was flushed: the song ended without a sample) and closed its stream.
+    case outputEnded(output: Int, token: UInt64?, generation: UInt64)
     /// An output failed (it retries by itself).
     case outputFailed(output: Int, message: String)
     /// A failed output works again.

@@ -426,6 +426,12 @@ final class PlayerOutputThread: @unchecked Sendable {
             } else {
                 self.fade = fade
             }
+        } else if from == target {
+            // Steady: mpd's volume code, bit for bit.
+            let (replayGain, software) = self.volumeSteps(for: header)
+            self.remaining = self.converter.convert(
+                source, frames: header.frames, replayGainSteps: replayGain, softwareSteps: software)
+            self.gain = target
         } else {
             self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
             self.gain = target
@@ -439,14 +445,18 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.writeRemaining()
     }
 
-    /// ReplayGain × software volume for a chunk.
+    /// ReplayGain × software volume for a chunk, as a factor.
     private func gain(for header: ChunkHeader) -> Float {
-        var target = self.shared.replayGain.scale(
+        let (replayGain, software) = self.volumeSteps(for: header)
+        return Float(replayGain) / Float(PCMVolume.unity) * (Float(software) / Float(PCMVolume.unity))
+    }
+
+    /// The ReplayGain filter's and the software mixer's volumes for a chunk, in `mpd`'s 1/1024 steps.
+    private func volumeSteps(for header: ChunkHeader) -> (replayGain: Int, software: Int) {
+        let scale = self.shared.replayGain.scale(
             mode: self.shared.mode, trackGain: header.trackGain, trackPeak: header.trackPeak,
-            albumGain: header.albumGain,
-            albumPeak: header.albumPeak)
-        if let softwareMixer = self.softwareMixer { target *= softwareMixer.factor }
-        return target
+            albumGain: header.albumGain, albumPeak: header.albumPeak)
+        return (PCMVolume.steps(scale), self.softwareMixer?.steps ?? PCMVolume.unity)
     }
 
     /// Starts the cross-fade the decoder planned for the next song change once the chunk at `cursor` is within
@@ -507,12 +517,17 @@ final class PlayerOutputThread: @unchecked Sendable {
     private func openStream(_ format: AudioFormat) -> Bool {
         // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
         var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        // mpd's ReplayGain filter widens 16-bit samples to 24 bits when a software mixer follows (its
+        // `allow_convert`), whatever the volumes: such an output plays 16-bit songs as 24-bit.
+        let widen = self.softwareMixer != nil && format.sampleFormat == .s16 && wanted.sampleFormat == .s16
+        if widen { wanted.sampleFormat = .s24 }
         if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
             let output = try self.device.open(wanted)
             do throws(OutputError) {
                 try self.converter.configure(
-                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize))
+                    input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize),
+                    widening16To24: widen)
             } catch {
                 self.device.close()
                 throw error
@@ -603,9 +618,12 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.closeStream()
         }
         self.ended = true
-        if self.hasChunk {
-            self.post(.outputEnded(output: self.id, token: self.chunk.token, generation: self.chunk.generation))
-        }
+        // With no chunk since the pipe was flushed (a song without samples, a seek to its end) the stream still
+        // ended, in the generation the loop started last.
+        self.post(
+            .outputEnded(
+                output: self.id, token: self.hasChunk ? self.chunk.token : nil,
+                generation: self.hasChunk ? self.chunk.generation : self.shared.generation.load(ordering: .acquiring)))
     }
 
     // MARK: - Formats

@@ -29,6 +29,12 @@ struct PlayerPCMConverter: ~Copyable {
     private(set) var converted: UnsafeMutableRawBufferPointer
     /// DSD to PCM, when the input is DSD and the output is not.
     private let dsd = DSDToPCM()
+    /// A chunk scaled in its own format by `mpd`'s volume code (ReplayGain, then the software volume).
+    private var volumed: UnsafeMutableRawBufferPointer
+    private var replayGainVolume = PCMVolume()
+    private var softwareVolume = PCMVolume()
+    /// 16-bit input goes through `mpd`'s volume stages as 24-bit (its ReplayGain filter's `allow_convert`).
+    private var widening16To24 = false
 
     init() {
         self.samples = .allocate(capacity: 1)
@@ -36,6 +42,7 @@ struct PlayerPCMConverter: ~Copyable {
         self.otherMixed = .allocate(capacity: 1)
         self.resampled = .allocate(capacity: 1)
         self.converted = .allocate(byteCount: 1, alignment: 16)
+        self.volumed = .allocate(byteCount: 1, alignment: 16)
     }
 
     deinit {
@@ -44,19 +51,26 @@ struct PlayerPCMConverter: ~Copyable {
         self.otherMixed.deallocate()
         self.resampled.deallocate()
         self.converted.deallocate()
+        self.volumed.deallocate()
     }
 
     /// Whether the sample rate changes on the way (libsoxr, `mpd`'s "high" recipe).
     var isResampling: Bool { self.resampler != nil }
 
-    /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`. Allocates.
+    /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
+    /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer). Allocates.
     ///
     /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
-    mutating func configure(input: AudioFormat, output: AudioFormat, maxFrames: Int) throws(OutputError) {
+    mutating func configure(
+        input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false
+    ) throws(OutputError) {
         self.input = input
         self.output = output
+        self.widening16To24 = widening16To24 && input.sampleFormat == .s16
         self.resampler = nil
         self.dsd.reset()
+        self.replayGainVolume.reset()
+        self.softwareVolume.reset()
         var outFrames = maxFrames
         if output.sampleFormat == .dsd, input.sampleFormat != .dsd || input.sampleRate != output.sampleRate {
             throw OutputError("cannot convert \(input) to \(output)")
@@ -93,6 +107,11 @@ struct PlayerPCMConverter: ~Copyable {
             self.converted.deallocate()
             self.converted = .allocate(byteCount: bytes, alignment: 16)
         }
+        let volumedBytes = self.maxFrames * channels * 4
+        if volumedBytes > self.volumed.count {
+            self.volumed.deallocate()
+            self.volumed = .allocate(byteCount: volumedBytes, alignment: 16)
+        }
         if self.resampler != nil, outFrames > self.resampledCapacity {
             self.resampled.deallocate()
             self.resampled = .allocate(capacity: outFrames * output.channels)
@@ -100,7 +119,48 @@ struct PlayerPCMConverter: ~Copyable {
         }
     }
 
-    /// Converts `frames` frames of `source`, scaling by a gain going linearly from `fromGain` to `toGain`.
+    /// Converts `frames` frames of `source` scaled as `mpd` scales a chunk: its ReplayGain filter's volume, then
+    /// its software mixer's (each in steps of 1/1024, see `PCMVolume`), in the chunk's own format, bit for bit;
+    /// then the format conversion. DSD is not scaled.
+    ///
+    /// Audio path: no allocation, no lock.
+    /// - Returns: the converted bytes (valid until the next call); with resampling, possibly none yet.
+    mutating func convert(
+        _ source: UnsafeRawBufferPointer, frames: Int, replayGainSteps: Int, softwareSteps: Int
+    ) -> UnsafeRawBufferPointer {
+        var format = self.input.sampleFormat
+        guard format != .dsd, replayGainSteps != PCMVolume.unity || softwareSteps != PCMVolume.unity else {
+            // Unity: a 16-bit sample widened to 24 bits is the sample << 8, which the plain conversion makes too.
+            return self.convert(source, frames: frames, fromGain: 1, toGain: 1)
+        }
+        precondition(frames <= self.maxFrames)
+        let samples = frames * self.input.channels
+        let target = self.volumed.baseAddress!
+        var data = source.baseAddress!
+        if self.widening16To24 {
+            PCMVolume.widen16To24(data, samples: samples, volume: replayGainSteps, into: target)
+            data = UnsafeRawPointer(target)
+            format = .s24
+        } else if replayGainSteps != PCMVolume.unity {
+            self.replayGainVolume.apply(data, format: format, samples: samples, volume: replayGainSteps, into: target)
+            data = UnsafeRawPointer(target)
+        }
+        if softwareSteps != PCMVolume.unity {
+            self.softwareVolume.apply(data, format: format, samples: samples, volume: softwareSteps, into: target)
+        }
+        let scaled = UnsafeRawBufferPointer(start: target, count: samples * format.bytesPerSample)
+        guard format != self.input.sampleFormat else {
+            return self.convert(scaled, frames: frames, fromGain: 1, toGain: 1)
+        }
+        // The scaled chunk is 24-bit now: convert it from there (the input format is restored right after).
+        let decoded = self.input
+        self.input.sampleFormat = format
+        defer { self.input = decoded }
+        return self.convert(scaled, frames: frames, fromGain: 1, toGain: 1)
+    }
+
+    /// Converts `frames` frames of `source`, scaling by a gain going linearly from `fromGain` to `toGain` (a
+    /// gain change glides over one chunk; `mpd` steps, which no test can time anyway).
     ///
     /// Audio path: no allocation, no lock.
     /// - Returns: the converted bytes (valid until the next call); with resampling, possibly none yet.
@@ -162,9 +222,11 @@ struct PlayerPCMConverter: ~Copyable {
     }
 
     /// Drops what the resampler and the DSD filter hold (seek, skip). Output thread.
-    func reset() {
+    mutating func reset() {
         self.resampler?.reset()
         self.dsd.reset()
+        self.replayGainVolume.reset()
+        self.softwareVolume.reset()
     }
 
     /// Cross-fades: mixes a chunk of the song fading out (`source`, scaled from `fromGain` to `toGain`) with one

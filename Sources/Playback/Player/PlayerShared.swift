@@ -9,6 +9,8 @@ import Synchronization
 final class PlayerShared: @unchecked Sendable {
     /// `PlayerEndState` raw values: whether the decoder reached the end of the stream.
     let endState = Atomic<Int>(PlayerEndState.running.rawValue)
+    /// The generation the loop last flushed the pipe for (stored while every output is held).
+    let generation = Atomic<UInt64>(0)
     /// `borderPause` (single mode).
     let borderPause = Atomic<Bool>(false)
     /// The token of the song whose start was last announced (`songStarted` is posted once per hand-over).

@@ -24,15 +24,15 @@ public final class SoftwareMixer: Mixer {
         self.level.store(min(100, max(0, volume)), ordering: .relaxed)
     }
 
-    /// The linear factor for the current volume: `mpd`'s curve (e^(v/25) − 1) / (e^4 − 1), on its 1/1024 grid.
-    /// Output thread; no allocation.
-    var factor: Float { Self.factor(volume: self.level.load(ordering: .relaxed)) }
+    /// The current volume in `mpd`'s software volume steps of 1/1024 (see `PCMVolume`). Output thread; no
+    /// allocation.
+    var steps: Int { Self.steps(volume: self.level.load(ordering: .relaxed)) }
 
-    /// The linear factor for `volume`.
-    static func factor(volume: Int) -> Float {
-        if volume >= 100 { return 1 }
+    /// `mpd`'s curve for `volume` (0...100): (e^(v/25) − 1) / (e^4 − 1) with its constant for e^4, in steps.
+    static func steps(volume: Int) -> Int {
+        if volume >= 100 { return PCMVolume.unity }
         if volume <= 0 { return 0 }
-        let curve = (exp(Double(volume) / 25) - 1) / (exp(4) - 1)
-        return Float((curve * 1024).rounded()) / 1024
+        let curve = (exp(Double(volume) / 25) - 1) / (Double(Float(54.598_150_033_1)) - 1)
+        return PCMVolume.steps(Float(curve))
     }
 }
