@@ -63,6 +63,8 @@ let package = Package(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
         .systemLibrary(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
+        .systemLibrary(
+            name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -106,6 +108,8 @@ let package = Package(
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
+        // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
+        .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -115,7 +119,7 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "Model",
+                "OpenMPT", "ModPlug", "MikMod", "Model",
             ],
             swiftSettings: settings),
 
@@ -179,6 +183,7 @@ let package = Package(
         .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
+        .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),
