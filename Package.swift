@@ -65,6 +65,9 @@ let package = Package(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
         .systemLibrary(
             name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
+        // No pkgConfig: fluidsynth's cflags carry -pthread and -D_REENTRANT (and glib's, SDL's…), which SwiftPM
+        // rejects with a warning; the header is in /usr/include and the module map links the library.
+        .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -110,6 +113,8 @@ let package = Package(
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
         // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
         .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
+        // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -119,7 +124,7 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "MikMod", "Model",
+                "OpenMPT", "ModPlug", "MikMod", "FluidSynth", "Model",
             ],
             swiftSettings: settings),
 
@@ -184,6 +189,7 @@ let package = Package(
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),

@@ -29,20 +29,14 @@ _status = audiofiles.status_of
 _command = audiofiles.commands
 
 
-def test_browse(format_pair):
-    formatcases.browse(format_pair, DIR)
-
-
-def test_search(format_pair):
-    formatcases.search(format_pair, DIR)
+@pytest.mark.parametrize("case", [formatcases.browse, formatcases.search, formatcases.queue],
+                         ids=["browse", "search", "queue"])
+def test_library(format_pair, case):
+    case(format_pair, DIR)
 
 
 def test_comments_and_pictures(format_pair, format_music):
     formatcases.comments_and_pictures(format_pair, format_music, DIR)
-
-
-def test_queue(format_pair):
-    formatcases.queue(format_pair, DIR)
 
 
 def test_decoders_entry(format_pair):
