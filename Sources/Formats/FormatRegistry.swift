@@ -21,8 +21,8 @@ public struct FormatRegistry: Sendable {
         ([
             MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
             SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-            OpenMPTFormat(), ModPlugFormat(), MikModFormat(), FluidSynthFormat(), FFmpegFormat(),
-            GMEFormat(),
+            OpenMPTFormat(), ModPlugFormat(), MikModFormat(), WildMidiFormat(), FluidSynthFormat(),
+            FFmpegFormat(), GMEFormat(),
         ] as [(any FormatPlugin)?]).compactMap { $0 })
 
     // MARK: - Choosing plugins

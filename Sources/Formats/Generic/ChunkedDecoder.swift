@@ -2,26 +2,40 @@
 
 import Model
 
-/// A synthesizer that renders interleaved PCM a chunk at a time until it has nothing left, as `mpd`'s mikmod
-/// and fluidsynth plugins pull their libraries' output.
+/// A synthesizer that renders interleaved PCM a chunk at a time until it has nothing left, as `mpd`'s mikmod,
+/// fluidsynth and wildmidi plugins pull their libraries' output.
 ///
-/// Confined to the decoding thread. `renderChunk(into:)` must not allocate.
+/// Confined to the decoding thread. `renderChunk(into:)` and `seek(toFrame:)` must not allocate.
 protocol ChunkSource: AnyObject {
     /// Renders the next chunk into `chunk` (the whole buffer, unless the source ends).
     ///
     /// - Returns: bytes rendered; 0 when the song has ended.
     func renderChunk(into chunk: UnsafeMutableRawBufferPointer) -> Int
+    /// The song's length in frames, when the plugin reports one. `nil` by default.
+    var totalFrames: UInt64? { get }
+    /// Whether `seek(toFrame:)` works. `false` by default.
+    var isSeekable: Bool { get }
+    /// Moves to `frame` (only called when `isSeekable`).
+    ///
+    /// - Returns: the frame reached.
+    func seek(toFrame frame: UInt64) -> UInt64
 }
 
-/// Delivers a `ChunkSource`'s chunks: no length, not seekable (what `mpd`'s plugins tell their player).
+extension ChunkSource {
+    var totalFrames: UInt64? { nil }
+    var isSeekable: Bool { false }
+    func seek(toFrame frame: UInt64) -> UInt64 { 0 }
+}
+
+/// Delivers a `ChunkSource`'s chunks, with its length and seeking (what `mpd`'s plugins tell their player).
 ///
-/// Confined to the decoding thread. `decode(into:)` does not allocate.
+/// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 final class ChunkedDecoder<Source: ChunkSource>: Decoder {
     let format: AudioFormat
-    /// Unknown: the plugins report no length.
-    var totalFrames: UInt64? { nil }
-    /// The plugins cannot seek.
-    var isSeekable: Bool { false }
+    /// The source's length.
+    var totalFrames: UInt64? { self.source.totalFrames }
+    /// Whether the source seeks.
+    var isSeekable: Bool { self.source.isSeekable }
     private let source: Source
     private let frameBytes: Int
     private let chunk: UnsafeMutableRawBufferPointer
@@ -62,10 +76,15 @@ final class ChunkedDecoder<Source: ChunkSource>: Decoder {
         return bytes / self.frameBytes
     }
 
-    /// The plugins cannot seek.
+    /// Moves the source to `frame`, dropping the rest of the chunk.
     ///
-    /// - Throws: `FormatError.decoder` always.
+    /// Does not allocate. Decoder thread.
+    /// - Returns: the frame reached.
+    /// - Throws: `FormatError.decoder` when the source cannot seek.
     func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
-        throw .decoder("Not seekable")
+        guard self.source.isSeekable else { throw .decoder("Not seekable") }
+        self.pending = 0
+        self.ended = false
+        return self.source.seek(toFrame: frame)
     }
 }

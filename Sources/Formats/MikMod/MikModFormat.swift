@@ -58,7 +58,7 @@ public struct MikModFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libmikmod cannot load it.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let data = try Self.load(path)
+        let data = try WholeStream.file(path)
         guard MikModModule(data: data) != nil else { throw .notRecognized(path: path) }
         let title = MikModModule.title(data: data) ?? []
         return SongInfo(tags: TagCollector.tagItems([RawTagItem(.title, title)]))
@@ -76,14 +76,6 @@ public struct MikModFormat: FormatPlugin {
         return ChunkedDecoder(
             source: MikModSource(module: module),
             format: AudioFormat(sampleRate: rate, sampleFormat: .s16, channels: 2), chunkBytes: MikModSource.chunkBytes)
-    }
-
-    static func load(_ path: String) throws(FormatError) -> [UInt8] {
-        do {
-            return try WholeStream.read(try FileInputStream(path: path))
-        } catch {
-            throw .notRecognized(path: path)
-        }
     }
 }
 
