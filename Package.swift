@@ -63,6 +63,13 @@ let package = Package(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
         .systemLibrary(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
+        .systemLibrary(
+            name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
+        // No pkgConfig: fluidsynth's cflags carry -pthread and -D_REENTRANT (and glib's, SDL's…), which SwiftPM
+        // rejects with a warning; the header is in /usr/include and the module map links the library.
+        .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
+        // No pkgConfig: Debian's libwildmidi-dev has no .pc file; the header is in /usr/include.
+        .systemLibrary(name: "CWildMidi", path: "Sources/CWildMidi", providers: [.apt(["libwildmidi-dev"])]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -106,6 +113,12 @@ let package = Package(
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
+        // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
+        .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
+        // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth"], swiftSettings: settings),
+        // MIDI synthesis from GUS patches through libwildmidi; the only importer of CWildMidi.
+        .target(name: "WildMidi", dependencies: ["CWildMidi"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -115,7 +128,7 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "Model",
+                "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Model",
             ],
             swiftSettings: settings),
 
@@ -181,6 +194,9 @@ let package = Package(
         .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
+        .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth"], swiftSettings: settings),
+        .testTarget(name: "WildMidiTests", dependencies: ["WildMidi"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),

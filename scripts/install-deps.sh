@@ -3,13 +3,14 @@
 # Usage: scripts/install-deps.sh [build|test]   (default: test, which includes build)
 set -eu
 
-BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev zlib1g-dev"
+BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen flac ffmpeg musepack-tools vorbis-tools opus-tools wavpack"
 # avahi-daemon, avahi-utils (avahi-browse), dbus (dbus-daemon), iproute2 (ip) and util-linux (unshare, nsenter):
 # conformance/test_zeroconf.py runs its own bus and avahi-daemon in private network namespaces.
 # systemd (systemd-analyze, systemd-socket-activate): conformance/test_systemd.py.
 # mpg123: the reference decodes of conformance/test_audio.py.
-TEST_PACKAGES="mpd mpc mpg123 python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd"
+# timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
+TEST_PACKAGES="mpd mpc mpg123 timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

@@ -15,12 +15,15 @@ public struct FormatRegistry: Sendable {
     /// Creates a registry from plugins in priority order.
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
-    /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
-    public static let standard = FormatRegistry([
-        MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
-        SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-        OpenMPTFormat(), ModPlugFormat(), FFmpegFormat(), GMEFormat(),
-    ])
+    /// Every format Fermata supports, in `mpd` 0.23.12's decoder order; a plugin whose library cannot be set
+    /// up is left out, as `mpd` leaves out a plugin whose initialisation fails.
+    public static let standard = FormatRegistry(
+        ([
+            MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
+            SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
+            OpenMPTFormat(), ModPlugFormat(), MikModFormat(), WildMidiFormat(), FluidSynthFormat(),
+            FFmpegFormat(), GMEFormat(),
+        ] as [(any FormatPlugin)?]).compactMap { $0 })
 
     // MARK: - Choosing plugins
 

@@ -197,7 +197,7 @@ import Testing
         #expect(try again.seek(toFrame: 44100 * 5) == 44100 * 5)
         #expect(throws: FormatError.self) { _ = try plugin.makeDecoder(path: dir + "/noise.mod") }
         #expect(FormatRegistry.standard.plugins(forSuffix: "dfm").map(\.name) == ["modplug"])
-        #expect(FormatRegistry.standard.plugins(forSuffix: "MOD").map(\.name) == ["openmpt", "modplug"])
+        #expect(FormatRegistry.standard.plugins(forSuffix: "MOD").map(\.name) == ["openmpt", "modplug", "mikmod"])
     }
 }
 

@@ -40,4 +40,15 @@ enum WholeStream {
             throw .decoder("\(error)")
         }
     }
+
+    /// The whole file at `path`, for a plugin's scan.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the file cannot be opened or read within the bounds.
+    static func file(_ path: String) throws(FormatError) -> [UInt8] {
+        do {
+            return try Self.read(try FileInputStream(path: path))
+        } catch {
+            throw .notRecognized(path: path)
+        }
+    }
 }
