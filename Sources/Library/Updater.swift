@@ -98,19 +98,27 @@ public struct Updater: Sendable {
         }
 
         let results = self.read(pending)
-        for (read, info) in zip(pending, results) {
-            tree.withDirectory(at: read.directory[...]) { directory in
-                if let info {
-                    directory.songs[ByteString(read.name)] = TreeSong(
-                        name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
-                        info: info)
-                    modified = true
-                } else if directory.songs.removeValue(forKey: ByteString(read.name)) != nil {
-                    // A file that cannot be read changes the library only if it was a song before, as in mpd: an
-                    // unreadable new file is skipped (and tried again by the next update).
-                    modified = true
+        // The walk queued each directory's files together: find the directory once for each run of them.
+        var start = 0
+        while start < pending.count {
+            var end = start + 1
+            while end < pending.count && Self.sameBytes(pending[end].directory, pending[start].directory) { end += 1 }
+            tree.withDirectory(at: pending[start].directory[...]) { directory in
+                for index in start..<end {
+                    let read = pending[index]
+                    if let info = results[index] {
+                        directory.songs[ByteString(read.name)] = TreeSong(
+                            name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
+                            info: info)
+                        modified = true
+                    } else if directory.songs.removeValue(forKey: ByteString(read.name)) != nil {
+                        // A file that cannot be read changes the library only if it was a song before, as in mpd:
+                        // an unreadable new file is skipped (and tried again by the next update).
+                        modified = true
+                    }
                 }
             }
+            start = end
         }
         if modified { tree.pruneEmpty() }
         return Result(tree: tree, modified: modified)
@@ -352,6 +360,11 @@ public struct Updater: Sendable {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         let suffix = name[name.index(after: dot)...]
         return suffix.isEmpty ? nil : String(suffix)
+    }
+
+    /// Whether two paths are the same byte for byte (`String`'s `==` finds "Café" in both normal forms equal).
+    private static func sameBytes(_ left: [String], _ right: [String]) -> Bool {
+        left.count == right.count && zip(left, right).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
 
     /// Reads pending files on `concurrency` threads; `nil` for a file that is not a readable song.
