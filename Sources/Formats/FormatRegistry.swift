@@ -11,9 +11,21 @@ import Model
 public struct FormatRegistry: Sendable {
     /// The plugins, in priority order.
     public let plugins: [any FormatPlugin]
+    /// The plugins handling each suffix, in priority order: the scanner asks for every file, twice.
+    private let pluginsBySuffix: [String: [any FormatPlugin]]
 
     /// Creates a registry from plugins in priority order.
-    public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
+    public init(_ plugins: [any FormatPlugin]) {
+        self.plugins = plugins
+        var table: [String: [any FormatPlugin]] = [:]
+        for plugin in plugins {
+            var seen: Set<String> = []
+            for suffix in plugin.suffixes where seen.insert(suffix).inserted {
+                table[suffix, default: []].append(plugin)
+            }
+        }
+        self.pluginsBySuffix = table
+    }
 
     /// Every format Fermata supports, in `mpd` 0.23.12's decoder order; a plugin whose library cannot be set
     /// up is left out, as `mpd` leaves out a plugin whose initialisation fails.
@@ -34,8 +46,7 @@ public struct FormatRegistry: Sendable {
 
     /// Every plugin handling `suffix`, in priority order.
     public func plugins(forSuffix suffix: some StringProtocol) -> [any FormatPlugin] {
-        let lowered = Self.asciiLowercased(suffix)
-        return self.plugins.filter { $0.suffixes.contains(lowered) }
+        self.pluginsBySuffix[Self.asciiLowercased(suffix)] ?? []
     }
 
     /// The first plugin handling the MIME type (compared ASCII case-insensitively, parameters ignored).
@@ -218,14 +229,25 @@ public struct FormatRegistry: Sendable {
 
     /// The suffix `mpd` sees in a path: the text after the last `.` of the last component, unless that dot
     /// starts the name (`.mp3` has none).
+    /// Bytes, as `mpd` compares them: a combining mark after a `/` or `.` does not hide it.
     public static func suffix(ofPath path: some StringProtocol) -> Substring? {
         let full = String(path)
-        let name = full.lastIndex(of: "/").map { full[full.index(after: $0)...] } ?? full[...]
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        return name[name.index(after: dot)...]
+        let bytes = full.utf8
+        var dot: String.Index?
+        var nameStart = bytes.endIndex
+        while nameStart > bytes.startIndex {
+            let before = bytes.index(before: nameStart)
+            let byte = bytes[before]
+            if byte == UInt8(ascii: "/") { break }
+            if byte == UInt8(ascii: "."), dot == nil { dot = before }
+            nameStart = before
+        }
+        guard let dot, dot != nameStart else { return nil }
+        return full[bytes.index(after: dot)...]
     }
 
     private static func asciiLowercased(_ text: some StringProtocol) -> String {
-        String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(text) }
+        return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -37,12 +37,24 @@ public enum DatabaseFile {
     ///
     /// - Throws: an I/O error; the previous file is then left as it was.
     public static func save(_ database: Database, tags: TagMask, to path: String) throws {
+        try Self.write(Self.encoded(database, tags: tags), to: path)
+    }
+
+    /// The bytes `save` writes for `database`: header, checksum and body. Any thread.
+    public static func encoded(_ database: Database, tags: TagMask) -> [UInt8] {
         let body = Self.encode(database, tags: tags)
         var out = Self.header
         out.reserveCapacity(out.count + 8 + body.count)
         Writer.appendFixed(Self.checksum(body), to: &out)
         out.append(contentsOf: body)
-        try AtomicFile.write(out, toPath: path)
+        return out
+    }
+
+    /// Writes bytes from `encoded` to `path` atomically (temporary file, `fsync`, `rename`). Any thread.
+    ///
+    /// - Throws: an I/O error; the previous file is then left as it was.
+    public static func write(_ encoded: [UInt8], to path: String) throws {
+        try AtomicFile.write(encoded, toPath: path)
     }
 
     /// Loads a snapshot saved by `save`, or `nil` when the file is missing, old, scanned with other tags,
@@ -52,8 +64,9 @@ public enum DatabaseFile {
         return Self.decode(data, tags: tags)
     }
 
-    /// The snapshot in `data` (a whole file), or `nil`.
-    static func decode(_ data: [UInt8], tags: TagMask) -> Database? {
+    /// The snapshot in `data` (a whole file, or the bytes of `encoded`), or `nil` when it is damaged. Any
+    /// thread.
+    public static func decode(_ data: [UInt8], tags: TagMask) -> Database? {
         let header = Self.header
         guard data.count >= header.count + 8, data[0..<header.count].elementsEqual(header) else { return nil }
         var reader = Reader(bytes: data, position: header.count)

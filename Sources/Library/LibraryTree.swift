@@ -147,9 +147,9 @@ public struct TreeDirectory: Sendable, Hashable {
     /// Runs `body` on the directory at `components` below this one, if it exists.
     mutating func withDirectory<R>(at components: ArraySlice<String>, _ body: (inout TreeDirectory) -> R) -> R? {
         guard let name = components.first else { return body(&self) }
-        let first = ByteString(name)
-        guard self.children[first] != nil else { return nil }
-        return self.children[first]!.withDirectory(at: components.dropFirst(), body)
+        // Through the index: `children[name]` would copy the child out to test it, then hash the name again.
+        guard let index = self.children.index(forKey: ByteString(name)) else { return nil }
+        return self.children.values[index].withDirectory(at: components.dropFirst(), body)
     }
 }
 

@@ -4,7 +4,6 @@ import Dispatch
 import Glibc
 import Model
 import Posix
-import Synchronization
 
 /// Walks the music directory and brings a tree up to date, the way `mpd`'s update job does.
 ///
@@ -69,6 +68,18 @@ public struct Updater: Sendable {
         var status: FileStatus
     }
 
+    /// The files the walk queued, in order; each is handed to `queue` at once, so readers start while the
+    /// walk goes on.
+    private struct PendingReads {
+        var reads: [PendingRead] = []
+        let queue: ReadQueue
+
+        mutating func append(_ read: PendingRead) {
+            self.reads.append(read)
+            self.queue.add(read.path)
+        }
+    }
+
     /// Updates `uri` ("" for everything) in `tree`.
     ///
     /// - Parameters:
@@ -79,7 +90,9 @@ public struct Updater: Sendable {
     ) -> Result {
         var tree = tree
         var modified = false
-        var pending: [PendingRead] = []
+        let queue = ReadQueue()
+        var pending = PendingReads(queue: queue)
+        let readers = self.startReading(queue)
         let components = uri.split(separator: "/").map(String.init)
 
         if components.isEmpty {
@@ -97,20 +110,33 @@ public struct Updater: Sendable {
             self.updatePath(&tree, components: components[...], done: [], ancestors: [(tree.device, tree.inode)], discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
         }
 
-        let results = self.read(pending)
-        for (read, info) in zip(pending, results) {
-            tree.withDirectory(at: read.directory[...]) { directory in
-                if let info {
-                    directory.songs[ByteString(read.name)] = TreeSong(
-                        name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
-                        info: info)
-                    modified = true
-                } else if directory.songs.removeValue(forKey: ByteString(read.name)) != nil {
-                    // A file that cannot be read changes the library only if it was a song before, as in mpd: an
-                    // unreadable new file is skipped (and tried again by the next update).
-                    modified = true
+        // The walk is done: this thread reads too, until every queued file is read.
+        queue.finish()
+        self.read(queue)
+        readers.wait()
+        let results = queue.results
+        let reads = pending.reads
+        // The walk queued each directory's files together: find the directory once for each run of them.
+        var start = 0
+        while start < reads.count {
+            var end = start + 1
+            while end < reads.count && Self.sameBytes(reads[end].directory, reads[start].directory) { end += 1 }
+            tree.withDirectory(at: reads[start].directory[...]) { directory in
+                for index in start..<end {
+                    let read = reads[index]
+                    if let info = results[index] {
+                        directory.songs[ByteString(read.name)] = TreeSong(
+                            name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
+                            info: info)
+                        modified = true
+                    } else if directory.songs.removeValue(forKey: ByteString(read.name)) != nil {
+                        // A file that cannot be read changes the library only if it was a song before, as in mpd:
+                        // an unreadable new file is skipped (and tried again by the next update).
+                        modified = true
+                    }
                 }
             }
+            start = end
         }
         if modified { tree.pruneEmpty() }
         return Result(tree: tree, modified: modified)
@@ -123,7 +149,7 @@ public struct Updater: Sendable {
     /// Updates one named path below the root: a directory subtree, a single file, or a vanished entry.
     private func updatePath(
         _ directory: inout TreeDirectory, components: ArraySlice<String>, done: [String],
-        ancestors: [(UInt64, UInt64)], discard: Bool, pending: inout [PendingRead], modified: inout Bool,
+        ancestors: [(UInt64, UInt64)], discard: Bool, pending: inout PendingReads, modified: inout Bool,
         isCancelled: @Sendable () -> Bool
     ) {
         guard let name = components.first else { return }
@@ -174,7 +200,7 @@ public struct Updater: Sendable {
     /// Brings `directory` (at `components`) up to date with the file system.
     private func walk(
         _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)],
-        exclude inherited: ExcludeList, discard: Bool, pending: inout [PendingRead], modified: inout Bool,
+        exclude inherited: ExcludeList, discard: Bool, pending: inout PendingReads, modified: inout Bool,
         isCancelled: @Sendable () -> Bool
     ) {
         if isCancelled() { return }
@@ -217,7 +243,7 @@ public struct Updater: Sendable {
 
     private func visit(
         _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String],
-        ancestors: [(UInt64, UInt64)], exclude: ExcludeList, discard: Bool, pending: inout [PendingRead],
+        ancestors: [(UInt64, UInt64)], exclude: ExcludeList, discard: Bool, pending: inout PendingReads,
         modified: inout Bool, isCancelled: @Sendable () -> Bool
     ) {
         switch status.kind {
@@ -354,28 +380,86 @@ public struct Updater: Sendable {
         return suffix.isEmpty ? nil : String(suffix)
     }
 
-    /// Reads pending files on `concurrency` threads; `nil` for a file that is not a readable song.
-    private func read(_ pending: [PendingRead]) -> [SongInfo?] {
-        guard !pending.isEmpty else { return [] }
-        let results = Mutex([SongInfo?](repeating: nil, count: pending.count))
-        let next = Atomic<Int>(0)
-        let reader = self.reader
-        let logger = self.logger
-        let paths = pending.map(\.path)
-        let metadata = self.metadata
-        DispatchQueue.concurrentPerform(iterations: min(self.concurrency, pending.count)) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < paths.count else { return }
-                do {
-                    var info = try reader.readInfo(path: paths[index])
-                    info.tags.removeAll { !metadata.contains($0.type) || $0.value.contains("\n") }
-                    results.withLock { $0[index] = info }
-                } catch {
-                    logger.info("skipping unreadable file", ["path": paths[index], "error": "\(error)"])
-                }
+    /// Whether two paths are the same byte for byte (`String`'s `==` finds "Café" in both normal forms equal).
+    private static func sameBytes(_ left: [String], _ right: [String]) -> Bool {
+        left.count == right.count && zip(left, right).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    /// Starts `concurrency - 1` threads reading what the walk queues (the update thread joins them when its
+    /// walk is done). Update thread.
+    private func startReading(_ queue: ReadQueue) -> DispatchGroup {
+        let group = DispatchGroup()
+        for _ in 1..<max(1, self.concurrency) {
+            DispatchQueue.global().async(group: group) { [self] in self.read(queue) }
+        }
+        return group
+    }
+
+    /// Reads queued files until the queue is finished and empty; a file that is not a readable song keeps its
+    /// `nil` result (and is logged). Any thread, several at once.
+    private func read(_ queue: ReadQueue) {
+        while let (index, path) = queue.next() {
+            do {
+                var info = try self.reader.readInfo(path: path)
+                info.tags.removeAll { !self.metadata.contains($0.type) || $0.value.contains("\n") }
+                queue.set(index, info)
+            } catch {
+                self.logger.info("skipping unreadable file", ["path": path, "error": "\(error)"])
             }
         }
-        return results.withLock { $0 }
+    }
+}
+
+/// The paths of the files an update reads, filled by the walk while reader threads take them, and what each
+/// read gave, by position.
+///
+/// Any thread. `@unchecked Sendable`: every stored property is read and written with `condition`'s mutex held.
+private final class ReadQueue: @unchecked Sendable {
+    private let condition = Condition()
+    private var paths: [String] = []
+    private var read: [SongInfo?] = []
+    private var taken = 0
+    private var finished = false
+
+    /// Queues a file (the walk, in walk order).
+    func add(_ path: String) {
+        self.condition.lock()
+        self.paths.append(path)
+        self.read.append(nil)
+        self.condition.signal()
+        self.condition.unlock()
+    }
+
+    /// No more files come: readers return once the queue is empty.
+    func finish() {
+        self.condition.lock()
+        self.finished = true
+        self.condition.broadcast()
+        self.condition.unlock()
+    }
+
+    /// The next file to read and its position, waiting for the walk to queue one; `nil` when the queue is
+    /// finished and every file was taken.
+    func next() -> (Int, String)? {
+        self.condition.lock()
+        defer { self.condition.unlock() }
+        while self.taken == self.paths.count && !self.finished { self.condition.wait() }
+        guard self.taken < self.paths.count else { return nil }
+        self.taken += 1
+        return (self.taken - 1, self.paths[self.taken - 1])
+    }
+
+    /// Stores what the file at `index` gave.
+    func set(_ index: Int, _ info: SongInfo) {
+        self.condition.lock()
+        self.read[index] = info
+        self.condition.unlock()
+    }
+
+    /// What each queued file gave, in queue order (after every reader returned).
+    var results: [SongInfo?] {
+        self.condition.lock()
+        defer { self.condition.unlock() }
+        return self.read
     }
 }

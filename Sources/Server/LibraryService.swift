@@ -213,25 +213,44 @@ final class LibraryService {
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         NamedThread.detach("update") {
-            let tree = current.makeTree()
-            let result = configuration.updater.update(tree, uri: uri, discard: discard)
-            let updateTime = Int64(time(nil))
-            // The first scan produces a database even when the music directory is empty.
-            let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
-            let changed = result.modified || isFirst
-            let database = changed ? Database(tree: result.tree, updateTime: updateTime) : nil
+            let (encoded, modified) = Self.scan(current, configuration: configuration, uri: uri, discard: discard)
+            var database: Database?
+            if let encoded {
+                if let path = configuration.databaseFile {
+                    do {
+                        try DatabaseFile.write(encoded, to: path)
+                    } catch {
+                        logger.error("cannot save the database", ["file": path, "error": "\(error)"])
+                    }
+                }
+                // The snapshot the job built is gone: read it back from its encoding into the heap the scan
+                // left, coalesced first (a restart allocates it so too).
+                releaseFreeMemory()
+                database = DatabaseFile.decode(encoded, tags: configuration.metadata)
+                if database == nil { logger.error("the new database does not read back; keeping the previous one") }
+            }
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
             database?.prepareURILookups()
-            if let path = configuration.databaseFile, let database {
-                do {
-                    try DatabaseFile.save(database, tags: configuration.metadata, to: path)
-                } catch {
-                    logger.error("cannot save the database", ["file": path, "error": "\(error)"])
-                }
-            }
-            let modified = result.modified
-            bound.execute { service in service.finish(database: database, modified: modified, id: id) }
+            bound.execute { [database] service in service.finish(database: database, modified: modified, id: id) }
         }
+    }
+
+    /// Runs the update job over `current`'s tree and encodes the snapshot it produces as the database file
+    /// stores it (`nil` when nothing changed); also whether anything was modified. The job's tree and the
+    /// snapshot are freed on return: the snapshot built from the tree keeps its small allocations (directory
+    /// paths, child lists) on pages scattered over everything the scan allocated, which `malloc_trim` cannot
+    /// return while they live. Update thread.
+    private static func scan(
+        _ current: Database, configuration: Configuration, uri: String, discard: Bool
+    ) -> (encoded: [UInt8]?, modified: Bool) {
+        let tree = current.makeTree()
+        let result = configuration.updater.update(tree, uri: uri, discard: discard)
+        let updateTime = Int64(time(nil))
+        // The first scan produces a database even when the music directory is empty.
+        let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
+        guard result.modified || isFirst else { return (nil, false) }
+        let database = Database(tree: result.tree, updateTime: updateTime)
+        return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified)
     }
 
     private func finish(database: Database?, modified: Bool, id: Int) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import Synchronization
 
@@ -83,15 +84,18 @@ final class PlayerChunkPipe: @unchecked Sendable {
     init(bufferSize: Int, chunkBytes: Int = 8192, readers: Int) {
         self.chunkBytes = chunkBytes
         self.capacity = max(8, bufferSize / chunkBytes)
-        self.storage = .allocate(byteCount: self.capacity * chunkBytes, alignment: 16)
-        self.storage.initializeMemory(as: UInt8.self, repeating: 0, count: self.capacity * chunkBytes)
+        // calloc, not allocate and fill: the ring (4 MiB by default) is then fresh zero pages that become
+        // resident only as the decoder first writes them, as `mpd`'s buffer does; filling it made all of it
+        // resident at start-up, playing or not. malloc's 16-byte alignment suits any sample type.
+        guard let storage = calloc(self.capacity, chunkBytes) else { fatalError("cannot allocate the audio buffer") }
+        self.storage = storage
         self.headers = .allocate(capacity: self.capacity)
         self.headers.initialize(repeating: ChunkHeader(), count: self.capacity)
         self.readers = (0..<readers).map { _ in PipeReader() }
     }
 
     deinit {
-        self.storage.deallocate()
+        free(self.storage)
         self.headers.deinitialize(count: self.capacity)
         self.headers.deallocate()
     }
