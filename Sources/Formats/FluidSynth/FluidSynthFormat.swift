@@ -52,8 +52,9 @@ public struct FluidSynthFormat: FormatPlugin {
 
     /// A decoder of the MIDI file read whole from `input`.
     ///
-    /// - Throws: `FormatError` when the stream cannot be read, the SoundFont cannot be loaded or
-    ///   libfluidsynth's player refuses the file.
+    /// - Throws: `FormatError.input` when the stream cannot be read; `.notRecognized` (the plugin declines,
+    ///   as `mpd`'s returns without decoding, so the error is `mpd`'s `Failed to decode <URI>`) when the
+    ///   SoundFont cannot be loaded or libfluidsynth's player refuses the file.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         let data = try WholeStream.read(input)
         let player: FluidSynthPlayer
@@ -61,7 +62,7 @@ public struct FluidSynthFormat: FormatPlugin {
             player = try FluidSynthPlayer(
                 midi: data, sampleRate: self.options.sampleRate, soundFont: self.options.soundFont)
         } catch {
-            throw .decoder("\(input.uri): \(error)")
+            throw .notRecognized(path: input.uri)
         }
         return ChunkedDecoder(
             source: FluidSynthSource(player: player),
