@@ -15,13 +15,6 @@ public struct FormatRegistry: Sendable {
     /// Creates a registry from plugins in priority order.
     public init(_ plugins: [any FormatPlugin]) { self.plugins = plugins }
 
-    /// Every format Fermata supports, in `mpd` 0.23.12's decoder order.
-    public static let standard = FormatRegistry([
-        MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
-        SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-        OpenMPTFormat(), ModPlugFormat(), FFmpegFormat(), GMEFormat(),
-    ])
-
     // MARK: - Choosing plugins
 
     /// The first plugin handling `suffix`, compared ASCII case-insensitively as `mpd` does (`MP3` is `mp3`).

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Configuration
+
+/// One of `mpd`'s decoder plugins as Fermata builds it from its `decoder` block: its name and how its
+/// initialization reads the block's settings (`mpd`'s `DecoderPlugin::init`).
+///
+/// A value type; safe from any thread.
+public struct DecoderPluginEntry: Sendable {
+    /// Builds the plugin from its settings; `nil` when the plugin stays off (`hybrid_dsd` unless enabled).
+    public typealias Make = @Sendable (inout DecoderPluginSettings) throws(ConfigError) -> (any FormatPlugin)?
+
+    /// The plugin's name, as `plugin "…"` names it.
+    public let name: String
+    /// Builds the plugin.
+    public let make: Make
+
+    /// An entry.
+    ///
+    /// - Parameters:
+    ///   - name: The plugin's name.
+    ///   - make: Reads the plugin's settings and builds it; it reads only the keys `mpd`'s plugin reads (the
+    ///     others are warned about) and throws `mpd`'s message for a bad value.
+    public init(_ name: String, make: @escaping Make) {
+        self.name = name
+        self.make = make
+    }
+}
+
+extension FormatRegistry {
+    /// Every format Fermata supports with its default settings, in `mpd` 0.23.12's decoder order: what an
+    /// `mpd.conf` without `decoder` blocks gives (see `configured(_:catalogue:)`).
+    public static let standard: FormatRegistry = {
+        do {
+            return try FormatRegistry.configured(.none).registry
+        } catch {
+            // Only a block's value can be wrong, and there is none.
+            preconditionFailure("the default decoder settings failed: \(error)")
+        }
+    }()
+
+    /// Every decoder plugin Fermata has, in `mpd` 0.23.12's order, each with the settings of its `decoder`
+    /// block that Fermata honours. Wiring a plugin's settings is done here and only here: read them from the
+    /// `DecoderPluginSettings` (`try settings.bool("loop") ?? false`) into the plugin's options.
+    public static let catalogue: [DecoderPluginEntry] = [
+        DecoderPluginEntry("mad") { _ in MP3Format() },
+        DecoderPluginEntry("mpg123") { _ in MP3Format(scan: .mpg123) },
+        DecoderPluginEntry("vorbis") { _ in VorbisFormat() },
+        DecoderPluginEntry("oggflac") { _ in OggFLACFormat() },
+        DecoderPluginEntry("flac") { _ in FLACFormat() },
+        DecoderPluginEntry("opus") { _ in OpusFormat() },
+        DecoderPluginEntry("sndfile") { _ in SndfileFormat() },
+        DecoderPluginEntry("dsdiff") { _ in DSDIFFFormat() },
+        DecoderPluginEntry("dsf") { _ in DSFFormat() },
+        DecoderPluginEntry("faad") { _ in FAADFormat() },
+        DecoderPluginEntry("mpcdec") { _ in MusepackFormat() },
+        DecoderPluginEntry("wavpack") { _ in WavPackFormat() },
+        DecoderPluginEntry("openmpt") { _ in OpenMPTFormat() },
+        DecoderPluginEntry("modplug") { _ in ModPlugFormat() },
+        DecoderPluginEntry("ffmpeg") { _ in FFmpegFormat() },
+        DecoderPluginEntry("gme") { (settings) throws(ConfigError) in
+            // mpd multiplies the seconds by 1000 in an unsigned int.
+            let fade = try settings.unsigned("default_fade").map { Int(UInt32(truncatingIfNeeded: $0 &* 1000)) }
+            return GMEFormat(
+                options: GMEFormat.Options(
+                    accuracy: try settings.bool("accuracy"), defaultFadeMilliseconds: fade ?? GMEFormat.defaultFade))
+        },
+    ]
+
+    /// The registry a configuration's `decoder` blocks describe, and the warnings `mpd` prints for them.
+    public struct Configured: Sendable {
+        /// The enabled plugins, in `mpd`'s order.
+        public var registry: FormatRegistry
+        /// `option 'x' on line N was not recognized` for each key of an enabled plugin's block it did not read.
+        public var warnings: [String]
+    }
+
+    /// Builds the plugins of `catalogue` that `decoders` enables, each with its block's settings, as `mpd`'s
+    /// `decoder_plugin_init_all` does. Any thread.
+    ///
+    /// - Parameters:
+    ///   - decoders: The configuration's checked `decoder` blocks.
+    ///   - catalogue: The plugins to choose from, in priority order.
+    /// - Throws: `ConfigError` for a bad `enabled` value (`Error in setting "enabled" on line N; …`), or a bad
+    ///   value a plugin reads, as `Failed to initialize decoder plugin 'gme'; Error in setting …`.
+    public static func configured(
+        _ decoders: DecoderBlocks, catalogue: [DecoderPluginEntry] = FormatRegistry.catalogue
+    ) throws(ConfigError) -> Configured {
+        var plugins: [any FormatPlugin] = []
+        var warnings: [(block: Int, lines: [String])] = []
+        for entry in catalogue {
+            guard var settings = try decoders.settings(forPlugin: entry.name) else { continue }
+            do {
+                if let plugin = try entry.make(&settings) { plugins.append(plugin) }
+            } catch {
+                var wrapped = error
+                wrapped.message = "Failed to initialize decoder plugin '\(entry.name)'; \(error.message)"
+                throw wrapped
+            }
+            if let block = settings.block, let index = decoders.blocks.firstIndex(of: block) {
+                warnings.append((index, settings.unreadWarnings))
+            }
+        }
+        // mpd checks the blocks in file order once every plugin is initialized.
+        let lines = warnings.sorted { $0.block < $1.block }.flatMap(\.lines)
+        return Configured(registry: FormatRegistry(plugins), warnings: lines)
+    }
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Configuration
+import Model
+import Testing
+
+@testable import Formats
+
+/// The registry built from `decoder` blocks, as `mpd` 0.23.12's `decoder_plugin_init_all` builds its plugin list
+/// (behaviour and messages checked against `mpd --no-daemon` with the same blocks).
+struct DecoderConfigurationTests {
+    private static let path = "/etc/fermata/mpd.conf"
+
+    private func configured(_ text: String) throws -> FormatRegistry.Configured {
+        let blocks = try ConfigFile(parsing: text, path: Self.path).blocks(named: "decoder")
+        return try FormatRegistry.configured(DecoderBlocks(blocks))
+    }
+
+    private func failure(_ text: String) -> String? {
+        do {
+            _ = try self.configured(text)
+            return nil
+        } catch let error as ConfigError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func withoutBlocksEveryPluginIsOnInMpdsOrder() throws {
+        let names = try self.configured("").registry.plugins.map(\.name)
+        #expect(
+            names == [
+                "mad", "mpg123", "vorbis", "oggflac", "flac", "opus", "sndfile", "dsdiff", "dsf", "faad", "mpcdec",
+                "wavpack", "openmpt", "modplug", "ffmpeg", "gme",
+            ])
+        #expect(FormatRegistry.standard.plugins.map(\.name) == names)
+        #expect(FormatRegistry.catalogue.map(\.name) == names)
+    }
+
+    @Test func aDisabledPluginNeverScansOrDecodes() throws {
+        let registry = try self.configured(
+            """
+            decoder {
+                plugin "gme"
+                enabled "no"
+            }
+            decoder {
+                plugin "gme"
+                enabled "yes"
+            }
+            """
+        ).registry
+        #expect(!registry.plugins.contains { $0.name == "gme" })
+        #expect(registry.plugins(forSuffix: "vgm").isEmpty)
+        let dir = try TrackerFormatTests.directory(["psg.vgm": ChiptuneBytes.vgm()])
+        #expect(throws: FormatError.self) { try registry.readInfo(path: dir + "/psg.vgm") }
+        #expect(throws: FormatError.self) { try registry.openDecoder(path: dir + "/psg.vgm") }
+        #expect(try FormatRegistry.standard.readInfo(path: dir + "/psg.vgm").durationMilliseconds == 2000)
+    }
+
+    @Test func disablingAPluginHandsItsSuffixesToTheNext() throws {
+        let registry = try self.configured("decoder {\n plugin \"mad\"\n enabled \"no\"\n}\n").registry
+        #expect(registry.plugin(forSuffix: "mp3")?.name == "mpg123")
+        #expect(registry.plugins(forSuffix: "mp2").map(\.name) == ["ffmpeg"])
+    }
+
+    @Test func gmeDefaultFadeLengthensTheDecoder() throws {
+        let dir = try TrackerFormatTests.directory(["psg.vgm": ChiptuneBytes.vgm()])
+        let registry = try self.configured("decoder {\n plugin \"gme\"\n default_fade \"3\"\n}\n").registry
+        let decoder = try registry.openDecoder(path: dir + "/psg.vgm")
+        #expect(decoder.totalFrames == 5 * 44100)
+        // The scan's duration has no fade (libgme 0.6).
+        #expect(try registry.readInfo(path: dir + "/psg.vgm").durationMilliseconds == 2000)
+        let none = try self.configured("decoder {\n plugin \"gme\"\n default_fade \"0\"\n}\n").registry
+        #expect(try none.openDecoder(path: dir + "/psg.vgm").totalFrames == 2 * 44100)
+    }
+
+    @Test func gmeAccuracyIsPassedToThePlugin() throws {
+        let on = try self.configured("decoder {\n plugin \"gme\"\n accuracy \"yes\"\n}\n").registry
+        let off = try self.configured("decoder {\n plugin \"gme\"\n accuracy \"no\"\n}\n").registry
+        #expect((on.plugins.last as? GMEFormat)?.options.accuracy == true)
+        #expect((off.plugins.last as? GMEFormat)?.options.accuracy == false)
+        #expect((FormatRegistry.standard.plugins.last as? GMEFormat)?.options == GMEFormat.Options())
+        // Both still play.
+        let dir = try TrackerFormatTests.directory(["psg.vgm": ChiptuneBytes.vgm()])
+        var decoder = try on.openDecoder(path: dir + "/psg.vgm")
+        #expect(try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096, limit: 1 << 16).contains { $0 != 0 })
+    }
+
+    @Test func aBadValueFailsThePluginsInitialization() {
+        #expect(
+            self.failure("decoder {\n plugin \"gme\"\n default_fade \"abc\"\n}\n")
+                == #"Failed to initialize decoder plugin 'gme'; Error in setting "default_fade" on line 3; "#
+                + "Failed to parse number")
+        #expect(
+            self.failure("decoder {\n plugin \"gme\"\n accuracy \"maybe\"\n}\n")
+                == #"Failed to initialize decoder plugin 'gme'; Error in setting "accuracy" on line 3; "#
+                + #"Not a valid boolean ("yes" or "no"): "maybe""#)
+        // `enabled` is read before the plugin's initialization, so it is not wrapped.
+        #expect(
+            self.failure("decoder {\n plugin \"flac\"\n enabled \"maybe\"\n}\n")
+                == #"Error in setting "enabled" on line 3; Not a valid boolean ("yes" or "no"): "maybe""#)
+        // A bad value in a block nobody reads is never looked at.
+        #expect(self.failure("decoder {\n plugin \"nosuch\"\n enabled \"maybe\"\n}\n") == nil)
+    }
+
+    @Test func onlyTheUnreadKeysOfEnabledPluginsAreWarnedAbout() throws {
+        let configured = try self.configured(
+            """
+            decoder {
+                plugin "gme"
+                accuracy "yes"
+                junk "1"
+            }
+            decoder {
+                plugin "mad"
+                bogus "x"
+            }
+            decoder {
+                plugin "mad"
+                ignored "x"
+            }
+            decoder {
+                plugin "flac"
+                enabled "no"
+                unused "x"
+            }
+            decoder {
+                plugin "nosuch"
+                zzz "x"
+            }
+            """)
+        #expect(
+            configured.warnings == [
+                "\(Self.path): option 'junk' on line 4 was not recognized",
+                "\(Self.path): option 'bogus' on line 8 was not recognized",
+            ])
+        #expect(!configured.registry.plugins.contains { $0.name == "flac" })
+    }
+}
