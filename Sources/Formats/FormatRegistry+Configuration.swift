@@ -65,6 +65,7 @@ extension FormatRegistry {
                 options: GMEFormat.Options(
                     accuracy: try settings.bool("accuracy"), defaultFadeMilliseconds: fade ?? GMEFormat.defaultFade))
         },
+        DecoderPluginEntry("pcm") { _ in PCMStreamFormat() },
     ]
 
     /// The registry a configuration's `decoder` blocks describe, and the warnings `mpd` prints for them.
