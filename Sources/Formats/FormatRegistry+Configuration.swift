@@ -52,6 +52,8 @@ extension FormatRegistry {
         DecoderPluginEntry("sndfile") { _ in SndfileFormat() },
         DecoderPluginEntry("dsdiff") { _ in DSDIFFFormat() },
         DecoderPluginEntry("dsf") { _ in DSFFormat() },
+        // Off unless its block has an `enabled` line (`enabled "no"` never gets here).
+        DecoderPluginEntry("hybrid_dsd") { settings in settings.contains("enabled") ? HybridDSDFormat() : nil },
         DecoderPluginEntry("faad") { _ in FAADFormat() },
         DecoderPluginEntry("mpcdec") { _ in MusepackFormat() },
         DecoderPluginEntry("wavpack") { _ in WavPackFormat() },

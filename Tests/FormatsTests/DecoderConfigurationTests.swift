@@ -35,7 +35,9 @@ struct DecoderConfigurationTests {
                 "wavpack", "openmpt", "modplug", "ffmpeg", "gme", "pcm",
             ])
         #expect(FormatRegistry.standard.plugins.map(\.name) == names)
-        #expect(FormatRegistry.catalogue.map(\.name) == names)
+        // hybrid_dsd is in the catalogue, off by default.
+        #expect(FormatRegistry.catalogue.map(\.name).filter { $0 != "hybrid_dsd" } == names)
+        #expect(FormatRegistry.catalogue.map(\.name)[9] == "hybrid_dsd")
     }
 
     @Test func aDisabledPluginNeverScansOrDecodes() throws {
@@ -57,6 +59,18 @@ struct DecoderConfigurationTests {
         #expect(throws: FormatError.self) { try registry.readInfo(path: dir + "/psg.vgm") }
         #expect(throws: FormatError.self) { try registry.openDecoder(path: dir + "/psg.vgm") }
         #expect(try FormatRegistry.standard.readInfo(path: dir + "/psg.vgm").durationMilliseconds == 2000)
+    }
+
+    @Test func hybridDSDNeedsAnEnabledLine() throws {
+        let on = try self.configured("decoder {\n plugin \"hybrid_dsd\"\n enabled \"yes\"\n}\n")
+        #expect(on.registry.plugins.map(\.name)[9] == "hybrid_dsd")
+        #expect(on.registry.plugins(forSuffix: "M4A").map(\.name) == ["hybrid_dsd", "ffmpeg"])
+        #expect(on.warnings.isEmpty)
+        for text in [
+            "decoder {\n plugin \"hybrid_dsd\"\n}\n", "decoder {\n plugin \"hybrid_dsd\"\n enabled \"no\"\n}\n",
+        ] {
+            #expect(!(try self.configured(text).registry.plugins.contains { $0.name == "hybrid_dsd" }))
+        }
     }
 
     @Test func disablingAPluginHandsItsSuffixesToTheNext() throws {
