@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),
         .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input"], swiftSettings: settings),
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
-        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "Configuration"], swiftSettings: settings),
+        .testTarget(name: "FormatsTests", dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "Configuration", "ModPlug"], swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),

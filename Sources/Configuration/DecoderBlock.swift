@@ -47,7 +47,7 @@ public struct DecoderBlocks: Sendable, Hashable {
 }
 
 /// One decoder plugin's `decoder` block, as the plugin's initialization reads it: each accessor marks its key
-/// as read (`mpd`'s `used` flag), so ``unreadWarnings`` can name the keys nobody read. Values are parsed with
+/// as read (`mpd`'s `used` flag), so ``warnings`` can name the keys nobody read. Values are parsed with
 /// `mpd`'s rules and error texts; a missing key (or no block at all) gives `nil`, and the plugin applies its
 /// own default.
 ///
@@ -58,6 +58,7 @@ public struct DecoderPluginSettings: Sendable, Hashable {
     /// The block, or `nil` when none names the plugin.
     public let block: ConfigBlock?
     private var read: Set<String> = []
+    private var ignored: Set<String> = []
 
     /// Settings for `plugin` from `block`.
     ///
@@ -123,12 +124,28 @@ public struct DecoderPluginSettings: Sendable, Hashable {
         return Int(Int32(truncatingIfNeeded: number))
     }
 
-    /// One warning for each key of the block nobody read, in block order: `option 'x' on line N was not
-    /// recognized` (prefixed by the file, as Fermata's other warnings).
-    public var unreadWarnings: [String] {
+    /// An error at the block (its opening line) with a message of the plugin's own, such as `mpd`'s modplug
+    /// `Invalid loop count in line 12: -2`.
+    public func error(_ message: String) -> ConfigError {
+        ConfigError(location: self.block?.location ?? ConfigLocation(file: "", line: 0), message: message)
+    }
+
+    /// Marks a key `mpd`'s plugin reads but Fermata's does not act on (read its value first, to check it as
+    /// `mpd` does): it is not unrecognized, and ``warnings`` says it is ignored.
+    public mutating func ignore(_ key: String) {
+        guard self.parameter(key) != nil else { return }
+        self.ignored.insert(key)
+    }
+
+    /// The warnings about the block, in block order (each prefixed by the file, as Fermata's other warnings):
+    /// `option 'x' on line N was not recognized` for each key nobody read, as `mpd` prints it, and `option 'x'
+    /// on line N is not supported by Fermata yet and is ignored` for each ``ignore(_:)``d key.
+    public var warnings: [String] {
         guard let block = self.block else { return [] }
-        return block.params.filter { !self.read.contains($0.name) }.map {
-            "\($0.file): option '\($0.name)' on line \($0.line) was not recognized"
+        return block.params.compactMap { parameter in
+            let at = "\(parameter.file): option '\(parameter.name)' on line \(parameter.line)"
+            if self.ignored.contains(parameter.name) { return at + " is not supported by Fermata yet and is ignored" }
+            return self.read.contains(parameter.name) ? nil : at + " was not recognized"
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import ModPlug
 
 /// One of `mpd`'s decoder plugins as Fermata builds it from its `decoder` block: its name and how its
 /// initialization reads the block's settings (`mpd`'s `DecoderPlugin::init`).
@@ -50,16 +51,44 @@ extension FormatRegistry {
         DecoderPluginEntry("flac") { _ in FLACFormat() },
         DecoderPluginEntry("opus") { _ in OpusFormat() },
         DecoderPluginEntry("sndfile") { _ in SndfileFormat() },
-        DecoderPluginEntry("dsdiff") { _ in DSDIFFFormat() },
+        DecoderPluginEntry("dsdiff") { (settings) throws(ConfigError) in
+            DSDIFFFormat(leastSignificantBitFirst: try settings.bool("lsbitfirst") ?? false)
+        },
         DecoderPluginEntry("dsf") { _ in DSFFormat() },
         // Off unless its block has an `enabled` line (`enabled "no"` never gets here).
         DecoderPluginEntry("hybrid_dsd") { settings in settings.contains("enabled") ? HybridDSDFormat() : nil },
         DecoderPluginEntry("faad") { _ in FAADFormat() },
         DecoderPluginEntry("mpcdec") { _ in MusepackFormat() },
         DecoderPluginEntry("wavpack") { _ in WavPackFormat() },
-        DecoderPluginEntry("openmpt") { _ in OpenMPTFormat() },
-        DecoderPluginEntry("modplug") { _ in ModPlugFormat() },
-        DecoderPluginEntry("ffmpeg") { _ in FFmpegFormat() },
+        DecoderPluginEntry("openmpt") { (settings) throws(ConfigError) in
+            // Checked as mpd reads them, but not acted on yet.
+            for key in ["repeat_count", "stereo_separation", "interpolation_filter", "volume_ramping"] {
+                _ = try settings.integer(key)
+                settings.ignore(key)
+            }
+            for key in ["override_mptm_interp_filter", "sync_samples", "emulate_amiga"] {
+                _ = try settings.bool(key)
+                settings.ignore(key)
+            }
+            settings.ignore("emulate_amiga_type")
+            return OpenMPTFormat()
+        },
+        DecoderPluginEntry("modplug") { (settings) throws(ConfigError) in
+            let mode = settings.string("resampling_mode") ?? "fir"
+            let line = settings.block?.line ?? 0
+            guard let resampling = ModPlugFile.Resampling(rawValue: mode) else {
+                throw settings.error("Invalid resampling mode in line \(line): \(mode)")
+            }
+            let loops = try settings.integer("loop_count") ?? 0
+            guard loops >= -1 else { throw settings.error("Invalid loop count in line \(line): \(loops)") }
+            return ModPlugFormat(settings: ModPlugFile.Settings(resampling: resampling, loopCount: loops))
+        },
+        DecoderPluginEntry("ffmpeg") { settings in
+            // FFmpeg's probing options: passed to avformat by mpd, not acted on yet.
+            settings.ignore("probesize")
+            settings.ignore("analyzeduration")
+            return FFmpegFormat()
+        },
         DecoderPluginEntry("gme") { (settings) throws(ConfigError) in
             // mpd multiplies the seconds by 1000 in an unsigned int.
             let fade = try settings.unsigned("default_fade").map { Int(UInt32(truncatingIfNeeded: $0 &* 1000)) }
@@ -101,7 +130,7 @@ extension FormatRegistry {
                 throw wrapped
             }
             if let block = settings.block, let index = decoders.blocks.firstIndex(of: block) {
-                warnings.append((index, settings.unreadWarnings))
+                warnings.append((index, settings.warnings))
             }
         }
         // mpd checks the blocks in file order once every plugin is initialized.

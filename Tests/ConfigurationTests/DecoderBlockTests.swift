@@ -61,7 +61,7 @@ struct DecoderBlockTests {
         var flac = try #require(try decoders.settings(forPlugin: "flac"))
         #expect(flac.block == nil)
         #expect(try flac.bool("enabled") == nil)
-        #expect(flac.unreadWarnings.isEmpty)
+        #expect(flac.warnings.isEmpty)
     }
 
     @Test func enabledMustBeABoolean() throws {
@@ -120,7 +120,7 @@ struct DecoderBlockTests {
         let hasAccuracy = settings.contains("accuracy")
         #expect(hasAccuracy)
         #expect(
-            settings.unreadWarnings == [
+            settings.warnings == [
                 "\(Self.path): option 'bogus' on line 3 was not recognized",
                 "\(Self.path): option 'other' on line 5 was not recognized",
             ])

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import Input
+import ModPlug
 import Model
 import Testing
 
@@ -88,6 +90,76 @@ struct DecoderConfigurationTests {
         #expect(try registry.readInfo(path: dir + "/psg.vgm").durationMilliseconds == 2000)
         let none = try self.configured("decoder {\n plugin \"gme\"\n default_fade \"0\"\n}\n").registry
         #expect(try none.openDecoder(path: dir + "/psg.vgm").totalFrames == 2 * 44100)
+    }
+
+    @Test func dsdiffLsbitfirstReversesTheBitsOfEveryByte() throws {
+        let audio = (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) }
+        let file = DSDTests.dff(audio: audio)
+        let registry = try self.configured("decoder {\n plugin \"dsdiff\"\n lsbitfirst \"yes\"\n}\n").registry
+        let plugin = try #require(registry.plugin(forSuffix: "dff"))
+        var decoder = try plugin.makeDecoder(input: MemoryInputStream(file))
+        let reversed = audio.map { byte in (0..<8).reduce(UInt8(0)) { $0 | ((byte >> $1) & 1) << (7 - $1) } }
+        #expect(try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 333) == reversed)
+        var plain = try FormatRegistry.standard.plugin(forSuffix: "dff")!.makeDecoder(input: MemoryInputStream(file))
+        #expect(try TrackerFormatTests.decodeAll(&plain, bufferFrames: 333) == audio)
+        // The dsf plugin has no such setting in mpd 0.23.12: it is warned about there.
+        let dsf = try self.configured("decoder {\n plugin \"dsf\"\n lsbitfirst \"yes\"\n}\n")
+        #expect(dsf.warnings == ["\(Self.path): option 'lsbitfirst' on line 3 was not recognized"])
+    }
+
+    @Test func modplugSettingsReachLibmodplug() throws {
+        let dir = try TrackerFormatTests.directory(["tune.dfm": ChiptuneBytes.protracker()])
+        let registry = try self.configured(
+            "decoder {\n plugin \"modplug\"\n loop_count \"1\"\n resampling_mode \"nearest\"\n}\n"
+        ).registry
+        let plugin = try #require(registry.plugin(forSuffix: "dfm") as? ModPlugFormat)
+        #expect(plugin.settings == ModPlugFile.Settings(resampling: .nearest, loopCount: 1))
+        #expect(try #require(FormatRegistry.standard.plugin(forSuffix: "dfm") as? ModPlugFormat).settings == .init())
+        // This module ends without a loop back, so libmodplug plays it once all the same (so does mpd 0.23.12
+        // with `loop_count "1"`: it stops after 7.8 s).
+        var decoder = try registry.openDecoder(path: dir + "/tune.dfm")
+        let frames = try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096).count / 4
+        #expect((7680 * 441 / 10)...(7900 * 441 / 10) ~= frames)
+        #expect(
+            self.failure("decoder {\n plugin \"modplug\"\n loop_count \"-2\"\n}\n")
+                == "Failed to initialize decoder plugin 'modplug'; Invalid loop count in line 1: -2")
+        #expect(
+            self.failure("\ndecoder {\n plugin \"modplug\"\n resampling_mode \"cubic\"\n}\n")
+                == "Failed to initialize decoder plugin 'modplug'; Invalid resampling mode in line 2: cubic")
+        #expect(
+            self.failure("decoder {\n plugin \"modplug\"\n loop_count \"x\"\n}\n")
+                == "Failed to initialize decoder plugin 'modplug'; Not a valid number in line 3")
+    }
+
+    @Test func settingsFermataDoesNotActOnAreCheckedAndWarnedAbout() throws {
+        let configured = try self.configured(
+            """
+            decoder {
+                plugin "openmpt"
+                repeat_count "2"
+                emulate_amiga "no"
+                emulate_amiga_type "a500"
+            }
+            decoder {
+                plugin "ffmpeg"
+                probesize "5000"
+            }
+            """)
+        let ignored = " is not supported by Fermata yet and is ignored"
+        #expect(
+            configured.warnings == [
+                "\(Self.path): option 'repeat_count' on line 3" + ignored,
+                "\(Self.path): option 'emulate_amiga' on line 4" + ignored,
+                "\(Self.path): option 'emulate_amiga_type' on line 5" + ignored,
+                "\(Self.path): option 'probesize' on line 9" + ignored,
+            ])
+        #expect(
+            self.failure("decoder {\n plugin \"openmpt\"\n sync_samples \"maybe\"\n}\n")
+                == #"Failed to initialize decoder plugin 'openmpt'; Error in setting "sync_samples" on line 3; "#
+                + #"Not a valid boolean ("yes" or "no"): "maybe""#)
+        #expect(
+            self.failure("decoder {\n plugin \"openmpt\"\n repeat_count \"0x\"\n}\n")
+                == "Failed to initialize decoder plugin 'openmpt'; Not a valid number in line 3")
     }
 
     @Test func gmeAccuracyIsPassedToThePlugin() throws {
