@@ -61,17 +61,17 @@ extension FormatRegistry {
         DecoderPluginEntry("mpcdec") { _ in MusepackFormat() },
         DecoderPluginEntry("wavpack") { _ in WavPackFormat() },
         DecoderPluginEntry("openmpt") { (settings) throws(ConfigError) in
-            // Checked as mpd reads them, but not acted on yet.
-            for key in ["repeat_count", "stereo_separation", "interpolation_filter", "volume_ramping"] {
-                _ = try settings.integer(key)
-                settings.ignore(key)
-            }
-            for key in ["override_mptm_interp_filter", "sync_samples", "emulate_amiga"] {
-                _ = try settings.bool(key)
-                settings.ignore(key)
-            }
-            settings.ignore("emulate_amiga_type")
-            return OpenMPTFormat()
+            var options = OpenMPTFormat.Options()
+            options.repeatCount = try settings.integer("repeat_count") ?? options.repeatCount
+            options.stereoSeparation = try settings.integer("stereo_separation") ?? options.stereoSeparation
+            options.interpolationFilter = try settings.integer("interpolation_filter") ?? options.interpolationFilter
+            options.overrideMPTMInterpolationFilter =
+                try settings.bool("override_mptm_interp_filter") ?? options.overrideMPTMInterpolationFilter
+            options.volumeRamping = try settings.integer("volume_ramping") ?? options.volumeRamping
+            options.syncSamples = try settings.bool("sync_samples") ?? options.syncSamples
+            options.emulateAmiga = try settings.bool("emulate_amiga") ?? options.emulateAmiga
+            options.emulateAmigaType = settings.string("emulate_amiga_type") ?? options.emulateAmigaType
+            return OpenMPTFormat(options: options)
         },
         DecoderPluginEntry("modplug") { (settings) throws(ConfigError) in
             let mode = settings.string("resampling_mode") ?? "fir"

@@ -131,28 +131,43 @@ struct DecoderConfigurationTests {
                 == "Failed to initialize decoder plugin 'modplug'; Not a valid number in line 3")
     }
 
-    @Test func settingsFermataDoesNotActOnAreCheckedAndWarnedAbout() throws {
+    @Test func openmptRepeatCountRepeatsTheSongAndFFmpegsSettingsAreIgnored() throws {
+        let dir = try TrackerFormatTests.directory(["tune.mod": ChiptuneBytes.protracker()])
+        func frames(_ text: String) throws -> Int {
+            var decoder = try self.configured(text).registry.openDecoder(path: dir + "/tune.mod")
+            return try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096).count / 8
+        }
+        let once = try frames("")
+        let twice = try frames("decoder {\n plugin \"openmpt\"\n repeat_count \"1\"\n}\n")
+        #expect(once > 48000 * 7)
+        #expect(twice > once * 19 / 10 && twice < once * 21 / 10, "once \(once), twice \(twice)")
         let configured = try self.configured(
             """
             decoder {
                 plugin "openmpt"
-                repeat_count "2"
+                stereo_separation "50"
                 emulate_amiga "no"
                 emulate_amiga_type "a500"
+                override_mptm_interp_filter "yes"
             }
             decoder {
                 plugin "ffmpeg"
                 probesize "5000"
             }
             """)
-        let ignored = " is not supported by Fermata yet and is ignored"
         #expect(
             configured.warnings == [
-                "\(Self.path): option 'repeat_count' on line 3" + ignored,
-                "\(Self.path): option 'emulate_amiga' on line 4" + ignored,
-                "\(Self.path): option 'emulate_amiga_type' on line 5" + ignored,
-                "\(Self.path): option 'probesize' on line 9" + ignored,
+                "\(Self.path): option 'probesize' on line 10 is not supported by Fermata yet and is ignored"
             ])
+        let plugin = try #require(configured.registry.plugin(forSuffix: "mod") as? OpenMPTFormat)
+        var want = OpenMPTFormat.Options()
+        want.stereoSeparation = 50
+        want.emulateAmiga = false
+        want.emulateAmigaType = "a500"
+        want.overrideMPTMInterpolationFilter = true
+        #expect(plugin.options == want)
+        var decoder = try configured.registry.openDecoder(path: dir + "/tune.mod")
+        #expect(try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096).count / 8 == once)
         #expect(
             self.failure("decoder {\n plugin \"openmpt\"\n sync_samples \"maybe\"\n}\n")
                 == #"Failed to initialize decoder plugin 'openmpt'; Error in setting "sync_samples" on line 3; "#
