@@ -59,6 +59,15 @@ decoder {
 """
 
 
+#: a probesize libavformat cannot parse: every file FFmpeg would open fails (so FFmpeg reads nothing).
+BAD_PROBESIZE = """
+decoder {
+    plugin "ffmpeg"
+    probesize "abc"
+    analyzeduration "5000000"
+}
+"""
+
 #: hybrid_dsd on (it is off by default): the Hybrid-DSD M4A files play their DSD part.
 HYBRID_DSD = """
 decoder {
@@ -130,6 +139,11 @@ def test_browse_without_ffmpeg(pairs, directory):
 def test_browse_when_ffmpeg_takes_over(pairs, directory):
     pair = pairs("ffmpeg-takes-over", FFMPEG_TAKES_OVER)
     formatcases.browse(pair, directory)
+
+
+@pytest.mark.parametrize("directory", ["ffmpeg/m4a", "ffmpeg/other"])
+def test_browse_with_a_bad_probesize(pairs, directory):
+    formatcases.browse(pairs("bad-probesize", BAD_PROBESIZE), directory)
 
 
 def test_stats_count_only_songs_some_plugin_reads(pairs):

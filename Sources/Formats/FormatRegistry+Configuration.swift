@@ -84,10 +84,11 @@ extension FormatRegistry {
             return ModPlugFormat(settings: ModPlugFile.Settings(resampling: resampling, loopCount: loops))
         },
         DecoderPluginEntry("ffmpeg") { settings in
-            // FFmpeg's probing options: passed to avformat by mpd, not acted on yet.
-            settings.ignore("probesize")
-            settings.ignore("analyzeduration")
-            return FFmpegFormat()
+            // libavformat's own options, passed as text when the block sets them.
+            let options = ["probesize", "analyzeduration"].compactMap { key in
+                settings.string(key).map { (name: key, value: $0) }
+            }
+            return FFmpegFormat(formatOptions: options)
         },
         DecoderPluginEntry("gme") { (settings) throws(ConfigError) in
             // mpd multiplies the seconds by 1000 in an unsigned int.

@@ -131,7 +131,7 @@ struct DecoderConfigurationTests {
                 == "Failed to initialize decoder plugin 'modplug'; Not a valid number in line 3")
     }
 
-    @Test func openmptRepeatCountRepeatsTheSongAndFFmpegsSettingsAreIgnored() throws {
+    @Test func openmptRepeatCountRepeatsTheSongAndFFmpegGetsItsOptions() throws {
         let dir = try TrackerFormatTests.directory(["tune.mod": ChiptuneBytes.protracker()])
         func frames(_ text: String) throws -> Int {
             var decoder = try self.configured(text).registry.openDecoder(path: dir + "/tune.mod")
@@ -155,10 +155,9 @@ struct DecoderConfigurationTests {
                 probesize "5000"
             }
             """)
-        #expect(
-            configured.warnings == [
-                "\(Self.path): option 'probesize' on line 10 is not supported by Fermata yet and is ignored"
-            ])
+        #expect(configured.warnings.isEmpty)
+        let ffmpeg = try #require(configured.registry.plugins.lazy.compactMap { $0 as? FFmpegFormat }.first)
+        #expect(ffmpeg.formatOptions.map { "\($0.name)=\($0.value)" } == ["probesize=5000"])
         let plugin = try #require(configured.registry.plugin(forSuffix: "mod") as? OpenMPTFormat)
         var want = OpenMPTFormat.Options()
         want.stereoSeparation = 50
