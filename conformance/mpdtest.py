@@ -132,6 +132,8 @@ class Server:
         self.outputs: list[dict[str, str]] | None = None
         #: extra environment variables for the process (e.g. HOME for an asoundrc).
         self.env: dict[str, str] = {}
+        #: configuration text appended for both servers (e.g. `decoder { … }` blocks).
+        self.extra_config: str = ""
 
     @property
     def label(self) -> str:
@@ -165,6 +167,8 @@ class Server:
                 lines.append(f"{key} {conf_quote(one)}")
         for output in self.outputs if self.outputs is not None else [{"type": "null", "name": "Null Output"}]:
             lines += ["audio_output {", *(f"    {k} {conf_quote(v)}" for k, v in output.items()), "}"]
+        if self.extra_config:
+            lines.append(self.extra_config)
         if not is_mpd(self.binary) and os.environ.get("FERMATA_CONFIG_EXTRA"):
             lines.append(os.environ["FERMATA_CONFIG_EXTRA"])
         self.conf_path.write_text("\n".join(lines) + "\n")

@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds.

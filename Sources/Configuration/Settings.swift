@@ -23,7 +23,7 @@ public struct Settings: Sendable, Hashable {
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output"]
+    public static let supportedBlocks: Set<String> = ["audio_output", "decoder"]
 
     // MARK: - Files and directories
 
@@ -155,6 +155,9 @@ public struct Settings: Sendable, Hashable {
     /// Every `audio_output` block, in order.
     public var audioOutputs: [ConfigBlock]
 
+    /// The `decoder` blocks, checked (each names its plugin); the format registry reads each plugin's.
+    public var decoders: DecoderBlocks
+
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
@@ -198,6 +201,7 @@ public struct Settings: Sendable, Hashable {
         self.replayGainMissingPreamp = 0
         self.replayGainLimit = true
         self.audioOutputs = []
+        self.decoders = .none
         self.warnings = []
     }
 }

@@ -80,11 +80,15 @@ public final class FFmpegInput {
     private let source: InputSource
 
     /// Opens the container read through `input` (from its current offset) and reads its stream information.
-    /// `url` is the name FFmpeg's format probe sees (it scores demuxers by the name's extension too).
+    /// `url` is the name FFmpeg's format probe sees (it scores demuxers by the name's extension too);
+    /// `options` are libavformat options for the opening (`probesize`, `analyzeduration`), in order.
     ///
     /// Allocates; any thread.
-    /// - Throws: `FFmpegError` when libavformat cannot recognise the data or find stream information.
-    public init(input: any InputStream, url: String) throws(FFmpegError) {
+    /// - Throws: `FFmpegError` when libavformat cannot recognise the data or find stream information, or
+    ///   refuses an option's value.
+    public init(
+        input: any InputStream, url: String, options: [(name: String, value: String)] = []
+    ) throws(FFmpegError) {
         FFmpegLibrary.ensureInitialized()
         let bufferSize: Int32 = 8192
         guard let buffer = av_malloc(Int(bufferSize)) else {
@@ -108,7 +112,19 @@ public final class FFmpegInput {
         allocated.pointee.pb = io
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context (not our AVIOContext) and clears the pointer.
-        let opened = url.withCString { avformat_open_input(&context, $0, nil, nil) }
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        for option in options {
+            let set = option.name.withCString { name in
+                option.value.withCString { value in av_dict_set(&dictionary, name, value, 0) }
+            }
+            guard set >= 0 else {
+                avformat_free_context(allocated)
+                Self.free(io)
+                throw FFmpegError(function: "av_dict_set(\(option.name))", code: set)
+            }
+        }
+        let opened = url.withCString { avformat_open_input(&context, $0, nil, &dictionary) }
         guard opened >= 0, let context else {
             Self.free(io)
             throw FFmpegError(function: "avformat_open_input", code: opened)

@@ -27,16 +27,6 @@ public struct FormatRegistry: Sendable {
         self.pluginsBySuffix = table
     }
 
-    /// Every format Fermata supports, in `mpd` 0.23.12's decoder order; a plugin whose library cannot be set
-    /// up is left out, as `mpd` leaves out a plugin whose initialisation fails.
-    public static let standard = FormatRegistry(
-        ([
-            MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
-            SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-            OpenMPTFormat(), ModPlugFormat(), MikModFormat(), WildMidiFormat(), FluidSynthFormat(),
-            FFmpegFormat(), GMEFormat(),
-        ] as [(any FormatPlugin)?]).compactMap { $0 })
-
     // MARK: - Choosing plugins
 
     /// The first plugin handling `suffix`, compared ASCII case-insensitively as `mpd` does (`MP3` is `mp3`).

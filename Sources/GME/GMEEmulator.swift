@@ -126,6 +126,12 @@ public final class GMEEmulator {
         try Self.check("gme_start_track", gme_start_track(self.emu, Int32(clamping: index)))
     }
 
+    /// Turns libgme's more accurate, slower emulation on or off (`gme_enable_accuracy`); call it before
+    /// starting a track.
+    public func enableAccuracy(_ enabled: Bool) {
+        gme_enable_accuracy(self.emu, enabled ? 1 : 0)
+    }
+
     /// Starts fading out at `milliseconds` into the track; the track ends when the fade has (`gme_set_fade`).
     public func setFade(startMilliseconds milliseconds: Int) {
         gme_set_fade(self.emu, Int32(clamping: milliseconds))

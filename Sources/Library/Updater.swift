@@ -370,8 +370,13 @@ public struct Updater: Sendable {
     }
 
     /// Suffixes of the playlist formats Debian's `mpd` 0.23 lists in directories (its m3u, extm3u, pls,
-    /// xspf, asx, rss and cue playlist plugins), compared case-insensitively.
-    static let playlistSuffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx", "rss", "cue"]
+    /// xspf, asx, rss and cue playlist plugins, and embcue's song suffixes, which only count when no enabled
+    /// decoder plugin takes the suffix: `.mp4a` always, `.mp3` with mad, mpg123 and ffmpeg off), compared
+    /// case-insensitively.
+    static let playlistSuffixes: Set<String> = [
+        "m3u", "m3u8", "pls", "xspf", "asx", "rss", "cue", "flac", "mp3", "mp2", "mp4", "mp4a", "m4b", "ape", "wv",
+        "ogg", "oga",
+    ]
 
     /// The part after the last dot of a file name, if any.
     static func suffix(of name: String) -> String? {

@@ -7,11 +7,46 @@ import Synchronization
 /// One module loaded by libmodplug (`ModPlugFile`); unloaded when released.
 ///
 /// libmodplug keeps its mixer settings in process-wide state, which `ModPlug_Load` copies into its mixer's
-/// static configuration: every module is loaded with the one configuration `mpd`'s modplug plugin uses
-/// (44100 Hz, 16-bit stereo, 8-tap FIR resampling, no looping), set once, and loads and unloads are
-/// serialised by a lock. Rendering (`read(into:)`, `seek(milliseconds:)`) takes no lock: use one module per
+/// static configuration: every module is loaded with the configuration `mpd`'s modplug plugin uses (44100 Hz,
+/// 16-bit stereo, and its `resampling_mode` and `loop_count`, set before each load), and loads and unloads
+/// are serialised by a lock. Rendering (`read(into:)`, `seek(milliseconds:)`) takes no lock: use one module per
 /// thread, and render one module at a time (libmodplug mixes in static buffers).
 public final class ModPlugFile {
+    /// libmodplug's resampling modes, named as `mpd`'s `resampling_mode` names them.
+    public enum Resampling: String, Sendable, Hashable, CaseIterable {
+        /// No interpolation.
+        case nearest
+        /// Linear interpolation.
+        case linear
+        /// Cubic spline interpolation.
+        case spline
+        /// The 8-tap FIR filter (`mpd`'s default).
+        case fir
+
+        var mode: Int32 {
+            switch self {
+            case .nearest: Int32(MODPLUG_RESAMPLE_NEAREST.rawValue)
+            case .linear: Int32(MODPLUG_RESAMPLE_LINEAR.rawValue)
+            case .spline: Int32(MODPLUG_RESAMPLE_SPLINE.rawValue)
+            case .fir: Int32(MODPLUG_RESAMPLE_FIR.rawValue)
+            }
+        }
+    }
+
+    /// The mixer settings a module is loaded with (the rest is fixed: 44100 Hz, 16-bit stereo).
+    public struct Settings: Sendable, Hashable {
+        /// The resampling mode. Default: FIR.
+        public var resampling: Resampling
+        /// How many times the song is repeated after its first play; -1: forever. Default: 0.
+        public var loopCount: Int
+
+        /// Settings; the defaults are `mpd`'s.
+        public init(resampling: Resampling = .fir, loopCount: Int = 0) {
+            self.resampling = resampling
+            self.loopCount = loopCount
+        }
+    }
+
     /// The output rate.
     public static let sampleRate = 44100
     private let file: OpaquePointer
@@ -29,13 +64,18 @@ public final class ModPlugFile {
         return Mutex(())
     }()
 
-    /// Loads a complete module file from memory.
+    /// Loads a complete module file from memory with `settings` (libmodplug copies them at load time).
     ///
     /// - Returns: `nil` when libmodplug does not recognise the data (or it is larger than 2 GiB).
-    public init?(data: [UInt8]) {
+    public init?(data: [UInt8], settings: Settings = Settings()) {
         guard !data.isEmpty, data.count <= Int(Int32.max) else { return nil }
         let loaded = Self.lock.withLock { _ in
-            data.withUnsafeBytes { raw in ModPlug_Load(raw.baseAddress, Int32(raw.count)) }
+            var current = ModPlug_Settings()
+            ModPlug_GetSettings(&current)
+            current.mResamplingMode = settings.resampling.mode
+            current.mLoopCount = Int32(clamping: settings.loopCount)
+            ModPlug_SetSettings(&current)
+            return data.withUnsafeBytes { raw in ModPlug_Load(raw.baseAddress, Int32(raw.count)) }
         }
         guard let loaded else { return nil }
         self.file = loaded

@@ -2,6 +2,7 @@
 
 import ALSA
 import Configuration
+import Formats
 import Model
 import Network
 import Playback
@@ -17,14 +18,17 @@ extension Daemon {
     /// device). Called once, on the loop thread.
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
-    static func makePlayer(settings: Settings, loop: EventLoop, logger: Logger) throws(StartupError) -> Player {
+    static func makePlayer(
+        settings: Settings, formats: FormatRegistry, loop: EventLoop, logger: Logger
+    ) throws(StartupError) -> Player {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
         let outputs = try AudioOutputSetup.outputs(
             settings: settings, plugins: Self.outputPlugins(logger: logger), logger: logger,
             makeSoftwareMixer: { SoftwareMixer() }, onMixerChange: { mixerChanges.forward() })
         let player = Player(
-            loop: loop, outputs: outputs.map { ($0.configuration, $0.output, $0.mixer) },
+            loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
+            outputs: outputs.map { ($0.configuration, $0.output, $0.mixer) },
             audioBufferSize: settings.audioBufferSize,
             replayGain: ReplayGainSettings(
                 preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,

@@ -78,7 +78,18 @@ enum Daemon {
         }
         for warning in settings.warnings { logger.warning(warning) }
 
-        let options = try Self.serverOptions(from: settings, environment: environment, logger: logger)
+        // The one place that knows which formats exist: the scanner, the commands and the player share it.
+        let formats: FormatRegistry
+        do {
+            let configured = try FormatRegistry.configured(settings.decoders)
+            for warning in configured.warnings { logger.warning(warning) }
+            formats = configured.registry
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+
+        let options = try Self.serverOptions(
+            from: settings, formats: formats, environment: environment, logger: logger)
 
         if let pidFile = settings.pidFile {
             do {
@@ -101,7 +112,8 @@ enum Daemon {
         }
         defer { signals.close() }
 
-        let player = try Self.makePlayer(settings: settings, loop: loop, logger: logger.labelled("player"))
+        let player = try Self.makePlayer(
+            settings: settings, formats: formats, loop: loop, logger: logger.labelled("player"))
         let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }
@@ -198,9 +210,9 @@ enum Daemon {
         return directory + "/db"
     }
 
-    /// Maps the configuration onto what the server needs.
+    /// Maps the configuration onto what the server needs; `formats` are the enabled decoder plugins.
     static func serverOptions(
-        from settings: Settings, environment: [String: String], logger: Logger
+        from settings: Settings, formats: FormatRegistry, environment: [String: String], logger: Logger
     ) throws(StartupError) -> ServerOptions {
         var options = ServerOptions()
         guard let port = UInt16(exactly: settings.port) else {
@@ -232,8 +244,7 @@ enum Daemon {
             path: settings.playlistDirectory, musicDirectory: settings.musicDirectory,
             absolutePaths: settings.saveAbsolutePathsInPlaylists, maximumLength: settings.maxPlaylistLength)
         if let musicDirectory = settings.musicDirectory {
-            // The one place that knows which formats exist: the scanner, readpicture and readcomments share it.
-            let registry = FormatRegistry.standard
+            let registry = formats
             let updater = Updater(
                 root: musicDirectory, reader: FormatReader(registry: registry, metadata: settings.metadataToUse),
                 symlinks: .init(

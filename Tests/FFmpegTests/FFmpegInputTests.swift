@@ -38,6 +38,18 @@ import Testing
         #expect(info.sampleFormat == format)
     }
 
+    @Test func formatOptionsApplyToTheOpening() throws {
+        let path = try FFmpegSample.file("alac16.m4a", channels: 2, codec: ["-c:a", "alac", "-sample_fmt", "s16p"])
+        let opened = try FFmpegInput(
+            input: try FileInputStream(path: path), url: path,
+            options: [("probesize", "5000000"), ("analyzeduration", "1000000")])
+        #expect(opened.firstAudioStreamIndex != nil)
+        // A value libavformat cannot parse fails the opening, as in mpd (which then reads no FFmpeg file).
+        #expect(throws: FFmpegError.self) {
+            try FFmpegInput(input: try FileInputStream(path: path), url: path, options: [("probesize", "abc")])
+        }
+    }
+
     @Test func matroskaHasOnlyTheContainerDuration() throws {
         let input = try Self.open(try FFmpegSample.file("dur.mka", seconds: "1.5", codec: ["-c:a", "flac"]))
         let info = try #require(input.audioStreamInfo(0))

@@ -20,8 +20,12 @@ public struct DSDIFFFormat: FormatPlugin {
     /// As `mpd` 0.23.12 lists them.
     public var mimeTypes: [String] { ["application/x-dff", "audio/x-dff", "audio/x-dsd"] }
 
+    /// `lsbitfirst` of its `decoder` block: the `DSD ` chunk's bytes are delivered with their bits reversed
+    /// (for files whose bytes are least significant bit first, against the format). Default `false`.
+    public let leastSignificantBitFirst: Bool
+
     /// Creates the plugin.
-    public init() {}
+    public init(leastSignificantBitFirst: Bool = false) { self.leastSignificantBitFirst = leastSignificantBitFirst }
 
     /// Reads the duration and the tags.
     ///
@@ -70,7 +74,7 @@ public struct DSDIFFFormat: FormatPlugin {
         let header = try Self.parse(&stream, path: input.uri)
         guard DSDBytes.isValidSampleRate(UInt64(header.bitRate / 8)), DSDBytes.isValidChannelCount(header.channels)
         else { throw .unsupportedFormat("\(header.bitRate) Hz DSD, \(header.channels) channels") }
-        return DSDIFFDecoder(stream: stream, header: header)
+        return DSDIFFDecoder(stream: stream, header: header, reversesBits: self.leastSignificantBitFirst)
     }
 
     // MARK: - Parsing
@@ -196,7 +200,8 @@ struct DSDIFFHeader: Hashable {
     var dataOffset: UInt64 = 0
 }
 
-/// Decodes a DSDIFF file's `DSD ` chunk: its bytes as they are (already interleaved, MSB first).
+/// Decodes a DSDIFF file's `DSD ` chunk: its bytes as they are (already interleaved, MSB first), or with their
+/// bits reversed when `lsbitfirst` is set.
 ///
 /// Reads in pieces of at most 8192 bytes of whole frames, as `mpd` does: where the file ends inside a piece,
 /// that piece is not played. Confined to the decoder thread; `decode(into:)` and `seek(toFrame:)` do not
@@ -215,8 +220,11 @@ final class DSDIFFDecoder: Decoder {
     private var remaining: UInt64
     private var pending = 0
     private var available = 0
+    /// Each byte's bits are reversed (`lsbitfirst`).
+    private let reversesBits: Bool
 
-    init(stream: DSDStream, header: DSDIFFHeader) {
+    init(stream: DSDStream, header: DSDIFFHeader, reversesBits: Bool = false) {
+        self.reversesBits = reversesBits
         self.stream = stream
         self.header = header
         self.format = AudioFormat(sampleRate: header.bitRate / 8, sampleFormat: .dsd, channels: header.channels)
@@ -242,6 +250,11 @@ final class DSDIFFDecoder: Decoder {
                 return 0
             }
             self.remaining -= UInt64(size)
+            if self.reversesBits {
+                DSDBytes.reversed.withUnsafeBufferPointer { table in
+                    for index in 0..<size { self.piece[index] = table[Int(self.piece[index])] }
+                }
+            }
             self.pending = 0
             self.available = size
         }

@@ -48,15 +48,21 @@ public struct FFmpegFormat: FormatPlugin {
         "audio/x-mpd-ffmpeg",
     ]
 
+    /// The libavformat options of `mpd`'s `decoder { plugin "ffmpeg" }` block (`probesize`, `analyzeduration`,
+    /// in that order; unset ones are left out), used for every file opened, scanned or played.
+    public let formatOptions: [(name: String, value: String)]
+
     /// Creates the plugin.
-    public init() {}
+    ///
+    /// - Parameter formatOptions: libavformat options for opening each file (none by default).
+    public init(formatOptions: [(name: String, value: String)] = []) { self.formatOptions = formatOptions }
 
     /// Reads tags, duration, format, ReplayGain and whether there is an attached picture.
     ///
     /// - Throws: `FormatError.notRecognized` when FFmpeg cannot open the file or finds no audio stream in it
     ///   (`mpd` then does not add it); `.input` when the file cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let (file, index) = try Self.open(path)
+        let (file, index) = try self.open(path)
         guard let stream = file.audioStreamInfo(index) else { throw .notRecognized(path: path) }
         let container = file.containerMetadata
         let streamTags = file.streamMetadata(index)
@@ -73,7 +79,7 @@ public struct FFmpegFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when FFmpeg cannot read the file.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        let (file, _) = try Self.open(path)
+        let (file, _) = try self.open(path)
         return file.attachedPicture.map { Picture(data: $0.data, mimeType: $0.mimeType) }
     }
 
@@ -81,7 +87,7 @@ public struct FFmpegFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when FFmpeg cannot read the file.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        let (file, index) = try Self.open(path)
+        let (file, index) = try self.open(path)
         return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
     }
 
@@ -90,7 +96,7 @@ public struct FFmpegFormat: FormatPlugin {
     ///
     /// - Throws: what `FFmpegDecoder.init` throws.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        try FFmpegDecoder(input: input)
+        try FFmpegDecoder(input: input, formatOptions: self.formatOptions)
     }
 
     // MARK: - Helpers
@@ -110,14 +116,16 @@ public struct FFmpegFormat: FormatPlugin {
     }
 
     /// Opens the file as `mpd`'s scan does: FFmpeg must open it and find an audio stream.
-    private static func open(_ path: String) throws(FormatError) -> (FFmpegInput, Int) {
+    private func open(_ path: String) throws(FormatError) -> (FFmpegInput, Int) {
         let stream: FileInputStream
         do {
             stream = try FileInputStream(path: path)
         } catch {
             throw .input(error)
         }
-        guard let file = try? FFmpegInput(input: stream, url: path), let index = file.firstAudioStreamIndex else {
+        guard let file = try? FFmpegInput(input: stream, url: path, options: self.formatOptions),
+            let index = file.firstAudioStreamIndex
+        else {
             throw .notRecognized(path: path)
         }
         return (file, index)
@@ -140,16 +148,17 @@ public final class FFmpegDecoder: Decoder {
     public let mixRampEnd: String?
     private let decoder: FFmpegAudioDecoder
 
-    /// Opens the first audio stream read through `input`.
+    /// Opens the first audio stream read through `input`, with libavformat options for the opening.
     ///
     /// - Throws: as `mpd`'s plugin fails: `FormatError.decoder` with its text when FFmpeg cannot open the input or
     ///   the codec ("avformat_open_input() failed: End of file") or the rate or channel count is out of range
     ///   ("Invalid sample rate: 0"); `.notRecognized` where it declines (no stream information, no audio stream,
     ///   no decoder, a sample format it has no equivalent for).
-    public init(input: any InputStream) throws(FormatError) {
+    public init(input: any InputStream, formatOptions: [(name: String, value: String)] = []) throws(FormatError) {
         let decoder: FFmpegAudioDecoder
         do {
-            decoder = try FFmpegAudioDecoder(input: try FFmpegInput(input: input, url: input.uri))
+            decoder = try FFmpegAudioDecoder(
+                input: try FFmpegInput(input: input, url: input.uri, options: formatOptions))
         } catch {
             switch error.function {
             case "avformat_find_stream_info", "avcodec_find_decoder":

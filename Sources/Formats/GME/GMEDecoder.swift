@@ -5,7 +5,7 @@ import Model
 
 /// Plays one track of a libgme emulator as `mpd`'s gme plugin does: 44100 Hz, 16-bit stereo, rendered in
 /// chunks of 2048 frames; when the track has a play length, libgme fades out from there and the decoder's
-/// length includes the 8 s fade; the song ends after the chunk in which libgme reports the track ended.
+/// length includes the configured fade (`default_fade`, 8 s by default); the song ends after the chunk in which libgme reports the track ended.
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 final class GMEDecoder: Decoder {
@@ -25,10 +25,11 @@ final class GMEDecoder: Decoder {
     /// libgme reported the end after the last chunk.
     private var ended = false
 
-    /// Starts `track` (0-based) of `emulator`.
+    /// Starts `track` (0-based) of `emulator` with the plugin's options.
     ///
     /// - Throws: `FormatError.decoder` when libgme has no such track.
-    init(emulator: GMEEmulator, track: Int) throws(FormatError) {
+    init(emulator: GMEEmulator, track: Int, options: GMEFormat.Options) throws(FormatError) {
+        if let accuracy = options.accuracy { emulator.enableAccuracy(accuracy) }
         let info: GMETrackInfo
         do {
             info = try emulator.trackInfo(track)
@@ -38,7 +39,7 @@ final class GMEDecoder: Decoder {
         self.emulator = emulator
         let length = info.playLength
         self.totalFrames =
-            length > 0 ? UInt64(length + GMEFormat.defaultFade) * UInt64(GMEFormat.sampleRate) / 1000 : nil
+            length > 0 ? UInt64(length + options.defaultFadeMilliseconds) * UInt64(GMEFormat.sampleRate) / 1000 : nil
         // As mpd: a failing start is only logged there; playing then reports what libgme does.
         try? emulator.startTrack(track)
         if length > 0 { emulator.setFade(startMilliseconds: length) }

@@ -17,11 +17,31 @@ import Model
 ///   files of several tracks), `Artist` from the author, `Album` from the game, `Comment`, and `Date` from the
 ///   copyright text. No format line, no picture, no comments.
 /// - Duration: libgme's play length (the file's length, else intro + 2 loops, else 2:30). While playing, the
-///   decoder's length is 8 s longer (`mpd`'s default fade), and libgme fades out over those 8 s.
+///   decoder's length is longer by the `default_fade` setting (8 s by default; libgme 0.6 itself always fades
+///   out over 8 s, as in `mpd` built with it).
+/// - Settings (`decoder { plugin "gme" … }`): ``Options``.
 /// - Decoding: 44100 Hz, 16-bit, stereo, in chunks of 2048 frames until libgme reports the track ended.
 ///
 /// Any thread.
 public struct GMEFormat: FormatPlugin {
+    /// What `mpd`'s `decoder { plugin "gme" }` block sets, with its defaults.
+    public struct Options: Sendable, Hashable {
+        /// `accuracy`: libgme's accurate emulation on or off while playing; `nil` (not set): libgme's default.
+        public var accuracy: Bool?
+        /// `default_fade` in milliseconds (the block gives seconds): added to a track's play length for the
+        /// decoder's length. Default 8000.
+        public var defaultFadeMilliseconds: Int
+
+        /// Options; the defaults are `mpd`'s.
+        public init(accuracy: Bool? = nil, defaultFadeMilliseconds: Int = GMEFormat.defaultFade) {
+            self.accuracy = accuracy
+            self.defaultFadeMilliseconds = defaultFadeMilliseconds
+        }
+    }
+
+    /// The options in effect.
+    public let options: Options
+
     /// `gme`.
     public var name: String { "gme" }
     /// `mpd`'s list.
@@ -34,12 +54,12 @@ public struct GMEFormat: FormatPlugin {
     /// `mpd`'s `GME_SAMPLE_RATE`.
     static let sampleRate = 44100
     /// `mpd`'s default `default_fade`, in milliseconds (libgme 0.6 states no fade length of its own).
-    static let defaultFade = 8000
+    public static let defaultFade = 8000
     /// The prefix of the names of a container's songs.
     static let subtunePrefix = "tune_"
 
     /// Creates the plugin.
-    public init() {}
+    public init(options: Options = Options()) { self.options = options }
 
     /// The track's tags and duration.
     ///
@@ -80,7 +100,7 @@ public struct GMEFormat: FormatPlugin {
         } catch {
             throw .decoder("\(error)")
         }
-        return try GMEDecoder(emulator: emulator, track: 0)
+        return try GMEDecoder(emulator: emulator, track: 0, options: self.options)
     }
 
     /// A decoder of the file at `path`, or of track n of its parent when `path` ends in `tune_<n>.<suffix>`.
@@ -89,7 +109,7 @@ public struct GMEFormat: FormatPlugin {
     public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
         let container = Self.containerPath(path)
         let emulator = try Self.load(container.path, notRecognized: nil)
-        return try GMEDecoder(emulator: emulator, track: container.track)
+        return try GMEDecoder(emulator: emulator, track: container.track, options: self.options)
     }
 
     /// The songs of a file of two or more tracks, named `tune_001.<suffix>`….

@@ -12,7 +12,8 @@ import Model
 /// - The whole file is loaded into memory (1 byte to 100 MiB, as `mpd`'s `mod_loadfile`).
 /// - Tags: `Title` from the module's name; duration: libmodplug's length. No format line, no picture, no
 ///   comments.
-/// - Decoding: 44100 Hz, 16-bit, stereo, FIR resampling, in reads of 4096 bytes.
+/// - Decoding: 44100 Hz, 16-bit, stereo, in reads of 4096 bytes; FIR resampling and no repeat unless the
+///   `decoder` block's `resampling_mode` and `loop_count` say otherwise.
 ///
 /// Any thread.
 public struct ModPlugFormat: FormatPlugin {
@@ -28,14 +29,17 @@ public struct ModPlugFormat: FormatPlugin {
     /// None.
     public var mimeTypes: [String] { [] }
 
+    /// What `mpd`'s `decoder { plugin "modplug" }` block sets (`resampling_mode`, `loop_count`).
+    public let settings: ModPlugFile.Settings
+
     /// Creates the plugin.
-    public init() {}
+    public init(settings: ModPlugFile.Settings = ModPlugFile.Settings()) { self.settings = settings }
 
     /// The module's title and duration.
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libmodplug cannot load it.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let file = try Self.load(path)
+        let file = try self.load(path)
         return SongInfo(
             tags: TagCollector.tagItems([RawTagItem(.title, file.name)]),
             durationMilliseconds: UInt64(max(0, file.lengthMilliseconds)))
@@ -45,7 +49,7 @@ public struct ModPlugFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when libmodplug cannot load the file.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        _ = try Self.load(path)
+        _ = try self.load(path)
         return nil
     }
 
@@ -53,7 +57,7 @@ public struct ModPlugFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when libmodplug cannot load the file.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        _ = try Self.load(path)
+        _ = try self.load(path)
         return []
     }
 
@@ -61,20 +65,20 @@ public struct ModPlugFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError` when the stream cannot be read or libmodplug cannot load it.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        guard let file = ModPlugFile(data: try WholeStream.read(input)) else {
+        guard let file = ModPlugFile(data: try WholeStream.read(input), settings: self.settings) else {
             throw .decoder("\(input.uri): libmodplug cannot load it")
         }
         return ModPlugDecoder(file: file)
     }
 
-    static func load(_ path: String) throws(FormatError) -> ModPlugFile {
+    func load(_ path: String) throws(FormatError) -> ModPlugFile {
         let data: [UInt8]
         do {
             data = try WholeStream.read(try FileInputStream(path: path))
         } catch {
             throw .notRecognized(path: path)
         }
-        guard let file = ModPlugFile(data: data) else { throw .notRecognized(path: path) }
+        guard let file = ModPlugFile(data: data, settings: self.settings) else { throw .notRecognized(path: path) }
         return file
     }
 }

@@ -12,9 +12,10 @@ import OpenMPT
 /// - Tags: `Title`, `Artist`, `Comment` (the module's message), `Date` and `Performer` (the tracker that
 ///   wrote it) from libopenmpt's metadata. Duration: libopenmpt's, truncated to the millisecond. No format
 ///   line, no picture, no comments.
-/// - Decoding: 48000 Hz, 32-bit float, stereo, `mpd`'s render settings (play once, 100 % stereo separation,
-///   default interpolation and volume ramping, sample-synchronised seeking, Amiga resampler emulation), in
-///   chunks of 512 frames.
+/// - Decoding: 48000 Hz, 32-bit float, stereo, in chunks of 512 frames, with `mpd`'s render settings: by
+///   default play once, 100 % stereo separation, default interpolation and volume ramping,
+///   sample-synchronised seeking, Amiga resampler emulation; a `decoder { plugin "openmpt" }` block changes
+///   them (``Options``).
 ///
 /// Any thread.
 public struct OpenMPTFormat: FormatPlugin {
@@ -35,8 +36,36 @@ public struct OpenMPTFormat: FormatPlugin {
     /// `mpd`'s `OPENMPT_SAMPLE_RATE`.
     static let sampleRate = 48000
 
+    /// What `mpd`'s `decoder { plugin "openmpt" }` block sets, with its defaults (applied to every module
+    /// played; the scan does not use them).
+    public struct Options: Sendable, Hashable {
+        /// `repeat_count`: how many times the song repeats after its first play; -1: forever. Default 0.
+        public var repeatCount = 0
+        /// `stereo_separation` in percent. Default 100.
+        public var stereoSeparation = 100
+        /// `interpolation_filter`: the filter's taps (0: libopenmpt's default). Default 0.
+        public var interpolationFilter = 0
+        /// `override_mptm_interp_filter`: apply `interpolationFilter` to MPTM modules too (else they use their
+        /// own). Default `false`.
+        public var overrideMPTMInterpolationFilter = false
+        /// `volume_ramping` strength (-1: libopenmpt's default). Default -1.
+        public var volumeRamping = -1
+        /// `sync_samples`: seeks synchronise the samples. Default `true`.
+        public var syncSamples = true
+        /// `emulate_amiga`: the Amiga resampler for Amiga modules. Default `true`.
+        public var emulateAmiga = true
+        /// `emulate_amiga_type` (`auto`, `a500`, `a1200`, `unfiltered`). Default `auto`.
+        public var emulateAmigaType = "auto"
+
+        /// `mpd`'s defaults.
+        public init() {}
+    }
+
+    /// The options in effect.
+    public let options: Options
+
     /// Creates the plugin.
-    public init() {}
+    public init(options: Options = Options()) { self.options = options }
 
     /// The module's tags and duration.
     ///
@@ -75,13 +104,16 @@ public struct OpenMPTFormat: FormatPlugin {
         let data = try WholeStream.read(input)
         do {
             let module = try OpenMPTModule(data: data)
-            try module.setRepeatCount(0)
-            try module.setRenderParameter(.stereoSeparationPercent, 100)
-            try module.setRenderParameter(.interpolationFilterLength, 0)
-            try module.setRenderParameter(.volumeRampingStrength, -1)
-            try module.setControl("seek.sync_samples", true)
-            try module.setControl("render.resampler.emulate_amiga", true)
-            try module.setControl("render.resampler.emulate_amiga_type", "auto")
+            let options = self.options
+            try module.setRepeatCount(options.repeatCount)
+            try module.setRenderParameter(.stereoSeparationPercent, options.stereoSeparation)
+            // As mpd: an MPTM module keeps the filter its composer chose unless told otherwise.
+            let ownFilter = !options.overrideMPTMInterpolationFilter && module.metadata("type") == Array("mptm".utf8)
+            try module.setRenderParameter(.interpolationFilterLength, ownFilter ? 0 : options.interpolationFilter)
+            try module.setRenderParameter(.volumeRampingStrength, options.volumeRamping)
+            try module.setControl("seek.sync_samples", options.syncSamples)
+            try module.setControl("render.resampler.emulate_amiga", options.emulateAmiga)
+            try module.setControl("render.resampler.emulate_amiga_type", options.emulateAmigaType)
             return OpenMPTDecoder(module: module, milliseconds: Self.milliseconds(module.durationSeconds))
         } catch {
             throw .decoder("\(error)")

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Configuration
+import ModPlug
+
+/// One of `mpd`'s decoder plugins as Fermata builds it from its `decoder` block: its name and how its
+/// initialization reads the block's settings (`mpd`'s `DecoderPlugin::init`).
+///
+/// A value type; safe from any thread.
+public struct DecoderPluginEntry: Sendable {
+    /// Builds the plugin from its settings; `nil` when the plugin stays off (`hybrid_dsd` unless enabled).
+    public typealias Make = @Sendable (inout DecoderPluginSettings) throws(ConfigError) -> (any FormatPlugin)?
+
+    /// The plugin's name, as `plugin "…"` names it.
+    public let name: String
+    /// Builds the plugin.
+    public let make: Make
+
+    /// An entry.
+    ///
+    /// - Parameters:
+    ///   - name: The plugin's name.
+    ///   - make: Reads the plugin's settings and builds it; it reads only the keys `mpd`'s plugin reads (the
+    ///     others are warned about) and throws `mpd`'s message for a bad value.
+    public init(_ name: String, make: @escaping Make) {
+        self.name = name
+        self.make = make
+    }
+}
+
+extension FormatRegistry {
+    /// Every format Fermata supports with its default settings, in `mpd` 0.23.12's decoder order: what an
+    /// `mpd.conf` without `decoder` blocks gives (see `configured(_:catalogue:)`).
+    public static let standard: FormatRegistry = {
+        do {
+            return try FormatRegistry.configured(.none).registry
+        } catch {
+            // Only a block's value can be wrong, and there is none.
+            preconditionFailure("the default decoder settings failed: \(error)")
+        }
+    }()
+
+    /// Every decoder plugin Fermata has, in `mpd` 0.23.12's order, each with the settings of its `decoder`
+    /// block that Fermata honours. Wiring a plugin's settings is done here and only here: read them from the
+    /// `DecoderPluginSettings` (`try settings.bool("loop") ?? false`) into the plugin's options.
+    public static let catalogue: [DecoderPluginEntry] = [
+        DecoderPluginEntry("mad") { _ in MP3Format() },
+        DecoderPluginEntry("mpg123") { _ in MP3Format(scan: .mpg123) },
+        DecoderPluginEntry("vorbis") { _ in VorbisFormat() },
+        DecoderPluginEntry("oggflac") { _ in OggFLACFormat() },
+        DecoderPluginEntry("flac") { _ in FLACFormat() },
+        DecoderPluginEntry("opus") { _ in OpusFormat() },
+        DecoderPluginEntry("sndfile") { _ in SndfileFormat() },
+        DecoderPluginEntry("dsdiff") { (settings) throws(ConfigError) in
+            DSDIFFFormat(leastSignificantBitFirst: try settings.bool("lsbitfirst") ?? false)
+        },
+        DecoderPluginEntry("dsf") { _ in DSFFormat() },
+        // Off unless its block has an `enabled` line (`enabled "no"` never gets here).
+        DecoderPluginEntry("hybrid_dsd") { settings in settings.contains("enabled") ? HybridDSDFormat() : nil },
+        DecoderPluginEntry("faad") { _ in FAADFormat() },
+        DecoderPluginEntry("mpcdec") { _ in MusepackFormat() },
+        DecoderPluginEntry("wavpack") { _ in WavPackFormat() },
+        DecoderPluginEntry("openmpt") { (settings) throws(ConfigError) in
+            var options = OpenMPTFormat.Options()
+            options.repeatCount = try settings.integer("repeat_count") ?? options.repeatCount
+            options.stereoSeparation = try settings.integer("stereo_separation") ?? options.stereoSeparation
+            options.interpolationFilter = try settings.integer("interpolation_filter") ?? options.interpolationFilter
+            options.overrideMPTMInterpolationFilter =
+                try settings.bool("override_mptm_interp_filter") ?? options.overrideMPTMInterpolationFilter
+            options.volumeRamping = try settings.integer("volume_ramping") ?? options.volumeRamping
+            options.syncSamples = try settings.bool("sync_samples") ?? options.syncSamples
+            options.emulateAmiga = try settings.bool("emulate_amiga") ?? options.emulateAmiga
+            options.emulateAmigaType = settings.string("emulate_amiga_type") ?? options.emulateAmigaType
+            return OpenMPTFormat(options: options)
+        },
+        DecoderPluginEntry("modplug") { (settings) throws(ConfigError) in
+            let mode = settings.string("resampling_mode") ?? "fir"
+            let line = settings.block?.line ?? 0
+            guard let resampling = ModPlugFile.Resampling(rawValue: mode) else {
+                throw settings.error("Invalid resampling mode in line \(line): \(mode)")
+            }
+            let loops = try settings.integer("loop_count") ?? 0
+            guard loops >= -1 else { throw settings.error("Invalid loop count in line \(line): \(loops)") }
+            return ModPlugFormat(settings: ModPlugFile.Settings(resampling: resampling, loopCount: loops))
+        },
+        DecoderPluginEntry("mikmod") { (settings) throws(ConfigError) in
+            let rate = try settings.positive("sample_rate") ?? 44100
+            // mpd's audio_valid_sample_rate bound.
+            guard rate < 1 << 30 else {
+                throw settings.error("Invalid sample rate in line \(settings.block?.line ?? 0): \(rate)")
+            }
+            // nil (left out, as mpd leaves a plugin whose init fails) when libmikmod cannot start.
+            return MikModFormat(options: MikModOptions(loop: try settings.bool("loop") ?? false, sampleRate: rate))
+        },
+        DecoderPluginEntry("wildmidi") { settings in
+            // nil (unavailable, as in mpd) when the configuration file does not exist or libwildmidi refuses it.
+            WildMidiFormat(
+                options: WildMidiOptions(configFile: settings.string("config_file") ?? WildMidiOptions().configFile))
+        },
+        DecoderPluginEntry("fluidsynth") { (settings) throws(ConfigError) in
+            let defaults = FluidSynthOptions()
+            return FluidSynthFormat(
+                options: FluidSynthOptions(
+                    sampleRate: try settings.positive("sample_rate") ?? defaults.sampleRate,
+                    soundFont: settings.string("soundfont") ?? defaults.soundFont))
+        },
+        DecoderPluginEntry("ffmpeg") { settings in
+            // libavformat's own options, passed as text when the block sets them.
+            let options = ["probesize", "analyzeduration"].compactMap { key in
+                settings.string(key).map { (name: key, value: $0) }
+            }
+            return FFmpegFormat(formatOptions: options)
+        },
+        DecoderPluginEntry("gme") { (settings) throws(ConfigError) in
+            // mpd multiplies the seconds by 1000 in an unsigned int.
+            let fade = try settings.unsigned("default_fade").map { Int(UInt32(truncatingIfNeeded: $0 &* 1000)) }
+            return GMEFormat(
+                options: GMEFormat.Options(
+                    accuracy: try settings.bool("accuracy"), defaultFadeMilliseconds: fade ?? GMEFormat.defaultFade))
+        },
+        DecoderPluginEntry("pcm") { _ in PCMStreamFormat() },
+    ]
+
+    /// The registry a configuration's `decoder` blocks describe, and the warnings `mpd` prints for them.
+    public struct Configured: Sendable {
+        /// The enabled plugins, in `mpd`'s order.
+        public var registry: FormatRegistry
+        /// `option 'x' on line N was not recognized` for each key of an enabled plugin's block it did not read.
+        public var warnings: [String]
+    }
+
+    /// Builds the plugins of `catalogue` that `decoders` enables, each with its block's settings, as `mpd`'s
+    /// `decoder_plugin_init_all` does. Any thread.
+    ///
+    /// - Parameters:
+    ///   - decoders: The configuration's checked `decoder` blocks.
+    ///   - catalogue: The plugins to choose from, in priority order.
+    /// - Throws: `ConfigError` for a bad `enabled` value (`Error in setting "enabled" on line N; …`), or a bad
+    ///   value a plugin reads, as `Failed to initialize decoder plugin 'gme'; Error in setting …`.
+    public static func configured(
+        _ decoders: DecoderBlocks, catalogue: [DecoderPluginEntry] = FormatRegistry.catalogue
+    ) throws(ConfigError) -> Configured {
+        var plugins: [any FormatPlugin] = []
+        var warnings: [(block: Int, lines: [String])] = []
+        for entry in catalogue {
+            guard var settings = try decoders.settings(forPlugin: entry.name) else { continue }
+            do {
+                if let plugin = try entry.make(&settings) { plugins.append(plugin) }
+            } catch {
+                var wrapped = error
+                wrapped.message = "Failed to initialize decoder plugin '\(entry.name)'; \(error.message)"
+                throw wrapped
+            }
+            if let block = settings.block, let index = decoders.blocks.firstIndex(of: block) {
+                warnings.append((index, settings.warnings))
+            }
+        }
+        // mpd checks the blocks in file order once every plugin is initialized.
+        let lines = warnings.sorted { $0.block < $1.block }.flatMap(\.lines)
+        return Configured(registry: FormatRegistry(plugins), warnings: lines)
+    }
+}
