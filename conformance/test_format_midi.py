@@ -43,9 +43,7 @@ def test_decoders_list_fluidsynth_and_not_wildmidi(format_pair):
 @pytest.mark.skipif(DEFAULT_SOUNDFONT.exists(), reason="the default SoundFont is installed: mpd plays MIDI here")
 @pytest.mark.parametrize("uris", [
     ("midi/tune.mid",),
-    pytest.param(("midi/tune.mid", "midi/chords.mid"), marks=pytest.mark.xfail(
-        strict=True, reason="Fermata's player: when the song after a failed one fails too, at the end of the "
-        "queue, its status loses `song:` (mpd keeps the failed song current); not the plugin's doing")),
+    ("midi/tune.mid", "midi/chords.mid"),
 ])
 def test_playing_without_the_default_soundfont_fails_as_in_mpd(format_pair, uris):
     """Each song fails to decode; the player moves on and stops at the end with the last song's error."""

@@ -216,7 +216,13 @@ public final class Playlist {
             guard self.playing else { return }
             if token == self.currentToken {
                 // With a queued song the player goes on with it (a songStarted follows); otherwise it stopped.
-                if self.player.snapshot.state == .stop { self.playerStopped() }
+                // Either way the failure counts, as mpd's player stops and `ResumePlayback` counts it before it
+                // plays the next song: once every song of the queue failed in a row, playback stops there.
+                if self.player.snapshot.state == .stop {
+                    self.playerStopped()
+                } else {
+                    self.errorCount += 1
+                }
             } else if token == self.queuedToken {
                 if self.player.snapshot.state == .stop {
                     // The current song ended and the next could not start: it counts as played.
