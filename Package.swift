@@ -63,6 +63,15 @@ let package = Package(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
         .systemLibrary(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
+        // libsidplayfp and libadplug have C++ APIs only. Each gets a small C++ target of `extern "C"` functions
+        // over opaque handles (`CSidplayShim`, `CAdPlugShim`: the only includers of the library's headers), so
+        // no Swift target needs C++ interop. The system library targets (module maps without headers) carry
+        // the pkg-config include and link flags to the shims that depend on them.
+        .systemLibrary(
+            name: "CSidplayFP", path: "Sources/CSidplayFP", pkgConfig: "libsidplayfp",
+            providers: [.apt(["libsidplayfp-dev"])]),
+        // CICU: the shim converts the tunes' Windows-1252 texts with ICU's converter, as mpd does.
+        .target(name: "CSidplayShim", dependencies: ["CSidplayFP", "CICU"]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -106,6 +115,8 @@ let package = Package(
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
+        // C64 SID emulation through libsidplayfp (ReSIDfp); the only importer of CSidplayShim.
+        .target(name: "Sidplay", dependencies: ["CSidplayShim"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -115,7 +126,7 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "Model",
+                "OpenMPT", "ModPlug", "Sidplay", "Model",
             ],
             swiftSettings: settings),
 
@@ -179,6 +190,7 @@ let package = Package(
         .testTarget(name: "GMETests", dependencies: ["GME"], swiftSettings: settings),
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
+        .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),

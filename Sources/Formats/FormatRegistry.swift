@@ -19,7 +19,7 @@ public struct FormatRegistry: Sendable {
     public static let standard = FormatRegistry([
         MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
         SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-        OpenMPTFormat(), ModPlugFormat(), FFmpegFormat(), GMEFormat(),
+        OpenMPTFormat(), ModPlugFormat(), SidplayFormat(), FFmpegFormat(), GMEFormat(),
     ])
 
     // MARK: - Choosing plugins
@@ -32,7 +32,7 @@ public struct FormatRegistry: Sendable {
     /// Every plugin handling `suffix`, in priority order.
     public func plugins(forSuffix suffix: some StringProtocol) -> [any FormatPlugin] {
         let lowered = Self.asciiLowercased(suffix)
-        return self.plugins.filter { $0.suffixes.contains(lowered) }
+        return self.plugins.filter { plugin in plugin.suffixes.contains { Self.asciiLowercased($0) == lowered } }
     }
 
     /// The first plugin handling the MIME type (compared ASCII case-insensitively, parameters ignored).

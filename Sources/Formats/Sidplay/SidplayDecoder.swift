@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Sidplay
+
+/// Plays one song of a SID tune as `mpd`'s sidplay plugin does: 48000 Hz, 16-bit, mono (stereo for tunes of
+/// two or more SID chips), rendered 4096 samples at a time; with a known length the song ends after the
+/// chunk in which libsidplayfp's whole-second clock reaches it, else it plays until stopped.
+///
+/// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
+final class SidplayDecoder: Decoder {
+    /// `48000:16:1` or `48000:16:2`.
+    let format: AudioFormat
+    /// The length the database (or `default_songlength`) gives, if any.
+    let totalFrames: UInt64?
+    /// `status` shows the decoder's length: with `default_songlength` the library has none.
+    var totalFramesOverrideLibrary: Bool { self.totalFrames != nil }
+    private let player: SidPlayer
+    private let channels: Int
+    /// The whole second at which the song ends (`mpd`'s `end`); 0: never.
+    private let endSecond: Int
+    /// `mpd`'s buffer of 4096 samples.
+    private static let chunkSamples = 4096
+    /// One rendered chunk; `pending` frames of it from `consumed` are not delivered yet.
+    private let chunk: UnsafeMutableBufferPointer<Int16>
+    private var consumed = 0
+    private var pending = 0
+    /// The song reached its end (or libsidplayfp stopped) after the last chunk.
+    private var ended = false
+
+    /// Plays the tune's selected song for `milliseconds` (`nil`: until stopped).
+    init(player: SidPlayer, milliseconds: Int?) {
+        self.player = player
+        self.channels = player.channels
+        self.format = AudioFormat(
+            sampleRate: SidplayFormat.sampleRate, sampleFormat: .s16, channels: self.channels)
+        self.totalFrames = milliseconds.map { UInt64($0) * UInt64(SidplayFormat.sampleRate) / 1000 }
+        self.endSecond = (milliseconds ?? 0) / 1000
+        self.chunk = .allocate(capacity: Self.chunkSamples)
+        self.chunk.initialize(repeating: 0)
+    }
+
+    deinit { self.chunk.deallocate() }
+
+    /// Delivers rendered frames, rendering the next chunk when none is left.
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Returns: frames written; 0 at the end of the song.
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        if self.pending == 0 {
+            if self.ended { return 0 }
+            let samples = self.player.play(into: self.chunk)
+            guard samples > 0 else {
+                self.ended = true
+                return 0
+            }
+            self.consumed = 0
+            self.pending = samples / self.channels
+            self.ended = self.endSecond > 0 && self.player.seconds >= self.endSecond
+        }
+        let frames = min(self.pending, buffer.count / (2 * self.channels))
+        let range = (self.consumed * self.channels)..<((self.consumed + frames) * self.channels)
+        buffer.copyMemory(from: UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: self.chunk[range])))
+        self.consumed += frames
+        self.pending -= frames
+        return frames
+    }
+
+    /// Seeks as `mpd` does: to the whole second of `frame`, by restarting the song when it lies behind and
+    /// rendering (and dropping) chunks until the clock reaches it.
+    ///
+    /// Does not allocate. Decoder thread.
+    /// - Returns: `frame` (`mpd` reports the seek target as the new position).
+    @discardableResult
+    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+        let target = Int(clamping: frame / UInt64(SidplayFormat.sampleRate))
+        var now = self.player.seconds
+        if target < now {
+            self.player.stop()
+            now = 0
+        }
+        while now < target && self.player.play(into: self.chunk) > 0 { now = self.player.seconds }
+        self.pending = 0
+        self.ended = self.endSecond > 0 && self.player.seconds >= self.endSecond
+        return frame
+    }
+}
