@@ -72,6 +72,10 @@ let package = Package(
             providers: [.apt(["libsidplayfp-dev"])]),
         // CICU: the shim converts the tunes' Windows-1252 texts with ICU's converter, as mpd does.
         .target(name: "CSidplayShim", dependencies: ["CSidplayFP", "CICU"]),
+        // adplug.pc names libbinio's include directory and both libraries.
+        .systemLibrary(
+            name: "CAdPlugLib", path: "Sources/CAdPlugLib", pkgConfig: "adplug", providers: [.apt(["libadplug-dev"])]),
+        .target(name: "CAdPlugShim", dependencies: ["CAdPlugLib"]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -117,6 +121,8 @@ let package = Package(
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
         // C64 SID emulation through libsidplayfp (ReSIDfp); the only importer of CSidplayShim.
         .target(name: "Sidplay", dependencies: ["CSidplayShim"], swiftSettings: settings),
+        // AdLib (OPL) music through AdPlug; the only importer of CAdPlugShim.
+        .target(name: "AdPlug", dependencies: ["CAdPlugShim"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -126,7 +132,7 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "Sidplay", "Model",
+                "OpenMPT", "ModPlug", "Sidplay", "AdPlug", "Model",
             ],
             swiftSettings: settings),
 
@@ -191,6 +197,7 @@ let package = Package(
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
+        .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input"], swiftSettings: settings),

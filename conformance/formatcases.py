@@ -71,3 +71,19 @@ def queue(pair, directory: str):
     """add of the directory, then playlistinfo and playlistid of it."""
     b = arg(directory)
     run(pair, f"clear\nadd {b}\nplaylistinfo\nclear\n", f"queue {directory}")
+
+
+def playing(server, uri: str) -> dict[str, str]:
+    """Queues only `uri`, plays it, and returns `status` once it has played for 0.3 s."""
+    import time
+    with server.connect() as c:
+        for line in ("clear", f'add "{uri}"', "play"):
+            reply = c.command(line)
+            assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
+    deadline = time.monotonic() + mpdtest.scaled(10)
+    while time.monotonic() < deadline:
+        s = mpdtest.parse_pairs(server.query("status"))
+        if s.get("state") == "play" and "audio" in s and float(s.get("elapsed", "0")) > 0.3:
+            return s
+        time.sleep(0.05)
+    pytest.fail(f"{server.label} did not start playing {uri}: {server.query('status')!r}", pytrace=False)

@@ -19,7 +19,7 @@ public struct FormatRegistry: Sendable {
     public static let standard = FormatRegistry([
         MP3Format(), MP3Format(scan: .mpg123), VorbisFormat(), OggFLACFormat(), FLACFormat(), OpusFormat(),
         SndfileFormat(), DSDIFFFormat(), DSFFormat(), FAADFormat(), MusepackFormat(), WavPackFormat(),
-        OpenMPTFormat(), ModPlugFormat(), SidplayFormat(), FFmpegFormat(), GMEFormat(),
+        OpenMPTFormat(), ModPlugFormat(), SidplayFormat(), AdPlugFormat(), FFmpegFormat(), GMEFormat(),
     ])
 
     // MARK: - Choosing plugins

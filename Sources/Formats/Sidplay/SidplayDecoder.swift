@@ -21,10 +21,7 @@ final class SidplayDecoder: Decoder {
     private let endSecond: Int
     /// `mpd`'s buffer of 4096 samples.
     private static let chunkSamples = 4096
-    /// One rendered chunk; `pending` frames of it from `consumed` are not delivered yet.
-    private let chunk: UnsafeMutableBufferPointer<Int16>
-    private var consumed = 0
-    private var pending = 0
+    private var chunk: RenderedChunk
     /// The song reached its end (or libsidplayfp stopped) after the last chunk.
     private var ended = false
 
@@ -36,8 +33,7 @@ final class SidplayDecoder: Decoder {
             sampleRate: SidplayFormat.sampleRate, sampleFormat: .s16, channels: self.channels)
         self.totalFrames = milliseconds.map { UInt64($0) * UInt64(SidplayFormat.sampleRate) / 1000 }
         self.endSecond = (milliseconds ?? 0) / 1000
-        self.chunk = .allocate(capacity: Self.chunkSamples)
-        self.chunk.initialize(repeating: 0)
+        self.chunk = RenderedChunk(samples: Self.chunkSamples, channels: self.channels)
     }
 
     deinit { self.chunk.deallocate() }
@@ -47,23 +43,17 @@ final class SidplayDecoder: Decoder {
     /// Does not allocate. Decoder thread.
     /// - Returns: frames written; 0 at the end of the song.
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
-        if self.pending == 0 {
+        if self.chunk.pending == 0 {
             if self.ended { return 0 }
-            let samples = self.player.play(into: self.chunk)
+            let samples = self.player.play(into: self.chunk.samples)
             guard samples > 0 else {
                 self.ended = true
                 return 0
             }
-            self.consumed = 0
-            self.pending = samples / self.channels
+            self.chunk.rendered(frames: samples / self.channels)
             self.ended = self.endSecond > 0 && self.player.seconds >= self.endSecond
         }
-        let frames = min(self.pending, buffer.count / (2 * self.channels))
-        let range = (self.consumed * self.channels)..<((self.consumed + frames) * self.channels)
-        buffer.copyMemory(from: UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: self.chunk[range])))
-        self.consumed += frames
-        self.pending -= frames
-        return frames
+        return self.chunk.deliver(into: buffer)
     }
 
     /// Seeks as `mpd` does: to the whole second of `frame`, by restarting the song when it lies behind and
@@ -79,8 +69,8 @@ final class SidplayDecoder: Decoder {
             self.player.stop()
             now = 0
         }
-        while now < target && self.player.play(into: self.chunk) > 0 { now = self.player.seconds }
-        self.pending = 0
+        while now < target && self.player.play(into: self.chunk.samples) > 0 { now = self.player.seconds }
+        self.chunk.drop()
         self.ended = self.endSecond > 0 && self.player.seconds >= self.endSecond
         return frame
     }

@@ -17,7 +17,9 @@ import Synchronization
 ///   " (n/count)" for files of several songs), `Artist` (if not empty), `Genre` (`default_genre`, if set),
 ///   `Date` (the "released" text up to its first white space, if not empty) and `Track`.
 /// - Duration: only from the song length database (`songlength_database`); none without one.
-/// - Decoding: 48000 Hz, 16-bit, mono or (two or more SID chips) stereo; see `SidplayDecoder`.
+/// - Decoding: 48000 Hz, 16-bit, mono or (two or more SID chips) stereo; see `SidplayDecoder`. Like `mpd`'s,
+///   the samples differ from one play to the next: libsidplayfp's default power-on delay is random and its
+///   dither draws from the process's `rand()`.
 ///
 /// Any thread.
 public struct SidplayFormat: FormatPlugin {
