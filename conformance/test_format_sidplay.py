@@ -22,12 +22,21 @@ import pytest
 import audiofiles
 import formatcases
 import mpdtest
+from test_format_dsd import _plugin_blocks
 
 DIRS = ("sidplay", "adplug")
 #: Container songs whose status while playing the cases compare: mono, stereo, an RSID, a PRG, an untitled tune.
 PLAYED_SIDS = ("sidplay/three.sid/tune_002.sid", "sidplay/stereo.sid/tune_001.sid", "sidplay/rsid.sid/tune_001.sid",
                "sidplay/tune.prg/tune_001.sid", "sidplay/Upper.SID/tune_001.sid")
 PLAYED_ADLIB = ("adplug/tagged.raw", "adplug/plain.raw")
+
+
+def test_decoders_lists_both_plugins_as_mpd(format_pair):
+    """Their names and suffixes (mpd's upper-case `P00` too), sidplay before adplug."""
+    names = {"sidplay", "adplug"}
+    want = _plugin_blocks(format_pair.ref.query("decoders"), names)
+    assert len(want) == 2
+    assert _plugin_blocks(format_pair.sut.query("decoders"), names) == want
 
 
 @pytest.mark.parametrize("directory", DIRS)

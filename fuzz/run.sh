@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers c64opl"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds.
@@ -24,6 +24,7 @@ fuzz_arguments() {
         ffmpeg) dict=fuzz/dict/ffmpeg.dict max_len=16384 ;;
         mpcfaad) dict=fuzz/dict/mpcfaad.dict max_len=16384 ;;
         ogg) dict=fuzz/dict/ogg.dict max_len=16384 ;;
+        c64opl) dict=fuzz/dict/c64opl.dict max_len=16384 ;;
         *) dict=fuzz/dict/$1.dict max_len=4096 ;;
     esac
     # libgme and libopenmpt emulate every sample (and up to every seek target) under AddressSanitizer: one

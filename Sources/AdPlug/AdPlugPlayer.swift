@@ -17,8 +17,8 @@ public struct AdPlugError: Error, Hashable, Sendable, CustomStringConvertible {
 /// An AdPlug player (OPL2/OPL3 music: HSC, D00, RAD, RAW, A2M…) with its emulated OPL chip (`CEmuopl`,
 /// 16-bit stereo); freed when released.
 ///
-/// Thread confinement: create on any thread, then use from one thread at a time. `update()` and
-/// `render(into:)` do not allocate in Swift.
+/// Thread confinement: create on any thread, then use from one thread at a time; `render(into:)` from one
+/// thread of the process at a time. `update()` and `render(into:)` do not allocate in Swift.
 public final class AdPlugPlayer {
     private let handle: OpaquePointer
 
@@ -67,7 +67,9 @@ public final class AdPlugPlayer {
 
     /// Renders `buffer.count / 2` interleaved stereo frames of the OPL's output.
     ///
-    /// Does not allocate. Decoder thread.
+    /// One render at a time in the process: AdPlug's OPL emulator (MAME's fmopl) keeps the chip it renders in
+    /// globals, so two players rendering at once corrupt each other's samples (Fermata decodes one song at a
+    /// time, as `mpd`). Opening and releasing players is safe on any thread. Does not allocate. Decoder thread.
     public func render(into buffer: UnsafeMutableBufferPointer<Int16>) {
         fadplug_render(self.handle, buffer.baseAddress, Int32(clamping: buffer.count / 2))
     }

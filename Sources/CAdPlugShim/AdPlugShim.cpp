@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ private:
     void *context_;
 };
 
+/// Serialises creating and destroying players: AdPlug's OPL emulator (MAME's fmopl) builds and frees tables
+/// shared by all instances, counted by a plain integer (a stress test crashed at once).
+std::mutex playersLock;
+
 }  // namespace
 
 struct fadplug_player {
@@ -87,6 +92,7 @@ void fadplug_sink_append(void *sink, const uint8_t *bytes, size_t count) {
 }
 
 fadplug_player *fadplug_open(const char *path, unsigned rate, fadplug_read_function read, void *context) {
+    const std::lock_guard<std::mutex> hold(playersLock);
     try {
         auto result = std::make_unique<fadplug_player>(rate);
         const Provider provider(read, context);
@@ -97,7 +103,10 @@ fadplug_player *fadplug_open(const char *path, unsigned rate, fadplug_read_funct
     }
 }
 
-void fadplug_free(fadplug_player *player) { delete player; }
+void fadplug_free(fadplug_player *player) {
+    const std::lock_guard<std::mutex> hold(playersLock);
+    delete player;
+}
 
 unsigned long fadplug_songlength(fadplug_player *player) {
     try {

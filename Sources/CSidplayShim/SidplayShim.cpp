@@ -16,6 +16,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct Reader {
     bool first;
 };
 thread_local Reader *currentReader = nullptr;
+
+/// Serialises creating and destroying players: libsidplayfp 2.4's ReSIDfp emulation shares state between
+/// players that two threads building or freeing one at a time corrupt (a stress test crashed within seconds;
+/// mpd never does it, having one decoder thread). Rendering needs no lock.
+std::mutex playersLock;
 
 /// libsidplayfp's loader: the first file is the tune's own (failing to read it fails the load); a companion
 /// file that cannot be read is left empty, which libsidplayfp treats as a single-file tune.
@@ -194,6 +200,7 @@ int64_t fsid_database_length_ms(fsid_database *database, fsid_tune *tune) {
 fsid_player *fsid_player_new(
     fsid_tune *tune, const uint8_t *kernal, const uint8_t *basic, int filter, unsigned sample_rate, char *error,
     size_t error_size) {
+    const std::lock_guard<std::mutex> hold(playersLock);
     return guarded(error, error_size, [&]() -> fsid_player * {
         auto result = std::make_unique<fsid_player>();
         sidplayfp &player = result->player;
@@ -233,7 +240,10 @@ fsid_player *fsid_player_new(
     });
 }
 
-void fsid_player_free(fsid_player *player) { delete player; }
+void fsid_player_free(fsid_player *player) {
+    const std::lock_guard<std::mutex> hold(playersLock);
+    delete player;
+}
 
 unsigned fsid_player_channels(const fsid_player *player) { return player->channels; }
 

@@ -92,4 +92,33 @@ extension ChiptuneBytes {
         #expect(endless.totalFrames == nil)
         #expect(try TrackerFormatTests.decodeAll(&endless, bufferFrames: 4096, limit: 48000 * 4).count >= 48000 * 4)
     }
+
+    /// A fuzzed stereo tune on which libsidplayfp renders while its clock stays at 0 s
+    /// (fuzz/regressions/c64opl/stopped-clock-seek without its suffix byte).
+    static let stoppedClock: [UInt8] = {
+        let hex = [
+            "505349440003007c000010001040000200020000000054776f20436869707300000000000000000000000000000000000000",
+            "0000000053746572656f20506572736f6e0000000000000000000000000000000000000031393f3f20536f6d65626f647900",
+            "0000000000000000000000000000000000000014000042000010aaa90f8d18d4bd60108d01d4a9008d00d4a9098d05d4a9f0",
+            "8d06d4a9218d04d4a90f8d38d4bd61108d21d4a90078df2b56f672da2ba9f08d26d4a9218d24d46060000000000000000000",
+            "00000000000000000000000000000000000000000000101820283038404850",
+        ].joined()
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }()
+
+    @Test func aSeekGivesUpWhenTheClockStops() throws {
+        let dir = try TrackerFormatTests.directory(["stuck.sid": Self.stoppedClock])
+        var decoder = try SidplayFormat().makeDecoder(path: dir + "/stuck.sid/tune_001.sid")
+        #expect(decoder.format.channels == 2)
+        #expect(try decoder.seek(toFrame: 3 * 48000) == 3 * 48000)
+        // One stereo chunk of 4096 samples.
+        #expect(try TrackerFormatTests.decodeAll(&decoder, bufferFrames: 4096, limit: 1).count == 2048 * 4)
+    }
 }

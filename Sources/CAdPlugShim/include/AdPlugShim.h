@@ -36,7 +36,8 @@ enum fadplug_text_kind { FADPLUG_TITLE = 0, FADPLUG_AUTHOR = 1, FADPLUG_DESCRIPT
 size_t fadplug_text(fadplug_player *player, int kind, char *text, size_t size);
 /// Runs one tick of the replay; 0 when the song ended.
 int fadplug_update(fadplug_player *player);
-/// Renders `frames` interleaved stereo frames of the OPL's output into `buffer`.
+/// Renders `frames` interleaved stereo frames of the OPL's output into `buffer`. Not safe while another player
+/// renders: the emulator keeps the chip it renders in globals. (Opening and freeing take a lock.)
 void fadplug_render(fadplug_player *player, int16_t *buffer, int frames);
 
 #ifdef __cplusplus

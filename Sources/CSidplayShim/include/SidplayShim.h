@@ -60,7 +60,8 @@ int64_t fsid_database_length_ms(fsid_database *database, fsid_tune *tune);
 
 /// Creates a player of the tune's selected song at 48 kHz, 16-bit, mono (stereo for tunes of two or more SID
 /// chips), ReSIDfp with interpolation, its filter on or off; `kernal` and `basic` are 8 KiB ROM images or NULL.
-/// The tune must outlive the player. NULL on failure, with the message in `error`.
+/// The tune must outlive the player. NULL on failure, with the message in `error`. Creating and freeing players
+/// take a lock shared by all players (libsidplayfp's emulation is not safe to build on two threads at once).
 fsid_player *fsid_player_new(
     fsid_tune *tune, const uint8_t *kernal, const uint8_t *basic, int filter, unsigned sample_rate, char *error,
     size_t error_size);

@@ -57,7 +57,8 @@ final class SidplayDecoder: Decoder {
     }
 
     /// Seeks as `mpd` does: to the whole second of `frame`, by restarting the song when it lies behind and
-    /// rendering (and dropping) chunks until the clock reaches it.
+    /// rendering (and dropping) chunks until the clock reaches it (or, unlike `mpd`, which then spins forever,
+    /// until 2 s more than the target's samples were rendered without the clock getting there).
     ///
     /// Does not allocate. Decoder thread.
     /// - Returns: `frame` (`mpd` reports the seek target as the new position).
@@ -69,7 +70,16 @@ final class SidplayDecoder: Decoder {
             self.player.stop()
             now = 0
         }
-        while now < target && self.player.play(into: self.chunk.samples) > 0 { now = self.player.seconds }
+        // mpd renders until the clock reaches the target; a tune can stop libsidplayfp's clock while it still
+        // renders (a fuzzed play address did), on which mpd's loop never ends: give up after 2 s more than the
+        // target's samples.
+        var budget = (target + 2) * SidplayFormat.sampleRate * self.channels
+        while now < target && budget > 0 {
+            let samples = self.player.play(into: self.chunk.samples)
+            guard samples > 0 else { break }
+            budget -= samples
+            now = self.player.seconds
+        }
         self.chunk.drop()
         self.ended = self.endSecond > 0 && self.player.seconds >= self.endSecond
         return frame
