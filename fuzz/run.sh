@@ -32,6 +32,9 @@ fuzz_arguments() {
     # 60 s per input. libFuzzer takes the last -timeout given.
     slow=""
     if [ "$1" = trackers ]; then slow="-timeout=${FUZZ_TRACKERS_TIMEOUT:-60}"; fi
+    # libsidplayfp's cycle-exact C64 emulates every decoded and skipped second too (its regression input plays
+    # three songs of two SID chips for about 7 s here): 30 s per input.
+    if [ "$1" = c64opl ]; then slow="-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"
     echo "-max_total_time=$2 $LIMITS $slow -max_len=$max_len -dict=$dict -print_final_stats=1" \
         "-artifact_prefix=$BUILD/artifacts/$1/ $BUILD/corpus/$1 fuzz/corpus/$1"
