@@ -70,6 +70,19 @@ let package = Package(
         .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // No pkgConfig: Debian's libwildmidi-dev has no .pc file; the header is in /usr/include.
         .systemLibrary(name: "CWildMidi", path: "Sources/CWildMidi", providers: [.apt(["libwildmidi-dev"])]),
+        // libsidplayfp and libadplug have C++ APIs only. Each gets a small C++ target of `extern "C"` functions
+        // over opaque handles (`CSidplayShim`, `CAdPlugShim`: the only includers of the library's headers), so
+        // no Swift target needs C++ interop. The system library targets (module maps without headers) carry
+        // the pkg-config include and link flags to the shims that depend on them.
+        .systemLibrary(
+            name: "CSidplayFP", path: "Sources/CSidplayFP", pkgConfig: "libsidplayfp",
+            providers: [.apt(["libsidplayfp-dev"])]),
+        // CICU: the shim converts the tunes' Windows-1252 texts with ICU's converter, as mpd does.
+        .target(name: "CSidplayShim", dependencies: ["CSidplayFP", "CICU"]),
+        // adplug.pc names libbinio's include directory and both libraries.
+        .systemLibrary(
+            name: "CAdPlugLib", path: "Sources/CAdPlugLib", pkgConfig: "adplug", providers: [.apt(["libadplug-dev"])]),
+        .target(name: "CAdPlugShim", dependencies: ["CAdPlugLib"]),
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
@@ -119,6 +132,10 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth"], swiftSettings: settings),
         // MIDI synthesis from GUS patches through libwildmidi; the only importer of CWildMidi.
         .target(name: "WildMidi", dependencies: ["CWildMidi"], swiftSettings: settings),
+        // C64 SID emulation through libsidplayfp (ReSIDfp); the only importer of CSidplayShim.
+        .target(name: "Sidplay", dependencies: ["CSidplayShim"], swiftSettings: settings),
+        // AdLib (OPL) music through AdPlug; the only importer of CAdPlugShim.
+        .target(name: "AdPlug", dependencies: ["CAdPlugShim"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
@@ -128,7 +145,8 @@ let package = Package(
             name: "Formats",
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Model", "Configuration",
+                "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Sidplay", "AdPlug", "Model",
+                "Configuration",
             ],
             swiftSettings: settings),
 
@@ -197,6 +215,8 @@ let package = Package(
         .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth"], swiftSettings: settings),
         .testTarget(name: "WildMidiTests", dependencies: ["WildMidi"], swiftSettings: settings),
+        .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
+        .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),

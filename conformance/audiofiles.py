@@ -195,6 +195,12 @@ def record_queue(server, directory: Path, lines: list[str]) -> tuple[str, bytes]
     commands(server, "clear", *lines)
     if not mpdtest.wait_until(lambda: status_of(server).get("state") == "stop", mpdtest.scaled(30)):
         pytest.fail(f"{server.label} did not reach the end of the queue", pytrace=False)
+    return settled_recording(server, directory)
+
+
+def settled_recording(server, directory: Path) -> tuple[str, bytes]:
+    """The one recording in directory, once it stopped growing: its file name and bytes."""
+    import mpdtest
     size = -1
     deadline = time.monotonic() + mpdtest.scaled(10)
     while time.monotonic() < deadline:       # the file plugin writes its buffer on drain/close

@@ -134,3 +134,19 @@ def play_status(server, uri: str, seek: float | None, playing_fields=("audio", "
     if seek is not None:
         got["elapsed"] = paused.get("elapsed")
     return got
+
+
+def playing(server, uri: str) -> dict[str, str]:
+    """Queues only `uri`, plays it, and returns `status` once it has played for 0.3 s."""
+    import time
+    with server.connect() as c:
+        for line in ("clear", f'add "{uri}"', "play"):
+            reply = c.command(line)
+            assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
+    deadline = time.monotonic() + mpdtest.scaled(10)
+    while time.monotonic() < deadline:
+        s = mpdtest.parse_pairs(server.query("status"))
+        if s.get("state") == "play" and "audio" in s and float(s.get("elapsed", "0")) > 0.3:
+            return s
+        time.sleep(0.05)
+    pytest.fail(f"{server.label} did not start playing {uri}: {server.query('status')!r}", pytrace=False)

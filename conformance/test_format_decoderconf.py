@@ -104,21 +104,8 @@ def pairs(format_music):
         conftest._stop(server)
 
 
-#: mpd's plugins that other pieces of work are adding to Fermata: their blocks are left out of both
-#: `decoders` replies here (each has its own test); every other block must match byte for byte.
-NOT_IN_FERMATA_YET = {"sidplay", "adplug"}
-
-
-def _decoders(server) -> list[bytes]:
-    """The `decoders` reply without the blocks of NOT_IN_FERMATA_YET."""
-    lines = server.query("decoders").splitlines(keepends=True)
-    kept, keep = [], True
-    for line in lines:
-        if line.startswith(b"plugin: "):
-            keep = line[len(b"plugin: "):].strip().decode() not in NOT_IN_FERMATA_YET
-        if keep or line.startswith(b"OK"):
-            kept.append(line)
-    return kept
+def _decoders(server) -> bytes:
+    return server.query("decoders")
 
 
 @pytest.mark.parametrize("name, blocks", [("no-ffmpeg", NO_FFMPEG), ("ffmpeg-takes-over", FFMPEG_TAKES_OVER),
@@ -126,7 +113,7 @@ def _decoders(server) -> list[bytes]:
 def test_decoders(pairs, name, blocks):
     pair = pairs(name, blocks)
     ref, sut = _decoders(pair.ref), _decoders(pair.sut)
-    assert sut == ref, f"{name}: mpd {b''.join(ref).decode()}\nFermata {b''.join(sut).decode()}"
+    assert sut == ref, f"{name}: mpd {ref.decode()}\nFermata {sut.decode()}"
 
 
 @pytest.mark.parametrize("directory", ["ffmpeg/m4a", "ffmpeg/other", "pcmfiles/wav", "trackers", "dsd"])

@@ -55,17 +55,7 @@ def _status(server) -> dict[str, str]:
 
 
 def _playing(server, uri: str) -> dict[str, str]:
-    with server.connect() as c:
-        for line in ("clear", f'add "{uri}"', "play"):
-            reply = c.command(line)
-            assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
-    deadline = time.monotonic() + mpdtest.scaled(10)
-    while time.monotonic() < deadline:
-        s = _status(server)
-        if s.get("state") == "play" and "audio" in s and float(s.get("elapsed", "0")) > 0.3:
-            return s
-        time.sleep(0.05)
-    pytest.fail(f"{server.label} did not start playing {uri}: {_status(server)}", pytrace=False)
+    return formatcases.playing(server, uri)
 
 
 #: Status fields that depend on timing, or on what earlier tests of the session queued (ids, versions).

@@ -10,11 +10,14 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
-FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream"
-FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME OpenMPT ModPlug MikMod WildMidi FluidSynth Model PCRE Configuration"
+FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
+FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
+# The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need.
+FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model PCRE Configuration"
+CXX_LIBS="$(pkg-config --libs libsidplayfp adplug icu-uc) -lstdc++"
 # The C libraries' header directories those wrappers need (pkg-config names).
 FORMAT_PKGS="libmpg123 id3tag flac libavformat faad2 ogg vorbis opus sndfile wavpack libgme libopenmpt libmodplug libmikmod zlib"
 
@@ -48,6 +51,10 @@ done
 # The C modules' maps, as SwiftPM passes them for system-library targets.
 module_maps=""
 for map in Sources/C*/module.modulemap; do module_maps="$module_maps -Xcc -fmodule-map-file=$map"; done
+# And those SwiftPM writes for the C++ shims' include directories.
+for map in "$BUILD"/release/C*Shim.build/module.modulemap; do
+    [ -f "$map" ] && module_maps="$module_maps -Xcc -fmodule-map-file=$map"
+done
 
 mkdir -p "$BUILD/bin"
 for target in $targets; do
@@ -60,5 +67,5 @@ for target in $targets; do
     $SWIFTC -O -swift-version 6 -parse-as-library -use-ld=lld $SANITIZE -I "$BUILD/release/Modules" $module_maps \
         $(pkg-config --cflags-only-I $FORMAT_PKGS | sed 's/-I/-Xcc -I/g') \
         -module-name "Fuzz_$target" $support "fuzz/targets/$target.swift" $objects \
-        -o "$BUILD/bin/$target"
+        $CXX_LIBS -o "$BUILD/bin/$target"
 done

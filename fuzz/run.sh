@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream"
+ALL_TARGETS="protocol filter config id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds.
@@ -24,6 +24,7 @@ fuzz_arguments() {
         ffmpeg) dict=fuzz/dict/ffmpeg.dict max_len=16384 ;;
         mpcfaad) dict=fuzz/dict/mpcfaad.dict max_len=16384 ;;
         ogg) dict=fuzz/dict/ogg.dict max_len=16384 ;;
+        c64opl) dict=fuzz/dict/c64opl.dict max_len=16384 ;;
         *) dict=fuzz/dict/$1.dict max_len=4096 ;;
     esac
     # libgme emulates every sample: on some valid files far slower than real time (fuzz/slow/trackers/ holds a
@@ -32,6 +33,9 @@ fuzz_arguments() {
     # longer than the timeout instead of failing on it; crashes, leaks and running out of memory still fail.
     slow=""
     if [ "$1" = trackers ]; then slow="-fork=1 -ignore_timeouts=1"; fi
+    # libsidplayfp's cycle-exact C64 emulates every decoded and skipped second too (its regression input plays
+    # three songs of two SID chips for about 7 s here): 30 s per input.
+    if [ "$1" = c64opl ]; then slow="-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"
     echo "-max_total_time=$2 $LIMITS $slow -max_len=$max_len -dict=$dict -print_final_stats=1" \
         "-artifact_prefix=$BUILD/artifacts/$1/ $BUILD/corpus/$1 fuzz/corpus/$1"

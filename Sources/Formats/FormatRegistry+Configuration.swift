@@ -92,6 +92,21 @@ extension FormatRegistry {
             // nil (left out, as mpd leaves a plugin whose init fails) when libmikmod cannot start.
             return MikModFormat(options: MikModOptions(loop: try settings.bool("loop") ?? false, sampleRate: rate))
         },
+        DecoderPluginEntry("sidplay") { (settings) throws(ConfigError) in
+            let options = SidplayOptions(
+                songlengthDatabase: settings.string("songlength_database"),
+                defaultSonglength: try settings.positive("default_songlength") ?? 0,
+                defaultGenre: settings.string("default_genre") ?? "",
+                allFilesAreContainers: try settings.bool("all_files_are_containers") ?? true,
+                filter: try settings.bool("filter") ?? true, kernal: settings.string("kernal"),
+                basic: settings.string("basic"))
+            do {
+                return try SidplayFormat(options: options)
+            } catch {
+                // A ROM image or song-length database that cannot be read stops start-up, as in mpd.
+                throw settings.error("\(error)")
+            }
+        },
         DecoderPluginEntry("wildmidi") { settings in
             // nil (unavailable, as in mpd) when the configuration file does not exist or libwildmidi refuses it.
             WildMidiFormat(
@@ -103,6 +118,14 @@ extension FormatRegistry {
                 options: FluidSynthOptions(
                     sampleRate: try settings.positive("sample_rate") ?? defaults.sampleRate,
                     soundFont: settings.string("soundfont") ?? defaults.soundFont))
+        },
+        DecoderPluginEntry("adplug") { (settings) throws(ConfigError) in
+            let options = AdPlugOptions(sampleRate: try settings.positive("sample_rate") ?? 48000)
+            do {
+                return try AdPlugFormat(options: options)
+            } catch {
+                throw settings.error("\(error)")
+            }
         },
         DecoderPluginEntry("ffmpeg") { settings in
             // libavformat's own options, passed as text when the block sets them.

@@ -20,7 +20,7 @@ public struct FormatRegistry: Sendable {
         var table: [String: [any FormatPlugin]] = [:]
         for plugin in plugins {
             var seen: Set<String> = []
-            for suffix in plugin.suffixes where seen.insert(suffix).inserted {
+            for suffix in plugin.suffixes.map(Self.asciiLowercased) where seen.insert(suffix).inserted {
                 table[suffix, default: []].append(plugin)
             }
         }

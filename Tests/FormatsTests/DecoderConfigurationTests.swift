@@ -34,7 +34,8 @@ struct DecoderConfigurationTests {
         let names = try self.configured("").registry.plugins.map(\.name)
         let all = [
             "mad", "mpg123", "vorbis", "oggflac", "flac", "opus", "sndfile", "dsdiff", "dsf", "faad", "mpcdec",
-            "wavpack", "openmpt", "modplug", "mikmod", "wildmidi", "fluidsynth", "ffmpeg", "gme", "pcm",
+            "wavpack", "openmpt", "modplug", "mikmod", "sidplay", "wildmidi", "fluidsynth", "adplug", "ffmpeg", "gme",
+            "pcm",
         ]
         // wildmidi is unavailable, as in mpd, where its default configuration file does not exist.
         let wildmidi = FileManager.default.fileExists(atPath: WildMidiOptions().configFile)

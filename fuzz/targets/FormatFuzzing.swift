@@ -42,3 +42,21 @@ func fuzzPlay(
         fuzzDecode(&decoder, calls: callsAfterSeek)
     }
 }
+
+/// Reads the file at `path` as the daemon does (`readInfo`, `readComments`, `containerSongs`), then plays the
+/// file and its first two container songs (their `readInfo` too) with `exercise`.
+///
+/// - Returns: the container songs.
+@discardableResult
+func fuzzFileAndContainerSongs(_ path: String, exercise: (inout any Decoder) -> Void) -> [ContainerSong] {
+    let registry = FormatRegistry.standard
+    _ = try? registry.readInfo(path: path)
+    _ = try? registry.readComments(path: path)
+    let songs = registry.containerSongs(path: path) ?? []
+    if var decoder = try? registry.openDecoder(path: path) { exercise(&decoder) }
+    for song in songs.prefix(2) {
+        _ = try? registry.readInfo(path: path + "/" + song.name)
+        if var decoder = try? registry.openDecoder(path: path + "/" + song.name) { exercise(&decoder) }
+    }
+    return songs
+}

@@ -33,15 +33,7 @@ public func trackersFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int)
     guard let first = input.first else { return 0 }
     let suffix = suffixes[Int(first) % suffixes.count]
     let path = FuzzScratch.write(UnsafeRawBufferPointer(rebasing: input.dropFirst()), to: "input." + suffix)
-    let registry = FormatRegistry.standard
-    _ = try? registry.readInfo(path: path)
-    _ = try? registry.readComments(path: path)
-    let songs = registry.containerSongs(path: path) ?? []
+    let songs = fuzzFileAndContainerSongs(path, exercise: exercise)
     precondition(songs.count != 1, "a container of one song")
-    if var decoder = try? registry.openDecoder(path: path) { exercise(&decoder) }
-    for song in songs.prefix(2) {
-        _ = try? registry.readInfo(path: path + "/" + song.name)
-        if var decoder = try? registry.openDecoder(path: path + "/" + song.name) { exercise(&decoder) }
-    }
     return 0
 }
