@@ -59,7 +59,10 @@ done
 mkdir -p "$BUILD/bin"
 for target in $targets; do
     objects=""
-    for module in $(modules "$target"); do objects="$objects $BUILD/release/$module.build/*.o"; done
+    # Each module once: the protocol target's list and the format modules share some (Configuration).
+    for module in $(modules "$target" | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
+        objects="$objects $BUILD/release/$module.build/*.o"
+    done
     support=fuzz/targets/FuzzSupport.swift
     if is_format_target "$target"; then support="$support fuzz/targets/FormatFuzzing.swift"; fi
     echo "linking $BUILD/bin/$target"
