@@ -63,7 +63,7 @@ bench: deps release
 	$(PYTHON) benchmarks/run.py --mixed --songs $(or $(SONGS),100000)
 	$(PYTHON) benchmarks/playback.py
 
-# libFuzzer targets (fuzz/README.md): protocol, filter, config, id3, mp3, xiph, flac. Built into .build/fuzz with
+# libFuzzer targets (fuzz/README.md; fuzz/run.sh lists them all). Built into .build/fuzz with
 # AddressSanitizer, apart from the normal build. `make fuzz TARGET=protocol SECONDS=600` fuzzes one target;
 # `make fuzz-short` (part of `make test`) replays fuzz/regressions and fuzzes each target for 20 s.
 TARGET ?= protocol
