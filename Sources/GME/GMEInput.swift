@@ -56,7 +56,8 @@ enum GMEInput {
 
     /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40) to its end command, then its loop once
     /// more, with libgme's command lengths, and refuses the file if a PCM seek or PCM write would read
-    /// outside it, or if the loop writes PCM before seeking (the position would grow without bound).
+    /// outside it, if the loop writes PCM before seeking (the position would grow without bound), or if it
+    /// writes to a YM2612 its header gives no clock for.
     static func checkVGM(_ data: [UInt8]) throws(GMEError) {
         let size = data.count
         guard size > 0x40 else { return }  // libgme refuses it itself.
@@ -65,6 +66,11 @@ enum GMEInput {
             return Int(data[at]) | Int(data[at + 1]) << 8 | Int(data[at + 2]) << 16 | Int(data[at + 3]) << 24
         }
         let reject = GMEError(function: "gme_load_data", message: "VGM sample data outside the file")
+        // libgme sets up a YM2612 only when the header gives its clock (0x2C; before version 1.10 the 0x10 clock
+        // serves both FM chips); a YM2612 write (0x52, 0x53) to a file without one makes gme_start_track read
+        // uninitialised memory (fuzz/README.md).
+        let hasYM2612 = le32(0x2C) != 0 || (le32(0x08) < 0x110 && le32(0x10) != 0)
+        let noChip = GMEError(function: "gme_load_data", message: "VGM writes to a YM2612 it has no clock for")
         let loopOffset = le32(0x1C)
         let loopStart = loopOffset != 0 ? loopOffset + 0x1C : nil
         var pcmData = 0x40
@@ -99,6 +105,9 @@ enum GMEInput {
                 pcmPosition = pcmData + le32(position)
                 position += 4
                 seekedInLoop = true
+            case 0x52, 0x53:
+                guard hasYM2612 else { throw noChip }
+                position += 2
             case 0x4F, 0x50, 0x64: position += 1
             case 0x61: position += 2
             case 0x62, 0x63: break

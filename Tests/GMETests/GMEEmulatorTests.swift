@@ -103,6 +103,21 @@ import Testing
         #expect(throws: Never.self) { try GMEInput.checkVGM(block) }
     }
 
+    /// A YM2612 write in a file whose header gives no YM2612 clock (fuzz/open: libgme 0.6.3's gme_start_track
+    /// then reads uninitialised memory) is refused; with the clock it is fine.
+    @Test func ym2612WritesWithoutItsClockAreRefused() throws {
+        let wait: [UInt8] = [0x61, 0x44, 0xAC]
+        for command: UInt8 in [0x52, 0x53] {
+            let psgOnly = Self.vgm([command, 0x30, 0x00] + wait + [0x66])
+            #expect(throws: GMEError.self) { try GMEEmulator(data: psgOnly, suffix: "vgm", sampleRate: 44100) }
+            var withClock = psgOnly
+            withClock.replaceSubrange(0x2C..<0x30, with: [0x80, 0x1B, 0x75, 0x00])  // 7,670,454 Hz
+            #expect(throws: Never.self) { try GMEInput.checkVGM(withClock) }
+        }
+        // YM2413 writes without its clock do not reach that code in libgme: they stay accepted.
+        #expect(throws: Never.self) { try GMEInput.checkVGM(Self.vgm([0x51, 0x30, 0x00] + wait + [0x66])) }
+    }
+
     @Test func gzipIsInflatedFirst() throws {
         // `gzip -n` of "Vgm hello\n", two members concatenated.
         let member: [UInt8] = [
