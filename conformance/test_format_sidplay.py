@@ -24,9 +24,13 @@ import formatcases
 import mpdtest
 
 DIRS = ("sidplay", "adplug")
-#: Container songs whose status while playing the cases compare: mono, stereo, an RSID, a PRG, an untitled tune.
+#: Container songs whose status while playing the cases compare: mono, stereo, an RSID, an untitled tune.
+#: Not the PRG: after the pcmfiles cases have played, mpd's decoder thread spins inside libsidplayfp's `play()`
+#: on `tune.prg` (a program at $1000 with no BASIC ROM configured), elapsed stays at 0.077 and mpd's main
+#: thread then blocks on its player; seen in every full run of the format files, never with the sidplay file
+#: alone (libsidplayfp draws its power-on state from the process's shared `rand()`).
 PLAYED_SIDS = ("sidplay/three.sid/tune_002.sid", "sidplay/stereo.sid/tune_001.sid", "sidplay/rsid.sid/tune_001.sid",
-               "sidplay/tune.prg/tune_001.sid", "sidplay/Upper.SID/tune_001.sid")
+               "sidplay/Upper.SID/tune_001.sid")
 PLAYED_ADLIB = ("adplug/tagged.raw", "adplug/plain.raw")
 
 
@@ -96,6 +100,13 @@ def test_status_while_playing(format_pair, uri):
         audiofiles.commands(server, "stop", "clear")
     ref, sut = got[format_pair.ref.label], got[format_pair.sut.label]
     assert sut == ref, f"{uri}: mpd {ref}\nFermata {sut}"
+
+
+def test_prg_plays(format_pair):
+    """The PRG plays on the system under test as the other tunes do (mpd is left out: see PLAYED_SIDS)."""
+    s = formatcases.playing(format_pair.sut, "sidplay/tune.prg/tune_001.sid")
+    assert (s.get("state"), s.get("audio"), s.get("time", "").split(":")[-1]) == ("play", "48000:16:1", "0")
+    audiofiles.commands(format_pair.sut, "stop", "clear")
 
 
 def test_broken_files_do_not_play(format_pair):
