@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
 
         // The input streams decoders and tag readers read through (mpd's input plugins): local files today.
-        .target(name: "Input", dependencies: ["Posix"], swiftSettings: settings),
+        .target(name: "Input", dependencies: ["Posix", "Model"], swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
@@ -162,7 +162,8 @@ let package = Package(
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(
-            name: "Playback", dependencies: ["Model", "Formats", "Posix", "Network", "Soxr"], swiftSettings: settings),
+            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr"],
+            swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
@@ -227,7 +228,7 @@ let package = Package(
             dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Posix", "Network", "TestSupport", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "TestSupport", "TestTools"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),

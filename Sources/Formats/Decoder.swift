@@ -40,6 +40,10 @@ public protocol Decoder {
     /// - Throws: `FormatError` when the stream cannot seek there.
     @discardableResult
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64
+
+    /// Tags that arrived with the stream since the last call (a radio station's new title), or `nil`. The
+    /// decoder thread asks after each chunk: cheap when nothing changed.
+    func readTag() -> [TagItem]?
 }
 
 extension Decoder {
@@ -52,4 +56,6 @@ extension Decoder {
     public var mixRampEnd: String? { nil }
     /// Seekable.
     public var isSeekable: Bool { true }
+    /// No tags beyond the library's.
+    public func readTag() -> [TagItem]? { nil }
 }

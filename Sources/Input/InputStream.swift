@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// A byte source that decoders and tag readers read through, as `mpd`'s `InputStream`: a local file today,
 /// an HTTP stream later, so every format plugin reads both the same way.
 ///
@@ -28,9 +30,17 @@ public protocol InputStream: AnyObject {
     ///
     /// - Throws: `InputError.notSeekable`, or `.io` when the move fails.
     func seek(to offset: UInt64) throws(InputError)
+
+    /// The tags the transport carries (ICY's `icy-name` as `Name`, `StreamTitle` as `Title`), when they
+    /// changed since the last call (`mpd`'s `InputStream::ReadTag`); `nil` otherwise. The decoder thread
+    /// asks once per chunk: cheap when nothing changed.
+    func readTag() -> [TagItem]?
 }
 
 extension InputStream {
+    /// Files carry no tags of their own transport.
+    public func readTag() -> [TagItem]? { nil }
+
     /// Whether `offset` has reached `size` (never, when the size is unknown).
     public var isAtEnd: Bool { self.size.map { self.offset >= $0 } ?? false }
 

@@ -73,6 +73,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case mixerChanged
     /// An output was enabled, disabled or changed state by itself: idle `output`.
     case outputsChanged
+    /// The stream of the song with this token brought new tags (a radio station's name or title): they
+    /// replace the queue entry's, as `mpd` shows a stream's tags.
+    case tagChanged(token: UInt64, tags: [TagItem])
 }
 
 /// What `status` shows of the player, read on the event loop thread.

@@ -62,7 +62,9 @@ public final class Server {
         let musicDirectory = options.musicDirectory ?? ""
         self.playlist = Playlist(
             queue: Queue(maximumLength: options.maxPlaylistLength), player: player,
-            resolvePath: { uri in uri.hasPrefix("/") || musicDirectory.isEmpty ? uri : musicDirectory + "/" + uri })
+            resolvePath: { uri in
+                uri.hasPrefix("/") || musicDirectory.isEmpty || uri.contains("://") ? uri : musicDirectory + "/" + uri
+            })
         if let library = options.library {
             self.library = LibraryService(
                 configuration: .init(

@@ -52,6 +52,9 @@ public struct ServerOptions: Sendable {
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
     /// The decoder plugins `decoders` lists: name, file suffixes and MIME types, in registry order.
     public var decoders: [(name: String, suffixes: [String], mimeTypes: [String])] = []
+    /// The URL schemes the input plugins open (`http://`, `https://`…), sorted, as `urlhandlers` lists them
+    /// after `file://`; `add` and `addid` queue URLs of these schemes (`mpd`'s `uri_supported_scheme`).
+    public var remoteSchemes: [String] = []
 
     /// Default options.
     public init() {}

@@ -3,6 +3,7 @@
 import Dispatch
 import Formats
 import Foundation
+import Input
 import Model
 import Network
 import Playback
@@ -182,7 +183,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     init(
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], bufferSize: Int = 1 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
-        decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory
+        decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
+        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil
     ) throws {
         let ready = DispatchSemaphore(value: 0)
         let box = Mutex<EventLoop?>(nil)
@@ -198,7 +200,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         let outputs = UncheckedBox(outputs)
         self.sync { harness in
             harness.player = Player(
-                loop: harness.loop, decoders: decoders, outputs: outputs.value, audioBufferSize: bufferSize,
+                loop: harness.loop, decoders: decoders, streams: streams, outputs: outputs.value,
+                audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
                 logger: .discarding)
             harness.player.onEvent = { [weak harness] event in

@@ -72,6 +72,29 @@ final class PlaylistFixture {
         #expect(f.playingURI == "s0")
     }
 
+    @Test func aStreamsNewTagsReplaceItsQueueEntrysOnly() throws {
+        let f = try PlaylistFixture(songs: 1)
+        try f.playlist.append(QueueSong(uri: "http://radio.example/live"))
+        try f.playlist.play(position: 1)
+        f.player.start()
+        let token = try #require(f.player.currentSong?.token)
+        let version = f.playlist.queue.version
+        f.changes = []
+        let tags = [TagItem(.name, "Station"), TagItem(.title, "Song A")]
+        f.playlist.handle(.tagChanged(token: token, tags: tags))
+        #expect(f.playlist.queue.items[1].song.info.tags == tags)
+        #expect(f.playlist.queue.version == version + 1)
+        #expect(f.playlist.queue.isNewer(at: 1, than: version - 1))
+        #expect(f.changes == [.player, .playlist])
+        // A stale token, and a local file, keep their tags.
+        f.playlist.handle(.tagChanged(token: token + 100, tags: []))
+        try f.playlist.play(position: 0)
+        f.player.start()
+        f.playlist.handle(.tagChanged(token: try #require(f.player.currentSong?.token), tags: tags))
+        #expect(f.playlist.queue.items[0].song.info.tags.isEmpty)
+        #expect(f.playlist.queue.items[1].song.info.tags == tags)
+    }
+
     @Test func theNextSongIsQueuedWhenTheDecoderStartsBeforeAnyAudioIsHeard() throws {
         let f = try PlaylistFixture(songs: 3)
         try f.playlist.play(position: 1)

@@ -91,6 +91,26 @@ final class QueueFixture {
         #expect(f.status("playlistlength") == "10")
     }
 
+    @Test func urlsOfTheInputPluginsSchemesAreQueuedAsRemoteSongs() throws {
+        let f = try QueueFixture { $0.remoteSchemes = ["http://", "https://"] }
+        #expect(f.request("urlhandlers") == ["handler: http://", "handler: https://", "OK"])
+        #expect(f.request("add HTTP://radio.example/live.mp3") == ["OK"])
+        #expect(f.request("addid https://radio.example/b.ogg 0") == ["Id: 2", "OK"])
+        #expect(
+            f.request("playlistinfo") == [
+                "file: https://radio.example/b.ogg", "Pos: 0", "Id: 2", "file: HTTP://radio.example/live.mp3",
+                "Pos: 1", "Id: 1", "OK",
+            ])
+        #expect(f.request("add ftp://host/a.mp3") == ["ACK [2@0] {add} Unsupported URI scheme"])
+        #expect(f.request("addid nosuch://x") == ["ACK [2@0] {addid} Unsupported URI scheme"])
+    }
+
+    @Test func withoutInputPluginsNoURLIsQueued() throws {
+        let f = try QueueFixture()
+        #expect(f.request("urlhandlers") == ["OK"])
+        #expect(f.request("add http://radio.example/live.mp3") == ["ACK [2@0] {add} Unsupported URI scheme"])
+    }
+
     @Test func queueErrorsAsMPDWordsThem() throws {
         let f = try QueueFixture()
         #expect(f.request("add nope") == ["ACK [50@0] {add} No such directory"])

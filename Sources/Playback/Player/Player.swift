@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Formats
+import Input
 import Model
 import Network
 import Synchronization
@@ -74,6 +75,8 @@ public final class Player: PlayerControl {
     /// - Parameters:
     ///   - loop: the event loop that calls the player and receives its events.
     ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
+    ///   - streams: opens a decoder for a URL (on the decoder thread), reading through an input that the
+    ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
     ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
     ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
     ///   - audioBufferSize: `audio_buffer_size` in bytes (`mpd` 0.23's default: 4 MiB).
@@ -86,6 +89,7 @@ public final class Player: PlayerControl {
     public init(
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
+        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
         audioOutputFormat: String? = nil, logger: Logger
@@ -111,7 +115,7 @@ public final class Player: PlayerControl {
         let post: @Sendable (PlayerEngineEvent) -> Void = { event in relay.post(event) }
         self.post = post
         self.decoder = PlayerDecoderThread(
-            pipe: pipe, shared: shared, factory: decoders, logger: logger, post: post)
+            pipe: pipe, shared: shared, factory: decoders, streams: streams, logger: logger, post: post)
         self.outputThreads = outputs.enumerated().map { index, output in
             let (configuration, device, given) = output
             let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)
@@ -233,7 +237,7 @@ public final class Player: PlayerControl {
         self.currentSong = nil
         self.queuedSong = nil
         self.decoder.setQueued(nil)
-        self.decoder.send(.stop)
+        self.decoder.send(.stop, cancelInput: true)
         for output in self.outputThreads {
             output.send {
                 $0.mode = .stop
@@ -268,7 +272,8 @@ public final class Player: PlayerControl {
         if start != .none { self.heardBeforeSeek = nil }
         self.startSeconds = max(0, seconds)
         self.endedOutputs = []
-        self.decoder.send(.park, wait: true)
+        // Another song: its stream, stalled or not, is left (a seek within the song keeps it).
+        self.decoder.send(.park, wait: true, cancelInput: start != .none)
         for output in self.outputThreads {
             output.send(wait: true) {
                 $0.hold = true
@@ -441,7 +446,7 @@ public final class Player: PlayerControl {
         guard !self.isShutDown else { return }
         self.isShutDown = true
         self.state = .stop
-        self.decoder.send(.quit, wait: true)
+        self.decoder.send(.quit, wait: true, cancelInput: true)
         for output in self.outputThreads { output.send(wait: true) { $0.quit = true } }
         for output in self.outputThreads { output.mixer?.close() }
     }
@@ -460,6 +465,9 @@ public final class Player: PlayerControl {
         switch event {
         case .mixerChanged:
             self.onEvent(.mixerChanged)
+        case .streamTag(let token, let tags, let generation):
+            guard generation == self.generation, self.state != .stop else { return }
+            self.onEvent(.tagChanged(token: token, tags: tags))
         case .songStarted(let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
             if let queued = self.queuedSong, queued.token == token {

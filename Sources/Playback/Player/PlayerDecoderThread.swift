@@ -2,6 +2,7 @@
 
 import Formats
 import Glibc
+import Input
 import Model
 import Posix
 import Synchronization
@@ -40,6 +41,10 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let factory: @Sendable (String) throws(FormatError) -> any Decoder
+    private let streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+    /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
+    /// waits for this thread, which may be blocked on a stalled server.
+    private let inputCancellation = Mutex<InputCancellation?>(nil)
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private let logger: Logger
 
@@ -75,11 +80,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
     init(
         pipe: PlayerChunkPipe, shared: PlayerShared,
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
+        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.pipe = pipe
         self.shared = shared
         self.factory = factory
+        self.streams = streams
         self.logger = logger
         self.post = post
     }
@@ -91,8 +98,11 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     // MARK: - Loop side
 
-    /// Sends a command; with `wait`, returns once the decoder thread handled it. Loop thread.
-    func send(_ command: Command, wait: Bool = false) {
+    /// Sends a command; with `wait`, returns once the decoder thread handled it. With `cancelInput`, first
+    /// interrupts the remote input of the song being opened or decoded (the song is being left), so the wait
+    /// never depends on a server. Loop thread.
+    func send(_ command: Command, wait: Bool = false, cancelInput: Bool = false) {
+        if cancelInput { self.inputCancellation.withLock { $0 }?.cancel() }
         self.control.lock()
         self.command = command
         self.commandSequence += 1
@@ -192,6 +202,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private func close() {
         self.decoder = nil
         self.song = nil
+        self.inputCancellation.withLock { $0 = nil }
         self.control.lock()
         self.newestToken = nil
         self.unseekableToken = nil
@@ -203,8 +214,9 @@ final class PlayerDecoderThread: @unchecked Sendable {
         var song = first
         var seconds = seconds
         while true {
+            let cancellation = InputCancellation()
             do throws(FormatError) {
-                var decoder = try self.factory(song.path)
+                var decoder = try self.openDecoder(song, cancellation: cancellation)
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
@@ -239,11 +251,29 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 if start == .queued { self.planCrossFade(into: decoder, song: song, border: border) }
                 return
             } catch {
+                // Left by the loop (a command is pending): nothing to report, nothing to go on with.
+                if cancellation.isCancelled {
+                    self.close()
+                    return
+                }
                 guard let next = self.reportFailure(song, error: error, start: start) else { return }
                 song = next
                 seconds = 0
             }
         }
+    }
+
+    /// Opens the decoder for `song`: a remote stream through `streams`, with `cancellation` published for
+    /// the loop; a file through the factory.
+    private func openDecoder(_ song: PlayableSong, cancellation: InputCancellation) throws(FormatError)
+        -> any Decoder
+    {
+        guard let streams = self.streams, song.path.contains("://") else {
+            self.inputCancellation.withLock { $0 = nil }
+            return try self.factory(song.path)
+        }
+        self.inputCancellation.withLock { $0 = cancellation }
+        return try streams(song.path, cancellation)
     }
 
     /// Seeks within the song being decoded (reopening it when the decoder refuses).
@@ -338,7 +368,14 @@ final class PlayerDecoderThread: @unchecked Sendable {
             do throws(FormatError) {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
+                if let tags = decoder.readTag() {
+                    self.post(.streamTag(token: song.token, tags: tags, generation: self.generation))
+                }
             } catch {
+                if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
+                    self.close()
+                    return
+                }
                 if self.nextStart != .none {
                     // Nothing of this song reached the pipe: it failed, as when it cannot be opened.
                     if let next = self.reportFailure(song, error: error, start: self.nextStart) {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// What the audio threads tell the player on the event loop (posted with `EventLoop.execute`, once per song
 /// border or failure, never per period).
 enum PlayerEngineEvent: Sendable {
@@ -18,6 +20,8 @@ enum PlayerEngineEvent: Sendable {
     case decodeFailed(token: UInt64, message: String, generation: UInt64, stopped: Bool)
     /// A hardware mixer saw another program change the volume.
     case mixerChanged
+    /// The stream of the song with `token` brought new tags (a radio station's title).
+    case streamTag(token: UInt64, tags: [TagItem], generation: UInt64)
 }
 
 /// The decoder's end-of-stream state, shared by the decoder, the outputs and the loop.

@@ -250,7 +250,31 @@ public final class Playlist {
             self.emit(.mixer)
         case .outputsChanged:
             self.emit(.output)
+        case .tagChanged(let token, let tags):
+            self.streamTagChanged(token: token, tags: tags)
         }
+    }
+
+    /// A stream's new tags replace its queue entry's, as `mpd` does for remote songs only (`LockUpdateSongTag`,
+    /// `playlist::TagModified`): idle `player` and, with the queue's version raised, `playlist`.
+    private func streamTagChanged(token: UInt64, tags: [TagItem]) {
+        guard self.playing else { return }
+        let order: Int
+        if token == self.currentToken {
+            order = self.current
+        } else if token == self.queuedToken {
+            order = self.queued
+        } else {
+            return
+        }
+        guard order >= 0, order < self.queue.count else { return }
+        let position = self.queue.order[order]
+        var song = self.queue.items[position].song
+        guard song.uri.contains("://") else { return }
+        self.emit(.player)
+        song.info.tags = tags
+        self.queue.replaceSong(at: position, with: song)
+        self.onModified()
     }
 
     /// The player stopped by itself: go on with the next song, or stop after errors (`ResumePlayback`).

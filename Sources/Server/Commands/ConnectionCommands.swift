@@ -47,10 +47,11 @@ enum ConnectionCommands {
         return .ok
     }
 
-    /// The URI schemes songs may use: `file://` for local clients (as in `mpd`), and no remote scheme, since
-    /// Fermata has no input plugin for streams yet.
+    /// The URI schemes songs may use: `file://` for local clients (as in `mpd`), then those of the input
+    /// plugins.
     static func urlhandlers(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         if context.client.connection.isLocal { context.write("handler", "file://") }
+        for scheme in context.server.options.remoteSchemes { context.write("handler", scheme) }
         return .ok
     }
 

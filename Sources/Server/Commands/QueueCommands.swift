@@ -117,6 +117,15 @@ enum QueueCommands {
         case database(String)
         /// A file outside the music directory, which a local client may add.
         case file(String)
+        /// A URL an input plugin opens (a stream, a remote file).
+        case remote(String)
+    }
+
+    /// Whether an input plugin opens `uri` (`mpd`'s `uri_supported_scheme`: its scheme, ASCII
+    /// case-insensitively).
+    static func isRemote(_ uri: String, server: Server) -> Bool {
+        let lowered = uri.prefix(32).lowercased()
+        return server.options.remoteSchemes.contains { lowered.hasPrefix($0) }
     }
 
     /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
@@ -131,6 +140,7 @@ enum QueueCommands {
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
         guard path.hasPrefix("/") else {
+            if path == uri, self.isRemote(uri, server: context.server) { return .remote(uri) }
             return .database(try DatabaseCommands.relativeURI(path, context: context))
         }
         if let root = context.server.options.musicDirectory {
@@ -171,12 +181,18 @@ enum QueueCommands {
                 try self.songs(at: relative, in: database), from: database, to: playlist, position: position,
                 bulk: true)
         case .file(let path):
-            let song = try self.loadFile(path, context: context)
-            let oldCount = playlist.queue.count
-            try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
-            if position < oldCount { try? playlist.move(start: oldCount, end: oldCount + 1, to: position) }
+            try self.insert(try self.loadFile(path, context: context), at: position, into: playlist)
+        case .remote(let url):
+            try self.insert(QueueSong(uri: url), at: position, into: playlist)
         }
         return .ok
+    }
+
+    /// Appends one song and moves it to `position` (`mpd` ignores a failing move here).
+    private static func insert(_ song: QueueSong, at position: Int, into playlist: Playlist) throws(AckError) {
+        let oldCount = playlist.queue.count
+        try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
+        if position < oldCount { try? playlist.move(start: oldCount, end: oldCount + 1, to: position) }
     }
 
     static func addid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -192,6 +208,8 @@ enum QueueCommands {
             song = Server.queueSong(database.songs[Int(index)])
         case .file(let path):
             song = try self.loadFile(path, context: context)
+        case .remote(let url):
+            song = QueueSong(uri: url)
         }
         let position = playlist.queue.count
         let id = try playlistAction { () throws(PlaylistError) in try playlist.append(song) }

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Dispatch
+import Formats
+import Glibc
+import Input
+import Model
+import Playback
+import Synchronization
+import Testing
+
+/// A remote stream as the player sees it: `stall-open` blocks in its open, `stall-read` after its first
+/// chunk, both until the player cancels the input; `radio` plays a ramp and brings a title with its first
+/// chunk (`mpd`'s ICY `StreamTitle`).
+private let streamOpener: @Sendable (String, InputCancellation) throws(FormatError) -> any Decoder = {
+    (url, cancellation) throws(FormatError) in
+    let released = DispatchSemaphore(value: 0)
+    cancellation.onCancel { released.signal() }
+    openedStreams.withLock { $0.append(url) }
+    switch url {
+    case "http://test/stall-open":
+        released.wait()
+        throw .input(.notSeekable(uri: url))
+    case "http://test/stall-read":
+        return StallingDecoder(released: released)
+    default:
+        return TaggedDecoder(
+            decoder: RampDecoder(
+                format: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2), totalFrames: 441_000,
+                base: 0),
+            pending: TagBox([TagItem(.name, "Station"), TagItem(.title, "Song A")]))
+    }
+}
+
+/// The URLs `streamOpener` was asked to open, in order.
+private let openedStreams = Mutex<[String]>([])
+
+/// Waits (up to 5 s) until `streamOpener` was asked to open `url` `count` times in all.
+private func waitForOpen(_ url: String, count: Int) -> Bool {
+    for _ in 0..<2500 {
+        if openedStreams.withLock({ $0.filter { $0 == url }.count }) >= count { return true }
+        usleep(2000)
+    }
+    return false
+}
+
+private final class TagBox: Sendable {
+    let tags: Mutex<[TagItem]?>
+    init(_ tags: [TagItem]) { self.tags = Mutex(tags) }
+}
+
+private struct TaggedDecoder: Decoder {
+    var decoder: RampDecoder
+    let pending: TagBox
+    var format: AudioFormat { self.decoder.format }
+    var totalFrames: UInt64? { nil }
+    var isSeekable: Bool { false }
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        try self.decoder.decode(into: buffer)
+    }
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 { throw .decoder("Not seekable") }
+    func readTag() -> [TagItem]? {
+        self.pending.tags.withLock { tags in
+            defer { tags = nil }; return tags
+        }
+    }
+}
+
+private struct StallingDecoder: Decoder {
+    let released: DispatchSemaphore
+    var chunks = 0
+    var format: AudioFormat { AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2) }
+    var totalFrames: UInt64? { nil }
+    var isSeekable: Bool { false }
+    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        self.chunks += 1
+        if self.chunks > 1 {
+            self.released.wait()
+            throw .input(.notSeekable(uri: "http://test/stall-read"))
+        }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        return buffer.count / 4
+    }
+    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 { throw .decoder("Not seekable") }
+}
+
+private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
+    PlayableSong(token: token, uri: url, path: url)
+}
+
+@Suite struct PlayerStreamTests {
+    @Test(arguments: ["http://test/stall-open", "http://test/stall-read"])
+    func playingAnotherSongLeavesAStalledStream(url: String) throws {
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)
+        let opened = openedStreams.withLock { $0.filter { $0 == url }.count }
+        harness.withPlayer { $0.play(stream(1, url), atSeconds: 0) }
+        #expect(waitForOpen(url, count: opened + 1))
+        if url.hasSuffix("read") { #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) }) }
+        // The decoder thread is now blocked on the "server"; the loop must not wait for it.
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 44_100), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
+        // The left stream reports nothing: no songFailed for a song the player moved away from.
+        #expect(!harness.received.contains { if case .songFailed(1, _) = $0 { true } else { false } })
+    }
+
+    @Test func stopLeavesAStalledStreamAndTheNextPlayStarts() throws {
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)
+        let opened = openedStreams.withLock { $0.filter { $0 == "http://test/stall-open" }.count }
+        harness.withPlayer { $0.play(stream(1, "http://test/stall-open"), atSeconds: 0) }
+        #expect(waitForOpen("http://test/stall-open", count: opened + 1))
+        harness.withPlayer { $0.stop() }
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 44_100), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
+    }
+
+    @Test func aStreamsTagsReachTheLoop() throws {
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)
+        harness.withPlayer { $0.play(stream(1, "http://test/radio"), atSeconds: 0) }
+        let tags = [TagItem(.name, "Station"), TagItem(.title, "Song A")]
+        #expect(harness.waitFor { $0.contains(.tagChanged(token: 1, tags: tags)) })
+        #expect(harness.received.filter { if case .tagChanged = $0 { true } else { false } }.count == 1)
+        harness.withPlayer { $0.stop() }
+    }
+}
