@@ -17,6 +17,8 @@ import Glibc
 public struct DecoderBlocks: Sendable, Hashable {
     /// The blocks, in file order.
     public let blocks: [ConfigBlock]
+    /// The home directory a leading `~` of a path setting stands for (the configuration's `$HOME`).
+    public var home = "/"
 
     /// Checks the blocks.
     ///
@@ -39,7 +41,8 @@ public struct DecoderBlocks: Sendable, Hashable {
     /// - Throws: `ConfigError` when its `enabled` is not a boolean (`Error in setting "enabled" on line N; …`).
     /// - Returns: `nil` when the block says `enabled "no"`.
     public func settings(forPlugin plugin: String) throws(ConfigError) -> DecoderPluginSettings? {
-        var settings = DecoderPluginSettings(plugin: plugin, block: self.blocks.first { $0["plugin"] == plugin })
+        var settings = DecoderPluginSettings(
+            plugin: plugin, block: self.blocks.first { $0["plugin"] == plugin }, home: self.home)
         _ = settings.string("plugin")
         guard try settings.bool("enabled") ?? true else { return nil }
         return settings
@@ -57,6 +60,8 @@ public struct DecoderPluginSettings: Sendable, Hashable {
     public let plugin: String
     /// The block, or `nil` when none names the plugin.
     public let block: ConfigBlock?
+    /// What a leading `~` of a path stands for.
+    public let home: String
     private var read: Set<String> = []
     private var ignored: Set<String> = []
 
@@ -65,9 +70,11 @@ public struct DecoderPluginSettings: Sendable, Hashable {
     /// - Parameters:
     ///   - plugin: The plugin's name.
     ///   - block: Its block, or `nil` for none (every key then missing).
-    public init(plugin: String, block: ConfigBlock?) {
+    ///   - home: What a leading `~` of a path stands for.
+    public init(plugin: String, block: ConfigBlock?, home: String = "/") {
         self.plugin = plugin
         self.block = block
+        self.home = home
     }
 
     /// Whether the block has the key (`mpd`'s `GetBlockParam(key) != nullptr`), which counts as reading it.
@@ -75,6 +82,15 @@ public struct DecoderPluginSettings: Sendable, Hashable {
 
     /// The raw value of a key.
     public mutating func string(_ key: String) -> String? { self.parameter(key)?.value }
+
+    /// A path (`mpd`'s `ConfigBlock::GetPath`): a leading `~` or `~/` is the home directory, `~user/` that
+    /// user's.
+    ///
+    /// - Throws: `ConfigError` `not an absolute path: x` or `no such user: x`, as `mpd`'s `ParsePath` words them.
+    public mutating func path(_ key: String) throws(ConfigError) -> String? {
+        guard let parameter = self.parameter(key) else { return nil }
+        return try ConfigValue.path(parameter, home: self.home)
+    }
 
     /// A boolean (`yes`/`true`/`1`, `no`/`false`/`0`, any case).
     ///

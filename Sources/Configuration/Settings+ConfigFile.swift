@@ -117,6 +117,7 @@ extension Settings {
         self.replayGainLimit = try reader.bool("replaygain_limit") ?? self.replayGainLimit
         self.audioOutputs = file.blocks(named: "audio_output")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
+        self.decoders.home = home
         self.warnings = Self.warnings(for: file)
     }
 

@@ -94,12 +94,12 @@ extension FormatRegistry {
         },
         DecoderPluginEntry("sidplay") { (settings) throws(ConfigError) in
             let options = SidplayOptions(
-                songlengthDatabase: settings.string("songlength_database"),
+                songlengthDatabase: try settings.path("songlength_database"),
                 defaultSonglength: try settings.positive("default_songlength") ?? 0,
                 defaultGenre: settings.string("default_genre") ?? "",
                 allFilesAreContainers: try settings.bool("all_files_are_containers") ?? true,
-                filter: try settings.bool("filter") ?? true, kernal: settings.string("kernal"),
-                basic: settings.string("basic"))
+                filter: try settings.bool("filter") ?? true, kernal: try settings.path("kernal"),
+                basic: try settings.path("basic"))
             do {
                 return try SidplayFormat(options: options)
             } catch {
@@ -107,10 +107,10 @@ extension FormatRegistry {
                 throw settings.error("\(error)")
             }
         },
-        DecoderPluginEntry("wildmidi") { settings in
+        DecoderPluginEntry("wildmidi") { (settings) throws(ConfigError) in
             // nil (unavailable, as in mpd) when the configuration file does not exist or libwildmidi refuses it.
             WildMidiFormat(
-                options: WildMidiOptions(configFile: settings.string("config_file") ?? WildMidiOptions().configFile))
+                options: WildMidiOptions(configFile: try settings.path("config_file") ?? WildMidiOptions().configFile))
         },
         DecoderPluginEntry("fluidsynth") { (settings) throws(ConfigError) in
             let defaults = FluidSynthOptions()

@@ -113,6 +113,31 @@ struct DecoderBlockTests {
         #expect(self.failure { _ = try settings.integer("word") }?.message == "Not a valid number in line 9")
     }
 
+    @Test func pathsExpandAHomeAsMpdsParsePath() throws {
+        var decoders = try self.decoders(
+            """
+            decoder {
+                plugin "x"
+                home "~/tunes/db.txt"
+                bare "~"
+                root "~root/rom"
+                absolute "/usr/share/rom"
+                relative "roms/kernal"
+                stranger "~nosuchuser-fermata/x"
+            }
+            """)
+        decoders.home = "/home/listener"
+        var settings = try #require(try decoders.settings(forPlugin: "x"))
+        #expect(try settings.path("home") == "/home/listener/tunes/db.txt")
+        #expect(try settings.path("bare") == "/home/listener")
+        #expect(try settings.path("root") == "/root/rom")
+        #expect(try settings.path("absolute") == "/usr/share/rom")
+        #expect(try settings.path("missing") == nil)
+        #expect(self.failure { _ = try settings.path("relative") }?.message == "not an absolute path: roms/kernal")
+        #expect(self.failure { _ = try settings.path("stranger") }?.message == "no such user: nosuchuser-fermata")
+        #expect(settings.warnings.isEmpty)
+    }
+
     @Test func unreadKeysAreWarnedAboutInBlockOrder() throws {
         let decoders = try self.decoders(
             "decoder {\n plugin \"gme\"\n bogus \"1\"\n accuracy \"no\"\n other \"2\"\n enabled \"yes\"\n}\n")
