@@ -85,9 +85,14 @@ def state_after_playing(server, uri: str, keys=("state", "song", "elapsed", "err
 
 
 def queue(pair, directory: str):
-    """add of the directory, then playlistinfo and playlistid of it."""
+    """add of the directory, then playlistinfo of it. Ids and the queue version compare relative to each
+    server's own (probed with the directory's first song), so an earlier case that queued songs on one
+    server only cannot shift every later queue listing."""
     b = arg(directory)
-    run(pair, f"clear\nadd {b}\nplaylistinfo\nclear\n", f"queue {directory}")
+    first = next((line[len(b"file: "):].decode() for line in pair.ref.query(f"listall {b}").splitlines()
+                  if line.startswith(b"file: ")), None)
+    options = {"queue": True, "probe_uri": first} if first is not None else {}
+    run(pair, f"clear\nadd {b}\nplaylistinfo\nclear\n", f"queue {directory}", **options)
 
 
 def decoder_entries(reply: bytes) -> dict[str, list[bytes]]:

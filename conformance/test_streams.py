@@ -1,0 +1,224 @@
+"""Streams over HTTP (issue 13): remote songs in the queue, ICY titles, failures, a stalled server.
+
+The files (tools/make-stream-fixtures.py) are served by tools/streamserver.py on 127.0.0.1 in the ways real
+servers behave: plainly, as an endless ICY radio, through redirects, with HTTP errors, stalled. mpd and Fermata
+get the same URLs; their replies are compared after normalising only what depends on timing (elapsed time)
+and on what earlier cases queued (ids and queue versions are compared as offsets from each server's own).
+Cases only Fermata can pass are marked: mpd freezes for every client while a station accepts and never
+sends, and its `ping` then takes as long as the stall.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mpdtest
+from mpdtest import REPO_ROOT
+
+
+
+
+@pytest.fixture(scope="session")
+def stream_files() -> Path:
+    out = mpdtest.CACHE_DIR / "streams"
+    subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "make-stream-fixtures.py"), str(out)],
+                   check=True, timeout=300)
+    return out
+
+
+@pytest.fixture(scope="session")
+def http(stream_files, tmp_path_factory):
+    """The test HTTP server's base URL (`http://127.0.0.1:PORT`)."""
+    port_file = tmp_path_factory.mktemp("streamserver") / "port"
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "streamserver.py"), "--root",
+                             str(stream_files), "--port-file", str(port_file), "--lifetime", "3600"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert mpdtest.wait_until(port_file.exists, 10), "streamserver did not start"
+    yield f"http://127.0.0.1:{port_file.read_text().strip()}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def pair(stream_files, server_pair):
+    p = server_pair(stream_files)
+    p.require_sut()
+    return p
+
+
+def lines(reply: bytes) -> list[str]:
+    return reply.decode("utf-8", "replace").splitlines()
+
+
+def query(server, *commands: str) -> list[str]:
+    """The replies of `commands` on one connection, ids and the queue version relative to the first song's id
+    and the version before the first command."""
+    with server.connect() as c:
+        base_version = int(mpdtest.parse_pairs(c.command("status"))["playlist"])
+        out: list[str] = []
+        for command in commands:
+            out += lines(c.command(command))
+    first_id = next((int(v.split(": ")[1]) for v in out if v.startswith("Id: ")), 0)
+    normalised = []
+    for line in out:
+        key, _, value = line.partition(": ")
+        if key in ("Id", "songid", "nextsongid") and value.isdigit():
+            line = f"{key}: +{int(value) - first_id}"
+        elif key == "playlist" and value.isdigit():
+            line = f"{key}: +{int(value) - base_version}"
+        elif key in ("elapsed", "time"):
+            line = f"{key}: …"
+        normalised.append(line)
+    return normalised
+
+
+def status(server) -> dict[str, str]:
+    return mpdtest.parse_pairs(server.query("status"))
+
+
+def both(pair, function):
+    return function(pair.ref), function(pair.sut)
+
+
+def play_alone(server, url: str) -> None:
+    for command in ("clear", f"add {mpdtest.arg(url)}", "play"):
+        reply = server.query(command)
+        assert not reply.startswith(b"ACK"), (server.label, command, reply)
+
+
+def test_add_and_addid_queue_urls_without_tags(pair, http):
+    urls = [f"{http}/file/plain.mp3", f"{http}/radio/plain.mp3?titles=A", f"{http}/file/tone.ogg"]
+    commands = ["clear", f"add {mpdtest.arg(urls[0])}", f"addid {mpdtest.arg(urls[1])}",
+                f"addid {mpdtest.arg(urls[2])} 0", "playlistinfo", "status", "plchanges 0", "clear"]
+    ref, sut = both(pair, lambda s: query(s, *commands))
+    assert sut == ref
+
+
+@pytest.mark.parametrize("scheme", ["nosuch", "file"])
+def test_urls_no_input_plugin_opens_are_refused(pair, scheme):
+    command = f"add {scheme}://host/x.mp3"
+    ref, sut = both(pair, lambda s: lines(s.query(command)))
+    assert sut == ref
+
+
+#: Status keys compared while a stream plays.
+PLAYING = ("state", "song", "audio", "bitrate", "duration")
+
+
+def test_a_radio_station_shows_its_name_and_title(pair, http):
+    url = f"{http}/radio/plain.mp3?titles=Only%20Title&name=Test%20Radio&rate=16000"
+    got = {}
+    for server in (pair.ref, pair.sut):
+        play_alone(server, url)
+        assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(10)), \
+            server.label
+        s = status(server)
+        got[server.label] = (query(server, "currentsong", "playlistinfo"), {k: s.get(k) for k in PLAYING})
+        server.query("stop")
+        server.query("clear")
+    ref, sut = got[pair.ref.label], got[pair.sut.label]
+    assert sut == ref
+
+
+@pytest.mark.parametrize("path", ["/file/plain.mp3", "/nolength/plain.mp3", "/file/tone.ogg",
+                                  "/type/audio~flac/tone.flac", "/redirect/3/file/plain.mp3"])
+def test_a_remote_file_plays(pair, http, path):
+    """A remote file plays with the format's own audio format; status as mpd's while it plays."""
+    url = http + path
+    got = {}
+    for server in (pair.ref, pair.sut):
+        play_alone(server, url)
+        assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
+            (server.label, status(server))
+        s = status(server)
+        got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error")}
+        server.query("stop")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+
+
+@pytest.mark.parametrize("path", ["/status/404", "/status/500", "/status/300", "/loop/x.mp3", "/file/noise.bin",
+                                  "refused"])
+def test_a_failing_url_stops_with_mpds_error(pair, http, path):
+    url = "http://127.0.0.1:1/x.mp3" if path == "refused" else http + path
+    got = {}
+    for server in (pair.ref, pair.sut):
+        play_alone(server, url)
+        assert mpdtest.wait_until(lambda: status(server).get("state") == "stop", mpdtest.scaled(10)), server.label
+        s = status(server)
+        got[server.label] = {k: s.get(k) for k in ("state", "error")}
+        server.query("clearerror")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+
+
+def test_playback_moves_on_past_a_failing_url(pair, http):
+    urls = [f"{http}/status/404", f"{http}/file/tone.ogg"]
+    got = {}
+    for server in (pair.ref, pair.sut):
+        for command in ["clear"] + [f"add {mpdtest.arg(u)}" for u in urls] + ["play"]:
+            server.query(command)
+        assert mpdtest.wait_until(lambda: status(server).get("song") == "1", mpdtest.scaled(10)), server.label
+        s = status(server)
+        got[server.label] = {k: s.get(k) for k in ("state", "song", "error")}
+        server.query("stop")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+
+
+def ping_latencies(server, count: int) -> list[float]:
+    with server.connect() as c:
+        times = []
+        for _ in range(count):
+            start = time.monotonic()
+            assert c.command("ping") == b"OK\n"
+            times.append(time.monotonic() - start)
+    return times
+
+
+@pytest.mark.parametrize("path", ["/stall/accept", "/stall/headers/plain.mp3", "/stall/body/20000/plain.mp3"])
+def test_a_stalled_station_stalls_nobody_else(pair, http, path):
+    """Fermata only (mpd freezes for every client here): while the decoder waits on a server that never
+    answers, other clients keep their latency, and `next`, `play` of another song and `stop` return at once."""
+    sut = pair.sut
+    for command in ("clear", f"add {mpdtest.arg(http + path)}", f"add {mpdtest.arg(http + '/file/plain.mp3')}",
+                    "play 0"):
+        sut.query(command)
+    time.sleep(0.3)
+    latencies = ping_latencies(sut, 200)
+    p99 = sorted(latencies)[int(len(latencies) * 0.99) - 1]
+    assert p99 < 0.010, f"p99 {p99 * 1000:.1f} ms, median {statistics.median(latencies) * 1000:.2f} ms"
+    start = time.monotonic()
+    sut.query("play 1")
+    assert time.monotonic() - start < 0.5
+    assert mpdtest.wait_until(lambda: float(status(sut).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    assert status(sut).get("song") == "1"
+    sut.query("play 0")
+    time.sleep(0.2)
+    start = time.monotonic()
+    sut.query("stop")
+    sut.query("clear")
+    assert time.monotonic() - start < 0.5
+
+
+def test_a_stream_in_the_queue_survives_a_restart_and_mpd_reads_the_file(server_factory, stream_files, http,
+                                                                          tmp_path):
+    state = tmp_path / "state"
+    url = f"{http}/radio/plain.mp3?titles=Kept"
+    sut = server_factory("sut", music=stream_files, state_file=str(state))
+    for command in ("clear", f"add {mpdtest.arg(url)}", "add plain.mp3"):
+        assert sut.query(command) == b"OK\n"
+    sut.stop()
+    assert f"0:{url}" in state.read_text()
+    again = server_factory("sut", music=stream_files, state_file=str(state))
+    ref = server_factory("ref", music=stream_files, state_file=str(state))
+    listed = [[line for line in lines(s.query("playlistinfo")) if line.startswith(("file:", "Pos:"))]
+              for s in (again, ref)]
+    assert listed[0] == [f"file: {url}", "Pos: 0", "file: plain.mp3", "Pos: 1"]
+    assert listed[1] == listed[0]

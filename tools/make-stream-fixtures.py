@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Generate the files the stream tests serve over HTTP (conformance/test_streams.py), with Debian's tools.
+
+Usage:
+    make-stream-fixtures.py OUTDIR
+
+- `plain.mp3`: 8 s of a stereo sine, LAME CBR 128 kbit/s, no tags (what a radio station sends);
+- `tagged.mp3`: the same with an ID3v2 tag (artist, title);
+- `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.flac`: 4 s, 16-bit, with comments;
+- `noise.bin`: bytes no decoder takes.
+
+Idempotent: OUTDIR/.stamp holds the hash of this script; when it matches, nothing is done.
+"""
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+from common import run, set_mtimes, sine_wav  # noqa: E402
+
+
+def make(out: Path):
+    with tempfile.TemporaryDirectory() as scratch:
+        wav = sine_wav(Path(scratch) / "tone.wav", seconds=8)
+        short = sine_wav(Path(scratch) / "short.wav", seconds=4, freq=330)
+        run("lame", "--quiet", "-b", "128", "--cbr", wav, out / "plain.mp3")
+        run("lame", "--quiet", "-b", "128", "--cbr", "--id3v2-only", "--ta", "Stream Artist", "--tt",
+            "Stream Title", wav, out / "tagged.mp3")
+        run("oggenc", "--quiet", "-q", "2", "-a", "Ogg Artist", "-t", "Ogg Title", "-o", out / "tone.ogg", wav)
+        run("flac", "--silent", "-T", "ARTIST=Flac Artist", "-T", "TITLE=Flac Title", "-o", out / "tone.flac",
+            short)
+    (out / "noise.bin").write_bytes(bytes((i * 37 + 11) % 256 for i in range(64 * 1024)))
+    set_mtimes(out)
+
+
+def main():
+    outdir = Path(sys.argv[1])
+    digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    stamp = outdir / ".stamp"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=outdir.name + ".", dir=outdir.parent))
+    make(build)
+    (build / ".stamp").write_text(digest)
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.rename(build, outdir)
+
+
+if __name__ == "__main__":
+    main()
