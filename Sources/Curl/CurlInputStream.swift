@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Input
+import Model
+import Posix
+import Synchronization
+
+/// Cancels an http(s) stream from any thread: its `open` (the initialiser) and every blocked or later `read`
+/// and `seek` end with `InputError.cancelled`, and its transfer stops. Made before the stream so a stopping
+/// player can cancel an open that waits on a silent server.
+///
+/// Any thread. One stream per canceller; cancelling is final and applies to a stream attached afterwards too.
+public final class CurlCanceller: Sendable {
+    private let state = Mutex<(cancelled: Bool, buffer: AsyncStreamBuffer?)>((false, nil))
+
+    /// A canceller not yet cancelled.
+    public init() {}
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { self.state.withLock { $0.cancelled } }
+
+    /// Cancels the stream: blocked calls return at once with `InputError.cancelled`. Any thread, any time.
+    public func cancel() {
+        let buffer = self.state.withLock { state -> AsyncStreamBuffer? in
+            state.cancelled = true
+            return state.buffer
+        }
+        buffer?.cancel()
+    }
+
+    /// Ties the stream's buffer to this canceller, cancelling it at once if ``cancel()`` came first.
+    func attach(_ buffer: AsyncStreamBuffer) {
+        let cancelled = self.state.withLock { state -> Bool in
+            state.buffer = buffer
+            return state.cancelled
+        }
+        if cancelled { buffer.cancel() }
+    }
+}
+
+/// An `http://` or `https://` stream through libcurl, as `mpd`'s curl input plugin (`CurlInputStream` in an
+/// `IcyInputStream`): the request runs on a thread of its own that reads ahead into a bounded buffer, and the
+/// ICY metadata blocks are taken out of what ``read(into:)`` returns.
+///
+/// - Opening sends the request and returns once the response's headers are in (or throws).
+/// - The transfer thread buffers up to ``CurlSettings/bufferSize`` bytes (512 KiB), pausing the transfer when a
+///   block does not fit and resuming it once the reader has brought the buffer below
+///   ``CurlSettings/resumeAt`` (384 KiB).
+/// - ``read(into:)`` waits for data, the end or an error; an error of the transfer is thrown by the next read
+///   (before any bytes still buffered, as `mpd` does), once.
+/// - ``seek(to:)``: first within the buffered bytes, else by a new request with `Range: N-`.
+/// - ``CurlCanceller/cancel()`` (any thread) ends every wait.
+///
+/// The reading side is confined to one thread at a time (the decoder's). Reads take the buffer's mutex once
+/// and never allocate; only seeks that leave the buffer start a new request (and thread).
+public final class CurlInputStream: InputStream {
+    /// The URL it was opened with.
+    public let uri: String
+    /// `Content-Length` (plus the offset a seek asked for), when the server sent it.
+    public let size: UInt64?
+    /// As `mpd` decides: the server sent `Accept-Ranges` (any value) and no ICY metadata interval.
+    public let isSeekable: Bool
+    /// `Content-Type`, as sent.
+    public let mimeType: String?
+    /// Where the next read starts; with ICY metadata, counting audio bytes only.
+    public private(set) var offset: UInt64 = 0
+    /// Cancels the stream from any thread.
+    public let canceller: CurlCanceller
+    /// `icy-metaint`, or 0 without ICY metadata.
+    public let metaInterval: Int
+
+    private let settings: CurlSettings
+    private let buffer: AsyncStreamBuffer
+    private var thread: NamedThread?
+    private var icy: IcyMetaDataParser
+    /// The tag of the response's headers (`icy-name`…) not yet handed out by ``readTag()``.
+    private var pendingInputTag: [TagItem]?
+    /// The last tags of each kind, merged for ``readTag()``.
+    private var inputTag: [TagItem]?
+    private var icyTag: [TagItem]?
+    /// Where the transfer is, in the server's bytes (with ICY metadata, `offset` counts audio bytes only).
+    private var rawOffset: UInt64 = 0
+
+    /// Whether `mpd`'s curl plugin opens `uri`: it starts with `http://` or `https://` (any case).
+    public static func canOpen(_ uri: String) -> Bool {
+        let lowered = uri.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    /// Opens `url`: sends the request and waits for the response's headers.
+    ///
+    /// - Parameters:
+    ///   - url: An `http://` or `https://` URL (see ``canOpen(_:)``).
+    ///   - settings: The `input { plugin "curl" }` settings.
+    ///   - canceller: Cancels the open and the stream from another thread; a new one if `nil` (see
+    ///     ``canceller``).
+    /// - Throws: `InputError.curl` (libcurl's failure: refused connection, unknown host, TLS, an HTTP status of
+    ///   400 or more, too many redirects), `.httpStatus` (another status outside 200–299), `.cancelled`, `.io`
+    ///   when no eventfd can be made.
+    public init(url: String, settings: CurlSettings = CurlSettings(), canceller: CurlCanceller? = nil)
+        throws(InputError)
+    {
+        self.uri = url
+        self.settings = settings
+        self.canceller = canceller ?? CurlCanceller()
+        let buffer: AsyncStreamBuffer
+        do {
+            buffer = try AsyncStreamBuffer(capacity: settings.bufferSize, resumeAt: settings.resumeAt)
+        } catch {
+            throw .io(error, uri: url)
+        }
+        self.buffer = buffer
+        self.canceller.attach(buffer)
+        buffer.condition.lock()
+        let generation = buffer.restart()
+        buffer.condition.unlock()
+        let thread = try Self.start(url, settings, buffer, offset: 0, generation: generation, isSeek: false)
+        let headers: CurlResponseHeaders
+        do {
+            headers = try Self.waitReady(url, buffer)
+        } catch {
+            Self.stop(buffer, thread)
+            throw error
+        }
+        self.thread = thread
+        // mpd's CurlInputStream::OnHeaders.
+        var seekable = headers.value("accept-ranges") != nil
+        self.size = headers.value("content-length").map { CurlResponseHeaders.unsigned($0) }
+        self.mimeType = headers.value("content-type")
+        if let name = headers.value("icy-name") ?? headers.value("ice-name") ?? headers.value("x-audiocast-name") {
+            let tag = name.isEmpty ? [] : [TagItem(.name, TagString.fixed(name.utf8))]
+            self.pendingInputTag = tag
+        }
+        let interval = headers.value("icy-metaint").map { CurlResponseHeaders.unsigned($0) } ?? 0
+        self.metaInterval = interval > 0 ? Int(clamping: interval) : 0
+        if self.metaInterval > 0 { seekable = false }
+        self.isSeekable = seekable
+        self.icy = IcyMetaDataParser(metaInterval: self.metaInterval)
+    }
+
+    deinit { self.stop() }
+
+    /// Reads up to `buffer.count` bytes, waiting until the transfer has some, ends or fails. With ICY metadata
+    /// only audio bytes are returned (a read may wait for more when it got metadata only).
+    ///
+    /// - Returns: 0 only at the end: after the last byte of a transfer that ended, or at `size`.
+    /// - Throws: the transfer's `InputError` (once), or `.cancelled`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        guard !buffer.isEmpty else { return 0 }
+        guard self.icy.isDefined else {
+            let count = try self.readRaw(into: buffer)
+            self.offset = self.rawOffset
+            return count
+        }
+        while true {
+            let count = try self.readRaw(into: buffer)
+            if count == 0 { return 0 }
+            let audio = self.icy.parseInPlace(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            if audio > 0 {
+                self.offset += UInt64(audio)
+                return audio
+            }
+        }
+    }
+
+    /// The stream's tag when it changed (`mpd`'s `IcyInputStream::ReadTag`): the headers' `Name` at first, then
+    /// after each ICY metadata block the block's `Title` merged with it (`Title` first). `nil` when nothing
+    /// new came since the last call. Cheap: no lock; allocates only when a new tag is returned.
+    public func readTag() -> [TagItem]? {
+        let newInputTag = self.pendingInputTag
+        self.pendingInputTag = nil
+        guard self.icy.isDefined else { return newInputTag }
+        if let newInputTag { self.inputTag = newInputTag }
+        let newIcyTag = self.icy.readTag()
+        if let newIcyTag { self.icyTag = newIcyTag }
+        guard newInputTag != nil || newIcyTag != nil else { return nil }
+        // mpd's Tag::Merge(input, icy): the ICY items, then the input items of types the ICY tag lacks.
+        guard let icyTag = self.icyTag else { return self.inputTag }
+        guard let inputTag = self.inputTag else { return icyTag }
+        let present = Set(icyTag.map(\.type))
+        return icyTag + inputTag.filter { !present.contains($0.type) }
+    }
+
+    /// Moves to `offset` (`mpd`'s `AsyncInputStream::Seek` and `CurlInputStream::SeekInternal`): within the
+    /// buffered bytes by skipping them; at `size` without a request; else by a new request from there.
+    ///
+    /// - Throws: `InputError.notSeekable` when the stream is not seekable; the new request's error
+    ///   (`.curl`, `.httpStatus`), or `.cancelled`.
+    public func seek(to offset: UInt64) throws(InputError) {
+        guard offset != self.offset else { return }
+        guard self.isSeekable else { throw .notSeekable(uri: self.uri) }
+        self.buffer.condition.lock()
+        if offset > self.rawOffset {
+            let skipped = Int(min(UInt64(self.buffer.count), offset - self.rawOffset))
+            self.buffer.discard(skipped)
+            self.rawOffset += UInt64(skipped)
+        }
+        self.buffer.condition.unlock()
+        self.offset = self.rawOffset
+        guard offset != self.rawOffset else { return }
+
+        self.stop()
+        self.buffer.condition.lock()
+        let generation = self.buffer.restart()
+        self.rawOffset = offset
+        self.offset = offset
+        if offset == self.size {
+            // mpd: a seek to the end makes no request (that would answer 416).
+            self.buffer.ready = true
+            self.buffer.condition.unlock()
+            return
+        }
+        self.buffer.condition.unlock()
+        self.thread = try Self.start(
+            self.uri, self.settings, self.buffer, offset: offset, generation: generation, isSeek: true)
+        _ = try Self.waitReady(self.uri, self.buffer)
+    }
+
+    /// Starts a request of `uri` from `offset` on a new transfer thread.
+    private static func start(
+        _ uri: String, _ settings: CurlSettings, _ buffer: AsyncStreamBuffer, offset: UInt64, generation: Int,
+        isSeek: Bool
+    ) throws(InputError) -> NamedThread {
+        let request: CurlRequest
+        do {
+            request = try CurlRequest(
+                uri: uri, settings: settings, offset: offset, buffer: buffer, generation: generation, isSeek: isSeek)
+        } catch {
+            throw .curl(message: error.message, uri: uri)
+        }
+        return NamedThread("curl") { request.run() }
+    }
+
+    /// Stops the current request, if any.
+    private func stop() {
+        if let thread = self.thread { Self.stop(self.buffer, thread) }
+        self.thread = nil
+    }
+
+    /// Stops a request: moves the generation on, wakes the transfer thread and waits for it.
+    private static func stop(_ buffer: AsyncStreamBuffer, _ thread: NamedThread) {
+        buffer.condition.lock()
+        buffer.generation += 1
+        buffer.condition.unlock()
+        EventFD.signal(buffer.wake)
+        thread.join()
+    }
+
+    /// Waits until the current request's headers are in; returns them.
+    private static func waitReady(_ uri: String, _ buffer: AsyncStreamBuffer) throws(InputError) -> CurlResponseHeaders
+    {
+        buffer.condition.lock()
+        defer { buffer.condition.unlock() }
+        while !buffer.ready && !buffer.cancelled { buffer.condition.wait() }
+        if buffer.cancelled { throw .cancelled(uri: uri) }
+        if let failure = buffer.failure {
+            buffer.failure = nil
+            throw failure
+        }
+        return buffer.headers
+    }
+
+    /// Reads buffered bytes of the server's stream (`mpd`'s `AsyncInputStream::Read`).
+    private func readRaw(into destination: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        let buffer = self.buffer
+        buffer.condition.lock()
+        while true {
+            if buffer.cancelled {
+                buffer.condition.unlock()
+                throw .cancelled(uri: self.uri)
+            }
+            if let failure = buffer.failure {
+                buffer.failure = nil
+                buffer.condition.unlock()
+                throw failure
+            }
+            if buffer.count > 0 { break }
+            if buffer.ended || (self.size.map { self.rawOffset >= $0 } ?? false) {
+                buffer.condition.unlock()
+                return 0
+            }
+            buffer.condition.wait()
+        }
+        let count = buffer.take(into: destination)
+        self.rawOffset += UInt64(count)
+        let resume = buffer.paused && !buffer.resumeRequested && buffer.count < buffer.resumeAt
+        if resume { buffer.resumeRequested = true }
+        buffer.condition.unlock()
+        if resume { EventFD.signal(buffer.wake) }
+        return count
+    }
+}
