@@ -292,6 +292,17 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
             ])
     }
 
+    @Test func aRadioStreamRewindsWithinItsStart() throws {
+        let radio = try CurlInputStream(url: Fixture.url("/radio/data.bin?metaint=1000&limit=100000"))
+        let stream = RewindInputStream(radio)
+        #expect(!stream.isSeekable)
+        #expect(try stream.readBytes(20_000) == Array(Fixture.data[0..<20_000]))
+        try stream.seek(to: 0)
+        #expect(try stream.readBytes(30_000) == Array(Fixture.data[0..<30_000]))
+        #expect(stream.readTag()?.contains(TagItem(.name, "Fermata Test Radio")) == true)
+        radio.canceller.cancel()
+    }
+
     @Test func theBufferIsBoundedAndTheServerWaits() throws {
         let identifier = "bounded\(getpid())"
         let stream = try CurlInputStream(url: Fixture.url("/radio/data.bin?metaint=0&id=\(identifier)"))
