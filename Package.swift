@@ -216,7 +216,8 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
-            name: "CurlTests", dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "TestTools"],
+            name: "CurlTests",
+            dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "Formats", "TestTools"],
             swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),

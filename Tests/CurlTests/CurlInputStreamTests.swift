@@ -241,6 +241,31 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
         #expect(text.contains("Icy-Metadata: 1\n"))
     }
 
+    @Test func theProxySettingsAreUsed() throws {
+        // The stream server answers proxy requests too (it reads the path of the absolute URL), so a host that
+        // does not exist is reached through it.
+        var settings = CurlSettings()
+        settings.proxy = "127.0.0.1"
+        settings.proxyPort = Fixture.server.port
+        settings.proxyUser = "me"
+        settings.proxyPassword = "secret"
+        let stream = try CurlInputStream(url: "http://radio.invalid/headers", settings: settings)
+        let text = String(decoding: try readAll(stream), as: UTF8.self)
+        #expect(text.hasPrefix("GET http://radio.invalid/headers HTTP/1.1\n"), "\(text)")
+        #expect(text.contains("Proxy-Authorization: Basic bWU6c2VjcmV0\n"))
+        // A user without a password is not sent (as mpd).
+        settings.proxyPassword = nil
+        let anonymous = try CurlInputStream(url: "http://radio.invalid/headers", settings: settings)
+        #expect(!String(decoding: try readAll(anonymous), as: UTF8.self).contains("Proxy-Authorization"))
+    }
+
+    @Test func tlsToAPlainServerFails() {
+        let error = inputError {
+            _ = try CurlInputStream(url: "https://127.0.0.1:\(Fixture.server.port)/file/small.bin")
+        }
+        #expect(error?.mpdMessage.hasPrefix("CURL failed: ") == true, "\(String(describing: error))")
+    }
+
     @Test func icyMetadataIsStrippedAndTitlesChange() throws {
         let path = "/radio/data.bin?metaint=1000&every=3&limit=60000&genre=Jazz"
         let stream = try CurlInputStream(url: Fixture.url(path))
