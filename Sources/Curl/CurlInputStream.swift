@@ -11,7 +11,14 @@ import Synchronization
 ///
 /// Any thread. One stream per canceller; cancelling is final and applies to a stream attached afterwards too.
 public final class CurlCanceller: Sendable {
-    private let state = Mutex<(cancelled: Bool, buffer: AsyncStreamBuffer?)>((false, nil))
+    /// Whether it was cancelled, and the stream's buffer (weakly: a kept canceller does not keep the stream's
+    /// memory).
+    private struct State {
+        var cancelled = false
+        weak var buffer: AsyncStreamBuffer?
+    }
+
+    private let state = Mutex(State())
 
     /// A canceller not yet cancelled.
     public init() {}
@@ -138,7 +145,12 @@ public final class CurlInputStream: InputStream {
         self.icy = IcyMetaDataParser(metaInterval: self.metaInterval)
     }
 
-    deinit { self.stop() }
+    /// Stops the transfer without waiting for its thread, which ends by itself at once: releasing a stream
+    /// never blocks.
+    deinit {
+        guard let thread = self.thread else { return }
+        Self.stop(self.buffer, thread, wait: false)
+    }
 
     /// Reads up to `buffer.count` bytes, waiting until the transfer has some, ends or fails. With ICY metadata
     /// only audio bytes are returned (a read may wait for more when it got metadata only).
@@ -237,13 +249,14 @@ public final class CurlInputStream: InputStream {
         self.thread = nil
     }
 
-    /// Stops a request: moves the generation on, wakes the transfer thread and waits for it.
-    private static func stop(_ buffer: AsyncStreamBuffer, _ thread: NamedThread) {
+    /// Stops a request: moves the generation on, wakes the transfer thread, and waits for it to end (so that
+    /// a seek's new request is the server's only one) or lets it end alone.
+    private static func stop(_ buffer: AsyncStreamBuffer, _ thread: NamedThread, wait: Bool = true) {
         buffer.condition.lock()
         buffer.generation += 1
         buffer.condition.unlock()
         EventFD.signal(buffer.wake)
-        thread.join()
+        if wait { thread.join() } else { thread.detach() }
     }
 
     /// Waits until the current request's headers are in; returns them.

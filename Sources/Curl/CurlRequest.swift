@@ -93,6 +93,9 @@ final class CurlRequest: @unchecked Sendable {
         try? self.set(CURLOPT_PROXY_SSL_VERIFYPEER, long: settings.verifyPeer ? 1 : 0)
         try? self.set(CURLOPT_PROXY_SSL_VERIFYHOST, long: settings.verifyHost ? 2 : 0)
         if offset > 0 { try self.set(CURLOPT_RANGE, string: "\(offset)-") }
+        // Not mpd's: a request stopped while its name is being resolved does not wait for the resolver thread
+        // (libcurl 7.87 and later), so stopping a stream never blocks.
+        try? self.set(CURLOPT_QUICK_EXIT, long: 1)
     }
 
     private func check(_ code: CURLcode) throws(SetupError) {
