@@ -111,9 +111,10 @@ let package = Package(
         // the ICY metadata parser of HTTP streams. Model for the tags streams carry.
         .target(name: "Input", dependencies: ["Posix", "Model"], swiftSettings: settings),
         // http(s) input streams through libcurl (mpd's curl input plugin) with ICY metadata, and the
-        // `input { plugin "curl" }` settings; the only importer of CCurl.
+        // `input { plugin "curl" }` settings; the only importer of CCurl. ICU for `#charset=` stream URLs.
         .target(
-            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration"], swiftSettings: settings),
+            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU"],
+            swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),

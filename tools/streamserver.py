@@ -36,6 +36,8 @@ URL scheme (NAME is a file's path under --root; numbers are decimal):
                                rate=B       at most B audio bytes per second (default: as fast as the client reads)
                                limit=B      end the stream after B audio bytes (default: never)
                                id=X         count the bytes sent under X for /stats
+                               encoding=E   send the titles and icy-name in Python's codec E (default utf-8;
+                                            latin-1 for a station a `#charset=ISO-8859-1` URL is for)
     /redirect/N/PATH         302 to /redirect/N-1/PATH …, and /redirect/1/PATH 302s to /PATH: N redirects in all
                              (a query string is kept).
     /loop/PATH               302 to itself: a redirect loop.
@@ -310,6 +312,7 @@ class Handler(BaseHTTPRequestHandler):
         rate = int(query["rate"]) if "rate" in query else None
         limit = int(query["limit"]) if "limit" in query else None
         identifier = query.get("id")
+        encoding = query.get("encoding", "utf-8")
 
         if query.get("shoutcast") == "1":
             self.wfile.write(b"ICY 200 OK\r\n")
@@ -319,7 +322,8 @@ class Handler(BaseHTTPRequestHandler):
         name = query.get("name", "Fermata Test Radio")
         genre = query.get("genre", "Test")
         if name:
-            headers.append(("icy-name", name))
+            # send_header writes Latin-1: pass the encoded bytes through it unchanged.
+            headers.append(("icy-name", name.encode(encoding).decode("latin-1")))
         if genre:
             headers.append(("icy-genre", genre))
         if query.get("url"):
@@ -355,7 +359,7 @@ class Handler(BaseHTTPRequestHandler):
                 index = int((time.monotonic() - started) / seconds) if seconds else block // every
                 current = title(index)
                 if current != last_title or repeat:
-                    text = ("StreamTitle='%s';" % current).encode()
+                    text = ("StreamTitle='%s';" % current).encode(encoding)
                     length = (len(text) + 15) // 16
                     meta = bytes([length]) + text + b"\0" * (length * 16 - len(text))
                     last_title = current

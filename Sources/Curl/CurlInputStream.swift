@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import ICU
 import Input
 import Model
 import Posix
@@ -134,15 +135,30 @@ public final class CurlInputStream: InputStream {
         var seekable = headers.value("accept-ranges") != nil
         self.size = headers.value("content-length").map { CurlResponseHeaders.unsigned($0) }
         self.mimeType = headers.value("content-type")
-        if let name = headers.value("icy-name") ?? headers.value("ice-name") ?? headers.value("x-audiocast-name") {
-            let tag = name.isEmpty ? [] : [TagItem(.name, TagString.fixed(name.utf8))]
-            self.pendingInputTag = tag
+        let converter = Self.charset(of: url).flatMap { CharsetConverter(charset: $0) }
+        if let name = headers.bytes("icy-name") ?? headers.bytes("ice-name") ?? headers.bytes("x-audiocast-name") {
+            // mpd converts the name too, and keeps it as it came when that fails.
+            let bytes = converter?.utf8(name) ?? name
+            self.pendingInputTag = bytes.isEmpty ? [] : [TagItem(.name, TagString.fixed(bytes))]
         }
         let interval = headers.value("icy-metaint").map { CurlResponseHeaders.unsigned($0) } ?? 0
         self.metaInterval = interval > 0 ? Int(clamping: interval) : 0
         if self.metaInterval > 0 { seekable = false }
         self.isSeekable = seekable
-        self.icy = IcyMetaDataParser(metaInterval: self.metaInterval)
+        self.icy = IcyMetaDataParser(metaInterval: self.metaInterval, convert: converter.map { c in { c.utf8($0) } })
+    }
+
+    /// The `charset` parameter of the URL's fragment (`http://host/stream#charset=ISO-8859-1`), raw, as `mpd`
+    /// finds it (`UriFindRawQueryParameter`): `""` for a bare `charset`.
+    static func charset(of url: String) -> String? {
+        guard let hash = url.firstIndex(of: "#") else { return nil }
+        for parameter in url[url.index(after: hash)...].split(separator: "&", omittingEmptySubsequences: false) {
+            guard parameter.hasPrefix("charset") else { continue }
+            let rest = parameter.dropFirst("charset".count)
+            if rest.isEmpty { return "" }
+            if rest.first == "=" { return String(rest.dropFirst()) }
+        }
+        return nil
     }
 
     /// Stops the transfer without waiting for its thread, which ends by itself at once: releasing a stream

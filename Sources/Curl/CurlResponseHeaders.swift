@@ -8,8 +8,9 @@
 struct CurlResponseHeaders {
     /// The status of the last status line (`HTTP/1.1 200 OK`, `ICY 200 OK`), 0 before one.
     private(set) var status = 0
-    /// The headers of the current response in arrival order; repeated names are kept.
-    private(set) var fields: [(name: String, value: String)] = []
+    /// The headers of the current response in arrival order, values as sent (bytes: `icy-name` may be in any
+    /// character set); repeated names are kept.
+    private(set) var fields: [(name: String, value: [UInt8])] = []
 
     /// What a header line was.
     enum Line: Equatable {
@@ -36,12 +37,17 @@ struct CurlResponseHeaders {
         var start = colon + 1
         while start < end, line[start] <= 0x20 { start += 1 }
         let name = String(decoding: line[0..<colon].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        self.fields.append((name, String(decoding: line[start..<end], as: UTF8.self)))
+        self.fields.append((name, Array(line[start..<end])))
         return .field
     }
 
     /// The first value of the header `name` (lowercase), as `mpd`'s `multimap::find` returns it.
     func value(_ name: String) -> String? {
+        self.bytes(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The first value of the header `name` (lowercase), as sent.
+    func bytes(_ name: String) -> [UInt8]? {
         self.fields.first { $0.name == name }?.value
     }
 

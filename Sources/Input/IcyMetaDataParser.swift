@@ -25,11 +25,21 @@ public struct IcyMetaDataParser {
     private var metaData: [UInt8]
     /// The tag of the last complete block, until ``readTag()`` takes it.
     private var tag: [TagItem]?
+    /// Converts a title's bytes to UTF-8, if the stream names a charset.
+    private let convert: Conversion?
+
+    /// Converts a title's bytes from the stream's character set to UTF-8; `nil` when it cannot (the title is
+    /// then dropped, as `mpd` drops it).
+    public typealias Conversion = (ArraySlice<UInt8>) -> [UInt8]?
 
     /// A parser for a stream with `metaInterval` audio bytes between metadata blocks.
     ///
-    /// - Parameter metaInterval: The value of `icy-metaint`; 0 (or less) leaves every byte to the audio.
-    public init(metaInterval: Int) {
+    /// - Parameters:
+    ///   - metaInterval: The value of `icy-metaint`; 0 (or less) leaves every byte to the audio.
+    ///   - convert: The character set conversion of titles (`mpd`'s `#charset=` URL fragment); `nil` takes
+    ///     them as UTF-8.
+    public init(metaInterval: Int, convert: Conversion? = nil) {
+        self.convert = convert
         self.metaInterval = max(0, metaInterval)
         self.dataRest = self.metaInterval
         self.metaData = self.metaInterval > 0 ? [UInt8](repeating: 0, count: 255 * 16) : []
@@ -97,7 +107,9 @@ public struct IcyMetaDataParser {
         }
         self.metaPosition += count
         if self.metaPosition == self.metaSize {
-            self.tag = self.metaData.withUnsafeBufferPointer { Self.parseTag($0[0..<self.metaSize]) }
+            self.tag = self.metaData.withUnsafeBufferPointer {
+                Self.parseTag($0[0..<self.metaSize], convert: self.convert)
+            }
             self.metaSize = 0
             self.dataRest = self.metaInterval
         }
@@ -112,8 +124,9 @@ public struct IcyMetaDataParser {
     ///   the block ends);
     /// - names and values end at a zero byte (C strings); only `StreamTitle` is kept, as `Title`;
     /// - a title inside one more pair of quotes loses them; an empty title is dropped; the value is cleaned up
-    ///   as every tag value (``TagString/fixed(_:)``). No charset conversion: the bytes are taken as UTF-8.
-    public static func parseTag(_ block: some Collection<UInt8>) -> [TagItem] {
+    ///   as every tag value (``TagString/fixed(_:)``), after `convert` (the quotes are looked for after it, as
+    ///   `mpd` does); without `convert` the bytes are taken as UTF-8.
+    public static func parseTag(_ block: some Collection<UInt8>, convert: Conversion? = nil) -> [TagItem] {
         let bytes = Array(block)
         let end = bytes.count
         var items: [TagItem] = []
@@ -133,15 +146,27 @@ public struct IcyMetaDataParser {
             let quote = self.endQuote(bytes, from: p)
             if quote == end { break }
             p = quote + 1
-            if self.cString(bytes[name..<equals]).elementsEqual("StreamTitle".utf8) {
-                var title = self.cString(bytes[value..<quote])
-                if title.count >= 2, title.first == 0x27, title.last == 0x27 { title = title.dropFirst().dropLast() }
-                if !title.isEmpty { items.append(TagItem(.title, TagString.fixed(title))) }
+            if self.cString(bytes[name..<equals]).elementsEqual("StreamTitle".utf8),
+                let title = self.title(self.cString(bytes[value..<quote]), convert: convert)
+            {
+                items.append(title)
             }
             guard let semicolon = bytes[p...].firstIndex(of: 0x3B) else { break }
             p = semicolon + 1
         }
         return items
+    }
+
+    /// The `Title` of a `StreamTitle` value: converted, unquoted once, cleaned up; `nil` when empty or when the
+    /// conversion fails (`mpd`'s `icy_parse_tag_item` and `icy_add_item`).
+    private static func title(_ value: ArraySlice<UInt8>, convert: Conversion?) -> TagItem? {
+        var title = value
+        if let convert {
+            guard let converted = convert(value) else { return nil }
+            title = ArraySlice(converted)
+        }
+        if title.count >= 2, title.first == 0x27, title.last == 0x27 { title = title.dropFirst().dropLast() }
+        return title.isEmpty ? nil : TagItem(.title, TagString.fixed(title))
     }
 
     /// The quote that ends a value starting at `start`: the first `'` followed by `;` or by the end, else the

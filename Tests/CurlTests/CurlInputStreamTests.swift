@@ -317,6 +317,19 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
             ])
     }
 
+    @Test func aCharsetFragmentConvertsTitlesAndName() throws {
+        let path = "/radio/small.bin?metaint=500&limit=1500&encoding=latin-1&titles=Caf%C3%A9&name=Radio%20Z%C3%BCrich"
+        for (fragment, title, name) in [
+            ("#charset=ISO-8859-1", "Café", "Radio Zürich"), ("", "Caf?", "Radio Z?rich"),
+            ("#x=1&charset=windows-1252", "Café", "Radio Zürich"),
+        ] {
+            let stream = try CurlInputStream(url: Fixture.url(path + fragment))
+            #expect(stream.readTag() == [TagItem(.name, name)])
+            #expect(try readAll(stream) == Array(Fixture.small[0..<1500]))
+            #expect(stream.readTag() == [TagItem(.title, title), TagItem(.name, name)], "\(fragment)")
+        }
+    }
+
     @Test func aRadioStreamRewindsWithinItsStart() throws {
         let radio = try CurlInputStream(url: Fixture.url("/radio/data.bin?metaint=1000&limit=100000"))
         let stream = RewindInputStream(radio)

@@ -80,6 +80,28 @@ private func parse(_ stream: [UInt8], metaInterval: Int, pieces: [Int]) -> (audi
         #expect(IcyMetaDataParser.parseTag(Array("x='".utf8)) == [])
     }
 
+    @Test func titlesAreConvertedBeforeTheQuotesAreLookedAt() {
+        // Latin-1 to UTF-8.
+        let latin1: IcyMetaDataParser.Conversion = { bytes in
+            Array(String(decoding: bytes.map { UInt16($0) }, as: UTF16.self).utf8)
+        }
+        #expect(
+            IcyMetaDataParser.parseTag(Array("StreamTitle='Caf".utf8) + [0xE9] + Array("';".utf8), convert: latin1)
+                == [TagItem(.title, "Café")])
+        #expect(
+            IcyMetaDataParser.parseTag(Array("StreamTitle=''x'';".utf8), convert: { _ in Array("'y'".utf8) })
+                == [TagItem(.title, "y")])
+        // A failed conversion drops the title, and parsing goes on after it.
+        var calls = 0
+        let failingFirst: IcyMetaDataParser.Conversion = { bytes in
+            calls += 1
+            return calls == 1 ? nil : Array(bytes)
+        }
+        #expect(
+            IcyMetaDataParser.parseTag(Array("StreamTitle='A';StreamTitle='B';".utf8), convert: failingFirst)
+                == [TagItem(.title, "B")])
+    }
+
     @Test func metadataIsTakenOutOfTheStreamInAnyPieces() {
         let audio = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         var stream: [UInt8] = []
