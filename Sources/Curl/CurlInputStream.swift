@@ -4,47 +4,6 @@ import ICU
 import Input
 import Model
 import Posix
-import Synchronization
-
-/// Cancels an http(s) stream from any thread: its `open` (the initialiser) and every blocked or later `read`
-/// and `seek` end with `InputError.cancelled`, and its transfer stops. Made before the stream so a stopping
-/// player can cancel an open that waits on a silent server.
-///
-/// Any thread. One stream per canceller; cancelling is final and applies to a stream attached afterwards too.
-public final class CurlCanceller: Sendable {
-    /// Whether it was cancelled, and the stream's buffer (weakly: a kept canceller does not keep the stream's
-    /// memory).
-    private struct State {
-        var cancelled = false
-        weak var buffer: AsyncStreamBuffer?
-    }
-
-    private let state = Mutex(State())
-
-    /// A canceller not yet cancelled.
-    public init() {}
-
-    /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { self.state.withLock { $0.cancelled } }
-
-    /// Cancels the stream: blocked calls return at once with `InputError.cancelled`. Any thread, any time.
-    public func cancel() {
-        let buffer = self.state.withLock { state -> AsyncStreamBuffer? in
-            state.cancelled = true
-            return state.buffer
-        }
-        buffer?.cancel()
-    }
-
-    /// Ties the stream's buffer to this canceller, cancelling it at once if ``cancel()`` came first.
-    func attach(_ buffer: AsyncStreamBuffer) {
-        let cancelled = self.state.withLock { state -> Bool in
-            state.buffer = buffer
-            return state.cancelled
-        }
-        if cancelled { buffer.cancel() }
-    }
-}
 
 /// An `http://` or `https://` stream through libcurl, as `mpd`'s curl input plugin (`CurlInputStream` in an
 /// `IcyInputStream`): the request runs on a thread of its own that reads ahead into a bounded buffer, and the
@@ -57,7 +16,8 @@ public final class CurlCanceller: Sendable {
 /// - ``read(into:)`` waits for data, the end or an error; an error of the transfer is thrown by the next read
 ///   (before any bytes still buffered, as `mpd` does), once.
 /// - ``seek(to:)``: first within the buffered bytes, else by a new request with `Range: N-`.
-/// - ``CurlCanceller/cancel()`` (any thread) ends every wait.
+/// - ``cancellation``'s `cancel()` (any thread) ends every wait, the open's included, with
+///   `InputError.cancelled`; every later call fails the same way.
 ///
 /// The reading side is confined to one thread at a time (the decoder's). Reads take the buffer's mutex once
 /// and never allocate; only seeks that leave the buffer start a new request (and thread).
@@ -72,8 +32,8 @@ public final class CurlInputStream: InputStream {
     public let mimeType: String?
     /// Where the next read starts; with ICY metadata, counting audio bytes only.
     public private(set) var offset: UInt64 = 0
-    /// Cancels the stream from any thread.
-    public let canceller: CurlCanceller
+    /// Cancels the stream from any thread: the one given at opening, or one of its own.
+    public let cancellation: InputCancellation
     /// `icy-metaint`, or 0 without ICY metadata.
     public let metaInterval: Int
 
@@ -100,17 +60,17 @@ public final class CurlInputStream: InputStream {
     /// - Parameters:
     ///   - url: An `http://` or `https://` URL (see ``canOpen(_:)``).
     ///   - settings: The `input { plugin "curl" }` settings.
-    ///   - canceller: Cancels the open and the stream from another thread; a new one if `nil` (see
-    ///     ``canceller``).
+    ///   - cancellation: Cancels the open and the stream from another thread (its handler becomes this
+    ///     stream's); a new one if `nil` (see ``cancellation``). Cancelled already: the open fails at once.
     /// - Throws: `InputError.curl` (libcurl's failure: refused connection, unknown host, TLS, an HTTP status of
     ///   400 or more, too many redirects), `.httpStatus` (another status outside 200–299), `.cancelled`, `.io`
     ///   when no eventfd can be made.
-    public init(url: String, settings: CurlSettings = CurlSettings(), canceller: CurlCanceller? = nil)
+    public init(url: String, settings: CurlSettings = CurlSettings(), cancellation: InputCancellation? = nil)
         throws(InputError)
     {
         self.uri = url
         self.settings = settings
-        self.canceller = canceller ?? CurlCanceller()
+        self.cancellation = cancellation ?? InputCancellation()
         let buffer: AsyncStreamBuffer
         do {
             buffer = try AsyncStreamBuffer(capacity: settings.bufferSize, resumeAt: settings.resumeAt)
@@ -118,7 +78,8 @@ public final class CurlInputStream: InputStream {
             throw .io(error, uri: url)
         }
         self.buffer = buffer
-        self.canceller.attach(buffer)
+        // Weakly: a cancellation kept after the stream does not keep its buffer.
+        self.cancellation.onCancel { [weak buffer] in buffer?.cancel() }
         buffer.condition.lock()
         let generation = buffer.restart()
         buffer.condition.unlock()

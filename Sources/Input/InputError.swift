@@ -16,7 +16,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libcurl failed (connecting, resolving, TLS, an HTTP error of 400 or more, a transfer cut short, too many
     /// redirects): `message` is its error buffer, or its text for the code when that is empty.
     case curl(message: String, uri: String)
-    /// ``InputStream``'s user gave up on the stream (`CurlCanceller.cancel()`): every later call fails too.
+    /// ``InputStream``'s user gave up on the stream (`InputCancellation.cancel()`): every later call fails too.
     case cancelled(uri: String)
 
     /// Whether opening the stream failed (`open`): nothing could be read at all.

@@ -45,7 +45,7 @@ import Testing
     @Test func aRadioStreamDecodesWithItsTitles() throws {
         let url = Self.server.url("/radio/tone.mp3?metaint=8192&every=2")
         let radio = try CurlInputStream(url: url)
-        defer { radio.canceller.cancel() }
+        defer { radio.cancellation.cancel() }
         #expect(radio.mimeType == "audio/mpeg")
         let (format, frames, tags) = try self.decode(RewindInputStream(radio), limit: 44100 * 10)
         #expect(format.sampleRate == 44100)

@@ -159,25 +159,27 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
     }
 
     @Test func aCancelEndsAnOpenWaitingOnASilentServer() {
-        let canceller = CurlCanceller()
+        let cancellation = InputCancellation()
         let thread = NamedThread("cancel") {
             usleep(300_000)
-            canceller.cancel()
+            cancellation.cancel()
         }
         defer { thread.join() }
-        let error = inputError { _ = try CurlInputStream(url: Fixture.url("/stall/accept"), canceller: canceller) }
+        let error = inputError {
+            _ = try CurlInputStream(url: Fixture.url("/stall/accept"), cancellation: cancellation)
+        }
         #expect(error == .cancelled(uri: Fixture.url("/stall/accept")))
-        #expect(canceller.isCancelled)
+        #expect(cancellation.isCancelled)
     }
 
     @Test func aCancelEndsABlockedRead() throws {
         let stream = try CurlInputStream(url: Fixture.url("/stall/body/1000/data.bin"))
         #expect(stream.size == UInt64(Fixture.data.count))
         #expect(try readSome(stream, 1000) == Array(Fixture.data[0..<1000]))
-        let canceller = stream.canceller
+        let cancellation = stream.cancellation
         let thread = NamedThread("cancel") {
             usleep(300_000)
-            canceller.cancel()
+            cancellation.cancel()
         }
         defer { thread.join() }
         let error = inputError { _ = try readSome(stream, 10) }
@@ -189,14 +191,16 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
     @Test func headersWithoutBodyOpen() throws {
         let stream = try CurlInputStream(url: Fixture.url("/stall/headers/small.bin"))
         #expect(stream.size == UInt64(Fixture.small.count))
-        stream.canceller.cancel()
+        stream.cancellation.cancel()
         #expect(inputError { _ = try readSome(stream, 1) } == .cancelled(uri: stream.uri))
     }
 
     @Test func aCancelBeforeOpeningFailsTheOpen() {
-        let canceller = CurlCanceller()
-        canceller.cancel()
-        let error = inputError { _ = try CurlInputStream(url: Fixture.url("/file/small.bin"), canceller: canceller) }
+        let cancellation = InputCancellation()
+        cancellation.cancel()
+        let error = inputError {
+            _ = try CurlInputStream(url: Fixture.url("/file/small.bin"), cancellation: cancellation)
+        }
         #expect(error == .cancelled(uri: Fixture.url("/file/small.bin")))
     }
 
@@ -338,7 +342,7 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
         try stream.seek(to: 0)
         #expect(try stream.readBytes(30_000) == Array(Fixture.data[0..<30_000]))
         #expect(stream.readTag()?.contains(TagItem(.name, "Fermata Test Radio")) == true)
-        radio.canceller.cancel()
+        radio.cancellation.cancel()
     }
 
     @Test func theBufferIsBoundedAndTheServerWaits() throws {
