@@ -29,6 +29,11 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
+        // libcurl-gnutls, as Debian's mpd links it (libcurl4-gnutls-dev's libcurl.so is that flavour). The shim adds
+        // typed wrappers of the variadic curl_easy_setopt/curl_easy_getinfo, which Swift cannot call.
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
+
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
@@ -102,8 +107,14 @@ let package = Package(
         // encodes path strings for the kernel and decodes the names it returns.
         .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
 
-        // The input streams decoders and tag readers read through (mpd's input plugins): local files today.
+        // The input streams decoders and tag readers read through (mpd's input plugins): local files, memory, and
+        // the ICY metadata parser of HTTP streams. Model for the tags streams carry.
         .target(name: "Input", dependencies: ["Posix", "Model"], swiftSettings: settings),
+        // http(s) input streams through libcurl (mpd's curl input plugin) with ICY metadata, and the
+        // `input { plugin "curl" }` settings; the only importer of CCurl. ICU for `#charset=` stream URLs.
+        .target(
+            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU"],
+            swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
@@ -204,7 +215,11 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "InputTests", dependencies: ["Input", "Posix"], swiftSettings: settings),
+        .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "CurlTests",
+            dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "Formats", "TestTools"],
+            swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),

@@ -1,4 +1,5 @@
 #pragma once
+#include <unicode/ucnv.h>
 #include <unicode/ucol.h>
 #include <unicode/ustring.h>
 #include <unicode/utypes.h>
@@ -34,4 +35,14 @@ static inline char *fermata_u_strToUTF8(
     char *dest, int32_t destCapacity, int32_t *destLength, const UChar *src, int32_t srcLength,
     UErrorCode *status) {
     return u_strToUTF8(dest, destCapacity, destLength, src, srcLength, status);
+}
+
+static inline UConverter *fermata_ucnv_open(const char *name, UErrorCode *status) { return ucnv_open(name, status); }
+
+static inline void fermata_ucnv_close(UConverter *converter) { ucnv_close(converter); }
+
+static inline int32_t fermata_ucnv_toUChars(
+    UConverter *converter, UChar *dest, int32_t destCapacity, const char *src, int32_t srcLength,
+    UErrorCode *status) {
+    return ucnv_toUChars(converter, dest, destCapacity, src, srcLength, status);
 }

@@ -118,6 +118,7 @@ extension Settings {
         self.audioOutputs = file.blocks(named: "audio_output")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
         self.decoders.home = home
+        self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.warnings = Self.warnings(for: file)
     }
 

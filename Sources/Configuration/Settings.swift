@@ -23,7 +23,7 @@ public struct Settings: Sendable, Hashable {
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output", "decoder"]
+    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input"]
 
     // MARK: - Files and directories
 
@@ -158,6 +158,10 @@ public struct Settings: Sendable, Hashable {
     /// The `decoder` blocks, checked (each names its plugin); the format registry reads each plugin's.
     public var decoders: DecoderBlocks
 
+    /// The `input` blocks, checked (each names its plugin); the curl input reads its own
+    /// (`CurlSettings.configured(_:)`).
+    public var inputs: InputBlocks
+
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
@@ -202,6 +206,7 @@ public struct Settings: Sendable, Hashable {
         self.replayGainLimit = true
         self.audioOutputs = []
         self.decoders = .none
+        self.inputs = .none
         self.warnings = []
     }
 }

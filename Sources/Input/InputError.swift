@@ -10,6 +10,14 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     case notSeekable(uri: String)
     /// The stream is not a regular file (a directory, a device).
     case notAFile(uri: String)
+    /// The HTTP server answered with a status outside 200–299 that libcurl did not fail on itself (such as a
+    /// 3xx without a `Location`): `mpd`'s `got HTTP status N`.
+    case httpStatus(Int, uri: String)
+    /// libcurl failed (connecting, resolving, TLS, an HTTP error of 400 or more, a transfer cut short, too many
+    /// redirects): `message` is its error buffer, or its text for the code when that is empty.
+    case curl(message: String, uri: String)
+    /// ``InputStream``'s user gave up on the stream (`InputCancellation.cancel()`): every later call fails too.
+    case cancelled(uri: String)
 
     /// Whether opening the stream failed (`open`): nothing could be read at all.
     public var isOpenFailure: Bool {
@@ -17,13 +25,19 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// The text `mpd`'s input layer gives: "Failed to open '<uri>': <reason>" when opening failed, else
+    /// The text `mpd`'s input layer gives: "Failed to open '<uri>': <reason>" when opening a file failed;
+    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); else
     /// ``description``. Any thread.
     public var mpdMessage: String {
         if case .io(let error, let uri) = self, error.function == "open" {
             return "Failed to open '\(uri)': \(error.errno)"
         }
-        return self.description
+        switch self {
+        case .httpStatus(let status, _): return "got HTTP status \(status)"
+        case .curl(let message, _): return "CURL failed: \(message)"
+        case .cancelled: return "Cancelled"
+        case .io, .notSeekable, .notAFile: return self.description
+        }
     }
 
     /// A one-line explanation naming the stream.
@@ -32,6 +46,16 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let error, let uri): "\(uri): \(error)"
         case .notSeekable(let uri): "\(uri): cannot seek"
         case .notAFile(let uri): "\(uri): not a regular file"
+        case .httpStatus, .curl, .cancelled: "\(self.uri): \(self.mpdMessage)"
+        }
+    }
+
+    /// The stream the error is about.
+    public var uri: String {
+        switch self {
+        case .io(_, let uri), .notSeekable(let uri), .notAFile(let uri), .httpStatus(_, let uri), .curl(_, let uri),
+            .cancelled(let uri):
+            uri
         }
     }
 }

@@ -391,8 +391,8 @@ struct SettingsTests {
                 type "null"
             }
             bind_to_address "any"
-            input {
-                plugin "curl"
+            neighbors {
+                plugin "udisks"
             }
             log_level "notice"
             """)
@@ -401,7 +401,7 @@ struct SettingsTests {
                 "\(Self.path):2: option \"user\" is not supported by Fermata yet and is ignored",
                 "\(Self.path):4: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
                 "\(Self.path):5: option \"user\" is not supported by Fermata yet and is ignored",
-                "\(Self.path):10: block \"input\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):10: block \"neighbors\" is not supported by Fermata yet and is ignored",
             ])
     }
 
