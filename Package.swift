@@ -198,7 +198,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "StoredPlaylists", "Zeroconf",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.

@@ -46,10 +46,8 @@ extension FormatRegistry {
         let start = input.offset
         var firstError: FormatError?
         for (index, plugin) in candidates.enumerated() {
-            if index > 0 {
-                // mpd rewinds before each plugin and ignores a stream that cannot.
-                guard input.isSeekable, (try? input.seek(to: start)) != nil else { break }
-            }
+            // mpd rewinds before each plugin, and tries it even when the stream cannot rewind.
+            if index > 0 { try? input.seek(to: start) }
             do {
                 return StreamDecoder(decoder: try plugin.makeDecoder(input: input), input: input)
             } catch {

@@ -129,9 +129,8 @@ final class StateFileService {
         if uri.hasPrefix("/") {
             guard let file = QueueCommands.fileSong(uri, server: self.server) else { return nil }
             song = file
-        } else if let end = PlaylistFile.schemeEnd(uri) {
-            let scheme = String(decoding: uri.utf8.prefix(end), as: UTF8.self)
-            guard PlaylistCommands.appendableSchemes.contains(scheme) else { return nil }
+        } else if PlaylistFile.schemeEnd(uri) != nil {
+            guard QueueCommands.isRemote(uri, server: self.server) else { return nil }
             var info = SongInfo(tags: entry.tags)
             info.durationMilliseconds = entry.durationSeconds.map { UInt64(max(0, $0) * 1000) }
             song = QueueSong(uri: uri, modificationTime: entry.modificationTime, info: info)

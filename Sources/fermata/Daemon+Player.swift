@@ -2,7 +2,9 @@
 
 import ALSA
 import Configuration
+import Curl
 import Formats
+import Input
 import Model
 import Network
 import Playback
@@ -19,15 +21,22 @@ extension Daemon {
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
-        settings: Settings, formats: FormatRegistry, loop: EventLoop, logger: Logger
+        settings: Settings, formats: FormatRegistry, curl: CurlSettings?, loop: EventLoop, logger: Logger
     ) throws(StartupError) -> Player {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
         let outputs = try AudioOutputSetup.outputs(
             settings: settings, plugins: Self.outputPlugins(logger: logger), logger: logger,
             makeSoftwareMixer: { SoftwareMixer() }, onMixerChange: { mixerChanges.forward() })
+        var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+        if let curl {
+            streams = { (url, cancellation) throws(FormatError) in
+                try Self.openStream(url, curl: curl, cancellation: cancellation, formats: formats)
+            }
+        }
         let player = Player(
             loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
+            streams: streams,
             outputs: outputs.map { ($0.configuration, $0.output, $0.mixer) },
             audioBufferSize: settings.audioBufferSize,
             replayGain: ReplayGainSettings(
@@ -39,6 +48,27 @@ extension Daemon {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
         }
         return player
+    }
+}
+
+extension Daemon {
+    /// Opens a decoder for a URL as `mpd`'s decoder thread does: the input plugin for its scheme (curl for
+    /// http(s)), with the first 64 KiB kept for probing when it cannot seek, then the format plugin by MIME type
+    /// and suffix. Decoder thread.
+    ///
+    /// - Throws: `FormatError.input` when the stream cannot be opened (`CURL failed: …`) or no input plugin
+    ///   opens the scheme; what the format plugins throw.
+    static func openStream(
+        _ url: String, curl: CurlSettings, cancellation: InputCancellation, formats: FormatRegistry
+    ) throws(FormatError) -> any Decoder {
+        guard CurlInputStream.canOpen(url) else { throw .notRecognized(path: url) }
+        let stream: CurlInputStream
+        do {
+            stream = try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+        } catch {
+            throw .input(error)
+        }
+        return try formats.openStreamDecoder(input: RewindInputStream(stream))
     }
 }
 

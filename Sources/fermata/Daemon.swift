@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import Curl
 import Formats
 import Glibc
 import Library
@@ -88,8 +89,19 @@ enum Daemon {
             throw StartupError(description: "\(error)")
         }
 
-        let options = try Self.serverOptions(
+        // The one place that knows which input plugins exist: curl for http(s), unless disabled.
+        let curl: CurlSettings?
+        do {
+            let configured = try CurlSettings.configured(settings.inputs)
+            for warning in configured?.warnings ?? [] { logger.warning(warning) }
+            curl = configured?.settings
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+
+        var options = try Self.serverOptions(
             from: settings, formats: formats, environment: environment, logger: logger)
+        if curl != nil { options.remoteSchemes = CurlGlobal.protocols }
 
         if let pidFile = settings.pidFile {
             do {
@@ -113,7 +125,7 @@ enum Daemon {
         defer { signals.close() }
 
         let player = try Self.makePlayer(
-            settings: settings, formats: formats, loop: loop, logger: logger.labelled("player"))
+            settings: settings, formats: formats, curl: curl, loop: loop, logger: logger.labelled("player"))
         let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }

@@ -32,9 +32,6 @@ enum PlaylistCommands {
     /// `mpd` lists the stored-playlist commands only with a playlist directory.
     @Sendable static func enabled(_ server: Server) -> Bool { server.options.playlists.isEnabled }
 
-    /// The URL schemes `playlistadd` accepts without a position (`mpd` asks its input plugins; the others
-    /// are refused with `Unsupported URI scheme`).
-    static let appendableSchemes: Set<String> = ["http", "https"]
 
     /// The playlist directory's settings.
     static func directory(_ context: CommandContext) -> PlaylistDirectory { context.server.options.playlists }
@@ -247,8 +244,10 @@ enum PlaylistCommands {
             return .ok
         }
         if isURL {
-            let scheme = String(decoding: uri.utf8.prefix(PlaylistFile.schemeEnd(uri) ?? 0), as: UTF8.self)
-            guard appendableSchemes.contains(scheme) else { throw AckError(.arg, "Unsupported URI scheme") }
+            // As mpd: a URL only an input plugin's scheme opens.
+            guard QueueCommands.isRemote(uri, server: context.server) else {
+                throw AckError(.arg, "Unsupported URI scheme")
+            }
             try append([uri], to: name, context: context)
         } else {
             try append(try songs(at: uri, context: context), to: name, context: context)
@@ -350,9 +349,9 @@ enum PlaylistCommands {
             else { return nil }
             return QueueCommands.fileSong(uri, server: context.server)
         }
-        guard let end = PlaylistFile.schemeEnd(uri),
-            appendableSchemes.contains(String(decoding: uri.utf8.prefix(end), as: UTF8.self))
-        else { return nil }
+        guard PlaylistFile.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, server: context.server) else {
+            return nil
+        }
         return QueueSong(uri: uri)
     }
 
