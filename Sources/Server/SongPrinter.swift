@@ -3,6 +3,7 @@
 import Glibc
 import Library
 import Model
+import Playback
 
 /// Writes songs and directories in `mpd`'s response grammar.
 enum SongPrinter {
@@ -120,6 +121,22 @@ enum SongPrinter {
         var reply = ReplyBuffer(capacity: 512)
         Self.appendSong(song, of: songs, visibleTags: visibleTags, to: &reply)
         client.write(bytes: reply.bytes)
+    }
+
+    /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
+    /// one, and `Time`/`duration` of the range.
+    static func writeSong(_ song: QueueSong, visibleTags: TagMask, to client: Client) {
+        var info = song.info
+        info.durationMilliseconds = song.durationMilliseconds
+        var range: String?
+        if song.endMilliseconds > 0 {
+            range = "\(Self.seconds3(song.startMilliseconds))-\(Self.seconds3(song.endMilliseconds))"
+        } else if song.startMilliseconds > 0 {
+            range = "\(Self.seconds3(song.startMilliseconds))-"
+        }
+        Self.writeSong(
+            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
+            visibleTags: visibleTags, to: client)
     }
 
     /// `directory: path`, and `Last-Modified` in the full form. The root is never printed.
