@@ -179,3 +179,26 @@ private func parse(_ text: String, _ suffix: String) throws -> [PlaylistEntry] {
         #expect(CueParser.position(Array(text.utf8)[...]) == expected)
     }
 }
+
+@Suite struct EmbeddedCueTests {
+    @Test func tracksNameTheFileItself() {
+        let pairs = [
+            (name: "TITLE", value: "x"),
+            (
+                name: "CueSheet",
+                value:
+                    "FILE \"other.wav\" WAVE\r\nTRACK 01 AUDIO\r\nINDEX 01 00:00:00\rTRACK 02 AUDIO\nINDEX 01 00:01:00"
+            ),
+        ]
+        let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
+        #expect(sheet != nil)
+        let entries = EmbeddedCuePlaylistPlugin.entries(cuesheet: sheet ?? "", fileName: "album.flac")
+        #expect(
+            entries == [
+                PlaylistEntry(uri: "album.flac", tags: [TagItem(.track, "01")], endMilliseconds: 1000),
+                PlaylistEntry(uri: "album.flac", tags: [TagItem(.track, "02")], startMilliseconds: 1000),
+            ])
+        #expect(
+            EmbeddedCuePlaylistPlugin.supports(suffix: "FLAC") && !EmbeddedCuePlaylistPlugin.supports(suffix: "cue"))
+    }
+}

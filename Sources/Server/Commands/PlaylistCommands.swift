@@ -158,12 +158,20 @@ enum PlaylistCommands {
             }
         }
         guard DatabaseCommands.isSafeLocalURI(located), let root = context.server.options.musicDirectory,
-            let suffix = Self.suffix(of: located), PlaylistRegistry.supports(suffix: suffix),
-            let bytes = try? readFile(atPath: root + "/" + located)
+            let suffix = Self.suffix(of: located)
         else { return nil }
+        let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
+        let path = root + "/" + located
+        // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
+        if EmbeddedCuePlaylistPlugin.supports(suffix: suffix), let reader = context.server.options.commentReader,
+            let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
+        {
+            let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            return (EmbeddedCuePlaylistPlugin.entries(cuesheet: sheet, fileName: name), base)
+        }
+        guard PlaylistRegistry.supports(suffix: suffix), let bytes = try? readFile(atPath: path) else { return nil }
         do {
-            let entries = try PlaylistRegistry.entries(bytes, suffix: suffix)
-            return (entries, located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil)
+            return (try PlaylistRegistry.entries(bytes, suffix: suffix), base)
         } catch {
             logger.error("cannot read playlist", ["uri": located, "error": error.message])
             return nil
