@@ -84,10 +84,12 @@ enum SongPrinter {
     }
 
     /// A database song's full block, written from the table's columns (what `appendSong(uri:…)` writes for
-    /// `songs[song]`); without `Format` when `format` is false.
+    /// `songs[song]`); without `Format` when `format` is false. A song holding a cue sheet is followed by its
+    /// `playlist:` line, as `mpd`'s database printer adds it (sorted results too).
     static func appendSong(
         _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, to reply: inout ReplyBuffer
     ) {
+        defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
         // A database URI is a relative path: it has no credentials to hide.
         reply.key("file")
         let path = songs.directoryPath(song)
@@ -114,6 +116,12 @@ enum SongPrinter {
             Self.appendSeconds3(duration, to: &reply)
             reply.append(byte: UInt8(ascii: "\n"))
         }
+    }
+
+    /// `playlist: URI` for a song whose tags hold a cue sheet (`mpd`'s `has_playlist`); nothing otherwise.
+    static func appendPlaylistLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
+        guard songs.hasPlaylist(song) else { return }
+        reply.rawLine("playlist", songs.uri(song))
     }
 
     /// A database song's full block.
