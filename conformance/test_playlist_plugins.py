@@ -31,10 +31,6 @@ from mpdtest import arg
 #: plugin's `as_directory`) and hides the file they name from `lsinfo` (`hide_playlist_targets`).
 CUE_FOLDER = "the database's cue sheet directories (virtual track songs, hidden targets) are not built yet"
 
-#: mpd marks a song whose tags have a CUESHEET pair (`has_playlist`) and lists it as a playlist too, after
-#: its song block, wherever the database prints songs (lsinfo, listall(info), find…).
-EMBEDDED_SHEET = "songs with a CUESHEET tag are not marked in the database yet (mpd's has_playlist)"
-
 PLAYLISTS = [
     "top.m3u", "lists/plain.m3u", "lists/ext.m3u", "lists/header-spaces.m3u8", "lists/no-header.m3u8",
     "lists/bom.m3u", "lists/crlf.m3u", "lists/empty.m3u", "lists/comments.m3u", "lists/nul.m3u",
@@ -73,11 +69,12 @@ def _expected_failure(reason: str):
 
 
 @pytest.mark.parametrize("directory", [
-    "lists", "songs", "songs/nested",
+    # embedded/: mpd marks a song whose tags have a CUESHEET pair (`has_playlist`) and lists it as a playlist
+    # too, after its song block, wherever the database prints songs (lsinfo, listall(info), find, search).
+    "lists", "songs", "songs/nested", "embedded",
     pytest.param("cue", marks=_expected_failure(CUE_FOLDER)),
-    # The root's recursive listings include cue/ (and embedded/).
+    # The root's recursive listings include cue/.
     pytest.param("", marks=_expected_failure(CUE_FOLDER)),
-    pytest.param("embedded", marks=_expected_failure(EMBEDDED_SHEET)),
 ])
 def test_browse(pair, directory):
     formatcases.browse(pair, directory)
@@ -106,6 +103,12 @@ def test_load_range(pair, playlist, window):
     p = arg(playlist)
     formatcases.run(pair, f"clear\nadd songs/one.flac\nload {p} {window}\nplaylistinfo\nclear\n",
                     f"load {playlist} {window}")
+
+
+def test_find_marks_embedded_sheets(pair):
+    """find and search print a song's playlist line after its block, sorted or not."""
+    formatcases.run(pair, "find base embedded\nfind base embedded sort Title\nsearch title sheet\n",
+                    "find embedded")
 
 
 def test_tag_types(pair):
