@@ -55,9 +55,9 @@ def test_queue(format_pair, sub):
 
 
 @pytest.mark.xfail(reason="not this piece: mpd marks a song with an embedded cue sheet (APE `Cuesheet`, FLAC's "
-                          "CUESHEET too: its tag's has_playlist) and lists it as `playlist:` as well; Fermata's "
-                          "embcue plugin reads such sheets for listplaylist and load, but its database does not "
-                          "mark the songs yet")
+                          "CUESHEET too: its tag's has_playlist) and lists it as `playlist:` as well; Fermata "
+                          "marks FLAC and Ogg Vorbis songs with a CUESHEET comment, not yet a WavPack file's APE "
+                          "`Cuesheet` item")
 def test_embedded_cue_sheet(format_pair):
     formatcases.browse(format_pair, f"{ROOT}/cuesheet")
 
