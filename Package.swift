@@ -62,6 +62,8 @@ let package = Package(
         .systemLibrary(
             name: "CVorbis", path: "Sources/CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
         .systemLibrary(
@@ -161,6 +163,12 @@ let package = Package(
             ],
             swiftSettings: settings),
 
+        // XML parsing through libexpat, as mpd's ExpatParser; the only importer of CExpat.
+        .target(name: "Expat", dependencies: ["CExpat"], swiftSettings: settings),
+        // Playlist plugins (mpd's m3u, extm3u, pls, xspf, asx, rss, cue): pure parsers, bytes in, entries out,
+        // and their registry in mpd's order.
+        .target(name: "Playlists", dependencies: ["Model", "Expat"], swiftSettings: settings),
+
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
 
@@ -189,7 +197,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
-                "Playback",
+                "Playback", "Playlists",
             ],
             swiftSettings: settings),
 
@@ -211,6 +219,7 @@ let package = Package(
         .testTarget(
             name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Posix", "TestSupport"],
             swiftSettings: settings),
+        .testTarget(name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 for _name in ("CI", "BUILD_NUMBER"):
     os.environ.pop(_name, None)
 
+import formatcases  # noqa: E402
 import mpdtest  # noqa: E402
 from mpdtest import CACHE_DIR, REPO_ROOT, Server  # noqa: E402
 
@@ -65,13 +66,7 @@ def music_dir() -> Path:
 @pytest.fixture(scope="session")
 def format_music() -> Path:
     """The multi-format library (tools/make-format-fixtures.py): one directory per format."""
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    out = CACHE_DIR / "formats"
-    with open(CACHE_DIR / "formats.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "make-format-fixtures.py"),
-                        str(out), "--quiet"], check=True, timeout=900)
-    return out
+    return formatcases.format_library("formats")
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,10 @@ counting, readcomments, readpicture, the queue, and status after play and seek.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,18 @@ from mpdtest import arg, make_case
 
 AUDIO_SUFFIXES = {".flac", ".oga", ".ogg", ".opus", ".wav", ".aif", ".aiff", ".au", ".m4a", ".mp4",
                   ".wv", ".wma", ".ape", ".mka", ".mp3", ".aac", ".caf", ".w64", ".voc", ".snd"}
+
+
+def format_library(name: str, only: str = "") -> Path:
+    """Builds (once, under a lock: parallel sessions share the cache) the multi-format library of
+    tools/make-format-fixtures.py into the cache directory `name`, only the modules `only` names if given."""
+    mpdtest.CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    out = mpdtest.CACHE_DIR / name
+    with open(mpdtest.CACHE_DIR / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run([sys.executable, str(mpdtest.REPO_ROOT / "tools" / "make-format-fixtures.py"), str(out),
+                        "--quiet"] + (["--only", only] if only else []), check=True, timeout=900)
+    return out
 
 
 def run(pair, spec, name, **options):

@@ -54,9 +54,10 @@ def test_queue(format_pair, sub):
     formatcases.queue(format_pair, f"{ROOT}/{sub}")
 
 
-@pytest.mark.xfail(reason="not this piece: mpd's embcue playlist plugin lists a song with an embedded cue sheet "
-                          "(APE `Cuesheet`, FLAC's CUESHEET too) as `playlist:` as well; Fermata has no playlist "
-                          "plugins for song files yet")
+@pytest.mark.xfail(reason="not this piece: mpd marks a song with an embedded cue sheet (APE `Cuesheet`, FLAC's "
+                          "CUESHEET too: its tag's has_playlist) and lists it as `playlist:` as well; Fermata "
+                          "marks FLAC and Ogg Vorbis songs with a CUESHEET comment, not yet a WavPack file's APE "
+                          "`Cuesheet` item")
 def test_embedded_cue_sheet(format_pair):
     formatcases.browse(format_pair, f"{ROOT}/cuesheet")
 

@@ -10,7 +10,7 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config icy id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
+ALL_TARGETS="protocol filter config icy playlists id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
@@ -28,6 +28,7 @@ modules() {
     case "$1" in
         protocol) echo "Server MPDProtocol Configuration Network Library ICU TestSupport Sticker StoredPlaylists Playback Soxr $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
+        playlists) echo "Playlists Expat Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
         icy) echo "Input Posix Model PCRE" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
@@ -41,6 +42,7 @@ for target in $targets; do
     case "$target" in
         protocol) roots="$roots Server TestSupport" ;;
         filter) roots="$roots MPDProtocol" ;;
+        playlists) roots="$roots Playlists" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;
         icy) roots="$roots Input" ;;
         *) if is_format_target "$target"; then roots="$roots Formats"; else modules "$target"; fi ;;

@@ -19,7 +19,8 @@ import Posix
 ///   playlists: count, then name, mtime each
 ///   songs: count, then each in the snapshot's order:
 ///     name (raw bytes), mtime, size, duration ms + 1 (0: unknown), sample rate + 1 (0: no format)
-///     [sample format byte, channels], flags (bit 0: picture; bits 1–4: which ReplayGain values follow)
+///     [sample format byte, channels], flags (bit 0: picture; bits 1–4: which ReplayGain values follow; bit 5: a
+///     cue sheet in the tags)
 ///     [ReplayGain doubles], tags: count, then (position in the tags list, value number) each
 /// ```
 ///
@@ -121,6 +122,7 @@ public enum DatabaseFile {
                 let gains = [gain.trackGain, gain.trackPeak, gain.albumGain, gain.albumPeak]
                 var flags: UInt8 = songs.hasPicture(song) ? 1 : 0
                 for (bit, value) in gains.enumerated() where value != nil { flags |= 2 << bit }
+                if songs.hasPlaylist(song) { flags |= 0x20 }
                 out.bytes.append(flags)
                 for value in gains { if let value { Writer.appendFixed(value.bitPattern, to: &out.bytes) } }
                 let kept = songs.tagPositions(song).filter { tagPosition[songs.tagType(at: $0).rawValue] != .max }
@@ -350,9 +352,9 @@ public enum DatabaseFile {
                     sampleRate: rate - 1, sampleFormat: DatabaseFile.sampleFormats[sample], channels: channels)
             }
             let flags = try self.byte()
-            guard flags < 32 else { throw Damaged() }
+            guard flags < 64 else { throw Damaged() }
             var replayGain = ReplayGainInfo()
-            if flags > 1 {
+            if flags & 0x1E != 0 {
                 var gains: [Double?] = []
                 for bit in 0..<4 {
                     gains.append(flags & (2 << bit) != 0 ? Double(bitPattern: try self.fixed64()) : nil)
@@ -363,7 +365,7 @@ public enum DatabaseFile {
             songs.addSong(
                 name: name, directory: directory, modificationTime: modificationTime, size: size,
                 durationMilliseconds: duration > 0 ? duration - 1 : nil, audioFormat: audioFormat,
-                replayGain: replayGain, hasPicture: flags & 1 != 0)
+                replayGain: replayGain, hasPicture: flags & 1 != 0, hasPlaylist: flags & 0x20 != 0)
             let tagCount = try self.count(below: self.bytes.count - self.position + 1)
             for _ in 0..<tagCount {
                 let position = Int(try self.byte())

@@ -150,6 +150,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
         @usableFromInline var channels: UInt32
         @usableFromInline var sampleFormat: SampleFormat
         @usableFromInline var hasPicture: Bool
+        @usableFromInline var hasPlaylist: Bool
     }
 
     @usableFromInline let records: [Record]
@@ -210,6 +211,9 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
     /// Whether the file has an embedded picture.
     public func hasPicture(_ song: Int32) -> Bool { self.records[Int(song)].hasPicture }
+
+    /// Whether song `song` carries a cue sheet in its tags (`SongInfo.hasPlaylist`).
+    public func hasPlaylist(_ song: Int32) -> Bool { self.records[Int(song)].hasPlaylist }
 
     /// The file name in its directory, as raw bytes.
     @inlinable
@@ -308,7 +312,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
         }
         return SongInfo(
             tags: tags, durationMilliseconds: self.durationMilliseconds(song), audioFormat: self.audioFormat(song),
-            replayGain: self.replayGain(song), hasPicture: record.hasPicture)
+            replayGain: self.replayGain(song), hasPicture: record.hasPicture, hasPlaylist: record.hasPlaylist)
     }
 
     /// How many distinct values (by bytes) songs have for `type`.
@@ -356,7 +360,8 @@ public struct SongTable: Sendable, RandomAccessCollection {
         /// Adds a song whose tags are added next with `addTag`.
         mutating func addSong(
             name: some Collection<UInt8>, directory: Int32, modificationTime: Int64, size: Int64,
-            durationMilliseconds: UInt64?, audioFormat: AudioFormat?, replayGain: ReplayGainInfo, hasPicture: Bool
+            durationMilliseconds: UInt64?, audioFormat: AudioFormat?, replayGain: ReplayGainInfo, hasPicture: Bool,
+            hasPlaylist: Bool = false
         ) {
             var gain: Int32 = -1
             if !replayGain.isEmpty {
@@ -372,7 +377,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
                     replayGain: gain,
                     sampleRate: audioFormat.map { UInt32(truncatingIfNeeded: $0.sampleRate + 1) } ?? 0,
                     channels: audioFormat.map { UInt32(truncatingIfNeeded: $0.channels) } ?? 0,
-                    sampleFormat: audioFormat?.sampleFormat ?? .s16, hasPicture: hasPicture))
+                    sampleFormat: audioFormat?.sampleFormat ?? .s16, hasPicture: hasPicture, hasPlaylist: hasPlaylist))
             self.names.append(contentsOf: name)
         }
 
@@ -389,7 +394,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 self.addSong(
                     name: RawText.encode(song.name), directory: directory, modificationTime: song.modificationTime,
                     size: song.size, durationMilliseconds: info.durationMilliseconds, audioFormat: info.audioFormat,
-                    replayGain: info.replayGain, hasPicture: info.hasPicture)
+                    replayGain: info.replayGain, hasPicture: info.hasPicture, hasPlaylist: info.hasPlaylist)
                 for item in info.tags { self.addTag(item.type, value: self.values.number(for: item.value)) }
             case .snapshot(let database, let index):
                 self.copy(index, of: database)

@@ -81,17 +81,21 @@ public struct SongInfo: Sendable, Hashable {
     public var replayGain: ReplayGainInfo
     /// Whether the file has an embedded picture (for `readpicture`).
     public var hasPicture: Bool
+    /// Whether its tags hold a `CUESHEET` pair (`mpd`'s `has_playlist`): the database lists the song as a
+    /// playlist too.
+    public var hasPlaylist: Bool
 
     /// Creates an empty info.
     public init(
         tags: [TagItem] = [], durationMilliseconds: UInt64? = nil, audioFormat: AudioFormat? = nil,
-        replayGain: ReplayGainInfo = ReplayGainInfo(), hasPicture: Bool = false
+        replayGain: ReplayGainInfo = ReplayGainInfo(), hasPicture: Bool = false, hasPlaylist: Bool = false
     ) {
         self.tags = tags
         self.durationMilliseconds = durationMilliseconds
         self.audioFormat = audioFormat
         self.replayGain = replayGain
         self.hasPicture = hasPicture
+        self.hasPlaylist = hasPlaylist
     }
 
     /// The values of one tag type, in stored order.

@@ -3,6 +3,7 @@
 import Glibc
 import Library
 import Model
+import Playback
 
 /// Writes songs and directories in `mpd`'s response grammar.
 enum SongPrinter {
@@ -83,10 +84,12 @@ enum SongPrinter {
     }
 
     /// A database song's full block, written from the table's columns (what `appendSong(uri:…)` writes for
-    /// `songs[song]`); without `Format` when `format` is false.
+    /// `songs[song]`); without `Format` when `format` is false. A song holding a cue sheet is followed by its
+    /// `playlist:` line, as `mpd`'s database printer adds it (sorted results too).
     static func appendSong(
         _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, to reply: inout ReplyBuffer
     ) {
+        defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
         // A database URI is a relative path: it has no credentials to hide.
         reply.key("file")
         let path = songs.directoryPath(song)
@@ -115,11 +118,33 @@ enum SongPrinter {
         }
     }
 
+    /// `playlist: URI` for a song whose tags hold a cue sheet (`mpd`'s `has_playlist`); nothing otherwise.
+    static func appendPlaylistLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
+        guard songs.hasPlaylist(song) else { return }
+        reply.rawLine("playlist", songs.uri(song))
+    }
+
     /// A database song's full block.
     static func writeSong(_ song: Int32, of songs: SongTable, visibleTags: TagMask, to client: Client) {
         var reply = ReplyBuffer(capacity: 512)
         Self.appendSong(song, of: songs, visibleTags: visibleTags, to: &reply)
         client.write(bytes: reply.bytes)
+    }
+
+    /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
+    /// one, and `Time`/`duration` of the range.
+    static func writeSong(_ song: QueueSong, visibleTags: TagMask, to client: Client) {
+        var info = song.info
+        info.durationMilliseconds = song.durationMilliseconds
+        var range: String?
+        if song.endMilliseconds > 0 {
+            range = "\(Self.seconds3(song.startMilliseconds))-\(Self.seconds3(song.endMilliseconds))"
+        } else if song.startMilliseconds > 0 {
+            range = "\(Self.seconds3(song.startMilliseconds))-"
+        }
+        Self.writeSong(
+            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
+            visibleTags: visibleTags, to: client)
     }
 
     /// `directory: path`, and `Last-Modified` in the full form. The root is never printed.

@@ -103,13 +103,6 @@ public struct PlaylistDirectory: Sendable {
             try self.content(name), musicDirectory: self.musicDirectory, limit: self.maximumLength)
     }
 
-    /// The entries of playlist `name` as listed (see `PlaylistFile.listedEntries`), or `nil` when there
-    /// is no such playlist (or the name cannot be one).
-    public func listedEntries(_ name: String) -> [String]? {
-        guard Self.isValidName(name), let bytes = try? self.content(name) else { return nil }
-        return PlaylistFile.listedEntries(bytes)
-    }
-
     // MARK: - Changing
 
     /// Replaces playlist `name` (created when missing) with `uris`.

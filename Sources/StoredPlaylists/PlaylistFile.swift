@@ -51,18 +51,6 @@ public enum PlaylistFile {
         return entries
     }
 
-    /// The entries as `mpd`'s m3u reader lists them (`listplaylist`, `load`): each line stripped of
-    /// surrounding white space, comment and empty lines skipped, nothing translated.
-    public static func listedEntries(_ bytes: [UInt8]) -> [String] {
-        var entries: [String] = []
-        for line in Self.lines(bytes) {
-            let stripped = line.drop(while: { $0 <= 0x20 }).reversed().drop(while: { $0 <= 0x20 }).reversed()
-            guard let first = stripped.first, first != UInt8(ascii: "#") else { continue }
-            entries.append(RawText.decode(stripped))
-        }
-        return entries
-    }
-
     /// The line written for `uri`: as given, or under the music directory when absolute paths are
     /// asked for and `uri` is a song path. `nil` when `mpd` would skip it (an absolute path is asked
     /// for but there is no music directory).

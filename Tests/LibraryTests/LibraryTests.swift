@@ -186,7 +186,7 @@ struct DatabaseFileTests {
         info = SongInfo(
             tags: [TagItem(.album, "Al"), TagItem(.title, "\u{212A}"), TagItem(.title, "K")],
             durationMilliseconds: 123_456_789,
-            audioFormat: AudioFormat(sampleRate: 2_822_400, sampleFormat: .dsd, channels: 6))
+            audioFormat: AudioFormat(sampleRate: 2_822_400, sampleFormat: .dsd, channels: 6), hasPlaylist: true)
         root.songs["b.mp3"] = TreeSong(name: "b.mp3", modificationTime: 0, size: 0, info: info)
         root.songs["plain.wav"] = TreeSong(name: "plain.wav", modificationTime: 9, size: 44, info: SongInfo())
         var sub = TreeDirectory(name: "Sub dir")

@@ -23,11 +23,6 @@ import TestSupport
         #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 2).count == 2)
     }
 
-    @Test func listedEntriesAreStripped() {
-        let text = "  #comment\n\t a.mp3 \r\n\n   \nb [x].mp3"
-        #expect(PlaylistFile.listedEntries(Array(text.utf8)) == ["a.mp3", "b [x].mp3"])
-    }
-
     @Test func linesAreRelativeOrAbsoluteAsConfigured() {
         #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: false, musicDirectory: "/m") == "a.mp3")
         #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: true, musicDirectory: "/m") == "/m/a.mp3")

@@ -41,6 +41,7 @@ enum FLACScan {
                 for entry in entries {
                     if let item = VorbisComment.tagItem(entry[...]) { raw.append(item) }
                     VorbisComment.applyReplayGain(entry[...], to: &info.replayGain)
+                    if VorbisComment.isCuesheet(entry[...]) { info.hasPlaylist = true }
                 }
             case .streamInfo(let stream):
                 if stream.sampleRate > 0 {

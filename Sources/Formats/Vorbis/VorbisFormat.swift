@@ -36,6 +36,7 @@ public struct VorbisFormat: FormatPlugin {
         var replayGain = ReplayGainInfo()
         var raw: [RawTagItem] = []
         var hasPicture = false
+        var hasPlaylist = false
         for comment in stream.comments {
             let entry = comment[...]
             if let picture = VorbisComment.value(of: entry, named: Self.pictureName) {
@@ -43,6 +44,7 @@ public struct VorbisFormat: FormatPlugin {
                 continue
             }
             VorbisComment.applyReplayGain(entry, to: &replayGain)
+            if VorbisComment.isCuesheet(entry) { hasPlaylist = true }
             if let item = VorbisComment.tagItem(entry) { raw.append(item) }
         }
         let rate = stream.sampleRate
@@ -56,7 +58,7 @@ public struct VorbisFormat: FormatPlugin {
         }
         return SongInfo(
             tags: TagCollector.tagItems(raw), durationMilliseconds: duration, audioFormat: format,
-            replayGain: replayGain, hasPicture: hasPicture)
+            replayGain: replayGain, hasPicture: hasPicture, hasPlaylist: hasPlaylist)
     }
 
     /// The first `METADATA_BLOCK_PICTURE` comment that decodes to a picture.

@@ -59,6 +59,13 @@ public enum VorbisComment {
         return (entry[..<equals], entry[(equals + 1)...])
     }
 
+    /// Whether an entry is a `CUESHEET` pair (name compared ASCII case-insensitively, any value), which makes
+    /// `mpd`'s tag handler mark the song as holding a playlist (`has_playlist`).
+    public static func isCuesheet(_ entry: ArraySlice<UInt8>) -> Bool {
+        guard let pair = self.pair(entry) else { return false }
+        return pair.name.map(lowercasedASCII).elementsEqual("cuesheet".utf8)
+    }
+
     /// Applies a `REPLAYGAIN_*` entry (`mpd`'s `ParseReplayGainVorbis`).
     ///
     /// - Returns: whether the entry was one of the four ReplayGain names.

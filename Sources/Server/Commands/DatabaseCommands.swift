@@ -126,7 +126,10 @@ enum DatabaseCommands {
             if full {
                 SongPrinter.writeSong(index, of: database.songs, visibleTags: tags, to: client)
             } else {
-                client.write("file: \(database.songs.uri(index))\n")
+                var reply = ReplyBuffer(capacity: 256)
+                reply.rawLine("file", database.songs.uri(index))
+                SongPrinter.appendPlaylistLine(index, of: database.songs, to: &reply)
+                client.write(bytes: reply.bytes)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]

@@ -4,6 +4,7 @@ import Library
 import MPDProtocol
 import Model
 import Playback
+import Playlists
 import Posix
 import StoredPlaylists
 
@@ -91,16 +92,22 @@ enum PlaylistCommands {
         }
     }
 
-    /// One entry of a listed playlist: its URI as `mpd` prints it and the database song, if it is one.
+    /// One entry of a listed playlist: what the playlist gave, its URI as `mpd` prints it and the database
+    /// song, if it is one.
     struct ListedSong {
-        /// The URI, resolved against the playlist's directory, with dot segments squashed.
+        /// The entry as the playlist plugin gave it.
+        var entry: PlaylistEntry
+        /// The URI, resolved against the playlist's directory, with dot segments squashed (a database song
+        /// found by its absolute path is shown by its database URI).
         var uri: String
         /// The song in the database, if the entry names one.
         var song: Int32?
     }
 
-    /// The entries of the playlist `name` (a stored playlist, else a playlist file in the music
-    /// directory), resolved as `mpd` resolves them, or `nil` when there is no such playlist.
+    /// The entries of the playlist `name`, resolved as `mpd` resolves them, or `nil` when there is no such
+    /// playlist. As `mpd`'s `playlist_mapper_open`: a valid stored playlist name is looked for in the
+    /// playlist directory first (`name.m3u`), then a safe relative URI in the music directory, read by the
+    /// playlist plugin its suffix names (`Playlists.PlaylistRegistry`).
     static func listedSongs(_ name: String, context: CommandContext) throws(AckError) -> [ListedSong]? {
         var located = name
         if located.lowercased().hasPrefix("file://") {
@@ -118,30 +125,63 @@ enum PlaylistCommands {
             // Remote playlists are not supported.
             return nil
         }
-        let entries: [String]
-        let base: String?
-        if let stored = directory(context).listedEntries(located) {
-            entries = stored
-            base = nil
-        } else if DatabaseCommands.isSafeLocalURI(located), let root = musicDirectory,
-            let suffix = located.split(separator: ".").last?.lowercased(), suffix == "m3u" || suffix == "m3u8",
-            let bytes = try? readFile(atPath: root + "/" + located)
-        {
-            entries = PlaylistFile.listedEntries(bytes)
-            base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
-        } else {
-            return nil
-        }
+        guard let (entries, base) = Self.playlistEntries(located, context: context) else { return nil }
         let database = context.server.library?.database
         return entries.map { entry in
-            var uri = entry
-            if let base, !uri.hasPrefix("/"), !PlaylistFile.hasScheme(uri) { uri = base + "/" + uri }
+            var uri = entry.uri
+            if let base, !uri.hasPrefix("/"), !PlaylistFile.hasScheme(uri) {
+                // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
+                uri = uri.isEmpty ? base : base + "/" + uri
+            }
             uri = PlaylistFile.squashDotSegments(uri)
             guard let (relative, song) = Self.databaseSong(uri, database: database, musicDirectory: musicDirectory)
-            else { return ListedSong(uri: uri, song: nil) }
-            // A song found by its absolute path is shown by its database URI.
-            return ListedSong(uri: relative, song: song)
+            else { return ListedSong(entry: entry, uri: uri, song: nil) }
+            return ListedSong(entry: entry, uri: relative, song: song)
         }
+    }
+
+    /// The parsed entries of the playlist at `located` (a stored playlist name or a URI relative to the
+    /// music directory) and the directory its relative entries are relative to; `nil` when neither place
+    /// has a playlist the plugins read (a file they fail on is logged, as `mpd` logs it).
+    private static func playlistEntries(
+        _ located: String, context: CommandContext
+    ) -> (entries: [PlaylistEntry], base: String?)? {
+        let logger = context.server.logger
+        if PlaylistDirectory.isValidName(located), let bytes = try? directory(context).content(located) {
+            do {
+                return (try PlaylistRegistry.entries(bytes, suffix: String(PlaylistDirectory.suffix.dropFirst())), nil)
+            } catch {
+                logger.error("cannot read playlist", ["name": located, "error": error.message])
+            }
+        }
+        guard DatabaseCommands.isSafeLocalURI(located), let root = context.server.options.musicDirectory,
+            let suffix = Self.suffix(of: located)
+        else { return nil }
+        let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
+        let path = root + "/" + located
+        // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
+        if EmbeddedCuePlaylistPlugin.supports(suffix: suffix), let reader = context.server.options.commentReader,
+            let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
+        {
+            let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+            return (EmbeddedCuePlaylistPlugin.entries(cuesheet: sheet, fileName: name), base)
+        }
+        guard PlaylistRegistry.supports(suffix: suffix), let bytes = try? readFile(atPath: path) else { return nil }
+        do {
+            return (try PlaylistRegistry.entries(bytes, suffix: suffix), base)
+        } catch {
+            logger.error("cannot read playlist", ["uri": located, "error": error.message])
+            return nil
+        }
+    }
+
+    /// The suffix of a URI's last segment (`mpd`'s `uri_get_suffix`): after its last dot, if that is not
+    /// its first character.
+    static func suffix(of uri: String) -> Substring? {
+        let name = uri.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let suffix = name[name.index(after: dot)...]
+        return suffix.isEmpty ? nil : suffix
     }
 
     /// The database song an entry names (a relative URI, an absolute path inside the music directory, or
@@ -166,10 +206,9 @@ enum PlaylistCommands {
             throw AckError(.noExist, "No such playlist")
         }
         let tags = DatabaseCommands.visibleTags(context)
-        let database = context.server.library?.database
         for entry in songs {
-            if info, let index = entry.song, let database {
-                SongPrinter.writeSong(index, of: database.songs, visibleTags: tags, to: context.client)
+            if info, let song = Self.loadableSong(entry, context: context) {
+                SongPrinter.writeSong(song, visibleTags: tags, to: context.client)
             } else {
                 context.write("file", Self.withoutCredentials(entry.uri))
             }
@@ -335,8 +374,24 @@ enum PlaylistCommands {
         return .ok
     }
 
-    /// The queue song for a playlist entry as `mpd`'s song loader makes it, or `nil` when it would skip it.
-    private static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
+    /// The song for a playlist entry as `mpd`'s song loader makes it (`playlist_check_translate_song`), or
+    /// `nil` when it would skip it: a database song, a file a local client may read outside the music
+    /// directory, or a URL of a scheme Fermata plays. The playlist's tags come first, then the song's of
+    /// the other types; the playlist's duration and range win.
+    static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
+        guard var song = Self.loaderSong(entry, context: context) else { return nil }
+        let metadata = context.server.options.metadataToUse
+        let given = entry.entry.tags.filter { metadata.contains($0.type) }
+        let types = Set(given.map(\.type))
+        song.info.tags = given + song.info.tags.filter { !types.contains($0.type) }
+        if let duration = entry.entry.durationMilliseconds { song.info.durationMilliseconds = duration }
+        if entry.entry.startMilliseconds != 0 { song.startMilliseconds = entry.entry.startMilliseconds }
+        if entry.entry.endMilliseconds != 0 { song.endMilliseconds = entry.entry.endMilliseconds }
+        return song
+    }
+
+    /// The song `mpd`'s `SongLoader` loads for an entry's URI, before the playlist's tags are merged in.
+    private static func loaderSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
         if let index = entry.song, let database = context.server.library?.database {
             return Server.queueSong(database.songs[Int(index)])
         }

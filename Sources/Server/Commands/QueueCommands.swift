@@ -345,18 +345,7 @@ enum QueueCommands {
     static func writeItem(at position: Int, context: CommandContext) {
         let queue = context.server.playlist.queue
         let item = queue.items[position]
-        let song = item.song
-        var info = song.info
-        info.durationMilliseconds = song.durationMilliseconds
-        var range: String?
-        if song.endMilliseconds > 0 {
-            range = "\(SongPrinter.seconds3(song.startMilliseconds))-\(SongPrinter.seconds3(song.endMilliseconds))"
-        } else if song.startMilliseconds > 0 {
-            range = "\(SongPrinter.seconds3(song.startMilliseconds))-"
-        }
-        SongPrinter.writeSong(
-            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
-            visibleTags: DatabaseCommands.visibleTags(context), to: context.client)
+        SongPrinter.writeSong(item.song, visibleTags: DatabaseCommands.visibleTags(context), to: context.client)
         var text = "Pos: \(position)\nId: \(item.id)\n"
         if item.priority != 0 { text += "Prio: \(item.priority)\n" }
         context.write(raw: text)
