@@ -112,17 +112,21 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata has no input plugin for streams yet, so it lists no remote scheme"),
+        "urlhandlers\n", "Fermata's only remote input plugin is curl: mpd's alsa, cdio, ffmpeg (hls, rtsp…), mms and "
+        "nfs input plugins add their schemes"),
 }, replies=1)
 
 
 def test_decoders_and_urlhandlers_say_what_fermata_has(sut, require_commands, server_factory, tmp_path):
-    """What `urlhandlers` lists is true: no remote scheme over TCP, and `file://` for a local (Unix-socket)
-    client, as mpd gives local clients."""
+    """What `urlhandlers` lists is true: over TCP the schemes of libcurl that mpd's curl plugin lists, sorted,
+    and `file://` first for a local (Unix-socket) client, as mpd gives local clients."""
     require_commands("decoders", "urlhandlers")
     if mpdtest.is_mpd(sut.binary):
         pytest.skip("Fermata's own plugin list")
-    assert sut.query("urlhandlers") == b"OK\n"
+    handlers = sut.query("urlhandlers").splitlines()
+    assert handlers[-1] == b"OK" and b"handler: http://" in handlers and b"handler: https://" in handlers
+    schemes = [line for line in handlers[:-1]]
+    assert schemes == sorted(schemes) and all(line.startswith(b"handler: ") for line in schemes)
     path = tmp_path / "socket"
     local = server_factory("sut", bind_to_address=[mpdtest.HOST, str(path)])
     import socket
@@ -134,5 +138,5 @@ def test_decoders_and_urlhandlers_say_what_fermata_has(sut, require_commands, se
         f.write(b"urlhandlers\n")
         f.flush()
         assert f.readline() == b"handler: file://\n"
-        assert f.readline() == b"OK\n"
+        assert [f.readline().rstrip(b"\n") for _ in handlers] == handlers
     assert local.alive()

@@ -89,7 +89,10 @@ def both(pair, function):
 def play_alone(server, url: str) -> None:
     for command in ("clear", f"add {mpdtest.arg(url)}", "play"):
         reply = server.query(command)
-        assert not reply.startswith(b"ACK"), (server.label, command, reply)
+        # mpd's `play` waits for its player thread: when the stream failed by then (a refused connection fails
+        # in microseconds), the reply is that failure instead of OK. Either is mpd's answer.
+        failed = command == "play" and reply.startswith(b"ACK [5@0] {play} Failed to decode ")
+        assert not reply.startswith(b"ACK") or failed, (server.label, command, reply)
 
 
 def test_add_and_addid_queue_urls_without_tags(pair, http):
@@ -162,8 +165,10 @@ def test_playback_moves_on_past_a_failing_url(pair, http):
     urls = [f"{http}/status/404", f"{http}/file/tone.ogg"]
     got = {}
     for server in (pair.ref, pair.sut):
-        for command in ["clear"] + [f"add {mpdtest.arg(u)}" for u in urls] + ["play"]:
+        for command in ["clear"] + [f"add {mpdtest.arg(u)}" for u in urls]:
             server.query(command)
+        reply = server.query("play")
+        assert reply == b"OK\n" or reply.startswith(b"ACK [5@0] {play} Failed to decode "), reply
         assert mpdtest.wait_until(lambda: status(server).get("song") == "1", mpdtest.scaled(10)), server.label
         s = status(server)
         got[server.label] = {k: s.get(k) for k in ("state", "song", "error")}
@@ -212,13 +217,14 @@ def test_a_stream_in_the_queue_survives_a_restart_and_mpd_reads_the_file(server_
     state = tmp_path / "state"
     url = f"{http}/radio/plain.mp3?titles=Kept"
     sut = server_factory("sut", music=stream_files, state_file=str(state))
-    for command in ("clear", f"add {mpdtest.arg(url)}", "add plain.mp3"):
+    for command in ("clear", f"add {mpdtest.arg(url)}"):
         assert sut.query(command) == b"OK\n"
     sut.stop()
-    assert f"0:{url}" in state.read_text()
+    # A song outside the database is saved as mpd saves it: a song_begin block with its URL.
+    assert f"song_begin: {url}\n" in state.read_text()
     again = server_factory("sut", music=stream_files, state_file=str(state))
     ref = server_factory("ref", music=stream_files, state_file=str(state))
     listed = [[line for line in lines(s.query("playlistinfo")) if line.startswith(("file:", "Pos:"))]
               for s in (again, ref)]
-    assert listed[0] == [f"file: {url}", "Pos: 0", "file: plain.mp3", "Pos: 1"]
+    assert listed[0] == [f"file: {url}", "Pos: 0"]
     assert listed[1] == listed[0]

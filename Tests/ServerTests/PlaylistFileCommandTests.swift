@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import Server
 import TestSupport
 import Testing
 
@@ -13,7 +14,8 @@ import Testing
     }
 
     @Test func extendedM3uEntriesMergeWithTheDatabase() throws {
-        let f = try QueueFixture()
+        // URLs are songs when an input plugin opens their scheme (mpd's playlist_check_translate_song).
+        let f = try QueueFixture { $0.remoteSchemes = ["http://", "https://"] }
         try self.write(
             "#EXTM3U\n#EXTINF:7,Seven\n1.mp3\n../top.mp3\nmissing.mp3\n#EXTINF:3,Radio\nhttp://u:p@h/s\n",
             to: "a/list.m3u", in: f)

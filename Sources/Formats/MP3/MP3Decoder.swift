@@ -34,7 +34,13 @@ public final class MP3Decoder: Decoder {
             let format = try self.handle.format()
             guard format.encoding == .signed32 else { throw FormatError.unsupportedFormat("\(format.encoding)") }
             self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s24, channels: format.channels)
-            self.totalFrames = self.handle.length().map { UInt64($0) }
+            if input is FileInputStream {
+                self.totalFrames = self.handle.length().map { UInt64($0) }
+            } else {
+                // A remote stream has no library length: status shows what mpd's mad plugin computes from the
+                // Info header, every MPEG frame's samples (encoder delay and padding included).
+                self.totalFrames = Self.untrimmedFrames(self.handle) ?? self.handle.length().map { UInt64($0) }
+            }
         } catch is MPG123Error {
             throw .notRecognized(path: input.uri)
         } catch let error as FormatError {
@@ -42,6 +48,20 @@ public final class MP3Decoder: Decoder {
         } catch {
             throw .unsupportedFormat("\(error)")
         }
+    }
+
+    /// The MPEG frame count times the samples per frame, when libmpg123 knows the count (an Info header).
+    private static func untrimmedFrames(_ handle: MPG123Handle) -> UInt64? {
+        guard let count = handle.frameCount(), count > 0, let info = try? handle.frameInfo() else { return nil }
+        let samples: Int64 =
+            switch info.layer {
+            case 1: 384
+            case 2: 1152
+            default: info.version == .mpeg1 ? 1152 : 576
+            }
+        // mpd keeps the length in whole milliseconds (`SongTime`), cut down.
+        let rate = Int64(max(1, info.sampleRate))
+        return UInt64(count * samples * 1000 / rate * rate / 1000)
     }
 
     /// Decodes into `buffer` (whole frames of `format.frameSize` bytes).

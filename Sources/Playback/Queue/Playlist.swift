@@ -221,7 +221,11 @@ public final class Playlist {
                 if self.player.snapshot.state == .stop {
                     self.playerStopped()
                 } else {
+                    // mpd's player stops here and its playlist plays the next song, which clears the error
+                    // (`PlayerControl::SeekLocked`); ours went on with it at once: the same outcome.
                     self.errorCount += 1
+                    self.error = nil
+                    self.errorKind = .none
                 }
             } else if token == self.queuedToken {
                 if self.player.snapshot.state == .stop {

@@ -33,7 +33,6 @@ enum PlaylistCommands {
     /// `mpd` lists the stored-playlist commands only with a playlist directory.
     @Sendable static func enabled(_ server: Server) -> Bool { server.options.playlists.isEnabled }
 
-
     /// The playlist directory's settings.
     static func directory(_ context: CommandContext) -> PlaylistDirectory { context.server.options.playlists }
 
