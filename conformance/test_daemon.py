@@ -133,7 +133,7 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     port = free_port()
     config = write_config(tmp_path, [
         'bind_to_address "127.0.0.1"', f'port "{port}"', 'zeroconf_enabled "no"',
-        'user "nobody"', "input {", '  plugin "curl"', "}",
+        'user "nobody"', "neighbors {", '  plugin "upnp"', "}",
         'replaygain "album"', "audio_output {", '  type "null"', '  name "n"', "}"])
     daemon = Daemon(config)
     try:
@@ -142,7 +142,7 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
         code, err = daemon.stop()
     assert code == 0
     assert f'{config}:4: option "user" is not supported by Fermata yet and is ignored' in err
-    assert f'{config}:5: block "input" is not supported by Fermata yet and is ignored' in err
+    assert f'{config}:5: block "neighbors" is not supported by Fermata yet and is ignored' in err
     for supported in ("zeroconf_enabled", "replaygain", "audio_output"):
         assert f'"{supported}" is not supported' not in err, f"{supported} is supported"
 
