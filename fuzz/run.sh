@@ -78,14 +78,6 @@ if [ "${1:-}" = "--short" ]; then
             # shellcheck disable=SC2086  # $LIMITS is a list of options
             run_logged "$target" $LIMITS "$@"
         fi
-        # OPEN BUG (fuzz/README.md, "Open crashes"): libgme 0.6.3 aborts on an assertion in Blip_Buffer::end_frame
-        # for fuzz/open/trackers/vgm-blip-buffer-end-frame-a9aab350, which a 20 s run found from the seeds; until
-        # the gme plugin bounds it, the short run replays trackers' regressions but does not fuzz it. `make fuzz
-        # TARGET=trackers` still does.
-        if [ "$target" = trackers ]; then
-            echo "== trackers: not fuzzed in the short run (open libgme crash, fuzz/README.md)"
-            continue
-        fi
         echo "== $target: fuzzing for $seconds s"
         # shellcheck disable=SC2046  # the arguments are a list
         run_logged "$target" $(fuzz_arguments "$target" "$seconds")

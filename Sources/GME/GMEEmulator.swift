@@ -64,7 +64,7 @@ public final class GMEEmulator {
     /// Gzip data is inflated first, as `gme_open_file` does, and VGM files whose sample data libgme would read
     /// outside of are refused (libgme 0.6.3 would crash on them).
     public init(data original: [UInt8], suffix: String?, sampleRate: Int) throws(GMEError) {
-        let data = try GMEInput.prepared(original)
+        let data = try GMEInput.prepared(original, sampleRate: sampleRate)
         var type: gme_type_t? = suffix.flatMap { suffix in suffix.withCString { gme_identify_extension($0) } }
         if type == nil, data.count >= 4 {
             type = data.withUnsafeBytes { raw in gme_identify_extension(gme_identify_header(raw.baseAddress)) }

@@ -4,18 +4,25 @@ import CZlib
 
 /// What `GMEEmulator` does to a file's bytes before libgme sees them: gzip files (`.vgz`) are inflated, as
 /// libgme's own file reader does, and VGM command streams are checked for the sample-data reads libgme 0.6.3
-/// does not bound (a PCM seek or PCM write outside the file makes it read wild memory and crash).
+/// does not bound (a PCM seek or PCM write outside the file makes it read wild memory and crash; chip clocks
+/// far from any real chip's make it fail an assertion and abort).
 enum GMEInput {
     /// The largest inflated size accepted.
     static let inflatedLimit = 100 * 1024 * 1024
 
-    /// The bytes libgme should load.
+    /// The largest SN76489 or YM2612 clock accepted, in Hz: real chips run at 3.5 to 8 MHz. With the PSG
+    /// clocked at 12 MHz, waits of 65535 samples make libgme 0.6.3 fail `Blip_Buffer::end_frame`'s assertion
+    /// (10 MHz was the highest found to pass), and a YM2612's cost grows with its clock (at 100 MHz it decodes
+    /// three times slower than real time; at 4 GHz it never ends).
+    static let chipClockLimit = 8_000_000
+
+    /// The bytes libgme should load for an emulator running at `sampleRate` Hz.
     ///
-    /// - Throws: `GMEError` for a corrupt gzip stream or a VGM libgme would read outside of.
-    static func prepared(_ data: [UInt8]) throws(GMEError) -> [UInt8] {
+    /// - Throws: `GMEError` for a corrupt gzip stream or a VGM libgme would read outside of or abort on.
+    static func prepared(_ data: [UInt8], sampleRate: Int) throws(GMEError) -> [UInt8] {
         var bytes = data
         if bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B { bytes = try Self.inflate(bytes) }
-        if bytes.starts(with: Array("Vgm ".utf8)) { try Self.checkVGM(bytes) }
+        if bytes.starts(with: Array("Vgm ".utf8)) { try Self.checkVGM(bytes, sampleRate: sampleRate) }
         return bytes
     }
 
@@ -57,8 +64,9 @@ enum GMEInput {
     /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40) to its end command, then its loop once
     /// more, with libgme's command lengths, and refuses the file if a PCM seek or PCM write would read
     /// outside it, if the loop writes PCM before seeking (the position would grow without bound), or if it
-    /// writes to a YM2612 its header gives no clock for.
-    static func checkVGM(_ data: [UInt8]) throws(GMEError) {
+    /// writes to a YM2612 its header gives no clock for; and refuses a header whose chip clocks libgme cannot
+    /// run at `sampleRate` Hz.
+    static func checkVGM(_ data: [UInt8], sampleRate: Int) throws(GMEError) {
         let size = data.count
         guard size > 0x40 else { return }  // libgme refuses it itself.
         func le32(_ at: Int) -> Int {
@@ -69,8 +77,10 @@ enum GMEInput {
         // libgme sets up a YM2612 only when the header gives its clock (0x2C; before version 1.10 the 0x10 clock
         // serves both FM chips); a YM2612 write (0x52, 0x53) to a file without one makes gme_start_track read
         // uninitialised memory (fuzz/README.md).
-        let hasYM2612 = le32(0x2C) != 0 || (le32(0x08) < 0x110 && le32(0x10) != 0)
+        let ym2612Clock = le32(0x2C) != 0 ? le32(0x2C) : (le32(0x08) < 0x110 ? le32(0x10) : 0)
+        let hasYM2612 = ym2612Clock != 0
         let noChip = GMEError(function: "gme_load_data", message: "VGM writes to a YM2612 it has no clock for")
+        try Self.checkClocks(psg: le32(0x0C), ym2612: ym2612Clock, sampleRate: sampleRate)
         let loopOffset = le32(0x1C)
         let loopStart = loopOffset != 0 ? loopOffset + 0x1C : nil
         var pcmData = 0x40
@@ -125,6 +135,23 @@ enum GMEInput {
                 default: break
                 }
             }
+        }
+    }
+
+    /// Refuses the clocks (as the header gives them) libgme 0.6.3 aborts or never ends on. It ignores the
+    /// SN76489's two flag bits (dual chip, T6W28) and takes 0 for its default 3579545 Hz, but a clock
+    /// below the output rate makes `Blip_Buffer::end_frame` or `Dual_Resampler::play_frame_` fail an
+    /// assertion, and a clock of 0 once the flags are off fails `Blip_Buffer::clock_rate_factor`'s
+    /// (fuzz/regressions/trackers). A YM2612 clock is used as it stands.
+    static func checkClocks(psg: Int, ym2612: Int, sampleRate: Int) throws(GMEError) {
+        if psg != 0 {
+            let clock = psg & 0x3FFF_FFFF
+            guard clock >= sampleRate, clock <= Self.chipClockLimit else {
+                throw GMEError(function: "gme_load_data", message: "VGM SN76489 clock out of range: \(clock) Hz")
+            }
+        }
+        guard ym2612 <= Self.chipClockLimit else {
+            throw GMEError(function: "gme_load_data", message: "VGM YM2612 clock out of range: \(ym2612) Hz")
         }
     }
 }

@@ -87,20 +87,20 @@ import Testing
         let wait: [UInt8] = [0x61, 0x44, 0xAC]
         // A PCM block, a seek inside it, two writes: fine.
         let fine = Self.vgm([0x67, 0x66, 0x00, 2, 0, 0, 0, 0x10, 0x20, 0xE0, 1, 0, 0, 0, 0x81, 0x81] + wait + [0x66])
-        #expect(throws: Never.self) { try GMEInput.checkVGM(fine) }
+        #expect(throws: Never.self) { try GMEInput.checkVGM(fine, sampleRate: 44100) }
         _ = try GMEEmulator(data: fine, suffix: "vgm", sampleRate: 44100)
         // A seek far past the end, then a write: libgme 0.6.3 would read wild memory.
         let wild = Self.vgm([0xE0, 0, 0, 0, 0x40, 0x81] + wait + [0x66])
         #expect(throws: GMEError.self) { try GMEEmulator(data: wild, suffix: "vgm", sampleRate: 44100) }
         // A loop that writes samples without seeking: the position grows each time round.
         let growing = Self.vgm(wait + [0x81, 0x66], loopAt: 0x40)
-        #expect(throws: GMEError.self) { try GMEInput.checkVGM(growing) }
+        #expect(throws: GMEError.self) { try GMEInput.checkVGM(growing, sampleRate: 44100) }
         // A loop that seeks first is fine.
         let seeking = Self.vgm(wait + [0xE0, 0, 0, 0, 0, 0x81, 0x66], loopAt: 0x40)
-        #expect(throws: Never.self) { try GMEInput.checkVGM(seeking) }
+        #expect(throws: Never.self) { try GMEInput.checkVGM(seeking, sampleRate: 44100) }
         // Huge data blocks only end the stream.
         let block = Self.vgm([0x67, 0x66, 0x00, 0xFF, 0xFF, 0xFF, 0x7F, 0x66])
-        #expect(throws: Never.self) { try GMEInput.checkVGM(block) }
+        #expect(throws: Never.self) { try GMEInput.checkVGM(block, sampleRate: 44100) }
     }
 
     /// A YM2612 write in a file whose header gives no YM2612 clock (fuzz/open: libgme 0.6.3's gme_start_track
@@ -112,10 +112,40 @@ import Testing
             #expect(throws: GMEError.self) { try GMEEmulator(data: psgOnly, suffix: "vgm", sampleRate: 44100) }
             var withClock = psgOnly
             withClock.replaceSubrange(0x2C..<0x30, with: [0x80, 0x1B, 0x75, 0x00])  // 7,670,454 Hz
-            #expect(throws: Never.self) { try GMEInput.checkVGM(withClock) }
+            #expect(throws: Never.self) { try GMEInput.checkVGM(withClock, sampleRate: 44100) }
         }
         // YM2413 writes without its clock do not reach that code in libgme: they stay accepted.
-        #expect(throws: Never.self) { try GMEInput.checkVGM(Self.vgm([0x51, 0x30, 0x00] + wait + [0x66])) }
+        let ym2413 = Self.vgm([0x51, 0x30, 0x00] + wait + [0x66])
+        #expect(throws: Never.self) { try GMEInput.checkVGM(ym2413, sampleRate: 44100) }
+    }
+
+    /// Chip clocks libgme 0.6.3 aborts on (fuzz/regressions/trackers/vgm-blip-buffer-end-frame-a9aab350: an
+    /// SN76489 at 283 Hz and long waits fail `Blip_Buffer::end_frame`'s assertion) or never ends on are
+    /// refused; the clocks of real chips, with or without the SN76489's flag bits, are not.
+    @Test func chipClocksLibgmeCannotRunAreRefused() throws {
+        func withClocks(psg: Int, ym2612: Int = 0) -> [UInt8] {
+            func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+            var file = Self.vgm([0x50, 0x9F] + [0x61, 0xFF, 0xFF] + [0x66])
+            file.replaceSubrange(0x0C..<0x10, with: le32(psg))
+            file.replaceSubrange(0x2C..<0x30, with: le32(ym2612))
+            return file
+        }
+        for psg in [0, 3_579_545, 3_546_893, 4_000_000, 0x4000_0000 | 3_579_545, 0x8000_0000 | 3_579_545, 44100] {
+            #expect(throws: Never.self) { try GMEInput.checkVGM(withClocks(psg: psg), sampleRate: 44100) }
+            _ = try GMEEmulator(data: withClocks(psg: psg), suffix: "vgm", sampleRate: 44100)
+        }
+        let genesis = withClocks(psg: 3_579_545, ym2612: 7_670_453)
+        #expect(throws: Never.self) { try GMEInput.checkVGM(genesis, sampleRate: 44100) }
+        for psg in [283, 22050, 44099, 12_000_000, 0x4000_0000, 0x7FFF_FFFF] {
+            let file = withClocks(psg: psg)
+            #expect(throws: GMEError.self) { try GMEEmulator(data: file, suffix: "vgm", sampleRate: 44100) }
+        }
+        for ym2612 in [100_000_000, 0xFFFF_FFFF] {
+            let file = withClocks(psg: 3_579_545, ym2612: ym2612)
+            #expect(throws: GMEError.self) { try GMEInput.checkVGM(file, sampleRate: 44100) }
+        }
+        // The clock is compared with the emulator's own rate.
+        #expect(throws: GMEError.self) { try GMEInput.checkVGM(withClocks(psg: 44100), sampleRate: 48000) }
     }
 
     @Test func gzipIsInflatedFirst() throws {
@@ -127,6 +157,6 @@ import Testing
         #expect(try GMEInput.inflate(member) == Array("Vgm hello\n".utf8))
         #expect(try GMEInput.inflate(member + member) == Array("Vgm hello\nVgm hello\n".utf8))
         #expect(throws: GMEError.self) { try GMEInput.inflate([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]) }
-        #expect(try GMEInput.prepared([1, 2, 3]) == [1, 2, 3])
+        #expect(try GMEInput.prepared([1, 2, 3], sampleRate: 44100) == [1, 2, 3])
     }
 }
