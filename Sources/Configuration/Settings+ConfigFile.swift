@@ -21,7 +21,7 @@ extension Settings {
 
         if let parameter = file.parameter(named: "music_directory") {
             self.musicDirectory =
-                parameter.value.contains("://") ? parameter.value : try ConfigValue.path(parameter, home: home)
+                URIScheme.hasScheme(parameter.value) ? parameter.value : try ConfigValue.path(parameter, home: home)
         }
         self.playlistDirectory = try reader.path("playlist_directory") ?? self.playlistDirectory
         self.dbFile = try reader.path("db_file") ?? self.dbFile

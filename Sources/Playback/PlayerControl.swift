@@ -9,8 +9,10 @@ public struct PlayableSong: Sendable, Hashable {
     public var token: UInt64
     /// The song's URI, as clients see it (for logs and `error:` texts).
     public var uri: String
-    /// The absolute file system path the decoder opens.
+    /// The absolute file system path the decoder opens (for a remote song: its URL).
     public var path: String
+    /// Whether the song is a URL an input plugin opens rather than a file.
+    public var isRemote: Bool { URIScheme.hasScheme(self.path) }
     /// ReplayGain values from the library.
     public var replayGain: ReplayGainInfo
     /// The length the library knows, in milliseconds (used for `duration:` until the decoder knows better).

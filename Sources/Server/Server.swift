@@ -63,7 +63,8 @@ public final class Server {
         self.playlist = Playlist(
             queue: Queue(maximumLength: options.maxPlaylistLength), player: player,
             resolvePath: { uri in
-                uri.hasPrefix("/") || musicDirectory.isEmpty || uri.contains("://") ? uri : musicDirectory + "/" + uri
+                uri.hasPrefix("/") || musicDirectory.isEmpty || URIScheme.hasScheme(uri)
+                    ? uri : musicDirectory + "/" + uri
             })
         if let library = options.library {
             self.library = LibraryService(

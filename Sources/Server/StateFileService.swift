@@ -129,7 +129,7 @@ final class StateFileService {
         if uri.hasPrefix("/") {
             guard let file = QueueCommands.fileSong(uri, server: self.server) else { return nil }
             song = file
-        } else if PlaylistFile.schemeEnd(uri) != nil {
+        } else if URIScheme.schemeEnd(uri) != nil {
             guard QueueCommands.isRemote(uri, server: self.server) else { return nil }
             var info = SongInfo(tags: entry.tags)
             info.durationMilliseconds = entry.durationSeconds.map { UInt64(max(0, $0) * 1000) }

@@ -6,24 +6,6 @@ import Model
 /// are comments, song paths relative to the music directory (or absolute with
 /// `save_absolute_paths_in_playlists`), URLs as written. Pure: no I/O.
 public enum PlaylistFile {
-    /// Whether `uri` has a scheme (`http://…`): anything before `://`, as `mpd`'s `uri_has_scheme`.
-    public static func hasScheme(_ uri: String) -> Bool {
-        Self.schemeEnd(uri).map { $0 > 0 } ?? false
-    }
-
-    /// The byte offset of the first `://` in `uri`, if any.
-    public static func schemeEnd(_ uri: String) -> Int? {
-        let bytes = Array(uri.utf8)
-        guard bytes.count >= 3 else { return nil }
-        for index in 0...(bytes.count - 3)
-        where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
-            && bytes[index + 2] == UInt8(ascii: "/")
-        {
-            return index
-        }
-        return nil
-    }
-
     /// The lines of a file: split at `\n`, one trailing `\r` removed, a last line without a newline
     /// kept.
     static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
@@ -42,7 +24,7 @@ public enum PlaylistFile {
         for line in Self.lines(bytes) {
             guard let first = line.first, first != UInt8(ascii: "#") else { continue }
             var uri = RawText.decode(line)
-            if !Self.hasScheme(uri), uri.hasPrefix("/"), let relative = Self.relative(uri, to: musicDirectory) {
+            if !URIScheme.hasScheme(uri), uri.hasPrefix("/"), let relative = Self.relative(uri, to: musicDirectory) {
                 uri = relative
             }
             entries.append(uri)
@@ -55,7 +37,7 @@ public enum PlaylistFile {
     /// asked for and `uri` is a song path. `nil` when `mpd` would skip it (an absolute path is asked
     /// for but there is no music directory).
     public static func line(for uri: String, absolutePaths: Bool, musicDirectory: String?) -> String? {
-        guard absolutePaths, !Self.hasScheme(uri), !uri.hasPrefix("/") else { return uri }
+        guard absolutePaths, !URIScheme.hasScheme(uri), !uri.hasPrefix("/") else { return uri }
         guard let musicDirectory else { return nil }
         return musicDirectory.hasSuffix("/") ? musicDirectory + uri : musicDirectory + "/" + uri
     }

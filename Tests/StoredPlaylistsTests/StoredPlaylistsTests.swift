@@ -7,14 +7,6 @@ import Testing
 import TestSupport
 
 @Suite struct PlaylistFileTests {
-    @Test(arguments: [
-        ("http://host/a#frag", true), ("a/b.mp3", false), ("://x", false), ("Foo+1.x://y", true),
-        ("dir/with: colon.mp3", false),
-    ])
-    func scheme(uri: String, expected: Bool) {
-        #expect(PlaylistFile.hasScheme(uri) == expected)
-    }
-
     @Test func editableEntriesSkipCommentsAndRelativiseMusicPaths() {
         let text = "#EXTM3U\r\n\n a.mp3\n/music/dir/b.mp3\r\n/elsewhere/c.mp3\n/music\nhttp://h/s#x\nlast"
         #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 100) == [

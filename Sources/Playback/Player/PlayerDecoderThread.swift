@@ -268,7 +268,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private func openDecoder(_ song: PlayableSong, cancellation: InputCancellation) throws(FormatError)
         -> any Decoder
     {
-        guard let streams = self.streams, song.path.contains("://") else {
+        guard let streams = self.streams, song.isRemote else {
             self.inputCancellation.withLock { $0 = nil }
             return try self.factory(song.path)
         }

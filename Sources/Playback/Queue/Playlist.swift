@@ -274,7 +274,7 @@ public final class Playlist {
         guard order >= 0, order < self.queue.count else { return }
         let position = self.queue.order[order]
         var song = self.queue.items[position].song
-        guard song.uri.contains("://") else { return }
+        guard song.isRemote else { return }
         self.emit(.player)
         song.info.tags = tags
         self.queue.replaceSong(at: position, with: song)

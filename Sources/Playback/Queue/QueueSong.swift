@@ -41,8 +41,11 @@ public struct QueueSong: Sendable, Hashable {
         return end >= self.startMilliseconds ? end - self.startMilliseconds : 0
     }
 
+    /// Whether the song is a URL an input plugin opens (a stream, a remote file).
+    public var isRemote: Bool { URIScheme.hasScheme(self.uri) }
+
     /// Whether the song lives in the music directory (a relative URI), as opposed to an absolute path or URL.
     public var isInDatabase: Bool {
-        !self.uri.hasPrefix("/") && !self.uri.contains("://")
+        !self.uri.hasPrefix("/") && !self.isRemote
     }
 }

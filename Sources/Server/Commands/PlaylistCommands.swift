@@ -120,7 +120,7 @@ enum PlaylistCommands {
                 throw AckError(.permission, "Access denied")
             }
             located = relative
-        } else if PlaylistFile.hasScheme(located) {
+        } else if URIScheme.hasScheme(located) {
             // Remote playlists are not supported.
             return nil
         }
@@ -128,7 +128,7 @@ enum PlaylistCommands {
         let database = context.server.library?.database
         return entries.map { entry in
             var uri = entry.uri
-            if let base, !uri.hasPrefix("/"), !PlaylistFile.hasScheme(uri) {
+            if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
                 // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
                 uri = uri.isEmpty ? base : base + "/" + uri
             }
@@ -194,7 +194,7 @@ enum PlaylistCommands {
         if path.hasPrefix("/") {
             guard let relative = PlaylistFile.relative(path, to: musicDirectory) else { return nil }
             path = relative
-        } else if PlaylistFile.hasScheme(path) {
+        } else if URIScheme.hasScheme(path) {
             return nil
         }
         return database.song(at: path).map { (path, $0) }
@@ -217,7 +217,7 @@ enum PlaylistCommands {
 
     /// A URL without `user:password@`, as `mpd` prints song URIs.
     static func withoutCredentials(_ uri: String) -> String {
-        guard let end = PlaylistFile.schemeEnd(uri), end > 0 else { return uri }
+        guard let end = URIScheme.schemeEnd(uri), end > 0 else { return uri }
         let bytes = Array(uri.utf8)
         let authority = end + 3
         let authorityEnd = bytes[authority...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
@@ -273,7 +273,7 @@ enum PlaylistCommands {
 
     static func playlistadd(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (name, uri) = (context.arguments[0], context.arguments[1])
-        let isURL = PlaylistFile.hasScheme(uri)
+        let isURL = URIScheme.hasScheme(uri)
         let context = context
         if context.arguments.count == 3 {
             let position = try ArgumentParser.unsigned(context.arguments[2])
@@ -403,7 +403,7 @@ enum PlaylistCommands {
             else { return nil }
             return QueueCommands.fileSong(uri, server: context.server)
         }
-        guard PlaylistFile.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, server: context.server) else {
+        guard URIScheme.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, server: context.server) else {
             return nil
         }
         return QueueSong(uri: uri)
