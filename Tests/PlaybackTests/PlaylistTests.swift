@@ -95,6 +95,23 @@ final class PlaylistFixture {
         #expect(f.playlist.queue.items[1].song.info.tags == tags)
     }
 
+    /// mpd applies a chunk's tag to the song playing it: tags of the queued stream, decoded ahead, wait until
+    /// it plays (the outputs announce them then), and the current song keeps its own.
+    @Test func tagsOfTheQueuedStreamLeaveTheQueueAlone() throws {
+        let f = try PlaylistFixture(songs: 0)
+        try f.playlist.append(QueueSong(uri: "http://radio.example/one"))
+        try f.playlist.append(QueueSong(uri: "http://radio.example/two"))
+        try f.playlist.play(position: 0)
+        f.player.start()
+        let queued = try #require(f.player.queuedSong?.token)
+        let version = f.playlist.queue.version
+        f.changes = []
+        f.playlist.handle(.tagChanged(token: queued, tags: [TagItem(.title, "Early")]))
+        #expect(f.playlist.queue.items.allSatisfy { $0.song.info.tags.isEmpty })
+        #expect(f.playlist.queue.version == version)
+        #expect(f.changes.isEmpty)
+    }
+
     @Test func theNextSongIsQueuedWhenTheDecoderStartsBeforeAnyAudioIsHeard() throws {
         let f = try PlaylistFixture(songs: 3)
         try f.playlist.play(position: 1)

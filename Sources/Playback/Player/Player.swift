@@ -465,8 +465,9 @@ public final class Player: PlayerControl {
         switch event {
         case .mixerChanged:
             self.onEvent(.mixerChanged)
-        case .streamTag(let token, let tags, let generation):
-            guard generation == self.generation, self.state != .stop else { return }
+        case .streamTag(let token, let revision, let generation):
+            let tags = self.shared.takeTags(revision: revision)
+            guard generation == self.generation, self.state != .stop, let tags else { return }
             self.onEvent(.tagChanged(token: token, tags: tags))
         case .songStarted(let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }

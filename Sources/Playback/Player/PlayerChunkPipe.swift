@@ -34,6 +34,10 @@ struct ChunkHeader {
     var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     /// Whether and how the chunk starts a song.
     var start: ChunkStart = .none
+    /// The revision of the stream tags in force when the chunk was decoded (`PlayerShared.publishTags`; 0:
+    /// none yet): the outputs announce a new revision when they play its first chunk, as `mpd` applies a
+    /// chunk's tag when it plays the chunk.
+    var tagRevision: UInt64 = 0
     /// The song's ReplayGain values (NaN: unknown), for the output thread's scaling.
     var trackGain: Float = .nan
     var trackPeak: Float = .nan

@@ -67,6 +67,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var generation: UInt64 = 0
     private var parked = false
     private var nextStart: ChunkStart = .none
+    /// The revision of the last stream tags read (`ChunkHeader.tagRevision`).
+    private var tagRevision: UInt64 = 0
     private var songFrame: UInt64 = 0
     private var endFrame: UInt64?
     private var songFrames: UInt64 = 0
@@ -369,7 +371,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
                 if let tags = decoder.readTag() {
-                    self.post(.streamTag(token: song.token, tags: tags, generation: self.generation))
+                    self.tagRevision += 1
+                    self.shared.publishTags(tags, revision: self.tagRevision)
                 }
             } catch {
                 if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
@@ -398,6 +401,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         header.pointee.frames = frames
         header.pointee.bitRate = decoder.bitRate
         header.pointee.start = self.nextStart
+        header.pointee.tagRevision = self.tagRevision
         self.nextStart = .none
         self.songFrame += UInt64(frames)
         self.pipe.publish(sequence)

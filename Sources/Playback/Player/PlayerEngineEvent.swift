@@ -20,8 +20,9 @@ enum PlayerEngineEvent: Sendable {
     case decodeFailed(token: UInt64, message: String, generation: UInt64, stopped: Bool)
     /// A hardware mixer saw another program change the volume.
     case mixerChanged
-    /// The stream of the song with `token` brought new tags (a radio station's title).
-    case streamTag(token: UInt64, tags: [TagItem], generation: UInt64)
+    /// An output played the first chunk of the song with `token` decoded after its stream brought new tags (a
+    /// radio station's title): `PlayerShared.takeTags(revision:)` has them.
+    case streamTag(token: UInt64, revision: UInt64, generation: UInt64)
 }
 
 /// The decoder's end-of-stream state, shared by the decoder, the outputs and the loop.

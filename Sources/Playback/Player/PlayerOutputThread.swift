@@ -393,6 +393,13 @@ final class PlayerOutputThread: @unchecked Sendable {
                 self.post(.songStarted(token: header.token, generation: header.generation))
             }
         }
+        // The first output to play a chunk of a newer tag revision announces it.
+        if header.tagRevision != 0,
+            self.shared.announcedTagRevision.max(header.tagRevision, ordering: .acquiringAndReleasing).oldValue
+                < header.tagRevision
+        {
+            self.post(.streamTag(token: header.token, revision: header.tagRevision, generation: header.generation))
+        }
         let target = self.gain(for: header)
         // A new song starts at its own gain; within a song the gain glides over one chunk.
         let from = header.start == .none ? self.gain : target

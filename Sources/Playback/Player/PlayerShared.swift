@@ -17,6 +17,15 @@ final class PlayerShared: @unchecked Sendable {
     let announcedToken = Atomic<UInt64>(0)
     /// The token of the song the outputs last paused in front of (`pausedAtBorder` is posted once).
     let borderPausedToken = Atomic<UInt64>(0)
+    /// The tag revision last announced (`streamTag` is posted once per revision, by the first output to play
+    /// a chunk of it).
+    let announcedTagRevision = Atomic<UInt64>(0)
+    /// Tags the decoder read from a stream and no output has played yet, oldest first (a few at most).
+    private let pendingTags = Mutex<[(revision: UInt64, tags: [TagItem])]>([])
+    /// How many unplayed tag revisions are kept: a stream changing its title faster than the pipe plays
+    /// loses the oldest.
+    static let pendingTagLimit = 8
+
     /// `ReplayGainMode` as an index into `allCases`.
     let replayGainMode = Atomic<Int>(0)
     /// Preamp, missing preamp and limit.
@@ -37,6 +46,25 @@ final class PlayerShared: @unchecked Sendable {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
         self.outputFormatMask = outputFormatMask
+    }
+
+    /// Keeps a stream's new tags until an output plays the first chunk of `revision`. Decoder thread, when a
+    /// stream's tags change (never per period).
+    func publishTags(_ tags: [TagItem], revision: UInt64) {
+        self.pendingTags.withLock { pending in
+            if pending.count >= Self.pendingTagLimit { pending.removeFirst() }
+            pending.append((revision, tags))
+        }
+    }
+
+    /// The tags of `revision`, once an output played it; every older revision is dropped (played over, or
+    /// flushed). The loop.
+    func takeTags(revision: UInt64) -> [TagItem]? {
+        self.pendingTags.withLock { pending in
+            let tags = pending.last { $0.revision == revision }?.tags
+            pending.removeAll { $0.revision <= revision }
+            return tags
+        }
     }
 
     /// The ReplayGain mode now. Any thread.

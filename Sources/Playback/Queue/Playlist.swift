@@ -259,18 +259,12 @@ public final class Playlist {
         }
     }
 
-    /// A stream's new tags replace its queue entry's, as `mpd` does for remote songs only (`LockUpdateSongTag`,
-    /// `playlist::TagModified`): idle `player` and, with the queue's version raised, `playlist`.
+    /// A stream's new tags, now playing, replace the current song's, as `mpd` does for remote songs only
+    /// (`LockUpdateSongTag`, `playlist::TagModified`): idle `player` and, with the queue's version raised,
+    /// `playlist`.
     private func streamTagChanged(token: UInt64, tags: [TagItem]) {
-        guard self.playing else { return }
-        let order: Int
-        if token == self.currentToken {
-            order = self.current
-        } else if token == self.queuedToken {
-            order = self.queued
-        } else {
-            return
-        }
+        guard self.playing, token == self.currentToken else { return }
+        let order = self.current
         guard order >= 0, order < self.queue.count else { return }
         let position = self.queue.order[order]
         var song = self.queue.items[position].song
