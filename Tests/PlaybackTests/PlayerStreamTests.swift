@@ -115,6 +115,20 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
     }
 
+    /// A seek within a remote song whose server stalled leaves the stalled input and opens the stream again
+    /// at the position: the loop never waits on the network.
+    @Test func seekingInAStalledStreamReopensIt() throws {
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)
+        let url = "http://test/stall-read"
+        let opened = openedStreams.withLock { $0.filter { $0 == url }.count }
+        harness.withPlayer { $0.play(stream(1, url), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 0) })
+        #expect(waitForOpen(url, count: opened + 2))
+        harness.withPlayer { $0.stop() }
+    }
+
     @Test func aStreamsTagsReachTheLoop() throws {
         let harness = try PlayerHarness(
             outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)

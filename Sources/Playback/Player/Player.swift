@@ -272,8 +272,10 @@ public final class Player: PlayerControl {
         if start != .none { self.heardBeforeSeek = nil }
         self.startSeconds = max(0, seconds)
         self.endedOutputs = []
-        // Another song: its stream, stalled or not, is left (a seek within the song keeps it).
-        self.decoder.send(.park, wait: true, cancelInput: start != .none)
+        // Another song: its stream, stalled or not, is left. A seek within a remote song leaves it too (the
+        // decoder opens the stream again at the position, as a seek over HTTP asks for a new range anyway): the
+        // loop must not wait for a decoder blocked on a stalled server.
+        self.decoder.send(.park, wait: true, cancelInput: start != .none || song.isRemote)
         for output in self.outputThreads {
             output.send(wait: true) {
                 $0.hold = true
