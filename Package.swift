@@ -197,7 +197,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
-                "Playback", "Playlists",
+                "Playback", "Playlists", "Input",
             ],
             swiftSettings: settings),
 
@@ -257,7 +257,7 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport"], swiftSettings: settings),
+            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input", "Playlists"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

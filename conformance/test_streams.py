@@ -10,6 +10,7 @@ sends, and its `ping` then takes as long as the stall.
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 import sys
@@ -108,6 +109,44 @@ def test_urls_no_input_plugin_opens_are_refused(pair, scheme):
     command = f"add {scheme}://host/x.mp3"
     ref, sut = both(pair, lambda s: lines(s.query(command)))
     assert sut == ref
+
+
+#: Remote playlists: by suffix (served as application/octet-stream), by MIME type only, a URL that is no
+#: playlist, an HTTP error, a refused connection.
+REMOTE_PLAYLISTS = ["/file/radio.m3u", "/file/radio.pls", "/file/ext.m3u8", "/type/audio~x-mpegurl/mime-only",
+                    "/file/mime-only", "/file/plain.mp3", "/status/404", "closed:/x.m3u"]
+
+
+def remote(http: str, path: str) -> str:
+    return "http://127.0.0.1:9" + path.removeprefix("closed:") if path.startswith("closed:") else http + path
+
+
+def without_timing(reply: list[str]) -> list[str]:
+    """curl's `after N ms` in a refused connection's message."""
+    return [re.sub(r"after \d+ ms", "after N ms", line) for line in reply]
+
+
+@pytest.mark.parametrize("path", REMOTE_PLAYLISTS)
+def test_remote_playlists_load_and_list(pair, http, path):
+    url = mpdtest.arg(remote(http, path))
+    commands = ["clear", f"listplaylist {url}", f"listplaylistinfo {url}", f"load {url}", "playlistinfo",
+                f"load {url} 1:2 0", "playlistinfo", f"load {url} 5:6", "status", "clear"]
+    ref, sut = both(pair, lambda s: without_timing(query(s, *commands)))
+    assert sut == ref
+
+
+def test_a_remote_playlist_in_a_command_list_and_other_clients_meanwhile(pair, http):
+    url = mpdtest.arg(f"{http}/file/radio.pls")
+    commands = ["clear", f"command_list_ok_begin\nload {url}\nplaylistinfo\nload {url} 9\nstatus\n"
+                "command_list_end", "clear"]
+    ref, sut = both(pair, lambda s: query(s, *commands))
+    assert sut == ref
+    # Fermata reads a stalled playlist off its loop: other clients go on meanwhile, and the client that asked
+    # gets its answer once the server gives up (here: when the connection is cut).
+    with pair.sut.connect() as waiting:
+        waiting.send(f"load {mpdtest.arg(http + '/stall/body/10/radio.m3u')}\n")
+        time.sleep(0.3)
+        assert pair.sut.query("ping") == b"OK\n"
 
 
 #: Status keys compared while a stream plays.

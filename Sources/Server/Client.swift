@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
+import Input
 import MPDProtocol
 import Model
 import Network
@@ -45,6 +46,10 @@ public final class Client: ConnectionDelegate {
     private var listMode = ListMode.none
     private var listLines: [[UInt8]] = []
     private var listSize = 0
+    /// A command waiting for work off the loop; no further request is read until it is done.
+    private var deferred: (reply: DeferredReply, index: Int)?
+    /// The rest of the command list a deferred command interrupted: run once it is done.
+    private var pendingList: (lines: [[UInt8]], next: Int, okMode: Bool)?
 
     private var lastActivity = MonotonicClock.now()
     private var timeoutTimer: EventLoop.Timer?
@@ -88,6 +93,7 @@ public final class Client: ConnectionDelegate {
     public func connectionDidDrain(_ connection: Connection) { self.processInput() }
 
     public func connectionDidClose(_ connection: Connection) {
+        self.deferred?.reply.cancellation.cancel()
         if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
         self.timeoutTimer = nil
         self.server.clientDidClose(self)
@@ -97,6 +103,10 @@ public final class Client: ConnectionDelegate {
 
     private func processInput() {
         while !self.connection.isClosed {
+            if self.deferred != nil {
+                self.connection.isReadingPaused = true
+                return
+            }
             if self.stream != nil {
                 self.pumpStream()
                 if self.stream != nil {
@@ -171,7 +181,7 @@ public final class Client: ConnectionDelegate {
         } else if line == Self.listOKBeginLine {
             self.beginList(.ok)
         } else {
-            switch self.run(line, index: 0) {
+            switch self.run(line: line, index: 0) {
             case .success(.ok):
                 self.connection.write("OK\n")
             case .success(let other):
@@ -195,22 +205,19 @@ public final class Client: ConnectionDelegate {
         self.listMode = .none
         self.listLines = []
         self.listSize = 0
-        for (index, line) in lines.enumerated() {
-            switch self.run(line, index: index) {
-            case .success(.ok):
-                if okMode { self.connection.write("list_OK\n") }
-                self.checkOutputBound()
-                if self.connection.isClosed { return }
-            case .success(.stream(let stream)):
-                // Inside a list the reply is produced whole, as mpd produces every reply.
-                while stream.next() {}
-                if okMode { self.connection.write("list_OK\n") }
-                self.checkOutputBound()
-                if self.connection.isClosed { return }
-            case .success(let other):
-                // idle, close and kill end the list: no final OK.
-                self.perform(other)
+        self.runList(lines, from: 0, okMode: okMode)
+    }
+
+    /// Runs a command list's lines from `start`; a deferred command suspends it (`resumeList`).
+    private func runList(_ lines: [[UInt8]], from start: Int, okMode: Bool) {
+        for index in start..<lines.count {
+            switch self.run(line: lines[index], index: index) {
+            case .success(.deferred(let reply)):
+                self.pendingList = (lines, index + 1, okMode)
+                self.startDeferred(reply, index: index)
                 return
+            case .success(let result):
+                guard self.listItemSucceeded(result, okMode: okMode) else { return }
             case .failure:
                 self.checkOutputBound()
                 return
@@ -219,10 +226,67 @@ public final class Client: ConnectionDelegate {
         self.connection.write("OK\n")
     }
 
+    /// Replies to a list item that succeeded; whether the list goes on.
+    private func listItemSucceeded(_ result: CommandResult, okMode: Bool) -> Bool {
+        switch result {
+        case .ok:
+            break
+        case .stream(let stream):
+            // Inside a list the reply is produced whole, as mpd produces every reply.
+            while stream.next() {}
+        default:
+            // idle, close and kill end the list: no final OK.
+            self.perform(result)
+            return false
+        }
+        if okMode { self.connection.write("list_OK\n") }
+        self.checkOutputBound()
+        return !self.connection.isClosed
+    }
+
+    // MARK: - Deferred replies
+
+    /// Runs `reply`'s work on a thread of its own and reads no further request until it is done.
+    private func startDeferred(_ reply: DeferredReply, index: Int) {
+        self.deferred = (reply, index)
+        self.connection.isReadingPaused = true
+        let bound = LoopBound(self, loop: self.server.loop)
+        let (work, cancellation) = (reply.work, reply.cancellation)
+        NamedThread.detach("command") {
+            let value = work(cancellation)
+            bound.execute { client in client.finishDeferred(value) }
+        }
+    }
+
+    /// The deferred command's work is done: reply as the command would have, then go on with the command list
+    /// it interrupted and the requests that wait.
+    private func finishDeferred(_ value: any Sendable) {
+        guard let (reply, index) = self.deferred else { return }
+        self.deferred = nil
+        let list = self.pendingList
+        self.pendingList = nil
+        guard !self.connection.isClosed else { return }
+        var context = CommandContext(client: self, server: self.server, arguments: [])
+        do throws(AckError) {
+            let result = try reply.finish(value, &context)
+            if let list {
+                if self.listItemSucceeded(result, okMode: list.okMode) {
+                    self.runList(list.lines, from: list.next, okMode: list.okMode)
+                }
+            } else {
+                self.perform(result)
+            }
+        } catch {
+            self.write(error.line(index: index, command: reply.commandName) + "\n")
+        }
+        self.checkOutputBound()
+        self.processInput()
+    }
+
     private struct Failed: Error {}
 
     /// Tokenizes and runs one command, writing its ACK on failure.
-    private func run(_ line: [UInt8], index: Int) -> Result<CommandResult, Failed> {
+    private func run(line: [UInt8], index: Int) -> Result<CommandResult, Failed> {
         let request: Tokenizer.Request
         do {
             request = try Tokenizer.tokenize(line)
@@ -242,7 +306,9 @@ public final class Client: ConnectionDelegate {
             }
             try command.checkArgumentCount(request.arguments.count)
             var context = CommandContext(client: self, server: self.server, arguments: request.arguments)
-            return .success(try command.handler(&context))
+            let result = try command.handler(&context)
+            if case .deferred(let reply) = result { reply.commandName = command.name }
+            return .success(result)
         } catch {
             self.write(error.line(index: index, command: command.name) + "\n")
             return .failure(Failed())
@@ -282,6 +348,8 @@ public final class Client: ConnectionDelegate {
             self.connection.closeAfterFlushing()
         case .kill:
             self.server.kill()
+        case .deferred(let reply):
+            self.startDeferred(reply, index: 0)
         }
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import MPDProtocol
 import Model
 import Library
@@ -55,6 +56,9 @@ public struct ServerOptions: Sendable {
     /// The URL schemes the input plugins open (`http://`, `https://`…), sorted, as `urlhandlers` lists them
     /// after `file://`; `add` and `addid` queue URLs of these schemes (`mpd`'s `uri_supported_scheme`).
     public var remoteSchemes: [String] = []
+    /// Opens a URL of one of `remoteSchemes` through its input plugin (curl), for remote playlists (`load`,
+    /// `listplaylist`); `nil` when no input plugin is configured. It blocks: only called off the loop.
+    public var remoteOpener: (@Sendable (String, InputCancellation) throws(InputError) -> any InputStream)?
 
     /// Default options.
     public init() {}

@@ -4,6 +4,7 @@ import Configuration
 import Curl
 import Formats
 import Glibc
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -101,7 +102,12 @@ enum Daemon {
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, environment: environment, logger: logger)
-        if curl != nil { options.remoteSchemes = CurlGlobal.protocols }
+        if let curl {
+            options.remoteSchemes = CurlGlobal.protocols
+            options.remoteOpener = { url, cancellation throws(InputError) in
+                try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+            }
+        }
 
         if let pidFile = settings.pidFile {
             do {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import MPDProtocol
 
 /// What a command asks the session to do after it ran without error.
@@ -14,6 +15,36 @@ public enum CommandResult {
     case kill
     /// A large reply, produced piece by piece as the client reads it, then `OK`.
     case stream(ReplyStream)
+    /// A reply that needs work off the loop first (reading a remote playlist): the client reads no further
+    /// request until it is done.
+    case deferred(DeferredReply)
+}
+
+/// A command's reply that waits for blocking work (network I/O) done on a thread of its own, so the loop
+/// never waits: `work` runs off the loop, then `finish` turns its value into the reply on the loop, as the
+/// command would have. Cancelled when the client goes away.
+///
+/// Loop-confined, apart from `work`.
+public final class DeferredReply {
+    /// Cancels what `work` reads when the client closes the connection.
+    let cancellation = InputCancellation()
+    /// The command's name, for its `ACK` (set by the session).
+    var commandName = ""
+    let work: @Sendable (InputCancellation) -> any Sendable
+    let finish: (any Sendable, inout CommandContext) throws(AckError) -> CommandResult
+
+    /// A reply made by `finish` from the value `work` produces.
+    init<Value: Sendable>(
+        work: @escaping @Sendable (InputCancellation) -> Value,
+        finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
+    ) {
+        self.work = { work($0) }
+        self.finish = { value, context throws(AckError) in
+            // `work` above made the value: it is a `Value`.
+            guard let value = value as? Value else { preconditionFailure("a deferred reply's value changed type") }
+            return try finish(value, &context)
+        }
+    }
 }
 
 /// A reply produced in pieces, so a huge listing never sits whole in memory: the session asks for the

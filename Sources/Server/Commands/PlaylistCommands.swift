@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -121,10 +122,17 @@ enum PlaylistCommands {
             }
             located = relative
         } else if URIScheme.hasScheme(located) {
-            // Remote playlists are not supported.
+            // Remote playlists are read off the loop (`remotePlaylist`); no input plugin opens this one.
             return nil
         }
         guard let (entries, base) = Self.playlistEntries(located, context: context) else { return nil }
+        return Self.resolved(entries, base: base, context: context)
+    }
+
+    /// A playlist's entries as `mpd`'s `playlist_check_translate_song` names them: relative entries joined to
+    /// `base` (the playlist's directory), dot segments squashed, database songs found.
+    static func resolved(_ entries: [PlaylistEntry], base: String?, context: CommandContext) -> [ListedSong] {
+        let musicDirectory = context.server.options.musicDirectory
         let database = context.server.library?.database
         return entries.map { entry in
             var uri = entry.uri
@@ -200,10 +208,47 @@ enum PlaylistCommands {
         return database.song(at: path).map { (path, $0) }
     }
 
+    /// The work that reads the remote playlist `name` off the loop, when `name` is a URL an input plugin opens
+    /// (`mpd`'s `playlist_open_remote`); `nil` for anything else.
+    static func remotePlaylist(_ name: String, context: CommandContext)
+        -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
+    {
+        guard URIScheme.hasScheme(name), !name.lowercased().hasPrefix("file://"),
+            QueueCommands.isRemote(name, server: context.server), let opener = context.server.options.remoteOpener
+        else { return nil }
+        return { cancellation in RemotePlaylist.read(name, opener: opener, cancellation: cancellation) }
+    }
+
+    /// The songs of a remote playlist that was read, or its error.
+    private static func remoteSongs(_ outcome: RemotePlaylist.Outcome, context: CommandContext) throws(AckError)
+        -> [ListedSong]
+    {
+        switch outcome {
+        case .failure(let error):
+            context.server.logger.error("cannot open remote playlist", ["error": error.mpdMessage])
+            throw AckError(.noExist, "No such playlist")
+        case .success(let playlist):
+            guard let playlist else { throw AckError(.noExist, "No such playlist") }
+            return Self.resolved(playlist.entries, base: playlist.base, context: context)
+        }
+    }
+
     static func listplaylist(_ context: inout CommandContext, info: Bool) throws(AckError) -> CommandResult {
+        if let read = Self.remotePlaylist(context.arguments[0], context: context) {
+            return .deferred(
+                DeferredReply(work: read) { outcome, context throws(AckError) in
+                    Self.printListed(try Self.remoteSongs(outcome, context: context), info: info, context: context)
+                    return .ok
+                })
+        }
         guard let songs = try listedSongs(context.arguments[0], context: context) else {
             throw AckError(.noExist, "No such playlist")
         }
+        Self.printListed(songs, info: info, context: context)
+        return .ok
+    }
+
+    private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
         let tags = DatabaseCommands.visibleTags(context)
         for entry in songs {
             if info, let song = Self.loadableSong(entry, context: context) {
@@ -212,7 +257,6 @@ enum PlaylistCommands {
                 context.write("file", Self.withoutCredentials(entry.uri))
             }
         }
-        return .ok
     }
 
     /// A URL without `user:password@`, as `mpd` prints song URIs.
@@ -349,15 +393,33 @@ enum PlaylistCommands {
     /// read) are skipped. Appended, then moved to POSITION when it is before the old end.
     static func load(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         // mpd locates the playlist (URI errors), parses the range and the position, then opens it.
+        if let read = Self.remotePlaylist(context.arguments[0], context: context) {
+            let arguments = context.arguments
+            _ = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
+            if arguments.count > 2 {
+                _ = try QueueArguments.insertPosition(arguments[2], playlist: context.server.playlist)
+            }
+            return .deferred(
+                DeferredReply(work: read) { outcome, context throws(AckError) in
+                    let songs = try Self.remoteSongs(outcome, context: context)
+                    return try Self.load(songs, arguments: arguments, context: context)
+                })
+        }
         let entries = try listedSongs(context.arguments[0], context: context)
-        let range = try context.arguments.count > 1 ? QueueRange.parse(context.arguments[1]) : .all
+        return try Self.load(entries, arguments: context.arguments, context: context)
+    }
+
+    /// Appends the range of `entries` the arguments name at their position (`load`'s second half).
+    private static func load(_ entries: [ListedSong]?, arguments: [String], context: CommandContext)
+        throws(AckError) -> CommandResult
+    {
+        let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
         let playlist = context.server.playlist
         playlist.beginBulk()
         defer { playlist.commitBulk() }
         let oldCount = playlist.queue.count
         let position =
-            try context.arguments.count > 2
-            ? QueueArguments.insertPosition(context.arguments[2], playlist: playlist) : oldCount
+            try arguments.count > 2 ? QueueArguments.insertPosition(arguments[2], playlist: playlist) : oldCount
         guard let entries else { throw AckError(.noExist, "No such playlist") }
         let end = min(range.end ?? entries.count, entries.count)
         if range.start < end {

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Input
+import Playlists
+import StoredPlaylists
+
+/// A playlist read from a URL (`load http://…/radio.pls`), as `mpd`'s `playlist_open_remote` reads it: the
+/// input plugin of its scheme opens it, then the playlist plugins claiming its MIME type try it, then those
+/// claiming its suffix. Reading blocks: call `read` off the loop (a `DeferredReply`'s work).
+struct RemotePlaylist: Sendable {
+    /// The playlist's entries, as written.
+    var entries: [PlaylistEntry]
+    /// The URL's directory, which relative entries are relative to (`mpd`'s `PathTraitsUTF8::GetParent`).
+    var base: String
+
+    /// What reading gave: the playlist, `nil` when no playlist plugin took it, or the input's error (which
+    /// `mpd` logs, answering as if there were no playlist).
+    typealias Outcome = Result<RemotePlaylist?, InputError>
+
+    /// The most read of one playlist: a playlist is text; a URL that turns out to be an endless audio stream
+    /// is read this far and then tried (and refused) as a playlist.
+    static let byteLimit = 4 * 1024 * 1024
+
+    /// Opens `url` with `opener`, reads it whole (up to `byteLimit`) and parses it.
+    static func read(
+        _ url: String, opener: @Sendable (String, InputCancellation) throws(InputError) -> any InputStream,
+        cancellation: InputCancellation
+    ) -> Outcome {
+        var bytes: [UInt8] = []
+        let mimeType: String?
+        do throws(InputError) {
+            let stream = try opener(url, cancellation)
+            mimeType = stream.mimeType
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+            defer { chunk.deallocate() }
+            while bytes.count < Self.byteLimit {
+                let count = try stream.read(into: chunk)
+                if count == 0 { break }
+                bytes.append(contentsOf: chunk[0..<min(count, Self.byteLimit - bytes.count)])
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success(Self.parse(bytes, url: url, mimeType: mimeType))
+    }
+
+    /// The playlist in `bytes`, by MIME type first, then by the URL's suffix; `nil` when no plugin takes it.
+    static func parse(_ bytes: [UInt8], url: String, mimeType: String?) -> RemotePlaylist? {
+        var entries: [PlaylistEntry]?
+        if let mimeType { entries = try? PlaylistRegistry.entries(bytes, mimeType: mimeType) }
+        if entries == nil, let suffix = Self.suffix(of: url) {
+            entries = try? PlaylistRegistry.entries(bytes, suffix: suffix)
+        }
+        guard let entries else { return nil }
+        let parent = url.lastIndex(of: "/").map { String(url[..<$0]) } ?? "."
+        return RemotePlaylist(entries: entries, base: parent)
+    }
+
+    /// The suffix of a URL's last path segment, without its query or fragment (`mpd`'s `uri_get_suffix`).
+    static func suffix(of url: String) -> Substring? {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let suffix = name[name.index(after: dot)...]
+        return suffix.isEmpty ? nil : suffix
+    }
+}
