@@ -22,6 +22,8 @@ let package = Package(
         // No pkgConfig: avahi-client's only cflag is -D_REENTRANT, which SwiftPM rejects with a warning; the
         // headers are in /usr/include and the module map links the libraries.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .systemLibrary(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
@@ -189,6 +191,9 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
+        // Start-up and shutdown notices to systemd (sd_notify, for --systemd); the only importer of CSystemd.
+        .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings; Posix for reading the files and looking up home directories.
         .target(name: "Configuration", dependencies: ["Model", "Posix"], swiftSettings: settings),
 
@@ -206,7 +211,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.

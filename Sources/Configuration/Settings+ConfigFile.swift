@@ -10,13 +10,18 @@ extension Settings {
     ///
     /// - Parameters:
     ///   - file: The parsed configuration.
-    ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment.
+    ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment. With `user` set,
+    ///     `~` is that user's home instead, as in `mpd`.
     /// - Throws: ``ConfigError`` at the file and line of the first bad value.
     public init(
         file: ConfigFile, environment: [String: String] = ProcessEnvironment.variables()
     ) throws(ConfigError) {
         self.init()
-        let home = environment["HOME"] ?? UserDatabase.homeDirectoryOfCurrentUser() ?? "/"
+        self.user = file.parameter(named: "user")?.value
+        self.group = file.parameter(named: "group")?.value
+        let home =
+            self.user.flatMap { UserDatabase.homeDirectory(ofUser: $0) } ?? environment["HOME"]
+            ?? UserDatabase.homeDirectoryOfCurrentUser() ?? "/"
         let reader = Reader(file: file, home: home)
 
         if let parameter = file.parameter(named: "music_directory") {
@@ -120,6 +125,14 @@ extension Settings {
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.warnings = Self.warnings(for: file)
+        if let parameter = file.parameter(named: "filesystem_charset"),
+            !["utf-8", "utf8"].contains(parameter.value.lowercased())
+        {
+            // File names are taken as the bytes they are and shown as UTF-8, which is what this value asks for.
+            self.warnings.append(
+                "\(parameter.location): filesystem_charset \"\(parameter.value)\" is not supported by Fermata yet: "
+                    + "file names are read as UTF-8")
+        }
     }
 
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
