@@ -217,3 +217,39 @@ def test_without_root_another_user_cannot_be_taken():
             assert stop(proc) == 0
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def test_debians_mpd_conf_starts_as_mpd_without_warnings():
+    """Debian's shipped /etc/mpd.conf, its /var/lib/mpd paths moved to a temporary directory (and a free
+    port, zeroconf off): every option is acted on (no "not supported", "ignored" or "deprecated"
+    warning), and as root the server runs as Debian's `mpd` user, as mpd would."""
+    shipped = Path("/etc/mpd.conf")
+    if not shipped.exists():
+        pytest.fail("/etc/mpd.conf missing: scripts/install-deps.sh installs Debian's mpd")
+    try:
+        user = pwd.getpwnam("mpd")
+    except KeyError:
+        pytest.fail("no mpd user: Debian's mpd package creates it")
+    path = workdir(user)
+    try:
+        text = shipped.read_text().replace("/var/lib/mpd", str(path))
+        (path / "music").chmod(0o755)
+        if os.geteuid() != 0:
+            text = text.replace('user\t\t\t\t"mpd"', "")
+        port = free_port()
+        conf = path / "mpd.conf"
+        conf.write_text(text + f'\nport "{port}"\nzeroconf_enabled "no"\n')
+        proc = subprocess.Popen([str(binary()), str(conf)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            with connect(socket.AF_INET, ("127.0.0.1", port), timeout=20) as s:
+                assert ping(s) == GREETING + b"OK\n"
+            if os.geteuid() == 0:
+                assert {c[0] for c in credentials(proc.pid)} == {" ".join([str(user.pw_uid)] * 4)}
+        finally:
+            code, err = stop_process(proc)
+        assert code == 0, err
+        for word in ("not supported", "ignored", "deprecated", "unknown"):
+            assert word not in err, err
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

@@ -450,6 +450,14 @@ struct SettingsTests {
         #expect(settings.user == "mpd")
     }
 
+    @Test func theSampleConfigurationGivesNoWarning() throws {
+        // Tests/ConfigurationTests/SettingsTests.swift, three levels below the repository.
+        let repository = "\(#filePath)".split(separator: "/").dropLast(3).joined(separator: "/")
+        let file = try ConfigFile(contentsOf: "/" + repository + "/etc/fermata.conf")
+        #expect(!file.parameters.isEmpty)
+        #expect(try Settings(file: file, environment: Self.environment).warnings.isEmpty)
+    }
+
     @Test func readsTheUserAndGroup() throws {
         let settings = try self.settings("user \"root\"\ngroup \"audio\"\ndb_file \"~/db\"\n")
         #expect(settings.user == "root" && settings.group == "audio")
