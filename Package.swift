@@ -211,7 +211,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.

@@ -120,11 +120,14 @@ extension Settings {
             self.replayGainMissingPreamp = try ConfigValue.preamp(parameter)
         }
         self.replayGainLimit = try reader.bool("replaygain_limit") ?? self.replayGainLimit
+        _ = try reader.bool("volume_normalization")
+        self.resampler = try ResamplerSetting(
+            block: file.blocks(named: "resampler").first, converter: file.parameter(named: "samplerate_converter"))
         self.audioOutputs = file.blocks(named: "audio_output")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
-        self.warnings = Self.warnings(for: file)
+        self.warnings = Self.warnings(for: file) + self.resampler.warnings
         if let parameter = file.parameter(named: "filesystem_charset"),
             !["utf-8", "utf8"].contains(parameter.value.lowercased())
         {
@@ -135,13 +138,20 @@ extension Settings {
         }
     }
 
+    /// Whether Fermata does what `parameter` asks: a supported option, or `volume_normalization` off (the default,
+    /// which is what Fermata does).
+    static func isActedOn(_ parameter: ConfigParameter) -> Bool {
+        if parameter.name == "volume_normalization" { return (try? ConfigValue.bool(parameter)) == false }
+        return Self.supportedOptions.contains(parameter.name)
+    }
+
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
     ///
     /// - Parameter file: The parsed configuration.
     /// - Returns: Lines like `/etc/mpd.conf:7: option "user" is not supported by Fermata yet and is ignored`.
     public static func warnings(for file: ConfigFile) -> [String] {
         var lines: [String] = []
-        for parameter in file.parameters where !Self.supportedOptions.contains(parameter.name) {
+        for parameter in file.parameters where !Self.isActedOn(parameter) {
             let name = parameter.name
             if ConfigOption.named(name)?.isDeprecated == true {
                 lines.append("\(parameter.location): config parameter \"\(name)\" is deprecated and ignored")

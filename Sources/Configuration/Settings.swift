@@ -20,11 +20,11 @@ public struct Settings: Sendable, Hashable {
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
         "state_file", "state_file_interval", "restore_paused", "user", "group",
-        "filesystem_charset",
+        "filesystem_charset", "samplerate_converter",
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input"]
+    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input", "resampler"]
 
     // MARK: - Files and directories
 
@@ -160,6 +160,9 @@ public struct Settings: Sendable, Hashable {
     /// `replaygain_limit`: lower the gain so the peak does not clip. Default: yes.
     public var replayGainLimit: Bool
 
+    /// The `resampler` block or the `samplerate_converter` line. Default: soxr, high quality.
+    public var resampler: ResamplerSetting
+
     // MARK: - Blocks and diagnostics
 
     /// Every `audio_output` block, in order.
@@ -216,6 +219,7 @@ public struct Settings: Sendable, Hashable {
         self.replayGainPreamp = 0
         self.replayGainMissingPreamp = 0
         self.replayGainLimit = true
+        self.resampler = ResamplerSetting()
         self.audioOutputs = []
         self.decoders = .none
         self.inputs = .none
