@@ -257,7 +257,7 @@ let package = Package(
             dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "TestSupport", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools"], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
