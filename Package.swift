@@ -191,7 +191,7 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
-        // Start-up and shutdown notices to systemd (sd_notify, for --systemd); the only importer of CSystemd.
+        // The start-up notice to systemd (sd_notify READY=1, for Type=notify units); the only importer of CSystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: settings),
 
         // mpd.conf syntax and typed settings; Posix for reading the files and looking up home directories.
@@ -257,7 +257,11 @@ let package = Package(
             dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "PlaybackTests",
+            dependencies: [
+                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools",
+            ], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
