@@ -22,6 +22,8 @@ let package = Package(
         // No pkgConfig: avahi-client's only cflag is -D_REENTRANT, which SwiftPM rejects with a warning; the
         // headers are in /usr/include and the module map links the libraries.
         .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .systemLibrary(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
@@ -189,6 +191,9 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
+        // The start-up notice to systemd (sd_notify READY=1, for Type=notify units); the only importer of CSystemd.
+        .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: settings),
+
         // mpd.conf syntax and typed settings; Posix for reading the files and looking up home directories.
         .target(name: "Configuration", dependencies: ["Model", "Posix"], swiftSettings: settings),
 
@@ -206,7 +211,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -252,7 +257,11 @@ let package = Package(
             dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "TestSupport", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "PlaybackTests",
+            dependencies: [
+                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools",
+            ], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),

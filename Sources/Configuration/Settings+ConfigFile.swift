@@ -10,13 +10,18 @@ extension Settings {
     ///
     /// - Parameters:
     ///   - file: The parsed configuration.
-    ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment.
+    ///   - environment: Supplies `HOME` for `~` in paths; defaults to the process environment. With `user` set,
+    ///     `~` is that user's home instead, as in `mpd`.
     /// - Throws: ``ConfigError`` at the file and line of the first bad value.
     public init(
         file: ConfigFile, environment: [String: String] = ProcessEnvironment.variables()
     ) throws(ConfigError) {
         self.init()
-        let home = environment["HOME"] ?? UserDatabase.homeDirectoryOfCurrentUser() ?? "/"
+        self.user = file.parameter(named: "user")?.value
+        self.group = file.parameter(named: "group")?.value
+        let home =
+            self.user.flatMap { UserDatabase.homeDirectory(ofUser: $0) } ?? environment["HOME"]
+            ?? UserDatabase.homeDirectoryOfCurrentUser() ?? "/"
         let reader = Reader(file: file, home: home)
 
         if let parameter = file.parameter(named: "music_directory") {
@@ -115,11 +120,29 @@ extension Settings {
             self.replayGainMissingPreamp = try ConfigValue.preamp(parameter)
         }
         self.replayGainLimit = try reader.bool("replaygain_limit") ?? self.replayGainLimit
+        _ = try reader.bool("volume_normalization")
+        self.resampler = try ResamplerSetting(
+            block: file.blocks(named: "resampler").first, converter: file.parameter(named: "samplerate_converter"))
         self.audioOutputs = file.blocks(named: "audio_output")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
-        self.warnings = Self.warnings(for: file)
+        self.warnings = Self.warnings(for: file) + self.resampler.warnings
+        if let parameter = file.parameter(named: "filesystem_charset"),
+            !["utf-8", "utf8"].contains(parameter.value.lowercased())
+        {
+            // File names are taken as the bytes they are and shown as UTF-8, which is what this value asks for.
+            self.warnings.append(
+                "\(parameter.location): filesystem_charset \"\(parameter.value)\" is not supported by Fermata yet: "
+                    + "file names are read as UTF-8")
+        }
+    }
+
+    /// Whether Fermata does what `parameter` asks: a supported option, or `volume_normalization` off (the default,
+    /// which is what Fermata does).
+    static func isActedOn(_ parameter: ConfigParameter) -> Bool {
+        if parameter.name == "volume_normalization" { return (try? ConfigValue.bool(parameter)) == false }
+        return Self.supportedOptions.contains(parameter.name)
     }
 
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
@@ -128,7 +151,7 @@ extension Settings {
     /// - Returns: Lines like `/etc/mpd.conf:7: option "user" is not supported by Fermata yet and is ignored`.
     public static func warnings(for file: ConfigFile) -> [String] {
         var lines: [String] = []
-        for parameter in file.parameters where !Self.supportedOptions.contains(parameter.name) {
+        for parameter in file.parameters where !Self.isActedOn(parameter) {
             let name = parameter.name
             if ConfigOption.named(name)?.isDeprecated == true {
                 lines.append("\(parameter.location): config parameter \"\(name)\" is deprecated and ignored")

@@ -19,11 +19,12 @@ public struct Settings: Sendable, Hashable {
         "sticker_file", "playlist_directory", "save_absolute_paths_in_playlists",
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
-        "state_file", "state_file_interval", "restore_paused",
+        "state_file", "state_file_interval", "restore_paused", "user", "group",
+        "filesystem_charset", "samplerate_converter",
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input"]
+    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input", "resampler"]
 
     // MARK: - Files and directories
 
@@ -50,6 +51,15 @@ public struct Settings: Sendable, Hashable {
 
     /// `pid_file`: an absolute path. Default: none.
     public var pidFile: String?
+
+    // MARK: - Privileges
+
+    /// `user`: the account the server runs as once its sockets are bound; `~` in paths is that user's home.
+    /// Default: none (stay who started it).
+    public var user: String?
+
+    /// `group`: the group the server runs as instead of the user's primary group. Default: none.
+    public var group: String?
 
     // MARK: - Network and clients
 
@@ -150,6 +160,9 @@ public struct Settings: Sendable, Hashable {
     /// `replaygain_limit`: lower the gain so the peak does not clip. Default: yes.
     public var replayGainLimit: Bool
 
+    /// The `resampler` block or the `samplerate_converter` line. Default: soxr, high quality.
+    public var resampler: ResamplerSetting
+
     // MARK: - Blocks and diagnostics
 
     /// Every `audio_output` block, in order.
@@ -176,6 +189,8 @@ public struct Settings: Sendable, Hashable {
         self.logFile = nil
         self.logLevel = .notice
         self.pidFile = nil
+        self.user = nil
+        self.group = nil
         self.bindAddresses = []
         self.port = 6600
         self.connectionTimeoutSeconds = 60
@@ -204,6 +219,7 @@ public struct Settings: Sendable, Hashable {
         self.replayGainPreamp = 0
         self.replayGainMissingPreamp = 0
         self.replayGainLimit = true
+        self.resampler = ResamplerSetting()
         self.audioOutputs = []
         self.decoders = .none
         self.inputs = .none

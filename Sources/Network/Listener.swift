@@ -31,6 +31,19 @@ public final class Listener {
         self.removesSocketFile = true
     }
 
+    /// Registers a socket bound earlier by ``BoundSocket/listen(on:)`` (before the process gave up root); closing
+    /// the listener removes its Unix socket file, as for one it bound itself.
+    ///
+    /// - Throws: `SystemCallError` from making it non-blocking or registering it.
+    public convenience init(
+        loop: EventLoop, bound: BoundSocket,
+        onAccept: @escaping (FileDescriptor, SocketAddress?) -> Void,
+        onError: @escaping (SystemCallError) -> Void
+    ) throws {
+        try self.init(loop: loop, listening: bound.fd, onAccept: onAccept, onError: onError)
+        self.removesSocketFile = bound.removesSocketFile
+    }
+
     /// Adopts an already listening socket (for example one passed by systemd).
     ///
     /// - Throws: `SystemCallError` from making it non-blocking or registering it.
@@ -95,6 +108,40 @@ public final class Listener {
         self.isClosed = true
         if let registration { self.loop.deregister(registration) }
         self.registration = nil
+        self.fd.close()
+        if self.removesSocketFile, case .unix(let path) = self.address, !path.isEmpty { _ = unlinkPath(path) }
+    }
+}
+
+/// A listening socket not yet registered with a loop: bound by this process (``listen(on:)``) or passed by systemd
+/// (``adopt(_:)``). The daemon binds its addresses while it still has the privileges a port below 1024 needs, then
+/// gives them to the server (``Listener/init(loop:bound:onAccept:onError:)``). A value type; any thread.
+public struct BoundSocket: Sendable {
+    /// The listening socket.
+    public let fd: FileDescriptor
+    /// The address it is bound to (with the real port when 0 was asked for).
+    public let address: SocketAddress
+    /// Whether closing it removes its Unix socket file: only for sockets this process bound.
+    public let removesSocketFile: Bool
+
+    /// Binds and listens on `address`.
+    ///
+    /// - Throws: `SystemCallError` (e.g. `EADDRINUSE` from `bind`) or `SocketAddressError`.
+    public static func listen(on address: SocketAddress) throws -> BoundSocket {
+        let fd = try Socket.listen(on: address)
+        return BoundSocket(
+            fd: fd, address: (try? Socket.localAddress(fd)).flatMap { $0 } ?? address, removesSocketFile: true)
+    }
+
+    /// A socket passed already listening (systemd socket activation).
+    public static func adopt(_ fd: FileDescriptor) -> BoundSocket {
+        BoundSocket(
+            fd: fd, address: (try? Socket.localAddress(fd)).flatMap { $0 } ?? .unix(path: ""), removesSocketFile: false)
+    }
+
+    /// Closes a socket that never became a ``Listener`` (start-up failed), removing its Unix socket file when this
+    /// process bound it.
+    public func close() {
         self.fd.close()
         if self.removesSocketFile, case .unix(let path) = self.address, !path.isEmpty { _ = unlinkPath(path) }
     }

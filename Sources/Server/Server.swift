@@ -84,89 +84,94 @@ public final class Server {
     /// The number of connected clients.
     public var clientCount: Int { self.clients.count }
 
-    /// Loads the database, then binds every configured address, or adopts the listening sockets systemd
-    /// passed instead (socket activation: the configured addresses are then ignored, as in `mpd`), then
-    /// restores the state file.
+    /// Binds every configured address, or adopts the listening sockets systemd passed instead (socket activation:
+    /// the configured addresses are then ignored, as in `mpd`), then starts as ``start(listening:)`` does.
     ///
-    /// Opens the sticker database first: as in `mpd`, one that cannot be opened stops the start.
-    /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
     /// - Parameter inherited: listening sockets handed over by systemd (`LISTEN_FDS`).
     /// - Throws: `StartError` naming the sticker file or the address that could not be bound.
     public func start(inherited: [FileDescriptor] = []) throws(StartError) {
+        try self.start(listening: Self.bind(self.options, inherited: inherited))
+    }
+
+    /// Opens the sticker database, loads the database, listens on `sockets`, then restores the state file.
+    ///
+    /// As in `mpd`, a sticker database that cannot be opened stops the start (the sockets are closed).
+    /// - Parameter sockets: what ``bind(_:inherited:)`` returned, maybe before the process gave up root.
+    /// - Throws: `StartError` naming the sticker file or a socket that could not be registered.
+    public func start(listening sockets: [BoundSocket]) throws(StartError) {
         if let path = self.options.stickerFile {
             do {
                 self.stickers = try StickerDatabase(path: path)
             } catch {
+                for socket in sockets { socket.close() }
                 throw StartError(failure: error.message)
             }
         }
         // The database is loaded before the first client is accepted.
         self.library?.start()
-        try self.bind(inherited: inherited)
+        for (index, socket) in sockets.enumerated() {
+            do {
+                try self.listen(on: socket)
+            } catch {
+                self.stopListening()
+                for rest in sockets[(index + 1)...] { rest.close() }
+                throw StartError(address: socket.address.description, reason: "\(error)")
+            }
+        }
         // As mpd: after the database, before the first client (the loop has not run yet).
         self.stateFile?.restore()
     }
 
-    private func bind(inherited: [FileDescriptor]) throws(StartError) {
-        if !inherited.isEmpty {
-            for fd in inherited {
-                do {
-                    try self.adopt(listening: fd)
-                } catch {
-                    self.stopListening()
-                    throw StartError(address: "inherited socket \(fd.rawValue)", reason: "\(error)")
-                }
-            }
-            return
+    /// Binds every address `options` lists (every interface when none), or adopts `inherited` instead when systemd
+    /// passed sockets. Needs no server: the daemon calls it while it may still be root.
+    ///
+    /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
+    /// - Throws: `StartError` naming the address that could not be bound; nothing stays bound.
+    public static func bind(_ options: ServerOptions, inherited: [FileDescriptor]) throws(StartError) -> [BoundSocket] {
+        if !inherited.isEmpty { return inherited.map(BoundSocket.adopt) }
+        var sockets: [BoundSocket] = []
+        func fail(_ address: String, _ reason: String) -> StartError {
+            for socket in sockets { socket.close() }
+            return StartError(address: address, reason: reason)
         }
-        let addresses = self.options.listenAddresses.isEmpty
-            ? [ListenAddress.any(port: self.options.port)] : self.options.listenAddresses
+        let addresses =
+            options.listenAddresses.isEmpty ? [ListenAddress.any(port: options.port)] : options.listenAddresses
         for address in addresses {
             let socketAddresses: [SocketAddress]
             do {
                 socketAddresses = try address.socketAddresses()
             } catch {
-                throw StartError(address: address.description, reason: "\(error)")
+                throw fail(address.description, "\(error)")
             }
             var bound = 0
             var lastError: (any Error)?
             for socketAddress in socketAddresses {
                 do {
-                    try self.listen(on: socketAddress)
+                    sockets.append(try BoundSocket.listen(on: socketAddress))
                     bound += 1
                 } catch {
                     lastError = error
                     if case .any = address { continue }
-                    self.stopListening()
-                    throw StartError(address: socketAddress.description, reason: "\(error)")
+                    throw fail(socketAddress.description, "\(error)")
                 }
             }
-            if bound == 0 {
-                self.stopListening()
-                throw StartError(address: address.description, reason: lastError.map { "\($0)" } ?? "no address")
-            }
+            if bound == 0 { throw fail(address.description, lastError.map { "\($0)" } ?? "no address") }
         }
+        return sockets
     }
 
-    /// Listens on a socket handed over already listening (systemd socket activation).
+    /// Registers a bound socket with the loop.
     ///
     /// - Throws: `SystemCallError` if it cannot be registered.
-    private func adopt(listening fd: FileDescriptor) throws {
+    private func listen(on socket: BoundSocket) throws {
         let listener = try Listener(
-            loop: self.loop, listening: fd,
+            loop: self.loop, bound: socket,
             onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
             onError: { [unowned self] error in self.logger.error("accept failed", ["error": "\(error)"]) })
         self.listeners.append(listener)
-        self.logger.info("listening on inherited socket", ["address": listener.address.description])
-    }
-
-    private func listen(on address: SocketAddress) throws {
-        let listener = try Listener(
-            loop: self.loop, address: address,
-            onAccept: { [unowned self] fd, peer in self.accept(fd, peer: peer) },
-            onError: { [unowned self] error in self.logger.error("accept failed", ["error": "\(error)"]) })
-        self.listeners.append(listener)
-        self.logger.info("listening", ["address": listener.address.description])
+        self.logger.info(
+            socket.removesSocketFile ? "listening" : "listening on inherited socket",
+            ["address": listener.address.description])
     }
 
     private func stopListening() {

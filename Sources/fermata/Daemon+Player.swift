@@ -8,6 +8,7 @@ import Input
 import Model
 import Network
 import Playback
+import Soxr
 import Synchronization
 
 extension Daemon {
@@ -42,7 +43,8 @@ extension Daemon {
             replayGain: ReplayGainSettings(
                 preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                 limit: settings.replayGainLimit),
-            audioOutputFormat: settings.audioOutputFormat, logger: logger)
+            audioOutputFormat: settings.audioOutputFormat,
+            resamplerQuality: Self.soxrQuality(settings.resampler.quality), logger: logger)
         mixerChanges.target.withLock { $0 = player.mixerChangeReporter }
         for (configuration, _, _) in outputs {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
@@ -69,6 +71,19 @@ extension Daemon {
             throw .input(error)
         }
         return try formats.openStreamDecoder(input: RewindInputStream(stream))
+    }
+}
+
+extension Daemon {
+    /// libsoxr's recipe for a `resampler` quality.
+    static func soxrQuality(_ quality: ResamplerSetting.Quality) -> SoxrResampler.Quality {
+        switch quality {
+        case .veryHigh: .veryHigh
+        case .high: .high
+        case .medium: .medium
+        case .low: .low
+        case .quick: .quick
+        }
     }
 }
 

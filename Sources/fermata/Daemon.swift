@@ -13,6 +13,7 @@ import Playback
 import Posix
 import Server
 import StoredPlaylists
+import Systemd
 import Zeroconf
 
 /// The daemon's life cycle: configuration, logging, listeners, signals, the event loop, shutdown.
@@ -39,30 +40,28 @@ enum Daemon {
         return paths
     }
 
-    /// Runs the daemon until SIGTERM, SIGINT or `kill`.
+    /// Runs the daemon until SIGTERM, SIGINT or `kill`; with `--kill`, stops the running instance instead.
     ///
-    /// Must be called on the main thread before any other thread starts, so the signal mask is inherited.
+    /// Must be called on the main thread before any other thread starts, so the signal mask is inherited. The
+    /// order is `mpd`'s: the configuration and the `user` it names, the log, the listening sockets, then (as that
+    /// user) the pid file, the player, the databases, the state file.
     static func run(_ commandLine: CommandLineOptions) throws(StartupError) {
-        let environment = ProcessEnvironment.variables()
-        let configPath: String
-        if let path = commandLine.configPath {
-            configPath = path
-        } else {
-            let candidates = Self.defaultConfigPaths(environment: environment)
-            guard let found = candidates.first(where: { (try? FileStatus(path: $0)) != nil }) else {
-                throw StartupError(
-                    description: "no configuration file found (looked for \(candidates.joined(separator: ", ")))")
-            }
-            configPath = found
+        var environment = ProcessEnvironment.variables()
+        var settings = try Self.settings(commandLine, environment: environment)
+        if commandLine.systemd && settings.pidFile != nil {
+            // As mpd: systemd tracks the process itself.
+            try? FileDescriptor.standardError.writeAll("Ignoring the 'pid_file' setting in systemd mode\n".utf8)
+            settings.pidFile = nil
         }
-
-        let settings: Settings
-        do {
-            settings = try Settings(file: try ConfigFile(contentsOf: configPath), environment: environment)
-        } catch {
-            throw StartupError(description: "\(error)")
+        let privileges = try Self.privileges(settings)
+        if let privileges {
+            // As mpd: for libraries that look at HOME, and for the default database path below.
+            setenv("HOME", privileges.account.home, 1)
+            environment["HOME"] = privileges.account.home
         }
+        if commandLine.kill { try Self.killRunningInstance(pidFile: settings.pidFile) }
 
+        // The log file is opened before root is given up, as mpd does: it may live where only root writes.
         let sink: LogSink
         if commandLine.logToStandardError || settings.logFile == nil {
             sink = LogSink()
@@ -109,15 +108,6 @@ enum Daemon {
             }
         }
 
-        if let pidFile = settings.pidFile {
-            do {
-                try writeFile(Array("\(getpid())\n".utf8), atPath: pidFile)
-            } catch {
-                throw StartupError(description: "cannot write pid_file \"\(pidFile)\": \(error)")
-            }
-        }
-        defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
-
         Self.raiseDescriptorLimit(logger: logger)
         SignalFD.ignoreBrokenPipe()
         let signals: FileDescriptor
@@ -130,19 +120,54 @@ enum Daemon {
         }
         defer { signals.close() }
 
+        // Bound while still root (a port below 1024, a socket in a root-owned directory), then root is given up
+        // before any other thread starts and before any file is written.
+        let sockets: [BoundSocket]
+        do {
+            sockets = try Server.bind(options, inherited: Self.systemdListeners(environment: environment))
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        if let privileges {
+            do {
+                try privileges.apply()
+            } catch {
+                for socket in sockets { socket.close() }
+                throw StartupError(description: error.message)
+            }
+            logger.info(
+                "running as user", ["user": privileges.account.name, "uid": "\(getuid())", "gid": "\(getgid())"])
+        }
+        if settings.dbFile == nil, let database = options.library?.databaseFile {
+            let directory = database[..<(database.lastIndex(of: "/") ?? database.endIndex)]
+            try? DirectoryEntries.makeDirectories(atPath: String(directory))
+        }
+
+        if let pidFile = settings.pidFile {
+            do {
+                try writeFile(PidFile.contents(for: getpid()), atPath: pidFile)
+            } catch {
+                for socket in sockets { socket.close() }
+                throw StartupError(description: "Failed to create pid file \"\(pidFile)\": \(error.errno)")
+            }
+        }
+        defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
+
         let player = try Self.makePlayer(
             settings: settings, formats: formats, curl: curl, loop: loop, logger: logger.labelled("player"))
         let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }
         do {
-            try server.start(inherited: Self.systemdListeners(environment: environment))
+            try server.start(listening: sockets)
         } catch {
             throw StartupError(description: "\(error)")
         }
         logger.notice(
             "ready",
             ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])
+        // As mpd: systemd (Type=notify) learns the server is ready; nothing happens without NOTIFY_SOCKET.
+        ServiceManager.notifyReady()
         let zeroconf = Self.startZeroconf(settings: settings, listeners: server.boundAddresses, logger: logger)
         defer { zeroconf?.stop() }
 
@@ -172,6 +197,75 @@ enum Daemon {
         zeroconf?.stop()
         server.shutdown()
         logger.notice("stopped")
+    }
+
+    /// The settings of the configuration file the command line names (or the first default one found), or
+    /// `mpd`'s defaults with `--no-config`.
+    static func settings(_ commandLine: CommandLineOptions, environment: [String: String]) throws(StartupError)
+        -> Settings
+    {
+        if commandLine.noConfig { return Settings() }
+        let configPath: String
+        if let path = commandLine.configPath {
+            configPath = path
+        } else {
+            let candidates = Self.defaultConfigPaths(environment: environment)
+            guard let found = candidates.first(where: { (try? FileStatus(path: $0)) != nil }) else {
+                throw StartupError(
+                    description: "no configuration file found (looked for \(candidates.joined(separator: ", ")))")
+            }
+            configPath = found
+        }
+        do {
+            return try Settings(file: try ConfigFile(contentsOf: configPath), environment: environment)
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+    }
+
+    /// The switch to `user` (and `group`) the settings ask for, looked up now as `mpd` does before anything
+    /// else; `nil` without `user` (`group` alone changes nothing, as in `mpd`).
+    ///
+    /// - Throws: `mpd`'s `no such user "name"` or `no such group "name"`.
+    static func privileges(_ settings: Settings) throws(StartupError) -> PrivilegeDrop? {
+        var account: UserAccount?
+        if let user = settings.user {
+            guard let found = UserDatabase.account(named: user) else {
+                throw StartupError(description: "no such user \"\(user)\"")
+            }
+            account = found
+        }
+        var group: gid_t?
+        if let name = settings.group {
+            guard let found = UserDatabase.groupID(named: name) else {
+                throw StartupError(description: "no such group \"\(name)\"")
+            }
+            group = found
+        }
+        return account.map { PrivilegeDrop(account: $0, group: group) }
+    }
+
+    /// `--kill`: sends SIGTERM to the process whose id `pid_file` holds and exits 0, as `mpd --kill` does (without
+    /// waiting for it to stop).
+    ///
+    /// - Throws: `mpd`'s messages: no `pid_file` configured, a file that cannot be read or holds no process id,
+    ///   a process that cannot be signalled.
+    static func killRunningInstance(pidFile: String?) throws(StartupError) -> Never {
+        guard let pidFile else { throw StartupError(description: "no pid_file specified in the config file") }
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(atPath: pidFile)
+        } catch {
+            throw StartupError(description: "unable to read the pid from file \"\(pidFile)\": \(error.errno)")
+        }
+        guard let pid = PidFile.processID(contents: bytes) else {
+            throw StartupError(
+                description: "unable to read the pid from file \"\(pidFile)\": \(Errno(rawValue: EINVAL))")
+        }
+        guard Glibc.kill(pid, SIGTERM) == 0 else {
+            throw StartupError(description: "unable to kill process \(pid): \(Errno.current)")
+        }
+        exit(0)
     }
 
     /// Raises the soft limit on open descriptors to the hard limit, so `max_connections` above ~1000 works
@@ -213,7 +307,7 @@ enum Daemon {
     }
 
     /// Where the database lives when `db_file` is not set: `$XDG_CACHE_HOME/fermata/db`, as `mpd` 0.23
-    /// uses `$XDG_CACHE_HOME/mpd/db`. The directory is created when missing.
+    /// uses `$XDG_CACHE_HOME/mpd/db`. The daemon creates the directory, once it runs as the configured user.
     static func defaultDatabaseFile(environment: [String: String]) -> String? {
         let cache: String
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
@@ -223,9 +317,7 @@ enum Daemon {
         } else {
             return nil
         }
-        let directory = cache + "/fermata"
-        try? DirectoryEntries.makeDirectories(atPath: directory)
-        return directory + "/db"
+        return cache + "/fermata/db"
     }
 
     /// Maps the configuration onto what the server needs; `formats` are the enabled decoder plugins.

@@ -383,10 +383,10 @@ struct SettingsTests {
         let settings = try self.settings(
             """
             music_directory "/music"
-            user "mpd"
+            volume_normalization "yes"
             port "6600"
             gapless_mp3_playback "yes"
-            user "mpd2"
+            port "6601"
             audio_output {
                 type "null"
             }
@@ -398,9 +398,8 @@ struct SettingsTests {
             """)
         #expect(
             settings.warnings == [
-                "\(Self.path):2: option \"user\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):2: option \"volume_normalization\" is not supported by Fermata yet and is ignored",
                 "\(Self.path):4: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
-                "\(Self.path):5: option \"user\" is not supported by Fermata yet and is ignored",
                 "\(Self.path):10: block \"neighbors\" is not supported by Fermata yet and is ignored",
             ])
     }
@@ -419,7 +418,8 @@ struct SettingsTests {
             "zeroconf_enabled": "no", "zeroconf_name": "Den @ %h", "audio_output_format": "44100:16:2",
             "mixer_type": "software", "audio_buffer_size": "8192", "replaygain": "album", "replaygain_preamp": "-3.5",
             "replaygain_missing_preamp": "2", "replaygain_limit": "no", "max_playlist_length": "100",
-            "state_file": "/var/state", "state_file_interval": "10", "restore_paused": "yes",
+            "state_file": "/var/state", "state_file_interval": "10", "restore_paused": "yes", "user": "root",
+            "group": "root", "filesystem_charset": "UTF-8", "samplerate_converter": "soxr very high",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }
@@ -445,8 +445,68 @@ struct SettingsTests {
         let file = try ConfigFile(contentsOf: "/etc/mpd.conf")
         let settings = try Settings(file: file)
         #expect(!file.parameters.isEmpty)
-        #expect(settings.warnings.count >= 1)
-        #expect(settings.warnings.allSatisfy { $0.hasPrefix("/etc/mpd.conf:") })
+        #expect(settings.warnings.isEmpty, "Fermata acts on every option Debian's mpd.conf sets")
+        #expect(settings.user == "mpd")
+    }
+
+    @Test func theSampleConfigurationGivesNoWarning() throws {
+        // Tests/ConfigurationTests/SettingsTests.swift, three levels below the repository.
+        let repository = "\(#filePath)".split(separator: "/").dropLast(3).joined(separator: "/")
+        let file = try ConfigFile(contentsOf: "/" + repository + "/etc/fermata.conf")
+        #expect(!file.parameters.isEmpty)
+        #expect(try Settings(file: file, environment: Self.environment).warnings.isEmpty)
+    }
+
+    @Test func volumeNormalizationOffIsWhatFermataDoes() throws {
+        #expect(try self.settings("volume_normalization \"no\"\n").warnings.isEmpty)
+        #expect(
+            try self.settings("volume_normalization \"yes\"\n").warnings == [
+                "\(Self.path):1: option \"volume_normalization\" is not supported by Fermata yet and is ignored"
+            ])
+    }
+
+    @Test func readsTheResampler() throws {
+        #expect(try self.settings("").resampler == ResamplerSetting())
+        #expect(try self.settings("").resampler.quality == .high)
+        let block = try self.settings("resampler {\n  plugin \"soxr\"\n  quality \"very high\"\n  threads \"2\"\n}\n")
+        #expect(block.resampler.quality == .veryHigh && block.warnings.isEmpty)
+        #expect(try self.settings("samplerate_converter \"soxr quick\"\n").resampler.quality == .quick)
+        #expect(try self.settings("samplerate_converter \"soxr\"\n").resampler.quality == .high)
+        let other = try self.settings("port \"6600\"\nsamplerate_converter \"Fastest Sinc Interpolator\"\n")
+        #expect(
+            other.warnings == [
+                "\(Self.path):2: resampler plugin \"libsamplerate\" is not supported by Fermata yet; resampling with soxr"
+            ])
+    }
+
+    @Test func refusesResamplerSettingsAsMpd() throws {
+        try self.expectFailure(
+            "resampler {\n plugin \"soxr\"\n}\nsamplerate_converter \"soxr\"",
+            "Cannot use both 'resampler' (line 2) and 'samplerate_converter' (line 5)")
+        try self.expectFailure("resampler {\n plugin \"foo\"\n}", "No such resampler plugin: foo")
+        try self.expectFailure(
+            "resampler {\n plugin \"soxr\"\n quality \"bogus\"\n}", "unknown quality setting 'bogus' in line 2")
+        try self.expectFailure("resampler {\n quality \"high\"\n}", "'plugin' missing in line 2")
+        try self.expectFailure("samplerate_converter \"soxr bogus\"", "unknown quality setting 'bogus' in line 2")
+    }
+
+    @Test func readsTheUserAndGroup() throws {
+        let settings = try self.settings("user \"root\"\ngroup \"audio\"\ndb_file \"~/db\"\n")
+        #expect(settings.user == "root" && settings.group == "audio")
+        // As mpd: `~` is the configured user's home, not the HOME of whoever started the server.
+        #expect(settings.dbFile == "/root/db")
+        #expect(try self.settings("db_file \"~/db\"\n").dbFile == "/home/listener/db")
+        #expect(try self.settings("").user == nil)
+    }
+
+    @Test func filesystemCharsetUTF8IsWhatFermataDoes() throws {
+        for name in ["UTF-8", "utf-8", "UTF8"] {
+            #expect(try self.settings("filesystem_charset \"\(name)\"\n").warnings.isEmpty)
+        }
+        #expect(
+            try self.settings("port \"6600\"\nfilesystem_charset \"ISO-8859-1\"\n").warnings == [
+                "\(Self.path):2: filesystem_charset \"ISO-8859-1\" is not supported by Fermata yet: file names are read as UTF-8"
+            ])
     }
 
     @Test func readsPlaybackOptions() throws {

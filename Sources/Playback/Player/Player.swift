@@ -4,6 +4,7 @@ import Formats
 import Input
 import Model
 import Network
+import Soxr
 import Synchronization
 
 /// The player: a decoder thread decoding ahead into a preallocated chunk pipe and one thread per output
@@ -92,7 +93,7 @@ public final class Player: PlayerControl {
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
-        audioOutputFormat: String? = nil, logger: Logger
+        audioOutputFormat: String? = nil, resamplerQuality: SoxrResampler.Quality = .high, logger: Logger
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
@@ -108,7 +109,7 @@ public final class Player: PlayerControl {
         }
         let shared = PlayerShared(
             replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
-            outputFormatMask: outputFormatMask)
+            outputFormatMask: outputFormatMask, resamplerQuality: resamplerQuality)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)

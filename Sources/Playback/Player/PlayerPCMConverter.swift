@@ -58,11 +58,13 @@ struct PlayerPCMConverter: ~Copyable {
     var isResampling: Bool { self.resampler != nil }
 
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
-    /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer). Allocates.
+    /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer); a rate change
+    /// resamples with libsoxr's `quality` recipe. Allocates.
     ///
     /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
     mutating func configure(
-        input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false
+        input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
+        quality: SoxrResampler.Quality = .high
     ) throws(OutputError) {
         self.input = input
         self.output = output
@@ -81,7 +83,8 @@ struct PlayerPCMConverter: ~Copyable {
         if input.sampleRate != output.sampleRate {
             do throws(SoxrError) {
                 let resampler = try SoxrResampler(
-                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
+                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels,
+                    quality: quality)
                 // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
                 // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
                 outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)

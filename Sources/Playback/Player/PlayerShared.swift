@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import Soxr
 import Synchronization
 
 /// Settings and border bookkeeping shared by the loop, the decoder thread and every output thread.
@@ -34,6 +35,8 @@ final class PlayerShared: @unchecked Sendable {
     let retryNanoseconds: UInt64
     /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
     let outputFormatMask: AudioFormatMask?
+    /// The libsoxr recipe the outputs resample with (`resampler`'s `quality`).
+    let resamplerQuality: SoxrResampler.Quality
     /// `crossfade`, `mixrampdb`, `mixrampdelay` (bit patterns of `Double`s).
     private let crossFadeSeconds = Atomic<UInt64>(0)
     private let mixRampDB = Atomic<UInt64>(0)
@@ -42,10 +45,14 @@ final class PlayerShared: @unchecked Sendable {
     private let fadePlans: [FadePlanSlot] = (0..<4).map { _ in FadePlanSlot() }
     private let fadePlanCount = Atomic<Int>(0)
 
-    init(replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil) {
+    init(
+        replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil,
+        resamplerQuality: SoxrResampler.Quality = .high
+    ) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
         self.outputFormatMask = outputFormatMask
+        self.resamplerQuality = resamplerQuality
     }
 
     /// Keeps a stream's new tags until an output plays the first chunk of `revision`. Decoder thread, when a

@@ -1,0 +1,64 @@
+"""The rest of a usual mpd.conf: `resampler` blocks and `samplerate_converter` lines are read as
+mpd 0.23.12 reads them (its errors, compared with the real `mpd` run on the same file), and the
+options Fermata acts on start it without an ignored-option warning.  127.0.0.1 only."""
+
+import socket
+import subprocess
+
+import pytest
+
+import mpdtest
+from test_daemon import binary, connect, free_port, ping, stop_process, write_config, GREETING
+
+
+def start_and_stop(config) -> str:
+    proc = subprocess.Popen([str(binary()), str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        port = int(next(line.split('"')[1] for line in config.read_text().splitlines()
+                        if line.startswith("port ")))
+        assert ping(connect(socket.AF_INET, ("127.0.0.1", port), timeout=20)) == GREETING + b"OK\n"
+    finally:
+        code, err = stop_process(proc)
+    assert code == 0, err
+    return err
+
+
+def lines(port: int, *body: str) -> list[str]:
+    return ['bind_to_address "127.0.0.1"', f'port "{port}"', 'zeroconf_enabled "no"', *body,
+            "audio_output {", '  type "null"', '  name "n"', "}"]
+
+
+@pytest.mark.parametrize("body", [
+    ['resampler {', '  plugin "soxr"', '  quality "very high"', '  threads "2"', '}'],
+    ['samplerate_converter "soxr quick"'],
+    ['samplerate_converter "soxr"', 'volume_normalization "no"', 'filesystem_charset "UTF-8"'],
+], ids=["resampler-block", "samplerate_converter", "defaults-spelled-out"])
+def test_acted_on_without_warnings(tmp_path, body):
+    err = start_and_stop(write_config(tmp_path, lines(free_port(), *body)))
+    for word in ("not supported", "ignored", "deprecated"):
+        assert word not in err, err
+
+
+def test_what_fermata_cannot_do_is_a_warning(tmp_path):
+    config = write_config(tmp_path, lines(free_port(), 'samplerate_converter "Fastest Sinc Interpolator"'))
+    err = start_and_stop(config)
+    assert f'{config}:4: resampler plugin "libsamplerate" is not supported by Fermata yet; resampling with soxr' \
+        in err
+
+
+@pytest.mark.parametrize("body", [
+    ['resampler {', '  plugin "soxr"', '}', 'samplerate_converter "soxr"'],
+    ['resampler {', '  plugin "foo"', '}'],
+    ['resampler {', '  plugin "soxr"', '  quality "bogus"', '}'],
+    ['resampler {', '  quality "high"', '}'],
+    ['samplerate_converter "soxr bogus"'],
+], ids=["both", "no-such-plugin", "bad-quality", "no-plugin", "bad-converter-quality"])
+def test_errors_as_mpd(tmp_path, body):
+    config = write_config(tmp_path, lines(free_port(), *body))
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert ours.returncode == theirs.returncode == 1
+    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"
