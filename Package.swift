@@ -37,10 +37,11 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
-        // FFmpeg: one pkg-config name per system library, so libavformat's (same include directory as
-        // libavcodec's and libavutil's); the module map links all three.
+        // FFmpeg's headers only (in the multiarch include directory, /usr/include/x86_64-linux-gnu, which the
+        // compiler searches): no pkgConfig, whose `--libs` would link the libraries. The FFmpeg module loads
+        // them with dlopen on first use and closes them when idle.
         .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            name: "CFFmpeg", path: "Sources/CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
 
         .systemLibrary(

@@ -161,8 +161,9 @@ public final class FFmpegDecoder: Decoder {
                 input: try FFmpegInput(input: input, url: input.uri, options: formatOptions))
         } catch {
             switch error.function {
-            case "avformat_find_stream_info", "avcodec_find_decoder":
-                // mpd's plugin logs these and declines.
+            case "avformat_find_stream_info", "avcodec_find_decoder", "dlopen", "dlsym":
+                // mpd's plugin logs these and declines; without FFmpeg's libraries the plugin is off and
+                // declines every stream (FFmpegLibraries reported why, once).
                 throw .notRecognized(path: input.uri)
             default:
                 // mpd's plugin throws these, as "avformat_open_input() failed: End of file".
