@@ -99,6 +99,10 @@ public struct FFmpegFormat: FormatPlugin {
         try FFmpegDecoder(input: input, formatOptions: self.formatOptions)
     }
 
+    /// Closes FFmpeg's libraries now if no decoder uses them (the scan that loaded them is over); they are
+    /// loaded again by the next file.
+    public func releaseIdleResources() { FFmpegLibraries.shared.unloadIfIdle() }
+
     // MARK: - Helpers
 
     /// `mpd`'s sample format for a codec's: 16-bit, 32-bit and float (interleaved or planar) map directly;
