@@ -250,7 +250,9 @@ let package = Package(
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(
             name: "FormatsTests",
-            dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
+            dependencies: [
+                "Formats", "ID3Tag", "FLAC", "FFmpeg", "Input", "Model", "TestTools", "Configuration", "ModPlug",
+            ],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Model", "Formats", "Input", "Posix", "Network", "TestSupport", "TestTools"], swiftSettings: settings),

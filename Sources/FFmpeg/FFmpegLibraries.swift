@@ -32,7 +32,7 @@ public struct FFmpegSonames: Sendable, Hashable {
 /// FFmpeg's libraries, loaded on first use and closed when idle.
 ///
 /// The `fermata` binary does not link libavformat, libavcodec and libavutil: mapping and relocating them and the
-/// ~150 libraries they need (codecs, TLS, image libraries…) would cost every server ~20 MiB of resident memory
+/// ~75 libraries they need (codecs, TLS, image libraries…) cost every server ~13 MiB of resident memory
 /// at start-up, used only by the formats only FFmpeg reads. The first `acquire()` opens them (`dlopen`) and
 /// resolves every function the wrapper calls into a table; each `FFmpegInput` holds one use from its creation to
 /// its release (its decoder keeps the input). When the last use is released, the libraries are closed
