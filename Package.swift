@@ -39,10 +39,11 @@ let package = Package(
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
 
-        // FFmpeg: one pkg-config name per system library, so libavformat's (same include directory as
-        // libavcodec's and libavutil's); the module map links all three.
+        // FFmpeg's headers only (in the multiarch include directory, /usr/include/x86_64-linux-gnu, which the
+        // compiler searches): no pkgConfig, whose `--libs` would link the libraries. The FFmpeg module loads
+        // them with dlopen on first use and closes them when idle.
         .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            name: "CFFmpeg", path: "Sources/CFFmpeg",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]),
 
         .systemLibrary(
@@ -254,7 +255,9 @@ let package = Package(
         .testTarget(name: "ID3TagTests", dependencies: ["ID3Tag", "Model"], swiftSettings: settings),
         .testTarget(
             name: "FormatsTests",
-            dependencies: ["Formats", "ID3Tag", "FLAC", "Input", "Model", "TestTools", "Configuration", "ModPlug"],
+            dependencies: [
+                "Formats", "ID3Tag", "FLAC", "FFmpeg", "Input", "Model", "TestTools", "Configuration", "ModPlug",
+            ],
             swiftSettings: settings),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(

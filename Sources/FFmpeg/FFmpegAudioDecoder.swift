@@ -24,6 +24,8 @@ public final class FFmpegAudioDecoder {
     /// Bytes per sample in `sampleFormat`.
     public let bytesPerSample: Int
 
+    /// The input's FFmpeg functions (valid while the input, which this decoder keeps, lives).
+    private let ffmpeg: fermata_ffmpeg_functions
     private let codec: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
@@ -49,34 +51,36 @@ public final class FFmpegAudioDecoder {
         guard let index = input.firstAudioStreamIndex, let stream = input.context.pointee.streams[index],
             let parameters = stream.pointee.codecpar
         else { throw FFmpegError(function: "avformat_find_stream_info", message: "No audio stream inside") }
-        guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        let ffmpeg = input.ffmpeg
+        guard let decoder = ffmpeg.avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw FFmpegError(function: "avcodec_find_decoder", message: "Unsupported audio codec")
         }
-        guard let codec = avcodec_alloc_context3(decoder) else {
+        guard let codec = ffmpeg.avcodec_alloc_context3(decoder) else {
             throw FFmpegError(function: "avcodec_alloc_context3", message: "out of memory")
         }
         var owned: UnsafeMutablePointer<AVCodecContext>? = codec
-        let filled = avcodec_parameters_to_context(codec, parameters)
+        let filled = ffmpeg.avcodec_parameters_to_context(codec, parameters)
         if filled < 0 {
-            avcodec_free_context(&owned)
-            throw FFmpegError(function: "avcodec_parameters_to_context", code: filled)
+            ffmpeg.avcodec_free_context(&owned)
+            throw FFmpegError(function: "avcodec_parameters_to_context", code: filled, ffmpeg)
         }
-        let opened = avcodec_open2(codec, decoder, nil)
+        let opened = ffmpeg.avcodec_open2(codec, decoder, nil)
         if opened < 0 {
-            avcodec_free_context(&owned)
-            throw FFmpegError(function: "avcodec_open2", code: opened)
+            ffmpeg.avcodec_free_context(&owned)
+            throw FFmpegError(function: "avcodec_open2", code: opened, ffmpeg)
         }
-        guard let packet = av_packet_alloc() else {
-            avcodec_free_context(&owned)
+        guard let packet = ffmpeg.av_packet_alloc() else {
+            ffmpeg.avcodec_free_context(&owned)
             throw FFmpegError(function: "av_packet_alloc", message: "out of memory")
         }
-        guard let frame = av_frame_alloc() else {
+        guard let frame = ffmpeg.av_frame_alloc() else {
             var freeing: UnsafeMutablePointer<AVPacket>? = packet
-            av_packet_free(&freeing)
-            avcodec_free_context(&owned)
+            ffmpeg.av_packet_free(&freeing)
+            ffmpeg.avcodec_free_context(&owned)
             throw FFmpegError(function: "av_frame_alloc", message: "out of memory")
         }
         self.input = input
+        self.ffmpeg = ffmpeg
         self.streamIndex = index
         self.stream = stream
         self.codec = codec
@@ -86,17 +90,17 @@ public final class FFmpegAudioDecoder {
         self.sampleFormat = FFmpegSampleFormat(raw: self.rawSampleFormat)
         self.sampleRate = Int(codec.pointee.sample_rate)
         self.channels = Int(codec.pointee.ch_layout.nb_channels)
-        self.bytesPerSample = Int(av_get_bytes_per_sample(codec.pointee.sample_fmt))
-        self.isPlanar = av_sample_fmt_is_planar(codec.pointee.sample_fmt) != 0
+        self.bytesPerSample = Int(ffmpeg.av_get_bytes_per_sample(codec.pointee.sample_fmt))
+        self.isPlanar = ffmpeg.av_sample_fmt_is_planar(codec.pointee.sample_fmt) != 0
     }
 
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-        av_frame_free(&frame)
+        self.ffmpeg.av_frame_free(&frame)
         var packet: UnsafeMutablePointer<AVPacket>? = self.packet
-        av_packet_free(&packet)
+        self.ffmpeg.av_packet_free(&packet)
         var codec: UnsafeMutablePointer<AVCodecContext>? = self.codec
-        avcodec_free_context(&codec)
+        self.ffmpeg.avcodec_free_context(&codec)
     }
 
     /// The codec's bit rate in kbit/s (`AVCodecContext.bit_rate / 1000`), as `mpd` reports it.
@@ -105,8 +109,8 @@ public final class FFmpegAudioDecoder {
     /// The length of the stream in PCM frames from the stream's duration, if known.
     public var streamFrames: UInt64? {
         let duration = self.stream.pointee.duration
-        guard duration != FFmpegLibrary.noTimestamp, duration >= 0, self.sampleRate > 0 else { return nil }
-        let frames = av_rescale_q(
+        guard duration != FFmpegConstants.noTimestamp, duration >= 0, self.sampleRate > 0 else { return nil }
+        let frames = self.ffmpeg.av_rescale_q(
             duration, self.stream.pointee.time_base, AVRational(num: 1, den: Int32(self.sampleRate)))
         return frames >= 0 ? UInt64(frames) : nil
     }
@@ -142,7 +146,7 @@ public final class FFmpegAudioDecoder {
     /// - Returns: `false` at the end.
     private func receiveFrame() throws(FFmpegError) -> Bool {
         while true {
-            let received = avcodec_receive_frame(self.codec, self.frame)
+            let received = self.ffmpeg.avcodec_receive_frame(self.codec, self.frame)
             if received == 0 {
                 let samples = Int(self.frame.pointee.nb_samples)
                 guard self.frame.pointee.format == self.rawSampleFormat,
@@ -158,7 +162,7 @@ public final class FFmpegAudioDecoder {
                 if skipped < samples { return true }
                 continue
             }
-            guard received == FFmpegLibrary.tryAgain, self.sendNextPacket() else {
+            guard received == FFmpegConstants.tryAgain, self.sendNextPacket() else {
                 // The end of the stream, or a decoding failure, which `mpd` treats as the end too.
                 self.finish()
                 return false
@@ -172,16 +176,16 @@ public final class FFmpegAudioDecoder {
     /// - Returns: `false` at the end of the file, or when the codec is at its end.
     private func sendNextPacket() -> Bool {
         while true {
-            if av_read_frame(self.input.context, self.packet) < 0 { return false }
-            defer { av_packet_unref(self.packet) }
+            if self.ffmpeg.av_read_frame(self.input.context, self.packet) < 0 { return false }
+            defer { self.ffmpeg.av_packet_unref(self.packet) }
             guard self.packet.pointee.size > 0, Int(self.packet.pointee.stream_index) == self.streamIndex else {
                 continue
             }
             self.skipFrames = self.framesToSkip()
             self.seekFrame = 0
-            let sent = avcodec_send_packet(self.codec, self.packet)
+            let sent = self.ffmpeg.avcodec_send_packet(self.codec, self.packet)
             if sent == 0 { return true }
-            if sent == FFmpegLibrary.endOfFile { return false }
+            if sent == FFmpegConstants.endOfFile { return false }
         }
     }
 
@@ -191,12 +195,12 @@ public final class FFmpegAudioDecoder {
     private func framesToSkip() -> UInt64 {
         guard self.seekFrame > 0 else { return 0 }
         let pts = self.packet.pointee.pts
-        guard pts >= 0, pts != FFmpegLibrary.noTimestamp else { return 0 }
+        guard pts >= 0, pts != FFmpegConstants.noTimestamp else { return 0 }
         let start = self.stream.pointee.start_time
-        let relative = pts &- (start == FFmpegLibrary.noTimestamp ? 0 : start)
+        let relative = pts &- (start == FFmpegConstants.noTimestamp ? 0 : start)
         guard relative >= 0 else { return 0 }
         let current = UInt64(
-            bitPattern: av_rescale_q(relative, self.stream.pointee.time_base, self.codec.pointee.time_base))
+            bitPattern: self.ffmpeg.av_rescale_q(relative, self.stream.pointee.time_base, self.codec.pointee.time_base))
         return current < self.seekFrame ? self.seekFrame - current : 0
     }
 
@@ -260,12 +264,13 @@ public final class FFmpegAudioDecoder {
         let milliseconds = (product + rate / 2) / rate
         let start = self.stream.pointee.start_time
         let target =
-            av_rescale_q(Int64(clamping: milliseconds), AVRational(num: 1, den: 1000), self.stream.pointee.time_base)
-            &+ (start == FFmpegLibrary.noTimestamp ? 0 : start)
-        let result = av_seek_frame(
+            self.ffmpeg.av_rescale_q(
+                Int64(clamping: milliseconds), AVRational(num: 1, den: 1000), self.stream.pointee.time_base)
+            &+ (start == FFmpegConstants.noTimestamp ? 0 : start)
+        let result = self.ffmpeg.av_seek_frame(
             self.input.context, Int32(self.streamIndex), target, AVSEEK_FLAG_ANY | AVSEEK_FLAG_BACKWARD)
-        if result < 0 { throw FFmpegError(function: "av_seek_frame", code: result) }
-        avcodec_flush_buffers(self.codec)
+        if result < 0 { throw FFmpegError(function: "av_seek_frame", code: result, self.ffmpeg) }
+        self.ffmpeg.avcodec_flush_buffers(self.codec)
         self.frameLength = 0
         self.framePosition = 0
         self.skipFrames = 0

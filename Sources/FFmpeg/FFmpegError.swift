@@ -11,11 +11,11 @@ public struct FFmpegError: Error, Hashable, Sendable, CustomStringConvertible {
     /// FFmpeg's text for the code (`av_strerror`), or an explanation.
     public let message: String
 
-    /// Creates an error from a result code, with FFmpeg's text for it. Any thread.
-    public init(function: String, code: Int32) {
+    /// Creates an error from a result code, with FFmpeg's text for it (the libraries are loaded). Any thread.
+    init(function: String, code: Int32, _ ffmpeg: fermata_ffmpeg_functions) {
         self.function = function
         self.code = code
-        self.message = FFmpegLibrary.message(code)
+        self.message = FFmpegConstants.message(code, ffmpeg)
     }
 
     /// Creates an error with an explanation of our own (no FFmpeg result code). Any thread.

@@ -76,6 +76,9 @@ public final class FFmpegInput {
     /// The format context; valid until `deinit`.
     let context: UnsafeMutablePointer<AVFormatContext>
     private let io: UnsafeMutablePointer<AVIOContext>
+    /// FFmpeg's functions, valid while this input holds its use of `libraries` (from `init` to `deinit`).
+    let ffmpeg: fermata_ffmpeg_functions
+    let libraries: FFmpegLibraries
     /// The input the callbacks read through; kept alive while libavformat holds a pointer to it.
     private let source: InputSource
 
@@ -83,75 +86,84 @@ public final class FFmpegInput {
     /// `url` is the name FFmpeg's format probe sees (it scores demuxers by the name's extension too);
     /// `options` are libavformat options for the opening (`probesize`, `analyzeduration`), in order.
     ///
-    /// Allocates; any thread.
-    /// - Throws: `FFmpegError` when libavformat cannot recognise the data or find stream information, or
-    ///   refuses an option's value.
+    /// Allocates; any thread. Loads `libraries` if they are not loaded, and holds one use of them until `deinit`.
+    /// - Throws: `FFmpegError` when the libraries cannot be loaded, libavformat cannot recognise the data or
+    ///   find stream information, or it refuses an option's value.
     public init(
-        input: any InputStream, url: String, options: [(name: String, value: String)] = []
+        input: any InputStream, url: String, options: [(name: String, value: String)] = [],
+        libraries: FFmpegLibraries = .shared
     ) throws(FFmpegError) {
-        FFmpegLibrary.ensureInitialized()
+        let ffmpeg = try libraries.acquire()
+        var opened = false
+        // Every failure below gives the use back; success keeps it until deinit.
+        defer { if !opened { libraries.release() } }
         let bufferSize: Int32 = 8192
-        guard let buffer = av_malloc(Int(bufferSize)) else {
+        guard let buffer = ffmpeg.av_malloc(Int(bufferSize)) else {
             throw FFmpegError(function: "av_malloc", message: "out of memory")
         }
         let source = InputSource(input)
         // Unretained: `self.source` keeps the box alive as long as the AVIOContext exists.
         let opaque = Unmanaged.passUnretained(source).toOpaque()
         guard
-            let io = avio_alloc_context(
+            let io = ffmpeg.avio_alloc_context(
                 buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 0, opaque, inputRead, nil,
                 input.isSeekable ? inputSeek : nil)
         else {
-            av_free(buffer)
+            ffmpeg.av_free(buffer)
             throw FFmpegError(function: "avio_alloc_context", message: "out of memory")
         }
-        guard let allocated = avformat_alloc_context() else {
-            Self.free(io)
+        guard let allocated = ffmpeg.avformat_alloc_context() else {
+            Self.free(io, ffmpeg)
             throw FFmpegError(function: "avformat_alloc_context", message: "out of memory")
         }
         allocated.pointee.pb = io
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context (not our AVIOContext) and clears the pointer.
         var dictionary: OpaquePointer?
-        defer { av_dict_free(&dictionary) }
+        defer { ffmpeg.av_dict_free(&dictionary) }
         for option in options {
             let set = option.name.withCString { name in
-                option.value.withCString { value in av_dict_set(&dictionary, name, value, 0) }
+                option.value.withCString { value in ffmpeg.av_dict_set(&dictionary, name, value, 0) }
             }
             guard set >= 0 else {
-                avformat_free_context(allocated)
-                Self.free(io)
-                throw FFmpegError(function: "av_dict_set(\(option.name))", code: set)
+                ffmpeg.avformat_free_context(allocated)
+                Self.free(io, ffmpeg)
+                throw FFmpegError(function: "av_dict_set(\(option.name))", code: set, ffmpeg)
             }
         }
-        let opened = url.withCString { avformat_open_input(&context, $0, nil, &dictionary) }
-        guard opened >= 0, let context else {
-            Self.free(io)
-            throw FFmpegError(function: "avformat_open_input", code: opened)
+        let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
+        guard result >= 0, let context else {
+            Self.free(io, ffmpeg)
+            throw FFmpegError(function: "avformat_open_input", code: result, ffmpeg)
         }
-        let found = avformat_find_stream_info(context, nil)
+        let found = ffmpeg.avformat_find_stream_info(context, nil)
         if found < 0 {
             var closing: UnsafeMutablePointer<AVFormatContext>? = context
-            avformat_close_input(&closing)
-            Self.free(io)
-            throw FFmpegError(function: "avformat_find_stream_info", code: found)
+            ffmpeg.avformat_close_input(&closing)
+            Self.free(io, ffmpeg)
+            throw FFmpegError(function: "avformat_find_stream_info", code: found, ffmpeg)
         }
         self.context = context
         self.io = io
         self.source = source
+        self.ffmpeg = ffmpeg
+        self.libraries = libraries
+        opened = true
     }
 
     deinit {
         var closing: UnsafeMutablePointer<AVFormatContext>? = self.context
-        avformat_close_input(&closing)
-        Self.free(self.io)
+        self.ffmpeg.avformat_close_input(&closing)
+        Self.free(self.io, self.ffmpeg)
+        // The last FFmpeg call of this input (its decoder, which keeps it, is gone already).
+        self.libraries.release()
     }
 
-    private static func free(_ io: UnsafeMutablePointer<AVIOContext>) {
+    private static func free(_ io: UnsafeMutablePointer<AVIOContext>, _ ffmpeg: fermata_ffmpeg_functions) {
         // libavformat may have replaced the buffer; the one the context holds now is ours to free.
-        av_free(io.pointee.buffer)
+        ffmpeg.av_free(io.pointee.buffer)
         var context: UnsafeMutablePointer<AVIOContext>? = io
-        avio_context_free(&context)
+        ffmpeg.avio_context_free(&context)
     }
 
     // MARK: - Streams
@@ -185,22 +197,23 @@ public final class FFmpegInput {
         let milliseconds = AVRational(num: 1, den: 1000)
         let streamDuration = stream.pointee.duration
         let containerDuration = self.context.pointee.duration
-        let name = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? ""
+        let name = self.ffmpeg.avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? ""
         return FFmpegAudioStreamInfo(
             index: index, codecName: name, sampleFormat: FFmpegSampleFormat(raw: parameters.pointee.format),
             sampleRate: Int(parameters.pointee.sample_rate), channels: Int(parameters.pointee.ch_layout.nb_channels),
-            streamDurationMilliseconds: streamDuration == FFmpegLibrary.noTimestamp
-                ? nil : av_rescale_q(streamDuration, stream.pointee.time_base, milliseconds),
-            containerDurationMilliseconds: containerDuration == FFmpegLibrary.noTimestamp
-                ? nil : av_rescale_q(containerDuration, AVRational(num: 1, den: AV_TIME_BASE), milliseconds))
+            streamDurationMilliseconds: streamDuration == FFmpegConstants.noTimestamp
+                ? nil : self.ffmpeg.av_rescale_q(streamDuration, stream.pointee.time_base, milliseconds),
+            containerDurationMilliseconds: containerDuration == FFmpegConstants.noTimestamp
+                ? nil : self.ffmpeg.av_rescale_q(containerDuration, AVRational(num: 1, den: AV_TIME_BASE), milliseconds)
+        )
     }
 
     /// The container's metadata dictionary.
-    public var containerMetadata: FFmpegMetadata { FFmpegMetadata(copying: self.context.pointee.metadata) }
+    public var containerMetadata: FFmpegMetadata { FFmpegMetadata(copying: self.context.pointee.metadata, self.ffmpeg) }
 
     /// The metadata dictionary of the stream at `index` (empty when there is no such stream).
     public func streamMetadata(_ index: Int) -> FFmpegMetadata {
-        FFmpegMetadata(copying: self.stream(index)?.pointee.metadata)
+        FFmpegMetadata(copying: self.stream(index)?.pointee.metadata, self.ffmpeg)
     }
 
     /// The first attached picture, as `mpd` finds it: the first video stream with
@@ -211,7 +224,7 @@ public final class FFmpegInput {
         else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: data, count: Int(stream.pointee.attached_pic.size)))
         var mimeType: String?
-        if let descriptor = avcodec_descriptor_get(parameters.pointee.codec_id),
+        if let descriptor = self.ffmpeg.avcodec_descriptor_get(parameters.pointee.codec_id),
             let types = descriptor.pointee.mime_types, let first = types[0]
         {
             mimeType = String(cString: first)
@@ -248,15 +261,15 @@ private final class InputSource {
 /// `AVERROR_EOF` at the end, `AVERROR(EIO)` when reading fails. Does not allocate.
 private let inputRead: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
     opaque, buffer, size in
-    guard let opaque, let buffer else { return FFmpegLibrary.ioError }
+    guard let opaque, let buffer else { return FFmpegConstants.ioError }
     guard size > 0 else { return 0 }
     // Unmanaged: the opaque pointer is the InputSource its FFmpegInput keeps alive while libavformat reads.
     let input = Unmanaged<InputSource>.fromOpaque(opaque).takeUnretainedValue().input
     do {
         let count = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
-        return count == 0 ? FFmpegLibrary.endOfFile : Int32(count)
+        return count == 0 ? FFmpegConstants.endOfFile : Int32(count)
     } catch {
-        return FFmpegLibrary.ioError
+        return FFmpegConstants.ioError
     }
 }
 

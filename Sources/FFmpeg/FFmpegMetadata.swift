@@ -36,11 +36,11 @@ public struct FFmpegMetadata: Sendable, Hashable {
     }
 
     /// Copies a dictionary out of FFmpeg (empty for `nil`).
-    init(copying dictionary: OpaquePointer?) {
+    init(copying dictionary: OpaquePointer?, _ ffmpeg: fermata_ffmpeg_functions) {
         var entries: [FFmpegMetadataEntry] = []
         var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
         while true {
-            entry = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX)
+            entry = ffmpeg.av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX)
             guard let current = entry else { break }
             entries.append(FFmpegMetadataEntry(key: bytes(current.pointee.key), value: bytes(current.pointee.value)))
         }

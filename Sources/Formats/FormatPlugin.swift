@@ -63,6 +63,11 @@ public protocol FormatPlugin: Sendable {
     ///
     /// - Throws: `FormatError` when the file cannot be read (the scanner then treats it as a song).
     func containerSongs(path: String) throws(FormatError) -> [ContainerSong]?
+
+    /// Gives back what the plugin holds only while it reads files, now that a database update has read every
+    /// file (the ffmpeg plugin closes FFmpeg's libraries unless a decoder still uses them). No-op by default.
+    /// Any thread.
+    func releaseIdleResources()
 }
 
 /// One song inside a container file (a subtune of a chiptune), as `containerSongs(path:)` lists it.
@@ -82,6 +87,9 @@ public struct ContainerSong: Sendable, Hashable {
 extension FormatPlugin {
     /// The plugin does not apply the generic scan itself.
     public var readsGenericTags: Bool { false }
+
+    /// Nothing to give back.
+    public func releaseIdleResources() {}
 
     /// A format with no pictures of its own: the file must still be one the plugin reads (`mpd` runs the
     /// plugin's scan first); the registry then looks at the generic tags.

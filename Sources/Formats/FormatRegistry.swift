@@ -27,6 +27,12 @@ public struct FormatRegistry: Sendable {
         self.pluginsBySuffix = table
     }
 
+    /// Tells every plugin that a database update has read its files (`FormatPlugin.releaseIdleResources`).
+    /// Any thread.
+    public func releaseIdleResources() {
+        for plugin in self.plugins { plugin.releaseIdleResources() }
+    }
+
     // MARK: - Choosing plugins
 
     /// The first plugin handling `suffix`, compared ASCII case-insensitively as `mpd` does (`MP3` is `mp3`).

@@ -15,9 +15,14 @@ public protocol SongInfoReader: Sendable {
     /// The songs inside a container file (`mpd`'s `container_scan`): names relative to the file, with their
     /// information; `nil` when the file is not a container (then it may be an ordinary song).
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]?
+    /// Called once an update has read every file it queued, from the update's thread: the reader may give back
+    /// what it keeps only for reading (libraries loaded on first use).
+    func readingFinished()
 }
 
 extension SongInfoReader {
     /// No containers.
     public func containerSongs(path: String) -> [(name: String, info: SongInfo)]? { nil }
+    /// Nothing to give back.
+    public func readingFinished() {}
 }

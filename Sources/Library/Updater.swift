@@ -114,6 +114,7 @@ public struct Updater: Sendable {
         queue.finish()
         self.read(queue)
         readers.wait()
+        self.reader.readingFinished()
         let results = queue.results
         let reads = pending.reads
         // The walk queued each directory's files together: find the directory once for each run of them.

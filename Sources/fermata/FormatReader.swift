@@ -21,4 +21,6 @@ struct FormatReader: SongInfoReader {
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]? {
         self.registry.containerSongs(path: path).map { songs in songs.map { ($0.name, $0.info) } }
     }
+
+    func readingFinished() { self.registry.releaseIdleResources() }
 }

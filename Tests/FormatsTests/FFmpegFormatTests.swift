@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import FFmpeg
 import Formats
 import Foundation
 import Input
 import Model
+import Synchronization
 import Testing
 
 /// Files made with Debian's `ffmpeg` command (bit-exact, no metadata of its own).
@@ -129,5 +131,26 @@ enum FFmpegFixtures {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while (try? buffer.withUnsafeMutableBytes({ try decoder.decode(into: $0) })) ?? 0 > 0 {}
         }
+    }
+
+    @Test func withoutFFmpegsLibrariesThePluginDeclinesEveryFileAndStream() throws {
+        let path = try FFmpegFixtures.file("alac16.m4a", muxer: "ipod", codec: ["-c:a", "alac", "-sample_fmt", "s16p"])
+        let reports = Mutex<[String]>([])
+        let libraries = FFmpegLibraries(
+            sonames: FFmpegSonames(avutil: "libavutil.so.0", avcodec: "libavcodec.so.0", avformat: "libavformat.so.0"),
+            schedule: { _ in }, reportFailure: { message in reports.withLock { $0.append(message) } })
+        let plugin = FFmpegFormat(libraries: libraries)
+        #expect(plugin.suffixes == FFmpegFormat().suffixes)
+        #expect(throws: FormatError.notRecognized(path: path)) { try plugin.readInfo(path: path) }
+        #expect(throws: FormatError.notRecognized(path: path)) { try plugin.readPicture(path: path) }
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(throws: FormatError.notRecognized(path: "x.m4a")) {
+            try plugin.makeDecoder(input: MemoryInputStream(bytes, uri: "x.m4a"))
+        }
+        plugin.releaseIdleResources()
+        #expect(!libraries.isLoaded)
+        #expect(reports.withLock { $0.count } == 1)
+        // The process's libraries still read it.
+        #expect(try FFmpegFormat().readInfo(path: path).durationMilliseconds == 1000)
     }
 }

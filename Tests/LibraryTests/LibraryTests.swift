@@ -28,6 +28,9 @@ struct UpdaterTests {
         let reader = FakeReader()
         let result = self.scan(music, reader: reader)
         #expect(result.modified)
+        // The reader hears once, after every file was read, that the update is done reading.
+        #expect(reader.finishedReading.load(ordering: .relaxed) == 1)
+        #expect(reader.readsWhenFinished.load(ordering: .relaxed) == 6)
         let database = Database(tree: result.tree, updateTime: 1)
         #expect(database.songs.map(\.uri) == ["top.mp3", "A/x.mp3", "b/0.mp3", "b/2.mp3", "b/1.mp3"])
         #expect(database.directories.map(\.path) == ["", "A", "b"])

@@ -15,6 +15,14 @@ public final class FakeReader: SongInfoReader {
 
     /// How many files were read.
     public let reads = Atomic<Int>(0)
+    /// How many times an update said it had read everything, and how many files had been read by then.
+    public let finishedReading = Atomic<Int>(0)
+    public let readsWhenFinished = Atomic<Int>(-1)
+
+    public func readingFinished() {
+        self.finishedReading.add(1, ordering: .relaxed)
+        self.readsWhenFinished.store(self.reads.load(ordering: .relaxed), ordering: .relaxed)
+    }
 
     public func supports(suffix: String) -> Bool { suffix.lowercased() == "mp3" }
 

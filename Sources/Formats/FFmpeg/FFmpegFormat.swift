@@ -52,10 +52,19 @@ public struct FFmpegFormat: FormatPlugin {
     /// in that order; unset ones are left out), used for every file opened, scanned or played.
     public let formatOptions: [(name: String, value: String)]
 
+    /// FFmpeg's libraries, loaded on first use (the process's by default).
+    public let libraries: FFmpegLibraries
+
     /// Creates the plugin.
     ///
-    /// - Parameter formatOptions: libavformat options for opening each file (none by default).
-    public init(formatOptions: [(name: String, value: String)] = []) { self.formatOptions = formatOptions }
+    /// - Parameters:
+    ///   - formatOptions: libavformat options for opening each file (none by default).
+    ///   - libraries: Where FFmpeg's libraries come from; when they cannot be loaded the plugin declines every
+    ///     file and stream (`FormatError.notRecognized`), as if it were off.
+    public init(formatOptions: [(name: String, value: String)] = [], libraries: FFmpegLibraries = .shared) {
+        self.formatOptions = formatOptions
+        self.libraries = libraries
+    }
 
     /// Reads tags, duration, format, ReplayGain and whether there is an attached picture.
     ///
@@ -96,8 +105,12 @@ public struct FFmpegFormat: FormatPlugin {
     ///
     /// - Throws: what `FFmpegDecoder.init` throws.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        try FFmpegDecoder(input: input, formatOptions: self.formatOptions)
+        try FFmpegDecoder(input: input, formatOptions: self.formatOptions, libraries: self.libraries)
     }
+
+    /// Closes FFmpeg's libraries now if no decoder uses them (the scan that loaded them is over); they are
+    /// loaded again by the next file.
+    public func releaseIdleResources() { self.libraries.unloadIfIdle() }
 
     // MARK: - Helpers
 
@@ -123,7 +136,9 @@ public struct FFmpegFormat: FormatPlugin {
         } catch {
             throw .input(error)
         }
-        guard let file = try? FFmpegInput(input: stream, url: path, options: self.formatOptions),
+        guard
+            let file = try? FFmpegInput(
+                input: stream, url: path, options: self.formatOptions, libraries: self.libraries),
             let index = file.firstAudioStreamIndex
         else {
             throw .notRecognized(path: path)
@@ -154,15 +169,19 @@ public final class FFmpegDecoder: Decoder {
     ///   the codec ("avformat_open_input() failed: End of file") or the rate or channel count is out of range
     ///   ("Invalid sample rate: 0"); `.notRecognized` where it declines (no stream information, no audio stream,
     ///   no decoder, a sample format it has no equivalent for).
-    public init(input: any InputStream, formatOptions: [(name: String, value: String)] = []) throws(FormatError) {
+    public init(
+        input: any InputStream, formatOptions: [(name: String, value: String)] = [],
+        libraries: FFmpegLibraries = .shared
+    ) throws(FormatError) {
         let decoder: FFmpegAudioDecoder
         do {
             decoder = try FFmpegAudioDecoder(
-                input: try FFmpegInput(input: input, url: input.uri, options: formatOptions))
+                input: try FFmpegInput(input: input, url: input.uri, options: formatOptions, libraries: libraries))
         } catch {
             switch error.function {
-            case "avformat_find_stream_info", "avcodec_find_decoder":
-                // mpd's plugin logs these and declines.
+            case "avformat_find_stream_info", "avcodec_find_decoder", "dlopen", "dlsym":
+                // mpd's plugin logs these and declines; without FFmpeg's libraries the plugin is off and
+                // declines every stream (FFmpegLibraries reported why, once).
                 throw .notRecognized(path: input.uri)
             default:
                 // mpd's plugin throws these, as "avformat_open_input() failed: End of file".

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CFFmpeg
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The file names `dlopen` loads FFmpeg's libraries by: Debian's sonames, from the major versions of the headers
+/// the module was compiled with (`libavformat.so.59` for `LIBAVFORMAT_VERSION_MAJOR` 59), so the structures the
+/// wrapper reads have the layout of the libraries it loads.
+public struct FFmpegSonames: Sendable, Hashable {
+    /// libavutil's.
+    public var avutil: String
+    /// libavcodec's.
+    public var avcodec: String
+    /// libavformat's.
+    public var avformat: String
+
+    /// Names of the three libraries (any name or path `dlopen` takes).
+    public init(avutil: String, avcodec: String, avformat: String) {
+        self.avutil = avutil
+        self.avcodec = avcodec
+        self.avformat = avformat
+    }
+
+    /// The sonames matching the headers.
+    public static let headers = FFmpegSonames(
+        avutil: "libavutil.so.\(LIBAVUTIL_VERSION_MAJOR)", avcodec: "libavcodec.so.\(LIBAVCODEC_VERSION_MAJOR)",
+        avformat: "libavformat.so.\(LIBAVFORMAT_VERSION_MAJOR)")
+}
+
+/// FFmpeg's libraries, loaded on first use and closed when idle.
+///
+/// The `fermata` binary does not link libavformat, libavcodec and libavutil: mapping and relocating them and the
+/// ~75 libraries they need (codecs, TLS, image libraries…) cost every server ~13 MiB of resident memory
+/// at start-up, used only by the formats only FFmpeg reads. The first `acquire()` opens them (`dlopen`) and
+/// resolves every function the wrapper calls into a table; each `FFmpegInput` holds one use from its creation to
+/// its release (its decoder keeps the input). When the last use is released, the libraries are closed
+/// (`dlclose`) once they have stayed unused for the idle delay, so a scan or a playlist of such files does not
+/// reload them per file. Process-wide set-up (FFmpeg's logging silenced) is redone after every load.
+///
+/// When the libraries cannot be loaded (not installed, a missing function), every `acquire()` throws the same
+/// error and the failure is reported once, on stderr: the ffmpeg plugin then declines every file, as if off.
+///
+/// Thread-safe: the state is under a lock, taken per object opened or released (never per packet or frame).
+public final class FFmpegLibraries: Sendable {
+    /// Runs `work` after the idle delay, on any thread.
+    public typealias Schedule = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+
+    /// The process's libraries: Debian's sonames, closed after 2 s without use.
+    public static let shared = FFmpegLibraries(sonames: .headers, schedule: FFmpegLibraries.after(seconds: 2))
+
+    /// A `Schedule` that runs the work `seconds` later on a global dispatch queue.
+    public static func after(seconds: Double) -> Schedule {
+        { work in DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
+    }
+
+    private struct Loaded {
+        var avutil: UnsafeMutableRawPointer
+        var avcodec: UnsafeMutableRawPointer
+        var avformat: UnsafeMutableRawPointer
+        var functions: fermata_ffmpeg_functions
+    }
+
+    private struct State {
+        var loaded: Loaded?
+        /// Why loading failed; then set for good.
+        var failure: FFmpegError?
+        var users = 0
+        /// Changed by every acquire and release: an idle check scheduled before a later one does nothing.
+        var generation: UInt64 = 0
+        var loads = 0
+        var unloads = 0
+    }
+
+    /// The libraries' names.
+    public let sonames: FFmpegSonames
+    private let schedule: Schedule
+    private let reportFailure: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    /// Libraries loaded from `sonames`, closed by the idle check `schedule` runs after each last release.
+    ///
+    /// - Parameter reportFailure: Told once why the libraries cannot be loaded (stderr by default).
+    public init(
+        sonames: FFmpegSonames, schedule: @escaping Schedule,
+        reportFailure: @escaping @Sendable (String) -> Void = { message in
+            let line = Array("ffmpeg: decoder plugin unavailable: \(message)\n".utf8)
+            _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+    ) {
+        self.sonames = sonames
+        self.schedule = schedule
+        self.reportFailure = reportFailure
+    }
+
+    /// Whether the libraries are loaded now.
+    public var isLoaded: Bool { self.state.withLock { $0.loaded != nil } }
+    /// How many objects use the libraries now.
+    public var users: Int { self.state.withLock { $0.users } }
+    /// How many times the libraries were loaded, and closed.
+    public var loadCount: Int { self.state.withLock { $0.loads } }
+    public var unloadCount: Int { self.state.withLock { $0.unloads } }
+
+    /// One more use of the libraries, loading them first if they are not loaded; pair it with `release()`.
+    ///
+    /// Locks; loading (first use, or after an unload) opens and relocates the libraries (tens of milliseconds).
+    /// - Returns: The resolved functions, valid until the matching `release()`.
+    /// - Throws: `FFmpegError` (function `dlopen` or `dlsym`) when the libraries cannot be loaded.
+    func acquire() throws(FFmpegError) -> fermata_ffmpeg_functions {
+        let (result, report) = self.state.withLock {
+            state -> (Result<fermata_ffmpeg_functions, FFmpegError>, String?) in
+            if let failure = state.failure { return (.failure(failure), nil) }
+            if state.loaded == nil {
+                switch Self.load(self.sonames) {
+                case .success(let loaded):
+                    // Global state of FFmpeg's, gone with the libraries: set again on every load.
+                    loaded.functions.av_log_set_level(AV_LOG_QUIET)
+                    state.loaded = loaded
+                    state.loads += 1
+                case .failure(let error):
+                    state.failure = error
+                    return (.failure(error), error.description)
+                }
+            }
+            guard let loaded = state.loaded else { preconditionFailure("loaded above") }
+            state.users += 1
+            state.generation &+= 1
+            return (.success(loaded.functions), nil)
+        }
+        if let report { self.reportFailure(report) }
+        return try result.get()
+    }
+
+    /// Ends a use `acquire()` began; after the last one, schedules the idle check that closes the libraries.
+    ///
+    /// Locks; any thread.
+    func release() {
+        let generation: UInt64? = self.state.withLock { state in
+            precondition(state.users > 0, "FFmpeg libraries released more often than acquired")
+            state.users -= 1
+            state.generation &+= 1
+            return state.users == 0 ? state.generation : nil
+        }
+        guard let generation else { return }
+        self.schedule { [self] in _ = self.unloadIfIdle(since: generation) }
+    }
+
+    /// Closes the libraries if nothing uses them. Any thread.
+    ///
+    /// - Returns: Whether they were closed now.
+    @discardableResult
+    public func unloadIfIdle() -> Bool { self.unloadIfIdle(since: nil) }
+
+    /// Closes the libraries if nothing uses them and, when `generation` is given, nothing acquired or released
+    /// them since that generation.
+    private func unloadIfIdle(since generation: UInt64?) -> Bool {
+        self.state.withLock { state in
+            guard state.users == 0, let loaded = state.loaded else { return false }
+            if let generation, generation != state.generation { return false }
+            // Reverse order of loading; libraries that dependencies mark NODELETE stay mapped.
+            dlclose(loaded.avformat)
+            dlclose(loaded.avcodec)
+            dlclose(loaded.avutil)
+            state.loaded = nil
+            state.unloads += 1
+            return true
+        }
+    }
+
+    /// Opens the three libraries and resolves the table; closes what it opened when something is missing.
+    private static func load(_ sonames: FFmpegSonames) -> Result<Loaded, FFmpegError> {
+        var opened: [UnsafeMutableRawPointer] = []
+        func open(_ name: String) -> UnsafeMutableRawPointer? {
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { return nil }
+            opened.append(handle)
+            return handle
+        }
+        func fail(_ function: String, _ message: String) -> Result<Loaded, FFmpegError> {
+            for handle in opened.reversed() { dlclose(handle) }
+            return .failure(FFmpegError(function: function, message: message))
+        }
+        guard let avutil = open(sonames.avutil), let avcodec = open(sonames.avcodec),
+            let avformat = open(sonames.avformat)
+        else {
+            return fail("dlopen", dlerror().map { String(cString: $0) } ?? "cannot load the FFmpeg libraries")
+        }
+        let table = UnsafeMutablePointer<fermata_ffmpeg_functions>.allocate(capacity: 1)
+        defer { table.deallocate() }
+        if let missing = fermata_ffmpeg_resolve(table, avutil, avcodec, avformat) {
+            return fail("dlsym", "\(String(cString: missing)) not found in the FFmpeg libraries")
+        }
+        return .success(Loaded(avutil: avutil, avcodec: avcodec, avformat: avformat, functions: table.pointee))
+    }
+}
+
+/// FFmpeg's constants and messages.
+enum FFmpegConstants {
+    /// `AVERROR_EOF`.
+    static let endOfFile = fermata_averror_eof()
+    /// `AVERROR(EAGAIN)`.
+    static let tryAgain = fermata_averror_eagain()
+    /// `AVERROR(EIO)`.
+    static let ioError = fermata_averror_eio()
+    /// `AV_NOPTS_VALUE`: no time stamp.
+    static let noTimestamp = fermata_av_nopts_value()
+
+    /// FFmpeg's text for a result code (`av_strerror`) while the libraries are loaded; any thread.
+    static func message(_ code: Int32, _ ffmpeg: fermata_ffmpeg_functions) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            guard let base = buffer.baseAddress, ffmpeg.av_strerror(code, base, 256) == 0 else {
+                return "error \(code)"
+            }
+            return String(cString: base)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import FFmpeg
+import Input
+import Synchronization
+import TestTools
+import Testing
+
+/// An idle-check schedule run by hand: the closures `FFmpegLibraries` schedules, kept until `runAll()`.
+final class ManualSchedule: Sendable {
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+
+    var schedule: FFmpegLibraries.Schedule { { work in self.pending.withLock { $0.append(work) } } }
+    var count: Int { self.pending.withLock { $0.count } }
+
+    /// Runs the idle checks scheduled so far, in order.
+    func runAll() {
+        let work = self.pending.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        for item in work { item() }
+    }
+}
+
+/// Messages `FFmpegLibraries` reported.
+final class Reports: Sendable {
+    private let messages = Mutex<[String]>([])
+    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
+    var all: [String] { self.messages.withLock { $0 } }
+}
+
+@Suite struct FFmpegLibrariesTests {
+    static func alac() throws -> String {
+        try FFmpegSample.file("alac16.m4a", channels: 2, codec: ["-c:a", "alac", "-sample_fmt", "s16p"])
+    }
+
+    static func open(_ path: String, _ libraries: FFmpegLibraries) throws -> FFmpegInput {
+        try FFmpegInput(input: try FileInputStream(path: path), url: path, libraries: libraries)
+    }
+
+    /// Decodes the whole stream of `path` through `libraries`.
+    static func decodeAll(_ path: String, _ libraries: FFmpegLibraries) throws -> [UInt8] {
+        let decoder = try FFmpegAudioDecoder(input: try Self.open(path, libraries))
+        var pcm: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let frames = try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) }
+            if frames == 0 { break }
+            pcm += buffer[0..<(frames * decoder.channels * decoder.bytesPerSample)]
+        }
+        return pcm
+    }
+
+    @Test func sonamesComeFromTheHeadersMajorVersions() {
+        // Debian 12's FFmpeg 5.1.
+        #expect(FFmpegSonames.headers.avutil == "libavutil.so.57")
+        #expect(FFmpegSonames.headers.avcodec == "libavcodec.so.59")
+        #expect(FFmpegSonames.headers.avformat == "libavformat.so.59")
+    }
+
+    @Test func loadedOnFirstUseAndClosedWhenIdle() throws {
+        let path = try Self.alac()
+        let idle = ManualSchedule()
+        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
+        #expect(!libraries.isLoaded)
+        #expect(libraries.loadCount == 0)
+
+        var input: FFmpegInput? = try Self.open(path, libraries)
+        #expect(libraries.isLoaded)
+        #expect(libraries.users == 1)
+        #expect(libraries.loadCount == 1)
+        // Not idle while an input lives: neither the explicit check nor a scheduled one closes them.
+        #expect(!libraries.unloadIfIdle())
+        #expect(idle.count == 0)
+        #expect(input?.firstAudioStreamIndex == 0)
+
+        input = nil
+        #expect(libraries.users == 0)
+        #expect(libraries.isLoaded)
+        #expect(idle.count == 1)
+        idle.runAll()
+        #expect(!libraries.isLoaded)
+        #expect(libraries.unloadCount == 1)
+        #expect(!libraries.unloadIfIdle())
+    }
+
+    @Test func reloadedAfterAnUnloadDecodesTheSame() throws {
+        let path = try Self.alac()
+        let idle = ManualSchedule()
+        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
+        let first = try Self.decodeAll(path, libraries)
+        #expect(first.count == 44100 * 2 * 2)
+        #expect(libraries.users == 0)
+        idle.runAll()
+        #expect(!libraries.isLoaded)
+
+        let second = try Self.decodeAll(path, libraries)
+        #expect(libraries.loadCount == 2)
+        #expect(second == first)
+        #expect(second == (try FFmpegSample.decode(path, format: "s16le")))
+        // An error's message still comes from the reloaded libraries (av_strerror).
+        #expect(throws: FFmpegError.self) {
+            try FFmpegInput(
+                input: try FileInputStream(path: path), url: path, options: [("probesize", "abc")],
+                libraries: libraries)
+        }
+        idle.runAll()
+        #expect(!libraries.isLoaded)
+        #expect(libraries.unloadCount == 2)
+    }
+
+    @Test func anIdleCheckScheduledBeforeALaterUseDoesNothing() throws {
+        let path = try Self.alac()
+        let idle = ManualSchedule()
+        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
+        _ = try Self.open(path, libraries)  // opened and released: one check scheduled
+        #expect(idle.count == 1)
+        let decoder = try FFmpegAudioDecoder(input: try Self.open(path, libraries))
+        // The decoder keeps its input, and so one use.
+        #expect(libraries.users == 1)
+        idle.runAll()
+        #expect(libraries.isLoaded)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        #expect(try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) } > 0)
+        _ = consume decoder
+        #expect(libraries.users == 0)
+        // A check from before the last release does nothing, the last one closes the libraries.
+        _ = try Self.open(path, libraries)
+        #expect(idle.count == 2)
+        idle.runAll()
+        #expect(!libraries.isLoaded)
+        #expect(libraries.unloadCount == 1)
+    }
+
+    @Test func missingLibrariesDisableTheWrapperReportedOnce() throws {
+        let path = try Self.alac()
+        let idle = ManualSchedule()
+        let reports = Reports()
+        let libraries = FFmpegLibraries(
+            sonames: FFmpegSonames(
+                avutil: FFmpegSonames.headers.avutil, avcodec: FFmpegSonames.headers.avcodec,
+                avformat: "/nonexistent/libavformat.so.59"),
+            schedule: idle.schedule, reportFailure: reports.reporter)
+        for _ in 0..<3 {
+            #expect {
+                _ = try Self.open(path, libraries)
+            } throws: { error in
+                (error as? FFmpegError)?.function == "dlopen"
+            }
+        }
+        #expect(!libraries.isLoaded)
+        #expect(libraries.users == 0)
+        #expect(libraries.loadCount == 0)
+        #expect(idle.count == 0)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.contains("/nonexistent/libavformat.so.59") == true)
+    }
+}
