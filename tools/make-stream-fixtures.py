@@ -8,8 +8,9 @@ Usage:
 - `tagged.mp3`: the same with an ID3v2 tag (artist, title);
 - `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.flac`: 4 s, 16-bit, with comments;
 - `noise.bin`: bytes no decoder takes;
-- `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries) and a URL on a closed
-  loopback port; `mime-only`: `radio.m3u`'s text under a name without a suffix (found by its MIME type only).
+- `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries), a URL on a closed
+  loopback port and local files (refused over TCP); `mime-only`: `radio.m3u`'s text under a name without a
+  suffix (found by its MIME type only).
 
 Idempotent: OUTDIR/.stamp holds the hash of this script; when it matches, nothing is done.
 """
@@ -38,7 +39,9 @@ def make(out: Path):
     (out / "noise.bin").write_bytes(bytes((i * 37 + 11) % 256 for i in range(64 * 1024)))
     # Remote playlists (`load URL`): entries relative to the playlist's URL, and a URL on a closed loopback port
     # (queued, never opened).
-    m3u = "plain.mp3\n#a comment\ntagged.mp3\n\nhttp://127.0.0.1:9/other.mp3\n"
+    # Local files it names are refused over TCP, as mpd's song loader refuses them.
+    m3u = ("plain.mp3\n#a comment\ntagged.mp3\n\nhttp://127.0.0.1:9/other.mp3\n/etc/passwd\nfile:///etc/passwd\n"
+           "../../etc/passwd\n")
     (out / "radio.m3u").write_text(m3u)
     (out / "mime-only").write_text(m3u)
     (out / "radio.pls").write_text("[playlist]\nFile1=tone.ogg\nTitle1=Ogg Stream\nLength1=8\n"
