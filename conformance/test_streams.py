@@ -168,6 +168,24 @@ def test_a_radio_station_shows_its_name_and_title(pair, http):
     assert sut == ref
 
 
+@pytest.mark.parametrize("subsystem", ["player", "playlist"])
+def test_a_new_title_wakes_idle_clients(pair, http, subsystem):
+    """mpd raises `player` and `playlist` (the queue's version goes up) when the station's title changes."""
+    url = f"{http}/radio/plain.mp3?titles=First|Second|Third&seconds=0.7&rate=16000"
+    got = {}
+    for server in (pair.ref, pair.sut):
+        play_alone(server, url)
+        assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(10)), \
+            server.label
+        with server.connect() as waiting:
+            waiting.sock.settimeout(mpdtest.scaled(10))
+            waiting.send(f"idle {subsystem}\n")
+            got[server.label] = waiting.read_reply()
+        server.query("stop")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label] == f"changed: {subsystem}\nOK\n".encode()
+
+
 @pytest.mark.parametrize("path", ["/file/plain.mp3", "/nolength/plain.mp3", "/file/tone.ogg",
                                   "/type/audio~flac/tone.flac", "/redirect/3/file/plain.mp3"])
 def test_a_remote_file_plays(pair, http, path):
