@@ -17,7 +17,9 @@ Usage (from the repository root, with Debian's Python):
    applied to every sample); the per-thread count of malloc/calloc/realloc/memalign calls is read
    over 10 s of steady playback, and over 10 s idle for comparison;
    Then the same minute in every other format Fermata's `decoders` lists (FLAC, Ogg Vorbis, Opus, AAC in
-   M4A, WAV, WavPack), each played by mpd and by Fermata the same way;
+   M4A, WAV, WavPack), each played by mpd and by Fermata the same way; and the MP3 as a stream: served
+   over HTTP on 127.0.0.1 by tools/streamserver.py (`/file/`, with a length), queued by URL, so the
+   input plugin (libcurl) runs too;
 4. prints the figures and writes them into the "Playback" section of benchmarks/RESULTS.md.
 
 Not part of `make test`; `make bench` runs it after run.py.
@@ -160,6 +162,27 @@ def cpu_figure(label: str, binary: Path, music: Path, runs: int, extra: list[str
     return {"cpu": cpu, "wall": wall, "runs": [s[0] for s in samples]}
 
 
+def stream_figures(args, music: Path) -> tuple[dict, dict, dict]:
+    """mpd (libmad), mpd (libmpg123) and Fermata playing the minute from the test HTTP server."""
+    port_file = Path(tempfile.mkdtemp(prefix="fermata-bench-http-")) / "port"
+    proc = subprocess.Popen([sys.executable, str(REPO / "tools" / "streamserver.py"), "--root", str(music),
+                             "--port-file", str(port_file), "--lifetime", "3600"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if not mpdtest.wait_until(port_file.exists, 10):
+            raise RuntimeError("streamserver did not start")
+        url = f"http://127.0.0.1:{port_file.read_text().strip()}/file/minute.mp3"
+        mad = cpu_figure("mpd stream", args.mpd, music, args.runs, song=url)
+        mpg123 = cpu_figure("mpd-mpg123 stream", args.mpd, music, args.runs,
+                            ['decoder {', '    plugin "mad"', '    enabled "no"', '}'], song=url)
+        ours = cpu_figure("fermata stream", args.fermata, music, args.runs, song=url)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(port_file.parent, ignore_errors=True)
+    return mad, mpg123, ours
+
+
 # ---------------------------------------------------------------------------
 # Allocations
 
@@ -248,8 +271,15 @@ def main(argv=None) -> int:
     ap.add_argument("--fermata", type=Path, default=REPO / ".build" / "release" / "fermata")
     ap.add_argument("--mpd", type=Path, default=Path("/usr/bin/mpd"))
     ap.add_argument("--note", default="", help="a line for RESULTS.md (e.g. which build)")
+    ap.add_argument("--stream-only", action="store_true",
+                    help="only the stream figures, printed (RESULTS.md is left alone)")
     args = ap.parse_args(argv)
     music = make_music()
+    if args.stream_only:
+        mad, mpg123, ours = stream_figures(args, music)
+        print(f"stream: Fermata/mpd (libmpg123) {ours['cpu'] / mpg123['cpu']:.2f}, "
+              f"Fermata/mpd (libmad) {ours['cpu'] / mad['cpu']:.2f}")
+        return 0
 
     mpd_mad = cpu_figure("mpd", args.mpd, music, args.runs)
     mpd_mpg123 = cpu_figure("mpd-mpg123", args.mpd, music, args.runs,
@@ -264,6 +294,7 @@ def main(argv=None) -> int:
         theirs = cpu_figure(f"mpd {name}", args.mpd, music, args.runs, song=name)
         ours = cpu_figure(f"fermata {name}", args.fermata, music, args.runs, song=name)
         per_format.append((name, theirs, ours))
+    stream_mad, stream_mpg123, stream_ours = stream_figures(args, music)
     idle, playing, total = allocation_figure(args.fermata, music)
     idle_names, playing_names, total_names = by_name(idle), by_name(playing), by_name(total)
     log(f"allocations, 10 s idle: {idle_names}")
@@ -304,6 +335,19 @@ def main(argv=None) -> int:
         *[f"| {name} | {theirs['cpu']:.3f} s | {ours['cpu']:.3f} s | "
           f"{ours['cpu'] / theirs['cpu'] if theirs['cpu'] else float('nan'):.2f} |"
           for name, theirs, ours in per_format],
+        "",
+        f"### CPU time for {SECONDS} s of the MP3 as an HTTP stream",
+        "",
+        "The same minute served by `tools/streamserver.py` on 127.0.0.1 (`/file/minute.mp3`: with a length) and "
+        "queued by URL, so each server's curl input runs as well; same method.",
+        "",
+        "| server | CPU time | wall time | Fermata/this |",
+        "|---|---:|---:|---:|",
+        f"| mpd, default decoder (libmad) | {stream_mad['cpu']:.3f} s | {stream_mad['wall']:.3f} s | "
+        f"{stream_ours['cpu'] / stream_mad['cpu']:.2f} |",
+        f"| mpd, libmpg123 (mad disabled) | {stream_mpg123['cpu']:.3f} s | {stream_mpg123['wall']:.3f} s | "
+        f"{stream_ours['cpu'] / stream_mpg123['cpu']:.2f} |",
+        f"| Fermata (libmpg123) | {stream_ours['cpu']:.3f} s | {stream_ours['wall']:.3f} s | 1.00 |",
         "",
         "### Allocations on the audio path",
         "",
