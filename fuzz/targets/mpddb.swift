@@ -31,8 +31,9 @@ public func mpddbFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
         // A name that ends in "\r" loses it when read again (mpd's line reader strips it), which may make two
         // names one: only then may the file be refused.
         let again = try? MPDDatabaseFile.decode(bytes, tags: .defaultMetadata, updateTime: 0)
-        let hasCarriageReturn = database.songs.indices.contains { database.songs.name(Int32($0)).hasSuffix("\r") }
-            || database.directories.contains { $0.path.hasSuffix("\r") || $0.path.contains("\r/") }
+        let songNames = database.songs.indices.contains { database.songs.name(Int32($0)).hasSuffix("\r") }
+        let hasCarriageReturn =
+            songNames || database.directories.contains { $0.path.hasSuffix("\r") || $0.path.contains("\r/") }
         precondition(again != nil || hasCarriageReturn, "what was written does not read back")
         if let again, !hasCarriageReturn {
             precondition(again.directories.count == database.directories.count, "directories lost")
