@@ -203,3 +203,39 @@ def test_damaged_database_is_rescanned(library):
             assert text.readline() == b"info_begin\n"
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_old_fermata_db_file_is_loaded_and_rewritten(library):
+    """A db_file in Fermata's binary format (as Fermata wrote it before db_file held mpd's) is loaded
+    without a rescan and rewritten at once in mpd's format, which mpd then reads."""
+    root = Path(tempfile.mkdtemp(prefix="fermata-mpddb-old-"))
+    try:
+        shutil.copytree(library / "music", root / "music", symlinks=True)
+        fermata = _server("sut", root)
+        fermata.start(songs_hint=len(SONGS))
+        expected = _answers(fermata)
+        fermata.stop()
+        # The binary copy without its stamp line is the old db_file.
+        binary = (root / "database.fermata").read_bytes()
+        assert binary.startswith(b"fermata-stamp ")
+        (root / "database.fermata").unlink()
+        (root / "database").write_bytes(binary.split(b"\n", 1)[1])
+        assert (root / "database").read_bytes().startswith(b"fermata-db ")
+        (root / "music").rename(root / "music.away")
+        try:
+            fermata.start()
+            assert mpdtest.wait_until(lambda: (root / "database.fermata").exists(), timeout=10)
+            fermata.stop()
+        finally:
+            (root / "music.away").rename(root / "music")
+        with gzip.open(root / "database") as text:
+            assert text.readline() == b"info_begin\n", "the old db_file is rewritten in mpd's format"
+        mpd = _server("ref", root)
+        mpd.start()
+        assert b"updating_db" not in mpd.query("status")
+        answers = _answers(mpd)
+        mpd.stop()
+        assert answers["listall"] == expected["listall"]
+        assert answers["list album group albumartist"] == expected["list album group albumartist"]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

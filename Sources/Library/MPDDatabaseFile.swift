@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import Posix
 import Zlib
@@ -247,9 +248,8 @@ public enum MPDDatabaseFile {
             guard self.position < count else { return nil }
             let start = self.position
             var end = self.text.withUnsafeBufferPointer { bytes -> Int in
-                var index = start
-                while index < count && bytes[index] != 0x0A { index += 1 }
-                return index
+                guard let newline = memchr(bytes.baseAddress! + start, 0x0A, count - start) else { return count }
+                return bytes.baseAddress!.distance(to: newline.assumingMemoryBound(to: UInt8.self))
             }
             self.position = end < count ? end + 1 : end
             if end > start && self.text[end - 1] == 0x0D { end -= 1 }

@@ -79,7 +79,7 @@ final class LibraryService {
     /// unusable).
     func start() {
         let started = MonotonicClock.now()
-        if let path = self.configuration.databaseFile, let (database, source) = self.load(path) {
+        if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
             self.database = database
             releaseFreeMemory()
             self.server.logger.info(
@@ -88,7 +88,9 @@ final class LibraryService {
                     "songs": "\(database.songs.count)", "file": path, "format": source.rawValue,
                     "load_ms": "\((MonotonicClock.now() - started) / 1_000_000)",
                 ])
-            if source != .companion { self.saveAfterLoading(database, rewriteDatabaseFile: source == .legacy) }
+            if source != .companion {
+                self.saveAfterLoading(database, stamp: source == .legacy ? nil : stamp)
+            }
         } else {
             _ = try? self.enqueue(uri: "", discard: false)
         }
@@ -105,49 +107,52 @@ final class LibraryService {
         case legacy = "fermata-legacy"
     }
 
-    /// The snapshot from the database files, or `nil` (logged) when there is none to use. At start-up only.
-    private func load(_ path: String) -> (Database, Source)? {
+    /// The snapshot from the database files and the stamp `db_file` had before it was read, or `nil` (logged)
+    /// when there is none to use. At start-up only.
+    private func load(_ path: String) -> (Database, Source, DatabaseFile.Stamp)? {
         let metadata = self.configuration.metadata
         guard let stamp = DatabaseFile.Stamp(path: path) else { return nil }
         if let database = DatabaseFile.load(
             from: DatabaseFile.companionPath(for: path), tags: metadata, stamp: stamp)
         {
-            return (database, .companion)
+            return (database, .companion, stamp)
         }
         guard let bytes = try? readFileRange(atPath: path, offset: 0, count: .max).bytes else {
             self.server.logger.warning("database file unreadable, rescanning", ["file": path])
             return nil
         }
         if DatabaseFile.recognizes(bytes) {
-            if let database = DatabaseFile.decode(bytes, tags: metadata) { return (database, .legacy) }
+            if let database = DatabaseFile.decode(bytes, tags: metadata) { return (database, .legacy, stamp) }
             self.server.logger.warning("database file unusable, rescanning", ["file": path])
             return nil
         }
         do {
             let database = try MPDDatabaseFile.decode(
                 bytes, tags: metadata, fsCharset: self.configuration.fsCharset, updateTime: stamp.modificationTime)
-            return (database, .mpd)
+            return (database, .mpd, stamp)
         } catch {
             self.server.logger.warning("database file unusable, rescanning", ["file": path, "error": "\(error)"])
             return nil
         }
     }
 
-    /// Writes the binary copy of a snapshot just loaded from `db_file` (and, with `rewriteDatabaseFile`,
-    /// `db_file` in `mpd`'s format first), off the loop; updates queued meanwhile start when it is done.
-    private func saveAfterLoading(_ database: Database, rewriteDatabaseFile: Bool) {
+    /// Writes the binary copy of a snapshot just loaded from `db_file` in `mpd`'s format, stamped with `stamp`
+    /// (what `db_file` was before it was read), or, without a stamp (`db_file` was in Fermata's old format),
+    /// `db_file` in `mpd`'s format and then the copy; off the loop. Updates queued meanwhile start when it is
+    /// done.
+    private func saveAfterLoading(_ database: Database, stamp: DatabaseFile.Stamp?) {
         guard let path = self.configuration.databaseFile else { return }
         self.saving = true
         let configuration = self.configuration
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         NamedThread.detach("dbsave") {
-            if rewriteDatabaseFile {
-                _ = Self.save(database, configuration: configuration, to: path, logger: logger)
-            } else if let stamp = DatabaseFile.Stamp(path: path) {
+            if let stamp {
                 Self.saveCompanion(
                     DatabaseFile.encoded(database, tags: configuration.metadata), stamp: stamp, for: path,
                     logger: logger)
+            } else {
+                _ = Self.save(database, configuration: configuration, to: path, logger: logger)
             }
             bound.execute { service in
                 service.saving = false
