@@ -7,7 +7,7 @@ does when it loads the same file, and it leaves `db_file` as mpd wrote it.
 (b) A file is added and Fermata's `update` picks it up; started again on the same `db_file`,
 mpd serves the library with the new file at once, without a rescan (the file keeps the
 modification time Fermata gave it, and mpd logs nothing about it), exactly as Fermata reads
-that same file.
+that same file. An `update` with nothing changed re-reads nothing on either side (neither saves).
 """
 
 from __future__ import annotations
@@ -147,11 +147,16 @@ def test_switch_from_mpd_and_back(library):
     assert database.read_bytes() == mpd_bytes, "Fermata leaves mpd's file as it is when nothing changed"
     assert (library / "database.fermata").exists(), "Fermata keeps its binary copy beside db_file"
 
+    # Fermata's `update` re-reads nothing mpd scanned (a re-read song would count as a change and be saved).
+    fermata.start()
+    fermata.query("update")
+    assert mpdtest.wait_until(lambda: b"updating_db" not in fermata.query("status"), timeout=30)
+    assert database.read_bytes() == mpd_bytes, "an update with nothing changed leaves db_file as it is"
+
     # (b) A new file, an update on Fermata (started from its binary copy, stamped with mpd's file).
     path, encoder, tags = ADDED
     _encode(music / path, encoder, tags, 1.5, library)
     os.utime(music / path, (1_600_000_200, 1_600_000_200))
-    fermata.start()
     assert f"songs: {len(SONGS)}\n".encode() in fermata.query("stats")
     fermata.query("update")
     assert mpdtest.wait_until(lambda: b"updating_db" not in fermata.query("status"), timeout=30)
@@ -167,6 +172,9 @@ def test_switch_from_mpd_and_back(library):
     mpd.start()
     assert b"updating_db" not in mpd.query("status")
     back = _answers(mpd)
+    # mpd's `update` finds nothing to re-read in what Fermata wrote (it saves only a modified database).
+    mpd.query("update")
+    assert mpdtest.wait_until(lambda: b"updating_db" not in mpd.query("status"), timeout=30)
     mpd.stop()
     assert database.stat().st_mtime_ns == written, "mpd did not rescan (nor save) the database"
     log = mpd.log_path.read_text(errors="replace").rsplit("\n=== ", 1)[-1]
