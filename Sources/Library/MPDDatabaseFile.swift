@@ -2,7 +2,6 @@
 
 import Glibc
 import Model
-import Posix
 import Zlib
 
 /// `mpd`'s own database file: the "simple" database plugin's text format (format 2, as `mpd` 0.23.12 writes
@@ -52,6 +51,8 @@ public enum MPDDatabaseFile {
     public static let writerVersion = "0.23.12 (written by Fermata)"
     /// The largest inflated file accepted.
     public static let inflatedLimit = 1 << 31
+    /// The deepest directory accepted: a path of more levels would not fit Linux's `PATH_MAX` (4096 bytes).
+    public static let maximumDepth = 2048
 
     /// Why a file was refused; the message is `mpd`'s where it has one.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -61,26 +62,6 @@ public enum MPDDatabaseFile {
         init(_ message: String) { self.message = message }
 
         public var description: String { self.message }
-    }
-
-    /// Whether `bytes` (a whole file) look like this format: gzip, or text starting with `info_begin`.
-    public static func recognizes(_ bytes: [UInt8]) -> Bool {
-        Gzip.isCompressed(bytes) || bytes.starts(with: "info_begin\n".utf8) || bytes.starts(with: "info_begin\r\n".utf8)
-    }
-
-    /// Loads the file at `path`; its modification time becomes the snapshot's update time (`mpd`'s `db_update`).
-    ///
-    /// - Throws: `Failure` when the file cannot be read or is refused.
-    public static func load(from path: String, tags: TagMask, fsCharset: String = "UTF-8") throws(Failure) -> Database {
-        let status: FileStatus
-        let bytes: [UInt8]
-        do {
-            status = try FileStatus(path: path)
-            bytes = try readFileRange(atPath: path, offset: 0, count: .max).bytes
-        } catch {
-            throw Failure("\(error)")
-        }
-        return try Self.decode(bytes, tags: tags, fsCharset: fsCharset, updateTime: status.modificationTime)
     }
 
     /// The snapshot in `data` (a whole file, gzip-compressed or not).
@@ -381,6 +362,9 @@ public enum MPDDatabaseFile {
                         } else {
                             throw self.failure("Malformed line", header)
                         }
+                    }
+                    guard stack.count <= MPDDatabaseFile.maximumDepth else {
+                        throw Failure("Directories nested too deep")
                     }
                     var frame = Frame(index: nil)
                     // Cue sheets and archives as directories have no place in Fermata's library.

@@ -249,6 +249,13 @@ import Zlib
         for (header, body, message) in refused {
             #expect(throws: MPDDatabaseFile.Failure(message)) { try self.decode(body, header: header) }
         }
+        let nested = { (depth: Int) in
+            String(repeating: "directory: d\nbegin: d\n", count: depth) + String(repeating: "end: d\n", count: depth)
+        }
+        _ = try self.decode(nested(MPDDatabaseFile.maximumDepth))
+        #expect(throws: MPDDatabaseFile.Failure("Directories nested too deep")) {
+            try self.decode(nested(MPDDatabaseFile.maximumDepth + 1))
+        }
         // Tags mpd was not configured for may be listed.
         _ = try self.decode("", tags: TagMask([.artist]))
         #expect(throws: MPDDatabaseFile.Failure.self) { try self.decode("", tags: .all) }
