@@ -247,3 +247,32 @@ def test_old_fermata_db_file_is_loaded_and_rewritten(library):
         assert answers["list album group albumartist"] == expected["list album group albumartist"]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_uncompressed_database_block(library):
+    """`database { plugin "simple" path … compress "no" }`: both servers write and read the plain text file."""
+    root = Path(tempfile.mkdtemp(prefix="fermata-mpddb-plain-"))
+    try:
+        (root / "music").symlink_to(library / "music")
+        block = f'database {{\n    plugin "simple"\n    path "{root / "database"}"\n    compress "no"\n}}'
+        servers = {}
+        for kind in ("sut", "ref"):
+            server = _server(kind, root)
+            server.overrides["db_file"] = None
+            server.extra_config = block
+            servers[kind] = server
+        fermata, mpd = servers["sut"], servers["ref"]
+        fermata.start(songs_hint=len(SONGS))
+        expected = _answers(fermata)
+        fermata.stop()
+        assert (root / "database").read_bytes().startswith(b"info_begin\n"), "written as plain text"
+        assert b"block \"database\"" not in fermata.log_path.read_bytes()
+        _age(root / "database")
+        mpd.start()
+        answers = _answers(mpd)
+        mpd.stop()
+        assert b"db_update: 1700000000\n" in answers["stats"], "mpd loaded Fermata's file without a rescan"
+        assert answers["listall"] == expected["listall"]
+        assert (root / "database").read_bytes().startswith(b"info_begin\n")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
