@@ -135,9 +135,11 @@ let package = Package(
         // libsndfile (WAV, AIFF, AU…) and libwavpack readers over an InputStream, as mpd's sndfile and wavpack plugins.
         .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
         .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
-        // Video game music emulation through libgme; the only importer of CGME and of CZlib (it inflates
-        // `.vgz` files before libgme checks them).
-        .target(name: "GME", dependencies: ["CGME", "CZlib"], swiftSettings: settings),
+        // gzip streams through zlib (mpd's compressed database file, `.vgz` chiptunes); the only importer of CZlib.
+        .target(name: "Zlib", dependencies: ["CZlib"], swiftSettings: settings),
+        // Video game music emulation through libgme; the only importer of CGME (Zlib inflates `.vgz` files before
+        // libgme checks them).
+        .target(name: "GME", dependencies: ["CGME", "Zlib"], swiftSettings: settings),
         // Tracker module rendering through libopenmpt; the only importer of COpenMPT.
         .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
@@ -176,7 +178,7 @@ let package = Package(
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
-        .target(name: "Library", dependencies: ["Model", "Posix", "ICU"], swiftSettings: settings),
+        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib"], swiftSettings: settings),
 
         // Stored playlists: the .m3u files of playlist_directory, read and written as mpd does, atomically.
         .target(name: "StoredPlaylists", dependencies: ["Model", "Posix"], swiftSettings: settings),
@@ -259,7 +261,10 @@ let package = Package(
                 "Formats", "ID3Tag", "FLAC", "FFmpeg", "Input", "Model", "TestTools", "Configuration", "ModPlug",
             ],
             swiftSettings: settings),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),
+        .testTarget(
+            name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport", "Zlib"],
+            swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",
             dependencies: [

@@ -10,11 +10,11 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
-ALL_TARGETS="protocol filter config icy playlists id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
+ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
-FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
+FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
 # The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need.
 FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model PCRE Configuration"
 CXX_LIBS="$(pkg-config --libs libsidplayfp adplug icu-uc) -lstdc++"
@@ -29,6 +29,7 @@ modules() {
         protocol) echo "Server MPDProtocol Configuration Network Library ICU TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         playlists) echo "Playlists Expat Model PCRE" ;;
+        mpddb) echo "Library Zlib ICU Posix Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
         icy) echo "Input Posix Model PCRE" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
@@ -43,6 +44,7 @@ for target in $targets; do
         protocol) roots="$roots Server TestSupport" ;;
         filter) roots="$roots MPDProtocol" ;;
         playlists) roots="$roots Playlists" ;;
+        mpddb) roots="$roots Library" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;
         icy) roots="$roots Input" ;;
         *) if is_format_target "$target"; then roots="$roots Formats"; else modules "$target"; fi ;;

@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
-ALL_TARGETS="protocol filter config icy playlists id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
+ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 # Leaks inside Debian's libraries that Fermata cannot free (fuzz/lsan.supp says which and why).
 LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"

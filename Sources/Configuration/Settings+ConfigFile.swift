@@ -30,6 +30,7 @@ extension Settings {
         }
         self.playlistDirectory = try reader.path("playlist_directory") ?? self.playlistDirectory
         self.dbFile = try reader.path("db_file") ?? self.dbFile
+        try self.readDatabaseBlock(file, home: home)
         self.stateFile = try reader.path("state_file") ?? self.stateFile
         self.stickerFile = try reader.path("sticker_file") ?? self.stickerFile
         if let parameter = file.parameter(named: "log_file") {
@@ -145,6 +146,25 @@ extension Settings {
         return Self.supportedOptions.contains(parameter.name)
     }
 
+    /// The `database` block as `mpd` 0.23.12 reads it (`CreateConfiguredDatabase`, the simple plugin): not with
+    /// `db_file`; `plugin` defaults to `simple`, which needs `path` and reads `compress` (default yes). Another
+    /// plugin (`proxy`, `upnp`) is warned about and ignored (see `warnings(for:)`).
+    private mutating func readDatabaseBlock(_ file: ConfigFile, home: String) throws(ConfigError) {
+        guard let block = file.blocks(named: "database").last else { return }
+        if let path = file.parameter(named: "db_file") {
+            throw ConfigError(
+                file: block.file, line: block.line,
+                message: "Found both 'database' (line \(block.line)) and 'db_file' (line \(path.line)) setting")
+        }
+        var settings = DecoderPluginSettings(plugin: "database", block: block, home: home)
+        guard (settings.string("plugin") ?? "simple") == "simple" else { return }
+        guard let path = try settings.path("path") else {
+            throw ConfigError(file: block.file, line: block.line, message: "No \"path\" parameter specified")
+        }
+        self.dbFile = path
+        self.dbCompress = try settings.bool("compress") ?? true
+    }
+
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
     ///
     /// - Parameter file: The parsed configuration.
@@ -161,6 +181,11 @@ extension Settings {
         }
         for block in file.blocks where !Self.supportedBlocks.contains(block.name) {
             lines.append("\(block.location): block \"\(block.name)\" is not supported by Fermata yet and is ignored")
+        }
+        for block in file.blocks(named: "database") {
+            guard let plugin = block["plugin"], plugin != "simple" else { continue }
+            let location = block.location
+            lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")
         }
         return lines
     }

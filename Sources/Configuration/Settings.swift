@@ -24,7 +24,7 @@ public struct Settings: Sendable, Hashable {
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input", "resampler"]
+    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input", "resampler", "database"]
 
     // MARK: - Files and directories
 
@@ -34,8 +34,12 @@ public struct Settings: Sendable, Hashable {
     /// `playlist_directory`: an absolute path. Default: none, which disables stored playlists.
     public var playlistDirectory: String?
 
-    /// `db_file`: an absolute path. Default: none.
+    /// `db_file`, or the `path` of a `database { plugin "simple" … }` block: an absolute path. Default: none.
     public var dbFile: String?
+
+    /// `compress` of a `database` block: whether the database file is gzip-compressed. Default: yes (also with
+    /// `db_file`), as in `mpd`.
+    public var dbCompress: Bool
 
     /// `state_file`: an absolute path. Default: none.
     public var stateFile: String?
@@ -184,6 +188,7 @@ public struct Settings: Sendable, Hashable {
         self.musicDirectory = nil
         self.playlistDirectory = nil
         self.dbFile = nil
+        self.dbCompress = true
         self.stateFile = nil
         self.stickerFile = nil
         self.logFile = nil

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import CZlib
+import Zlib
 
 /// What `GMEEmulator` does to a file's bytes before libgme sees them: gzip files (`.vgz`) are inflated, as
 /// libgme's own file reader does, and VGM command streams are checked for the sample-data reads libgme 0.6.3
@@ -26,39 +26,14 @@ enum GMEInput {
         return bytes
     }
 
-    /// Inflates a gzip stream (several members are read one after the other).
+    /// Inflates a gzip stream (several members are read one after the other; a truncated one gives what it
+    /// holds, as libgme's reader does).
     static func inflate(_ data: [UInt8]) throws(GMEError) -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw GMEError(function: "inflateInit2", message: "zlib cannot start")
+        do {
+            return try Gzip.inflate(data, limit: Self.inflatedLimit, acceptsTruncation: true)
+        } catch {
+            throw GMEError(function: "inflate", message: "corrupt or too large gzip data")
         }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = data
-        let failed: Bool = input.withUnsafeMutableBufferPointer { source in
-            stream.next_in = source.baseAddress
-            stream.avail_in = UInt32(source.count)
-            while true {
-                let status = chunk.withUnsafeMutableBufferPointer { out in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = UInt32(out.count)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
-                }
-                output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.avail_out))])
-                if output.count > Self.inflatedLimit { return true }
-                switch status {
-                case Z_OK: continue
-                case Z_STREAM_END:
-                    if stream.avail_in == 0 { return false }
-                    guard inflateReset(&stream) == Z_OK else { return true }
-                case Z_BUF_ERROR: return stream.avail_in != 0 || output.isEmpty
-                default: return true
-                }
-            }
-        }
-        if failed { throw GMEError(function: "inflate", message: "corrupt or too large gzip data") }
-        return output
     }
 
     /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40) to its end command, then its loop once

@@ -41,9 +41,10 @@ public enum DatabaseFile {
         try Self.write(Self.encoded(database, tags: tags), to: path)
     }
 
-    /// The bytes `save` writes for `database`: header, checksum and body. Any thread.
-    public static func encoded(_ database: Database, tags: TagMask) -> [UInt8] {
-        let body = Self.encode(database, tags: tags)
+    /// The bytes `save` writes for `database`: header, checksum and body; `updateTime` replaces the snapshot's.
+    /// Any thread.
+    public static func encoded(_ database: Database, tags: TagMask, updateTime: Int64? = nil) -> [UInt8] {
+        let body = Self.encode(database, tags: tags, updateTime: updateTime ?? database.updateTime)
         var out = Self.header
         out.reserveCapacity(out.count + 8 + body.count)
         Writer.appendFixed(Self.checksum(body), to: &out)
@@ -76,9 +77,57 @@ public enum DatabaseFile {
         return try? reader.database(tags: tags)
     }
 
+    // MARK: - Beside mpd's database
+
+    /// What identifies one version of `db_file` (in `mpd`'s format): a copy of the snapshot in this format,
+    /// kept beside it, is used only while `db_file` still has the stamp it was written with. `mpd` writes a
+    /// new file (a new inode) each time it saves.
+    public struct Stamp: Sendable, Hashable {
+        /// Size in bytes.
+        public var size: Int64
+        /// Modification time, seconds since the epoch.
+        public var modificationTime: Int64
+        /// Inode number.
+        public var inode: UInt64
+
+        /// The stamp of the file `status` describes.
+        public init(_ status: FileStatus) {
+            self.size = status.size
+            self.modificationTime = status.modificationTime
+            self.inode = status.inode
+        }
+
+        /// The stamp of the file at `path`, or `nil` when there is none.
+        public init?(path: String) {
+            guard let status = try? FileStatus(path: path) else { return nil }
+            self.init(status)
+        }
+
+        /// The first line of a stamped file.
+        var line: [UInt8] { Array("fermata-stamp \(self.size) \(self.modificationTime) \(self.inode)\n".utf8) }
+    }
+
+    /// The companion file's name for `db_file` `path`.
+    public static func companionPath(for path: String) -> String { path + ".fermata" }
+
+    /// `encoded` (bytes from `encoded`) with `stamp` before it.
+    public static func stamped(_ encoded: [UInt8], _ stamp: Stamp) -> [UInt8] { stamp.line + encoded }
+
+    /// The snapshot in the stamped file at `path`, or `nil` when it is missing, damaged, old, scanned with
+    /// other tags, or stamped with anything but `stamp`.
+    public static func load(from path: String, tags: TagMask, stamp: Stamp) -> Database? {
+        guard let data = try? readFileRange(atPath: path, offset: 0, count: .max).bytes else { return nil }
+        let line = stamp.line
+        guard data.starts(with: line) else { return nil }
+        return Self.decode(Array(data[line.count...]), tags: tags)
+    }
+
+    /// Whether `data` (a whole file) starts like this format (of any version).
+    public static func recognizes(_ data: [UInt8]) -> Bool { data.starts(with: "fermata-db ".utf8) }
+
     // MARK: - Writing
 
-    private static func encode(_ database: Database, tags: TagMask) -> [UInt8] {
+    private static func encode(_ database: Database, tags: TagMask, updateTime: Int64) -> [UInt8] {
         let tagList = Array(tags)
         var tagPosition = [UInt8](repeating: .max, count: TagType.allCases.count)
         for (position, type) in tagList.enumerated() { tagPosition[type.rawValue] = UInt8(position) }
@@ -86,7 +135,7 @@ public enum DatabaseFile {
         // The songs' value table is written as it is: each distinct value once, by bytes.
         let songs = database.songs
         var out = Writer()
-        out.signed(database.updateTime)
+        out.signed(updateTime)
         out.unsigned(tagList.count)
         for type in tagList { out.string(Array(type.name.utf8)) }
         out.unsigned(songs.values.count)

@@ -8,7 +8,8 @@ import Posix
 /// Walks the music directory and brings a tree up to date, the way `mpd`'s update job does.
 ///
 /// Runs on a background thread; tag reading is spread over worker threads. Files whose modification
-/// time and size are unchanged are not read again (unless `discard` is set, as for `rescan`). A file
+/// time and size are unchanged (the time alone for a song from `mpd`'s database, whose size is unknown) are not
+/// read again (unless `discard` is set, as for `rescan`). A file
 /// that cannot be read is logged once and skipped; nothing in the music directory can stop the walk.
 public struct Updater: Sendable {
     /// Symlink policy, from `follow_inside_symlinks` and `follow_outside_symlinks`.
@@ -276,9 +277,11 @@ public struct Updater: Sendable {
                 }
                 return
             }
-            if let existing = directory.songs[ByteString(name)], !discard, existing.modificationTime == status.modificationTime,
-                existing.size == status.size
+            // A song from mpd's database has no size (-1): its modification time alone decides, as in mpd.
+            if let existing = directory.songs[ByteString(name)], !discard,
+                existing.modificationTime == status.modificationTime, existing.size == status.size || existing.size < 0
             {
+                if existing.size < 0 { directory.songs[ByteString(name)]?.size = status.size }
                 return
             }
             pending.append(

@@ -10,7 +10,16 @@ import Posix
 /// The database as the server sees it: the current snapshot, the update queue, the database file.
 ///
 /// Loop-confined. Update jobs run one at a time on their own thread; each ends by saving the database
-/// file (atomically) and posting the new snapshot to the loop, which swaps it in.
+/// files (atomically) and posting the new snapshot to the loop, which swaps it in.
+///
+/// The database files: `db_file` always holds `mpd`'s own format (`MPDDatabaseFile`, gzip-compressed as
+/// `mpd` writes it by default), so that `mpd` started on the same configuration serves the library at once;
+/// beside it, `<db_file>.fermata` holds the same snapshot in Fermata's binary format (`DatabaseFile`), which
+/// loads several times faster, stamped with the size, modification time and inode of the `db_file` it was
+/// written with. At start-up the binary copy is used only while `db_file` still has that stamp; otherwise
+/// (`mpd` saved since, or there is no copy) `db_file` is read in `mpd`'s format, and the binary copy is
+/// written again off the loop. A `db_file` still in Fermata's binary format (written before this design) is
+/// loaded and rewritten in `mpd`'s format at once.
 final class LibraryService {
     /// `mpd`'s update queue holds at most this many waiting jobs.
     static let maximumQueuedJobs = 32
@@ -25,6 +34,11 @@ final class LibraryService {
         var databaseFile: String?
         /// The tag types kept (`metadata_to_use`).
         var metadata: TagMask
+        /// The `fs_charset` of `mpd`'s database file (`filesystem_charset`).
+        var fsCharset = "UTF-8"
+        /// Whether `db_file` is written gzip-compressed (`mpd`'s `compress`, on unless a `database` block
+        /// turns it off).
+        var compress = true
         /// Watch for changes with inotify.
         var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
@@ -42,6 +56,8 @@ final class LibraryService {
     private unowned let server: Server
     private var queue: [(uri: String, discard: Bool, id: Int)] = []
     private var running = false
+    /// Whether the database files are being written after start-up (an update waits for it).
+    private var saving = false
     private var lastJobID = 0
 
     private var inotify: FileDescriptor?
@@ -59,27 +75,122 @@ final class LibraryService {
         self.database = Database()
     }
 
-    /// Loads the database file, or starts a full scan when there is none (or it is unusable).
+    /// Loads the database (see the type's description), or starts a full scan when there is none (or it is
+    /// unusable).
     func start() {
         let started = MonotonicClock.now()
-        if let path = self.configuration.databaseFile,
-            let database = DatabaseFile.load(from: path, tags: self.configuration.metadata)
-        {
+        if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
             self.database = database
             releaseFreeMemory()
             self.server.logger.info(
                 "database loaded",
                 [
-                    "songs": "\(database.songs.count)", "file": path,
+                    "songs": "\(database.songs.count)", "file": path, "format": source.rawValue,
                     "load_ms": "\((MonotonicClock.now() - started) / 1_000_000)",
                 ])
-        } else {
-            if let path = self.configuration.databaseFile, (try? FileStatus(path: path)) != nil {
-                self.server.logger.warning("database file unusable, rescanning", ["file": path])
+            if source != .companion {
+                self.saveAfterLoading(database, stamp: source == .legacy ? nil : stamp)
             }
+        } else {
             _ = try? self.enqueue(uri: "", discard: false)
         }
         if self.configuration.autoUpdate { self.startWatching() }
+    }
+
+    /// Where the loaded snapshot came from.
+    private enum Source: String {
+        /// `<db_file>.fermata`, stamped with the current `db_file`.
+        case companion = "fermata"
+        /// `db_file` in `mpd`'s format.
+        case mpd
+        /// `db_file` in Fermata's binary format (as written before `db_file` held `mpd`'s).
+        case legacy = "fermata-legacy"
+    }
+
+    /// The snapshot from the database files and the stamp `db_file` had before it was read, or `nil` (logged)
+    /// when there is none to use. At start-up only.
+    private func load(_ path: String) -> (Database, Source, DatabaseFile.Stamp)? {
+        let metadata = self.configuration.metadata
+        guard let stamp = DatabaseFile.Stamp(path: path) else { return nil }
+        if let database = DatabaseFile.load(
+            from: DatabaseFile.companionPath(for: path), tags: metadata, stamp: stamp)
+        {
+            return (database, .companion, stamp)
+        }
+        guard let bytes = try? readFileRange(atPath: path, offset: 0, count: .max).bytes else {
+            self.server.logger.warning("database file unreadable, rescanning", ["file": path])
+            return nil
+        }
+        if DatabaseFile.recognizes(bytes) {
+            if let database = DatabaseFile.decode(bytes, tags: metadata) { return (database, .legacy, stamp) }
+            self.server.logger.warning("database file unusable, rescanning", ["file": path])
+            return nil
+        }
+        do {
+            let database = try MPDDatabaseFile.decode(
+                bytes, tags: metadata, fsCharset: self.configuration.fsCharset, updateTime: stamp.modificationTime)
+            return (database, .mpd, stamp)
+        } catch {
+            self.server.logger.warning("database file unusable, rescanning", ["file": path, "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Writes the binary copy of a snapshot just loaded from `db_file` in `mpd`'s format, stamped with `stamp`
+    /// (what `db_file` was before it was read), or, without a stamp (`db_file` was in Fermata's old format),
+    /// `db_file` in `mpd`'s format and then the copy; off the loop. Updates queued meanwhile start when it is
+    /// done.
+    private func saveAfterLoading(_ database: Database, stamp: DatabaseFile.Stamp?) {
+        guard let path = self.configuration.databaseFile else { return }
+        self.saving = true
+        let configuration = self.configuration
+        let logger = self.server.logger
+        let bound = LoopBound(self, loop: self.server.loop)
+        NamedThread.detach("dbsave") {
+            if let stamp {
+                Self.saveCompanion(
+                    DatabaseFile.encoded(database, tags: configuration.metadata), stamp: stamp, for: path,
+                    logger: logger)
+            } else {
+                _ = Self.save(database, configuration: configuration, to: path, logger: logger)
+            }
+            bound.execute { service in
+                service.saving = false
+                service.startNextJob()
+            }
+        }
+    }
+
+    /// Writes `database` to `db_file` at `path` in `mpd`'s format, then the stamped binary copy beside it with
+    /// `db_file`'s new modification time as its update time (`mpd`'s `db_update`); returns that copy's bytes
+    /// (without the stamp), or `nil` when `db_file` could not be written. Update thread.
+    private static func save(
+        _ database: Database, configuration: Configuration, to path: String, logger: Logger
+    ) -> [UInt8]? {
+        do {
+            let text = try MPDDatabaseFile.encoded(
+                database, tags: configuration.metadata, fsCharset: configuration.fsCharset,
+                compress: configuration.compress)
+            try DatabaseFile.write(text, to: path)
+        } catch {
+            logger.error("cannot save the database", ["file": path, "error": "\(error)"])
+            return nil
+        }
+        guard let status = try? FileStatus(path: path) else { return nil }
+        let encoded = DatabaseFile.encoded(
+            database, tags: configuration.metadata, updateTime: status.modificationTime)
+        Self.saveCompanion(encoded, stamp: DatabaseFile.Stamp(status), for: path, logger: logger)
+        return encoded
+    }
+
+    /// Writes the stamped binary copy beside `db_file` `path`. Any thread but the loop.
+    private static func saveCompanion(_ encoded: [UInt8], stamp: DatabaseFile.Stamp, for path: String, logger: Logger) {
+        let companion = DatabaseFile.companionPath(for: path)
+        do {
+            try DatabaseFile.write(DatabaseFile.stamped(encoded, stamp), to: companion)
+        } catch {
+            logger.warning("cannot save the database copy", ["file": companion, "error": "\(error)"])
+        }
     }
 
     // MARK: - auto_update
@@ -186,18 +297,18 @@ final class LibraryService {
     }
 
     /// The id of the running job (the last one queued, as `mpd` reports it), or `nil` when idle.
-    var updatingJobID: Int? { self.running ? self.lastJobID : nil }
+    var updatingJobID: Int? { self.running || (self.saving && !self.queue.isEmpty) ? self.lastJobID : nil }
 
     /// Queues an update of `uri` ("" for everything); returns its job id.
     ///
     /// - Throws: `Update queue is full` (code 54) with 32 jobs waiting.
     func enqueue(uri: String, discard: Bool) throws(AckError) -> Int {
-        if self.running && self.queue.count >= Self.maximumQueuedJobs {
+        if (self.running || self.saving) && self.queue.count >= Self.maximumQueuedJobs {
             throw AckError(.updateAlready, "Update queue is full")
         }
         self.lastJobID = self.lastJobID >= Self.maximumJobID ? 1 : self.lastJobID + 1
         let id = self.lastJobID
-        if self.running {
+        if self.running || self.saving {
             self.queue.append((uri, discard, id))
         } else {
             self.run(uri: uri, discard: discard, id: id)
@@ -213,16 +324,10 @@ final class LibraryService {
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         NamedThread.detach("update") {
-            let (encoded, modified) = Self.scan(current, configuration: configuration, uri: uri, discard: discard)
+            let (encoded, modified) = Self.scan(
+                current, configuration: configuration, uri: uri, discard: discard, logger: logger)
             var database: Database?
             if let encoded {
-                if let path = configuration.databaseFile {
-                    do {
-                        try DatabaseFile.write(encoded, to: path)
-                    } catch {
-                        logger.error("cannot save the database", ["file": path, "error": "\(error)"])
-                    }
-                }
                 // The snapshot the job built is gone: read it back from its encoding into the heap the scan
                 // left, coalesced first (a restart allocates it so too).
                 releaseFreeMemory()
@@ -235,13 +340,13 @@ final class LibraryService {
         }
     }
 
-    /// Runs the update job over `current`'s tree and encodes the snapshot it produces as the database file
-    /// stores it (`nil` when nothing changed); also whether anything was modified. The job's tree and the
-    /// snapshot are freed on return: the snapshot built from the tree keeps its small allocations (directory
-    /// paths, child lists) on pages scattered over everything the scan allocated, which `malloc_trim` cannot
-    /// return while they live. Update thread.
+    /// Runs the update job over `current`'s tree, saves the snapshot it produces (see `save`) and returns it
+    /// encoded in the binary format (`nil` when nothing changed); also whether anything was modified. The job's
+    /// tree and the snapshot are freed on return: the snapshot built from the tree keeps its small allocations
+    /// (directory paths, child lists) on pages scattered over everything the scan allocated, which
+    /// `malloc_trim` cannot return while they live. Update thread.
     private static func scan(
-        _ current: Database, configuration: Configuration, uri: String, discard: Bool
+        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
     ) -> (encoded: [UInt8]?, modified: Bool) {
         let tree = current.makeTree()
         let result = configuration.updater.update(tree, uri: uri, discard: discard)
@@ -250,6 +355,11 @@ final class LibraryService {
         let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
         guard result.modified || isFirst else { return (nil, false) }
         let database = Database(tree: result.tree, updateTime: updateTime)
+        if let path = configuration.databaseFile,
+            let encoded = Self.save(database, configuration: configuration, to: path, logger: logger)
+        {
+            return (encoded, result.modified)
+        }
         return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified)
     }
 
@@ -266,9 +376,13 @@ final class LibraryService {
         self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.server.emit(.update)
         if modified { self.server.emit(.database) }
-        if !self.queue.isEmpty {
-            let next = self.queue.removeFirst()
-            self.run(uri: next.uri, discard: next.discard, id: next.id)
-        }
+        self.startNextJob()
+    }
+
+    /// Starts the first queued job, if any.
+    private func startNextJob() {
+        guard !self.running, !self.saving, !self.queue.isEmpty else { return }
+        let next = self.queue.removeFirst()
+        self.run(uri: next.uri, discard: next.discard, id: next.id)
     }
 }

@@ -70,7 +70,8 @@ public final class Server {
             self.library = LibraryService(
                 configuration: .init(
                     updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
-                    autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
+                    compress: library.compressDatabaseFile, autoUpdate: library.autoUpdate,
+                    autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
         self.playlist.replayGainMode = options.replayGainMode

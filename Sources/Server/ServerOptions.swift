@@ -70,6 +70,8 @@ public struct LibraryOptions: Sendable {
     public var updater: Updater
     /// The database file (`db_file`), if any.
     public var databaseFile: String?
+    /// Whether the database file is written gzip-compressed (a `database` block's `compress`).
+    public var compressDatabaseFile = true
     /// Watch the music directory with inotify and update what changes (`auto_update`).
     public var autoUpdate: Bool
     /// How deep below the music directory to watch (`auto_update_depth`; 0 is the music directory

@@ -366,6 +366,7 @@ enum Daemon {
             options.library = LibraryOptions(
                 updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment),
                 autoUpdate: settings.autoUpdate, autoUpdateDepth: settings.autoUpdateDepth)
+            options.library?.compressDatabaseFile = settings.dbCompress
         }
 
         for entry in settings.passwords {

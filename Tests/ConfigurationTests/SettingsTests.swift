@@ -184,6 +184,33 @@ struct SettingsTests {
             "\(name) \"~no_such_user_fermata/x\"", "no such user: no_such_user_fermata")
     }
 
+    @Test func readsTheSimpleDatabaseBlock() throws {
+        #expect(try self.settings("db_file \"/var/db\"\n").dbCompress)
+        var settings = try self.settings("database {\n plugin \"simple\"\n path \"/var/db\"\n compress \"no\"\n}\n")
+        #expect(settings.dbFile == "/var/db")
+        #expect(!settings.dbCompress)
+        #expect(settings.warnings.isEmpty)
+        settings = try self.settings("database {\n path \"~/db\"\n}\n")
+        #expect(settings.dbFile == "/home/listener/db")
+        #expect(settings.dbCompress)
+        try self.expectFailure("database {\n compress \"no\"\n}", "No \"path\" parameter specified")
+        // Errors in a key are on its line.
+        let relative = try self.failure("database {\n path \"relative\"\n}")
+        #expect(relative.line == 3 && relative.message == "not an absolute path: relative")
+        let boolean = try self.failure("database {\n path \"/var/db\"\n compress \"maybe\"\n}")
+        #expect(
+            boolean.message
+                == "Error in setting \"compress\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
+        let both = try self.failure("db_file \"/var/db\"\ndatabase {\n path \"/var/db\"\n}")
+        #expect(both.message == "Found both 'database' (line 3) and 'db_file' (line 2) setting")
+        settings = try self.settings("database {\n plugin \"proxy\"\n host \"x\"\n}\n")
+        #expect(settings.dbFile == nil)
+        #expect(
+            settings.warnings == [
+                "\(Self.path):1: database plugin \"proxy\" is not supported by Fermata yet and is ignored"
+            ])
+    }
+
     // MARK: - Log levels
 
     @Test(arguments: [
