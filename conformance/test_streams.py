@@ -168,8 +168,6 @@ def test_a_radio_station_shows_its_name_and_title(pair, http):
     assert sut == ref
 
 
-@pytest.mark.xfail(reason="Fermata's decoders do not yet hand the tags they read in a stream (ID3, Vorbis "
-                          "comments) to the remote song", strict=not mpdtest.is_mpd(mpdtest.sut_binary()))
 @pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac"])
 def test_a_remote_files_own_tags_show(pair, http, path):
     """mpd's decoders hand the tags they read in a stream (ID3, Vorbis comments) to the remote song: its

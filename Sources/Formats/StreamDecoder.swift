@@ -4,10 +4,22 @@ import Input
 import Model
 
 /// A decoder over a remote stream: the format plugin's decoder, plus the tags the stream's transport
-/// carries (ICY titles), which `readTag()` passes on as `mpd`'s decoder bridge does (`UpdateStreamTag`).
-struct StreamDecoder: Decoder {
-    var decoder: any Decoder
-    let input: any InputStream
+/// carries (ICY titles), merged with those the decoder read in the stream (its ID3 tag or comments) as
+/// `mpd`'s decoder bridge merges them (`SubmitTag`, `UpdateStreamTag`: the decoder's items, then the
+/// stream's of the other types).
+///
+/// Confined to the decoding thread.
+final class StreamDecoder: Decoder {
+    private var decoder: any Decoder
+    private let input: any InputStream
+    /// The last tags of each source.
+    private var streamTags: [TagItem]?
+    private var decoderTags: [TagItem]?
+
+    init(decoder: any Decoder, input: any InputStream) {
+        self.decoder = decoder
+        self.input = input
+    }
 
     var format: AudioFormat { self.decoder.format }
     var totalFrames: UInt64? { self.decoder.totalFrames }
@@ -17,16 +29,31 @@ struct StreamDecoder: Decoder {
     var mixRampEnd: String? { self.decoder.mixRampEnd }
     var isSeekable: Bool { self.decoder.isSeekable && self.input.isSeekable }
 
-    mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+    func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         try self.decoder.decode(into: buffer)
     }
 
     @discardableResult
-    mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
+    func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 {
         try self.decoder.seek(toFrame: frame)
     }
 
-    func readTag() -> [TagItem]? { self.input.readTag() ?? self.decoder.readTag() }
+    func readTag() -> [TagItem]? {
+        let fromStream = self.input.readTag()
+        let fromDecoder = self.decoder.readTag()
+        guard fromStream != nil || fromDecoder != nil else { return nil }
+        self.streamTags = fromStream ?? self.streamTags
+        self.decoderTags = fromDecoder ?? self.decoderTags
+        return Self.merged(stream: self.streamTags, decoder: self.decoderTags)
+    }
+
+    /// `mpd`'s `Tag::Merge(stream, decoder)`: the decoder's items, then the stream's of types it has none of.
+    static func merged(stream: [TagItem]?, decoder: [TagItem]?) -> [TagItem]? {
+        guard let decoder else { return stream }
+        guard let stream else { return decoder }
+        let types = Set(decoder.map(\.type))
+        return decoder + stream.filter { !types.contains($0.type) }
+    }
 }
 
 extension FormatRegistry {

@@ -18,6 +18,8 @@ public final class FLACDecoder: Decoder {
     /// The `MIXRAMP_END` comment, if any.
     public let mixRampEnd: String?
     private let decoder: FLACStreamDecoder
+    /// The VORBIS_COMMENT block's tags, until `readTag()` hands them over.
+    private var pendingTags: [TagItem]?
 
     /// The kbit/s of the FLAC frame decoded last, computed as `mpd`'s FLAC plugin does (0 for Ogg FLAC, and
     /// for the first frame after opening or seeking).
@@ -41,7 +43,9 @@ public final class FLACDecoder: Decoder {
         self.totalFrames = info.totalSamples > 0 ? info.totalSamples : nil
         var start: String?
         var end: String?
+        var comments: [[UInt8]] = []
         for case .vorbisComment(_, let entries) in self.decoder.metadata {
+            comments += entries
             for entry in entries {
                 let ramp = VorbisComment.mixRamp(entry[...])
                 start = ramp.start ?? start
@@ -50,6 +54,14 @@ public final class FLACDecoder: Decoder {
         }
         self.mixRampStart = start
         self.mixRampEnd = end
+        self.pendingTags = VorbisComment.streamTags(comments)
+    }
+
+    /// The file's comments as tags, once (`mpd`'s FLAC plugin submits them; for a remote song they become its
+    /// tags).
+    public func readTag() -> [TagItem]? {
+        defer { self.pendingTags = nil }
+        return self.pendingTags
     }
 
     /// Decodes whole frames into `buffer`.

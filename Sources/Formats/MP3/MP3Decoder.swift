@@ -16,6 +16,9 @@ public final class MP3Decoder: Decoder {
     public private(set) var bitRate = 0
     /// The ID3 `TXXX` `mixramp_start` value (set by `MP3Format.makeDecoder`).
     public internal(set) var mixRampStart: String?
+    /// The stream's leading ID3v2 tag as tags, until `readTag()` hands them over (`mpd`'s MP3 plugin submits
+    /// the ID3 tag it finds in a stream).
+    var pendingTags: [TagItem]?
     /// The ID3 `TXXX` `mixramp_end` value.
     public internal(set) var mixRampEnd: String?
     private let handle: MPG123Handle
@@ -108,6 +111,11 @@ public final class MP3Decoder: Decoder {
 
     /// The raw ID3v2 tag libmpg123 skipped at the start of the stream, if any (`MPG123_STORE_RAW_ID3`).
     func leadingID3v2() -> [UInt8]? { self.handle.rawID3v2() }
+
+    public func readTag() -> [TagItem]? {
+        defer { self.pendingTags = nil }
+        return self.pendingTags
+    }
 
     /// Full-scale 32-bit samples to 24-bit in 32-bit words, rounding to nearest, in place.
     @inline(__always)

@@ -79,6 +79,8 @@ public struct MP3Format: FormatPlugin {
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         let decoder = try MP3Decoder(input: input)
         if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
+            let tags = TagCollector.tagItems(id3.mpdTagItems())
+            decoder.pendingTags = tags.isEmpty ? nil : tags
             for pair in id3.txxxPairs() {
                 let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
                 switch String(decoding: asciiLowered, as: UTF8.self) {

@@ -94,9 +94,8 @@ public struct VorbisFormat: FormatPlugin {
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         do {
             let codec = try OggVorbisDecoder(input: input)
-            return OggDecoder(
-                codec, format: AudioFormat(sampleRate: codec.sampleRate, sampleFormat: .float, channels: codec.channels)
-            )
+            let format = AudioFormat(sampleRate: codec.sampleRate, sampleFormat: .float, channels: codec.channels)
+            return OggDecoder(codec, format: format, tags: VorbisComment.streamTags(codec.comments))
         } catch {
             throw Self.formatError(error, uri: input.uri)
         }

@@ -14,13 +14,21 @@ final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
     /// name, where the protocol has it).
     let isSeekable: Bool
     private let codec: Codec
+    /// The stream's comments as tags, until `readTag()` hands them over.
+    private var pendingTags: [TagItem]?
 
-    /// `codec`'s output, which is in `format`.
-    init(_ codec: Codec, format: AudioFormat) {
+    /// `codec`'s output, which is in `format`; `tags`: what its comment header says, reported once.
+    init(_ codec: Codec, format: AudioFormat, tags: [TagItem]? = nil) {
         self.codec = codec
         self.format = format
+        self.pendingTags = tags
         self.totalFrames = codec.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
         self.isSeekable = codec.mpdSeekable
+    }
+
+    func readTag() -> [TagItem]? {
+        defer { self.pendingTags = nil }
+        return self.pendingTags
     }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {

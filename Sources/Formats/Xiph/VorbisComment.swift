@@ -36,6 +36,17 @@ public enum VorbisComment {
     /// `xiph_tags` names (`tracknumber`, `discnumber`, `description`, `movementname`, `movement`), then the
     /// canonical tag names; `nil` for any other name.
     public static func tagItem(_ entry: ArraySlice<UInt8>) -> RawTagItem? {
+        Self.rawTagItem(entry)
+    }
+
+    /// The tags a decoder reports for a stream's comment entries (`mpd`'s `SubmitTag` of the comments it read),
+    /// mapped as the scanner maps them; `nil` when none is a tag.
+    public static func streamTags(_ entries: [[UInt8]]) -> [TagItem]? {
+        let tags = TagCollector.tagItems(entries.compactMap { Self.rawTagItem($0[...]) })
+        return tags.isEmpty ? nil : tags
+    }
+
+    private static func rawTagItem(_ entry: ArraySlice<UInt8>) -> RawTagItem? {
         for (name, type) in self.xiphNames {
             if let value = self.value(of: entry, named: name) { return RawTagItem(type, Array(value)) }
         }

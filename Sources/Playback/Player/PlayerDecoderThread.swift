@@ -370,7 +370,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
             do throws(FormatError) {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
-                if let tags = decoder.readTag() {
+                // Only a remote song takes the tags its stream brings (mpd's `LockUpdateSongTag` skips files).
+                if song.isRemote, let tags = decoder.readTag() {
                     self.tagRevision += 1
                     self.shared.publishTags(tags, revision: self.tagRevision)
                 }

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Formats
+import Foundation
+import Input
+import Model
+import Synchronization
+import Testing
+
+/// The tags a remote stream's decoder reports (`Decoder.readTag()`): what it read in the stream (Vorbis comments,
+/// ID3v2), merged with the transport's (ICY) as `mpd`'s decoder bridge merges them.
+@Suite struct StreamTagTests {
+    /// A memory stream that also brings a transport tag, once.
+    private final class TaggedInput: Input.InputStream {
+        let inner: MemoryInputStream
+        let pending: Mutex<[TagItem]?>
+        init(_ bytes: [UInt8], uri: String, tags: [TagItem]?) {
+            self.inner = MemoryInputStream(bytes, uri: uri)
+            self.pending = Mutex(tags)
+        }
+        var uri: String { self.inner.uri }
+        var size: UInt64? { self.inner.size }
+        var isSeekable: Bool { self.inner.isSeekable }
+        var mimeType: String? { nil }
+        var offset: UInt64 { self.inner.offset }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+            try self.inner.read(into: buffer)
+        }
+        func seek(to offset: UInt64) throws(InputError) { try self.inner.seek(to: offset) }
+        func readTag() -> [TagItem]? {
+            self.pending.withLock { tags in
+                defer { tags = nil }
+                return tags
+            }
+        }
+    }
+
+    private static func bytes(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test func aFLACStreamsCommentsAreReportedOnce() throws {
+        let path = try FLACFixtures.flac("stream-tags.flac", tags: ["ARTIST=Flac Artist", "TITLE=Flac Title"])
+        let input = TaggedInput(try Self.bytes(path), uri: "http://h/a.flac", tags: nil)
+        var decoder = try FormatRegistry.standard.openStreamDecoder(input: input)
+        #expect(decoder.readTag() == [TagItem(.artist, "Flac Artist"), TagItem(.title, "Flac Title")])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+        defer { buffer.deallocate() }
+        _ = try decoder.decode(into: buffer)
+        #expect(decoder.readTag() == nil)
+    }
+
+    @Test func theDecodersTagsComeFirstThenTheTransportsOtherTypes() throws {
+        let path = try FLACFixtures.flac("stream-tags-icy.flac", tags: ["TITLE=From The File"])
+        let icy = [TagItem(.name, "Station"), TagItem(.title, "From ICY")]
+        let input = TaggedInput(try Self.bytes(path), uri: "http://h/a.flac", tags: icy)
+        let decoder = try FormatRegistry.standard.openStreamDecoder(input: input)
+        #expect(decoder.readTag() == [TagItem(.title, "From The File"), TagItem(.name, "Station")])
+        #expect(decoder.readTag() == nil)
+    }
+
+    @Test func aVorbisStreamsCommentsAreReported() throws {
+        let wave = try OggFormatTests.wave("stream-tags.wav", rate: 44100, channels: 2, seconds: "0.5")
+        let path = try Fixtures.file("stream-tags.ogg") { path in
+            try Fixtures.run("/usr/bin/oggenc", ["-Q", "-a", "Ogg Artist", "-t", "Ogg Title", "-o", path, wave])
+        }
+        let input = TaggedInput(try Self.bytes(path), uri: "http://h/a.ogg", tags: nil)
+        let decoder = try FormatRegistry.standard.openStreamDecoder(input: input)
+        #expect(decoder.readTag() == [TagItem(.title, "Ogg Title"), TagItem(.artist, "Ogg Artist")])
+        #expect(decoder.readTag() == nil)
+        // Without comments that are tags (oggenc's own ENCODER is none), nothing is reported.
+        let plainPath = try OggFormatTests.vorbis("stream-plain.ogg")
+        let plain = TaggedInput(try Self.bytes(plainPath), uri: "http://h/b.ogg", tags: nil)
+        #expect(try FormatRegistry.standard.openStreamDecoder(input: plain).readTag() == nil)
+    }
+}
