@@ -212,7 +212,7 @@ def test_a_remote_file_plays(pair, http, path):
         assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
             (server.label, status(server))
         s = status(server)
-        got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error")}
+        got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error", "duration")}
         server.query("stop")
         server.query("clear")
     assert got[pair.sut.label] == got[pair.ref.label]

@@ -144,10 +144,11 @@ final class OggDemuxer {
     // MARK: - End of stream
 
     /// The granule position of the end-of-stream packet of the logical stream `serial`, as `mpd`'s
-    /// `OggDecoder::LoadEndGranulePos` finds it (local, seekable inputs of known size only; the last 64 KiB,
-    /// or the rest when less remains), with the input's offset restored afterwards. Allocates (at open).
+    /// `OggDecoder::LoadEndGranulePos` finds it (inputs that seek cheaply only, as `mpd`: not a remote stream;
+    /// the last 64 KiB, or the rest when less remains), with the input's offset restored afterwards. Allocates
+    /// (at open).
     func endGranule(serial: Int) -> Int64? {
-        guard self.input.isSeekable else { return nil }
+        guard self.input.isCheapToSeek else { return nil }
         let saved = self.input.offset
         defer { try? self.input.seek(to: saved) }
         let scratch = OggSync(input: self.input)

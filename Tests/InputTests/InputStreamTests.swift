@@ -30,6 +30,13 @@ import Testing
         #expect(throws: InputError.self) { try FileInputStream(path: "/nonexistent/fermata") }
     }
 
+    /// mpd's `CheapSeeking`: seekable and no URL. A remote stream's end is not looked for up front.
+    @Test func onlyLocalSeekableInputsSeekCheaply() {
+        #expect(MemoryInputStream([1, 2, 3], uri: "/music/a.ogg").isCheapToSeek)
+        #expect(!MemoryInputStream([1, 2, 3], uri: "http://host/a.ogg").isCheapToSeek)
+        #expect(!RewindInputStream(MemoryInputStream([1, 2, 3], uri: "https://host/a.ogg")).isCheapToSeek)
+    }
+
     @Test func memoryStreamBehavesLikeAFile() throws {
         let input = MemoryInputStream([1, 2, 3, 4])
         #expect(try input.readBytes(3) == [1, 2, 3])
