@@ -49,11 +49,25 @@ public struct GMETrackInfo: Sendable, Hashable {
 
 /// One libgme emulator with a file loaded (`Music_Emu`); deleted when released.
 ///
-/// Thread confinement: create on any thread, then use from one thread at a time. `play(into:)`,
-/// `seek(milliseconds:)` and `isTrackEnded` do not allocate in Swift (libgme's emulators render into buffers
-/// they allocated when the file was loaded).
+/// A track is only ever started on an emulator that has started none: libgme 0.6.3's `gme_start_track` on an
+/// emulator whose track played (as `gme_seek` does to go back) can fail an assertion and abort
+/// (`Sms_Apu::run_until` on fuzz/regressions/trackers/vgz-restart-after-end-447e3583), so starting another
+/// track, or seeking back, loads the file into a fresh emulator first, with the same settings.
+///
+/// Thread confinement: create on any thread, then use from one thread at a time. `play(into:)` and
+/// `isTrackEnded` do not allocate in Swift (libgme's emulators render into buffers they allocated when the
+/// file was loaded); a seek back allocates a fresh emulator.
 public final class GMEEmulator {
-    private let emu: OpaquePointer
+    private var emu: OpaquePointer
+    /// What a fresh emulator is made of.
+    private let data: [UInt8]
+    private let type: gme_type_t
+    private let sampleRate: Int
+    private var m3u: [UInt8]?
+    private var accuracy: Bool?
+    /// The track started on this emulator, and its fade.
+    private var track: Int?
+    private var fadeMilliseconds: Int?
 
     /// Loads a file's bytes into a new emulator at `sampleRate` Hz (stereo), as `gme_open_file` does: the
     /// emulator type is the one named by `suffix` (the file's suffix, any case), else the one the first
@@ -72,15 +86,39 @@ public final class GMEEmulator {
         guard let type else {
             throw GMEError(function: "gme_identify_header", message: "Wrong file type for this emulator")
         }
-        guard let created = gme_new_emu(type, Int32(clamping: sampleRate)) else {
-            throw GMEError(function: "gme_new_emu", message: "Out of memory")
-        }
-        self.emu = created
-        let error = data.withUnsafeBytes { raw in gme_load_data(created, raw.baseAddress, raw.count) }
-        try Self.check("gme_load_data", error)
+        self.emu = try Self.load(data, type: type, sampleRate: sampleRate)
+        self.data = data
+        self.type = type
+        self.sampleRate = sampleRate
     }
 
     deinit { gme_delete(self.emu) }
+
+    /// A new emulator of `type` with `data` loaded.
+    private static func load(_ data: [UInt8], type: gme_type_t, sampleRate: Int) throws(GMEError) -> OpaquePointer {
+        guard let created = gme_new_emu(type, Int32(clamping: sampleRate)) else {
+            throw GMEError(function: "gme_new_emu", message: "Out of memory")
+        }
+        let error = data.withUnsafeBytes { raw in gme_load_data(created, raw.baseAddress, raw.count) }
+        do {
+            try Self.check("gme_load_data", error)
+        } catch {
+            gme_delete(created)
+            throw error
+        }
+        return created
+    }
+
+    /// Replaces the emulator by a fresh one with the file, the M3U playlist and the accuracy applied.
+    private func reload() throws(GMEError) {
+        let fresh = try Self.load(self.data, type: self.type, sampleRate: self.sampleRate)
+        gme_delete(self.emu)
+        self.emu = fresh
+        self.track = nil
+        self.fadeMilliseconds = nil
+        if let m3u = self.m3u { try? self.loadM3U(data: m3u) }
+        if let accuracy = self.accuracy { gme_enable_accuracy(self.emu, accuracy ? 1 : 0) }
+    }
 
     /// The system libgme emulates for this file ("Nintendo NES", "Super Nintendo"...).
     public var systemName: String {
@@ -94,6 +132,7 @@ public final class GMEEmulator {
     public func loadM3U(data: [UInt8]) throws(GMEError) {
         let error = data.withUnsafeBytes { raw in gme_load_m3u_data(self.emu, raw.baseAddress, raw.count) }
         try Self.check("gme_load_m3u_data", error)
+        self.m3u = data
     }
 
     /// How many tracks the file (or its M3U playlist) has.
@@ -119,21 +158,25 @@ public final class GMEEmulator {
             comment: bytes(info.comment), dumper: bytes(info.dumper))
     }
 
-    /// Starts track `index` (0-based) from its beginning.
+    /// Starts track `index` (0-based) from its beginning (on a fresh emulator when one was started before).
     ///
-    /// - Throws: `GMEError` from `gme_start_track`.
+    /// - Throws: `GMEError` from `gme_start_track`, or from loading the file again.
     public func startTrack(_ index: Int) throws(GMEError) {
+        if self.track != nil { try self.reload() }
+        self.track = index
         try Self.check("gme_start_track", gme_start_track(self.emu, Int32(clamping: index)))
     }
 
     /// Turns libgme's more accurate, slower emulation on or off (`gme_enable_accuracy`); call it before
     /// starting a track.
     public func enableAccuracy(_ enabled: Bool) {
+        self.accuracy = enabled
         gme_enable_accuracy(self.emu, enabled ? 1 : 0)
     }
 
     /// Starts fading out at `milliseconds` into the track; the track ends when the fade has (`gme_set_fade`).
     public func setFade(startMilliseconds milliseconds: Int) {
+        self.fadeMilliseconds = milliseconds
         gme_set_fade(self.emu, Int32(clamping: milliseconds))
     }
 
@@ -151,10 +194,16 @@ public final class GMEEmulator {
     /// Where playback of the current track is, in milliseconds.
     public var positionMilliseconds: Int { Int(gme_tell(self.emu)) }
 
-    /// Moves to `milliseconds` into the current track (emulating up to there, or restarting it to go back).
+    /// Moves to `milliseconds` into the current track: emulating up to there, or, to go back, starting the
+    /// track on a fresh emulator (with its fade) and emulating from its start.
     ///
-    /// - Throws: `GMEError` from `gme_seek`.
+    /// - Throws: `GMEError` from `gme_seek`, or from starting the track again.
     public func seek(milliseconds: Int) throws(GMEError) {
+        if let track = self.track, milliseconds < self.positionMilliseconds {
+            let fade = self.fadeMilliseconds
+            try self.startTrack(track)
+            if let fade { self.setFade(startMilliseconds: fade) }
+        }
         try Self.check("gme_seek", gme_seek(self.emu, Int32(clamping: milliseconds)))
     }
 

@@ -78,7 +78,7 @@ final class GMEDecoder: Decoder {
 
     /// Seeks to the millisecond of `frame` (libgme seeks by milliseconds), dropping the rest of the chunk.
     ///
-    /// Does not allocate. Decoder thread.
+    /// A seek back loads the file into a fresh emulator (`GMEEmulator.seek(milliseconds:)`). Decoder thread.
     /// - Returns: the frame of that millisecond.
     /// - Throws: `FormatError.decoder` when libgme fails.
     @discardableResult
