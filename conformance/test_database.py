@@ -87,8 +87,7 @@ test_lsinfo = differential_table({
     "file: without slashes": 'lsinfo "file:Broken"\n',
     # http://x would make mpd resolve "x" through DNS; a closed loopback port fails
     # the same way without leaving the machine.
-    "http URL": deviation(case('lsinfo "http://127.0.0.1:9/x.mp3"\n', normalize=_after_ms),
-                          "Fermata has no remote input plugins yet: Unsupported URI scheme"),
+    "http URL": case('lsinfo "http://127.0.0.1:9/x.mp3"\n', normalize=_after_ms),
     "unsupported scheme": 'lsinfo "foo://bar"\n',
     "nfs URL": deviation('lsinfo "nfs://127.0.0.1/x"\n',
                          "Fermata has no nfs storage plugin: Unsupported URI scheme"),

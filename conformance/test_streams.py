@@ -183,6 +183,15 @@ def test_a_remote_files_own_tags_show(pair, http, path):
     assert got[pair.sut.label] == got[pair.ref.label]
 
 
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac",
+                                  "/file/noise.bin", "/status/404", "closed:/x.mp3"])
+def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
+    """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan)."""
+    command = f"lsinfo {mpdtest.arg(remote(http, path))}"
+    ref, sut = both(pair, lambda s: without_timing(lines(s.query(command))))
+    assert sut == ref
+
+
 @pytest.mark.parametrize("subsystem", ["player", "playlist"])
 def test_a_new_title_wakes_idle_clients(pair, http, subsystem):
     """mpd raises `player` and `playlist` (the queue's version goes up) when the station's title changes."""

@@ -21,6 +21,8 @@ public protocol FormatPlugin: Sendable {
     /// Whether the plugin itself already applies `mpd`'s generic APE/ID3 scan (so the registry must not
     /// apply it again). `false` by default.
     var readsGenericTags: Bool { get }
+    /// Whether a stream scan (`lsinfo URL`) reports the tags the plugin's decoder reads in the stream.
+    var scansStreamTags: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
@@ -87,6 +89,9 @@ public struct ContainerSong: Sendable, Hashable {
 extension FormatPlugin {
     /// The plugin does not apply the generic scan itself.
     public var readsGenericTags: Bool { false }
+
+    /// Whether `mpd`'s scan of a stream by this plugin (`lsinfo URL`) reports the tags its decoder reads.
+    public var scansStreamTags: Bool { true }
 
     /// Nothing to give back.
     public func releaseIdleResources() {}

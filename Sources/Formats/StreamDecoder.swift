@@ -64,6 +64,22 @@ extension FormatRegistry {
     ///
     /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin takes the stream.
     public func openStreamDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        try self.openStream(input: input).decoder
+    }
+
+    /// The tags a scan of a remote stream reports (`lsinfo URL`, `mpd`'s `tag_stream_scan`): those the decoder
+    /// of the plugin that takes it reads in the stream, merged with the transport's; none for a plugin whose
+    /// scan reports none. Off the loop.
+    ///
+    /// - Throws: as `openStreamDecoder(input:)`.
+    public func scanStreamTags(input: any InputStream) throws(FormatError) -> [TagItem] {
+        let (plugin, decoder) = try self.openStream(input: input)
+        return plugin.scansStreamTags ? (decoder.readTag() ?? []) : []
+    }
+
+    private func openStream(input: any InputStream) throws(FormatError)
+        -> (plugin: any FormatPlugin, decoder: any Decoder)
+    {
         let mimePlugins = input.mimeType.map { Set(self.plugins(forMimeType: $0).map(\.name)) } ?? []
         let suffixPlugins = Set(self.plugins(forPath: Self.path(ofURL: input.uri)).map(\.name))
         var candidates = self.plugins.filter { mimePlugins.contains($0.name) || suffixPlugins.contains($0.name) }
@@ -76,7 +92,7 @@ extension FormatRegistry {
             // mpd rewinds before each plugin, and tries it even when the stream cannot rewind.
             if index > 0 { try? input.seek(to: start) }
             do {
-                return StreamDecoder(decoder: try plugin.makeDecoder(input: input), input: input)
+                return (plugin, StreamDecoder(decoder: try plugin.makeDecoder(input: input), input: input))
             } catch {
                 if case .input = error { throw error }
                 firstError = firstError ?? error

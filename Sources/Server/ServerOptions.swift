@@ -59,9 +59,22 @@ public struct ServerOptions: Sendable {
     /// Opens a URL of one of `remoteSchemes` through its input plugin (curl), for remote playlists (`load`,
     /// `listplaylist`); `nil` when no input plugin is configured. It blocks: only called off the loop.
     public var remoteOpener: (@Sendable (String, InputCancellation) throws(InputError) -> any InputStream)?
+    /// What the format plugins make of an opened remote stream (`lsinfo URL`, `mpd`'s `tag_stream_scan`).
+    /// Blocks: only called off the loop.
+    public var streamTagScanner: (@Sendable (any InputStream) -> StreamTagScan)?
 
     /// Default options.
     public init() {}
+}
+
+/// What a scan of a remote stream found (`ServerOptions.streamTagScanner`).
+public enum StreamTagScan: Sendable {
+    /// A plugin took the stream: the tags it reports (maybe none).
+    case tags([TagItem])
+    /// No plugin takes the stream (`mpd`: "No such file").
+    case notRecognized
+    /// The plugin failed (`mpd` answers with its error).
+    case failed(message: String)
 }
 
 /// The database settings: the updater and where the database file lives.

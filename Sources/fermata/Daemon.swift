@@ -106,6 +106,14 @@ enum Daemon {
             options.remoteOpener = { url, cancellation throws(InputError) in
                 try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
+            options.streamTagScanner = { input in
+                do throws(FormatError) {
+                    return .tags(try formats.scanStreamTags(input: RewindInputStream(input)))
+                } catch {
+                    if case .notRecognized = error { return .notRecognized }
+                    return .failed(message: error.mpdMessage)
+                }
+            }
         }
 
         Self.raiseDescriptorLimit(logger: logger)

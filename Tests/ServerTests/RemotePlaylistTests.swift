@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 import Playlists
 import Synchronization
 import Testing
@@ -35,6 +36,33 @@ import Testing
         #expect(RemotePlaylist.parse(text, url: "http://h/song.mp3", mimeType: "audio/mpeg") == nil)
         #expect(RemotePlaylist.suffix(of: "http://h/a.b/list.pls?q=x.y#f") == "pls")
         #expect(RemotePlaylist.suffix(of: "http://h/a.b/list") == nil)
+    }
+
+    /// `lsinfo URL` prints the tags the format plugins read in the stream, off the loop (mpd's `tag_stream_scan`).
+    @Test func lsinfoOfAURLPrintsTheStreamsTags() throws {
+        let opened = Opened()
+        let files: [String: (text: String, mime: String?)] = [
+            "http://h/a.ogg": ("tags", nil), "http://h/b.bin": ("none", nil), "http://h/c.ogg": ("bad", nil),
+        ]
+        let f = try QueueFixture {
+            $0.remoteSchemes = ["http://"]
+            $0.remoteOpener = Self.opener(files, opened: opened)
+            $0.streamTagScanner = { input in
+                switch input.uri {
+                case "http://h/a.ogg": .tags([TagItem(.artist, "A"), TagItem(.album, "B")])
+                case "http://h/c.ogg": .failed(message: "Broken stream")
+                default: .notRecognized
+                }
+            }
+        }
+        #expect(f.request("lsinfo http://h/a.ogg") == ["Artist: A", "Album: B", "OK"])
+        // The client's tag mask applies.
+        #expect(f.request("tagtypes disable Album") == ["OK"])
+        #expect(f.request("lsinfo http://h/a.ogg") == ["Artist: A", "OK"])
+        #expect(f.request("lsinfo http://h/b.bin") == ["ACK [50@0] {lsinfo} No such file"])
+        #expect(f.request("lsinfo http://h/c.ogg") == ["ACK [5@0] {lsinfo} Broken stream"])
+        let missing = "ACK [5@0] {lsinfo} CURL failed: The requested URL returned error: 404"
+        #expect(f.request("lsinfo http://h/missing.mp3") == [missing])
     }
 
     @Test func loadReadsOffTheLoopAndTheSessionWaitsForIt() throws {

@@ -34,6 +34,9 @@ public struct MP3Format: FormatPlugin {
     public var mimeTypes: [String] { self.scan == .mad ? ["audio/mpeg"] : [] }
     /// Its scan is `mpd`'s generic APE/ID3 scan.
     public var readsGenericTags: Bool { true }
+    /// `mpd`'s mad plugin scans a stream for its length and format only: `lsinfo URL` of an MP3 prints no tags
+    /// (playing it does show its ID3v2 tag).
+    public var scansStreamTags: Bool { false }
 
     /// Creates the plugin with mad's scan or mpg123's.
     public init(scan: Scan = .mad) { self.scan = scan }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -57,6 +58,20 @@ enum DatabaseCommands {
         var uri = context.arguments.first ?? ""
         // "lsinfo /" never meant anything, but clients send it, so it lists the root as in mpd.
         if uri == "/" { uri = "" }
+        if let scan = Self.remoteTagScan(uri, context: context) {
+            return .deferred(
+                DeferredReply(work: scan) { outcome, context throws(AckError) in
+                    switch outcome {
+                    case .failure(let error): throw AckError(.unknown, error.mpdMessage)
+                    case .success(.notRecognized): throw AckError(.noExist, "No such file")
+                    case .success(.failed(let message)): throw AckError(.unknown, message)
+                    case .success(.tags(let tags)):
+                        let visible = visibleTags(context)
+                        for item in tags where visible.contains(item.type) { context.write(item.type.name, item.value) }
+                        return .ok
+                    }
+                })
+        }
         uri = try relativeURI(uri, context: context)
         let database = try database(context)
         let tags = visibleTags(context)
@@ -66,6 +81,25 @@ enum DatabaseCommands {
         // The root lists the stored playlists after its directories and songs.
         if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
         return .ok
+    }
+
+    /// The work that opens the URL `uri` off the loop and reads its tags, when an input plugin opens its scheme
+    /// (`lsinfo`'s `handle_lsinfo_absolute`: `tag_stream_scan`, which prints the tags alone); `nil` otherwise.
+    private static func remoteTagScan(_ uri: String, context: CommandContext)
+        -> (@Sendable (InputCancellation) -> Result<StreamTagScan, InputError>)?
+    {
+        let options = context.server.options
+        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"),
+            QueueCommands.isRemote(uri, server: context.server), let opener = options.remoteOpener,
+            let scanner = options.streamTagScanner
+        else { return nil }
+        return { cancellation in
+            do throws(InputError) {
+                return .success(scanner(try opener(uri, cancellation)))
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 
     /// `listall` and `listallinfo` look their argument up in the database directly (no URI location as
