@@ -9,7 +9,7 @@ Usage (from the repository root, after `make-mixed-library.py`, e.g. through `be
 For each server, one after the other (each run alternates them), on benchmarks/out/mixed-N:
   * full scan from an empty db (`update`, until `updating_db` is gone), then /proc/PID/status VmRSS and
     /proc/PID/smaps_rollup (Anonymous; file-backed = Rss - Anonymous), at once and again --idle seconds later
-    (Fermata closes FFmpeg's libraries when they have been unused for 2 s);
+    (Fermata closes FFmpeg's libraries at the end of an update);
   * a restart with the saved db (first `ping` reply), the same figures;
   * an M4A song (FFmpeg's) played for 2 s to the null output (repeated), stopped, the same figures --idle s later;
 and how many libraries are mapped and whether libavformat is among them (/proc/PID/maps).

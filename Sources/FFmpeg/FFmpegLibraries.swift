@@ -29,15 +29,19 @@ public struct FFmpegSonames: Sendable, Hashable {
         avformat: "libavformat.so.\(LIBAVFORMAT_VERSION_MAJOR)")
 }
 
-/// FFmpeg's libraries, loaded on first use and closed when idle.
+/// FFmpeg's libraries, loaded on first use and closed after a database update.
 ///
 /// The `fermata` binary does not link libavformat, libavcodec and libavutil: mapping and relocating them and the
 /// ~75 libraries they need (codecs, TLS, image libraries…) cost every server ~13 MiB of resident memory
 /// at start-up, used only by the formats only FFmpeg reads. The first `acquire()` opens them (`dlopen`) and
 /// resolves every function the wrapper calls into a table; each `FFmpegInput` holds one use from its creation to
-/// its release (its decoder keeps the input). When the last use is released, the libraries are closed
-/// (`dlclose`) once they have stayed unused for the idle delay, so a scan or a playlist of such files does not
-/// reload them per file. Process-wide set-up (FFmpeg's logging silenced) is redone after every load.
+/// its release (its decoder keeps the input). The server closes them (`dlclose`) only when a database update
+/// has read every file and nothing uses them (`unloadIfIdle()`), not after each song: every load and close
+/// loses memory the libraries' constructors allocate (LeakSanitizer on a C loop of `dlopen`/`dlclose` of the
+/// three: 125,840 bytes in 10 cycles, and the c64opl fuzz target's leak report with a 2 s idle close), so a
+/// close per idle moment would leak without bound while one per update costs ~13 KB. An idle check after
+/// the last release can still be scheduled (`schedule`; tests use it). Process-wide set-up (FFmpeg's
+/// logging silenced) is redone after every load.
 ///
 /// When the libraries cannot be loaded (not installed, a missing function), every `acquire()` throws the same
 /// error and the failure is reported once, on stderr: the ffmpeg plugin then declines every file, as if off.
@@ -47,8 +51,11 @@ public final class FFmpegLibraries: Sendable {
     /// Runs `work` after the idle delay, on any thread.
     public typealias Schedule = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
 
-    /// The process's libraries: Debian's sonames, closed after 2 s without use.
-    public static let shared = FFmpegLibraries(sonames: .headers, schedule: FFmpegLibraries.after(seconds: 2))
+    /// The process's libraries: Debian's sonames, closed only by `unloadIfIdle()` (at the end of an update).
+    public static let shared = FFmpegLibraries(sonames: .headers, schedule: FFmpegLibraries.never)
+
+    /// A `Schedule` that never runs the idle check: the libraries stay loaded until `unloadIfIdle()`.
+    public static let never: Schedule = { _ in }
 
     /// A `Schedule` that runs the work `seconds` later on a global dispatch queue.
     public static func after(seconds: Double) -> Schedule {
