@@ -36,7 +36,8 @@ enum GMEInput {
         }
     }
 
-    /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40) to its end command, then its loop once
+    /// Walks a VGM's commands from where libgme 0.6.3 starts (0x40, or from version 1.50 on the header's data
+    /// offset, relative to its field at 0x34, when it is not 0) to its end command, then its loop once
     /// more, with libgme's command lengths, and refuses the file if a PCM seek or PCM write would read
     /// outside it, if the loop writes PCM before seeking (the position would grow without bound), or if it
     /// writes to a YM2612 its header gives no clock for; and refuses a header whose chip clocks libgme cannot
@@ -60,7 +61,10 @@ enum GMEInput {
         let loopStart = loopOffset != 0 ? loopOffset + 0x1C : nil
         var pcmData = 0x40
         var pcmPosition = 0x40
-        var position = 0x40
+        // libgme reads the commands from the data offset (fuzz/regressions/trackers/vgz-data-offset-77bafc1b: its
+        // YM2612 writes lie past 0x40, after an end command).
+        let dataOffset = le32(0x34)
+        var position = le32(0x08) >= 0x150 && dataOffset != 0 ? 0x34 + dataOffset : 0x40
         var pass = 0
         var seekedInLoop = false
         var pcmReadInLoop = false

@@ -114,6 +114,13 @@ import Testing
             withClock.replaceSubrange(0x2C..<0x30, with: [0x80, 0x1B, 0x75, 0x00])  // 7,670,454 Hz
             #expect(throws: Never.self) { try GMEInput.checkVGM(withClock, sampleRate: 44100) }
         }
+        // From version 1.50 libgme starts at the header's data offset: writes there count, those before do not.
+        var offset = Self.vgm([0x66, 0x00, 0x00, 0x53, 0x30, 0x00] + wait + [0x66])
+        offset.replaceSubrange(0x34..<0x38, with: [0x0F, 0, 0, 0])  // 0x34 + 0x0F = 0x43: the YM2612 write.
+        #expect(throws: GMEError.self) { try GMEInput.checkVGM(offset, sampleRate: 44100) }
+        var before = Self.vgm([0x53, 0x30, 0x00, 0x66] + wait + [0x66])
+        before.replaceSubrange(0x34..<0x38, with: [0x0F, 0, 0, 0])  // starts at 0x43, past the write.
+        #expect(throws: Never.self) { try GMEInput.checkVGM(before, sampleRate: 44100) }
         // YM2413 writes without its clock do not reach that code in libgme: they stay accepted.
         let ym2413 = Self.vgm([0x51, 0x30, 0x00] + wait + [0x66])
         #expect(throws: Never.self) { try GMEInput.checkVGM(ym2413, sampleRate: 44100) }
