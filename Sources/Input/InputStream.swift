@@ -84,3 +84,8 @@ extension InputStream {
         return complete ? bytes : nil
     }
 }
+
+/// Opens a URL through the input plugin for its scheme (curl for http(s)), waiting for its response; any thread
+/// but the event loop's. The one opener the daemon builds: the player, `load` and `lsinfo` of URLs share it.
+public typealias RemoteOpener =
+    @Sendable (_ url: String, _ cancellation: InputCancellation) throws(InputError) -> any InputStream

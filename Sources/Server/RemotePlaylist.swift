@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 import Playlists
 import StoredPlaylists
 
@@ -48,20 +49,11 @@ struct RemotePlaylist: Sendable {
     static func parse(_ bytes: [UInt8], url: String, mimeType: String?) -> RemotePlaylist? {
         var entries: [PlaylistEntry]?
         if let mimeType { entries = try? PlaylistRegistry.entries(bytes, mimeType: mimeType) }
-        if entries == nil, let suffix = Self.suffix(of: url) {
+        if entries == nil, let suffix = Suffix.ofURI(url) {
             entries = try? PlaylistRegistry.entries(bytes, suffix: suffix)
         }
         guard let entries else { return nil }
         let parent = url.lastIndex(of: "/").map { String(url[..<$0]) } ?? "."
         return RemotePlaylist(entries: entries, base: parent)
-    }
-
-    /// The suffix of a URL's last path segment, without its query or fragment (`mpd`'s `uri_get_suffix`).
-    static func suffix(of url: String) -> Substring? {
-        let path = url.prefix { $0 != "?" && $0 != "#" }
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let suffix = name[name.index(after: dot)...]
-        return suffix.isEmpty ? nil : suffix
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -126,6 +127,14 @@ enum QueueCommands {
     static func isRemote(_ uri: String, server: Server) -> Bool {
         let lowered = uri.prefix(32).lowercased()
         return server.options.remoteSchemes.contains { lowered.hasPrefix($0) }
+    }
+
+    /// How to open `uri` when it names something an input plugin reads (`http://…`, not `file://`), or nil
+    /// for a song path, a local file, a scheme no plugin opens, or a server without remote input.
+    static func remoteOpener(for uri: String, server: Server) -> RemoteOpener? {
+        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"), Self.isRemote(uri, server: server)
+        else { return nil }
+        return server.options.remoteOpener
     }
 
     /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
