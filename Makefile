@@ -22,11 +22,14 @@ build: deps-build
 	$(SWIFT) build
 
 # A plain `swift build` on an empty scratch path, as on a fresh clone: `--build-tests` orders the modules
-# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module).
+# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module). In a fresh
+# clone (no .build yet) that is .build itself, which the test build then reuses; elsewhere a scratch path of its own.
 fresh-build: deps-build
-	rm -rf .build/fresh
-	$(SWIFT) build --scratch-path .build/fresh
-	rm -rf .build/fresh
+	if [ -e .build ]; then \
+		rm -rf .build/fresh && $(SWIFT) build --scratch-path .build/fresh && rm -rf .build/fresh; \
+	else \
+		$(SWIFT) build; \
+	fi
 
 release: deps-build
 	$(SWIFT) build -c release
@@ -43,12 +46,17 @@ run: deps-run release demo
 # A fresh plain build, unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
 # timing-based reply collection and its load tests expect an optimised server.
 test: deps
+	@date +'== %T fresh build'
 	$(MAKE) fresh-build
+	@date +'== %T unit tests'
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@date +'== %T short fuzzing'
 	$(MAKE) fuzz-short
+	@date +'== %T conformance'
 	$(SWIFT) build -c release
-	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q --durations=25 conformance
+	@date +'== %T done'
 
 unit: deps-build
 	$(SWIFT) test
