@@ -177,7 +177,8 @@ def test_a_radio_station_shows_its_name_and_title(pair, http):
     assert sut == ref
 
 
-@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac"])
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/tone.ogg", "/file/tone.opus",
+                                  "/type/audio~flac/tone.flac"])
 def test_a_remote_files_own_tags_show(pair, http, path):
     """mpd's decoders hand the tags they read in a stream (ID3, Vorbis comments) to the remote song: its
     `currentsong` and `playlistinfo` show them while it plays."""
@@ -186,7 +187,8 @@ def test_a_remote_files_own_tags_show(pair, http, path):
     assert sut == ref
 
 
-@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac",
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/file/tone.opus",
+                                  "/type/audio~flac/tone.flac",
                                   "/file/noise.bin", "/status/404", "closed:/x.mp3"])
 def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
     """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan)."""
