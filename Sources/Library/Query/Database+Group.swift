@@ -43,14 +43,16 @@ extension Database {
                 previous = outer
             }
         } else {
-            var rows = Self.distinctRows(songs, columns)
-            rows.sort { $0.lexicographicallyPrecedes($1) }
-            var previous: [Int32] = []
-            for row in rows {
+            let width = columns.count
+            let (rows, order) = Self.distinctRows(songs, columns)
+            var previous = -1
+            for row in order {
+                let start = row * width
                 // A level is printed when it or an outer level changed: the nested output of mpd.
-                var changed = previous.isEmpty
-                for (depth, id) in row.enumerated() {
-                    if !changed && previous[depth] != id { changed = true }
+                var changed = previous < 0
+                for depth in 0..<width {
+                    let id = rows[start + depth]
+                    if !changed && rows[previous * width + depth] != id { changed = true }
                     if changed { lines.append((depth, columns[depth].values[Int(id)])) }
                 }
                 previous = row
@@ -109,25 +111,38 @@ extension Database {
         return pairs
     }
 
-    /// The distinct tuples of value numbers the songs produce, one number per column (every combination of
-    /// a multi-valued song's values), for three levels or more.
-    private static func distinctRows(_ songs: [Int32], _ columns: [TagColumn]) -> [[Int32]] {
-        var rows = Set<[Int32]>()
-        for index in songs {
-            var row: [Int32] = []
-            func combine(_ depth: Int) {
-                guard depth < columns.count else {
-                    rows.insert(row)
-                    return
-                }
-                for id in columns[depth].ids(of: index) {
-                    row.append(id)
-                    combine(depth + 1)
-                    row.removeLast()
-                }
+    /// The distinct tuples of value numbers the songs produce, one number per column (every combination of a
+    /// multi-valued song's values), for three levels or more: `rows` holds them one after the other, the
+    /// columns' count of numbers each, and `order` numbers them in sorted order, each distinct tuple once.
+    private static func distinctRows(_ songs: [Int32], _ columns: [TagColumn]) -> (rows: [Int32], order: [Int]) {
+        let width = columns.count
+        var rows: [Int32] = []
+        var row = [Int32](repeating: 0, count: width)
+        func combine(_ song: Int32, _ depth: Int) {
+            guard depth < width else {
+                // Less the repeats of the row before: songs in walk order come album by album.
+                if rows.count >= width && rows[(rows.count - width)...].elementsEqual(row) { return }
+                rows.append(contentsOf: row)
+                return
             }
-            combine(0)
+            for id in columns[depth].ids(of: song) {
+                row[depth] = id
+                combine(song, depth + 1)
+            }
         }
-        return Array(rows)
+        for song in songs { combine(song, 0) }
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            for depth in 0..<width where rows[a * width + depth] != rows[b * width + depth] {
+                return rows[a * width + depth] < rows[b * width + depth]
+            }
+            return false
+        }
+        var order: [Int] = []
+        var last = -1
+        for row in (0..<(rows.count / width)).sorted(by: precedes) where last < 0 || precedes(last, row) {
+            order.append(row)
+            last = row
+        }
+        return (rows, order)
     }
 }
