@@ -131,6 +131,7 @@ extension Database {
             }
         }
         for song in songs { combine(song, 0) }
+        if let sorted = Self.sortedByPackedKeys(rows, columns) { return (sorted, Array(0..<(sorted.count / width))) }
         func precedes(_ a: Int, _ b: Int) -> Bool {
             for depth in 0..<width where rows[a * width + depth] != rows[b * width + depth] {
                 return rows[a * width + depth] < rows[b * width + depth]
@@ -144,5 +145,40 @@ extension Database {
             last = row
         }
         return (rows, order)
+    }
+
+    /// `rows` (tuples of `columns.count` value numbers) sorted and without repeats, each tuple packed into one
+    /// mixed-radix number (the columns' value counts as radixes, so numeric order is tuple order); `nil` when
+    /// the columns have too many values for 64 bits.
+    private static func sortedByPackedKeys(_ rows: [Int32], _ columns: [TagColumn]) -> [Int32]? {
+        let radixes = columns.map { UInt64(max($0.values.count, 1)) }
+        var product: UInt64 = 1
+        for radix in radixes {
+            let (next, overflow) = product.multipliedReportingOverflow(by: radix)
+            if overflow { return nil }
+            product = next
+        }
+        let width = columns.count
+        var keys: [UInt64] = []
+        keys.reserveCapacity(rows.count / width)
+        for start in stride(from: 0, to: rows.count, by: width) {
+            var key: UInt64 = 0
+            for depth in 0..<width { key = key * radixes[depth] + UInt64(rows[start + depth]) }
+            keys.append(key)
+        }
+        keys.sort()
+        var sorted: [Int32] = []
+        var tuple = [Int32](repeating: 0, count: width)
+        var previous: UInt64?
+        for key in keys where key != previous {
+            previous = key
+            var rest = key
+            for depth in stride(from: width - 1, through: 0, by: -1) {
+                tuple[depth] = Int32(rest % radixes[depth])
+                rest /= radixes[depth]
+            }
+            sorted.append(contentsOf: tuple)
+        }
+        return sorted
     }
 }
