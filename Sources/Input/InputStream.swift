@@ -61,6 +61,20 @@ extension InputStream {
         return total
     }
 
+    /// Reads from `offset` until the stream ends or `limit` bytes were read. Allocates: for playlists and
+    /// other small documents, not for the audio path.
+    public func readToEnd(limit: Int) throws(InputError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        while bytes.count < limit {
+            let count = try self.read(into: chunk)
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<min(count, limit - bytes.count)])
+        }
+        return bytes
+    }
+
     /// Reads exactly `count` bytes from `offset`, or `nil` when the stream ends first. Allocates: for
     /// headers and tags, not for the audio path.
     public func readBytes(_ count: Int) throws(InputError) -> [UInt8]? {

@@ -27,18 +27,12 @@ struct RemotePlaylist: Sendable {
         _ url: String, opener: @Sendable (String, InputCancellation) throws(InputError) -> any InputStream,
         cancellation: InputCancellation
     ) -> Outcome {
-        var bytes: [UInt8] = []
+        let bytes: [UInt8]
         let mimeType: String?
         do throws(InputError) {
             let stream = try opener(url, cancellation)
             mimeType = stream.mimeType
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-            defer { chunk.deallocate() }
-            while bytes.count < Self.byteLimit {
-                let count = try stream.read(into: chunk)
-                if count == 0 { break }
-                bytes.append(contentsOf: chunk[0..<min(count, Self.byteLimit - bytes.count)])
-            }
+            bytes = try stream.readToEnd(limit: Self.byteLimit)
         } catch {
             return .failure(error)
         }

@@ -474,9 +474,7 @@ enum PlaylistCommands {
         let database = try DatabaseCommands.database(context)
         let context = context
         let found = { () throws(AckError) -> [String] in
-            var songs = try SearchCommands.select(database, filter: selection.filter)
-            if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
-            return songs[selection.window.indices(count: songs.count)].map { database.songs.uri($0) }
+            try SearchCommands.select(database, SongQuery(selection)).map { database.songs.uri($0) }
         }
         if let position, position != UInt64(UInt32.max) {
             try insert(found, at: position, into: name, context: context)

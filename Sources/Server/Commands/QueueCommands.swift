@@ -243,9 +243,7 @@ enum QueueCommands {
             } ?? playlist.queue.count
         let selection = try FilterSelection.parse(arguments: rest, foldCase: foldCase)
         let database = try DatabaseCommands.database(context)
-        var songs = try SearchCommands.select(database, filter: selection.filter)
-        if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
-        let selected = Array(songs[selection.window.indices(count: songs.count)])
+        let selected = try SearchCommands.select(database, SongQuery(selection))
         try self.append(selected, from: database, to: playlist, position: position, bulk: false)
         return .ok
     }
