@@ -85,12 +85,15 @@ fuzz: fuzz-build
 fuzz-short: fuzz-build
 	fuzz/run.sh --short 20
 
-# Installs the release binary and the systemd units (see etc/fermata.service for the rest).
+# Installs the release binary, the systemd units (ExecStart pointed at $(PREFIX)/bin) and, when there is none yet,
+# the Debian package's /etc/fermata.conf (which runs the service as the user "fermata": create it, see README).
 PREFIX ?= /usr/local
 install: release
 	install -D -m 755 .build/release/fermata $(DESTDIR)$(PREFIX)/bin/fermata
-	install -D -m 644 etc/fermata.service $(DESTDIR)/etc/systemd/system/fermata.service
+	mkdir -p $(DESTDIR)/etc/systemd/system
+	sed 's|/usr/bin/fermata|$(PREFIX)/bin/fermata|' etc/fermata.service > $(DESTDIR)/etc/systemd/system/fermata.service
 	install -D -m 644 etc/fermata.socket $(DESTDIR)/etc/systemd/system/fermata.socket
+	test -e $(DESTDIR)/etc/fermata.conf || install -D -m 644 packaging/deb/fermata.conf $(DESTDIR)/etc/fermata.conf
 
 clean:
 	rm -rf .build var conformance/.cache
