@@ -179,9 +179,19 @@ def music_workdir(owner: pwd.struct_passwd) -> Path:
     return path
 
 
-def exec_start(unit: Path) -> list[str]:
-    line = next(l for l in unit.read_text().splitlines() if l.startswith("ExecStart="))
-    return line.removeprefix("ExecStart=").split()
+def unit_setting(unit: Path, key: str) -> str:
+    return next(l for l in unit.read_text().splitlines() if l.startswith(key + "=")).removeprefix(key + "=")
+
+
+def unit_privileges(unit: Path) -> list[str]:
+    """setpriv's arguments for the unit's CapabilityBoundingSet= and NoNewPrivileges=, which systemd
+    would apply: Fermata starts as root with those capabilities only."""
+    caps = [c.removeprefix("CAP_").lower() for c in unit_setting(unit, "CapabilityBoundingSet").split()]
+    assert caps and "setuid" in caps and "setgid" in caps, caps
+    args = ["setpriv", "--bounding-set=-all," + ",".join("+" + c for c in caps)]
+    if unit_setting(unit, "NoNewPrivileges") == "yes":
+        args.append("--no-new-privs")
+    return args
 
 
 def credentials(pid: int) -> set[tuple[str, str, str]]:
@@ -228,6 +238,14 @@ def test_install_run_remove_purge(deb, init_links):
         else:
             assert sorted(Path(l).name for l in links) == ["fermata.service", "fermata.socket"], links
 
+        # Installing again (an upgrade) keeps the admin's changes: the edited conffile, the units' state.
+        conffile = Path("/etc/fermata.conf")
+        conffile.write_text(conffile.read_text() + "# edited by the admin\n")
+        result = dpkg_install(deb, hide_init_links=hidden)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert conffile.read_text().endswith("# edited by the admin\n")
+        assert sorted(glob.glob("/etc/systemd/system/*.wants/fermata.*")) == sorted(links)
+
         verify = sh("systemd-analyze", "verify", str(UNIT_DIR / "fermata.socket"), str(UNIT_DIR / "fermata.service"),
                     check=False)
         assert verify.returncode == 0 and verify.stdout + verify.stderr == "", verify.stderr
@@ -245,12 +263,14 @@ def test_install_run_remove_purge(deb, init_links):
         assert str(workdir) in config_text and 'zeroconf_enabled    "no"' in config_text
         config = workdir / "fermata.conf"
         config.write_text(config_text)
-        command = [str(config) if word == "/etc/fermata.conf" else word for word in exec_start(UNIT_DIR / "fermata.service")]
+        service = UNIT_DIR / "fermata.service"
+        command = [str(config) if word == "/etc/fermata.conf" else word
+                   for word in unit_setting(service, "ExecStart").split()]
         assert command[0] == "/usr/bin/fermata" and str(config) in command, command
         port = free_port()
         sock_path = workdir / "socket"
         activate = ["systemd-socket-activate", "-l", f"127.0.0.1:{port}", "-l", str(sock_path), *command]
-        minimal = ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", *activate]
+        minimal = ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", *unit_privileges(service), *activate]
         if SWIFT_TOOLCHAIN.is_dir():
             # A private mount namespace in which the toolchain's directory is empty.
             minimal = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
@@ -262,6 +282,10 @@ def test_install_run_remove_purge(deb, init_links):
         assert os.readlink(f"/proc/{proc.pid}/exe") == "/usr/bin/fermata"
         maps = Path(f"/proc/{proc.pid}/maps").read_text()
         assert "/usr/lib/fermata/libswiftCore.so" in maps and str(SWIFT_TOOLCHAIN) not in maps
+        status_fields = dict(l.split(":", 1) for l in Path(f"/proc/{proc.pid}/status").read_text().splitlines())
+        bounded = len(unit_privileges(service)[1].split(",")) - 1
+        assert bin(int(status_fields["CapBnd"], 16)).count("1") == bounded, status_fields["CapBnd"]
+        assert int(status_fields["CapEff"], 16) == 0 and status_fields["NoNewPrivs"].strip() == "1"
         for uid, gid, groups in credentials(proc.pid):
             assert uid.split() == [str(user.pw_uid)] * 4 and gid.split() == [str(audio.gr_gid)] * 4, (uid, gid)
             assert str(audio.gr_gid) in groups.split(), groups
