@@ -9,11 +9,13 @@ How far playback got is not compared: ``elapsed``/``time`` are masked and
 the modes back at their defaults.
 """
 
+import mpdtest
 from mpdtest import case, differential_table
 
 ND = '"Numbers & Dates"'          # ten songs, a.mp3 … j.mp3
 EA = '"Embedded Art"'             # two songs
 ROOT = '"root song.mp3"'
+V1 = '"Old Tags/v1 only.mp3"'     # 1.044 s at 44100 Hz
 RESET = "clear\nrepeat 0\nrandom 0\nsingle 0\nconsume 0\n"
 
 
@@ -144,4 +146,60 @@ test_player_idle = differential_table({
     "single oneshot at a song end raises options": case([
         ("a", f"clear\nadd {EA}\nsingle oneshot\nplay 0\n"), ("b", "idle options\n", "wait"),
         ("a", "status\nstop\n" + RESET, "wait")], queue=True, normalize=drop_progress),
+    # mpd raises `player` with the command and again at its decoder's start-up, a few milliseconds later: a
+    # client that goes back to idle at once gets it (pending, or when it comes). The song lasts 1 s: its end is
+    # not in the case.
+    "play from stop wakes an idle client twice": case([
+        ("a", f"clear\nadd {V1}\n"), ("b", "idle player\n"), ("a", "play 0\n"), ("b", "idle player\n"),
+        ("a", "stop\n"), ("b", "idle player\n"), ("a", "play 0\npause 1\n"), ("b", "idle player\n"),
+        ("a", "stop\n" + RESET)], queue=True),
 })
+
+
+def _status_lines(server, script: str) -> list[bytes]:
+    """The replies to ``script`` (one write), without the lines that depend on how far playback got or on the
+    server's song ids and queue versions."""
+    with server.connect() as c:
+        c.send(script)
+        replies = [c.read_reply() for _ in range(mpdtest.count_replies(script.encode()))]
+    return [line for reply in replies for line in reply.splitlines()
+            if not line.startswith((b"bitrate:", b"time:", b"playlist:", b"songid:", b"nextsongid:"))]
+
+
+def _audio_line(server) -> bytes | None:
+    """`status`'s `audio:` line, waited for up to 1 s."""
+    found = []
+
+    def check() -> bool:
+        found[:] = [line for line in server.query("status").splitlines() if line.startswith(b"audio: ")]
+        return bool(found)
+    mpdtest.wait_until(check, 1.0)
+    return found[0] if found else None
+
+
+def test_paused_seek_times_are_mpd_milliseconds(servers):
+    """`elapsed` after seeks while paused: mpd keeps a time argument in whole milliseconds computed in `float`
+    (0.7 is 700 ms, not 699) and adds a relative one to the elapsed milliseconds; `audio:` shows from the
+    decoder's start-up, before any output played the song."""
+    sut = servers.require_sut()
+    for s in (servers.ref, sut):
+        _status_lines(s, f"clear\nadd {V1}\nplay 0\npause 1\n")
+        assert _audio_line(s) is not None, f"{s.label}: no audio: in status after play, pause"
+    script = "seekcur 0.7\nstatus\nseekcur 0.001\nseekcur +1.001\nstatus\nseek 0 0.3\nstatus\nstop\nclear\n"
+    got = {s.label: _status_lines(s, script) for s in (servers.ref, sut)}
+    assert got[servers.ref.label] == got[sut.label], got
+    assert b"elapsed: 0.700" in got[servers.ref.label], got
+
+
+def test_audio_format_shows_while_paused(servers):
+    """Right after `play` then `pause`, once the decoder started (mpd: within milliseconds), and after a seek
+    while paused, `status` has `audio:` though no output played the song yet."""
+    sut = servers.require_sut()
+    for setup in (f"clear\nadd {V1}\nplay 0\npause 1\n", f"clear\nadd {V1}\nseek 0 0.4\npause 1\n"):
+        audio = {}
+        for s in (servers.ref, sut):
+            _status_lines(s, setup)
+            audio[s.label] = _audio_line(s)
+        assert audio[servers.ref.label] is not None and audio[servers.ref.label] == audio[sut.label], (setup, audio)
+        got = {s.label: _status_lines(s, "seekcur 0.5\nstatus\nstop\nclear\n") for s in (servers.ref, sut)}
+        assert got[servers.ref.label] == got[sut.label], (setup, got)
