@@ -203,3 +203,19 @@ def test_audio_format_shows_while_paused(servers):
         assert audio[servers.ref.label] is not None and audio[servers.ref.label] == audio[sut.label], (setup, audio)
         got = {s.label: _status_lines(s, "seekcur 0.5\nstatus\nstop\nclear\n") for s in (servers.ref, sut)}
         assert got[servers.ref.label] == got[sut.label], (setup, got)
+
+
+def test_seek_into_the_last_milliseconds_of_the_last_song_stops(servers):
+    """A seek into the last few milliseconds of the last song in the queue (dragging the progress bar to the
+    end) plays that little and stops, as mpd does: the player must not stay in `state: play` with `elapsed`
+    frozen. Playing, paused then resumed, and from stop; the song lasts 1.044 s."""
+    sut = servers.require_sut()
+    for setup in (f"clear\nadd {V1}\nplay 0\nseekcur 1.03\n", f"clear\nadd {V1}\nplay 0\nseekcur 1.044\n",
+                  f"clear\nadd {V1}\nplay 0\npause 1\nseekcur 1.04\npause 0\n", f"clear\nadd {V1}\nseek 0 1.035\n"):
+        got = {}
+        for s in (servers.ref, sut):
+            _status_lines(s, setup)
+            stopped = mpdtest.wait_until(lambda s=s: b"\nstate: stop\n" in s.query("status"), 3.0)
+            got[s.label] = (stopped, _status_lines(s, "status\nclear\n"))
+        assert got[servers.ref.label][0], (setup, got)
+        assert got[servers.ref.label] == got[sut.label], (setup, got)
