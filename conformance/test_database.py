@@ -289,8 +289,6 @@ def test_update_finding_only_unreadable_files_changes_nothing(servers):
     assert set(seen.values()) == {b"OK\n"}, seen
 
 
-@pytest.mark.xfail(strict=True, reason="mpd re-appends pruned empty directories unsorted after an "
-                   "unmodified update; Fermata keeps them but in sorted order")
 def test_update_keeps_empty_directories_until_a_save(differential_runner, servers):
     """mpd prunes empty directories (and sorts) only when it saves a modified
     database: after an `update` that changes nothing, the directories the start-up
@@ -305,3 +303,58 @@ def test_update_keeps_empty_directories_until_a_save(differential_runner, server
         _wait_idle(*both)
         differential_runner(mpdtest.make_case(spec, replies="auto"), name)
     _wait_idle(*both)
+
+
+def test_directories_without_songs_across_update_and_rescan(server_factory, music_dir, tmp_path):
+    """mpd's rule for a directory that holds no song (only files that are not songs, sub-directories of the
+    same kind, nothing), also behind a symlink: its walk adds every directory it finds to the database in
+    memory, after the directories already there, in the order it reads them, and sets directories' times,
+    without counting any of it a modification; only saving the database, which it does when a song or playlist
+    was added, changed or removed, or when `db_file` is missing, prunes the directories left empty and sorts.
+    So the first scan drops them, an `update` that changes nothing brings them back (unsaved: a restart drops
+    them again), an `update` of a new path below one brings that back too, and a `rescan` (which re-reads
+    every song) or an added song drops them again."""
+    import os
+    import shutil
+
+    music = tmp_path / "music"
+    for d in ("Alpha", "Zeta", "NoSong/Sub", "TextOnly", "Empty", "Later"):
+        (music / d).mkdir(parents=True)
+    shutil.copy(music_dir / "root song.mp3", music / "Alpha" / "a.mp3")
+    shutil.copy(music_dir / "root song.mp3", music / "Zeta" / "z.mp3")
+    shutil.copy(music_dir / "Broken" / "garbage.mp3", music / "NoSong" / "garbage.mp3")
+    (music / "NoSong" / "notes.txt").write_text("not music\n")
+    (music / "NoSong" / "Sub" / "notes.txt").write_text("not music\n")
+    (music / "TextOnly" / "readme.txt").write_text("not music\n")
+    os.symlink("NoSong", music / "Link")
+    servers = [server_factory(kind, music=music) for kind in ("ref", "sut")]
+    browse = ('lsinfo\nlsinfo NoSong\nlsinfo Link\nlsinfo TextOnly\nlsinfo Empty\nlsinfo "NoSong/Sub"\n'
+              'listall\nlsinfo Alpha\nlsinfo Later\n')
+
+    def step(name: str, command: str | None, before=None) -> None:
+        if before:
+            before()
+        if command:
+            for s in servers:
+                assert s.query(command).startswith(b"updating_db: "), s.label
+        _wait_idle(*servers)
+        mpdtest.compare(mpdtest.make_case(browse, replies="auto"), *servers, name)
+
+    def add_to_later():
+        (music / "Later" / "Deep").mkdir()
+        (music / "Later" / "Deep" / "cover.txt").write_text("x\n")
+
+    def touch_alpha():
+        (music / "Alpha" / "folder.txt").write_text("x\n")
+        os.utime(music / "Alpha", (1_600_000_000, 1_600_000_000))
+
+    def add_song():
+        shutil.copy(music_dir / "root song.mp3", music / "Zeta" / "y.mp3")
+
+    step("first scan", None)
+    step("update changing nothing", "update\n")
+    step("update of a new path below", 'update "Later/Deep"\n', add_to_later)
+    step("update setting a directory's time", "update Alpha\n", touch_alpha)
+    step("rescan", "rescan\n")
+    step("update again", "update\n")
+    step("update adding a song", "update\n", add_song)

@@ -9,11 +9,15 @@ How far playback got is not compared: ``elapsed``/``time`` are masked and
 the modes back at their defaults.
 """
 
+import time
+
+import mpdtest
 from mpdtest import case, differential_table
 
 ND = '"Numbers & Dates"'          # ten songs, a.mp3 … j.mp3
 EA = '"Embedded Art"'             # two songs
 ROOT = '"root song.mp3"'
+V1 = '"Old Tags/v1 only.mp3"'     # 1.044 s at 44100 Hz
 RESET = "clear\nrepeat 0\nrandom 0\nsingle 0\nconsume 0\n"
 
 
@@ -145,3 +149,102 @@ test_player_idle = differential_table({
         ("a", f"clear\nadd {EA}\nsingle oneshot\nplay 0\n"), ("b", "idle options\n", "wait"),
         ("a", "status\nstop\n" + RESET, "wait")], queue=True, normalize=drop_progress),
 })
+
+
+def _status_lines(server, script: str) -> list[bytes]:
+    """The replies to ``script`` (one write), without the lines that depend on how far playback got or on the
+    server's song ids and queue versions."""
+    with server.connect() as c:
+        c.send(script)
+        replies = [c.read_reply() for _ in range(mpdtest.count_replies(script.encode()))]
+    return [line for reply in replies for line in reply.splitlines()
+            if not line.startswith((b"bitrate:", b"time:", b"playlist:", b"songid:", b"nextsongid:"))]
+
+
+def _audio_line(server) -> bytes | None:
+    """`status`'s `audio:` line, waited for up to 1 s."""
+    found = []
+
+    def check() -> bool:
+        found[:] = [line for line in server.query("status").splitlines() if line.startswith(b"audio: ")]
+        return bool(found)
+    mpdtest.wait_until(check, 1.0)
+    return found[0] if found else None
+
+
+def test_paused_seek_times_are_mpd_milliseconds(servers):
+    """`elapsed` after seeks while paused: mpd keeps a time argument in whole milliseconds computed in `float`
+    (0.7 is 700 ms, not 699) and adds a relative one to the elapsed milliseconds; `audio:` shows from the
+    decoder's start-up, before any output played the song."""
+    sut = servers.require_sut()
+    for s in (servers.ref, sut):
+        _status_lines(s, f"clear\nadd {V1}\nplay 0\npause 1\n")
+        assert _audio_line(s) is not None, f"{s.label}: no audio: in status after play, pause"
+    script = "seekcur 0.7\nstatus\nseekcur 0.001\nseekcur +1.001\nstatus\nseek 0 0.3\nstatus\nstop\nclear\n"
+    got = {s.label: _status_lines(s, script) for s in (servers.ref, sut)}
+    assert got[servers.ref.label] == got[sut.label], got
+    assert b"elapsed: 0.700" in got[servers.ref.label], got
+
+
+def test_audio_format_shows_while_paused(servers):
+    """Right after `play` then `pause`, once the decoder started (mpd: within milliseconds), and after a seek
+    while paused, `status` has `audio:` though no output played the song yet."""
+    sut = servers.require_sut()
+    for setup in (f"clear\nadd {V1}\nplay 0\npause 1\n", f"clear\nadd {V1}\nseek 0 0.4\npause 1\n"):
+        audio = {}
+        for s in (servers.ref, sut):
+            _status_lines(s, setup)
+            audio[s.label] = _audio_line(s)
+        assert audio[servers.ref.label] is not None and audio[servers.ref.label] == audio[sut.label], (setup, audio)
+        got = {s.label: _status_lines(s, "seekcur 0.5\nstatus\nstop\nclear\n") for s in (servers.ref, sut)}
+        assert got[servers.ref.label] == got[sut.label], (setup, got)
+
+
+def test_seek_into_the_last_milliseconds_of_the_last_song_stops(servers):
+    """A seek into the last few milliseconds of the last song in the queue (dragging the progress bar to the
+    end) plays that little and stops, as mpd does: the player must not stay in `state: play` with `elapsed`
+    frozen. Playing, paused then resumed, and from stop; the song lasts 1.044 s."""
+    sut = servers.require_sut()
+    for setup in (f"clear\nadd {V1}\nplay 0\nseekcur 1.03\n", f"clear\nadd {V1}\nplay 0\nseekcur 1.044\n",
+                  f"clear\nadd {V1}\nplay 0\npause 1\nseekcur 1.04\npause 0\n", f"clear\nadd {V1}\nseek 0 1.035\n"):
+        got = {}
+        for s in (servers.ref, sut):
+            _status_lines(s, setup)
+            stopped = mpdtest.wait_until(lambda s=s: b"\nstate: stop\n" in s.query("status"), 3.0)
+            got[s.label] = (stopped, _status_lines(s, "status\nclear\n"))
+        assert got[servers.ref.label][0], (setup, got)
+        assert got[servers.ref.label] == got[sut.label], (setup, got)
+
+
+def _player_wakes(server, setup: str, command: str) -> int:
+    """How often a client idling on `player` wakes within 0.3 s of ``command`` (from stop), going back to
+    idle at once each time."""
+    _status_lines(server, setup)
+    wakes = 0
+    with server.connect() as idler, server.connect() as c:
+        idler.send("idle player\n")
+        time.sleep(0.05)
+        c.command(command)
+        idler.sock.settimeout(0.3)
+        try:
+            while True:
+                assert idler.read_reply() == b"changed: player\nOK\n"
+                wakes += 1
+                idler.send("idle player\n")
+        except (TimeoutError, OSError):
+            pass
+    _status_lines(server, "stop\nclear\n")
+    return wakes
+
+
+def test_play_from_stop_wakes_an_idle_client_twice(servers):
+    """`play` from stop (also `play` then `pause`) raises `player` with the command and again at the decoder's
+    start-up: a client back in idle at once is woken twice. In mpd the second event (its decoder's start-up and
+    its output opening) races with the main loop's dispatch of the first: in a fresh session it usually comes
+    apart (two wakes), after other playback or under load it often merges (one). So mpd must wake once or twice
+    and never more; Fermata's events come in separate loop turns: two on every try."""
+    sut = servers.require_sut()
+    setup = f"clear\nadd {V1}\n"
+    for command in ("play 0", "command_list_begin\nplay 0\npause 1\ncommand_list_end"):
+        assert set(_player_wakes(servers.ref, setup, command) for _ in range(2)) <= {1, 2}, command
+        assert [_player_wakes(sut, setup, command) for _ in range(2)] == [2, 2], command

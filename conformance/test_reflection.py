@@ -140,3 +140,51 @@ def test_decoders_and_urlhandlers_say_what_fermata_has(sut, require_commands, se
         assert f.readline() == b"handler: file://\n"
         assert [f.readline().rstrip(b"\n") for _ in handlers] == handlers
     assert local.alive()
+
+
+#: Storage and neighbor commands as mpd 0.23.12 answers them with the music directory as its only storage and no
+#: neighbor plugin, over TCP (the session servers' `db_file` gives mpd no `cache_directory`).
+STORAGE = ("listmounts\nlistneighbors\nmount foo file:///tmp\nmount foo FILE:///tmp\nmount \"\" smb://x/y\n"
+           "mount a/b smb://x/y\nmount / smb://x/y\nmount foo bogus\nmount foo /tmp\nmount foo ftp://x/\n"
+           "unmount foo\nunmount \"\"\nunmount a/b\nunmount /\nmount\nmount x\nunmount\nlistmounts x\n"
+           "listneighbors x\nconfig x\n")
+
+test_config_and_storage = mpdtest.differential_table({
+    "config over TCP": "config\n",
+    "storage and neighbors without plugins": STORAGE,
+    "mount needs a storage plugin": mpdtest.deviation(
+        "mount foo smb://127.0.0.1/share\nmount foo nfs://127.0.0.1/x\nmount foo http://127.0.0.1:9/\n",
+        "Fermata has no smb, nfs or WebDAV storage plugin yet (issue 15, item 4): Unrecognized storage URI, where "
+        "mpd's plugin takes the URI and its simple database then refuses with No 'cache_directory' configured"),
+}, replies="auto")
+
+
+def test_config_and_storage_for_local_clients(server_factory, music_dir, tmp_path):
+    """Over a Unix socket (a local client) `config` gives the music directory and `listmounts` the root's
+    storage path, as mpd's; the music directory is configured with a trailing slash, which mpd drops. Also the
+    music directory itself as a mount URI, over TCP."""
+    import socket
+    replies = {}
+    for kind in ("ref", "sut"):
+        path = tmp_path / f"{kind}.socket"
+        server = server_factory(kind, music_directory=str(music_dir) + "/", bind_to_address=[mpdtest.HOST, str(path)])
+        script = "config\n" + STORAGE + f"mount foo {mpdtest.arg(str(music_dir))}\n"
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(path))
+            f = s.makefile("rwb")
+            assert f.readline().startswith(b"OK MPD ")
+            f.write(script.encode())
+            f.flush()
+            lines = []
+            for _ in range(mpdtest.count_replies(script.encode())):
+                while True:
+                    line = f.readline()
+                    lines.append(line)
+                    if not line or line == b"OK\n" or line.startswith(b"ACK "):
+                        break
+        replies[kind] = lines
+        tcp = server.query(f"mount foo {mpdtest.arg(str(music_dir))}\n")
+        replies[kind].append(tcp)
+    assert replies["ref"] == replies["sut"], replies
+    assert f"music_directory: {music_dir}\n".encode() in replies["ref"], replies["ref"]

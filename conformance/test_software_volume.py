@@ -27,3 +27,25 @@ def test_software_volume_samples_as_mpd(server_factory, format_music, tmp_path, 
         if mismatch:
             mismatches.append(mismatch)
     assert not mismatches, "\n".join(mismatches)
+
+
+def test_software_mixer_of_a_disabled_output(server_factory, music_dir, tmp_path):
+    """mpd counts a software mixer even while its output is disabled: with the only output disabled `status`
+    keeps `volume:`, `getvol` answers and `volume` changes it; `disableoutput` and `toggleoutput` to off raise
+    `mixer` as well as `output` (any output with a mixer), enabling raises both, toggling on only `output`."""
+    import shutil
+
+    import mpdtest
+    music = tmp_path / "music"
+    music.mkdir()
+    shutil.copy(music_dir / "root song.mp3", music / "root song.mp3")
+    outputs = [{"type": "null", "name": "Null Output", "mixer_type": "software"}]
+    ref = server_factory("ref", music=music, outputs=outputs)
+    sut = server_factory("sut", music=music, outputs=outputs)
+    spec = [("a", "setvol 40\ndisableoutput 0\nstatus\ngetvol\nvolume +5\ngetvol\nstatus\nsetvol 30\ngetvol\n"),
+            ("b", "idle mixer output\n"), ("a", "enableoutput 0\n"), ("b", "idle mixer output\n"),
+            ("a", "disableoutput 0\n"), ("b", "idle mixer output\n"), ("a", "toggleoutput 0\n"),
+            ("b", "idle mixer output\n"), ("a", "toggleoutput 0\n"), ("b", "idle mixer output\n"),
+            ("a", "volume -10\n"), ("b", "idle mixer output\n"), ("a", "enableoutput 0\n"),
+            ("b", "idle mixer output\n"), ("a", "getvol\n")]
+    mpdtest.compare(mpdtest.make_case(spec), ref, sut, "software mixer of a disabled output")

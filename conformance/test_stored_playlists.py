@@ -32,9 +32,8 @@ VOLATILE = ("Last-Modified",)
 @pytest.fixture(scope="module")
 def servers(server_pair, music_dir):
     """A pair of its own for this file: the session pair's library state has diverged by the time these
-    run (after test_database's `rescan`, mpd's next unmodified `update` brings back the empty
-    directories it pruned, Fermata does not: a documented deviation), and these cases add the empty
-    directory and list the root."""
+    run (after test_database's `rescan` and `update`, both have the empty directories the start-up scan
+    pruned back, in mpd's unsaved order), and these cases add the empty directory and list the root."""
     return server_pair(music_dir)
 
 

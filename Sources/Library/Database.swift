@@ -86,8 +86,10 @@ public final class Database: Sendable {
         self.init(tree: TreeDirectory(name: ""), updateTime: 0)
     }
 
-    /// Builds a snapshot from an update job's tree, ordering songs and directories as `mpd` does.
-    public convenience init(tree: TreeDirectory, updateTime: Int64) {
+    /// Builds a snapshot from an update job's tree, ordering songs and directories as `mpd` does: `sorted`, as
+    /// `mpd` sorts its database when it saves it; otherwise directories keep their `rank` (the order `mpd`'s
+    /// database in memory has after an update that modified nothing, and so saved nothing).
+    public convenience init(tree: TreeDirectory, updateTime: Int64, sorted: Bool = true) {
         var directories: [Directory] = []
         var songs = SongTable.Builder()
 
@@ -105,7 +107,11 @@ public final class Database: Sendable {
             // a combining mark joins the "/" before it in one Character).
             let childPaths = node.children.keys.map { (name: $0, path: path.isEmpty ? $0.text : path + "/" + $0.text) }
             var children: [Int32] = []
-            for child in childPaths.sorted(by: { Self.precedes($0.path, $1.path) }) {
+            let ordered =
+                sorted
+                ? childPaths.sorted(by: { Self.precedes($0.path, $1.path) })
+                : childPaths.sorted(by: { node.children[$0.name]!.rank < node.children[$1.name]!.rank })
+            for child in ordered {
                 children.append(add(node.children[child.name]!, path: child.path, parent: index))
             }
             directories[Int(index)] = Directory(
@@ -141,6 +147,9 @@ public final class Database: Sendable {
                 node.songs[ByteString(name)] = TreeSong(name: name, song: index, of: self)
             }
             return node
+        }
+        for directory in self.directories {
+            for (rank, child) in directory.children.enumerated() { nodes[Int(child)].rank = rank }
         }
         // Children have higher indices than their parent: fold them in from the last.
         for index in nodes.indices.dropFirst().reversed() {

@@ -96,10 +96,32 @@ public struct TreeDirectory: Sendable, Hashable {
     public var songs: [ByteString: TreeSong] = [:]
     /// Playlist files (`.m3u`, `.pls`…) in the order they were found, as `mpd` keeps them.
     public var playlists: [TreePlaylist] = []
+    /// The position among its siblings in the snapshot the job started from; a directory the job created comes
+    /// after them, in the order the walk found it. A snapshot that is not saved keeps this order, as `mpd`'s
+    /// database in memory does until a save sorts it (see `Database.init(tree:updateTime:sorted:)`).
+    public var rank = 0
 
     /// Creates an empty directory.
-    public init(name: String) {
+    public init(name: String, rank: Int = 0) {
         self.name = name
+        self.rank = rank
+    }
+
+    /// The same directory: everything but `rank`, which only orders it among its siblings.
+    public static func == (lhs: TreeDirectory, rhs: TreeDirectory) -> Bool {
+        lhs.name == rhs.name && lhs.modificationTime == rhs.modificationTime && lhs.inode == rhs.inode
+            && lhs.device == rhs.device && lhs.children == rhs.children && lhs.songs == rhs.songs
+            && lhs.playlists == rhs.playlists
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.name)
+        hasher.combine(self.modificationTime)
+        hasher.combine(self.inode)
+        hasher.combine(self.device)
+        hasher.combine(self.children)
+        hasher.combine(self.songs)
+        hasher.combine(self.playlists)
     }
 
     /// Removes whatever is called `name` here: a sub-directory, a song and, with `includingPlaylist`, a
@@ -125,11 +147,11 @@ public struct TreeDirectory: Sendable, Hashable {
     /// Whether the directory holds nothing: no songs, playlists or sub-directories.
     public var isEmpty: Bool { self.children.isEmpty && self.songs.isEmpty && self.playlists.isEmpty }
 
-    /// Removes empty sub-directories, deepest first, as `mpd` does after every update.
+    /// Removes empty sub-directories, deepest first, as `mpd` does when it saves its database.
     ///
     /// - Returns: whether anything was removed.
     @discardableResult
-    mutating func pruneEmpty() -> Bool {
+    public mutating func pruneEmpty() -> Bool {
         var removed = false
         for name in Array(self.children.keys) {
             if self.children[name]!.pruneEmpty() { removed = true }
@@ -139,6 +161,18 @@ public struct TreeDirectory: Sendable, Hashable {
             }
         }
         return removed
+    }
+
+    /// Whether this tree has the same directories as `other`, with the same modification times (songs and
+    /// playlists are not compared): what an update that modified nothing may still have changed, as `mpd`'s
+    /// walk adds directories holding no song and sets directories' times without counting it a modification.
+    public func hasSameDirectories(as other: TreeDirectory) -> Bool {
+        guard self.modificationTime == other.modificationTime, self.children.count == other.children.count else {
+            return false
+        }
+        return self.children.allSatisfy { name, child in
+            other.children[name].map { child.hasSameDirectories(as: $0) } ?? false
+        }
     }
 
     /// The number of songs here and below.

@@ -176,12 +176,13 @@ public struct Updater: Sendable {
             }
             guard status.kind == .directory else { return }
             if directory.children[ByteString(name)] == nil {
+                // As mpd's DirectoryMakeChildChecked: a directory on the way is no modification by itself.
                 var child = TreeDirectory(name: name)
                 child.modificationTime = status.modificationTime
                 child.inode = status.inode
                 child.device = status.device
+                child.rank = directory.children.count
                 directory.children[ByteString(name)] = child
-                modified = true
             }
             self.updatePath(
                 &directory.children[ByteString(name)]!, components: components.dropFirst(), done: here,
@@ -292,14 +293,15 @@ public struct Updater: Sendable {
                 return
             }
             if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
-            var child = directory.children[ByteString(name)] ?? TreeDirectory(name: name)
+            var child = directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
             if child.isContainer {
                 // A container file became a directory: its songs are gone.
                 child = TreeDirectory(name: name)
                 modified = true
             }
             // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
-            // added inside it, and an empty one is only pruned when a modified database is saved.
+            // added inside it, and an empty one is only pruned when a modified database is saved. Until then
+            // it comes after its siblings, in the order the walk found it (`rank`).
             child.modificationTime = status.modificationTime
             child.inode = status.inode
             child.device = status.device

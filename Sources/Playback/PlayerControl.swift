@@ -56,6 +56,9 @@ public enum PlayerEvent: Sendable, Equatable {
     /// moment to queue the song after it (mpd's `OnPlayerSync`), so the decoder knows it before the current
     /// one can end, however fast an output consumes. Comes in the loop turn after the command.
     case decoderStarting(token: UInt64)
+    /// The decoder opened the song with this token, started by `play` or a seek (not a queued one), and knows
+    /// its audio format: `mpd`'s decoder start-up, which raises idle `player` a moment after the command's own.
+    case decoderStarted(token: UInt64)
     /// The song with this token played to its end and nothing was queued: the player stopped and closed
     /// its outputs' streams.
     case finished(token: UInt64)
@@ -92,7 +95,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var durationSeconds: Double?
     /// The bit rate of the current stream in kbit/s (0 when unknown).
     public var bitRate: Int
-    /// The format the decoder produces (`audio:` in `status`), once known.
+    /// The format the decoder produces (`audio:` in `status`), once known: from the decoder's start-up, as
+    /// `mpd`'s, even while paused before any output played it.
     public var audioFormat: AudioFormat?
 
     /// A stopped player.
@@ -121,19 +125,26 @@ public struct OutputDescription: Sendable, Equatable {
     public var enabled: Bool
     /// `attribute` lines (`name=value`), in `mpd`'s order (e.g. ALSA's `allowed_formats`, `dop`).
     public var attributes: [(name: String, value: String)]
+    /// Whether the output has a mixer (hardware or software): enabling or disabling it then raises idle `mixer`
+    /// too, as in `mpd`, whatever the mixer reports.
+    public var hasMixer: Bool
 
     /// Creates a description.
-    public init(id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = [])
-    {
+    public init(
+        id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = [],
+        hasMixer: Bool = false
+    ) {
         self.id = id
         self.name = name
         self.plugin = plugin
         self.enabled = enabled
         self.attributes = attributes
+        self.hasMixer = hasMixer
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.id == rhs.id && lhs.name == rhs.name && lhs.plugin == rhs.plugin && lhs.enabled == rhs.enabled
+            && lhs.hasMixer == rhs.hasMixer
             && lhs.attributes.map(\.name) == rhs.attributes.map(\.name)
             && lhs.attributes.map(\.value) == rhs.attributes.map(\.value)
     }
@@ -179,7 +190,8 @@ public protocol PlayerControl: AnyObject {
     var replayGainMode: ReplayGainMode { get set }
 
     /// The volume 0...100 of the mixer, or `nil` when there is no working mixer (`status` then has no
-    /// `volume:` line and `setvol` fails with `No mixer`).
+    /// `volume:` line and `setvol` fails with `No mixer`). As in `mpd`, the average over the enabled outputs'
+    /// mixers and every software mixer, enabled or not.
     var volume: Int? { get }
     /// Sets the volume 0...100 on every enabled output's mixer.
     ///

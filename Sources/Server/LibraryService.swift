@@ -351,10 +351,20 @@ final class LibraryService {
         let tree = current.makeTree()
         let result = configuration.updater.update(tree, uri: uri, discard: discard)
         let updateTime = Int64(time(nil))
-        // The first scan produces a database even when the music directory is empty.
+        // As mpd: the database is saved when the job modified it or its file is missing (the first scan produces
+        // one even when the music directory is empty); only a save prunes empty directories and sorts.
         let isFirst = tree.modificationTime == 0 && tree.children.isEmpty && tree.songs.isEmpty
-        guard result.modified || isFirst else { return (nil, false) }
-        let database = Database(tree: result.tree, updateTime: updateTime)
+        let fileMissing = configuration.databaseFile.map { (try? FileStatus(path: $0)) == nil } ?? false
+        guard result.modified || isFirst || fileMissing else {
+            // Nothing to save, but mpd's database in memory has what its walk found: directories holding no song,
+            // after their siblings, and directories' new times. Until a save, as the snapshot now.
+            guard !result.tree.hasSameDirectories(as: tree) else { return (nil, false) }
+            let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
+            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false)
+        }
+        var saved = result.tree
+        saved.pruneEmpty()
+        let database = Database(tree: saved, updateTime: updateTime)
         if let path = configuration.databaseFile,
             let encoded = Self.save(database, configuration: configuration, to: path, logger: logger)
         {

@@ -29,6 +29,28 @@ import Testing
         #expect(isRamp(Array(samples[..<(cut / 4)]), from: 0, count: cut / 4))
         // Only songStarted: a seek announces nothing, a stop neither.
         #expect(harness.received == [.songStarted(token: 1)])
+        // The decoder started once: a seek within the song it decodes does not open it again.
+        #expect(harness.startedDecoders == [1])
+    }
+
+    @Test func theDecodersFormatShowsWhilePausedBeforeAnyOutputPlayedIt() throws {
+        let capture = CaptureOutput(sync: true)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0)
+            player.setPaused(true)
+        }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while harness.startedDecoders.isEmpty && Date() < deadline { usleep(2000) }
+        #expect(harness.startedDecoders == [1])
+        // As mpd's `audio:` after its decoder's start-up: known while paused, and over a seek within the song.
+        let paused = harness.withPlayer { $0.snapshot }
+        #expect(paused.state == .pause && paused.audioFormat != nil)
+        #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 2.0) })
+        let sought = harness.withPlayer { $0.snapshot }
+        #expect(sought.audioFormat == paused.audioFormat && sought.elapsedSeconds == 2.0)
+        #expect(!harness.received.contains(.songStarted(token: 1)))
+        harness.withPlayer { $0.stop() }
     }
 
     @Test func aSongWhoseDecoderCannotSeekRefusesSeeksAndStartsFromItsBeginning() throws {

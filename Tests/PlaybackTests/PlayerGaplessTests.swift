@@ -16,6 +16,8 @@ import Testing
         }
         #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
+        // Only the song `play` started reports its decoder's start-up; the queued one follows at the border.
+        #expect(harness.startedDecoders == [1])
         let samples = capture.samples16()
         #expect(samples.count == 17_001)
         #expect(isRamp(samples, from: 0, count: 17_001))

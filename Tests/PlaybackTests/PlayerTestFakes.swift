@@ -175,6 +175,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     let loop: EventLoop
     private var player: Player!
     private let events = Mutex<[PlayerEvent]>([])
+    /// The tokens of `decoderStarted` events, kept apart from `received`.
+    private let decoderStarts = Mutex<[UInt64]>([])
     /// What the harness queues when the player asks for the song after the one with this token
     /// (`decoderStarting`, which `received` leaves out). Loop thread.
     var nextSong: (UInt64) -> PlayableSong? = { _ in nil }
@@ -211,6 +213,10 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                     if let next = harness.nextSong(token) { harness.player.queue(next) }
                     return
                 }
+                if case .decoderStarted(let token) = event {
+                    harness.decoderStarts.withLock { $0.append(token) }
+                    return
+                }
                 harness.events.withLock { $0.append(event) }
             }
         }
@@ -244,6 +250,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     func withPlayer<T>(_ body: @escaping (Player) -> T) -> T { self.sync { body($0.player) } }
 
     var received: [PlayerEvent] { self.events.withLock { $0 } }
+    /// The songs whose decoder start-up was reported (`decoderStarted`), in order.
+    var startedDecoders: [UInt64] { self.decoderStarts.withLock { $0 } }
 
     /// Waits up to `timeout` seconds until `condition` holds for the events received.
     @discardableResult

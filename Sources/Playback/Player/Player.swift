@@ -324,6 +324,9 @@ public final class Player: PlayerControl {
     /// The audio format and bit rate heard when the song with `token` was last sought in, shown until an output
     /// plays it again.
     private var heardBeforeSeek: (token: UInt64, format: AudioFormat, bitRate: Int)?
+    /// The format the decoder opened the song with `token` in (mpd's `audio_format` after the decoder's
+    /// start-up), shown until an output plays it; kept over seeks within the song.
+    private var decodedFormat: (token: UInt64, format: AudioFormat)?
 
     public var snapshot: PlayerSnapshot {
         self.loop.preconditionOnLoop()
@@ -336,6 +339,8 @@ public final class Player: PlayerControl {
         if let heard = self.heardBeforeSeek, heard.token == song.token {
             snapshot.audioFormat = heard.format
             snapshot.bitRate = heard.bitRate
+        } else if let decoded = self.decodedFormat, decoded.token == song.token {
+            snapshot.audioFormat = decoded.format
         }
         for output in self.outputThreads where output.wanted.enabled && !output.failed.load(ordering: .relaxed) {
             guard let position = output.position, position.generation == self.generation, position.token == song.token
@@ -368,8 +373,11 @@ public final class Player: PlayerControl {
         self.loop.preconditionOnLoop()
         var total = 0
         var count = 0
-        for output in self.outputThreads where output.wanted.enabled {
-            guard let mixer = output.mixer, let volume = try? mixer.volume(), volume >= 0 else { continue }
+        for output in self.outputThreads {
+            // As mpd: a software mixer counts even while its output is disabled.
+            guard let mixer = output.mixer, output.wanted.enabled || mixer is SoftwareMixer,
+                let volume = try? mixer.volume(), volume >= 0
+            else { continue }
             total += volume
             count += 1
         }
@@ -412,7 +420,7 @@ public final class Player: PlayerControl {
         return self.outputThreads.map { output in
             OutputDescription(
                 id: output.id, name: output.configuration.name, plugin: output.device.plugin,
-                enabled: output.wanted.enabled, attributes: output.device.attributes)
+                enabled: output.wanted.enabled, attributes: output.device.attributes, hasMixer: output.mixer != nil)
         }
     }
 
@@ -472,6 +480,10 @@ public final class Player: PlayerControl {
             let tags = self.shared.takeTags(revision: revision)
             guard generation == self.generation, self.state != .stop, let tags else { return }
             self.onEvent(.tagChanged(token: token, tags: tags))
+        case .decoderOpened(let token, let format, let generation):
+            guard generation == self.generation, self.state != .stop, self.currentSong?.token == token else { return }
+            self.decodedFormat = (token, format)
+            self.onEvent(.decoderStarted(token: token))
         case .songStarted(let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
             if let queued = self.queuedSong, queued.token == token {

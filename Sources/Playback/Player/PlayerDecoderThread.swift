@@ -250,7 +250,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.songBorder = self.pipe.written.load(ordering: .acquiring)
                 let border = self.songBorder
                 self.control.unlock()
-                if start == .queued { self.planCrossFade(into: decoder, song: song, border: border) }
+                if start == .queued {
+                    self.planCrossFade(into: decoder, song: song, border: border)
+                } else {
+                    // mpd's decoder start-up (`CheckDecoderStartup`): the format is known, idle `player`.
+                    self.post(.decoderOpened(token: song.token, format: decoder.format, generation: self.generation))
+                }
                 return
             } catch {
                 // Left by the loop (a command is pending): nothing to report, nothing to go on with.

@@ -7,6 +7,8 @@ import Model
 enum PlayerEngineEvent: Sendable {
     /// An output played the first chunk of the song with `token`.
     case songStarted(token: UInt64, generation: UInt64)
+    /// The decoder opened the song with `token` (not a queued one), which it decodes in `format`.
+    case decoderOpened(token: UInt64, format: AudioFormat, generation: UInt64)
     /// An output stopped before the first chunk of the queued song because `borderPause` was set.
     case pausedAtBorder(token: UInt64, generation: UInt64)
     /// An output played out everything (the last song with `token`; `nil` when it got no chunk since the

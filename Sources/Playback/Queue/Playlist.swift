@@ -192,8 +192,8 @@ public final class Playlist {
         switch event {
         case .songStarted(let token):
             // Only a border is news: the start of a song `play` or `seek` asked for raised `player` with the
-            // command (mpd's decoder start-up raises it within milliseconds of the command too), and our
-            // event comes when audio reaches an output, which a `pause` right after `play` delays.
+            // command and again at the decoder's start-up (`decoderStarted`), and our event comes when audio
+            // reaches an output, which a `pause` right after `play` delays.
             guard self.playing else { return }
             if token == self.queuedToken {
                 self.emit(.player)
@@ -205,6 +205,11 @@ public final class Playlist {
         case .decoderStarting(let token):
             guard self.playing, token == self.currentToken, self.queued < 0 else { return }
             self.updateQueuedSong(previous: nil)
+        case .decoderStarted(let token):
+            // As mpd's decoder start-up, a moment after the command's own `player`: a client that went back
+            // to idle at once is woken again.
+            guard self.playing, token == self.currentToken else { return }
+            self.emit(.player)
         case .finished(let token):
             self.emit(.player)
             guard self.playing, token == self.currentToken else { return }
@@ -413,7 +418,13 @@ public final class Playlist {
         self.emit(.player)
     }
 
-    private func seek(order orderIndex: Int, seconds: Double) throws(PlaylistError) {
+    /// A time argument as `mpd` keeps it: whole milliseconds, computed in `float` from the parsed `float`
+    /// (`SongTime::FromS`), so `0.7` is 700 ms (in `double`, 699).
+    static func milliseconds(_ seconds: Double) -> Double {
+        Double((Float(seconds) * 1000).rounded(.towardZero))
+    }
+
+    private func seek(order orderIndex: Int, milliseconds: Double) throws(PlaylistError) {
         self.clearError()
         self.stopOnError = true
         self.errorCount = 0
@@ -426,8 +437,7 @@ public final class Playlist {
         }
         self.queued = -1
         self.queuedToken = nil
-        // mpd keeps song times in whole milliseconds.
-        let seconds = (seconds * 1000).rounded(.towardZero) / 1000
+        let seconds = milliseconds / 1000
         if sameSong, let token = self.currentToken {
             if !self.player.seek(token: token, toSeconds: seconds) {
                 self.error = "Not seekable"
@@ -452,7 +462,9 @@ public final class Playlist {
     /// - Throws: `Bad song index`; `Not seekable`.
     public func seek(position: Int, seconds: Double) throws(PlaylistError) {
         guard position >= 0 && position < self.queue.count else { throw .badSongIndex }
-        try self.seek(order: self.queue.random ? self.queue.order(ofPosition: position) : position, seconds: seconds)
+        try self.seek(
+            order: self.queue.random ? self.queue.order(ofPosition: position) : position,
+            milliseconds: Self.milliseconds(seconds))
     }
 
     /// `seekid ID TIME`.
@@ -468,14 +480,15 @@ public final class Playlist {
     /// - Throws: `Not playing`; `Not seekable`.
     public func seekCurrent(seconds: Double, relative: Bool) throws(PlaylistError) {
         guard self.playing else { throw .notPlaying }
-        var target = seconds
+        // As mpd: the argument in milliseconds, plus the elapsed time in milliseconds.
+        var target = Self.milliseconds(seconds)
         if relative {
             let snapshot = self.player.snapshot
             guard snapshot.state != .stop else { throw .notPlaying }
-            target += snapshot.elapsedSeconds
+            target += (snapshot.elapsedSeconds * 1000 + 1e-6).rounded(.towardZero)
         }
         if target < 0 { target = 0 }
-        try self.seek(order: self.current, seconds: target)
+        try self.seek(order: self.current, milliseconds: target)
     }
 
     // MARK: - Modes

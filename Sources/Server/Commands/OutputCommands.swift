@@ -57,7 +57,8 @@ enum OutputCommands {
     }
 
     /// `enableoutput`, `disableoutput`, `toggleoutput`: idle `output` when the state changes (`toggleoutput`
-    /// always changes it), and `mixer` when an output with a mixer is enabled or disabled.
+    /// always changes it), and `mixer` when an output with a mixer is enabled or disabled (`toggleoutput`:
+    /// only disabled), as `mpd`, whether or not any mixer still reports a volume.
     static func setOutput(_ context: inout CommandContext, _ change: Change) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
         let player = context.server.playlist.player
@@ -73,7 +74,7 @@ enum OutputCommands {
         guard enabled != output.enabled else { return .ok }
         guard player.setOutput(id: Int(id), enabled: enabled) else { throw AckError(.noExist, "No such audio output") }
         context.server.emit(.output)
-        if player.volume != nil && (change != .toggle || !enabled) { context.server.emit(.mixer) }
+        if output.hasMixer && (change != .toggle || !enabled) { context.server.emit(.mixer) }
         return .ok
     }
 

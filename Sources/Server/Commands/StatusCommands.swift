@@ -36,7 +36,9 @@ enum StatusCommands {
             text += "song: \(position)\nsongid: \(queue.items[position].id)\n"
         }
         if snapshot.state != .stop {
-            let elapsed = UInt64(max(0, snapshot.elapsedSeconds * 1000))
+            // Whole milliseconds, as mpd's SongTime; a seek target of n ms is n / 1000 s, and 1.001 * 1000 is
+            // 1000.999…: a nanosecond's tolerance keeps it n.
+            let elapsed = UInt64(max(0, snapshot.elapsedSeconds * 1000 + 1e-6))
             // Rounded: the duration is milliseconds / 1000, and 2.042 * 1000 is 2041.999…
             let total = snapshot.durationSeconds.map { UInt64(max(0, ($0 * 1000).rounded())) }
             text += "time: \((elapsed + 500) / 1000):\(total.map { ($0 + 500) / 1000 } ?? 0)\n"
