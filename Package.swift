@@ -65,6 +65,8 @@ let package = Package(
         .systemLibrary(
             name: "CVorbis", path: "Sources/CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        // No pkgConfig: Debian's libmp3lame-dev has no .pc file; the header is in /usr/include/lame.
+        .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -130,8 +132,13 @@ let package = Package(
         // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
         .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
         .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
-        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders.
+        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders, and the
+        // Ogg Vorbis (libvorbisenc) and Ogg Opus encoders.
         .target(name: "Ogg", dependencies: ["COgg", "CVorbis", "COpus", "Input"], swiftSettings: settings),
+        // MP3 encoding through libmp3lame; the only importer of CLame.
+        .target(name: "Lame", dependencies: ["CLame"], swiftSettings: settings),
+        // Encoder plugins (mpd's lame, vorbis, opus, flac, wave) behind one interface, and their registry.
+        .target(name: "Encoders", dependencies: ["Model", "Lame", "Ogg", "FLAC"], swiftSettings: settings),
         // libsndfile (WAV, AIFF, AU…) and libwavpack readers over an InputStream, as mpd's sndfile and wavpack plugins.
         .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
         .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
@@ -186,7 +193,7 @@ let package = Package(
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(
-            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr"],
+            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders"],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
@@ -239,6 +246,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
         .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input", "TestTools"], swiftSettings: settings),

@@ -74,6 +74,27 @@ final class PlayerShared: @unchecked Sendable {
         }
     }
 
+    /// The tags of the songs the decoder opened last (a few), for outputs that send tags.
+    private let recentSongTags = Mutex<[(token: UInt64, tags: [TagItem])]>([])
+
+    /// Keeps the tags of a song the decoder opened. Decoder thread, once per song.
+    func publishSongTags(_ tags: [TagItem], token: UInt64) {
+        self.recentSongTags.withLock { recent in
+            if recent.count >= 4 { recent.removeFirst() }
+            recent.append((token, tags))
+        }
+    }
+
+    /// The tags of the song with `token`, if it was opened lately. Output thread, once per song.
+    func songTags(token: UInt64) -> [TagItem]? {
+        self.recentSongTags.withLock { recent in recent.last { $0.token == token }?.tags }
+    }
+
+    /// A stream's tags of `revision`, while no output played past it. Output thread, once per revision.
+    func streamTags(revision: UInt64) -> [TagItem]? {
+        self.pendingTags.withLock { pending in pending.last { $0.revision == revision }?.tags }
+    }
+
     /// The ReplayGain mode now. Any thread.
     var mode: ReplayGainMode { ReplayGainMode.allCases[self.replayGainMode.load(ordering: .relaxed)] }
 
