@@ -67,6 +67,9 @@ let package = Package(
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         // No pkgConfig: Debian's libmp3lame-dev has no .pc file; the header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
+        // No pkgConfig: shout.pc's cflags carry -pthread, which SwiftPM rejects with a warning; the header is in
+        // /usr/include/shout and the module map links the library.
+        .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -198,6 +201,8 @@ let package = Package(
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
+        .target(name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -220,7 +225,7 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
+                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA", "Shout",
                 "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
             ], swiftSettings: settings),
 
@@ -246,6 +251,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),

@@ -73,9 +73,15 @@ public enum EncoderPlugins {
 
     /// The encoder an output block asks for with `encoder` (default `vorbis`), configured from its keys.
     ///
+    /// - Parameter shoutLegacy: the shout output's older spelling too, as `mpd` reads it: `encoding`, with
+    ///   `ogg` for `vorbis` and `mp3` for `lame`.
     /// - Throws: `EncoderError` (`No such encoder: x`, or the plugin's message).
-    public static func configured(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder {
-        let name = parameters["encoder"] ?? "vorbis"
+    public static func configured(
+        _ parameters: [String: String], shoutLegacy: Bool = false
+    ) throws(EncoderError) -> any PreparedEncoder {
+        var name = parameters["encoder"] ?? (shoutLegacy ? parameters["encoding"] : nil) ?? "vorbis"
+        if shoutLegacy, name == "ogg" { name = "vorbis" }
+        if shoutLegacy, name == "mp3" { name = "lame" }
         guard let plugin = self.all.first(where: { $0.name == name }) else {
             throw EncoderError("No such encoder: \(name)")
         }

@@ -3,7 +3,7 @@
 import Model
 
 /// Why an output or mixer failed: a message for the log and for `error:`.
-public struct OutputError: Error, Sendable, CustomStringConvertible {
+public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, in one line (`mpd`'s wording where it has one).
     public var message: String
 

@@ -9,6 +9,7 @@ import Model
 import Network
 import Playback
 import Posix
+import Shout
 import Soxr
 import Synchronization
 
@@ -17,7 +18,7 @@ extension Daemon {
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home),
+            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(),
         ]
     }
 

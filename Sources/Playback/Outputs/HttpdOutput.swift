@@ -139,15 +139,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     public var delayFrames: Int { self.timer.delayFrames }
 
     public func drain() throws(OutputError) -> Bool {
-        while self.timer.delayNanoseconds() > 0 {
-            if self.interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
-            self.wakeup.wait(
-                unless: { self.interrupted.load(ordering: .acquiring) },
-                timeoutNanoseconds: self.timer.delayNanoseconds())
-        }
-        self.interrupted.store(false, ordering: .releasing)
-        self.timer.reset()
-        return true
+        self.timer.drain(wakeup: self.wakeup, interrupted: self.interrupted)
     }
 
     /// Listeners skip what they did not get yet (seek, skip), as mpd cancels its clients' queues.
