@@ -1,5 +1,5 @@
 """The httpd output against mpd's: one mpd and one Fermata, each with an httpd output per encoder (lame, vorbis,
-opus, flac, wave) on its own loopback port, playing the same short tagged tones on repeat. Listeners are raw
+opus, flac, Ogg FLAC, wave) on its own loopback port, playing the same short tagged tones on repeat. Listeners are raw
 sockets: the response headers are compared byte for byte, the streams are decoded with ffmpeg (the tone that is
 playing, growing in real time), and late, parallel, non-reading and surplus listeners, pause, stop and song
 changes (ICY `StreamTitle`) behave as with mpd."""
@@ -29,6 +29,7 @@ ENCODERS = {
     "vorbis": {"encoder": "vorbis", "quality": "4"},
     "opus": {"encoder": "opus", "bitrate": "96000"},
     "flac": {"encoder": "flac", "compression": "1"},
+    "oggflac": {"encoder": "flac", "oggflac": "yes"},
     "wave": {"encoder": "wave"},
 }
 

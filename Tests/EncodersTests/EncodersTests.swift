@@ -143,6 +143,25 @@ private func contains(_ bytes: [UInt8], _ text: String) -> Bool {
         #expect(bytes.count > 1000 && bytes.count < 44100 * 4)
     }
 
+    @Test func oggFLACChainsAStreamPerTag() throws {
+        #expect(try EncoderPlugins.configured(["encoder": "flac", "oggflac": "yes"]).mimeType == "audio/ogg")
+        let (bytes, _) = try encode(["encoder": "flac", "oggflac": "yes"], seconds: 0.2)
+        #expect(Array(bytes[0..<4]) == Array("OggS".utf8) && contains(bytes, "FLAC"))
+        let prepared = try EncoderPlugins.configured(["encoder": "flac", "oggchaining": "yes"])
+        let (encoder, format) = try prepared.open(AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
+        #expect(encoder.implementsTag)
+        try sine(format, seconds: 0.2).withUnsafeBytes { try encoder.write($0) }
+        try encoder.preTag()
+        try encoder.sendTag([TagItem(.title, "Chained")])
+        var out: [UInt8] = []
+        encoder.read { out += $0 }
+        #expect(contains(out, "TITLE=Chained"))
+        try sine(format, seconds: 0.2).withUnsafeBytes { try encoder.write($0) }
+        try encoder.end()
+        encoder.read { out += $0 }
+        #expect(out.count > 1000)
+    }
+
     @Test func vorbisChainsAStreamPerTag() throws {
         let prepared = try EncoderPlugins.configured(["encoder": "vorbis"])
         let (encoder, format) = try prepared.open(AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
