@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import socket
 import struct
+import sys
 import subprocess
 import threading
 import time
@@ -44,6 +45,9 @@ def httpd_music(tmp_path_factory) -> Path:
                         "sine", str(frequency), "vol", "0.5"], check=True, capture_output=True)
         subprocess.run(["lame", "--quiet", "-b", "192", "--tt", title, "--ta", "Tone Maker", "--tl", "Tones",
                         str(wav), str(root / f"{index}-tone.mp3")], check=True)
+        if index == 0:
+            # Untagged, for the radio stream: its titles are the stream's alone.
+            subprocess.run(["lame", "--quiet", "-b", "192", str(wav), str(root / "radio.mp3")], check=True)
         wav.unlink()
     return root
 
@@ -357,3 +361,34 @@ def test_pause_keeps_listeners_and_stop_hangs_up_as_mpd(sides):
     ref, sut = both(run)
     # Paused: the stream goes on (silence); stopped: listeners are hung up on and new ones turned away.
     assert sut == ref == (True, True, b"")
+
+
+def test_a_radio_streams_title_reaches_icy_listeners_as_mpd(sides, httpd_music, tmp_path):
+    """A stream's own titles (tools/streamserver.py's ICY radio, looping a tone) go to the listeners too."""
+    port_file = tmp_path / "port"
+    radio = subprocess.Popen([sys.executable, str(mpdtest.REPO_ROOT / "tools" / "streamserver.py"), "--root",
+                              str(httpd_music), "--port-file", str(port_file), "--lifetime", "120"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert mpdtest.wait_until(port_file.exists, 10), "streamserver did not start"
+        url = (f"http://{HOST}:{port_file.read_text().strip()}/radio/radio.mp3"
+               "?seconds=1.5&titles=Alpha|Beta&rate=24000")
+
+        def run(kind):
+            server = sides[kind].server
+            server.query("clear")
+            server.query(f'add "{url}"')
+            server.query("play 0")
+            mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10)
+            sock, _ = request(sides[kind].ports["lame"], icy=True)
+            data = read_for(sock, 4.0)
+            sock.close()
+            server.query("stop")
+            return set(icy_titles(data))
+
+        ref, sut = both(run)
+    finally:
+        radio.terminate()
+        radio.wait(timeout=10)
+    assert {b"StreamTitle='Alpha';StreamUrl='';", b"StreamTitle='Beta';StreamUrl='';"} & ref, ref
+    assert sut == ref

@@ -62,6 +62,10 @@ final class PlayerShared: @unchecked Sendable {
             if pending.count >= Self.pendingTagLimit { pending.removeFirst() }
             pending.append((revision, tags))
         }
+        self.recentStreamTags.withLock { recent in
+            if recent.count >= Self.pendingTagLimit { recent.removeFirst() }
+            recent.append((revision, tags))
+        }
     }
 
     /// The tags of `revision`, once an output played it; every older revision is dropped (played over, or
@@ -90,9 +94,13 @@ final class PlayerShared: @unchecked Sendable {
         self.recentSongTags.withLock { recent in recent.last { $0.token == token }?.tags }
     }
 
-    /// A stream's tags of `revision`, while no output played past it. Output thread, once per revision.
+    /// The stream tags the decoder read last (a few), for outputs that send tags: unlike `pendingTags`, kept
+    /// after the loop took them, for every output to find.
+    private let recentStreamTags = Mutex<[(revision: UInt64, tags: [TagItem])]>([])
+
+    /// A stream's tags of `revision`, if they are recent. Output thread, once per revision.
     func streamTags(revision: UInt64) -> [TagItem]? {
-        self.pendingTags.withLock { pending in pending.last { $0.revision == revision }?.tags }
+        self.recentStreamTags.withLock { recent in recent.last { $0.revision == revision }?.tags }
     }
 
     /// The ReplayGain mode now. Any thread.
