@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build build fresh-build release run demo test unit conformance bench install clean fuzz-build fuzz fuzz-short
+.PHONY: all deps deps-run deps-build deps-deb build fresh-build release run demo test unit conformance bench install deb clean fuzz-build fuzz fuzz-short
 
 all: build
 
@@ -18,15 +18,21 @@ deps-run:
 deps-build:
 	scripts/install-deps.sh build
 
+deps-deb:
+	scripts/install-deps.sh deb
+
 build: deps-build
 	$(SWIFT) build
 
 # A plain `swift build` on an empty scratch path, as on a fresh clone: `--build-tests` orders the modules
-# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module).
+# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module). In a fresh
+# clone (no .build yet) that is .build itself, which the test build then reuses; elsewhere a scratch path of its own.
 fresh-build: deps-build
-	rm -rf .build/fresh
-	$(SWIFT) build --scratch-path .build/fresh
-	rm -rf .build/fresh
+	if [ -e .build ]; then \
+		rm -rf .build/fresh && $(SWIFT) build --scratch-path .build/fresh && rm -rf .build/fresh; \
+	else \
+		$(SWIFT) build; \
+	fi
 
 release: deps-build
 	$(SWIFT) build -c release
@@ -43,12 +49,17 @@ run: deps-run release demo
 # A fresh plain build, unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
 # timing-based reply collection and its load tests expect an optimised server.
 test: deps
+	@date +'== %T fresh build'
 	$(MAKE) fresh-build
+	@date +'== %T unit tests'
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@date +'== %T short fuzzing'
 	$(MAKE) fuzz-short
+	@date +'== %T conformance'
 	$(SWIFT) build -c release
-	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q --durations=25 conformance
+	@date +'== %T done'
 
 unit: deps-build
 	$(SWIFT) test
@@ -78,12 +89,20 @@ fuzz: fuzz-build
 fuzz-short: fuzz-build
 	fuzz/run.sh --short 20
 
-# Installs the release binary and the systemd units (see etc/fermata.service for the rest).
+# Installs the release binary, the systemd units (ExecStart pointed at $(PREFIX)/bin) and, when there is none yet,
+# the Debian package's /etc/fermata.conf (which runs the service as the user "fermata": create it, see README).
 PREFIX ?= /usr/local
 install: release
 	install -D -m 755 .build/release/fermata $(DESTDIR)$(PREFIX)/bin/fermata
-	install -D -m 644 etc/fermata.service $(DESTDIR)/etc/systemd/system/fermata.service
+	mkdir -p $(DESTDIR)/etc/systemd/system
+	sed 's|/usr/bin/fermata|$(PREFIX)/bin/fermata|' etc/fermata.service > $(DESTDIR)/etc/systemd/system/fermata.service
 	install -D -m 644 etc/fermata.socket $(DESTDIR)/etc/systemd/system/fermata.socket
+	test -e $(DESTDIR)/etc/fermata.conf || install -D -m 644 packaging/deb/fermata.conf $(DESTDIR)/etc/fermata.conf
+
+# The Debian package, built with dpkg-deb from the release binary (scripts/make-deb.py says what it holds):
+# .build/deb/fermata_<version>_<arch>.deb. Install it with `dpkg -i` or `apt install ./<file>`.
+deb: deps-deb release
+	$(PYTHON) scripts/make-deb.py --binary .build/release/fermata --out .build/deb
 
 clean:
 	rm -rf .build var conformance/.cache

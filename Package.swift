@@ -276,8 +276,9 @@ let package = Package(
             ],
             swiftSettings: settings),
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),
+        // MPDProtocol to parse the query engine's recorded filters as clients send them.
         .testTarget(
-            name: "LibraryTests", dependencies: ["Library", "Model", "Posix", "TestSupport", "Zlib"],
+            name: "LibraryTests", dependencies: ["Library", "MPDProtocol", "Model", "Posix", "TestSupport", "Zlib"],
             swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",

@@ -96,6 +96,19 @@ def play_alone(server, url: str) -> None:
         assert not reply.startswith(b"ACK") or failed, (server.label, command, reply)
 
 
+def while_titled(server, url: str, snapshot, seconds: float = 10):
+    """Plays `url` alone until the server shows a title for it, returns `snapshot()` taken then, and leaves the
+    server stopped with an empty queue."""
+    play_alone(server, url)
+    assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(seconds)), \
+        server.label
+    try:
+        return snapshot()
+    finally:
+        server.query("stop")
+        server.query("clear")
+
+
 def test_add_and_addid_queue_urls_without_tags(pair, http):
     urls = [f"{http}/file/plain.mp3", f"{http}/radio/plain.mp3?titles=A", f"{http}/file/tone.ogg"]
     commands = ["clear", f"add {mpdtest.arg(urls[0])}", f"addid {mpdtest.arg(urls[1])}",
@@ -155,35 +168,27 @@ PLAYING = ("state", "song", "audio", "bitrate", "duration")
 
 def test_a_radio_station_shows_its_name_and_title(pair, http):
     url = f"{http}/radio/plain.mp3?titles=Only%20Title&name=Test%20Radio&rate=16000"
-    got = {}
-    for server in (pair.ref, pair.sut):
-        play_alone(server, url)
-        assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(10)), \
-            server.label
+
+    def snapshot(server):
         s = status(server)
-        got[server.label] = (query(server, "currentsong", "playlistinfo"), {k: s.get(k) for k in PLAYING})
-        server.query("stop")
-        server.query("clear")
-    ref, sut = got[pair.ref.label], got[pair.sut.label]
+        return query(server, "currentsong", "playlistinfo"), {k: s.get(k) for k in PLAYING}
+
+    ref, sut = (while_titled(server, url, lambda: snapshot(server)) for server in (pair.ref, pair.sut))
     assert sut == ref
 
 
-@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac"])
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/tone.ogg", "/file/tone.opus",
+                                  "/type/audio~flac/tone.flac"])
 def test_a_remote_files_own_tags_show(pair, http, path):
     """mpd's decoders hand the tags they read in a stream (ID3, Vorbis comments) to the remote song: its
     `currentsong` and `playlistinfo` show them while it plays."""
-    url = http + path
-    got = {}
-    for server in (pair.ref, pair.sut):
-        play_alone(server, url)
-        mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(5))
-        got[server.label] = query(server, "currentsong", "playlistinfo")
-        server.query("stop")
-        server.query("clear")
-    assert got[pair.sut.label] == got[pair.ref.label]
+    ref, sut = (while_titled(server, http + path, lambda: query(server, "currentsong", "playlistinfo"))
+                for server in (pair.ref, pair.sut))
+    assert sut == ref
 
 
-@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/type/audio~flac/tone.flac",
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/file/tone.opus",
+                                  "/type/audio~flac/tone.flac",
                                   "/file/noise.bin", "/status/404", "closed:/x.mp3"])
 def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
     """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan)."""
@@ -196,18 +201,15 @@ def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
 def test_a_new_title_wakes_idle_clients(pair, http, subsystem):
     """mpd raises `player` and `playlist` (the queue's version goes up) when the station's title changes."""
     url = f"{http}/radio/plain.mp3?titles=First|Second|Third&seconds=0.7&rate=16000"
-    got = {}
-    for server in (pair.ref, pair.sut):
-        play_alone(server, url)
-        assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(10)), \
-            server.label
+
+    def wait_for_change(server):
         with server.connect() as waiting:
             waiting.sock.settimeout(mpdtest.scaled(10))
             waiting.send(f"idle {subsystem}\n")
-            got[server.label] = waiting.read_reply()
-        server.query("stop")
-        server.query("clear")
-    assert got[pair.sut.label] == got[pair.ref.label] == f"changed: {subsystem}\nOK\n".encode()
+            return waiting.read_reply()
+
+    ref, sut = (while_titled(server, url, lambda: wait_for_change(server)) for server in (pair.ref, pair.sut))
+    assert sut == ref == f"changed: {subsystem}\nOK\n".encode()
 
 
 @pytest.mark.parametrize("path", ["/file/plain.mp3", "/nolength/plain.mp3", "/file/tone.ogg",

@@ -24,7 +24,7 @@ def test_units_verify(tmp_path):
     for name in ("fermata.service", "fermata.socket"):
         text = (REPO / "etc" / name).read_text()
         # The unit names the installed binary; point it at the one under test so verify can check it.
-        (tmp_path / name).write_text(text.replace("/usr/local/bin/fermata", str(binary())))
+        (tmp_path / name).write_text(text.replace("/usr/bin/fermata", str(binary())))
     result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "fermata.socket"),
                              str(tmp_path / "fermata.service")],
                             capture_output=True, text=True, timeout=60)

@@ -18,7 +18,7 @@ LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
 LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 
-# The libFuzzer arguments that fuzz $1 for $2 seconds.
+# The libFuzzer arguments that fuzz $1 for $2 seconds, in a short or a long run ($3).
 fuzz_arguments() {
     case "$1" in
         id3 | mp3) dict=fuzz/dict/mp3.dict max_len=16384 ;;
@@ -32,10 +32,12 @@ fuzz_arguments() {
     esac
     # libgme emulates every sample: on some valid files far slower than real time (fuzz/slow/trackers/ holds a
     # 142-byte NSF that libgme 0.6.3 needs 3.7 s to start and 10 s per second of audio to play, without
-    # AddressSanitizer; mpd plays it just as slowly). So trackers fuzz in fork mode and drop an input that takes
-    # longer than the timeout instead of failing on it; crashes, leaks and running out of memory still fail.
+    # AddressSanitizer; mpd plays it just as slowly). So long runs fuzz trackers in fork mode and drop an input that
+    # takes longer than the timeout instead of failing on it; crashes, leaks and running out of memory still fail.
+    # Fork mode is not reproducible (its jobs' seeds and cut-offs follow the clock) and can end with the timeout
+    # exit code, so the short run fuzzes trackers in one process from its fixed seed, like every other target.
     slow=""
-    if [ "$1" = trackers ]; then slow="-fork=1 -ignore_timeouts=1"; fi
+    if [ "$1" = trackers ] && [ "$3" = long ]; then slow="-fork=1 -ignore_timeouts=1"; fi
     # libsidplayfp's cycle-exact C64 emulates every decoded and skipped second too (its regression input plays
     # three songs of two SID chips for about 7 s here): 30 s per input.
     if [ "$1" = c64opl ]; then slow="-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
@@ -83,20 +85,11 @@ if [ "${1:-}" = "--short" ]; then
             # shellcheck disable=SC2086  # $LIMITS is a list of options
             run_logged "$target" $LIMITS "$@"
         fi
-        # OPEN BUG (fuzz/README.md, "Open crashes"): libgme 0.6.3 aborts on `Sms_Apu::run_until`'s assertion for
-        # fuzz/open/trackers/vgz-sms-apu-run-until-e92d9022, and 20 s runs keep finding more such aborts in
-        # mutations of truncated gzipped VGMs (fork mode is not reproducible even from a fixed seed); until they
-        # are bounded, the short run replays trackers' regressions but does not fuzz it. `make fuzz
-        # TARGET=trackers` still does.
-        if [ "$target" = trackers ]; then
-            echo "== trackers: not fuzzed in the short run (open libgme aborts, fuzz/README.md)"
-            continue
-        fi
         echo "== $target: fuzzing for $seconds s"
         # shellcheck disable=SC2046,SC2086  # the arguments are a list
-        run_logged "$target" $seed $(fuzz_arguments "$target" "$seconds")
+        run_logged "$target" $seed $(fuzz_arguments "$target" "$seconds" short)
     done
 else
     # shellcheck disable=SC2046  # the arguments are a list
-    exec "$BUILD/bin/$targets" $(fuzz_arguments "$targets" "$seconds")
+    exec "$BUILD/bin/$targets" $(fuzz_arguments "$targets" "$seconds" long)
 fi

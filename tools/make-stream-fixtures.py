@@ -6,7 +6,8 @@ Usage:
 
 - `plain.mp3`: 8 s of a stereo sine, LAME CBR 128 kbit/s, no tags (what a radio station sends);
 - `tagged.mp3`: the same with an ID3v2 tag (artist, title);
-- `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.flac`: 4 s, 16-bit, with comments;
+- `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.opus`: the same in Opus at 48 kbit/s;
+  `tone.flac`: 4 s, 16-bit, with comments;
 - `noise.bin`: bytes no decoder takes;
 - `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries), a URL on a closed
   loopback port and local files (refused over TCP); `mime-only`: `radio.m3u`'s text under a name without a
@@ -34,6 +35,8 @@ def make(out: Path):
         run("lame", "--quiet", "-b", "128", "--cbr", "--id3v2-only", "--ta", "Stream Artist", "--tt",
             "Stream Title", wav, out / "tagged.mp3")
         run("oggenc", "--quiet", "-q", "2", "-a", "Ogg Artist", "-t", "Ogg Title", "-o", out / "tone.ogg", wav)
+        run("opusenc", "--quiet", "--bitrate", "48", "--artist", "Opus Artist", "--title", "Opus Title", wav,
+            out / "tone.opus")
         run("flac", "--silent", "-T", "ARTIST=Flac Artist", "-T", "TITLE=Flac Title", "-o", out / "tone.flac",
             short)
     (out / "noise.bin").write_bytes(bytes((i * 37 + 11) % 256 for i in range(64 * 1024)))

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CFFmpeg
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -39,28 +38,16 @@ public struct FFmpegSonames: Sendable, Hashable {
 /// has read every file and nothing uses them (`unloadIfIdle()`), not after each song: every load and close
 /// loses memory the libraries' constructors allocate (LeakSanitizer on a C loop of `dlopen`/`dlclose` of the
 /// three: 125,840 bytes in 10 cycles, and the c64opl fuzz target's leak report with a 2 s idle close), so a
-/// close per idle moment would leak without bound while one per update costs ~13 KB. An idle check after
-/// the last release can still be scheduled (`schedule`; tests use it). Process-wide set-up (FFmpeg's
-/// logging silenced) is redone after every load.
+/// close per idle moment would leak without bound while one per update costs ~13 KB. Process-wide set-up
+/// (FFmpeg's logging silenced) is redone after every load.
 ///
 /// When the libraries cannot be loaded (not installed, a missing function), every `acquire()` throws the same
 /// error and the failure is reported once, on stderr: the ffmpeg plugin then declines every file, as if off.
 ///
 /// Thread-safe: the state is under a lock, taken per object opened or released (never per packet or frame).
 public final class FFmpegLibraries: Sendable {
-    /// Runs `work` after the idle delay, on any thread.
-    public typealias Schedule = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
-
     /// The process's libraries: Debian's sonames, closed only by `unloadIfIdle()` (at the end of an update).
-    public static let shared = FFmpegLibraries(sonames: .headers, schedule: FFmpegLibraries.never)
-
-    /// A `Schedule` that never runs the idle check: the libraries stay loaded until `unloadIfIdle()`.
-    public static let never: Schedule = { _ in }
-
-    /// A `Schedule` that runs the work `seconds` later on a global dispatch queue.
-    public static func after(seconds: Double) -> Schedule {
-        { work in DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
-    }
+    public static let shared = FFmpegLibraries(sonames: .headers)
 
     private struct Loaded {
         var avutil: UnsafeMutableRawPointer
@@ -74,30 +61,26 @@ public final class FFmpegLibraries: Sendable {
         /// Why loading failed; then set for good.
         var failure: FFmpegError?
         var users = 0
-        /// Changed by every acquire and release: an idle check scheduled before a later one does nothing.
-        var generation: UInt64 = 0
         var loads = 0
         var unloads = 0
     }
 
     /// The libraries' names.
     public let sonames: FFmpegSonames
-    private let schedule: Schedule
     private let reportFailure: @Sendable (String) -> Void
     private let state = Mutex(State())
 
-    /// Libraries loaded from `sonames`, closed by the idle check `schedule` runs after each last release.
+    /// Libraries loaded from `sonames` on first use, closed by `unloadIfIdle()`.
     ///
     /// - Parameter reportFailure: Told once why the libraries cannot be loaded (stderr by default).
     public init(
-        sonames: FFmpegSonames, schedule: @escaping Schedule,
+        sonames: FFmpegSonames,
         reportFailure: @escaping @Sendable (String) -> Void = { message in
             let line = Array("ffmpeg: decoder plugin unavailable: \(message)\n".utf8)
             _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }
     ) {
         self.sonames = sonames
-        self.schedule = schedule
         self.reportFailure = reportFailure
     }
 
@@ -132,39 +115,29 @@ public final class FFmpegLibraries: Sendable {
             }
             guard let loaded = state.loaded else { preconditionFailure("loaded above") }
             state.users += 1
-            state.generation &+= 1
             return (.success(loaded.functions), nil)
         }
         if let report { self.reportFailure(report) }
         return try result.get()
     }
 
-    /// Ends a use `acquire()` began; after the last one, schedules the idle check that closes the libraries.
+    /// Ends a use `acquire()` began; the libraries stay loaded until `unloadIfIdle()`.
     ///
     /// Locks; any thread.
     func release() {
-        let generation: UInt64? = self.state.withLock { state in
+        self.state.withLock { state in
             precondition(state.users > 0, "FFmpeg libraries released more often than acquired")
             state.users -= 1
-            state.generation &+= 1
-            return state.users == 0 ? state.generation : nil
         }
-        guard let generation else { return }
-        self.schedule { [self] in _ = self.unloadIfIdle(since: generation) }
     }
 
     /// Closes the libraries if nothing uses them. Any thread.
     ///
     /// - Returns: Whether they were closed now.
     @discardableResult
-    public func unloadIfIdle() -> Bool { self.unloadIfIdle(since: nil) }
-
-    /// Closes the libraries if nothing uses them and, when `generation` is given, nothing acquired or released
-    /// them since that generation.
-    private func unloadIfIdle(since generation: UInt64?) -> Bool {
+    public func unloadIfIdle() -> Bool {
         self.state.withLock { state in
             guard state.users == 0, let loaded = state.loaded else { return false }
-            if let generation, generation != state.generation { return false }
             // Reverse order of loading; libraries that dependencies mark NODELETE stay mapped.
             dlclose(loaded.avformat)
             dlclose(loaded.avcodec)

@@ -64,7 +64,7 @@ public struct FormatRegistry: Sendable {
 
     /// Every plugin handling the suffix of the file at `path`, in priority order.
     public func plugins(forPath path: some StringProtocol) -> [any FormatPlugin] {
-        guard let suffix = Self.suffix(ofPath: path) else { return [] }
+        guard let suffix = Suffix.ofPath(path) else { return [] }
         return self.plugins(forSuffix: suffix)
     }
 
@@ -222,25 +222,6 @@ public struct FormatRegistry: Sendable {
     }
 
     // MARK: - Names
-
-    /// The suffix `mpd` sees in a path: the text after the last `.` of the last component, unless that dot
-    /// starts the name (`.mp3` has none).
-    /// Bytes, as `mpd` compares them: a combining mark after a `/` or `.` does not hide it.
-    public static func suffix(ofPath path: some StringProtocol) -> Substring? {
-        let full = String(path)
-        let bytes = full.utf8
-        var dot: String.Index?
-        var nameStart = bytes.endIndex
-        while nameStart > bytes.startIndex {
-            let before = bytes.index(before: nameStart)
-            let byte = bytes[before]
-            if byte == UInt8(ascii: "/") { break }
-            if byte == UInt8(ascii: "."), dot == nil { dot = before }
-            nameStart = before
-        }
-        guard let dot, dot != nameStart else { return nil }
-        return full[bytes.index(after: dot)...]
-    }
 
     private static func asciiLowercased(_ text: some StringProtocol) -> String {
         guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(text) }

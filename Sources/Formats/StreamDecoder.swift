@@ -81,7 +81,7 @@ extension FormatRegistry {
         -> (plugin: any FormatPlugin, decoder: any Decoder)
     {
         let mimePlugins = input.mimeType.map { Set(self.plugins(forMimeType: $0).map(\.name)) } ?? []
-        let suffixPlugins = Set(self.plugins(forPath: Self.path(ofURL: input.uri)).map(\.name))
+        let suffixPlugins = Set((Suffix.ofURI(input.uri).map { self.plugins(forSuffix: $0) } ?? []).map(\.name))
         var candidates = self.plugins.filter { mimePlugins.contains($0.name) || suffixPlugins.contains($0.name) }
         if candidates.isEmpty, let fallback = self.plugins.first(where: { $0.name == "ffmpeg" }) {
             candidates = [fallback]
@@ -99,11 +99,5 @@ extension FormatRegistry {
             }
         }
         throw firstError ?? .notRecognized(path: input.uri)
-    }
-
-    /// The path of a URL, without its query and fragment (where `mpd` looks for a suffix).
-    static func path(ofURL url: String) -> Substring {
-        let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? url.endIndex
-        return url[..<end]
     }
 }

@@ -52,7 +52,9 @@ public struct GMETrackInfo: Sendable, Hashable {
 /// A track is only ever started on an emulator that has started none: libgme 0.6.3's `gme_start_track` on an
 /// emulator whose track played (as `gme_seek` does to go back) can fail an assertion and abort
 /// (`Sms_Apu::run_until` on fuzz/regressions/trackers/vgz-restart-after-end-447e3583), so starting another
-/// track, or seeking back, loads the file into a fresh emulator first, with the same settings.
+/// track, or seeking back, loads the file into a fresh emulator first, with the same settings. The one cause
+/// found since (probed in C), writes to a second SN76489 the header does not declare, `GMEInput.checkVGM`
+/// refuses before loading; the fresh start stays, as it costs a reload of data already in memory.
 ///
 /// Thread confinement: create on any thread, then use from one thread at a time. `play(into:)` and
 /// `isTrackEnded` do not allocate in Swift (libgme's emulators render into buffers they allocated when the

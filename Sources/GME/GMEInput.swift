@@ -40,8 +40,9 @@ enum GMEInput {
     /// offset, relative to its field at 0x34, when it is not 0) to its end command, then its loop once
     /// more, with libgme's command lengths, and refuses the file if a PCM seek or PCM write would read
     /// outside it, if the loop writes PCM before seeking (the position would grow without bound), or if it
-    /// writes to a YM2612 its header gives no clock for; and refuses a header whose chip clocks libgme cannot
-    /// run at `sampleRate` Hz.
+    /// writes to a YM2612 its header gives no clock for, to any FM chip in a file without one, or to a second
+    /// SN76489 its header does not declare; and
+    /// refuses a header whose chip clocks libgme cannot run at `sampleRate` Hz.
     static func checkVGM(_ data: [UInt8], sampleRate: Int) throws(GMEError) {
         let size = data.count
         guard size > 0x40 else { return }  // libgme refuses it itself.
@@ -57,6 +58,18 @@ enum GMEInput {
         let hasYM2612 = ym2612Clock != 0
         let noChip = GMEError(function: "gme_load_data", message: "VGM writes to a YM2612 it has no clock for")
         try Self.checkClocks(psg: le32(0x0C), ym2612: ym2612Clock, sampleRate: sampleRate)
+        // libgme writes to its second SN76489 (0x30, 0x3F) whatever the header says, but ends its frame only when
+        // the clock's dual-chip flag (bit 30) is set: the next frame's first write then runs the chip backwards
+        // and fails `Sms_Apu::run_until`'s assertion (fuzz/regressions/trackers/vgz-second-psg-undeclared-e92d9022).
+        let hasSecondPSG = le32(0x0C) & 0x4000_0000 != 0
+        // With no FM chip at all (no YM2612 or YM2413 clock) libgme never sets its FM clock's offset, and a write to
+        // any FM chip runs that chip to a time computed from uninitialised memory (valgrind, probed in C), then
+        // writes to an emulator it never set up (fuzz/regressions/trackers/vgm-second-ym2612-without-fm-58053df9:
+        // a SEGV in gme_play). With one, writes to chips it did not enable are ignored.
+        let hasFM = hasYM2612 || le32(0x10) != 0
+        let noFM = GMEError(function: "gme_load_data", message: "VGM writes to an FM chip it has no clock for")
+        let noSecondPSG = GMEError(
+            function: "gme_load_data", message: "VGM writes to a second SN76489 it does not have")
         let loopOffset = le32(0x1C)
         let loopStart = loopOffset != 0 ? loopOffset + 0x1C : nil
         var pcmData = 0x40
@@ -97,6 +110,16 @@ enum GMEInput {
             case 0x52, 0x53:
                 guard hasYM2612 else { throw noChip }
                 position += 2
+            case 0x51, 0xA1, 0xA3:
+                guard hasFM else { throw noFM }
+                position += 2
+            case 0xA2:
+                // A write to the DAC port (0x2A) is a PCM sample, played without the FM chip.
+                guard hasFM || (position < size && data[position] == 0x2A) else { throw noFM }
+                position += 2
+            case 0x30, 0x3F:
+                guard hasSecondPSG else { throw noSecondPSG }
+                position += 1
             case 0x4F, 0x50, 0x64: position += 1
             case 0x61: position += 2
             case 0x62, 0x63: break
@@ -117,14 +140,15 @@ enum GMEInput {
         }
     }
 
-    /// Refuses the clocks (as the header gives them) libgme 0.6.3 aborts or never ends on. It ignores the
-    /// SN76489's two flag bits (dual chip, T6W28) and takes 0 for its default 3579545 Hz, but a clock
+    /// Refuses the clocks (as the header gives them) libgme 0.6.3 aborts or never ends on. It keeps the
+    /// SN76489's low 28 bits (above them: the dual-chip and T6W28 flags) and takes 0 for its default 3579545 Hz,
+    /// but a clock
     /// below the output rate makes `Blip_Buffer::end_frame` or `Dual_Resampler::play_frame_` fail an
     /// assertion, and a clock of 0 once the flags are off fails `Blip_Buffer::clock_rate_factor`'s
     /// (fuzz/regressions/trackers). A YM2612 clock is used as it stands.
     static func checkClocks(psg: Int, ym2612: Int, sampleRate: Int) throws(GMEError) {
         if psg != 0 {
-            let clock = psg & 0x3FFF_FFFF
+            let clock = psg & 0x0FFF_FFFF
             guard clock >= sampleRate, clock <= Self.chipClockLimit else {
                 throw GMEError(function: "gme_load_data", message: "VGM SN76489 clock out of range: \(clock) Hz")
             }

@@ -61,6 +61,20 @@ extension InputStream {
         return total
     }
 
+    /// Reads from `offset` until the stream ends or `limit` bytes were read. Allocates: for playlists and
+    /// other small documents, not for the audio path.
+    public func readToEnd(limit: Int) throws(InputError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        while bytes.count < limit {
+            let count = try self.read(into: chunk)
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<min(count, limit - bytes.count)])
+        }
+        return bytes
+    }
+
     /// Reads exactly `count` bytes from `offset`, or `nil` when the stream ends first. Allocates: for
     /// headers and tags, not for the audio path.
     public func readBytes(_ count: Int) throws(InputError) -> [UInt8]? {
@@ -84,3 +98,8 @@ extension InputStream {
         return complete ? bytes : nil
     }
 }
+
+/// Opens a URL through the input plugin for its scheme (curl for http(s)), waiting for its response; any thread
+/// but the event loop's. The one opener the daemon builds: the player, `load` and `lsinfo` of URLs share it.
+public typealias RemoteOpener =
+    @Sendable (_ url: String, _ cancellation: InputCancellation) throws(InputError) -> any InputStream

@@ -55,7 +55,7 @@ public struct TagColumn: Sendable {
 
     /// Calls `body` with the value numbers of every song without slicing per song: song `song`'s are
     /// `ids[offsets[song]..<offsets[song + 1]]`.
-    public func withUnsafeIDs<Result>(
+    func withUnsafeIDs<Result>(
         _ body: (_ offsets: UnsafeBufferPointer<Int32>, _ ids: UnsafeBufferPointer<Int32>) -> Result
     ) -> Result {
         self.offsets.withUnsafeBufferPointer { offsets in self.ids.withUnsafeBufferPointer { body(offsets, $0) } }

@@ -250,7 +250,7 @@ public struct Updater: Sendable {
     ) {
         switch status.kind {
         case .regular:
-            if let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix),
+            if let suffix = Suffix.ofPath(name).map(String.init), self.reader.supports(suffix: suffix),
                 self.visitContainer(
                     &directory, name: name, status: status, components: components, discard: discard,
                     modified: &modified)
@@ -258,9 +258,9 @@ public struct Updater: Sendable {
                 return
             }
             if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }
-            guard let suffix = Self.suffix(of: name), self.reader.supports(suffix: suffix) else {
+            guard let suffix = Suffix.ofPath(name).map(String.init), self.reader.supports(suffix: suffix) else {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
-                if let suffix = Self.suffix(of: name), Self.playlistSuffixes.contains(suffix.lowercased()) {
+                if let suffix = Suffix.ofPath(name), Self.playlistSuffixes.contains(suffix.lowercased()) {
                     let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
                     if let index = directory.playlistIndex(named: name) {
                         if directory.playlists[index] != entry {
@@ -381,13 +381,6 @@ public struct Updater: Sendable {
         "m3u", "m3u8", "pls", "xspf", "asx", "rss", "cue", "flac", "mp3", "mp2", "mp4", "mp4a", "m4b", "ape", "wv",
         "ogg", "oga",
     ]
-
-    /// The part after the last dot of a file name, if any.
-    static func suffix(of name: String) -> String? {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let suffix = name[name.index(after: dot)...]
-        return suffix.isEmpty ? nil : String(suffix)
-    }
 
     /// Whether two paths are the same byte for byte (`String`'s `==` finds "Café" in both normal forms equal).
     private static func sameBytes(_ left: [String], _ right: [String]) -> Bool {

@@ -5,7 +5,7 @@ extension TagType {
     ///
     /// AlbumArtist→Artist; ArtistSort→Artist; AlbumSort→Album; AlbumArtistSort→AlbumArtist→Artist (ArtistSort is
     /// *not* tried for AlbumArtistSort). The first fallback the song has decides; later ones are not consulted.
-    /// Sorting uses different rules (see `SortKey` in MPDProtocol).
+    /// Sorting uses different rules (see `SortKey`).
     public var fallbackTags: [TagType] {
         switch self {
         case .albumArtistSort: TagType.albumArtistSortFallbacks

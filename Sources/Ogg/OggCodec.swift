@@ -53,6 +53,9 @@ public protocol OggAudioDecoder: AnyObject {
     var endGranulePosition: Int64? { get }
     /// Whether `mpd` lets a client seek: when a positive end granule position was found.
     var mpdSeekable: Bool { get }
+    /// How many comment headers (Vorbis) or `OpusTags` packets were read: each stream of a chain brings its
+    /// own, which `mpd` submits as the song's new tag.
+    var commentsRevision: Int { get }
     /// Decodes whole frames into `buffer`; 0 at the end.
     ///
     /// - Throws: `OggError` when the stream cannot be decoded further.

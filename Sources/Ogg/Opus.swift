@@ -68,6 +68,10 @@ public final class OggOpusDecoder {
     public private(set) var head: OpusHead
     /// The first stream's end granule position (`mpd`'s duration, pre-skip included), if found.
     public private(set) var endGranulePosition: Int64?
+    /// The last `OpusTags` packet read, whole (empty before the first).
+    public private(set) var tagsPacket: [UInt8] = []
+    /// How many `OpusTags` packets were read.
+    public private(set) var commentsRevision = 0
 
     /// libopus's output size: a quarter second, more than the 120 ms a packet can hold.
     static let bufferFrames = 48000 / 4
@@ -113,6 +117,10 @@ public final class OggOpusDecoder {
         self.buffer.deallocate()
         self.buffer = .allocate(capacity: Self.bufferFrames * self.channels)
         self.endGranulePosition = self.demuxer.endGranule(serial: self.demuxer.stream.serial)
+        // The packet after `OpusHead` is `OpusTags`: handled now, so the stream's tags are known before its audio
+        // (as `mpd`'s scan of a stream reads them). Any other packet is decoded into the buffer, as the first
+        // `decode(into:)` would; a failure is kept for it.
+        _ = try? self.advance()
     }
 
     deinit {
@@ -218,7 +226,13 @@ public final class OggOpusDecoder {
             return
         }
         guard self.hasStream else { throw .malformed("BOS packet expected") }
-        if !packet.starts(with: "OpusTags") { try self.decodeAudio(packet) }
+        if packet.starts(with: "OpusTags") {
+            // Rare (once per stream of a chain): copying it is not per-period work.
+            self.tagsPacket = Array(packet.bytesView)
+            self.commentsRevision += 1
+        } else {
+            try self.decodeAudio(packet)
+        }
         if packet.e_o_s != 0 { self.endStream() }
     }
 

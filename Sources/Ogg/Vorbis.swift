@@ -109,8 +109,10 @@ public final class OggVorbisDecoder {
     public private(set) var channels = 0
     /// The first stream's end granule position (`mpd`'s duration and seek bound), if found.
     public private(set) var endGranulePosition: Int64?
-    /// The first stream's comment entries.
+    /// The current stream's comment entries.
     public private(set) var comments: [[UInt8]] = []
+    /// How many streams' comment headers were read (1 from the start; a chained stream brings its own).
+    public private(set) var commentsRevision = 0
 
     private let demuxer: OggDemuxer
     private var headers = VorbisHeaderState()
@@ -157,6 +159,7 @@ public final class OggVorbisDecoder {
         self.sampleRate = rate
         self.channels = channels
         self.comments = self.headers.comments
+        self.commentsRevision = 1
         self.endGranulePosition = self.demuxer.endGranule(serial: self.demuxer.stream.serial)
         self.initializeSynthesis()
     }
@@ -264,6 +267,9 @@ public final class OggVorbisDecoder {
                 guard self.headers.rate == self.sampleRate, self.headers.channels == self.channels else {
                     throw .malformed("Next stream has different audio format")
                 }
+                // Once per chained stream, not per period.
+                self.comments = self.headers.comments
+                self.commentsRevision += 1
             }
         } else {
             if !self.dspInitialized { self.initializeSynthesis() }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 import Playlists
 import StoredPlaylists
 
@@ -26,18 +27,12 @@ struct RemotePlaylist: Sendable {
         _ url: String, opener: @Sendable (String, InputCancellation) throws(InputError) -> any InputStream,
         cancellation: InputCancellation
     ) -> Outcome {
-        var bytes: [UInt8] = []
+        let bytes: [UInt8]
         let mimeType: String?
         do throws(InputError) {
             let stream = try opener(url, cancellation)
             mimeType = stream.mimeType
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-            defer { chunk.deallocate() }
-            while bytes.count < Self.byteLimit {
-                let count = try stream.read(into: chunk)
-                if count == 0 { break }
-                bytes.append(contentsOf: chunk[0..<min(count, Self.byteLimit - bytes.count)])
-            }
+            bytes = try stream.readToEnd(limit: Self.byteLimit)
         } catch {
             return .failure(error)
         }
@@ -48,20 +43,11 @@ struct RemotePlaylist: Sendable {
     static func parse(_ bytes: [UInt8], url: String, mimeType: String?) -> RemotePlaylist? {
         var entries: [PlaylistEntry]?
         if let mimeType { entries = try? PlaylistRegistry.entries(bytes, mimeType: mimeType) }
-        if entries == nil, let suffix = Self.suffix(of: url) {
+        if entries == nil, let suffix = Suffix.ofURI(url) {
             entries = try? PlaylistRegistry.entries(bytes, suffix: suffix)
         }
         guard let entries else { return nil }
         let parent = url.lastIndex(of: "/").map { String(url[..<$0]) } ?? "."
         return RemotePlaylist(entries: entries, base: parent)
-    }
-
-    /// The suffix of a URL's last path segment, without its query or fragment (`mpd`'s `uri_get_suffix`).
-    static func suffix(of url: String) -> Substring? {
-        let path = url.prefix { $0 != "?" && $0 != "#" }
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let suffix = name[name.index(after: dot)...]
-        return suffix.isEmpty ? nil : suffix
     }
 }

@@ -46,11 +46,11 @@ struct ReplyBuffer {
 
     /// Appends `bytes`.
     @inline(__always)
-    mutating func append(bytes: UnsafeBufferPointer<UInt8>) { self.bytes.append(contentsOf: bytes) }
+    mutating func append(bytes: some Collection<UInt8>) { self.bytes.append(contentsOf: bytes) }
 
     /// Appends UTF-8 `text`, `RawText` escapes as their raw byte (see `append(raw:)`).
     @inline(__always)
-    mutating func append(rawUTF8 text: UnsafeBufferPointer<UInt8>) {
+    mutating func append(rawUTF8 text: some Collection<UInt8>) {
         if text.contains(RawText.escapeLeadByte) {
             self.append(raw: String(decoding: text, as: UTF8.self))
         } else {
@@ -85,18 +85,13 @@ struct ReplyBuffer {
             self.bytes.append(UInt8(truncatingIfNeeded: value) + 0x30)
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        // The digits lowest first, then turned around in place.
+        let start = self.bytes.count
         var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { self.bytes.append(buffer[index]) }
+        while rest > 0 {
+            self.bytes.append(UInt8(truncatingIfNeeded: rest % 10) + 0x30)
+            rest /= 10
         }
+        self.bytes[start...].reverse()
     }
 }

@@ -58,7 +58,7 @@ public struct ServerOptions: Sendable {
     public var remoteSchemes: [String] = []
     /// Opens a URL of one of `remoteSchemes` through its input plugin (curl), for remote playlists (`load`,
     /// `listplaylist`); `nil` when no input plugin is configured. It blocks: only called off the loop.
-    public var remoteOpener: (@Sendable (String, InputCancellation) throws(InputError) -> any InputStream)?
+    public var remoteOpener: RemoteOpener?
     /// What the format plugins make of an opened remote stream (`lsinfo URL`, `mpd`'s `tag_stream_scan`).
     /// Blocks: only called off the loop.
     public var streamTagScanner: (@Sendable (any InputStream) -> StreamTagScan)?

@@ -27,7 +27,7 @@ extension Daemon {
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
-        settings: Settings, formats: FormatRegistry, curl: CurlSettings?, loop: EventLoop, logger: Logger
+        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, loop: EventLoop, logger: Logger
     ) throws(StartupError) -> Player {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
@@ -37,9 +37,9 @@ extension Daemon {
             logger: logger,
             makeSoftwareMixer: { SoftwareMixer() }, onMixerChange: { mixerChanges.forward() })
         var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
-        if let curl {
+        if let openRemote {
             streams = { (url, cancellation) throws(FormatError) in
-                try Self.openStream(url, curl: curl, cancellation: cancellation, formats: formats)
+                try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
             }
         }
         let player = Player(
@@ -68,12 +68,12 @@ extension Daemon {
     /// - Throws: `FormatError.input` when the stream cannot be opened (`CURL failed: …`) or no input plugin
     ///   opens the scheme; what the format plugins throw.
     static func openStream(
-        _ url: String, curl: CurlSettings, cancellation: InputCancellation, formats: FormatRegistry
+        _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
         guard CurlInputStream.canOpen(url) else { throw .notRecognized(path: url) }
-        let stream: CurlInputStream
+        let stream: any InputStream
         do {
-            stream = try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+            stream = try open(url, cancellation)
         } catch {
             throw .input(error)
         }

@@ -99,13 +99,18 @@ enum Daemon {
             throw StartupError(description: "\(error)")
         }
 
-        var options = try Self.serverOptions(
-            from: settings, formats: formats, environment: environment, logger: logger)
+        var openRemote: RemoteOpener?
         if let curl {
-            options.remoteSchemes = CurlGlobal.protocols
-            options.remoteOpener = { url, cancellation throws(InputError) in
+            openRemote = { url, cancellation throws(InputError) in
                 try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
+        }
+
+        var options = try Self.serverOptions(
+            from: settings, formats: formats, environment: environment, logger: logger)
+        if let openRemote {
+            options.remoteSchemes = CurlGlobal.protocols
+            options.remoteOpener = openRemote
             options.streamTagScanner = { input in
                 do throws(FormatError) {
                     return .tags(try formats.scanStreamTags(input: RewindInputStream(input)))
@@ -162,7 +167,7 @@ enum Daemon {
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
         let player = try Self.makePlayer(
-            settings: settings, formats: formats, curl: curl, loop: loop, logger: logger.labelled("player"))
+            settings: settings, formats: formats, openRemote: openRemote, loop: loop, logger: logger.labelled("player"))
         let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
             loop.stop()
         }

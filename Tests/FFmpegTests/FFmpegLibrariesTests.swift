@@ -6,23 +6,6 @@ import Synchronization
 import TestTools
 import Testing
 
-/// An idle-check schedule run by hand: the closures `FFmpegLibraries` schedules, kept until `runAll()`.
-final class ManualSchedule: Sendable {
-    private let pending = Mutex<[@Sendable () -> Void]>([])
-
-    var schedule: FFmpegLibraries.Schedule { { work in self.pending.withLock { $0.append(work) } } }
-    var count: Int { self.pending.withLock { $0.count } }
-
-    /// Runs the idle checks scheduled so far, in order.
-    func runAll() {
-        let work = self.pending.withLock { pending in
-            defer { pending = [] }
-            return pending
-        }
-        for item in work { item() }
-    }
-}
-
 /// Messages `FFmpegLibraries` reported.
 final class Reports: Sendable {
     private let messages = Mutex<[String]>([])
@@ -61,8 +44,7 @@ final class Reports: Sendable {
 
     @Test func loadedOnFirstUseAndClosedWhenIdle() throws {
         let path = try Self.alac()
-        let idle = ManualSchedule()
-        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
+        let libraries = FFmpegLibraries(sonames: .headers)
         #expect(!libraries.isLoaded)
         #expect(libraries.loadCount == 0)
 
@@ -70,16 +52,16 @@ final class Reports: Sendable {
         #expect(libraries.isLoaded)
         #expect(libraries.users == 1)
         #expect(libraries.loadCount == 1)
-        // Not idle while an input lives: neither the explicit check nor a scheduled one closes them.
+        // Not idle while an input lives.
         #expect(!libraries.unloadIfIdle())
-        #expect(idle.count == 0)
+        #expect(libraries.isLoaded)
         #expect(input?.firstAudioStreamIndex == 0)
 
+        // Released: still loaded (a close per release would leak), until the check.
         input = nil
         #expect(libraries.users == 0)
         #expect(libraries.isLoaded)
-        #expect(idle.count == 1)
-        idle.runAll()
+        #expect(libraries.unloadIfIdle())
         #expect(!libraries.isLoaded)
         #expect(libraries.unloadCount == 1)
         #expect(!libraries.unloadIfIdle())
@@ -87,12 +69,11 @@ final class Reports: Sendable {
 
     @Test func reloadedAfterAnUnloadDecodesTheSame() throws {
         let path = try Self.alac()
-        let idle = ManualSchedule()
-        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
+        let libraries = FFmpegLibraries(sonames: .headers)
         let first = try Self.decodeAll(path, libraries)
         #expect(first.count == 44100 * 2 * 2)
         #expect(libraries.users == 0)
-        idle.runAll()
+        #expect(libraries.unloadIfIdle())
         #expect(!libraries.isLoaded)
 
         let second = try Self.decodeAll(path, libraries)
@@ -105,43 +86,35 @@ final class Reports: Sendable {
                 input: try FileInputStream(path: path), url: path, options: [("probesize", "abc")],
                 libraries: libraries)
         }
-        idle.runAll()
+        #expect(libraries.unloadIfIdle())
         #expect(!libraries.isLoaded)
         #expect(libraries.unloadCount == 2)
     }
 
-    @Test func anIdleCheckScheduledBeforeALaterUseDoesNothing() throws {
+    @Test func aDecoderKeepsTheLibrariesInUse() throws {
         let path = try Self.alac()
-        let idle = ManualSchedule()
-        let libraries = FFmpegLibraries(sonames: .headers, schedule: idle.schedule)
-        _ = try Self.open(path, libraries)  // opened and released: one check scheduled
-        #expect(idle.count == 1)
+        let libraries = FFmpegLibraries(sonames: .headers)
         let decoder = try FFmpegAudioDecoder(input: try Self.open(path, libraries))
-        // The decoder keeps its input, and so one use.
+        // The decoder keeps its input, and so one use: the check leaves the libraries loaded.
         #expect(libraries.users == 1)
-        idle.runAll()
+        #expect(!libraries.unloadIfIdle())
         #expect(libraries.isLoaded)
         var buffer = [UInt8](repeating: 0, count: 4096)
         #expect(try buffer.withUnsafeMutableBytes { try decoder.decode(into: $0) } > 0)
         _ = consume decoder
         #expect(libraries.users == 0)
-        // A check from before the last release does nothing, the last one closes the libraries.
-        _ = try Self.open(path, libraries)
-        #expect(idle.count == 2)
-        idle.runAll()
-        #expect(!libraries.isLoaded)
+        #expect(libraries.unloadIfIdle())
         #expect(libraries.unloadCount == 1)
     }
 
     @Test func missingLibrariesDisableTheWrapperReportedOnce() throws {
         let path = try Self.alac()
-        let idle = ManualSchedule()
         let reports = Reports()
         let libraries = FFmpegLibraries(
             sonames: FFmpegSonames(
                 avutil: FFmpegSonames.headers.avutil, avcodec: FFmpegSonames.headers.avcodec,
                 avformat: "/nonexistent/libavformat.so.59"),
-            schedule: idle.schedule, reportFailure: reports.reporter)
+            reportFailure: reports.reporter)
         for _ in 0..<3 {
             #expect {
                 _ = try Self.open(path, libraries)
@@ -152,7 +125,6 @@ final class Reports: Sendable {
         #expect(!libraries.isLoaded)
         #expect(libraries.users == 0)
         #expect(libraries.loadCount == 0)
-        #expect(idle.count == 0)
         #expect(reports.all.count == 1)
         #expect(reports.all.first?.contains("/nonexistent/libavformat.so.59") == true)
     }

@@ -138,7 +138,7 @@ enum FFmpegFixtures {
         let reports = Mutex<[String]>([])
         let libraries = FFmpegLibraries(
             sonames: FFmpegSonames(avutil: "libavutil.so.0", avcodec: "libavcodec.so.0", avformat: "libavformat.so.0"),
-            schedule: { _ in }, reportFailure: { message in reports.withLock { $0.append(message) } })
+            reportFailure: { message in reports.withLock { $0.append(message) } })
         let plugin = FFmpegFormat(libraries: libraries)
         #expect(plugin.suffixes == FFmpegFormat().suffixes)
         #expect(throws: FormatError.notRecognized(path: path)) { try plugin.readInfo(path: path) }

@@ -25,19 +25,6 @@ import Testing
         #expect(FormatRegistry.standard.plugins(forPath: "a.mp3").map(\.name) == ["mad", "mpg123", "ffmpeg"])
     }
 
-    @Test func suffixOfPath() {
-        #expect(FormatRegistry.suffix(ofPath: "a/b.c/d.e.MP3") == "MP3")
-        #expect(FormatRegistry.suffix(ofPath: "a/.hidden") == nil)
-        #expect(FormatRegistry.suffix(ofPath: "a.b/noext") == nil)
-        #expect(FormatRegistry.suffix(ofPath: "a/b.") == "")
-    }
-
-    @Test func suffixOfPathLooksAtBytesAsMPDDoes() {
-        // A combining mark after the "/" or the "." joins it in one Character, but mpd looks for the bytes.
-        #expect(FormatRegistry.suffix(ofPath: "a.b/\u{301}noext") == nil)
-        #expect(FormatRegistry.suffix(ofPath: "a/b.\u{301}mp3") == "\u{301}mp3")
-    }
-
     @Test func suffixLookupIgnoresASCIICaseAndKeepsPriority() {
         #expect(FormatRegistry.standard.plugins(forSuffix: "Mp3").map(\.name) == ["mad", "mpg123", "ffmpeg"])
         #expect(FormatRegistry.standard.plugins(forSuffix: "mp3é").isEmpty)

@@ -73,4 +73,34 @@ import Testing
         let plain = TaggedInput(try Self.bytes(plainPath), uri: "http://h/b.ogg", tags: nil)
         #expect(try FormatRegistry.standard.openStreamDecoder(input: plain).readTag() == nil)
     }
+
+    /// An Opus stream's `OpusTags` are known when it opens (`lsinfo URL`), and every stream of a chain on an
+    /// unseekable input (a radio) reports its own once its audio starts, as `mpd`'s `HandleTags`; so do chained
+    /// Vorbis streams' comment headers.
+    @Test(arguments: ["opus", "ogg"])
+    func eachChainedStreamsTagsAreReported(_ suffix: String) throws {
+        let wave = try OggFormatTests.wave("stream-chain.wav", rate: 48000, channels: 2, seconds: "0.5")
+        func encoded(_ title: String) throws -> [UInt8] {
+            let path = try Fixtures.file("chain-\(title).\(suffix)") { path in
+                if suffix == "opus" {
+                    try Fixtures.run("/usr/bin/opusenc", ["--quiet", "--title", title, wave, path])
+                } else {
+                    try Fixtures.run("/usr/bin/oggenc", ["-Q", "-t", title, "-o", path, wave])
+                }
+            }
+            return try Self.bytes(path)
+        }
+        let plugin: any FormatPlugin = suffix == "opus" ? OpusFormat() : VorbisFormat()
+        let input = RewindInputStream(UnseekableStream(try encoded("One") + encoded("Two")))
+        var decoder = try plugin.makeDecoder(input: input)
+        #expect(decoder.readTag() == [TagItem(.title, "One")])
+        #expect(decoder.readTag() == nil)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        var later: [[TagItem]] = []
+        while try decoder.decode(into: buffer) > 0 {
+            if let tags = decoder.readTag() { later.append(tags) }
+        }
+        #expect(later == [[TagItem(.title, "Two")]])
+    }
 }

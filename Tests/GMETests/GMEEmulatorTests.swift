@@ -103,8 +103,9 @@ import Testing
         #expect(throws: Never.self) { try GMEInput.checkVGM(block, sampleRate: 44100) }
     }
 
-    /// A YM2612 write in a file whose header gives no YM2612 clock (fuzz/open: libgme 0.6.3's gme_start_track
-    /// then reads uninitialised memory) is refused; with the clock it is fine.
+    /// A YM2612 write in a file whose header gives no YM2612 clock (libgme 0.6.3's gme_start_track then reads
+    /// uninitialised memory) is refused, and so is a write to any FM chip in a file with none; with the clock
+    /// they are fine.
     @Test func ym2612WritesWithoutItsClockAreRefused() throws {
         let wait: [UInt8] = [0x61, 0x44, 0xAC]
         for command: UInt8 in [0x52, 0x53] {
@@ -121,9 +122,39 @@ import Testing
         var before = Self.vgm([0x53, 0x30, 0x00, 0x66] + wait + [0x66])
         before.replaceSubrange(0x34..<0x38, with: [0x0F, 0, 0, 0])  // starts at 0x43, past the write.
         #expect(throws: Never.self) { try GMEInput.checkVGM(before, sampleRate: 44100) }
-        // YM2413 writes without its clock do not reach that code in libgme: they stay accepted.
-        let ym2413 = Self.vgm([0x51, 0x30, 0x00] + wait + [0x66])
-        #expect(throws: Never.self) { try GMEInput.checkVGM(ym2413, sampleRate: 44100) }
+        // With no FM chip at all, writes to any (a YM2413, a second YM2612) are refused too, but not a second
+        // YM2612's DAC samples; with a YM2612, writes to chips libgme did not enable are ignored, and fine.
+        for write: [UInt8] in [[0x51, 0x30, 0x00], [0xA1, 0x30, 0x00], [0xA2, 0x30, 0x00], [0xA3, 0x30, 0x00]] {
+            let psgOnly = Self.vgm(write + wait + [0x66])
+            #expect(throws: GMEError.self) { try GMEInput.checkVGM(psgOnly, sampleRate: 44100) }
+            var withYM2612 = psgOnly
+            withYM2612.replaceSubrange(0x2C..<0x30, with: [0xB5, 0x0A, 0x75, 0x00])  // 7,670,453 Hz
+            #expect(throws: Never.self) { try GMEInput.checkVGM(withYM2612, sampleRate: 44100) }
+        }
+        let dac = Self.vgm([0xA2, 0x2A, 0x80] + wait + [0x66])
+        #expect(throws: Never.self) { try GMEInput.checkVGM(dac, sampleRate: 44100) }
+    }
+
+    /// Writes to a second SN76489 (0x30, 0x3F) in a file whose PSG clock lacks the dual-chip flag are refused:
+    /// libgme 0.6.3 never ends that chip's frame, and a write early in a later frame fails `Sms_Apu::run_until`'s
+    /// assertion (fuzz/regressions/trackers/vgz-second-psg-undeclared-e92d9022). With the flag they play.
+    @Test func writesToASecondPSGTheHeaderDoesNotDeclareAreRefused() throws {
+        let tone: [UInt8] = [0x50, 0x8E, 0x50, 0x0F, 0x50, 0x90]
+        for command: UInt8 in [0x30, 0x3F] {
+            // A write every 16 samples: some fall early in a frame after one late in the frame before.
+            let single = Self.vgm(tone + Array(repeating: [command, 0x9F, 0x7F], count: 2000).flatMap { $0 } + [0x66])
+            #expect(throws: GMEError.self) { try GMEEmulator(data: single, suffix: "vgm", sampleRate: 44100) }
+            var dual = single
+            dual.replaceSubrange(0x0C..<0x10, with: [0x99, 0x9E, 0x36, 0x40])  // 3,579,545 Hz | 0x4000_0000
+            #expect(throws: Never.self) { try GMEInput.checkVGM(dual, sampleRate: 44100) }
+            let emulator = try GMEEmulator(data: dual, suffix: "vgm", sampleRate: 44100)
+            try emulator.startTrack(0)
+            var buffer = [Int16](repeating: 0, count: 4096)
+            for _ in 0..<20 { try buffer.withUnsafeMutableBufferPointer { try emulator.play(into: $0) } }
+        }
+        // The same bytes as an operand are not a command.
+        let operand = Self.vgm(tone + [0x50, 0x30, 0x61, 0x44, 0xAC, 0x66])
+        #expect(throws: Never.self) { try GMEInput.checkVGM(operand, sampleRate: 44100) }
     }
 
     /// Chip clocks libgme 0.6.3 aborts on (fuzz/regressions/trackers/vgm-blip-buffer-end-frame-a9aab350: an
@@ -157,8 +188,9 @@ import Testing
 
     /// A truncated gzipped VGM (fuzz/regressions/trackers/vgz-restart-after-end-447e3583, after its selector
     /// byte): once its track has played to the end, libgme 0.6.3's `gme_start_track` on the same emulator (what
-    /// `gme_seek` does to go back) fails `Sms_Apu::run_until`'s assertion. A seek back starts the track on a
-    /// fresh emulator, so it plays on.
+    /// `gme_seek` does to go back) fails `Sms_Apu::run_until`'s assertion. It writes to a second SN76489 its
+    /// header does not declare, and is refused for that; with the dual-chip flag set it plays, and a seek back
+    /// (on a fresh emulator) plays on.
     @Test func seekingBackAfterTheEndStartsAFreshEmulator() throws {
         let vgz: [UInt8] = [
             0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x45, 0x4E, 0x41, 0x0A, 0xC2, 0x30, 0x10, 0x1C,
@@ -180,7 +212,10 @@ import Testing
             0xF8, 0x70, 0xC9, 0xBA, 0x64, 0x34, 0xFB, 0x45, 0xF8, 0xBC, 0x13, 0x62, 0x05, 0x8F, 0x35, 0x11, 0x9D, 0xB4,
             0xDD, 0x26, 0xB5, 0xBD, 0x0F, 0x4D, 0xEE, 0x00,
         ]
-        let emulator = try GMEEmulator(data: vgz, suffix: "vgz", sampleRate: 44100)
+        #expect(throws: GMEError.self) { try GMEEmulator(data: vgz, suffix: "vgz", sampleRate: 44100) }
+        var vgm = try GMEInput.inflate(vgz)
+        vgm[0x0F] |= 0x40  // the SN76489 clock's dual-chip flag
+        let emulator = try GMEEmulator(data: vgm, suffix: "vgm", sampleRate: 44100)
         try emulator.startTrack(0)
         let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 4096)
         defer { buffer.deallocate() }

@@ -21,13 +21,8 @@ import Zlib
 
         """
 
-    /// What Debian's mpd 0.23.12 wrote (gzip-compressed) after scanning a library of MP3, FLAC and Ogg Vorbis
-    /// files with a playlist, in `tools`-made fixtures (the header lines are the same as `header`).
-    static let written = """
-        directory: Jazz
-        mtime: 1796157741
-        begin: Jazz
-        song_begin: blue.flac
+    /// The record of the FLAC song that is in two directories of `written`, after its `song_begin` line.
+    static let blue = """
         Time: 1.233000
         Title: Blue
         Artist: Miles
@@ -39,6 +34,16 @@ import Zlib
         Format: 44100:16:2
         mtime: 1796157741
         song_end
+        """
+
+    /// What Debian's mpd 0.23.12 wrote (gzip-compressed) after scanning a library of MP3, FLAC and Ogg Vorbis
+    /// files with a playlist, in `tools`-made fixtures (the header lines are the same as `header`).
+    static let written = """
+        directory: Jazz
+        mtime: 1796157741
+        begin: Jazz
+        song_begin: blue.flac
+        \(Self.blue)
         playlist_begin: list.m3u
         mtime: 1796157741
         playlist_end
@@ -85,17 +90,7 @@ import Zlib
         song_end
         end: Ünïcode
         song_begin: root.flac
-        Time: 1.233000
-        Title: Blue
-        Artist: Miles
-        AlbumArtist: Miles D
-        Album: Kind
-        Track: 3
-        Date: 1959
-        Genre: Jazz
-        Format: 44100:16:2
-        mtime: 1796157741
-        song_end
+        \(Self.blue)
 
         """
 

@@ -72,14 +72,20 @@ final class PlaylistFixture {
         #expect(f.playingURI == "s0")
     }
 
-    @Test func aStreamsNewTagsReplaceItsQueueEntrysOnly() throws {
-        let f = try PlaylistFixture(songs: 1)
-        try f.playlist.append(QueueSong(uri: "http://radio.example/live"))
-        try f.playlist.play(position: 1)
+    /// A queue of `songs` local songs then `streams`, playing the one at `position`, its changes forgotten.
+    private func playingStreams(songs: Int, _ streams: [String], at position: Int) throws -> PlaylistFixture {
+        let f = try PlaylistFixture(songs: songs)
+        for url in streams { try f.playlist.append(QueueSong(uri: url)) }
+        try f.playlist.play(position: position)
         f.player.start()
+        f.changes = []
+        return f
+    }
+
+    @Test func aStreamsNewTagsReplaceItsQueueEntrysOnly() throws {
+        let f = try self.playingStreams(songs: 1, ["http://radio.example/live"], at: 1)
         let token = try #require(f.player.currentSong?.token)
         let version = f.playlist.queue.version
-        f.changes = []
         let tags = [TagItem(.name, "Station"), TagItem(.title, "Song A")]
         f.playlist.handle(.tagChanged(token: token, tags: tags))
         #expect(f.playlist.queue.items[1].song.info.tags == tags)
@@ -98,14 +104,9 @@ final class PlaylistFixture {
     /// mpd applies a chunk's tag to the song playing it: tags of the queued stream, decoded ahead, wait until
     /// it plays (the outputs announce them then), and the current song keeps its own.
     @Test func tagsOfTheQueuedStreamLeaveTheQueueAlone() throws {
-        let f = try PlaylistFixture(songs: 0)
-        try f.playlist.append(QueueSong(uri: "http://radio.example/one"))
-        try f.playlist.append(QueueSong(uri: "http://radio.example/two"))
-        try f.playlist.play(position: 0)
-        f.player.start()
+        let f = try self.playingStreams(songs: 0, ["http://radio.example/one", "http://radio.example/two"], at: 0)
         let queued = try #require(f.player.queuedSong?.token)
         let version = f.playlist.queue.version
-        f.changes = []
         f.playlist.handle(.tagChanged(token: queued, tags: [TagItem(.title, "Early")]))
         #expect(f.playlist.queue.items.allSatisfy { $0.song.info.tags.isEmpty })
         #expect(f.playlist.queue.version == version)

@@ -34,8 +34,8 @@ import Testing
         #expect(byMime?.base == "http://h/d")
         #expect(RemotePlaylist.parse(text, url: "http://h/list.m3u?x=1", mimeType: "text/plain")?.base == "http://h")
         #expect(RemotePlaylist.parse(text, url: "http://h/song.mp3", mimeType: "audio/mpeg") == nil)
-        #expect(RemotePlaylist.suffix(of: "http://h/a.b/list.pls?q=x.y#f") == "pls")
-        #expect(RemotePlaylist.suffix(of: "http://h/a.b/list") == nil)
+        #expect(RemotePlaylist.parse(text, url: "http://h/a.b/list.m3u?q=x.y", mimeType: nil)?.base == "http://h/a.b")
+        #expect(RemotePlaylist.parse(text, url: "http://h/a.b/list", mimeType: nil) == nil)
     }
 
     /// `lsinfo URL` prints the tags the format plugins read in the stream, off the loop (mpd's `tag_stream_scan`).

@@ -31,4 +31,13 @@ struct ReplyBufferTests {
             #expect(String(decoding: reply.bytes, as: UTF8.self) == SongPrinter.seconds3(milliseconds))
         }
     }
+
+    @Test(arguments: [UInt64(0), 9, 10, 99, 100, 12_345, 4_294_967_296, UInt64.max])
+    func decimalsMatchDescription(value: UInt64) {
+        var reply = ReplyBuffer()
+        reply.append(byte: UInt8(ascii: "<"))
+        reply.appendDecimal(value)
+        reply.append(byte: UInt8(ascii: ">"))
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == "<\(value)>")
+    }
 }

@@ -95,7 +95,7 @@ public struct GMEFormat: FormatPlugin {
         let emulator: GMEEmulator
         do {
             emulator = try GMEEmulator(
-                data: data, suffix: FormatRegistry.suffix(ofPath: input.uri).map(String.init),
+                data: data, suffix: Suffix.ofPath(input.uri).map(String.init),
                 sampleRate: Self.sampleRate)
         } catch {
             throw .decoder("\(error)")
@@ -121,7 +121,7 @@ public struct GMEFormat: FormatPlugin {
         let emulator = try Self.load(container.path, notRecognized: path)
         let count = emulator.trackCount
         guard count >= 2 else { return nil }
-        let suffix = FormatRegistry.suffix(ofPath: path).map(String.init) ?? ""
+        let suffix = Suffix.ofPath(path).map(String.init) ?? ""
         return (0..<count).map { track in
             let info = (try? emulator.trackInfo(track)).map { Self.songInfo($0, track: track, count: count) }
             return ContainerSong(name: Self.subtuneName(track + 1, suffix: suffix), info: info ?? SongInfo())
@@ -153,7 +153,7 @@ public struct GMEFormat: FormatPlugin {
 
     /// The file's path with its suffix replaced by `m3u` (`game.m3u` for `game.nsf`), if it has a suffix.
     static func m3uPath(_ path: String) -> String? {
-        guard let suffix = FormatRegistry.suffix(ofPath: path) else { return nil }
+        guard let suffix = Suffix.ofPath(path) else { return nil }
         return String(path[..<suffix.startIndex]) + "m3u"
     }
 
@@ -172,7 +172,7 @@ public struct GMEFormat: FormatPlugin {
             let input = try FileInputStream(path: path)
             let data = try WholeStream.read(input)
             emulator = try GMEEmulator(
-                data: data, suffix: FormatRegistry.suffix(ofPath: path).map(String.init), sampleRate: Self.sampleRate)
+                data: data, suffix: Suffix.ofPath(path).map(String.init), sampleRate: Self.sampleRate)
         } catch {
             if let notRecognized { throw .notRecognized(path: notRecognized) }
             switch error {

@@ -40,7 +40,6 @@ public struct OpusFormat: FormatPlugin {
     ///   `.input` when it cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let (stream, entries) = try Self.scan(path)
-        var raw: [RawTagItem] = []
         var hasPicture = false
         var trackGain: Double?
         var albumGain: Double?
@@ -53,9 +52,6 @@ public struct OpusFormat: FormatPlugin {
             let lowered = entry.name.map(Entry.lowered)
             if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
             if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
-            if let type = VorbisComment.opusTagType(name: entry.name) {
-                raw.append(RawTagItem(type, Array(entry.value)))
-            }
         }
         let outputGain = Double(Float(stream.head.outputGain) / 256) + 5
         var replayGain = ReplayGainInfo()
@@ -70,7 +66,7 @@ public struct OpusFormat: FormatPlugin {
             granule >= preSkip ? UInt64(granule).multipliedReportingOverflow(by: 1000).partialValue / 48000 : nil
         }
         return SongInfo(
-            tags: TagCollector.tagItems(raw), durationMilliseconds: duration,
+            tags: Self.tagItems(entries), durationMilliseconds: duration,
             audioFormat: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: stream.head.channels),
             replayGain: replayGain, hasPicture: hasPicture)
     }
@@ -104,10 +100,30 @@ public struct OpusFormat: FormatPlugin {
             let codec = try OggOpusDecoder(input: input)
             // `48000:16:channels`, the end granule position as the length (as `mpd`, pre-skip included).
             return OggDecoder(
-                codec, format: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: codec.channels))
+                codec, format: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: codec.channels),
+                tags: { Self.streamTags(packet: $0.tagsPacket) })
         } catch {
             throw VorbisFormat.formatError(error, uri: input.uri)
         }
+    }
+
+    /// The tags of an `OpusTags` packet as `mpd`'s decoder submits them (`HandleTags`), if it has any.
+    static func streamTags(packet: [UInt8]) -> [TagItem]? {
+        guard let entries = CommentPacket.entries(packet[...], magic: Array("OpusTags".utf8)) else { return nil }
+        let tags = Self.tagItems(
+            entries.compactMap { entry in VorbisComment.pair(entry).map { Entry(name: $0.name, value: $0.value) } })
+        return tags.isEmpty ? nil : tags
+    }
+
+    /// The tags of `entries`: pictures, long values and names no tag type has left out.
+    static func tagItems(_ entries: [Entry]) -> [TagItem] {
+        TagCollector.tagItems(
+            entries.compactMap { entry in
+                guard !entry.isPicture, !entry.isSkipped, let type = VorbisComment.opusTagType(name: entry.name) else {
+                    return nil
+                }
+                return RawTagItem(type, Array(entry.value))
+            })
     }
 
     /// The headers and the `OpusTags` entries that have a name and an `=`.

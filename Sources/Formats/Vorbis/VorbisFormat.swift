@@ -95,7 +95,7 @@ public struct VorbisFormat: FormatPlugin {
         do {
             let codec = try OggVorbisDecoder(input: input)
             let format = AudioFormat(sampleRate: codec.sampleRate, sampleFormat: .float, channels: codec.channels)
-            return OggDecoder(codec, format: format, tags: VorbisComment.streamTags(codec.comments))
+            return OggDecoder(codec, format: format, tags: { VorbisComment.streamTags($0.comments) })
         } catch {
             throw Self.formatError(error, uri: input.uri)
         }

@@ -4,7 +4,8 @@ import Model
 import Ogg
 
 /// The `Decoder` over an Ogg Vorbis or Ogg Opus decoder: the end granule position as the length, seekable
-/// as in `mpd` (when that position was found), the codec's errors as `FormatError.decoder`.
+/// as in `mpd` (when that position was found), the codec's errors as `FormatError.decoder`, and the tags of
+/// each comment header the codec reads (every stream of a chain has one), handed over once each.
 ///
 /// Confined to the decoding thread; does not allocate per call.
 final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
@@ -14,21 +15,25 @@ final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
     /// name, where the protocol has it).
     let isSeekable: Bool
     private let codec: Codec
-    /// The stream's comments as tags, until `readTag()` hands them over.
-    private var pendingTags: [TagItem]?
+    /// The codec's current comments as tags.
+    private let tags: (Codec) -> [TagItem]?
+    /// The codec's `commentsRevision` that `readTag()` last handed over.
+    private var reportedRevision = 0
 
-    /// `codec`'s output, which is in `format`; `tags`: what its comment header says, reported once.
-    init(_ codec: Codec, format: AudioFormat, tags: [TagItem]? = nil) {
+    /// `codec`'s output, which is in `format`; `tags`: what its current comment header says.
+    init(_ codec: Codec, format: AudioFormat, tags: @escaping (Codec) -> [TagItem]?) {
         self.codec = codec
         self.format = format
-        self.pendingTags = tags
+        self.tags = tags
         self.totalFrames = codec.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
         self.isSeekable = codec.mpdSeekable
     }
 
     func readTag() -> [TagItem]? {
-        defer { self.pendingTags = nil }
-        return self.pendingTags
+        let revision = self.codec.commentsRevision
+        guard revision != self.reportedRevision else { return nil }
+        self.reportedRevision = revision
+        return self.tags(self.codec)
     }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {

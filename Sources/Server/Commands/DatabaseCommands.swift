@@ -45,12 +45,8 @@ enum DatabaseCommands {
             // Local files outside the music directory are for local clients only (issue 7 adds them).
             throw AckError(.permission, "Access denied")
         }
-        if let colon = path.firstRange(of: "://"),
-            path[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
-            !path[..<colon.lowerBound].isEmpty
-        {
-            throw AckError(.arg, "Unsupported URI scheme")
-        }
+        // mpd's uri_has_scheme: anything before a "://", which no storage plugin of the music directory opens.
+        if URIScheme.hasScheme(path) { throw AckError(.arg, "Unsupported URI scheme") }
         return path
     }
 
@@ -88,10 +84,8 @@ enum DatabaseCommands {
     private static func remoteTagScan(_ uri: String, context: CommandContext)
         -> (@Sendable (InputCancellation) -> Result<StreamTagScan, InputError>)?
     {
-        let options = context.server.options
-        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"),
-            QueueCommands.isRemote(uri, server: context.server), let opener = options.remoteOpener,
-            let scanner = options.streamTagScanner
+        guard let opener = QueueCommands.remoteOpener(for: uri, server: context.server),
+            let scanner = context.server.options.streamTagScanner
         else { return nil }
         return { cancellation in
             do throws(InputError) {

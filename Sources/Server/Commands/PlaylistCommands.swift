@@ -162,7 +162,7 @@ enum PlaylistCommands {
             }
         }
         guard DatabaseCommands.isSafeLocalURI(located), let root = context.server.options.musicDirectory,
-            let suffix = Self.suffix(of: located)
+            let suffix = Suffix.ofURI(located)
         else { return nil }
         let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
         let path = root + "/" + located
@@ -180,15 +180,6 @@ enum PlaylistCommands {
             logger.error("cannot read playlist", ["uri": located, "error": error.message])
             return nil
         }
-    }
-
-    /// The suffix of a URI's last segment (`mpd`'s `uri_get_suffix`): after its last dot, if that is not
-    /// its first character.
-    static func suffix(of uri: String) -> Substring? {
-        let name = uri.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let suffix = name[name.index(after: dot)...]
-        return suffix.isEmpty ? nil : suffix
     }
 
     /// The database song an entry names (a relative URI, an absolute path inside the music directory, or
@@ -213,9 +204,7 @@ enum PlaylistCommands {
     static func remotePlaylist(_ name: String, context: CommandContext)
         -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
     {
-        guard URIScheme.hasScheme(name), !name.lowercased().hasPrefix("file://"),
-            QueueCommands.isRemote(name, server: context.server), let opener = context.server.options.remoteOpener
-        else { return nil }
+        guard let opener = QueueCommands.remoteOpener(for: name, server: context.server) else { return nil }
         return { cancellation in RemotePlaylist.read(name, opener: opener, cancellation: cancellation) }
     }
 
@@ -393,33 +382,35 @@ enum PlaylistCommands {
     /// read) are skipped. Appended, then moved to POSITION when it is before the old end.
     static func load(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         // mpd locates the playlist (URI errors), parses the range and the position, then opens it.
-        if let read = Self.remotePlaylist(context.arguments[0], context: context) {
-            let arguments = context.arguments
-            _ = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
+        let arguments = context.arguments
+        if let read = Self.remotePlaylist(arguments[0], context: context) {
+            let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
             if arguments.count > 2 {
                 _ = try QueueArguments.insertPosition(arguments[2], playlist: context.server.playlist)
             }
             return .deferred(
                 DeferredReply(work: read) { outcome, context throws(AckError) in
                     let songs = try Self.remoteSongs(outcome, context: context)
-                    return try Self.load(songs, arguments: arguments, context: context)
+                    return try Self.load(songs, range: range, position: arguments.dropFirst(2).first, context: context)
                 })
         }
-        let entries = try listedSongs(context.arguments[0], context: context)
-        return try Self.load(entries, arguments: context.arguments, context: context)
+        let entries = try listedSongs(arguments[0], context: context)
+        let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
+        return try Self.load(entries, range: range, position: arguments.dropFirst(2).first, context: context)
     }
 
-    /// Appends the range of `entries` the arguments name at their position (`load`'s second half).
-    private static func load(_ entries: [ListedSong]?, arguments: [String], context: CommandContext)
-        throws(AckError) -> CommandResult
-    {
-        let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
+    /// Appends `range` of `entries` at `position` (`load`'s second half). The position is read here, against the
+    /// queue as it is now: a remote playlist's songs arrive after its fetch, and a relative position (`+1`)
+    /// follows the current song as it moved meanwhile.
+    private static func load(
+        _ entries: [ListedSong]?, range: QueueRange, position argument: String?, context: CommandContext
+    ) throws(AckError) -> CommandResult {
         let playlist = context.server.playlist
         playlist.beginBulk()
         defer { playlist.commitBulk() }
         let oldCount = playlist.queue.count
-        let position =
-            try arguments.count > 2 ? QueueArguments.insertPosition(arguments[2], playlist: playlist) : oldCount
+        var position = oldCount
+        if let argument { position = try QueueArguments.insertPosition(argument, playlist: playlist) }
         guard let entries else { throw AckError(.noExist, "No such playlist") }
         let end = min(range.end ?? entries.count, entries.count)
         if range.start < end {
@@ -483,9 +474,7 @@ enum PlaylistCommands {
         let database = try DatabaseCommands.database(context)
         let context = context
         let found = { () throws(AckError) -> [String] in
-            var songs = try SearchCommands.select(database, filter: selection.filter)
-            if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
-            return songs[selection.window.indices(count: songs.count)].map { database.songs.uri($0) }
+            try SearchCommands.select(database, SongQuery(selection)).map { database.songs.uri($0) }
         }
         if let position, position != UInt64(UInt32.max) {
             try insert(found, at: position, into: name, context: context)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -128,6 +129,14 @@ enum QueueCommands {
         return server.options.remoteSchemes.contains { lowered.hasPrefix($0) }
     }
 
+    /// How to open `uri` when it names something an input plugin reads (`http://…`, not `file://`), or nil
+    /// for a song path, a local file, a scheme no plugin opens, or a server without remote input.
+    static func remoteOpener(for uri: String, server: Server) -> RemoteOpener? {
+        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"), Self.isRemote(uri, server: server)
+        else { return nil }
+        return server.options.remoteOpener
+    }
+
     /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
     /// they are allowed for local clients that may read the file, as `mpd` allows them.
     ///
@@ -234,9 +243,7 @@ enum QueueCommands {
             } ?? playlist.queue.count
         let selection = try FilterSelection.parse(arguments: rest, foldCase: foldCase)
         let database = try DatabaseCommands.database(context)
-        var songs = try SearchCommands.select(database, filter: selection.filter)
-        if let sort = selection.sort { songs = SearchCommands.sorted(songs, in: database, by: sort) }
-        let selected = Array(songs[selection.window.indices(count: songs.count)])
+        let selected = try SearchCommands.select(database, SongQuery(selection))
         try self.append(selected, from: database, to: playlist, position: position, bulk: false)
         return .ok
     }

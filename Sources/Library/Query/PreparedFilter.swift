@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Library
 import Model
 
 /// A filter prepared for matching the songs of one snapshot: its top-level case-insensitive tag items answered
@@ -101,7 +100,8 @@ private final class AnyTagTest {
 
     @inline(__always)
     func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for position in songs.pointee.tagPositions(song) where self.valueMatches(songs.pointee.valueNumber(at: position)) {
+        for position in songs.pointee.tagPositions(song)
+        where self.valueMatches(songs.pointee.valueNumber(at: position)) {
             return !self.matcher.negated
         }
         return self.matcher.negated
@@ -124,99 +124,5 @@ private final class AnyTagTest {
             : self.matcher.matchesIgnoringNegation(value)
         self.states[Int(number)] = matches ? 1 : 2
         return matches
-    }
-}
-
-/// A database song as a filter subject whose folded tag values come from the snapshot's `FoldedTagIndex`es,
-/// so a case-insensitive filter folds only its needle.
-///
-/// Points to the snapshot's `SongTable` (valid only inside `withUnsafePointer`) so that matching copies no song
-/// and no table: values are read from its columns as the filter asks for them.
-struct IndexedSong: FilterSubject {
-    let songs: UnsafePointer<SongTable>
-    let index: Int32
-    /// The folded values the filter reads.
-    unowned(unsafe) let folded: FoldedTables
-
-    var uri: String { self.songs.pointee.uri(self.index) }
-
-    var lastModified: Int64? { self.songs.pointee.modificationTime(self.index) }
-
-    var audioFormat: AudioFormat? { self.songs.pointee.audioFormat(self.index) }
-
-    var presentTags: TagMask { self.songs.pointee.presentTags(self.index) }
-
-    func tagValues(_ type: TagType) -> LazyMapSequence<LazyFilterSequence<Range<Int>>, String> {
-        let songs = self.songs
-        return songs.pointee.tagPositions(self.index).lazy.filter { songs.pointee.tagType(at: $0) == type }.map {
-            songs.pointee.values[songs.pointee.valueNumber(at: $0)]
-        }
-    }
-
-    func foldedTagValues(_ type: TagType) -> FoldedValues {
-        if let index = self.folded.indexes[type.rawValue] {
-            return FoldedValues(source: .index(index, index.ids(of: self.index)))
-        }
-        return FoldedValues(source: .table(self.songs, self.songs.pointee.tagPositions(self.index), type))
-    }
-}
-
-/// A song's folded values of one tag type: from a `FoldedTagIndex` when the filter prepared one, otherwise
-/// folded from the table as they are read (a filter folding `any`, which reads every tag type).
-struct FoldedValues: Sequence, IteratorProtocol {
-    enum Source {
-        /// The index and the numbers of the song's values in it.
-        case index(FoldedTagIndex, ArraySlice<Int32>)
-        /// The song's tag positions in the table, and the type wanted.
-        case table(UnsafePointer<SongTable>, Range<Int>, TagType)
-    }
-
-    var source: Source
-
-    mutating func next() -> FoldedText? {
-        switch self.source {
-        case .index(let index, var ids):
-            guard let id = ids.popFirst() else { return nil }
-            self.source = .index(index, ids)
-            return index.value(id)
-        case .table(let songs, var positions, let type):
-            while let position = positions.popFirst() {
-                guard songs.pointee.tagType(at: position) == type else { continue }
-                self.source = .table(songs, positions, type)
-                return FoldedText(folding: songs.pointee.values[songs.pointee.valueNumber(at: position)])
-            }
-            self.source = .table(songs, positions, type)
-            return nil
-        }
-    }
-}
-
-/// The folded indexes a filter reads below its top level (inside `(!(… AND …))`): every tag type (with its
-/// fallbacks) that a case-folding tag item compares.
-final class FoldedTables {
-    let indexes: [FoldedTagIndex?]
-    /// The tables `filter` needs from `database` (none when it folds `any`, which reads every tag type: not worth
-    /// indexing all of them for one query; `IndexedSong` folds them as it reads them).
-    init(_ database: Database, filter: SongFilter) {
-        var types = Set<TagType>()
-        func collect(_ items: [FilterItem]) -> Bool {
-            for item in items {
-                switch item {
-                case .tag(let type, let matcher) where matcher.usesFoldedHaystack:
-                    types.insert(type)
-                    types.formUnion(type.fallbackTags)
-                case .anyTag(let matcher) where matcher.usesFoldedHaystack: return false
-                case .not(let inner): if !collect([inner]) { return false }
-                case .and(let inner): if !collect(inner) { return false }
-                default: break
-                }
-            }
-            return true
-        }
-        var indexes = [FoldedTagIndex?](repeating: nil, count: TagType.allCases.count)
-        if collect(filter.items) {
-            for type in types { indexes[type.rawValue] = database.foldedIndex(type) }
-        }
-        self.indexes = indexes
     }
 }

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+extension Database {
+    /// The songs `filter` selects, in walk order, starting at its `base` when it has one: the selection planner.
+    ///
+    /// An exact, case-sensitive tag item without fallbacks narrows the candidates to that value's postings; the
+    /// other items are matched through a `PreparedFilter` on the candidates, on the whole table (a walk from the
+    /// root visits the songs in index order) or along the walk of the base directory.
+    ///
+    /// - Throws: `QueryError.noSuchDirectory` for a base that is neither a directory nor a song.
+    public func select(_ filter: SongFilter) throws(QueryError) -> [Int32] {
+        let start: Int32
+        if let base = filter.base, !base.isEmpty, base != "/" {
+            if let directory = self.directory(at: base) {
+                start = directory
+            } else if let song = self.song(at: base), !base.contains("//") {
+                let prepared = PreparedFilter(self, filter: filter)
+                return withUnsafePointer(to: self.songs) { prepared.matches(song, in: $0) } ? [song] : []
+            } else {
+                throw .noSuchDirectory
+            }
+        } else {
+            start = 0
+        }
+        if start == 0 && filter.isEmpty {
+            return Array(0..<Int32(self.songs.count))
+        }
+        // An exact, case-sensitive tag comparison is a lookup: the candidates are that value's songs (for a tag
+        // with fallbacks, also the songs that defer to a fallback with that value), in ascending order, which is
+        // the walk order (a directory's subtree is one contiguous run of songs). Negated, it is the other songs
+        // of the library, so only from the root.
+        var candidates: [Int32]?
+        var remaining = filter
+        if let position = Self.lookupPosition(filter.items, negatedToo: start == 0),
+            case .tag(let type, let matcher) = filter.items[position]
+        {
+            let matching = self.candidates(type, equalTo: matcher.value)
+            candidates = matcher.negated ? self.complement(matching) : matching
+            var rest = filter.items
+            rest.remove(at: position)
+            remaining = SongFilter(rest)
+        }
+        let prepared = PreparedFilter(self, filter: remaining)
+        if let candidates, prepared.isEmpty { return candidates }
+        // Songs are matched in place, in the table.
+        return withUnsafePointer(to: self.songs) { songs in
+            if let candidates { return candidates.filter { prepared.matches($0, in: songs) } }
+            var result: [Int32] = []
+            if start == 0 {
+                // The whole walk from the root visits the songs in index order.
+                for index in 0..<Int32(songs.pointee.count) where prepared.matches(index, in: songs) {
+                    result.append(index)
+                }
+                return result
+            }
+            self.walk(from: start, recursive: true) { index in
+                if prepared.matches(index, in: songs) { result.append(index) }
+            }
+            return result
+        }
+    }
+
+    /// The position of the item to look up: the first exact, case-sensitive tag comparison with an operand, or
+    /// with `negatedToo`, when there is none, the first such negated one.
+    private static func lookupPosition(_ items: [FilterItem], negatedToo: Bool) -> Int? {
+        var negated: Int?
+        for (position, item) in items.enumerated() {
+            guard case .tag(_, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+                !matcher.value.isEmpty
+            else { continue }
+            if !matcher.negated { return position }
+            if negatedToo && negated == nil { negated = position }
+        }
+        return negated
+    }
+
+    /// The songs `(type == value)` matches, in ascending order: those whose `type` has a value byte-equal to
+    /// `value`, and for a tag with fallbacks (`FilterItem`'s rule: the first of the tag and its fallbacks that a
+    /// song has decides) those without it whose deciding fallback has such a value.
+    ///
+    /// The postings are keyed by Swift strings, which compare canonically equivalent text as equal (a Kelvin sign
+    /// and a K), where `mpd` compares bytes: candidates are compared (in place). A long list asks whether every
+    /// list holds one value (worked out once, over the whole library), and then one candidate tells for all.
+    private func candidates(_ type: TagType, equalTo value: String) -> [Int32] {
+        let songs = self.songs
+        func hasValue(_ index: Int32, _ type: TagType) -> Bool {
+            var found = false
+            songs.forEachValue(index, type) { number in
+                if !found && songs.values.value(number, is: value) { found = true }
+            }
+            return found
+        }
+        let chain = [type] + type.fallbackTags
+        var result: [Int32] = []
+        for (depth, tag) in chain.enumerated() {
+            let postings = self.songs(with: tag, value: value)
+            guard let first = postings.first else { continue }
+            let byteExact = postings.count > 1024 && self.hasByteExactPostings(tag)
+            if byteExact && !hasValue(first, tag) { continue }
+            let decided = chain[..<depth]
+            if depth == 0 && byteExact {
+                result = postings
+                continue
+            }
+            for song in postings where byteExact || hasValue(song, tag) {
+                // A song with an earlier tag of the chain is decided by that one.
+                if decided.contains(where: { songs.forEachValue(song, $0) { _ in } }) { continue }
+                result.append(song)
+            }
+        }
+        // Each level's songs are ascending, and no song is in two: the first tag it has decides.
+        if chain.count > 1 { result.sort() }
+        return result
+    }
+
+    /// The songs of the library that are not in `songs` (ascending), in ascending order.
+    private func complement(_ songs: [Int32]) -> [Int32] {
+        var excluded = [Bool](repeating: false, count: self.songs.count)
+        for song in songs { excluded[Int(song)] = true }
+        var result: [Int32] = []
+        result.reserveCapacity(self.songs.count - songs.count)
+        for song in 0..<Int32(self.songs.count) where !excluded[Int(song)] { result.append(song) }
+        return result
+    }
+}

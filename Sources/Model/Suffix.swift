@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The suffix of a file name or URI, where every plugin registry looks: the one rule of `mpd`'s
+/// `PathTraitsUTF8::GetFilenameSuffix` (files) and `uri_get_suffix` (URIs). Pure: no I/O.
+///
+/// Bytes, as `mpd` compares them: a combining mark after a `/` or `.` does not hide it. The suffix may be
+/// empty (`"a."`), which no plugin claims.
+public enum Suffix {
+    /// The text after the last `.` of the last component of `path`, unless that dot starts the name
+    /// (`.mp3` has none).
+    public static func ofPath(_ path: some StringProtocol) -> Substring? {
+        let full = Substring(path)
+        let bytes = full.utf8
+        var dot: Substring.Index?
+        var nameStart = bytes.endIndex
+        while nameStart > bytes.startIndex {
+            let before = bytes.index(before: nameStart)
+            let byte = bytes[before]
+            if byte == UInt8(ascii: "/") { break }
+            if byte == UInt8(ascii: "."), dot == nil { dot = before }
+            nameStart = before
+        }
+        guard let dot, dot != nameStart else { return nil }
+        return full[bytes.index(after: dot)...]
+    }
+
+    /// The suffix of a URI's last segment, its query (from the first `?`) cut off; a `\` separates segments
+    /// as a `/` does.
+    public static func ofURI(_ uri: some StringProtocol) -> Substring? {
+        let full = Substring(uri)
+        let bytes = full.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        guard let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex else { return nil }
+        let before = bytes[bytes.index(before: dot)]
+        guard before != UInt8(ascii: "/"), before != UInt8(ascii: "\\") else { return nil }
+        let suffix = full[bytes.index(after: dot)..<end]
+        guard !suffix.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) else {
+            return nil
+        }
+        return suffix
+    }
+}
