@@ -65,6 +65,11 @@ let package = Package(
         .systemLibrary(
             name: "CVorbis", path: "Sources/CVorbis", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        // No pkgConfig: Debian's libmp3lame-dev has no .pc file; the header is in /usr/include/lame.
+        .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
+        // No pkgConfig: shout.pc's cflags carry -pthread, which SwiftPM rejects with a warning; the header is in
+        // /usr/include/shout and the module map links the library.
+        .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -130,8 +135,13 @@ let package = Package(
         // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
         .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
         .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
-        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders.
+        // The Ogg demuxer (libogg) with the Vorbis (libvorbis synthesis) and Opus (libopus) decoders, and the
+        // Ogg Vorbis (libvorbisenc) and Ogg Opus encoders.
         .target(name: "Ogg", dependencies: ["COgg", "CVorbis", "COpus", "Input"], swiftSettings: settings),
+        // MP3 encoding through libmp3lame; the only importer of CLame.
+        .target(name: "Lame", dependencies: ["CLame"], swiftSettings: settings),
+        // Encoder plugins (mpd's lame, vorbis, opus, flac, wave) behind one interface, and their registry.
+        .target(name: "Encoders", dependencies: ["Model", "Lame", "Ogg", "FLAC"], swiftSettings: settings),
         // libsndfile (WAV, AIFF, AU…) and libwavpack readers over an InputStream, as mpd's sndfile and wavpack plugins.
         .target(name: "Sndfile", dependencies: ["CSndfile", "Input"], swiftSettings: settings),
         .target(name: "WavPack", dependencies: ["CWavPack", "Input"], swiftSettings: settings),
@@ -186,11 +196,13 @@ let package = Package(
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(
-            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr"],
+            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders"],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
+        .target(name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -213,7 +225,7 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
+                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA", "Shout",
                 "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
             ], swiftSettings: settings),
 
@@ -239,6 +251,8 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
+        .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),
         .testTarget(name: "WavPackTests", dependencies: ["WavPack", "Input", "TestTools"], swiftSettings: settings),

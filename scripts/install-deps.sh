@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|run|deb|test]   (default: test, which includes the others)
 set -eu
 
-BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev"
+BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen flac ffmpeg musepack-tools vorbis-tools opus-tools wavpack"
 # dpkg-dev (dpkg-shlibdeps, dpkg-architecture; binutils' strip and readelf), patchelf, python3: `make deb`
 # (scripts/make-deb.py); conformance/test_deb.py builds the package too.
@@ -13,8 +13,9 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # systemd (systemd-analyze, systemd-socket-activate): conformance/test_systemd.py and test_deb.py, which also needs
 # adduser (the package's postinst), mount (a private /opt/swift) and mpd (installed beside it).
 # mpg123: the reference decodes of conformance/test_audio.py.
+# icecast2: the Icecast server conformance/test_shout.py streams to (started by the test on 127.0.0.1).
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 icecast2 timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
@@ -46,6 +47,16 @@ if [ -n "$missing" ]; then
             $SUDO systemctl disable --now avahi-daemon.socket avahi-daemon.service >/dev/null 2>&1 || true
         elif avahi-daemon --check 2>/dev/null; then
             $SUDO avahi-daemon --kill || true
+        fi
+        ;;
+    esac
+    case " $missing " in
+    *" icecast2 "*)
+        # Likewise a system icecast2 (port 8000 on every interface): conformance/test_shout.py runs its own.
+        if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+            $SUDO systemctl disable --now icecast2.service >/dev/null 2>&1 || true
+        elif [ -x /etc/init.d/icecast2 ]; then
+            $SUDO /etc/init.d/icecast2 stop >/dev/null 2>&1 || true
         fi
         ;;
     esac

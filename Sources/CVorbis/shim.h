@@ -1,2 +1,3 @@
 #pragma once
 #include <vorbis/codec.h>
+#include <vorbis/vorbisenc.h>

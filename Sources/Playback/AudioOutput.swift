@@ -3,7 +3,7 @@
 import Model
 
 /// Why an output or mixer failed: a message for the log and for `error:`.
-public struct OutputError: Error, Sendable, CustomStringConvertible {
+public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, in one line (`mpd`'s wording where it has one).
     public var message: String
 
@@ -91,6 +91,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Makes a blocking `play`, `drain` or `pause` return soon. Any thread.
     func interrupt()
 
+    /// The tags of the song (or the stream title) whose audio the next write starts, as `mpd` passes a chunk's
+    /// tag to its outputs: the httpd output sends them to listeners. Output thread, once per song or title.
+    func sendTag(_ tags: [TagItem])
+
     /// Runtime attributes for `outputs` (`name`, `value`), in the order `mpd` prints them.
     var attributes: [(name: String, value: String)] { get }
     /// Sets a runtime attribute (`outputset`).
@@ -105,6 +109,7 @@ extension AudioOutput {
     public func cancel() {}
     public func pause() -> Bool { false }
     public func interrupt() {}
+    public func sendTag(_ tags: [TagItem]) {}
     public var attributes: [(name: String, value: String)] { [] }
     public func setAttribute(name: String, value: String) throws(OutputError) {
         throw OutputError("Unsupported attribute")

@@ -21,12 +21,17 @@ public struct PlayableSong: Sendable, Hashable {
     public var rangeStartMilliseconds: UInt64
     /// Where it ends (`rangeid` end), in milliseconds; `nil`: at the end of the file.
     public var rangeEndMilliseconds: UInt64?
+    /// The song's tags from the library, which outputs that send tags get when it starts (for a local file;
+    /// a stream's come from the stream, as with `mpd`).
+    public var tags: [TagItem]
 
     /// Creates a song for the player.
     public init(
         token: UInt64, uri: String, path: String, replayGain: ReplayGainInfo = ReplayGainInfo(),
-        durationMilliseconds: UInt64? = nil, rangeStartMilliseconds: UInt64 = 0, rangeEndMilliseconds: UInt64? = nil
+        durationMilliseconds: UInt64? = nil, rangeStartMilliseconds: UInt64 = 0, rangeEndMilliseconds: UInt64? = nil,
+        tags: [TagItem] = []
     ) {
+        self.tags = tags
         self.token = token
         self.uri = uri
         self.path = path

@@ -8,13 +8,18 @@ import Input
 import Model
 import Network
 import Playback
+import Posix
+import Shout
 import Soxr
 import Synchronization
 
 extension Daemon {
     /// Every output plugin Fermata has: the one place that lists them.
-    static func outputPlugins(logger: Logger) -> [any OutputPlugin] {
-        [ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin()]
+    static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
+        [
+            ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
+            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(),
+        ]
     }
 
     /// The player the server's queue drives, with the outputs of the `audio_output` blocks (or ALSA's default
@@ -27,7 +32,9 @@ extension Daemon {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
         let outputs = try AudioOutputSetup.outputs(
-            settings: settings, plugins: Self.outputPlugins(logger: logger), logger: logger,
+            settings: settings,
+            plugins: Self.outputPlugins(logger: logger, home: ProcessEnvironment.variables()["HOME"] ?? "/"),
+            logger: logger,
             makeSoftwareMixer: { SoftwareMixer() }, onMixerChange: { mixerChanges.forward() })
         var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
         if let openRemote {

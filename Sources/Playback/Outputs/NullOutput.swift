@@ -38,14 +38,7 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
 
     public func drain() throws(OutputError) -> Bool {
         guard self.sync else { return true }
-        while self.timer.delayNanoseconds() > 0 {
-            if self.interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
-            self.wakeup.wait(
-                unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.timer.delayNanoseconds())
-        }
-        self.interrupted.store(false, ordering: .releasing)
-        self.timer.reset()
-        return true
+        return self.timer.drain(wakeup: self.wakeup, interrupted: self.interrupted)
     }
 
     public func cancel() { self.timer.reset() }

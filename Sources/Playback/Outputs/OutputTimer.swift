@@ -8,36 +8,40 @@ import Synchronization
 /// target time grows by the duration of every write, measured on the monotonic clock, and a write waits until
 /// the previous one would have been heard.
 ///
-/// Output thread, except `interrupt()` (any thread). No allocation.
-struct OutputTimer: ~Copyable {
+/// Output thread, except `interrupt()` (any thread). No allocation. Public for output plugins in other modules
+/// (shout).
+public struct OutputTimer: ~Copyable {
     private var bytesPerSecond = 1
     private var frameSize = 1
     private var target: UInt64 = 0
     private var started = false
 
+    /// Creates a timer for no stream yet.
+    public init() {}
+
     /// Starts a stream in `format` (the first write does not wait).
-    mutating func open(_ format: AudioFormat) {
+    public mutating func open(_ format: AudioFormat) {
         self.bytesPerSecond = max(1, format.sampleRate * format.frameSize)
         self.frameSize = max(1, format.frameSize)
         self.started = false
     }
 
     /// Forgets the target (cancel, pause): the next write starts the clock again.
-    mutating func reset() { self.started = false }
+    public mutating func reset() { self.started = false }
 
     /// Nanoseconds until the data written so far is heard.
-    func delayNanoseconds(now: UInt64 = MonotonicClock.now()) -> UInt64 {
+    public func delayNanoseconds(now: UInt64 = MonotonicClock.now()) -> UInt64 {
         self.started && self.target > now ? self.target - now : 0
     }
 
     /// Frames written and not yet heard.
-    var delayFrames: Int {
+    public var delayFrames: Int {
         Int(self.delayNanoseconds() * UInt64(self.bytesPerSecond) / 1_000_000_000) / self.frameSize
     }
 
     /// Waits (through `wakeup`, so `interrupted` cuts it short) until the previous write is heard, then adds
     /// `bytes` to the target.
-    mutating func wait(thenAdd bytes: Int, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
+    public mutating func wait(thenAdd bytes: Int, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
         var now = MonotonicClock.now()
         if !self.started {
             self.started = true
@@ -50,5 +54,18 @@ struct OutputTimer: ~Copyable {
         // After an underrun, do not race to catch up with the past.
         if self.target + 100_000_000 < now { self.target = now }
         self.target += UInt64(bytes) * 1_000_000_000 / UInt64(self.bytesPerSecond)
+    }
+
+    /// Waits until everything written is heard, then forgets the target (`drain`).
+    ///
+    /// - Returns: `false` when `interrupted` cut it short (what is not heard yet stays counted).
+    public mutating func drain(wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) -> Bool {
+        while self.delayNanoseconds() > 0 {
+            if interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
+            wakeup.wait(unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.delayNanoseconds())
+        }
+        interrupted.store(false, ordering: .releasing)
+        self.reset()
+        return true
     }
 }

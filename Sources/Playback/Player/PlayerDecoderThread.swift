@@ -242,6 +242,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 }
                 self.decoder = decoder
                 self.song = song
+                self.shared.publishSongTags(song.tags, token: song.token)
                 self.nextStart = start
                 self.stamp(song, format: decoder.format)
                 self.control.lock()

@@ -95,6 +95,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var fade: Fade?
     /// Announce the song of the next chunk taken (a cross-fade into it just ended).
     private var announceNext = false
+    /// The song and stream tag revision whose tags the device has (``sendTags(for:)``); reset when a stream opens.
+    private var taggedToken: UInt64 = 0
+    private var taggedRevision: UInt64 = 0
 
     /// A cross-fade in progress on this output.
     private struct Fade {
@@ -393,6 +396,7 @@ final class PlayerOutputThread: @unchecked Sendable {
                 self.post(.songStarted(token: header.token, generation: header.generation))
             }
         }
+        self.sendTags(for: header)
         // The first output to play a chunk of a newer tag revision announces it.
         if header.tagRevision != 0,
             self.shared.announcedTagRevision.max(header.tagRevision, ordering: .acquiringAndReleasing).oldValue
@@ -450,6 +454,22 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.pipe.readerAdvanced()
         self.publishPosition()
         self.writeRemaining()
+    }
+
+    /// Hands the device the tags of a song it has not had yet (the library's, for a file) and a stream's new
+    /// tags, as `mpd` passes a chunk's tag to its outputs. Once per song or title, never per period.
+    private func sendTags(for header: ChunkHeader) {
+        if header.token != self.taggedToken {
+            self.taggedToken = header.token
+            self.taggedRevision = header.tagRevision
+            if let tags = self.shared.songTags(token: header.token), !tags.isEmpty { self.device.sendTag(tags) }
+            if header.tagRevision != 0, let tags = self.shared.streamTags(revision: header.tagRevision) {
+                self.device.sendTag(tags)
+            }
+        } else if header.tagRevision != self.taggedRevision {
+            self.taggedRevision = header.tagRevision
+            if let tags = self.shared.streamTags(revision: header.tagRevision) { self.device.sendTag(tags) }
+        }
     }
 
     /// ReplayGain × software volume for a chunk, as a factor.
@@ -540,6 +560,7 @@ final class PlayerOutputThread: @unchecked Sendable {
                 throw error
             }
             self.deviceFrameSize = output.frameSize
+            self.taggedToken = 0
             self.songFramesPerDeviceFrame = Double(format.sampleRate) / Double(max(1, output.sampleRate))
             self.streamOpen = true
             self.openedFormat = format

@@ -62,6 +62,10 @@ final class PlayerShared: @unchecked Sendable {
             if pending.count >= Self.pendingTagLimit { pending.removeFirst() }
             pending.append((revision, tags))
         }
+        self.recentStreamTags.withLock { recent in
+            if recent.count >= Self.pendingTagLimit { recent.removeFirst() }
+            recent.append((revision, tags))
+        }
     }
 
     /// The tags of `revision`, once an output played it; every older revision is dropped (played over, or
@@ -72,6 +76,31 @@ final class PlayerShared: @unchecked Sendable {
             pending.removeAll { $0.revision <= revision }
             return tags
         }
+    }
+
+    /// The tags of the songs the decoder opened last (a few), for outputs that send tags.
+    private let recentSongTags = Mutex<[(token: UInt64, tags: [TagItem])]>([])
+
+    /// Keeps the tags of a song the decoder opened. Decoder thread, once per song.
+    func publishSongTags(_ tags: [TagItem], token: UInt64) {
+        self.recentSongTags.withLock { recent in
+            if recent.count >= 4 { recent.removeFirst() }
+            recent.append((token, tags))
+        }
+    }
+
+    /// The tags of the song with `token`, if it was opened lately. Output thread, once per song.
+    func songTags(token: UInt64) -> [TagItem]? {
+        self.recentSongTags.withLock { recent in recent.last { $0.token == token }?.tags }
+    }
+
+    /// The stream tags the decoder read last (a few), for outputs that send tags: unlike `pendingTags`, kept
+    /// after the loop took them, for every output to find.
+    private let recentStreamTags = Mutex<[(revision: UInt64, tags: [TagItem])]>([])
+
+    /// A stream's tags of `revision`, if they are recent. Output thread, once per revision.
+    func streamTags(revision: UInt64) -> [TagItem]? {
+        self.recentStreamTags.withLock { recent in recent.last { $0.revision == revision }?.tags }
     }
 
     /// The ReplayGain mode now. Any thread.

@@ -7,13 +7,16 @@ import Synchronization
 /// and a waker posts it only when someone sleeps (one atomic exchange otherwise).
 ///
 /// Any thread may call `signal()`; one thread at a time calls `wait(unless:timeoutNanoseconds:)`.
-final class PlayerWakeup: Sendable {
+public final class PlayerWakeup: Sendable {
     private let semaphore = Semaphore()
     private let sleeping = Atomic<Bool>(false)
 
+    /// Creates a wake-up nobody waits on.
+    public init() {}
+
     /// Wakes the sleeper, if any. Any thread; no lock, no system call when nobody sleeps.
     @inline(__always)
-    func signal() {
+    public func signal() {
         if self.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
             self.semaphore.post()
         }
@@ -21,7 +24,7 @@ final class PlayerWakeup: Sendable {
 
     /// Sleeps until signalled or the timeout passes, unless `ready()` already holds. May return early
     /// (a late post from an earlier round): callers re-check their condition in a loop.
-    func wait(unless ready: () -> Bool, timeoutNanoseconds: UInt64? = nil) {
+    public func wait(unless ready: () -> Bool, timeoutNanoseconds: UInt64? = nil) {
         self.sleeping.store(true, ordering: .sequentiallyConsistent)
         if ready() {
             self.sleeping.store(false, ordering: .sequentiallyConsistent)

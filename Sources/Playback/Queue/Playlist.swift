@@ -109,7 +109,8 @@ public final class Playlist {
         return PlayableSong(
             token: token, uri: song.uri, path: self.resolvePath(song.uri), replayGain: song.info.replayGain,
             durationMilliseconds: song.info.durationMilliseconds, rangeStartMilliseconds: song.startMilliseconds,
-            rangeEndMilliseconds: song.endMilliseconds == 0 ? nil : song.endMilliseconds)
+            rangeEndMilliseconds: song.endMilliseconds == 0 ? nil : song.endMilliseconds,
+            tags: URIScheme.hasScheme(song.uri) ? [] : song.info.tags)
     }
 
     private func updateEffectiveReplayGainMode() {

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Network
+import Posix
+import Synchronization
+
+/// What the httpd output tells its listeners in the response headers.
+struct HttpdStreamInfo: Sendable {
+    /// `name`, `genre`, `website` (the ICY headers).
+    var name: String
+    var genre: String
+    var website: String
+    /// The encoder's MIME type (`application/octet-stream` when it has none).
+    var contentType: String
+    /// `max_clients` (0: no limit).
+    var maxClients: Int
+}
+
+/// The httpd output's listeners: a thread of its own running an event loop over the listening sockets and
+/// the listeners' connections, fed from the ``HttpdBroadcast`` ring. The server's own event loop never sees
+/// these sockets, and the output thread never waits for them.
+///
+/// `@unchecked Sendable`: `start` and `stop` are called by the output's owner (enable, disable) one at a time;
+/// the loop's state is confined to its thread.
+final class HttpdServer: @unchecked Sendable {
+    private let broadcast: HttpdBroadcast
+    private let info: HttpdStreamInfo
+    private let logger: Logger
+    private var thread: NamedThread?
+    private let loop = LoopHandle()
+
+    init(broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
+        self.broadcast = broadcast
+        self.info = info
+        self.logger = logger
+    }
+
+    /// Starts serving the bound sockets on a new thread; returns once its loop runs.
+    func start(_ sockets: [BoundSocket]) {
+        let ready = Semaphore()
+        let broadcast = self.broadcast
+        let info = self.info
+        let logger = self.logger
+        let published = self.loop
+        self.thread = NamedThread("httpd") {
+            let loop: EventLoop
+            do { loop = try EventLoop() } catch {
+                logger.error("httpd: cannot create its event loop", ["error": "\(error)"])
+                for socket in sockets { socket.close() }
+                ready.post()
+                return
+            }
+            let state = HttpdLoopState(loop: loop, broadcast: broadcast, info: info, logger: logger)
+            state.listen(sockets)
+            published.loop.withLock { $0 = loop }
+            ready.post()
+            do { try loop.run() } catch { logger.error("httpd: event loop failed", ["error": "\(error)"]) }
+            state.shutDown()
+        }
+        ready.wait()
+    }
+
+    /// Closes every listener and socket and ends the thread.
+    func stop() {
+        guard let thread = self.thread else { return }
+        self.loop.loop.withLock { $0 }?.stop()
+        thread.join()
+        self.thread = nil
+        self.loop.loop.withLock { $0 = nil }
+    }
+}
+
+/// The httpd thread's loop, for `stop()` from another thread. `@unchecked Sendable`: behind a mutex.
+private final class LoopHandle: @unchecked Sendable {
+    let loop = Mutex<EventLoop?>(nil)
+}
+
+/// The httpd thread's state: listening sockets and listeners. Loop-confined.
+private final class HttpdLoopState {
+    let loop: EventLoop
+    let broadcast: HttpdBroadcast
+    let info: HttpdStreamInfo
+    let logger: Logger
+    private var listeners: [Listener] = []
+    private var clients: [Int: HttpdClient] = [:]
+    private var nextID = 1
+    private var wakeRegistration: EventLoop.Registration?
+    private var closeCount: UInt64
+    private var cancelCount: UInt64
+    private var metadataVersion: UInt64 = 0
+    /// The copy buffer every client fills its connection from.
+    var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+
+    init(loop: EventLoop, broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
+        self.loop = loop
+        self.broadcast = broadcast
+        self.info = info
+        self.logger = logger
+        self.closeCount = broadcast.closeCount.load(ordering: .acquiring)
+        self.cancelCount = broadcast.cancelCount.load(ordering: .acquiring)
+    }
+
+    func listen(_ sockets: [BoundSocket]) {
+        for socket in sockets {
+            do {
+                let listener = try Listener(
+                    loop: self.loop, bound: socket,
+                    onAccept: { [unowned self] fd, peer in self.accept(fd, peer) },
+                    onError: { [logger] error in logger.warning("httpd: accept failed", ["error": "\(error)"]) })
+                self.listeners.append(listener)
+            } catch {
+                self.logger.error("httpd: cannot listen", ["address": "\(socket.address)", "error": "\(error)"])
+                socket.close()
+            }
+        }
+        do {
+            self.wakeRegistration = try self.loop.register(self.broadcast.wakeFD, events: .input) { [unowned self] _ in
+                EventFD.drain(self.broadcast.wakeFD)
+                self.wake()
+            }
+        } catch {
+            self.logger.error("httpd: cannot watch the output", ["error": "\(error)"])
+        }
+    }
+
+    func shutDown() {
+        for client in Array(self.clients.values) { client.connection.closeNow() }
+        self.clients.removeAll()
+        for listener in self.listeners { listener.close() }
+        self.listeners.removeAll()
+        if let wakeRegistration { self.loop.deregister(wakeRegistration) }
+        self.broadcast.listeners.store(0, ordering: .releasing)
+    }
+
+    private func accept(_ fd: FileDescriptor, _ peer: SocketAddress?) {
+        // As mpd: only while a stream is open, and up to `max_clients`.
+        guard self.broadcast.isOpen.load(ordering: .acquiring),
+            self.info.maxClients == 0 || self.clients.count < self.info.maxClients
+        else {
+            fd.close()
+            return
+        }
+        let id = self.nextID
+        self.nextID += 1
+        do {
+            let connection = try Connection(loop: self.loop, fd: fd, peer: peer, id: id, inputCapacity: 4096)
+            let client = HttpdClient(connection: connection, state: self)
+            self.clients[id] = client
+            self.broadcast.listeners.store(self.clients.count, ordering: .releasing)
+        } catch {
+            self.logger.warning("httpd: cannot serve a listener", ["error": "\(error)"])
+        }
+    }
+
+    func remove(_ client: HttpdClient) {
+        self.clients.removeValue(forKey: client.connection.id)
+        self.broadcast.listeners.store(self.clients.count, ordering: .releasing)
+    }
+
+    /// New pages, a close, a cancel or new metadata.
+    private func wake() {
+        let closes = self.broadcast.closeCount.load(ordering: .acquiring)
+        if closes != self.closeCount {
+            self.closeCount = closes
+            // The stream closed (stop): every listener goes, as with mpd.
+            for client in Array(self.clients.values) { client.connection.closeNow() }
+        }
+        let cancels = self.broadcast.cancelCount.load(ordering: .acquiring)
+        let cancelled = cancels != self.cancelCount
+        self.cancelCount = cancels
+        let version = self.broadcast.metadataVersion.load(ordering: .acquiring)
+        let metadata = version != self.metadataVersion ? self.broadcast.currentMetadata : nil
+        let newMetadata = version != self.metadataVersion
+        self.metadataVersion = version
+        for client in Array(self.clients.values) {
+            if cancelled { client.skipToEnd() }
+            if newMetadata { client.setMetadata(metadata) }
+            client.pump()
+            client.connection.flush()
+        }
+    }
+}
+
+/// One listener: its HTTP request, the response, then the stream from its own position in the ring, with
+/// ICY metadata every 8192 bytes when it asked for them. Loop-confined.
+private final class HttpdClient: ConnectionDelegate {
+    /// `mpd`'s ICY metadata interval.
+    static let metaint = 8192
+
+    let connection: Connection
+    private unowned let state: HttpdLoopState
+    private enum Phase { case request, headers, response }
+    private var phase = Phase.request
+    private var head = false
+    private var reject = false
+    private var metadataRequested = false
+    /// The stream position of the next byte this listener gets.
+    private var position: UInt64 = 0
+    /// Stream bytes sent since the last metadata block.
+    private var metadataFill = 0
+    private var metadata: [UInt8]?
+    private var metadataSent = true
+
+    init(connection: Connection, state: HttpdLoopState) {
+        self.connection = connection
+        self.state = state
+        connection.delegate = self
+    }
+
+    func connectionDidRead(_ connection: Connection) {
+        while self.phase != .response {
+            let input = connection.inputBytes
+            guard let newline = input.firstIndex(of: UInt8(ascii: "\n")) else {
+                if connection.inputEnded || connection.isInputFull { connection.closeNow() }
+                return
+            }
+            var line = input[input.startIndex..<newline]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            let text = String(decoding: line, as: UTF8.self)
+            connection.consumeInput(newline + 1 - input.startIndex)
+            guard self.handle(text) else {
+                connection.closeNow()
+                return
+            }
+            if self.phase == .response {
+                self.respond()
+                return
+            }
+        }
+        // Listeners send nothing once the stream flows; mpd hangs up on one that does.
+        if !connection.inputBytes.isEmpty || connection.inputEnded { connection.closeNow() }
+    }
+
+    func connectionDidDrain(_ connection: Connection) { self.pump() }
+
+    func connectionDidClose(_ connection: Connection) { self.state.remove(self) }
+
+    /// One request line, as `mpd`'s httpd client reads them; `false` hangs up.
+    private func handle(_ line: String) -> Bool {
+        switch self.phase {
+        case .request:
+            var rest: Substring
+            if line.hasPrefix("HEAD /") {
+                rest = line.dropFirst(6)
+                self.head = true
+            } else if line.hasPrefix("GET /") {
+                rest = line.dropFirst(5)
+            } else {
+                self.state.logger.warning("httpd: malformed request line from client")
+                return false
+            }
+            for blocked in ["favicon.ico", "robots.txt", "sitemap.xml"]
+            where rest.hasPrefix(blocked) && (rest.count == blocked.count || rest.dropFirst(blocked.count).first == " ")
+            {
+                self.reject = true
+            }
+            if rest.hasPrefix(".well-known/") { self.reject = true }
+            guard let space = rest.firstIndex(of: " ") else {
+                // HTTP/0.9: no headers follow.
+                if self.head { return false }
+                self.phase = .response
+                return true
+            }
+            rest = rest[rest.index(after: space)...]
+            guard rest.hasPrefix("HTTP/") else {
+                if self.head { return false }
+                self.phase = .response
+                return true
+            }
+            self.phase = .headers
+        case .headers:
+            if line.isEmpty {
+                self.phase = .response
+            } else if line.lowercased().hasPrefix("icy-metadata: 1") || line.lowercased().hasPrefix("icy-metadata:1") {
+                self.metadataRequested = self.state.broadcast.metadataSupported.load(ordering: .acquiring)
+            }
+        case .response:
+            break
+        }
+        return true
+    }
+
+    private func respond() {
+        let info = self.state.info
+        let response: String
+        if self.reject {
+            response = "HTTP/1.1 404 not found\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n404 not found"
+        } else if self.metadataRequested {
+            response =
+                "HTTP/1.1 200 OK\r\n" + "icy-notice1:<BR>This stream requires an audio player!<BR>\r\n"
+                + "icy-notice2:MPD - The music player daemon<BR>\r\n" + "icy-name: \(info.name)\r\n"
+                + "icy-genre: \(info.genre)\r\n" + "icy-url: \(info.website)\r\n" + "icy-pub:1\r\n"
+                + "icy-metaint:\(Self.metaint)\r\n" + "Content-Type: \(info.contentType)\r\n"
+                + "Connection: close\r\n" + "Pragma: no-cache\r\n" + "Cache-Control: no-cache, no-store\r\n"
+                + "Access-Control-Allow-Origin: *\r\n\r\n"
+        } else {
+            response =
+                "HTTP/1.1 200 OK\r\n" + "Content-Type: \(info.contentType)\r\n" + "Connection: close\r\n"
+                + "Pragma: no-cache\r\n" + "Cache-Control: no-cache, no-store\r\n"
+                + "Access-Control-Allow-Origin: *\r\n\r\n"
+        }
+        self.connection.write(response)
+        if self.head || self.reject {
+            self.connection.closeAfterFlushing()
+            return
+        }
+        // The header page first, then the pages published from now on, as mpd's clients get them.
+        self.writeStream(self.state.broadcast.currentHeader)
+        self.position = self.state.broadcast.written.load(ordering: .acquiring)
+        self.metadata = self.state.broadcast.currentMetadata
+        self.metadataSent = self.metadata == nil
+        self.pump()
+    }
+
+    /// Forgets what was not sent yet (cancel).
+    func skipToEnd() {
+        guard self.phase == .response else { return }
+        self.position = self.state.broadcast.written.load(ordering: .acquiring)
+    }
+
+    func setMetadata(_ block: [UInt8]?) {
+        guard block != nil else { return }
+        self.metadata = block
+        self.metadataSent = false
+    }
+
+    /// Writes stream bytes, with a metadata block (or a zero length byte) every `metaint` bytes.
+    private func writeStream(_ bytes: some Collection<UInt8>) {
+        guard self.metadataRequested else {
+            self.connection.write(bytes)
+            return
+        }
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            if self.metadataFill == Self.metaint {
+                if !self.metadataSent, let metadata = self.metadata {
+                    self.connection.write(metadata)
+                    self.metadataSent = true
+                } else {
+                    self.connection.write(CollectionOfOne(UInt8(0)))
+                }
+                self.metadataFill = 0
+            }
+            let count = min(rest.count, Self.metaint - self.metadataFill)
+            let end = rest.index(rest.startIndex, offsetBy: count)
+            self.connection.write(rest[..<end])
+            self.metadataFill += count
+            rest = rest[end...]
+        }
+    }
+
+    /// Moves stream bytes from the ring to the connection until its buffer is full or the ring is empty.
+    func pump() {
+        guard self.phase == .response, !self.connection.isClosed, !self.head, !self.reject else { return }
+        let broadcast = self.state.broadcast
+        while self.connection.pendingOutputCount < self.connection.lowWaterMark {
+            let written = broadcast.written.load(ordering: .acquiring)
+            if written - self.position > UInt64(HttpdBroadcast.listenerBacklog) {
+                // Too slow: its backlog goes, as mpd clears a slow client's queue.
+                self.position = broadcast.newestPageStart
+                self.state.logger.debug("httpd: client is too slow, flushing its queue")
+            }
+            guard written > self.position else { return }
+            let copied = self.state.scratch.withUnsafeMutableBytes { broadcast.copy(from: self.position, into: $0) }
+            guard let copied else {
+                self.position = broadcast.newestPageStart
+                continue
+            }
+            self.writeStream(self.state.scratch[0..<copied])
+            self.position += UInt64(copied)
+        }
+    }
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CShout
+import Encoders
+import Model
+import Playback
+import Posix
+import Synchronization
+
+/// What a `shout` block sets on the connection (`mpd`'s keys).
+struct ShoutSettings: Sendable {
+    var host: String
+    var port: UInt16
+    var mount: String
+    var user: String
+    var password: String
+    var name: String
+    var genre: String?
+    var description: String?
+    var url: String?
+    var quality: String?
+    var bitrate: String?
+    var isPublic: Bool
+    /// libshout's `SHOUT_FORMAT_*`, `SHOUT_PROTOCOL_*` and `SHOUT_TLS_*`.
+    var format: UInt32
+    var protocolNumber: UInt32
+    var tls: Int32
+}
+
+/// `type "shout"`: streams to an Icecast (or SHOUTcast) server through libshout, as `mpd`'s shout output: the
+/// encoder's stream goes to `mount` as the source; a new song changes the stream title (Ogg: a chained
+/// stream carrying the tags; MP3: libshout's metadata update, `artist - title`). Connects when a stream
+/// opens and disconnects when it closes; paced in real time, on the output thread (connecting and sending
+/// block there, never on the event loop).
+///
+/// Used on its output thread, except `interrupt()` (any thread). `@unchecked Sendable`: the libshout handle,
+/// the encoder and the timer are confined to the output thread; `interrupted` and the wake-up are
+/// thread-safe. Unsafe: the `shout_t` pointer never leaves this class.
+final class ShoutOutput: AudioOutput, @unchecked Sendable {
+    let plugin = "shout"
+
+    private let prepared: any PreparedEncoder
+    private let settings: ShoutSettings
+    private var shout: OpaquePointer?
+    private var encoder: (any Encoder)?
+    private var timer = OutputTimer()
+    private let interrupted = Atomic<Bool>(false)
+    private let wakeup = PlayerWakeup()
+    private var silence: [UInt8] = []
+
+    init(prepared: any PreparedEncoder, settings: ShoutSettings) {
+        self.prepared = prepared
+        self.settings = settings
+    }
+
+    deinit { if let shout { shout_free(shout) } }
+
+    private var errorText: String { self.shout.map { String(cString: shout_get_error($0)) } ?? "" }
+
+    /// Makes the libshout handle and sets the connection up (nothing is sent yet).
+    func enable() throws(OutputError) {
+        guard let shout = shout_new() else { throw OutputError("shout_new() failed") }
+        self.shout = shout
+        let settings = self.settings
+        var ok =
+            shout_set_host(shout, settings.host) == SHOUTERR_SUCCESS
+            && shout_set_port(shout, settings.port) == SHOUTERR_SUCCESS
+            && shout_set_password(shout, settings.password) == SHOUTERR_SUCCESS
+            && shout_set_mount(shout, settings.mount) == SHOUTERR_SUCCESS
+            && shout_set_user(shout, settings.user) == SHOUTERR_SUCCESS
+            && shout_set_public(shout, settings.isPublic ? 1 : 0) == SHOUTERR_SUCCESS
+        ok =
+            ok && shout_set_content_format(shout, settings.format, UInt32(SHOUT_USAGE_AUDIO), nil) == SHOUTERR_SUCCESS
+            && shout_set_protocol(shout, settings.protocolNumber) == SHOUTERR_SUCCESS
+            && shout_set_tls(shout, settings.tls) == SHOUTERR_SUCCESS
+            && shout_set_agent(shout, "MPD") == SHOUTERR_SUCCESS
+            && shout_set_meta(shout, SHOUT_META_NAME, settings.name) == SHOUTERR_SUCCESS
+        for (key, value) in [
+            (SHOUT_META_GENRE, settings.genre), (SHOUT_META_DESCRIPTION, settings.description),
+            (SHOUT_META_URL, settings.url),
+        ] {
+            if let value { ok = ok && shout_set_meta(shout, key, value) == SHOUTERR_SUCCESS }
+        }
+        guard ok else {
+            let message = self.errorText
+            self.disable()
+            throw OutputError(message)
+        }
+        if let quality = settings.quality { shout_set_audio_info(shout, SHOUT_AI_QUALITY, quality) }
+        if let bitrate = settings.bitrate { shout_set_audio_info(shout, SHOUT_AI_BITRATE, bitrate) }
+    }
+
+    func disable() {
+        if let shout { shout_free(shout) }
+        self.shout = nil
+    }
+
+    func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
+        guard let shout = self.shout else { throw OutputError("shout output not enabled") }
+        let opened: (encoder: any Encoder, format: AudioFormat)
+        do throws(EncoderError) {
+            opened = try self.prepared.open(format)
+        } catch {
+            throw OutputError(error.message)
+        }
+        shout_set_audio_info(shout, SHOUT_AI_CHANNELS, "\(opened.format.channels)")
+        shout_set_audio_info(shout, SHOUT_AI_SAMPLERATE, "\(opened.format.sampleRate)")
+        let status = shout_open(shout)
+        guard status == SHOUTERR_SUCCESS || status == SHOUTERR_CONNECTED else {
+            throw OutputError(
+                "problem opening connection to shout server \(self.settings.host):\(self.settings.port): "
+                    + self.errorText)
+        }
+        self.encoder = opened.encoder
+        self.silence = [UInt8](repeating: 0, count: max(1, 1020 / opened.format.frameSize) * opened.format.frameSize)
+        self.timer.open(opened.format)
+        do throws(OutputError) {
+            try self.writePage()
+        } catch {
+            self.close()
+            throw error
+        }
+        return opened.format
+    }
+
+    func close() {
+        if let encoder {
+            try? encoder.end()
+            try? self.writePage()
+        }
+        self.encoder = nil
+        self.timer.reset()
+        if let shout, shout_get_connected(shout) != SHOUTERR_UNCONNECTED, shout_close(shout) != SHOUTERR_SUCCESS {
+            // Nothing to undo: the next open connects again.
+            _ = shout_get_error(shout)
+        }
+    }
+
+    /// Sends what the encoder has ready.
+    private func writePage() throws(OutputError) {
+        guard let shout = self.shout, let encoder = self.encoder else { return }
+        var status = SHOUTERR_SUCCESS
+        encoder.read { bytes in
+            guard status == SHOUTERR_SUCCESS, let base = bytes.baseAddress else { return }
+            status = shout_send(shout, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        switch status {
+        case SHOUTERR_SUCCESS: return
+        case SHOUTERR_UNCONNECTED, SHOUTERR_SOCKET:
+            throw OutputError(
+                "Lost shout connection to \(self.settings.host):\(self.settings.port): \(self.errorText)")
+        default:
+            throw OutputError("connection to \(self.settings.host):\(self.settings.port) error: \(self.errorText)")
+        }
+    }
+
+    func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        guard let encoder = self.encoder else { throw OutputError("shout output not open") }
+        do throws(EncoderError) {
+            try encoder.write(data)
+        } catch {
+            throw OutputError(error.message)
+        }
+        try self.writePage()
+        self.timer.wait(thenAdd: data.count, wakeup: self.wakeup, interrupted: self.interrupted)
+        self.interrupted.store(false, ordering: .releasing)
+        return data.count
+    }
+
+    var delayFrames: Int { self.timer.delayFrames }
+
+    func drain() throws(OutputError) -> Bool {
+        self.timer.drain(wakeup: self.wakeup, interrupted: self.interrupted)
+    }
+
+    func cancel() { self.timer.reset() }
+
+    /// Keeps the connection with silence in real time, as `mpd` does; `false` when the server is gone (the
+    /// stream is then reopened on resume).
+    func pause() -> Bool {
+        let silence = self.silence
+        let failed = silence.withUnsafeBytes { bytes in (try? self.play(bytes)) == nil }
+        return !failed
+    }
+
+    func interrupt() {
+        self.interrupted.store(true, ordering: .releasing)
+        self.wakeup.signal()
+    }
+
+    /// A new song: a chained Ogg stream carrying the tags, or libshout's metadata update (`artist - title`).
+    func sendTag(_ tags: [TagItem]) {
+        guard let shout = self.shout, let encoder = self.encoder else { return }
+        if encoder.implementsTag {
+            try? encoder.preTag()
+            try? self.writePage()
+            try? encoder.sendTag(tags)
+        } else if let metadata = shout_metadata_new() {
+            let artist = tags.first { $0.type == .artist }?.value ?? ""
+            let title = tags.first { $0.type == .title }?.value ?? ""
+            if shout_metadata_add(metadata, "song", "\(artist) - \(title)") == SHOUTERR_SUCCESS {
+                _ = shout_set_metadata_utf8(shout, metadata)
+            }
+            shout_metadata_free(metadata)
+        }
+        try? self.writePage()
+    }
+}
+
+/// The `shout` output plugin, with `mpd`'s keys: `host`, `port`, `mount`, `password` and `name` required;
+/// `user` (default `source`), `genre`, `description`, `url`, `public`, `protocol` (`icecast2`, `icecast1`,
+/// `shoutcast`), `tls` (`disabled`, `auto`, `auto_no_plain`, `rfc2818`, `rfc2817`), and the encoder's
+/// (`encoder` or the older `encoding`: `ogg`, `mp3`). No hardware mixer.
+public struct ShoutOutputPlugin: OutputPlugin {
+    public let name = "shout"
+
+    private static let initialized: Bool = {
+        shout_init()
+        return true
+    }()
+
+    /// Creates the plugin.
+    public init() {}
+
+    public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
+        _ = Self.initialized
+        let parameters = configuration.parameters
+        let prepared: any PreparedEncoder
+        do throws(EncoderError) {
+            prepared = try EncoderPlugins.configured(parameters, shoutLegacy: true)
+        } catch {
+            throw OutputError(error.message)
+        }
+        func required(_ key: String) throws(OutputError) -> String {
+            guard let value = parameters[key] else {
+                throw OutputError("no \"\(key)\" defined for shout device")
+            }
+            return value
+        }
+        let mime = prepared.mimeType ?? ""
+        let format = UInt32(mime == "audio/mpeg" ? SHOUT_FORMAT_MP3 : SHOUT_FORMAT_OGG)
+        let protocolNumber: UInt32
+        switch parameters["protocol"] {
+        case nil, "icecast2": protocolNumber = UInt32(SHOUT_PROTOCOL_HTTP)
+        case "icecast1": protocolNumber = UInt32(SHOUT_PROTOCOL_XAUDIOCAST)
+        case "shoutcast":
+            guard mime == "audio/mpeg" else { throw OutputError("you cannot stream \"\(mime)\" to shoutcast, use mp3") }
+            protocolNumber = UInt32(SHOUT_PROTOCOL_ICY)
+        case let value?:
+            throw OutputError("shout protocol \"\(value)\" is not \"shoutcast\" or \"icecast1\"or \"icecast2\"")
+        }
+        let tls: Int32
+        switch parameters["tls"] {
+        case nil, "disabled": tls = SHOUT_TLS_DISABLED
+        case "auto": tls = SHOUT_TLS_AUTO
+        case "auto_no_plain": tls = SHOUT_TLS_AUTO_NO_PLAIN
+        case "rfc2818": tls = SHOUT_TLS_RFC2818
+        case "rfc2817": tls = SHOUT_TLS_RFC2817
+        case let value?: throw OutputError("invalid shout TLS option \"\(value)\"")
+        }
+        let host = try required("host")
+        let mount = try required("mount")
+        let password = try required("password")
+        guard let port = parameters["port"].flatMap({ UInt16($0) }), port > 0 else {
+            throw OutputError("shout port must be configured")
+        }
+        var isPublic = false
+        switch parameters["public"] {
+        case nil, "no", "false", "0": isPublic = false
+        case "yes", "true", "1": isPublic = true
+        case let value?: throw OutputError("Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
+        }
+        let settings = ShoutSettings(
+            host: host, port: port, mount: mount, user: parameters["user"] ?? "source", password: password,
+            name: configuration.name, genre: parameters["genre"], description: parameters["description"],
+            url: parameters["url"], quality: parameters["quality"], bitrate: parameters["bitrate"],
+            isPublic: isPublic, format: format, protocolNumber: protocolNumber, tls: tls)
+        return ShoutOutput(prepared: prepared, settings: settings)
+    }
+
+    public func makeHardwareMixer(
+        _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
+    ) throws(OutputError) -> (any Mixer)? { nil }
+}

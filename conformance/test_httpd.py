@@ -1,0 +1,394 @@
+"""The httpd output against mpd's: one mpd and one Fermata, each with an httpd output per encoder (lame, vorbis,
+opus, flac, Ogg FLAC, wave) on its own loopback port, playing the same short tagged tones on repeat. Listeners are raw
+sockets: the response headers are compared byte for byte, the streams are decoded with ffmpeg (the tone that is
+playing, growing in real time), and late, parallel, non-reading and surplus listeners, pause, stop and song
+changes (ICY `StreamTitle`) behave as with mpd."""
+
+from __future__ import annotations
+
+import math
+import socket
+import struct
+import sys
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import audiofiles
+import conftest
+import mpdtest
+
+HOST = mpdtest.HOST
+#: The tones (Hz) of the library's songs, in queue order, with their tags.
+TONES = [(440, "First Tone"), (660, "Second Tone"), (880, "Third Tone")]
+SONG_SECONDS = 5
+ENCODERS = {
+    "lame": {"encoder": "lame", "bitrate": "128", "max_clients": "2"},
+    "vorbis": {"encoder": "vorbis", "quality": "4"},
+    "opus": {"encoder": "opus", "bitrate": "96000"},
+    "flac": {"encoder": "flac", "compression": "1"},
+    "oggflac": {"encoder": "flac", "oggflac": "yes"},
+    "wave": {"encoder": "wave"},
+}
+
+
+@pytest.fixture(scope="module")
+def httpd_music(tmp_path_factory) -> Path:
+    audiofiles.require_tools("sox", "lame", "ffmpeg")
+    root = tmp_path_factory.mktemp("httpd-music")
+    for index, (frequency, title) in enumerate(TONES):
+        wav = root / f"{index}.wav"
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(wav), "synth", str(SONG_SECONDS),
+                        "sine", str(frequency), "vol", "0.5"], check=True, capture_output=True)
+        subprocess.run(["lame", "--quiet", "-b", "192", "--tt", title, "--ta", "Tone Maker", "--tl", "Tones",
+                        str(wav), str(root / f"{index}-tone.mp3")], check=True)
+        if index == 0:
+            # Untagged, for the radio stream: its titles are the stream's alone.
+            subprocess.run(["lame", "--quiet", "-b", "192", str(wav), str(root / "radio.mp3")], check=True)
+        wav.unlink()
+    return root
+
+
+class Side:
+    """One server and the port of each of its httpd outputs."""
+
+    def __init__(self, server: mpdtest.Server, ports: dict[str, int]):
+        self.server = server
+        self.ports = ports
+
+
+@pytest.fixture(scope="module")
+def sides(httpd_music):
+    sut_binary = mpdtest.sut_binary()
+    if not sut_binary.exists():
+        pytest.skip(f"system under test not found: {sut_binary}")
+    made = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", sut_binary)):
+        server = mpdtest.Server(f"{kind}-httpd", binary, httpd_music, conftest._workdir(kind))
+        ports = {name: mpdtest.free_port() for name in ENCODERS}
+        server.outputs = [{"type": "httpd", "name": f"Stream {name}", "bind_to_address": HOST,
+                           "port": str(ports[name]), "genre": "Tones", **settings}
+                          for name, settings in ENCODERS.items()]
+        made[kind] = Side(server, ports)
+    conftest._start([made["ref"].server, made["sut"].server], songs_hint_from=made["ref"].server)
+    for side in made.values():
+        side.server.query("repeat 1")
+        for index in range(len(TONES)):
+            side.server.query(f'add "{index}-tone.mp3"')
+        side.server.query("play 0")
+    for side in made.values():
+        # Listeners are served once the stream is open (the first song decoding).
+        assert mpdtest.wait_until(lambda: elapsed(side.server) > 0.3, timeout=10), side.server.log_tail()
+    yield made
+    for side in made.values():
+        conftest._stop(side.server)
+
+
+def both(body):
+    """Runs `body(kind)` for "ref" and "sut" at once; returns their results."""
+    results: dict[str, object] = {}
+    errors: list[BaseException] = []
+
+    def run(kind):
+        try:
+            results[kind] = body(kind)
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(kind,)) for kind in ("ref", "sut")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results["ref"], results["sut"]
+
+
+def request(port: int, path: str = "/", method: str = "GET", icy: bool = False, rcvbuf: int | None = None):
+    """A listener: sends the request, returns the socket and the response head (up to the empty line)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(5)
+    sock.connect((HOST, port))
+    headers = "Icy-MetaData: 1\r\n" if icy else ""
+    sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n{headers}\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        try:
+            chunk = sock.recv(1)
+        except ConnectionResetError:  # turned away: closed with our request unread
+            break
+        if not chunk:
+            break
+        head += chunk
+    return sock, head
+
+
+def read_for(sock: socket.socket, seconds: float) -> bytes:
+    """What the listener receives in `seconds`."""
+    data = bytearray()
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(65536)
+        except (TimeoutError, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
+
+
+def decode(data: bytes) -> list[int]:
+    """The stream decoded by ffmpeg: mono 16-bit samples at 8 kHz."""
+    result = subprocess.run(["ffmpeg", "-v", "error", "-i", "pipe:0", "-f", "s16le", "-ac", "1", "-ar", "8000",
+                             "pipe:1"], input=data, capture_output=True, timeout=30)
+    count = len(result.stdout) // 2
+    return list(struct.unpack(f"<{count}h", result.stdout[:2 * count]))
+
+
+def frequency(samples: list[int]) -> float:
+    """The tone's frequency from the zero crossings of its loud part."""
+    loud = [s for s in samples if abs(s) > 1000]
+    if len(samples) < 800 or len(loud) < len(samples) / 4:
+        return 0.0
+    crossings = sum(1 for a, b in zip(samples, samples[1:]) if (a < 0) != (b < 0))
+    return crossings / 2 / (len(samples) / 8000)
+
+
+def playing_tone(server: mpdtest.Server) -> int:
+    song = mpdtest.parse_pairs(server.query("status")).get("song", "0")
+    return TONES[int(song)][0]
+
+
+def elapsed(server: mpdtest.Server) -> float:
+    return float(mpdtest.parse_pairs(server.query("status")).get("elapsed", "0"))
+
+
+def test_outputs_as_mpd(sides):
+    ref, sut = (sides[kind].server.query("outputs") for kind in ("ref", "sut"))
+    assert sut == ref
+
+
+@pytest.mark.parametrize("encoder", list(ENCODERS))
+def test_headers_as_mpd(sides, encoder):
+    def heads(kind):
+        port = sides[kind].ports[encoder]
+        result = []
+        for options in ({}, {"icy": True}, {"method": "HEAD"}, {"path": "/favicon.ico"}):
+            sock, head = request(port, **options)
+            if options.get("method") == "HEAD" or options.get("path"):
+                head += read_for(sock, 1)  # mpd hangs up after these
+            sock.close()
+            result.append(head)
+        return result
+
+    ref, sut = both(heads)
+    assert sut == ref
+
+
+def test_each_encoders_stream_decodes_to_the_playing_song_in_real_time(sides):
+    """All encoders at once (one listener each, on both servers), to keep the test short."""
+    def listen(kind, encoder):
+        sock, head = request(sides[kind].ports[encoder])
+        assert head.startswith(b"HTTP/1.1 200 OK"), head
+        started = time.monotonic()
+        data = read_for(sock, 2.5)
+        took = time.monotonic() - started
+        sock.close()
+        return data, took
+
+    results: dict[tuple[str, str], tuple[bytes, float]] = {}
+    threads = [threading.Thread(target=lambda k=kind, e=encoder: results.__setitem__((k, e), listen(k, e)))
+               for kind in ("ref", "sut") for encoder in ENCODERS]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for encoder in ENCODERS:
+        ref_samples = decode(results[("ref", encoder)][0])
+        data, took = results[("sut", encoder)]
+        samples = decode(data)
+        seconds = len(samples) / 8000
+        # A listener hears audio at once and the stream grows in real time: neither a backlog burst nor a stall.
+        assert 1.2 <= seconds <= took + 0.8, \
+            f"{encoder}: {seconds:.2f} s of audio in {took:.2f} s (mpd: {len(ref_samples) / 8000:.2f} s)"
+        assert_tones(samples)
+
+
+def assert_tones(samples: list[int]) -> None:
+    """Every quarter second of the stream is one of the songs' tones, after the decoder's first half second
+    (a stream joined mid-frame) and but one (a song change)."""
+    windows = [frequency(samples[start:start + 2000]) for start in range(4000, len(samples) - 1999, 2000)]
+    wrong = [heard for heard in windows if not any(abs(heard - tone) < 15 for tone, _ in TONES)]
+    assert windows and len(wrong) <= 1, f"heard {[round(heard) for heard in windows]} Hz"
+
+
+def test_two_listeners_and_a_late_joiner(sides):
+    sut = sides["sut"]
+    first, _ = request(sut.ports["lame"])
+    early = read_for(first, 1.0)
+    second, _ = request(sut.ports["lame"])
+    joined = time.monotonic()
+    late = b""
+    while len(late) < 4096 and time.monotonic() - joined < 2:
+        late += read_for(second, 0.1)
+    # The late joiner gets audio within 2 s of connecting.
+    assert len(late) >= 4096, f"{len(late)} bytes in 2 s"
+    results = {}
+
+    def drain(name, sock):
+        results[name] = read_for(sock, 1.5)
+
+    threads = [threading.Thread(target=drain, args=("first", first)),
+               threading.Thread(target=drain, args=("second", second))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first.close()
+    second.close()
+    a, b = decode(early + results["first"]), decode(late + results["second"])
+    assert len(a) / 8000 >= 2.0 and len(b) / 8000 >= 1.2, (len(a), len(b))
+    assert_tones(a)
+    assert_tones(b)
+
+
+def test_a_listener_that_never_reads_delays_nobody(sides):
+    def run(kind):
+        side = sides[kind]
+        stuck, _ = request(side.ports["wave"], rcvbuf=4096)
+        reader, _ = request(side.ports["wave"])
+        start_elapsed, started = elapsed(side.server), time.monotonic()
+        data = read_for(reader, 3.0)
+        took = time.monotonic() - started
+        moved = elapsed(side.server) - start_elapsed
+        reader.close()
+        stuck.close()
+        return data, took, moved
+
+    ref, sut = both(run)
+    data, took, moved = sut
+    if moved < 0:  # the next song started meanwhile
+        moved += SONG_SECONDS
+    # 44.1 kHz stereo 16-bit: 176 400 bytes a second, for the reader as for the player's clock.
+    assert abs(moved - took) < 0.5, f"elapsed moved {moved:.2f} s in {took:.2f} s"
+    assert len(data) >= 176_400 * (took - 0.7), f"{len(data)} bytes in {took:.2f} s (mpd: {len(ref[0])})"
+
+
+def test_max_clients_as_mpd(sides):
+    def run(kind):
+        port = sides[kind].ports["lame"]
+        listeners = [request(port)[0] for _ in range(2)]
+        extra, head = request(port)
+        rest = read_for(extra, 0.5)
+        counts = [len(read_for(sock, 0.3)) > 0 for sock in listeners]
+        for sock in [*listeners, extra]:
+            sock.close()
+        # Until the server saw them go.
+        time.sleep(0.2)
+        return head + rest, counts
+
+    ref, sut = both(run)
+    # The third listener of `max_clients "2"` is hung up on without a response, as by mpd.
+    assert sut == ref == (b"", [True, True])
+
+
+def icy_titles(data: bytes) -> list[bytes]:
+    """The StreamTitle blocks of an ICY stream (metaint 8192), empty ones left out."""
+    titles = []
+    position = 8192
+    while position < len(data):
+        length = data[position] * 16
+        if length:
+            titles.append(data[position + 1:position + 1 + length].rstrip(b" "))
+        position += 1 + length + 8192
+    return titles
+
+
+def test_icy_stream_title_follows_the_song_as_mpd(sides):
+    def run(kind):
+        side = sides[kind]
+        side.server.query("play 1")
+        sock, _ = request(side.ports["lame"], icy=True)
+        # Vorbis puts the tags in the stream: a chained logical stream per song.
+        ogg, _ = request(side.ports["vorbis"], icy=True)
+        first = read_for(sock, 1.0)
+        side.server.query("next")
+        second = read_for(sock, 2.0)
+        chained = read_for(ogg, 0.1)
+        sock.close()
+        ogg.close()
+        return icy_titles(first + second), b"TITLE=Third Tone" in chained
+
+    ref, sut = both(run)
+    assert sut[0][:1] == ref[0][:1] == [b"StreamTitle='Tones - Tone Maker - Second Tone';StreamUrl='';"]
+    assert b"StreamTitle='Tones - Tone Maker - Third Tone';StreamUrl='';" in sut[0]
+    assert sut == ref
+
+
+def test_pause_keeps_listeners_and_stop_hangs_up_as_mpd(sides):
+    def run(kind):
+        side = sides[kind]
+        sock, _ = request(side.ports["opus"])
+        read_for(sock, 0.5)
+        side.server.query("pause 1")
+        time.sleep(0.3)
+        paused = read_for(sock, 1.0)
+        side.server.query("pause 0")
+        read_for(sock, 0.3)
+        side.server.query("stop")
+        after_stop = read_for(sock, 1.5)
+        closed = True
+        try:
+            sock.settimeout(1.0)
+            closed = sock.recv(1) == b""
+        except OSError:
+            closed = True
+        sock.close()
+        refused, head = request(side.ports["opus"])
+        refused_data = head + read_for(refused, 0.5)
+        refused.close()
+        side.server.query("play")
+        return len(paused) > 0, closed, refused_data
+
+    ref, sut = both(run)
+    # Paused: the stream goes on (silence); stopped: listeners are hung up on and new ones turned away.
+    assert sut == ref == (True, True, b"")
+
+
+def test_a_radio_streams_title_reaches_icy_listeners_as_mpd(sides, httpd_music, tmp_path):
+    """A stream's own titles (tools/streamserver.py's ICY radio, looping a tone) go to the listeners too."""
+    port_file = tmp_path / "port"
+    radio = subprocess.Popen([sys.executable, str(mpdtest.REPO_ROOT / "tools" / "streamserver.py"), "--root",
+                              str(httpd_music), "--port-file", str(port_file), "--lifetime", "120"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert mpdtest.wait_until(port_file.exists, 10), "streamserver did not start"
+        url = (f"http://{HOST}:{port_file.read_text().strip()}/radio/radio.mp3"
+               "?seconds=1.5&titles=Alpha|Beta&rate=24000")
+
+        def run(kind):
+            server = sides[kind].server
+            server.query("clear")
+            server.query(f'add "{url}"')
+            server.query("play 0")
+            mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10)
+            sock, _ = request(sides[kind].ports["lame"], icy=True)
+            data = read_for(sock, 4.0)
+            sock.close()
+            server.query("stop")
+            return set(icy_titles(data))
+
+        ref, sut = both(run)
+    finally:
+        radio.terminate()
+        radio.wait(timeout=10)
+    assert {b"StreamTitle='Alpha';StreamUrl='';", b"StreamTitle='Beta';StreamUrl='';"} & ref, ref
+    assert sut == ref

@@ -1,0 +1,154 @@
+"""The shout output into a real Icecast: the test starts Debian's icecast2 on 127.0.0.1 (its own config, as
+`nobody` when run as root, since icecast2 refuses root), and a Fermata with two shout outputs (`lame` to an
+MP3 mount, `vorbis` through the older `encoding "ogg"` to an Ogg mount) playing the tones of test_httpd.py.
+A listener of each mount gets audio that decodes (ffmpeg) to the playing tone, and Icecast's stream title
+follows the song."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import conftest
+import mpdtest
+from test_httpd import TONES, assert_tones, decode, elapsed, httpd_music, read_for, request  # noqa: F401
+
+HOST = mpdtest.HOST
+PASSWORD = "fermata-test"
+
+ICECAST_CONFIG = """<icecast>
+    <limits><clients>20</clients><sources>4</sources><burst-on-connect>1</burst-on-connect>
+        <source-timeout>10</source-timeout></limits>
+    <authentication><source-password>{password}</source-password><admin-user>admin</admin-user>
+        <admin-password>{password}</admin-password></authentication>
+    <hostname>127.0.0.1</hostname>
+    <listen-socket><port>{port}</port><bind-address>127.0.0.1</bind-address></listen-socket>
+    <fileserve>1</fileserve>
+    <paths><basedir>{root}</basedir><logdir>{root}</logdir><webroot>/usr/share/icecast2/web</webroot>
+        <adminroot>/usr/share/icecast2/admin</adminroot></paths>
+    <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
+    <security><chroot>0</chroot>{owner}</security>
+</icecast>
+"""
+
+
+@pytest.fixture(scope="module")
+def icecast():
+    binary = shutil.which("icecast2")
+    if binary is None:
+        pytest.skip("icecast2 is not installed (scripts/install-deps.sh test installs it)")
+    # Not under pytest's own temporary directory, which `nobody` cannot enter.
+    root = conftest._workdir("icecast")
+    os.chmod(root, 0o777)
+    port = mpdtest.free_port()
+    owner = "<changeowner><user>nobody</user><group>nogroup</group></changeowner>" if os.getuid() == 0 else ""
+    config = root / "icecast.xml"
+    config.write_text(ICECAST_CONFIG.format(password=PASSWORD, port=port, root=root, owner=owner))
+    proc = subprocess.Popen([binary, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+    def up():
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}/status-json.xsl", timeout=1):
+                return True
+        except OSError:
+            return False
+
+    if not mpdtest.wait_until(up, timeout=10):
+        proc.kill()
+        log = root / "error.log"
+        pytest.fail(f"icecast2 did not start: {log.read_text(errors='replace')[-2000:] if log.exists() else ''}")
+    yield port
+    proc.terminate()
+    proc.wait(timeout=10)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def sources(port: int) -> dict[str, dict]:
+    """Icecast's sources by mount."""
+    with urllib.request.urlopen(f"http://{HOST}:{port}/status-json.xsl", timeout=2) as reply:
+        stats = json.loads(reply.read().decode("utf-8", "replace"))["icestats"]
+    found = stats.get("source", [])
+    if isinstance(found, dict):
+        found = [found]
+    return {source["listenurl"].rsplit("/", 1)[1]: source for source in found}
+
+
+def title_of(source: dict) -> str:
+    """The stream title Icecast shows: `artist - title` (MP3 metadata) or its Ogg comments'."""
+    title = str(source.get("title", ""))
+    artist = str(source.get("artist", ""))
+    return f"{artist} - {title}" if artist and artist not in title else title
+
+
+@pytest.fixture(scope="module")
+def shouting(icecast, httpd_music):
+    binary = mpdtest.sut_binary()
+    if not binary.exists():
+        pytest.skip(f"system under test not found: {binary}")
+    server = mpdtest.Server("sut-shout", binary, httpd_music, conftest._workdir("sut"))
+    common = {"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD}
+    server.outputs = [
+        {**common, "name": "Fermata MP3", "mount": "/fermata.mp3", "encoder": "lame", "bitrate": "128",
+         "genre": "Tones", "description": "test tones"},
+        {**common, "name": "Fermata Ogg", "mount": "/fermata.ogg", "encoding": "ogg", "quality": "4"},
+    ]
+    conftest._start([server])
+    server.query("repeat 1")
+    for index in range(len(TONES)):
+        server.query(f'add "{index}-tone.mp3"')
+    server.query("play 1")
+    assert mpdtest.wait_until(lambda: {"fermata.mp3", "fermata.ogg"} <= set(sources(icecast)), timeout=10), \
+        f"mounts: {sorted(sources(icecast))}\n{server.log_tail()}"
+    yield server, icecast
+    conftest._stop(server)
+
+
+def listen(port: int, mount: str, seconds: float) -> bytes:
+    sock, head = request(port, path=f"/{mount}")
+    assert head.startswith(b"HTTP/1.") and b" 200 " in head.split(b"\r\n", 1)[0], head
+    data = read_for(sock, seconds)
+    sock.close()
+    return data
+
+
+@pytest.mark.parametrize("mount", ["fermata.mp3", "fermata.ogg"])
+def test_a_listener_of_the_mount_hears_the_playing_song(shouting, mount):
+    server, port = shouting
+    samples = decode(listen(port, mount, 2.5))
+    # Icecast's burst on connect gives a listener some of the past too: at least 1.5 s in 2.5 s.
+    assert len(samples) / 8000 >= 1.5, f"{len(samples) / 8000:.2f} s of audio"
+    assert_tones(samples)
+    source = sources(port)[mount]
+    assert source["server_name"] == ("Fermata MP3" if mount.endswith("mp3") else "Fermata Ogg")
+    if mount.endswith("mp3"):
+        assert source["genre"] == "Tones" and source["server_description"] == "test tones"
+
+
+def test_the_stream_title_follows_the_song(shouting):
+    server, port = shouting
+    server.query("play 0")
+    for mount in ("fermata.mp3", "fermata.ogg"):
+        assert mpdtest.wait_until(lambda: "First Tone" in title_of(sources(port)[mount]), timeout=5), \
+            f"{mount}: {title_of(sources(port)[mount])!r}"
+    server.query("next")
+    for mount in ("fermata.mp3", "fermata.ogg"):
+        assert mpdtest.wait_until(lambda: "Second Tone" in title_of(sources(port)[mount]), timeout=5), \
+            f"{mount}: {title_of(sources(port)[mount])!r}"
+    assert title_of(sources(port)["fermata.mp3"]) == "Tone Maker - Second Tone"
+
+
+def test_stop_ends_the_source_and_play_brings_it_back(shouting):
+    server, port = shouting
+    server.query("stop")
+    assert mpdtest.wait_until(lambda: "fermata.mp3" not in sources(port), timeout=5), sorted(sources(port))
+    server.query("play 2")
+    assert mpdtest.wait_until(lambda: "fermata.mp3" in sources(port), timeout=10), sorted(sources(port))
+    assert_tones(decode(listen(port, "fermata.mp3", 2.0)))
