@@ -307,9 +307,10 @@ private func inputError(_ body: () throws -> Void) -> InputError? {
         var chunk = [UInt8](repeating: 0, count: 100)
         while true {
             let count = try chunk.withUnsafeMutableBytes { try stream.read(into: $0) }
+            // The last block's tag may come with the read that finds the end (the transfer's timing).
+            if let tag = stream.readTag() { tags.append(tag) }
             if count == 0 { break }
             audio += chunk[0..<count]
-            if let tag = stream.readTag() { tags.append(tag) }
         }
         #expect(audio == Array(Fixture.small[0..<5000]))
         // mpd hands out every block's tag, repeated or not; no icy-name: no Name.
