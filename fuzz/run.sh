@@ -1,10 +1,11 @@
-#!/bin/sh
+#!/bin/bash
 # Runs the fuzz targets built by fuzz/build.sh (run that first).
 #
 # Usage: fuzz/run.sh TARGET [SECONDS]   fuzz one target for SECONDS (default 600); new inputs are kept in
 #                                       .build/fuzz/corpus/TARGET, crashes in .build/fuzz/artifacts/TARGET
 #        fuzz/run.sh --short [SECONDS]  every target: replay fuzz/regressions/TARGET, then fuzz SECONDS
-#                                       (default 20) from the seeds; stops at the first crash, hang or leak
+#                                       (default 20) from the seeds, FUZZ_JOBS targets at a time (default 2,
+#                                       one per core); fails at the first crash, hang or leak
 #
 # Each run is bounded: -max_total_time, -timeout (seconds per input) and -rss_limit_mb. libFuzzer's final
 # statistics (exec/s, cov, ft) end the output.
@@ -77,18 +78,43 @@ for target in $targets; do
     [ -x "$BUILD/bin/$target" ] || { echo "no $BUILD/bin/$target: run fuzz/build.sh (make fuzz-build)" >&2; exit 1; }
 done
 
+# One target's short run: its regressions replayed, then fuzzed from the seed (a job of its own).
+short_run() {
+    target=$1
+    set -- fuzz/regressions/"$target"/*
+    if [ -e "$1" ]; then
+        echo "== $target: replaying $# regression input(s)"
+        # shellcheck disable=SC2086  # $LIMITS is a list of options
+        run_logged "$target" $LIMITS "$@"
+    fi
+    echo "== $target: fuzzing for $seconds s"
+    # shellcheck disable=SC2046,SC2086  # the arguments are a list
+    run_logged "$target" $seed $(fuzz_arguments "$target" "$seconds" short)
+}
+
 if [ "${1:-}" = "--short" ]; then
+    # Each target runs in one process, so FUZZ_JOBS of them at once use the cores a single one leaves idle; the
+    # first failure stops new jobs, and the running ones finish.
+    jobs_max=${FUZZ_JOBS:-2}
+    running=0
+    failed=0
     for target in $targets; do
-        set -- fuzz/regressions/"$target"/*
-        if [ -e "$1" ]; then
-            echo "== $target: replaying $# regression input(s)"
-            # shellcheck disable=SC2086  # $LIMITS is a list of options
-            run_logged "$target" $LIMITS "$@"
+        short_run "$target" &
+        running=$((running + 1))
+        if [ "$running" -ge "$jobs_max" ]; then
+            wait -n || failed=1
+            running=$((running - 1))
+            [ "$failed" = 0 ] || break
         fi
-        echo "== $target: fuzzing for $seconds s"
-        # shellcheck disable=SC2046,SC2086  # the arguments are a list
-        run_logged "$target" $seed $(fuzz_arguments "$target" "$seconds" short)
     done
+    while [ "$running" -gt 0 ]; do
+        wait -n || failed=1
+        running=$((running - 1))
+    done
+    if [ "$failed" != 0 ]; then
+        echo "fuzz-short failed (the first failing target's log is above)" >&2
+        exit 1
+    fi
 else
     # shellcheck disable=SC2046  # the arguments are a list
     exec "$BUILD/bin/$targets" $(fuzz_arguments "$targets" "$seconds" long)
