@@ -96,11 +96,12 @@ def play_alone(server, url: str) -> None:
         assert not reply.startswith(b"ACK") or failed, (server.label, command, reply)
 
 
-def while_titled(server, url: str, snapshot, seconds: float = 10):
-    """Plays `url` alone until the server shows a title for it, returns `snapshot()` taken then, and leaves the
-    server stopped with an empty queue."""
+def while_titled(server, url: str, snapshot, seconds: float = 10, title: str = ""):
+    """Plays `url` alone until the server shows a title for it (starting with `title`), returns `snapshot()` taken
+    then, and leaves the server stopped with an empty queue."""
     play_alone(server, url)
-    assert mpdtest.wait_until(lambda: b"Title: " in server.query("currentsong"), mpdtest.scaled(seconds)), \
+    shown = f"Title: {title}".encode()
+    assert mpdtest.wait_until(lambda: shown in server.query("currentsong"), mpdtest.scaled(seconds)), \
         server.label
     try:
         return snapshot()
@@ -166,14 +167,18 @@ def test_a_remote_playlist_in_a_command_list_and_other_clients_meanwhile(pair, h
 PLAYING = ("state", "song", "audio", "bitrate", "duration")
 
 
-def test_a_radio_station_shows_its_name_and_title(pair, http):
-    url = f"{http}/radio/plain.mp3?titles=Only%20Title&name=Test%20Radio&rate=16000"
+@pytest.mark.parametrize("file", ["plain.mp3", "tagged.mp3"])
+def test_a_radio_station_shows_its_name_and_title(pair, http, file):
+    """The station's ICY title wins over an ID3 title in its MP3 data (mpd's SubmitData merges the stream's tag
+    over the decoder's)."""
+    url = f"{http}/radio/{file}?titles=Only%20Title&name=Test%20Radio&rate=16000"
 
     def snapshot(server):
         s = status(server)
         return query(server, "currentsong", "playlistinfo"), {k: s.get(k) for k in PLAYING}
 
-    ref, sut = (while_titled(server, url, lambda: snapshot(server)) for server in (pair.ref, pair.sut))
+    ref, sut = (while_titled(server, url, lambda: snapshot(server), title="Only Title")
+                for server in (pair.ref, pair.sut))
     assert sut == ref
 
 

@@ -5,8 +5,8 @@ import Model
 
 /// A decoder over a remote stream: the format plugin's decoder, plus the tags the stream's transport
 /// carries (ICY titles), merged with those the decoder read in the stream (its ID3 tag or comments) as
-/// `mpd`'s decoder bridge merges them (`SubmitTag`, `UpdateStreamTag`: the decoder's items, then the
-/// stream's of the other types).
+/// `mpd`'s decoder bridge merges them: when the decoder reports a tag (`SubmitTag`) its items win over the
+/// stream's; when only the stream brings a new one (`SubmitData`'s `UpdateStreamTag`) the stream's win.
 ///
 /// Confined to the decoding thread.
 final class StreamDecoder: Decoder {
@@ -44,15 +44,16 @@ final class StreamDecoder: Decoder {
         guard fromStream != nil || fromDecoder != nil else { return nil }
         self.streamTags = fromStream ?? self.streamTags
         self.decoderTags = fromDecoder ?? self.decoderTags
-        return Self.merged(stream: self.streamTags, decoder: self.decoderTags)
+        if fromDecoder != nil { return Self.merged(base: self.streamTags, add: self.decoderTags) }
+        return Self.merged(base: self.decoderTags, add: self.streamTags)
     }
 
-    /// `mpd`'s `Tag::Merge(stream, decoder)`: the decoder's items, then the stream's of types it has none of.
-    static func merged(stream: [TagItem]?, decoder: [TagItem]?) -> [TagItem]? {
-        guard let decoder else { return stream }
-        guard let stream else { return decoder }
-        let types = Set(decoder.map(\.type))
-        return decoder + stream.filter { !types.contains($0.type) }
+    /// `mpd`'s `Tag::Merge(base, add)`: the items of `add`, then those of `base` of types `add` has none of.
+    static func merged(base: [TagItem]?, add: [TagItem]?) -> [TagItem]? {
+        guard let add else { return base }
+        guard let base else { return add }
+        let types = Set(add.map(\.type))
+        return add + base.filter { !types.contains($0.type) }
     }
 }
 

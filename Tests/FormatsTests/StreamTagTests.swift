@@ -59,6 +59,25 @@ import Testing
         #expect(decoder.readTag() == nil)
     }
 
+    /// A transport tag that arrives later (the station's next ICY title) wins over the decoder's of the same
+    /// type, as `mpd`'s `SubmitData` merges it (`Tag::Merge(decoder, stream)`); the decoder's other types stay.
+    @Test func aLaterTransportTagWinsOverTheDecoders() throws {
+        let path = try FLACFixtures.flac("stream-tags-later.flac", tags: ["TITLE=From The File", "ARTIST=File Artist"])
+        let icy = [TagItem(.name, "Station"), TagItem(.title, "From ICY")]
+        let input = TaggedInput(try Self.bytes(path), uri: "http://h/a.flac", tags: icy)
+        var decoder = try FormatRegistry.standard.openStreamDecoder(input: input)
+        #expect(
+            decoder.readTag() == [
+                TagItem(.title, "From The File"), TagItem(.artist, "File Artist"), TagItem(.name, "Station"),
+            ])
+        input.pending.withLock { $0 = [TagItem(.title, "Later")] }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { buffer.deallocate() }
+        _ = try decoder.decode(into: buffer)
+        #expect(decoder.readTag() == [TagItem(.title, "Later"), TagItem(.artist, "File Artist")])
+        #expect(decoder.readTag() == nil)
+    }
+
     @Test func aVorbisStreamsCommentsAreReported() throws {
         let wave = try OggFormatTests.wave("stream-tags.wav", rate: 44100, channels: 2, seconds: "0.5")
         let path = try Fixtures.file("stream-tags.ogg") { path in
