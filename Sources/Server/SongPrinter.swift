@@ -90,15 +90,7 @@ enum SongPrinter {
         _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, to reply: inout ReplyBuffer
     ) {
         defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
-        // A database URI is a relative path: it has no credentials to hide.
-        reply.key("file")
-        let path = songs.directoryPath(song)
-        if !path.isEmpty {
-            reply.append(raw: path)
-            reply.append(byte: UInt8(ascii: "/"))
-        }
-        songs.withNameBytes(song) { reply.append(bytes: $0) }
-        reply.append(byte: UInt8(ascii: "\n"))
+        Self.appendFileLine(song, of: songs, to: &reply)
         reply.key("Last-Modified")
         Self.appendISO8601(songs.modificationTime(song), to: &reply)
         reply.append(byte: UInt8(ascii: "\n"))
@@ -116,6 +108,19 @@ enum SongPrinter {
             Self.appendSeconds3(duration, to: &reply)
             reply.append(byte: UInt8(ascii: "\n"))
         }
+    }
+
+    /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
+    /// database URI is a relative path: it has no credentials to hide.
+    static func appendFileLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
+        reply.key("file")
+        let path = songs.directoryPath(song)
+        if !path.isEmpty {
+            reply.append(raw: path)
+            reply.append(byte: UInt8(ascii: "/"))
+        }
+        songs.withNameBytes(song) { reply.append(bytes: $0) }
+        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// `playlist: URI` for a song whose tags hold a cue sheet (`mpd`'s `has_playlist`); nothing otherwise.
@@ -145,13 +150,5 @@ enum SongPrinter {
         Self.writeSong(
             uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
             visibleTags: visibleTags, to: client)
-    }
-
-    /// `directory: path`, and `Last-Modified` in the full form. The root is never printed.
-    static func writeDirectory(_ directory: Database.Directory, full: Bool, to client: Client) {
-        guard !directory.path.isEmpty else { return }
-        var text = "directory: \(directory.path)\n"
-        if full { text += "Last-Modified: \(Self.iso8601(directory.modificationTime))\n" }
-        client.write(text)
     }
 }

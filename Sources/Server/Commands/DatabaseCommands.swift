@@ -105,10 +105,13 @@ enum DatabaseCommands {
         let entries = try walk(database, uri: uri, recursive: true)
         let client = context.client
         let tags = visibleTags(context)
-        // Streamed: a whole-library listallinfo is tens of megabytes on a large library.
+        // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
+        // and one write.
         return .stream(
             ReplyStream.chunked(count: entries.count) { range in
-                for entry in entries[range] { write(entry, database: database, full: full, tags: tags, to: client) }
+                var reply = ReplyBuffer(capacity: range.count * (full ? 256 : 64))
+                for entry in entries[range] { append(entry, database: database, full: full, tags: tags, to: &reply) }
+                client.write(bytes: reply.bytes)
             })
     }
 
@@ -147,26 +150,39 @@ enum DatabaseCommands {
 
     /// Writes one entry, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
     static func write(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to client: Client) {
+        var reply = ReplyBuffer(capacity: 512)
+        Self.append(entry, database: database, full: full, tags: tags, to: &reply)
+        client.write(bytes: reply.bytes)
+    }
+
+    /// One entry's lines appended to `reply`.
+    static func append(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to reply: inout ReplyBuffer) {
         switch entry {
         case .directory(let index):
-            SongPrinter.writeDirectory(database.directories[Int(index)], full: full, to: client)
+            let directory = database.directories[Int(index)]
+            // The root is never printed.
+            guard !directory.path.isEmpty else { return }
+            reply.rawLine("directory", directory.path)
+            if full { Self.appendLastModified(directory.modificationTime, to: &reply) }
         case .song(let index):
             if full {
-                SongPrinter.writeSong(index, of: database.songs, visibleTags: tags, to: client)
+                SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
             } else {
-                var reply = ReplyBuffer(capacity: 256)
-                reply.rawLine("file", database.songs.uri(index))
+                SongPrinter.appendFileLine(index, of: database.songs, to: &reply)
                 SongPrinter.appendPlaylistLine(index, of: database.songs, to: &reply)
-                client.write(bytes: reply.bytes)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]
             let playlist = directory.playlists[position]
-            let path = directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name
-            var text = "playlist: \(path)\n"
-            if full { text += "Last-Modified: \(SongPrinter.iso8601(playlist.modificationTime))\n" }
-            client.write(text)
+            reply.rawLine("playlist", directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name)
+            if full { Self.appendLastModified(playlist.modificationTime, to: &reply) }
         }
+    }
+
+    private static func appendLastModified(_ seconds: Int64, to reply: inout ReplyBuffer) {
+        reply.key("Last-Modified")
+        SongPrinter.appendISO8601(seconds, to: &reply)
+        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// Lists the music directory's files as they are on disk (not the database): regular files with their
