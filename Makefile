@@ -25,13 +25,13 @@ build: deps-build
 	$(SWIFT) build
 
 # A plain `swift build` on an empty scratch path, as on a fresh clone: `--build-tests` orders the modules
-# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module). It has a
-# scratch path of its own: `swift build --build-tests` after a plain build in the same path fails that way today
-# (StoredPlaylistsTests: 'UErrorCode' has different definitions), which a fresh clone's test build does not.
+# differently and once hid a build that failed this way (Foundation and ICU's C headers in one module). `make test`
+# then builds and runs the unit tests in the same scratch path, as a user's `swift build` then `swift test` does (that
+# order once failed too: 'UErrorCode' has different definitions, until ICU's headers moved behind CICUShim).
+FRESH = .build/fresh
 fresh-build: deps-build
-	rm -rf .build/fresh
-	$(SWIFT) build --scratch-path .build/fresh
-	rm -rf .build/fresh
+	rm -rf $(FRESH)
+	$(SWIFT) build --scratch-path $(FRESH)
 
 release: deps-build
 	$(SWIFT) build -c release
@@ -51,8 +51,8 @@ test: deps
 	@date +'== %T fresh build'
 	$(MAKE) fresh-build
 	@date +'== %T unit tests'
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build --build-tests --scratch-path $(FRESH)
+	$(SWIFT) test --skip-build --scratch-path $(FRESH)
 	@date +'== %T short fuzzing'
 	$(MAKE) fuzz-short
 	@date +'== %T conformance'

@@ -101,7 +101,10 @@ let package = Package(
 
         // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
-        .target(name: "ICU", dependencies: ["CICU"], swiftSettings: settings),
+        // The shim names no ICU type (ICUShim.h says why), so no Swift module ever loads ICU's headers next to
+        // Foundation's own copy of ICU.
+        .target(name: "CICUShim", dependencies: ["CICU"]),
+        .target(name: "ICU", dependencies: ["CICUShim"], swiftSettings: settings),
 
         // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
         .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),

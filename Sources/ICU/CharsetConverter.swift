@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-internal import CICU
+internal import CICUShim
 
 /// Converts text in a legacy character set to UTF-8 with ICU, as `mpd`'s `IcuConverter::ToUTF8` (used for an
 /// HTTP stream whose URL ends in `#charset=NAME`).
@@ -14,14 +14,14 @@ public final class CharsetConverter {
     ///
     /// The corresponding C function is `ucnv_open`.
     public init?(charset: String) {
-        var status = U_ZERO_ERROR
-        guard let converter = fermata_ucnv_open(charset, &status), status.rawValue <= U_ZERO_ERROR.rawValue else {
+        var status: Int32 = 0
+        guard let converter = ficu_converter_open(charset, &status), status <= 0 else {
             return nil
         }
         self.converter = converter
     }
 
-    deinit { fermata_ucnv_close(self.converter) }
+    deinit { ficu_converter_close(self.converter) }
 
     /// `bytes` converted to UTF-8 (bytes the character set cannot map become U+FFFD), or `nil` when ICU fails.
     ///
@@ -31,17 +31,17 @@ public final class CharsetConverter {
         guard !source.isEmpty else { return [] }
         // Each byte gives at most two UTF-16 units (ICU's own bound for one-byte character sets is one).
         var units = [UInt16](repeating: 0, count: source.count * 2 + 1)
-        var status = U_ZERO_ERROR
+        var status: Int32 = 0
         let count = source.withUnsafeBufferPointer { input in
             input.withMemoryRebound(to: CChar.self) { chars in
                 units.withUnsafeMutableBufferPointer { output in
-                    fermata_ucnv_toUChars(
+                    ficu_converter_to_utf16(
                         self.converter, output.baseAddress, Int32(output.count), chars.baseAddress, Int32(chars.count),
                         &status)
                 }
             }
         }
-        guard status.rawValue <= U_ZERO_ERROR.rawValue, count >= 0 else { return nil }
+        guard status <= 0, count >= 0 else { return nil }
         return Array(String(decoding: units[0..<Int(count)], as: UTF16.self).utf8)
     }
 }

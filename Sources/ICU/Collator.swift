@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-internal import CICU
+internal import CICUShim
 
 /// ICU's root collator, which `mpd` uses to order directories, songs and sorted results.
 ///
@@ -13,15 +13,15 @@ public final class Collator: @unchecked Sendable {
     public static let root = Collator()
 
     private init() {
-        var status = U_ZERO_ERROR
-        guard let collator = fermata_ucol_open("", &status), status.rawValue <= U_ZERO_ERROR.rawValue else {
+        var status: Int32 = 0
+        guard let collator = ficu_collator_open("", &status), status <= 0 else {
             // The root collator is built into libicudata; failing to open it means a broken installation.
-            fatalError("ucol_open(\"\") failed: \(status.rawValue)")
+            fatalError("ucol_open(\"\") failed: \(status)")
         }
         self.collator = collator
     }
 
-    deinit { fermata_ucol_close(self.collator) }
+    deinit { ficu_collator_close(self.collator) }
 
     /// Compares two UTF-8 strings as `mpd`'s `IcuCollate` does: negative, zero or positive.
     ///
@@ -31,15 +31,15 @@ public final class Collator: @unchecked Sendable {
         var b = b
         return a.withUTF8 { aBytes in
             b.withUTF8 { bBytes in
-                var status = U_ZERO_ERROR
+                var status: Int32 = 0
                 let result = aBytes.withMemoryRebound(to: CChar.self) { aChars in
                     bBytes.withMemoryRebound(to: CChar.self) { bChars in
-                        fermata_ucol_strcollUTF8(
+                        ficu_collator_compare_utf8(
                             self.collator, aChars.baseAddress, Int32(aChars.count), bChars.baseAddress,
                             Int32(bChars.count), &status)
                     }
                 }
-                return Int(result.rawValue)
+                return Int(result)
             }
         }
     }
