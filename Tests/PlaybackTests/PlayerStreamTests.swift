@@ -35,6 +35,9 @@ private let streamOpener: @Sendable (String, InputCancellation) throws(FormatErr
 /// The URLs `streamOpener` was asked to open, in order.
 private let openedStreams = Mutex<[String]>([])
 
+/// How many reads of `stall-read` streams have blocked on their "server" so far.
+private let stalledReads = Atomic<Int>(0)
+
 /// Waits (up to 5 s) until `streamOpener` was asked to open `url` `count` times in all.
 private func waitForOpen(_ url: String, count: Int) -> Bool {
     for _ in 0..<2500 {
@@ -75,6 +78,7 @@ private struct StallingDecoder: Decoder {
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         self.chunks += 1
         if self.chunks > 1 {
+            stalledReads.add(1, ordering: .sequentiallyConsistent)
             self.released.wait()
             throw .input(.notSeekable(uri: "http://test/stall-read"))
         }
@@ -102,6 +106,29 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
         // The left stream reports nothing: no songFailed for a song the player moved away from.
         #expect(!harness.received.contains { if case .songFailed(1, _) = $0 { true } else { false } })
+    }
+
+    /// Replacing the queued stream while the decoder reads it, before any of it was heard, leaves its stalled
+    /// input: the loop never waits on the network, and the replacement follows the current song.
+    @Test func replacingAStalledQueuedStreamLeavesIt() throws {
+        // A paced output: while it plays the first of song 1's 2 s, the decoder is already in the queued stream.
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)
+        let url = "http://test/stall-read"
+        let stalled = stalledReads.load(ordering: .sequentiallyConsistent)
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 88_200), atSeconds: 0) }
+        harness.withPlayer { $0.queue(stream(2, url)) }
+        var blocked = false
+        for _ in 0..<2500 where !blocked {
+            blocked = stalledReads.load(ordering: .sequentiallyConsistent) > stalled
+            if !blocked { usleep(2000) }
+        }
+        #expect(blocked)
+        // The decoder thread is blocked on the "server" in the queued stream's second read.
+        harness.withPlayer { $0.queue(fakeSong(3, base: 0, frames: 4_410)) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 3)) })
+        #expect(!harness.received.contains(.songStarted(token: 2)))
+        #expect(!harness.received.contains { if case .songFailed(2, _) = $0 { true } else { false } })
     }
 
     @Test func stopLeavesAStalledStreamAndTheNextPlayStarts() throws {

@@ -174,8 +174,7 @@ public final class Player: PlayerControl {
         self.queuedSong = song
         guard self.state != .stop else { return }
         let (newestToken, border) = self.decoder.newestSong
-        if let previous, newestToken == previous.token {
-            self.replaceDecodingQueuedSong(with: song, border: border)
+        if let previous, newestToken == previous.token, self.dropDecodingQueuedSong(border: border, for: song) {
             return
         }
         self.decoder.setQueued(song)
@@ -191,30 +190,31 @@ public final class Player: PlayerControl {
         self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
     }
 
-    /// The decoder already decodes the queued song being replaced: cut its chunks off the pipe, unless an
-    /// output already plays them (then it is the current song and `song` is queued after it).
-    private func replaceDecodingQueuedSong(with song: PlayableSong?, border: UInt64) {
-        self.decoder.send(.park, wait: true)
+    /// The decoder already decodes the queued song being replaced: cuts its chunks off the pipe and starts `song`
+    /// (if any) in its place. Returns `false`, touching nothing, when an output already plays those chunks: then it
+    /// is the current song, and `song` is queued after it as any queued song.
+    ///
+    /// The outputs are held first (each answers within one device write), so the decision cannot change; the
+    /// decoder is then parked with its input cancelled, so the wait never depends on a stalled server.
+    private func dropDecodingQueuedSong(border: UInt64, for song: PlayableSong?) -> Bool {
         for output in self.outputThreads { output.send(wait: true) { $0.hold = true } }
+        defer { for output in self.outputThreads { output.send { $0.hold = false } } }
         let started = self.pipe.readers.contains {
             $0.consuming.load(ordering: .acquiring)
                 && ($0.cursor.load(ordering: .acquiring) > border || $0.fadeBorder.load(ordering: .acquiring) == border)
         }
-        if started {
-            self.decoder.setQueued(song)
-            self.decoder.send(.resume)
+        guard !started else { return false }
+        self.decoder.send(.park, wait: true, cancelInput: true)
+        self.pipe.written.store(border, ordering: .releasing)
+        self.decoder.setQueued(nil)
+        if let song {
+            self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
+            self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
         } else {
-            self.pipe.written.store(border, ordering: .releasing)
-            self.decoder.setQueued(nil)
-            if let song {
-                self.shared.endState.store(PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
-                self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
-            } else {
-                self.decoder.send(.stop, wait: true)
-                self.shared.endState.store(PlayerEndState.endOfStream.rawValue, ordering: .sequentiallyConsistent)
-            }
+            self.decoder.send(.stop, wait: true)
+            self.shared.endState.store(PlayerEndState.endOfStream.rawValue, ordering: .sequentiallyConsistent)
         }
-        for output in self.outputThreads { output.send { $0.hold = false } }
+        return true
     }
 
     /// Pausing returns once every output stopped writing (at most one device write).
