@@ -11,8 +11,9 @@ mpd and Fermata each get the `fifo` output of the README's "Multi-room" section 
 both play the minute of MP3 that benchmarks/playback.py makes at the same time (the fifo is paced in real time,
 so this takes a minute). The figure is the user+system CPU time of each server process from `play` to the end
 of the queue, as a ratio Fermata/mpd in the same run; snapserver's own CPU time is shown beside it. mpd decodes
-the MP3 with libmpg123 (its libmad plugin disabled), as Fermata does; each resamples 44.1 to 48 kHz with its
-default resampler.
+the MP3 with libmpg123 (its libmad plugin disabled), as Fermata does. Both resample 44.1 to 48 kHz: once with
+each server's default resampler (Debian's mpd: libsamplerate; Fermata: libsoxr's "high" recipe), once with
+`resampler { plugin "soxr" quality "high" }` for both, so two minutes in all.
 Writes the "Snapcast" section of benchmarks/RESULTS.md. Not part of `make test`; `make bench` runs it.
 """
 
@@ -39,6 +40,8 @@ import mpdtest  # noqa: E402
 import playback  # noqa: E402  (make_music, start, stop, cpu_seconds)
 
 NO_MAD = ['decoder {', '    plugin "mad"', '    enabled "no"', '}']
+#: The same resampler for both (by default Debian's mpd picks libsamplerate, Fermata libsoxr's "high" recipe).
+SOXR = ['resampler {', '    plugin "soxr"', '    quality "high"', '}']
 SNAPSERVER_CONF = """[server]
 threads = 2
 datadir = {root}
@@ -88,11 +91,11 @@ def measure(server: mpdtest.Server, reader: subprocess.Popen, results: dict, key
     results[key] = {"cpu": cpu1 - cpu0, "wall": wall, "snapserver": read1 - read0}
 
 
-def run(fermata: Path, mpd: Path, music: Path) -> dict:
+def run(fermata: Path, mpd: Path, music: Path, resampler: list[str]) -> dict:
     servers, readers, roots = {}, {}, {}
     results: dict = {}
     try:
-        for key, binary, extra in (("mpd", mpd, NO_MAD), ("fermata", fermata, None)):
+        for key, binary, extra in (("mpd", mpd, NO_MAD + resampler), ("fermata", fermata, resampler)):
             root = Path(tempfile.mkdtemp(prefix=f"fermata-bench-snapcast-{key}-"))
             roots[key] = root
             servers[key] = playback.start(
@@ -147,22 +150,26 @@ def main(argv=None) -> int:
         print("snapserver is not installed (scripts/install-deps.sh test)", file=sys.stderr)
         return 1
     music = playback.make_music()
-    results = run(args.fermata, args.mpd, music)
-    ratio = results["fermata"]["cpu"] / max(results["mpd"]["cpu"], 0.01)
-    print(f"fifo to snapserver: Fermata {results['fermata']['cpu']:.2f} s, mpd {results['mpd']['cpu']:.2f} s CPU "
-          f"for {playback.SECONDS} s: ratio {ratio:.2f}")
+    rows = []
+    for label, resampler in (("each server's default resampler", []), ('both `soxr` "high"', SOXR)):
+        results = run(args.fermata, args.mpd, music, resampler)
+        ratio = results["fermata"]["cpu"] / max(results["mpd"]["cpu"], 0.01)
+        print(f"fifo to snapserver, {label}: Fermata {results['fermata']['cpu']:.2f} s, mpd "
+              f"{results['mpd']['cpu']:.2f} s CPU for {playback.SECONDS} s: ratio {ratio:.2f}")
+        rows.append(f"| {label} | {results['mpd']['cpu']:.2f} s | {results['fermata']['cpu']:.2f} s | "
+                    f"**{ratio:.2f}** | {results['mpd']['snapserver']:.2f} s | "
+                    f"{results['fermata']['snapserver']:.2f} s |")
     if not args.no_write:
         write_results([
             f"Measured {datetime.date.today().isoformat()} by `benchmarks/snapcast.py`: CPU time (user+system, all "
-            f"threads) of playing {playback.SECONDS} s of MP3 through a `fifo` output (`48000:16:2`, software "
-            "mixer) into a snapserver of its own, mpd (libmpg123) and Fermata at the same time, each resampling "
-            "44.1 to 48 kHz with its default resampler.",
+            f"threads) of playing {playback.SECONDS} s of MP3 (44.1 kHz) through a `fifo` output (`48000:16:2`, "
+            "software mixer) into a snapserver of its own, mpd (libmpg123) and Fermata at the same time; first "
+            "with each server's default resampler (Debian's mpd: libsamplerate; Fermata: libsoxr \"high\"), then "
+            "with `resampler { plugin \"soxr\" quality \"high\" }` for both.",
             "",
-            "| | mpd | Fermata | Fermata/mpd |",
-            "|---|---|---|---|",
-            f"| server | {results['mpd']['cpu']:.2f} s | {results['fermata']['cpu']:.2f} s | {ratio:.2f} |",
-            f"| its snapserver | {results['mpd']['snapserver']:.2f} s | {results['fermata']['snapserver']:.2f} s | "
-            f"{results['fermata']['snapserver'] / max(results['mpd']['snapserver'], 0.01):.2f} |",
+            "| resampler | mpd | Fermata | Fermata/mpd | mpd's snapserver | Fermata's snapserver |",
+            "|---|---|---|---|---|---|",
+            *rows,
         ])
     return 0
 
