@@ -223,7 +223,8 @@ class Snapcast:
     def log(self) -> str:
         """snapserver's last log lines and what the clients logged about their playing."""
         text = (self.root / "snapserver.log").read_text(errors="replace").splitlines()
-        parts = ["--- snapserver log:", *text[-30:]]
+        reading = [line for line in text if any(word in line for word in ("(PosixStream)", "onResync", "State chan"))]
+        parts = ["--- snapserver, reading the fifo:", *reading[-15:], "--- snapserver log:", *text[-20:]]
         for name in "ab"[:len(self.recordings)]:
             lines = (self.root / f"snapclient-{name}.log").read_text(errors="replace").splitlines()
             parts += [f"--- snapclient {name}:", *[line for line in lines if "(Connection)" not in line][-15:]]
