@@ -67,12 +67,14 @@ conformance: deps release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
 
 # Fermata against mpd on a generated MP3 library and on a mixed-format one (100k songs by default; SONGS=2000 for
-# a quick run), then playback CPU time per format and audio-path allocations, and CPU through httpd (lame, vorbis). Not part of `make test`; writes benchmarks/RESULTS.md.
+# a quick run), then playback CPU time per format and audio-path allocations, CPU through httpd (lame, vorbis) and
+# through a fifo into snapserver. Not part of `make test`; writes benchmarks/RESULTS.md.
 bench: deps release
 	$(PYTHON) benchmarks/run.py --songs $(or $(SONGS),100000)
 	$(PYTHON) benchmarks/run.py --mixed --songs $(or $(SONGS),100000)
 	$(PYTHON) benchmarks/playback.py
 	$(PYTHON) benchmarks/httpd.py
+	$(PYTHON) benchmarks/snapcast.py
 
 # libFuzzer targets (fuzz/README.md; fuzz/run.sh lists them all). Built into .build/fuzz with
 # AddressSanitizer, apart from the normal build. `make fuzz TARGET=protocol SECONDS=600` fuzzes one target;

@@ -14,8 +14,11 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # adduser (the package's postinst), mount (a private /opt/swift) and mpd (installed beside it).
 # mpg123: the reference decodes of conformance/test_audio.py.
 # icecast2: the Icecast server conformance/test_shout.py streams to (started by the test on 127.0.0.1).
+# snapserver, snapclient: conformance/test_snapcast.py feeds a snapserver from the fifo output (started by the test on
+# 127.0.0.1) and records two snapclients; snapserver's meta_mpd.py plug-in controls Fermata over the protocol and
+# imports python3-mpd, python3-dbus and python3-gi (snapserver only recommends python3).
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 icecast2 timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
@@ -60,6 +63,19 @@ if [ -n "$missing" ]; then
         fi
         ;;
     esac
+    for snapcast in snapserver snapclient; do
+        case " $missing " in
+        *" $snapcast "*)
+            # Likewise a system snapserver (ports 1704, 1705 and 1780 on every interface, published over zeroconf)
+            # or snapclient (browsing the LAN): conformance/test_snapcast.py runs its own on loopback.
+            if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+                $SUDO systemctl disable --now "$snapcast.service" >/dev/null 2>&1 || true
+            elif [ -x "/etc/init.d/$snapcast" ]; then
+                $SUDO "/etc/init.d/$snapcast" stop >/dev/null 2>&1 || true
+            fi
+            ;;
+        esac
+    done
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

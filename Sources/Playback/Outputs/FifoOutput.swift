@@ -7,7 +7,12 @@ import Synchronization
 
 /// `type "fifo"`: raw PCM into a named pipe at `path` (created if missing, removed again if we created it),
 /// for readers such as snapserver or visualisers. Writes never block: when the pipe is full (or nobody reads)
-/// the pipe is emptied through our own read end, as `mpd` does, and the output is paced in real time.
+/// the pipe is emptied through our own read end, as `mpd` does, and the output is paced in real time, kept
+/// ahead of the clock by ``lead`` so that a reader taking its data in ticks of its own (snapserver reads 20 ms
+/// every 20 ms and pads what it finds missing with silence) always finds a tick's worth.
+///
+/// A pause stops the writes and leaves in the pipe what was written (it plays out in the reader: nothing is
+/// lost on resume); what nobody read half a second after it was due goes, so no reader plays stale audio.
 ///
 /// Used on its output thread, except `interrupt()`. `@unchecked Sendable`: descriptors and timer are confined
 /// to the output thread after creation; `interrupted` and the wake-up are thread-safe.
@@ -22,6 +27,18 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
     private var drainBuffer = [UInt8](repeating: 0, count: 16384)
+    /// How far ahead of the clock the writes run (nanoseconds): 100 ms, at most 20 KiB (less than a third of a
+    /// pipe, so a chunk and a tick of the reader's more still fit).
+    private var lead: UInt64 = 0
+    /// While paused: when what is left in the pipe turns stale (monotonic nanoseconds), 0 once it is emptied;
+    /// `nil` while playing.
+    private var staleAt: UInt64?
+
+    /// The most the writes run ahead of the clock.
+    static let maximumLead: UInt64 = 100_000_000
+    static let maximumLeadBytes = 20480
+    /// How long after it was due unread audio stays in the pipe during a pause.
+    static let staleAfter: UInt64 = 500_000_000
 
     /// Creates (if needed) and opens the pipe at `path`.
     ///
@@ -34,9 +51,13 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
                 throw OutputError("\"\(path)\" already exists, but is not a FIFO")
             }
         } catch let error as SystemCallError {
-            guard error.errno == .noSuchFile else { throw OutputError("Failed to stat FIFO \"\(path)\": \(error.errno)") }
+            guard error.errno == .noSuchFile else {
+                throw OutputError("Failed to stat FIFO \"\(path)\": \(error.errno)")
+            }
             do {
-                _ = try RawText.withFilePath(path) { (file) throws(SystemCallError) in try syscall("mkfifo") { mkfifo(file, 0o666) } }
+                _ = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+                    try syscall("mkfifo") { mkfifo(file, 0o666) }
+                }
             } catch {
                 throw OutputError("Couldn't create FIFO \"\(path)\": \(error.errno)")
             }
@@ -82,19 +103,27 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
+        self.lead = min(Self.maximumLead, self.timer.nanoseconds(of: Self.maximumLeadBytes))
+        self.staleAt = nil
         return format
     }
 
-    public func close() { self.timer.reset() }
+    public func close() {
+        self.timer.reset()
+        self.staleAt = nil
+    }
 
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        self.timer.wait(thenAdd: data.count, wakeup: self.wakeup, interrupted: self.interrupted)
+        self.staleAt = nil
+        self.timer.wait(ahead: self.lead, wakeup: self.wakeup, interrupted: self.interrupted)
         self.interrupted.store(false, ordering: .releasing)
         guard let output = self.output else { throw OutputError("FIFO \"\(self.path)\" is not open") }
         while true {
             do {
                 switch try output.write(data) {
-                case .processed(let count) where count > 0: return count
+                case .processed(let count) where count > 0:
+                    self.timer.add(count)
+                    return count
                 case .processed, .wouldBlock: self.emptyPipe()  // Full: nobody reads fast enough.
                 }
             } catch {
@@ -107,7 +136,32 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
 
     public func cancel() {
         self.timer.reset()
+        self.staleAt = nil
         self.emptyPipe()
+    }
+
+    /// Stays paused: waits a little (so the output thread does not spin); the first call restarts the clock
+    /// for the resume and notes when what is still in the pipe turns stale, a later one empties it then.
+    public func pause() -> Bool {
+        let now = MonotonicClock.now()
+        if self.staleAt == nil {
+            self.staleAt = now + self.timer.delayNanoseconds(now: now) + Self.staleAfter
+            self.timer.reset()
+        }
+        var wait: UInt64 = 100_000_000
+        if let staleAt = self.staleAt, staleAt > 0 {
+            if staleAt <= now {
+                self.emptyPipe()
+                self.staleAt = 0
+            } else {
+                wait = min(wait, staleAt - now)
+            }
+        }
+        if !self.interrupted.load(ordering: .acquiring) {
+            self.wakeup.wait(unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: wait)
+        }
+        self.interrupted.store(false, ordering: .releasing)
+        return true
     }
 
     public func interrupt() {

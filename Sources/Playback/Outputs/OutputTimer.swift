@@ -42,19 +42,33 @@ public struct OutputTimer: ~Copyable {
     /// Waits (through `wakeup`, so `interrupted` cuts it short) until the previous write is heard, then adds
     /// `bytes` to the target.
     public mutating func wait(thenAdd bytes: Int, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
+        self.wait(ahead: 0, wakeup: wakeup, interrupted: interrupted)
+        self.add(bytes)
+    }
+
+    /// Waits (through `wakeup`, so `interrupted` cuts it short) until no more than `ahead` nanoseconds of what
+    /// was written are still to be heard; the first write after `open` or `reset` starts the clock. Then the
+    /// caller writes and counts what it wrote with ``add(_:)``.
+    public mutating func wait(ahead: UInt64, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
         var now = MonotonicClock.now()
         if !self.started {
             self.started = true
             self.target = now
         }
-        while self.target > now, !interrupted.load(ordering: .acquiring) {
-            wakeup.wait(unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.target - now)
+        while self.target > now + ahead, !interrupted.load(ordering: .acquiring) {
+            wakeup.wait(
+                unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.target - now - ahead)
             now = MonotonicClock.now()
         }
         // After an underrun, do not race to catch up with the past.
         if self.target + 100_000_000 < now { self.target = now }
-        self.target += UInt64(bytes) * 1_000_000_000 / UInt64(self.bytesPerSecond)
     }
+
+    /// Counts `bytes` written: they are heard once everything written before them is.
+    public mutating func add(_ bytes: Int) { self.target += self.nanoseconds(of: bytes) }
+
+    /// Nanoseconds `bytes` take to be heard.
+    public func nanoseconds(of bytes: Int) -> UInt64 { UInt64(bytes) * 1_000_000_000 / UInt64(self.bytesPerSecond) }
 
     /// Waits until everything written is heard, then forgets the target (`drain`).
     ///
