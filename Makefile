@@ -46,7 +46,9 @@ run: deps-run release demo
 	.build/release/fermata $(CONFIG)
 
 # A fresh plain build, unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
-# timing-based reply collection and its load tests expect an optimised server.
+# timing-based reply collection and its load tests expect an optimised server. It runs its files in CONFORMANCE_JOBS
+# pytest-xdist workers (one file's tests stay in one worker, in order; each worker starts its own servers).
+CONFORMANCE_JOBS ?= 2
 test: deps
 	@date +'== %T fresh build'
 	$(MAKE) fresh-build
@@ -57,14 +59,15 @@ test: deps
 	$(MAKE) fuzz-short
 	@date +'== %T conformance'
 	$(SWIFT) build -c release
-	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q --durations=25 conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -n $(CONFORMANCE_JOBS) --dist loadfile \
+		--durations=25 conformance
 	@date +'== %T done'
 
 unit: deps-build
 	$(SWIFT) test
 
 conformance: deps release
-	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -n $(CONFORMANCE_JOBS) --dist loadfile conformance
 
 # Fermata against mpd on a generated MP3 library and on a mixed-format one (100k songs by default; SONGS=2000 for
 # a quick run), then playback CPU time per format and audio-path allocations, CPU through httpd (lame, vorbis) and

@@ -17,8 +17,9 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # snapserver, snapclient: conformance/test_snapcast.py feeds a snapserver from the fifo output (started by the test on
 # 127.0.0.1) and records two snapclients; snapserver's meta_mpd.py plug-in controls Fermata over the protocol and
 # imports python3-mpd, python3-dbus and python3-gi (snapserver only recommends python3).
+# python3-pytest-xdist: make test runs the conformance files in two workers.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
