@@ -46,17 +46,27 @@ enum ArtCommands {
             throw AckError(.noExist, "No file exists")
         }
         let base = directory.isEmpty ? root : root + "/" + directory
+        let limit = context.client.binaryLimit
+        // The files are read off the loop (a disk or a network share may be slow); the reply waits for them.
+        return .deferred(
+            DeferredReply(work: { _ in Self.readCover(in: base, offset: offset, count: limit) }) {
+                cover, context throws(AckError) in
+                guard let (size, chunk) = cover else { throw AckError(.noExist, "No file exists") }
+                if offset > size { throw AckError(.arg, "Offset too large") }
+                writeChunk(size: size, chunk: chunk, type: nil, context: context)
+                return .ok
+            })
+    }
+
+    /// The first cover file of `directory` that can be read, in `mpd`'s order: its size and the `count` bytes at
+    /// `offset` (clients fetch a cover in binarylimit-sized chunks: only the chunk asked for is read). Blocks.
+    private static func readCover(in directory: String, offset: Int, count: Int) -> (size: Int, chunk: [UInt8])? {
         for name in Self.coverNames {
-            // Clients fetch a cover in binarylimit-sized chunks: read only the chunk asked for.
-            guard
-                let (size, chunk) = try? readFileRange(
-                    atPath: base + "/" + name, offset: offset, count: context.client.binaryLimit)
-            else { continue }
-            if offset > size { throw AckError(.arg, "Offset too large") }
-            writeChunk(size: size, chunk: chunk, type: nil, context: context)
-            return .ok
+            if let cover = try? readFileRange(atPath: directory + "/" + name, offset: offset, count: count) {
+                return (cover.size, cover.bytes)
+            }
         }
-        throw AckError(.noExist, "No file exists")
+        return nil
     }
 
     /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`
@@ -69,25 +79,33 @@ enum ArtCommands {
         else {
             throw AckError(.noExist, "No such song")
         }
-        try Self.requireReadable(root + "/" + uri)
-        let pairs: [(name: String, value: String)]
-        do {
-            pairs = try comments(root + "/" + uri)
-        } catch {
-            throw AckError(.noExist, "Failed to load file")
-        }
-        func isLetter(_ byte: UInt8) -> Bool { (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) }
-        var text = ""
-        for (name, value) in pairs {
-            let nameBytes = Array(name.utf8)
-            guard let first = nameBytes.first, isLetter(first),
-                nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
-                value.utf8.allSatisfy({ $0 >= 0x20 })
-            else { continue }
-            text += "\(name): \(value)\n"
-        }
-        context.write(raw: text)
-        return .ok
+        let path = root + "/" + uri
+        return .deferred(
+            DeferredReply(work: { _ in
+                Result { () throws(AckError) in
+                    try Self.requireReadable(path)
+                    do {
+                        return try comments(path)
+                    } catch {
+                        throw AckError(.noExist, "Failed to load file")
+                    }
+                }
+            }) { pairs, context throws(AckError) in
+                func isLetter(_ byte: UInt8) -> Bool {
+                    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                }
+                var text = ""
+                for (name, value) in try pairs.get() {
+                    let nameBytes = Array(name.utf8)
+                    guard let first = nameBytes.first, isLetter(first),
+                        nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
+                        value.utf8.allSatisfy({ $0 >= 0x20 })
+                    else { continue }
+                    text += "\(name): \(value)\n"
+                }
+                context.write(raw: text)
+                return .ok
+            })
     }
 
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -99,19 +117,27 @@ enum ArtCommands {
         else {
             throw AckError(.noExist, "No such song")
         }
-        try Self.requireReadable(root + "/" + uri)
-        let picture: Picture?
-        do {
-            picture = try pictures(root + "/" + uri)
-        } catch {
-            throw AckError(.noExist, "Failed to load file")
-        }
-        // No embedded picture: an empty reply, which clients read as "no picture".
-        guard let picture else { return .ok }
-        if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
-        let end = offset + min(picture.data.count - offset, context.client.binaryLimit)
-        writeChunk(size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType, context: context)
-        return .ok
+        let path = root + "/" + uri
+        return .deferred(
+            DeferredReply(work: { _ in
+                Result { () throws(AckError) in
+                    try Self.requireReadable(path)
+                    do {
+                        return try pictures(path)
+                    } catch {
+                        throw AckError(.noExist, "Failed to load file")
+                    }
+                }
+            }) { picture, context throws(AckError) in
+                // No embedded picture: an empty reply, which clients read as "no picture".
+                guard let picture = try picture.get() else { return .ok }
+                if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
+                let end = offset + min(picture.data.count - offset, context.client.binaryLimit)
+                writeChunk(
+                    size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType,
+                    context: context)
+                return .ok
+            })
     }
 
     /// `mpd` opens the song's file before reading its comments or picture: a file that cannot be opened (gone

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Server
+import Synchronization
+import TestSupport
+import Testing
+
+/// `albumart`, `readpicture` and `readcomments`: their files are read off the loop.
+@Suite(.serialized) struct ArtCommandTests {
+    /// Runs `request` on `fixture`'s client in a thread of its own; the reply is `reply` once `answered` signals.
+    private final class PendingRequest: Sendable {
+        let answered = DispatchSemaphore(value: 0)
+        let reply = Mutex<[String]>([])
+
+        init(_ line: String, on fixture: QueueFixture) {
+            nonisolated(unsafe) let fixture = fixture  // used by that thread alone until `answered`
+            Thread { [self] in
+                let lines = fixture.request(line)
+                self.reply.withLock { $0 = lines }
+                self.answered.signal()
+            }.start()
+        }
+    }
+
+    /// A read that blocks (a slow disk, a network share) keeps its own client waiting and no other.
+    @Test(arguments: ["readpicture top.mp3 0", "readcomments top.mp3"])
+    func aBlockedReadKeepsOnlyItsClientWaiting(command: String) throws {
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let f = try QueueFixture {
+            $0.pictureReader = { _ in
+                entered.signal()
+                gate.wait()
+                return Picture(data: Array("abc".utf8), mimeType: "image/png")
+            }
+            $0.commentReader = { _ in
+                entered.signal()
+                gate.wait()
+                return [("comment", "x"), ("bad name", "y"), ("TITLE", "a\u{1}b")]
+            }
+        }
+        let other = try LoopbackClient(port: f.server.port)
+        _ = other.readLine()
+        let pending = PendingRequest(command, on: f)
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        // The reader is blocked: the loop still serves everyone else.
+        #expect(other.request("ping") == ["OK"])
+        #expect(other.request("status").last == "OK")
+        #expect(pending.answered.wait(timeout: .now() + 0.1) == .timedOut)
+        gate.signal()
+        #expect(pending.answered.wait(timeout: .now() + 5) == .success)
+        let expected =
+            command.hasPrefix("readpicture")
+            ? ["size: 3", "type: image/png", "binary: 3", "abc", "OK"] : ["comment: x", "OK"]
+        #expect(pending.reply.withLock { $0 } == expected)
+        // The session goes on with the next request.
+        #expect(f.request("ping") == ["OK"])
+    }
+
+    @Test func readErrorsAreMpds() throws {
+        struct Broken: Error {}
+        let f = try QueueFixture {
+            $0.pictureReader = { _ in throw Broken() }
+            $0.commentReader = { _ in throw Broken() }
+        }
+        #expect(f.request("readpicture top.mp3 0") == ["ACK [50@0] {readpicture} Failed to load file"])
+        #expect(f.request("readcomments top.mp3") == ["ACK [50@0] {readcomments} Failed to load file"])
+        #expect(f.request("readcomments none.mp3") == ["ACK [50@0] {readcomments} No such song"])
+        // A song whose file is gone since the last update: mpd's open fails.
+        try FileManager.default.removeItem(atPath: f.music.path + "/a/1.mp3")
+        let gone = f.request("readpicture a/1.mp3 0")
+        #expect(
+            gone == ["ACK [52@0] {readpicture} Failed to open '\(f.music.path)/a/1.mp3': No such file or directory"])
+        // In a command list, the deferred reply's error ends the list at its index.
+        #expect(
+            f.request("command_list_begin\nping\nreadcomments top.mp3\nping\ncommand_list_end")
+                == ["ACK [50@1] {readcomments} Failed to load file"])
+    }
+
+    @Test func albumartReadsTheChunkAskedFor() throws {
+        let f = try QueueFixture()
+        let cover = Array("0123456789".utf8)
+        try Data(cover).write(to: URL(fileURLWithPath: f.music.path + "/a/cover.jpg"))
+        #expect(f.request("binarylimit 64") == ["OK"])
+        #expect(f.request("albumart a/2.mp3 4") == ["size: 10", "binary: 6", "456789", "OK"])
+        #expect(f.request("albumart a/2.mp3 10") == ["size: 10", "binary: 0", "", "OK"])
+        #expect(f.request("albumart a/2.mp3 11") == ["ACK [2@0] {albumart} Offset too large"])
+        #expect(f.request("albumart b/1.mp3 0") == ["ACK [50@0] {albumart} No file exists"])
+        // In a command list, the reply comes in its place.
+        #expect(
+            f.request("command_list_ok_begin\nalbumart a/2.mp3 8\nping\ncommand_list_end")
+                == ["size: 10", "binary: 2", "89", "list_OK", "list_OK", "OK"])
+    }
+}
