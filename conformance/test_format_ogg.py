@@ -162,6 +162,10 @@ def test_opus_samples_equal_opusdec_no_dither(server_factory, format_music, tmp_
     for kind in ("ref", "sut"):
         name, data = recording(server_factory, kind, format_music, tmp_path / kind, uri, len(want))
         assert name == f"rec-S16_LE-48000-{channels}.raw", kind
+        if kind == "ref" and len(data) > len(want):
+            # mpd's ALSA output may fill the last period with silence when it drains (seen on a loaded machine).
+            assert not any(data[len(want):]), "mpd wrote more than the song (not silence)"
+            data = data[:len(want)]
         assert data == want, f"{kind}: " + audiofiles.first_difference(array.array("h", data), array.array("h", want))
 
 
