@@ -81,16 +81,7 @@ enum ArtCommands {
         }
         let path = root + "/" + uri
         return .deferred(
-            DeferredReply(work: { _ in
-                Result { () throws(AckError) in
-                    try Self.requireReadable(path)
-                    do {
-                        return try comments(path)
-                    } catch {
-                        throw AckError(.noExist, "Failed to load file")
-                    }
-                }
-            }) { pairs, context throws(AckError) in
+            DeferredReply(work: { _ in Self.readSongFile(path, with: comments) }) { pairs, context throws(AckError) in
                 func isLetter(_ byte: UInt8) -> Bool {
                     (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 }
@@ -119,16 +110,7 @@ enum ArtCommands {
         }
         let path = root + "/" + uri
         return .deferred(
-            DeferredReply(work: { _ in
-                Result { () throws(AckError) in
-                    try Self.requireReadable(path)
-                    do {
-                        return try pictures(path)
-                    } catch {
-                        throw AckError(.noExist, "Failed to load file")
-                    }
-                }
-            }) { picture, context throws(AckError) in
+            DeferredReply(work: { _ in Self.readSongFile(path, with: pictures) }) { picture, context throws(AckError) in
                 // No embedded picture: an empty reply, which clients read as "no picture".
                 guard let picture = try picture.get() else { return .ok }
                 if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
@@ -138,6 +120,21 @@ enum ArtCommands {
                     context: context)
                 return .ok
             })
+    }
+
+    /// What `read` finds in the song file at `path`, or `mpd`'s error: the file cannot be opened, or `read` fails.
+    /// Blocks.
+    private static func readSongFile<Value: Sendable>(_ path: String, with read: (String) throws -> Value) -> Result<
+        Value, AckError
+    > {
+        Result { () throws(AckError) in
+            try Self.requireReadable(path)
+            do {
+                return try read(path)
+            } catch {
+                throw AckError(.noExist, "Failed to load file")
+            }
+        }
     }
 
     /// `mpd` opens the song's file before reading its comments or picture: a file that cannot be opened (gone
