@@ -58,7 +58,9 @@ public enum ArgumentParser {
     /// - Throws: `Float expected: <arg>`.
     public static func float(_ text: String) throws(AckError) -> Double {
         var trimmed = Substring(text)
-        while let first = trimmed.first, first == " " || first == "\t" || first == "\n" { trimmed = trimmed.dropFirst() }
+        while let first = trimmed.first, first == " " || first == "\t" || first == "\n" {
+            trimmed = trimmed.dropFirst()
+        }
         guard !trimmed.isEmpty, let value = Double(String(trimmed)) else {
             throw AckError(.arg, "Float expected: \(text)")
         }

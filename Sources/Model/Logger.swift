@@ -47,7 +47,9 @@ public struct Logger: Sendable {
     }
 
     /// Logs `message` with `metadata` at `level`.
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
+    public func log(
+        _ level: LogLevel, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]
+    ) {
         guard level <= self.threshold else { return }
         var line = "\(self.label): \(message())"
         for (key, value) in metadata { line += " \(key)=\(value)" }

@@ -55,7 +55,8 @@ public enum Socket {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let result = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SystemCallError) -> IOResult<Int32> in
+        let result = try withUnsafeMutablePointer(to: &storage) {
+            (pointer) throws(SystemCallError) -> IOResult<Int32> in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SystemCallError) in
                 try nonBlockingSyscall("accept4") { CLinux.accept4(listener.rawValue, address, &length, flags) }
             }
@@ -124,7 +125,9 @@ public enum Socket {
     /// Sends bytes without raising `SIGPIPE` on a closed peer.
     ///
     /// The corresponding C function is `send` with `MSG_NOSIGNAL`.
-    public static func send(_ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+    public static func send(
+        _ fd: FileDescriptor, _ buffer: UnsafeRawBufferPointer
+    ) throws(SystemCallError) -> IOResult<Int> {
         try nonBlockingSyscall("send") {
             Glibc.send(fd.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
         }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Library
 import MPDProtocol
 import Model
-import Library
 import Network
 import Playback
 import Posix

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Library
 import MPDProtocol
 import Model
-import Library
 import Network
 import Playback
 import StoredPlaylists

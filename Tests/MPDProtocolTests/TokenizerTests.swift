@@ -57,7 +57,8 @@ struct TokenizerTests {
     }
 
     @Test func ackLine() {
-        #expect(AckError(.noExist, "No such song").line(index: 2, command: "playid") == "ACK [50@2] {playid} No such song")
+        #expect(
+            AckError(.noExist, "No such song").line(index: 2, command: "playid") == "ACK [50@2] {playid} No such song")
     }
 }
 
@@ -161,10 +162,11 @@ struct ArgumentParserTests {
 
 struct IdleEventTests {
     @Test func fourteenSubsystemsInWireOrder() {
-        #expect(IdleEvent.allCases.map(\.name) == [
-            "database", "stored_playlist", "playlist", "player", "mixer", "output", "options", "sticker",
-            "update", "subscription", "message", "neighbor", "mount", "partition",
-        ])
+        #expect(
+            IdleEvent.allCases.map(\.name) == [
+                "database", "stored_playlist", "playlist", "player", "mixer", "output", "options", "sticker",
+                "update", "subscription", "message", "neighbor", "mount", "partition",
+            ])
         #expect(IdleEvent(parsing: "PLAYER") == .player)
         #expect(IdleEvent(parsing: "foo") == nil)
     }

@@ -56,7 +56,8 @@ import Testing
 
     @Test func badSyncValueIsRejectedWithMPDsMessage() {
         #expect(throws: OutputError.self) {
-            try NullOutputPlugin().makeOutput(OutputConfiguration(name: "n", type: "null", parameters: ["sync": "maybe"]))
+            try NullOutputPlugin().makeOutput(
+                OutputConfiguration(name: "n", type: "null", parameters: ["sync": "maybe"]))
         }
         #expect(NullOutputPlugin().name == "null")
     }

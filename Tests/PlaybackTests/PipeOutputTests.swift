@@ -24,6 +24,8 @@ import Testing
     }
 
     @Test func needsACommand() {
-        #expect(throws: OutputError.self) { try PipeOutputPlugin().makeOutput(OutputConfiguration(name: "p", type: "pipe")) }
+        #expect(throws: OutputError.self) {
+            try PipeOutputPlugin().makeOutput(OutputConfiguration(name: "p", type: "pipe"))
+        }
     }
 }

@@ -8,7 +8,8 @@ import Testing
 @Suite struct PlayerScalingTests {
     /// Plays a ramp from `base` and returns channel 0 as 16-bit samples.
     private func play(
-        gain: ReplayGainInfo = ReplayGainInfo(), mode: ReplayGainMode, settings: ReplayGainSettings = ReplayGainSettings(),
+        gain: ReplayGainInfo = ReplayGainInfo(), mode: ReplayGainMode,
+        settings: ReplayGainSettings = ReplayGainSettings(),
         base: Int64 = 10_000, frames: Int = 6000
     ) throws -> [Int16] {
         let capture = CaptureOutput(sync: false)
@@ -43,7 +44,8 @@ import Testing
         let samples = try self.play(gain: ReplayGainInfo(trackGain: 6, trackPeak: 0.8), mode: .track)
         #expect(self.scaled(samples, base: 10_000, by: 1.25))
         let unlimited = try self.play(
-            gain: ReplayGainInfo(trackGain: 6, trackPeak: 0.8), mode: .track, settings: ReplayGainSettings(limit: false))
+            gain: ReplayGainInfo(trackGain: 6, trackPeak: 0.8), mode: .track, settings: ReplayGainSettings(limit: false)
+        )
         // mpd's volume step for +6 dB: 1.99526 × 1024 = 2043.2 -> 2043.
         #expect(self.scaled(unlimited, base: 10_000, by: 2043.0 / 1024))
     }
@@ -74,7 +76,9 @@ import Testing
     }
 
     @Test func noMixerMeansNoVolume() throws {
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: MixerType.none), CaptureOutput(sync: false), nil)])
+        let harness = try PlayerHarness(outputs: [
+            (nullConfiguration(mixer: MixerType.none), CaptureOutput(sync: false), nil)
+        ])
         #expect(harness.withPlayer { $0.volume } == nil)
         #expect(harness.withPlayer { $0.setVolume(20) } == false)
     }

@@ -61,8 +61,10 @@ import Testing
         state.current = 0
         state.elapsedSeconds = 1.0000004
         state.queue = [
-            .init(uri: "a.mp3", priority: 255, rangeStartMilliseconds: 1500, rangeEndMilliseconds: 9000,
-                  tags: [TagItem(.artist, "A: B"), TagItem(.title, "T")], durationSeconds: 10, modificationTime: 1_700_000_000),
+            .init(
+                uri: "a.mp3", priority: 255, rangeStartMilliseconds: 1500, rangeEndMilliseconds: 9000,
+                tags: [TagItem(.artist, "A: B"), TagItem(.title, "T")], durationSeconds: 10,
+                modificationTime: 1_700_000_000),
             .init(uri: "b.mp3", rangeStartMilliseconds: 250),
             .init(uri: "http://example.com/x#frag"),
         ]
@@ -71,7 +73,8 @@ import Testing
         #expect(
             text.contains(
                 "Prio: 255\nsong_begin: a.mp3\nRange: 1500-9000\nTime: 10.000000\nArtist: A: B\nTitle: T\n"
-                    + "mtime: 1700000000\nsong_end\nsong_begin: b.mp3\nRange: 250-\nsong_end\n2:http://example.com/x#frag\n"))
+                    + "mtime: 1700000000\nsong_end\nsong_begin: b.mp3\nRange: 250-\nsong_end\n2:http://example.com/x#frag\n"
+            ))
         let (back, warnings) = StateFile.parse(text)
         #expect(warnings.isEmpty)
         #expect(back.queue == state.queue)
@@ -95,7 +98,8 @@ import Testing
     }
 
     @Test func malformedQueueLineEndsTheQueue() {
-        let (state, warnings) = StateFile.parse("state: stop\nplaylist_begin\n0:a.mp3\nnot a line\n1:b.mp3\nplaylist_end\n")
+        let (state, warnings) = StateFile.parse(
+            "state: stop\nplaylist_begin\n0:a.mp3\nnot a line\n1:b.mp3\nplaylist_end\n")
         #expect(state.queue.map(\.uri) == ["a.mp3"])
         #expect(warnings == ["Malformed playlist line in state file: not a line"])
     }
@@ -107,7 +111,8 @@ import Testing
 
     @Test func queueIsCappedAtTheMaximumLength() {
         let entries = (0..<10).map { "\($0):s\($0).mp3" }.joined(separator: "\n")
-        let (state, _) = StateFile.parse("state: stop\nplaylist_begin\n\(entries)\nplaylist_end\n", maximumQueueLength: 4)
+        let (state, _) = StateFile.parse(
+            "state: stop\nplaylist_begin\n\(entries)\nplaylist_end\n", maximumQueueLength: 4)
         #expect(state.queue.count == 4)
     }
 

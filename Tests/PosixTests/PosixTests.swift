@@ -22,7 +22,8 @@ struct SocketAddressTests {
 
     @Test func unixAndAbstractRoundTrip() throws {
         for address in [SocketAddress.unix(path: "/tmp/x.sock"), .abstract(name: "fermata")] {
-            let decoded = try address.withSockAddr { pointer, length in SocketAddress(storage: pointer, length: length) }
+            let decoded = try address.withSockAddr { pointer, length in SocketAddress(storage: pointer, length: length)
+            }
             #expect(decoded == address)
             #expect(address.isLocal)
         }

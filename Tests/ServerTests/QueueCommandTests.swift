@@ -260,7 +260,8 @@ final class QueueFixture {
             options.listenAddresses.append(.unix(path: socket))
             options.musicDirectory = path
             options.library = LibraryOptions(
-                updater: Updater(root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
+                updater: Updater(
+                    root: path, reader: FakeReader(), logger: .discarding, metadata: options.metadataToUse),
                 databaseFile: path + ".db")
         }
         defer { server.stop() }

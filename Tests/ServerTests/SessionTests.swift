@@ -3,8 +3,8 @@
 import Foundation
 import Library
 import Model
-import Testing
 import TestSupport
+import Testing
 
 @testable import Server
 
@@ -216,7 +216,8 @@ struct DatabaseCommandTests {
         #expect(client.request("count \"(Genre == 'k')\"") == ["songs: 0", "playtime: 0", "OK"])
         #expect(
             client.request("list album group albumartist") == [
-                "AlbumArtist: Big Band", "Album: ", "AlbumArtist: Zoë", "Album: ", "AlbumArtist: caf\u{E9}", "Album: ", "OK",
+                "AlbumArtist: Big Band", "Album: ", "AlbumArtist: Zoë", "Album: ", "AlbumArtist: caf\u{E9}", "Album: ",
+                "OK",
             ])
     }
 
@@ -245,7 +246,8 @@ struct DatabaseCommandTests {
         // client reads, so the whole reply arrives with far less buffered.
         let music = try MusicDirectory()
         for index in 0..<400 {
-            try music.song("d\(index % 7)/s\(index).mp3", ["Title": String(repeating: "t", count: 200), "Artist": "A\(index)"])
+            try music.song(
+                "d\(index % 7)/s\(index).mp3", ["Title": String(repeating: "t", count: 200), "Artist": "A\(index)"])
         }
         let path = music.path
         let server = try TestServer { options in
@@ -291,7 +293,10 @@ struct DatabaseCommandTests {
         // The watcher waits a second after the last change, then updates the changed directories.
         #expect(idler.readReply() == ["changed: database", "OK"])
         self.waitForUpdate(client)
-        #expect(client.request("listall") == ["directory: a", "file: a/new.mp3", "file: a/old.mp3", "directory: b", "file: b/other.mp3", "OK"])
+        #expect(
+            client.request("listall") == [
+                "directory: a", "file: a/new.mp3", "file: a/old.mp3", "directory: b", "file: b/other.mp3", "OK",
+            ])
         try FileManager.default.removeItem(atPath: path + "/a/old.mp3")
         for _ in 0..<300 {
             if !client.request("listall").contains("file: a/old.mp3") { break }
@@ -300,4 +305,3 @@ struct DatabaseCommandTests {
         #expect(!client.request("listall").contains("file: a/old.mp3"))
     }
 }
-

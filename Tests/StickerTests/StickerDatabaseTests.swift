@@ -2,8 +2,8 @@
 
 import Foundation
 import Sticker
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct StickerDatabaseTests {
     let directory: MusicDirectory
@@ -51,18 +51,22 @@ import TestSupport
             _ = try database.store(type: "song", uri: uri, name: "rating", value: value)
         }
         _ = try database.store(type: "song", uri: "d/a.mp3", name: "other", value: "1")
-        #expect(Set(try database.find(type: "song", prefix: "", name: "rating", comparison: .exists).map(\.uri)) == [
-            "d/a.mp3", "d/b.mp3", "e/c.mp3",
-        ])
+        #expect(
+            Set(try database.find(type: "song", prefix: "", name: "rating", comparison: .exists).map(\.uri)) == [
+                "d/a.mp3", "d/b.mp3", "e/c.mp3",
+            ])
         #expect(try database.find(type: "song", prefix: "d/", name: "rating", comparison: .exists).count == 2)
-        #expect(try database.find(type: "song", prefix: "", name: "rating", comparison: .equals("9")).map(\.uri) == [
-            "d/b.mp3"
-        ])
+        #expect(
+            try database.find(type: "song", prefix: "", name: "rating", comparison: .equals("9")).map(\.uri) == [
+                "d/b.mp3"
+            ])
         // Text order: "10" < "5" < "9".
-        #expect(Set(try database.find(type: "song", prefix: "", name: "rating", comparison: .lessThan("6")).map(\.uri))
-            == ["d/a.mp3", "e/c.mp3"])
-        #expect(try database.find(type: "song", prefix: "", name: "rating", comparison: .greaterThan("6")).map(\.uri)
-            == ["d/b.mp3"])
+        #expect(
+            Set(try database.find(type: "song", prefix: "", name: "rating", comparison: .lessThan("6")).map(\.uri))
+                == ["d/a.mp3", "e/c.mp3"])
+        #expect(
+            try database.find(type: "song", prefix: "", name: "rating", comparison: .greaterThan("6")).map(\.uri)
+                == ["d/b.mp3"])
     }
 
     @Test func changesSurviveReopening() throws {

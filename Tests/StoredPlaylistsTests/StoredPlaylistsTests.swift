@@ -3,15 +3,16 @@
 import Foundation
 import Posix
 import StoredPlaylists
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PlaylistFileTests {
     @Test func editableEntriesSkipCommentsAndRelativiseMusicPaths() {
         let text = "#EXTM3U\r\n\n a.mp3\n/music/dir/b.mp3\r\n/elsewhere/c.mp3\n/music\nhttp://h/s#x\nlast"
-        #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 100) == [
-            " a.mp3", "dir/b.mp3", "/elsewhere/c.mp3", "/music", "http://h/s#x", "last",
-        ])
+        #expect(
+            PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 100) == [
+                " a.mp3", "dir/b.mp3", "/elsewhere/c.mp3", "/music", "http://h/s#x", "last",
+            ])
         #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 2).count == 2)
     }
 

@@ -34,7 +34,8 @@ public final class LoopbackClient {
     }
 
     /// A connected stream socket with a receive timeout.
-    private static func connect<Address>(family: Int32, to address: inout Address, timeoutSeconds: Int) throws -> Int32 {
+    private static func connect<Address>(family: Int32, to address: inout Address, timeoutSeconds: Int) throws -> Int32
+    {
         let fd = Glibc.socket(family, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Errno.current }
         let result = withUnsafePointer(to: &address) {

@@ -78,7 +78,9 @@ public struct NullOutputPlugin: OutputPlugin {
 /// Reading plugin parameters from an `audio_output` block.
 enum OutputParameters {
     /// A yes/no parameter as `mpd` reads booleans (`yes`/`true`/`1`, `no`/`false`/`0`).
-    static func bool(_ configuration: OutputConfiguration, _ name: String, default value: Bool) throws(OutputError) -> Bool {
+    static func bool(_ configuration: OutputConfiguration, _ name: String, default value: Bool) throws(OutputError)
+        -> Bool
+    {
         guard let text = configuration.parameters[name] else { return value }
         switch text {
         case "yes", "true", "1": return true

@@ -160,7 +160,9 @@ public struct StateFile: Equatable, Sendable {
                 self.mixRampDB = Self.parseDouble(value) ?? 0
             } else if let value = line.after("mixrampdelay: ") {
                 // mpd skips "nan", which versions before 0.18 wrote.
-                if let first = value.utf8.first, first &- 0x30 < 10 { self.mixRampDelay = Self.parseDouble(value) ?? -1 }
+                if let first = value.utf8.first, first &- 0x30 < 10 {
+                    self.mixRampDelay = Self.parseDouble(value) ?? -1
+                }
             } else if let value = line.after("random: ") {
                 self.random = value == "1"
             } else if let value = line.after("current: ") {
@@ -246,7 +248,9 @@ public struct StateFile: Equatable, Sendable {
         var seenDigit = false
         var seenPoint = false
         var index = trimmed.startIndex
-        if index < trimmed.endIndex, trimmed[index] == "-" || trimmed[index] == "+" { index = trimmed.index(after: index) }
+        if index < trimmed.endIndex, trimmed[index] == "-" || trimmed[index] == "+" {
+            index = trimmed.index(after: index)
+        }
         while index < trimmed.endIndex {
             let character = trimmed[index]
             if character.isASCII, character.isNumber {

@@ -124,9 +124,9 @@ enum ArtCommands {
 
     /// What `read` finds in the song file at `path`, or `mpd`'s error: the file cannot be opened, or `read` fails.
     /// Blocks.
-    private static func readSongFile<Value: Sendable>(_ path: String, with read: (String) throws -> Value) -> Result<
-        Value, AckError
-    > {
+    private static func readSongFile<Value: Sendable>(
+        _ path: String, with read: (String) throws -> Value
+    ) -> Result<Value, AckError> {
         Result { () throws(AckError) in
             try Self.requireReadable(path)
             do {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import MPDProtocol
-import Network
 import Model
+import Network
 
 /// Connection and reflection commands: `ping`, `close`, `kill`, `password`, `binarylimit`, `tagtypes`,
 /// `commands`, `notcommands`, `idle`, `decoders`, `urlhandlers`.

@@ -310,7 +310,8 @@ enum PlaylistCommands {
         let context = context
         if context.arguments.count == 3 {
             let position = try ArgumentParser.unsigned(context.arguments[2])
-            try insert({ () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) },
+            try insert(
+                { () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) },
                 at: position, into: name, context: context)
             return .ok
         }

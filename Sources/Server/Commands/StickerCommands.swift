@@ -36,9 +36,11 @@ enum StickerCommands {
         case ("get", 4):
             _ = try song(uri, in: database)
             let name = arguments[3]
-            guard let value = try attempt({ () throws(StickerError) in
-                try stickers.value(type: Self.songType, uri: uri, name: name)
-            }) else { throw AckError(.noExist, "no such sticker") }
+            guard
+                let value = try attempt({ () throws(StickerError) in
+                    try stickers.value(type: Self.songType, uri: uri, name: name)
+                })
+            else { throw AckError(.noExist, "no such sticker") }
             context.write(raw: line(name, value))
         case ("list", 3):
             _ = try song(uri, in: database)
