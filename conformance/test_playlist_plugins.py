@@ -27,10 +27,6 @@ import formatcases
 import mpdtest
 from mpdtest import arg
 
-#: mpd 0.23.12 lists a cue sheet also as a directory of virtual songs (`album.cue/track0001`…, the cue
-#: plugin's `as_directory`) and hides the file they name from `lsinfo` (`hide_playlist_targets`).
-CUE_FOLDER = "the database's cue sheet directories (virtual track songs, hidden targets) are not built yet"
-
 PLAYLISTS = [
     "top.m3u", "lists/plain.m3u", "lists/ext.m3u", "lists/header-spaces.m3u8", "lists/no-header.m3u8",
     "lists/bom.m3u", "lists/crlf.m3u", "lists/empty.m3u", "lists/comments.m3u", "lists/nul.m3u",
@@ -63,18 +59,14 @@ def pair(playlist_music, server_pair):
     return servers
 
 
-def _expected_failure(reason: str):
-    # Strict against Fermata; mpd itself (the self-check, FERMATA_BIN=/usr/bin/mpd) passes it.
-    return pytest.mark.xfail(reason=reason, strict=not mpdtest.is_mpd(mpdtest.sut_binary()))
-
-
 @pytest.mark.parametrize("directory", [
     # embedded/: mpd marks a song whose tags have a CUESHEET pair (`has_playlist`) and lists it as a playlist
     # too, after its song block, wherever the database prints songs (lsinfo, listall(info), find, search).
-    "lists", "songs", "songs/nested", "embedded",
-    pytest.param("cue", marks=_expected_failure(CUE_FOLDER)),
+    # cue/: mpd 0.23.12 lists a cue sheet also as a directory of virtual songs (`album.cue/track0001`…, the
+    # cue plugin's `as_directory`) and hides the file they name from listings (`hide_playlist_targets`).
+    "lists", "songs", "songs/nested", "embedded", "cue",
     # The root's recursive listings include cue/.
-    pytest.param("", marks=_expected_failure(CUE_FOLDER)),
+    "",
 ])
 def test_browse(pair, directory):
     formatcases.browse(pair, directory)

@@ -331,7 +331,7 @@ final class LibraryService {
                 // The snapshot the job built is gone: read it back from its encoding into the heap the scan
                 // left, coalesced first (a restart allocates it so too).
                 releaseFreeMemory()
-                database = DatabaseFile.decode(encoded, tags: configuration.metadata)
+                database = DatabaseFile.decode(encoded, tags: configuration.metadata, markTargets: true)
                 if database == nil { logger.error("the new database does not read back; keeping the previous one") }
             }
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
@@ -358,7 +358,9 @@ final class LibraryService {
         guard result.modified || isFirst || fileMissing else {
             // Nothing to save, but mpd's database in memory has what its walk found: directories holding no song,
             // after their siblings, and directories' new times. Until a save, as the snapshot now.
-            guard !result.tree.hasSameDirectories(as: tree) else { return (nil, false) }
+            // An update marks the files cue sheet tracks name, which a snapshot loaded from a file has not.
+            let marks = !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
+            guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false) }
             let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
             return (DatabaseFile.encoded(kept, tags: configuration.metadata), false)
         }

@@ -44,7 +44,14 @@ extension Server {
 
     /// A queue entry for a database song.
     static func queueSong(_ song: Database.Song) -> QueueSong {
-        QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
+        guard let virtual = song.virtual else {
+            return QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
+        }
+        // A cue sheet's track: its range of the file the sheet names, which is what plays.
+        return QueueSong(
+            uri: song.uri, modificationTime: song.modificationTime, info: song.info,
+            startMilliseconds: virtual.track.startMilliseconds, endMilliseconds: virtual.track.endMilliseconds,
+            realURI: virtual.targetURI ?? virtual.track.target)
     }
 
     /// A new database snapshot replaced the old one: queued songs whose file is gone leave the queue, changed

@@ -91,6 +91,9 @@ enum SongPrinter {
     ) {
         defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
         Self.appendFileLine(song, of: songs, to: &reply)
+        if let track = songs.virtualSong(song)?.track {
+            Self.appendRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &reply)
+        }
         reply.key("Last-Modified")
         Self.appendISO8601(songs.modificationTime(song), to: &reply)
         reply.append(byte: UInt8(ascii: "\n"))
@@ -102,12 +105,22 @@ enum SongPrinter {
             songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
             reply.append(byte: UInt8(ascii: "\n"))
         }
-        if let duration = songs.durationMilliseconds(song) {
+        if let duration = songs.playedMilliseconds(song) {
             reply.line("Time", (duration + 500) / 1000)
             reply.key("duration")
             Self.appendSeconds3(duration, to: &reply)
             reply.append(byte: UInt8(ascii: "\n"))
         }
+    }
+
+    /// `Range: START-END` (`START-` without an end); nothing for a whole file.
+    static func appendRange(start: UInt64, end: UInt64, to reply: inout ReplyBuffer) {
+        guard start > 0 || end > 0 else { return }
+        reply.key("Range")
+        Self.appendSeconds3(start, to: &reply)
+        reply.append(byte: UInt8(ascii: "-"))
+        if end > 0 { Self.appendSeconds3(end, to: &reply) }
+        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
