@@ -178,6 +178,11 @@ public final class Database: Sendable {
     /// Whether song `song` is a file a playlist file's directory names, left out of listings and searches.
     public func isHidden(_ song: Int32) -> Bool { !self.hidden.isEmpty && self.hidden[Int(song)] }
 
+    /// The URIs of the hidden songs.
+    public var hiddenURIs: [String] {
+        self.hidden.indices.filter { self.hidden[$0] }.map { self.songs.uri(Int32($0)) }
+    }
+
     /// Whether any song is hidden.
     public var hasHiddenSongs: Bool { !self.hidden.isEmpty }
 

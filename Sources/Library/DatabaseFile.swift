@@ -71,13 +71,18 @@ public enum DatabaseFile {
     /// The snapshot in `data` (a whole file, or the bytes of `encoded`), or `nil` when it is damaged; with
     /// `markTargets` (the snapshot of an update), the files cue sheet tracks name are hidden (see
     /// `Database.isHidden`). Any thread.
-    public static func decode(_ data: [UInt8], tags: TagMask, markTargets: Bool = false) -> Database? {
+    ///
+    /// `alsoHidden` are the URIs of songs hidden before, which stay hidden while they exist: `mpd` 0.23 never
+    /// clears the mark of a song it keeps, even once no cue sheet names it.
+    public static func decode(
+        _ data: [UInt8], tags: TagMask, markTargets: Bool = false, alsoHidden: [String] = []
+    ) -> Database? {
         let header = Self.header
         guard data.count >= header.count + 8, data[0..<header.count].elementsEqual(header) else { return nil }
         var reader = Reader(bytes: data, position: header.count)
         guard let stored = try? reader.fixed64() else { return nil }
         guard stored == Self.checksum(data[(header.count + 8)...]) else { return nil }
-        return try? reader.database(tags: tags, markTargets: markTargets)
+        return try? reader.database(tags: tags, markTargets: markTargets, alsoHidden: alsoHidden)
     }
 
     // MARK: - Beside mpd's database
@@ -325,7 +330,7 @@ public enum DatabaseFile {
         /// `Int32`).
         private var itemLimit: Int { min(self.bytes.count - self.position + 1, Int(Int32.max)) }
 
-        mutating func database(tags: TagMask, markTargets: Bool) throws(Damaged) -> Database {
+        mutating func database(tags: TagMask, markTargets: Bool, alsoHidden: [String]) throws(Damaged) -> Database {
             let updateTime = try self.signed()
             let tagCount = try self.count(below: TagType.allCases.count + 1)
             var tagList: [TagType] = []
@@ -398,7 +403,7 @@ public enum DatabaseFile {
                 songs.virtualSongs[song]?.targetURI = PlaylistTrack.resolve(virtual.track.target, from: path)
             }
             let table = songs.build(directoryPaths: directories.map(\.path))
-            let hidden = markTargets ? table.virtualSongs.values.compactMap(\.targetURI) : []
+            let hidden = markTargets ? table.virtualSongs.values.compactMap(\.targetURI) + alsoHidden : []
             return Database(directories: directories, songs: table, updateTime: updateTime, hiddenURIs: hidden)
         }
 

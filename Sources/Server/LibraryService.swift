@@ -331,7 +331,8 @@ final class LibraryService {
                 // The snapshot the job built is gone: read it back from its encoding into the heap the scan
                 // left, coalesced first (a restart allocates it so too).
                 releaseFreeMemory()
-                database = DatabaseFile.decode(encoded, tags: configuration.metadata, markTargets: true)
+                database = DatabaseFile.decode(
+                    encoded, tags: configuration.metadata, markTargets: true, alsoHidden: current.hiddenURIs)
                 if database == nil { logger.error("the new database does not read back; keeping the previous one") }
             }
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
