@@ -323,9 +323,16 @@ public final class Database: Sendable {
                 count -= 1
                 milliseconds -= self.songs.durationMilliseconds(song) ?? 0
             }
+            guard self.hasHiddenSongs else {
+                return (
+                    self.songs.distinctValueCount(.artist), self.songs.distinctValueCount(.album), count,
+                    milliseconds / 1000
+                )
+            }
+            let visible = { (song: Int32) in !self.isHidden(song) }
             return (
-                self.songs.distinctValueCount(.artist), self.songs.distinctValueCount(.album), count,
-                milliseconds / 1000
+                self.songs.distinctValueCount(.artist, of: visible), self.songs.distinctValueCount(.album, of: visible),
+                count, milliseconds / 1000
             )
         }
     }

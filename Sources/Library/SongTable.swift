@@ -374,6 +374,20 @@ public struct SongTable: Sendable, RandomAccessCollection {
             replayGain: self.replayGain(song), hasPicture: record.hasPicture, hasPlaylist: record.hasPlaylist)
     }
 
+    /// How many distinct values (by bytes) the songs `isIncluded` accepts have for `type`.
+    func distinctValueCount(_ type: TagType, of isIncluded: (Int32) -> Bool) -> Int {
+        var seen = [Bool](repeating: false, count: self.values.count)
+        var count = 0
+        for song in 0..<Int32(self.records.count) where isIncluded(song) {
+            self.forEachValue(song, type) { value in
+                guard !seen[Int(value)] else { return }
+                seen[Int(value)] = true
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// How many distinct values (by bytes) songs have for `type`.
     func distinctValueCount(_ type: TagType) -> Int {
         var seen = [Bool](repeating: false, count: self.values.count)
