@@ -18,11 +18,15 @@ the servers start.
 
 from __future__ import annotations
 
+import array
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+import audiofiles
 import formatcases
 import mpdtest
 from mpdtest import arg
@@ -184,7 +188,6 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
     """`update` after a cue sheet changes lists its new tracks (and after it is gone, none, while the file it
     named stays hidden until a restart, as mpd 0.23 keeps the mark); both servers keep the tracks across a
     restart, which shows the file again, from their own database file and (Fermata) from mpd's format."""
-    import shutil
     music = tmp_path / "cue-update"
     shutil.copytree(playlist_music / "cue", music / "cue")
     shutil.copytree(playlist_music / "songs", music / "songs")
@@ -211,3 +214,24 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
                     companion.unlink()
             server.start()
         formatcases.run(servers, browse + "lsinfo songs\nfind title Elsewhere\ncount group artist\n", f"cue {restart}")
+
+
+def test_cue_tracks_join(server_factory, playlist_music, tmp_path):
+    """Two tracks of a sheet played one after the other reach the device as the file's own samples: the first
+    from where `seek` put it to its range's end, the second from there to the end of the file, no frame lost or
+    repeated (an ALSA `file` output records them, as in test_audio.py)."""
+    raw = subprocess.run(["flac", "--silent", "-d", "-c", "--force-raw-format", "--endian=little", "--sign=signed",
+                          str(playlist_music / "cue" / "album.flac")], check=True, capture_output=True, timeout=60).stdout
+    decoded = array.array("h", raw)
+    # track0002 starts at 2.000 s; seeking 2.25 s into it is frame 4.25 × 44100 (2.25 is exact in binary, so
+    # the seek's own rounding plays no part); it ends at 4.493 s, frame 198141, where track0003 starts and runs
+    # to the end of the file.
+    want = decoded[187_425 * 2:]
+    directory = tmp_path / "rec"
+    server = audiofiles.file_recorder(server_factory, "sut", playlist_music, directory)
+    name, data = audiofiles.record_queue(
+        server, directory, ["add cue/album.cue/track0002", "add cue/album.cue/track0003", "seek 0 2.25"])
+    assert name == "rec-S16_LE-44100-2.raw"
+    got = array.array("h", data)
+    assert got[:len(want)] == want, audiofiles.first_difference(got, want)
+    assert not any(got[len(want):]), "only silence after the file's end"

@@ -39,6 +39,8 @@ final class LibraryService {
         /// Whether `db_file` is written gzip-compressed (`mpd`'s `compress`, on unless a `database` block
         /// turns it off).
         var compress = true
+        /// Whether an update hides the files cue sheets' tracks name (`hide_playlist_targets`).
+        var hidePlaylistTargets = true
         /// Watch for changes with inotify.
         var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
@@ -332,7 +334,8 @@ final class LibraryService {
                 // left, coalesced first (a restart allocates it so too).
                 releaseFreeMemory()
                 database = DatabaseFile.decode(
-                    encoded, tags: configuration.metadata, markTargets: true, alsoHidden: current.hiddenURIs)
+                    encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
+                    alsoHidden: current.hiddenURIs)
                 if database == nil { logger.error("the new database does not read back; keeping the previous one") }
             }
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
@@ -360,7 +363,8 @@ final class LibraryService {
             // Nothing to save, but mpd's database in memory has what its walk found: directories holding no song,
             // after their siblings, and directories' new times. Until a save, as the snapshot now.
             // An update marks the files cue sheet tracks name, which a snapshot loaded from a file has not.
-            let marks = !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
+            let marks =
+                configuration.hidePlaylistTargets && !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
             guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false) }
             let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
             return (DatabaseFile.encoded(kept, tags: configuration.metadata), false)
