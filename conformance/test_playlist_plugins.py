@@ -206,6 +206,8 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
         server.query("update cue")
         _wait_updated(server)
     formatcases.run(servers, browse + "lsinfo songs\nfind title Elsewhere\n", "cue updated")
+    for server in (servers.ref, servers.sut):
+        server.overrides["state_file"] = str(server.workdir / "state")
     for restart in ("restart", "restart from mpd's format"):
         for server in (servers.ref, servers.sut):
             server.stop()
@@ -214,6 +216,16 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
                     companion.unlink()
             server.start()
         formatcases.run(servers, browse + "lsinfo songs\nfind title Elsewhere\ncount group artist\n", f"cue {restart}")
+        if restart == "restart":
+            # A queued track goes into the state file with its range and tags, and comes back from it.
+            for server in (servers.ref, servers.sut):
+                audiofiles.commands(server, "clear", "add cue/album.cue/track0002", "add songs/two.flac")
+    states = [(server.workdir / "state").read_text() for server in (servers.ref, servers.sut)]
+    queues = [state[state.index("playlist_begin"):] for state in states]
+    assert queues[1] == queues[0]
+    assert "song_begin: cue/album.cue/track0002\nRange: 1133-\n" in queues[0]
+    formatcases.run(servers, "playlistinfo\n", "cue track restored", queue=True,
+                    probe_uri="cue/album.cue/track0002")
 
 
 def test_cue_tracks_join(server_factory, playlist_music, tmp_path):
