@@ -21,6 +21,8 @@ import Zlib
 /// …                                its contents, the same way
 /// end: PATH
 /// song_begin: NAME
+/// Target: ../album.flac            (a cue sheet's track: the file it names, relative to the sheet's directory)
+/// Range: 2000-4493                 (its milliseconds of that file; "4493-" to the end)
 /// Time: 215.046000                 printf's %f of the seconds
 /// Playlist: yes                    (a cue sheet in the tags)
 /// Artist: VALUE                    the tags, in the song's order
@@ -37,11 +39,12 @@ import Zlib
 /// or an empty value is dropped; values get `mpd`'s clean-up; the lengths are `mpd`'s (seconds × 1000,
 /// truncated); a file from another `fs_charset`, with another format number or lacking an enabled tag type
 /// is refused as `mpd` refuses it. Where `mpd` would load what a truncated file holds, this reader refuses
-/// it (the caller then rescans), and it refuses names no scan produces ("", ".", "..", or with "/"). What
-/// Fermata's library has no place for is left out: the virtual directories `mpd` makes of cue sheets
-/// (`type: playlist`) and archives (`type: archive`), and the song size, ReplayGain and picture flag the
-/// format does not store (a song's size is then unknown, -1, and an update compares its mtime alone, as
-/// `mpd` does).
+/// it (the caller then rescans), and it refuses names no scan produces ("", ".", "..", or with "/"). A cue
+/// sheet's directory (`type: playlist`) holds tracks with a `Target:` and a `Range:` and the sheet's own tags,
+/// completed from the song they name once everything is read. What Fermata's library has no place for is left
+/// out: the virtual directories `mpd` makes of archives (`type: archive`), and the song size, ReplayGain and
+/// picture flag the format does not store (a song's size is then unknown, -1, and an update compares its mtime
+/// alone, as `mpd` does).
 ///
 /// Pure; any thread.
 public enum MPDDatabaseFile {
