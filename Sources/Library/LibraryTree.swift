@@ -23,7 +23,18 @@ public struct TreeSong: Sendable, Hashable {
     var content: Content
     /// For a song of a playlist file's directory (`mpd`'s `as_directory` cue sheet tracks): the file it names and
     /// its range; `info` then holds what the playlist gave, which the snapshot completes from that file.
-    public var playlistTrack: PlaylistTrack?
+    public var playlistTrack: PlaylistTrack? {
+        get { self.track?.value }
+        set { self.track = newValue.map(TrackBox.init) }
+    }
+
+    /// `playlistTrack`, boxed: one pointer in every song of a tree, which few are.
+    private var track: TrackBox?
+
+    private final class TrackBox: Sendable {
+        let value: PlaylistTrack
+        init(_ value: PlaylistTrack) { self.value = value }
+    }
 
     /// Tags and audio properties.
     public var info: SongInfo {
