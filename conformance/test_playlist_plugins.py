@@ -195,6 +195,8 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
     servers.require_sut()
     browse = "lsinfo cue\nlsinfo cue/album.cue\nlistall\nlistallinfo cue/odd.cue\n"
     formatcases.run(servers, browse, "cue before")
+    for server in (servers.ref, servers.sut):
+        audiofiles.commands(server, "add cue/album.cue/track0002", "add cue/odd.cue/track0001", "add songs/two.flac")
     sheet = music / "cue" / "album.cue"
     # No longer album.flac: mpd 0.23 keeps it hidden until a restart all the same.
     sheet.write_text('PERFORMER "Changed"\nFILE "../songs/one.flac" WAVE\n  TRACK 01 AUDIO\n    TITLE "Only"\n'
@@ -206,6 +208,10 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
         server.query("update cue")
         _wait_updated(server)
     formatcases.run(servers, browse + "lsinfo songs\nfind title Elsewhere\n", "cue updated")
+    # mpd deletes a changed sheet's tracks before it makes the new ones: they leave the queue, even where a new
+    # track has the same URI.
+    formatcases.run(servers, "playlistinfo\n", "cue tracks dequeued", queue=True, probe_uri="songs/one.flac")
+    assert b"track" not in servers.sut.query("playlistinfo")
     for server in (servers.ref, servers.sut):
         server.overrides["state_file"] = str(server.workdir / "state")
     for restart in ("restart", "restart from mpd's format"):

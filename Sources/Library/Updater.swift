@@ -60,6 +60,10 @@ public struct Updater: Sendable {
         public var tree: TreeDirectory
         /// Whether anything changed.
         public var modified: Bool
+        /// The URIs of the tracks of playlist directories the job replaced (a changed cue sheet, or any with
+        /// `discard`): `mpd` deletes those songs, which takes them out of the queue, before it makes the new
+        /// ones, even where a new track has the same URI.
+        public var replacedTracks: [String] = []
     }
 
     private struct PendingRead {
@@ -74,6 +78,8 @@ public struct Updater: Sendable {
     private struct PendingReads {
         var reads: [PendingRead] = []
         let queue: ReadQueue
+        /// The URIs of the tracks of playlist directories the walk replaced (see `Result.replacedTracks`).
+        var replacedTracks: [String] = []
 
         mutating func append(_ read: PendingRead) {
             self.reads.append(read)
@@ -144,7 +150,7 @@ public struct Updater: Sendable {
         }
         if Self.purgeDanglingTracks(&tree) { modified = true }
         if modified { tree.pruneEmpty() }
-        return Result(tree: tree, modified: modified)
+        return Result(tree: tree, modified: modified, replacedTracks: pending.replacedTracks)
     }
 
     private func path(of components: [String]) -> String {
@@ -267,7 +273,7 @@ public struct Updater: Sendable {
             if !isSong, let suffix, self.reader.listsPlaylistAsDirectory(suffix: suffix) {
                 self.visitPlaylistDirectory(
                     &directory, name: name, suffix: suffix, status: status, components: components, discard: discard,
-                    modified: &modified)
+                    pending: &pending, modified: &modified)
             } else if directory.children.removeValue(forKey: ByteString(name)) != nil {
                 modified = true
             }
@@ -368,11 +374,15 @@ public struct Updater: Sendable {
     /// directory); none when the playlist names nothing. The file stays a playlist too (the caller lists it).
     private func visitPlaylistDirectory(
         _ directory: inout TreeDirectory, name: String, suffix: String, status: FileStatus, components: [String],
-        discard: Bool, modified: inout Bool
+        discard: Bool, pending: inout PendingReads, modified: inout Bool
     ) {
         let key = ByteString(name)
         if let existing = directory.children[key] {
             if existing.isPlaylist, existing.modificationTime == status.modificationTime, !discard { return }
+            if existing.isPlaylist {
+                let path = (components + [name]).joined(separator: "/")
+                pending.replacedTracks += existing.songs.keys.map { path + "/" + $0.text }
+            }
             directory.children.removeValue(forKey: key)
             modified = true
         }

@@ -56,7 +56,12 @@ extension Server {
 
     /// A new database snapshot replaced the old one: queued songs whose file is gone leave the queue, changed
     /// ones get their new tags.
-    func databaseChanged(_ database: Database) {
-        self.playlist.databaseModified { uri in database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) } }
+    /// `replaced`: songs the update deleted and made again (the tracks of a changed cue sheet), which leave the
+    /// queue as `mpd`'s deleted songs do.
+    func databaseChanged(_ database: Database, replaced: Set<String> = []) {
+        self.playlist.databaseModified { uri in
+            guard !replaced.contains(uri) else { return nil }
+            return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+        }
     }
 }

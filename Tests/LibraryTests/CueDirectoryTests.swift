@@ -138,19 +138,24 @@ struct CueDirectoryTests {
         #expect(reader.sheetReads.load(ordering: .relaxed) == 1)
         let again = updater.update(first.tree, uri: "", discard: false)
         #expect(!again.modified)
+        #expect(again.replacedTracks.isEmpty)
         #expect(reader.sheetReads.load(ordering: .relaxed) == 1)
         // From a snapshot's tree too (the tracks keep what the sheet gave, not what the snapshot completed).
         let database = Database(tree: first.tree, updateTime: 1, markTargets: true)
         #expect(database.makeTree() == first.tree)
         #expect(!updater.update(database.makeTree(), uri: "", discard: false).modified)
-        // rescan reads it again.
-        #expect(updater.update(first.tree, uri: "", discard: true).modified)
+        // rescan reads it again, replacing its tracks (which leave the queue, as in mpd).
+        let rescan = updater.update(first.tree, uri: "", discard: true)
+        #expect(rescan.modified)
+        let tracks = ["track0001", "track0002", "track0004", "track0005"].map { "cue/album.cue/" + $0 }
+        #expect(rescan.replacedTracks.sorted() == tracks)
         #expect(reader.sheetReads.load(ordering: .relaxed) == 2)
 
         // A changed sheet replaces its directory; one naming nothing has none; a removed one takes it along.
         try Self.write("album.song 1000 0 Late\n", to: music.path + "/cue/album.cue", mtime: 3_000)
         let changed = updater.update(first.tree, uri: "cue", discard: false)
         #expect(changed.modified)
+        #expect(changed.replacedTracks.sorted() == tracks)
         let sheet = try #require(changed.tree.children[ByteString("cue")]?.children[ByteString("album.cue")])
         #expect(sheet.songs.keys.map(\.text) == ["track0001"])
         #expect(sheet.modificationTime == 3_000)
