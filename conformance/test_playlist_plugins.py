@@ -191,12 +191,18 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
     music = tmp_path / "cue-update"
     shutil.copytree(playlist_music / "cue", music / "cue")
     shutil.copytree(playlist_music / "songs", music / "songs")
+    # A sheet naming its file by an absolute path: those tracks are kept, with nothing from the file.
+    (music / "cue" / "abs.cue").write_text(
+        f'PERFORMER "P"\nFILE "{music}/cue/album.flac" WAVE\n  TRACK 01 AUDIO\n    TITLE "Abs"\n'
+        '    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:01:00\n')
+    os.utime(music / "cue" / "abs.cue", (1_600_000_000, 1_600_000_000))
     servers = server_pair(music)
     servers.require_sut()
-    browse = "lsinfo cue\nlsinfo cue/album.cue\nlistall\nlistallinfo cue/odd.cue\n"
+    browse = "lsinfo cue\nlsinfo cue/album.cue\nlistall\nlistallinfo cue/odd.cue\nlsinfo cue/abs.cue\n"
     formatcases.run(servers, browse, "cue before")
     for server in (servers.ref, servers.sut):
-        audiofiles.commands(server, "add cue/album.cue/track0002", "add cue/odd.cue/track0001", "add songs/two.flac")
+        audiofiles.commands(server, "add cue/album.cue/track0002", "add cue/odd.cue/track0001", "add songs/two.flac",
+                            "add cue/abs.cue/track0001")
     sheet = music / "cue" / "album.cue"
     # No longer album.flac: mpd 0.23 keeps it hidden until a restart all the same.
     sheet.write_text('PERFORMER "Changed"\nFILE "../songs/one.flac" WAVE\n  TRACK 01 AUDIO\n    TITLE "Only"\n'
@@ -211,7 +217,7 @@ def test_cue_sheet_updated(playlist_music, server_pair, tmp_path):
     # mpd deletes a changed sheet's tracks before it makes the new ones: they leave the queue, even where a new
     # track has the same URI.
     formatcases.run(servers, "playlistinfo\n", "cue tracks dequeued", queue=True, probe_uri="songs/one.flac")
-    assert b"track" not in servers.sut.query("playlistinfo")
+    assert b"album.cue/track" not in servers.sut.query("playlistinfo")
     for server in (servers.ref, servers.sut):
         server.overrides["state_file"] = str(server.workdir / "state")
     for restart in ("restart", "restart from mpd's format"):

@@ -48,8 +48,9 @@ extension Server {
             return QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
         }
         // A cue sheet's track: its range of the file the sheet names, which is what plays.
+        // No time for a track whose file is no song of the database (an absolute path), as in mpd.
         return QueueSong(
-            uri: song.uri, modificationTime: song.modificationTime, info: song.info,
+            uri: song.uri, modificationTime: song.modificationTime > 0 ? song.modificationTime : nil, info: song.info,
             startMilliseconds: virtual.track.startMilliseconds, endMilliseconds: virtual.track.endMilliseconds,
             realURI: virtual.targetURI ?? virtual.track.target)
     }

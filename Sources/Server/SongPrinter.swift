@@ -91,12 +91,16 @@ enum SongPrinter {
     ) {
         defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
         Self.appendFileLine(song, of: songs, to: &reply)
-        if let track = songs.virtualSong(song)?.track {
+        let virtual = songs.virtualSong(song)
+        if let track = virtual?.track {
             Self.appendRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &reply)
         }
-        reply.key("Last-Modified")
-        Self.appendISO8601(songs.modificationTime(song), to: &reply)
-        reply.append(byte: UInt8(ascii: "\n"))
+        // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd.
+        if virtual == nil || songs.modificationTime(song) > 0 {
+            reply.key("Last-Modified")
+            Self.appendISO8601(songs.modificationTime(song), to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
         if format, let audioFormat = songs.audioFormat(song) { reply.rawLine("Format", audioFormat.description) }
         for position in songs.tagPositions(song) {
             let type = songs.tagType(at: position)
