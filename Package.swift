@@ -229,7 +229,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA", "Shout",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.

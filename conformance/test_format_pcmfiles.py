@@ -54,11 +54,9 @@ def test_queue(format_pair, sub):
     formatcases.queue(format_pair, f"{ROOT}/{sub}")
 
 
-@pytest.mark.xfail(reason="not this piece: mpd marks a song with an embedded cue sheet (APE `Cuesheet`, FLAC's "
-                          "CUESHEET too: its tag's has_playlist) and lists it as `playlist:` as well; Fermata "
-                          "marks FLAC and Ogg Vorbis songs with a CUESHEET comment, not yet a WavPack file's APE "
-                          "`Cuesheet` item")
 def test_embedded_cue_sheet(format_pair):
+    """mpd marks a song whose tags hold a cue sheet (here a WavPack file's APE `Cuesheet` item) and lists it as a
+    playlist too (`playlist:` after its song block)."""
     formatcases.browse(format_pair, f"{ROOT}/cuesheet")
 
 

@@ -105,7 +105,9 @@ extension Settings {
         self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
         if let parameter = file.parameter(named: "audio_buffer_size") {
             let size = try ConfigValue.kibibytes(parameter)
-            guard size / 4096 < 1 << 15 else { throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big") }
+            guard size / 4096 < 1 << 15 else {
+                throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big")
+            }
             self.audioBufferSize = max(size, 128 * 1024)
         }
         if let parameter = file.parameter(named: "replaygain") {
@@ -147,7 +149,8 @@ extension Settings {
     }
 
     /// The `database` block as `mpd` 0.23.12 reads it (`CreateConfiguredDatabase`, the simple plugin): not with
-    /// `db_file`; `plugin` defaults to `simple`, which needs `path` and reads `compress` (default yes). Another
+    /// `db_file`; `plugin` defaults to `simple`, which needs `path` and reads `compress` and
+    /// `hide_playlist_targets` (both default yes). Another
     /// plugin (`proxy`, `upnp`) is warned about and ignored (see `warnings(for:)`).
     private mutating func readDatabaseBlock(_ file: ConfigFile, home: String) throws(ConfigError) {
         guard let block = file.blocks(named: "database").last else { return }
@@ -163,6 +166,7 @@ extension Settings {
         }
         self.dbFile = path
         self.dbCompress = try settings.bool("compress") ?? true
+        self.hidePlaylistTargets = try settings.bool("hide_playlist_targets") ?? true
     }
 
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.

@@ -41,6 +41,10 @@ public struct Settings: Sendable, Hashable {
     /// `db_file`), as in `mpd`.
     public var dbCompress: Bool
 
+    /// `hide_playlist_targets` of a `database` block: whether the files cue sheets' tracks name are left out of
+    /// listings and searches. Default: yes, as in `mpd`.
+    public var hidePlaylistTargets = true
+
     /// `state_file`: an absolute path. Default: none.
     public var stateFile: String?
 

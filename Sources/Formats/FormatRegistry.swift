@@ -102,6 +102,11 @@ public struct FormatRegistry: Sendable {
         if !info.tags.contains(where: { enabledTags.contains($0.type) }), let generic = Self.genericTags(path) {
             info.tags = TagCollector.tagItems(generic.items)
             if !generic.apeRecognized, generic.id3?.hasPicture ?? false { info.hasPicture = true }
+            // mpd's tag handler marks a song whose tags hold a `cuesheet` pair (an APE text item, as WavPack
+            // files embed a cue sheet), whether or not the APE tag's items win.
+            if generic.ape?.items.contains(where: { $0.isText && Self.isCuesheetKey($0.key) }) ?? false {
+                info.hasPlaylist = true
+            }
             ape = generic.ape
             apeRead = true
         }
@@ -151,6 +156,11 @@ public struct FormatRegistry: Sendable {
             }
         }
         throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// Whether an APE item's key is `cuesheet`, ASCII case-insensitively.
+    private static func isCuesheetKey(_ key: [UInt8]) -> Bool {
+        key.count == 8 && zip(key, "cuesheet".utf8).allSatisfy { ($0 | 0x20) == $1 }
     }
 
     private static func genericTags(_ path: String) -> GenericTags? {

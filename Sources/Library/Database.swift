@@ -50,14 +50,20 @@ public final class Database: Sendable {
         public let size: Int64
         /// Tags and audio properties.
         public let info: SongInfo
+        /// For a track of a playlist file's directory: the file it plays and its range.
+        public let virtual: VirtualSong?
         /// The directory holding it (last, where it fits in `info`'s tail padding).
         public let directory: Int32
 
-        init(uri: String, directory: Int32, modificationTime: Int64, size: Int64, info: SongInfo) {
+        init(
+            uri: String, directory: Int32, modificationTime: Int64, size: Int64, info: SongInfo,
+            virtual: VirtualSong? = nil
+        ) {
             self.uri = uri
             self.modificationTime = modificationTime
             self.size = size
             self.info = info
+            self.virtual = virtual
             self.directory = directory
         }
     }
@@ -68,6 +74,10 @@ public final class Database: Sendable {
     public let songs: SongTable
     /// When the last update that produced this snapshot finished, seconds since the epoch.
     public let updateTime: Int64
+    /// The songs a playlist file's directory names, which listings and searches leave out (`mpd`'s
+    /// `hide_playlist_targets`): marked by an update, by song number; empty when none is (a snapshot loaded
+    /// from a file marks none, as `mpd` marks them only when it updates).
+    private let hidden: [Bool]
 
     // Lookup tables, each built on first use: a snapshot loaded at startup answers its first client
     // without building any, and most clients need only a few.
@@ -89,9 +99,13 @@ public final class Database: Sendable {
     /// Builds a snapshot from an update job's tree, ordering songs and directories as `mpd` does: `sorted`, as
     /// `mpd` sorts its database when it saves it; otherwise directories keep their `rank` (the order `mpd`'s
     /// database in memory has after an update that modified nothing, and so saved nothing).
-    public convenience init(tree: TreeDirectory, updateTime: Int64, sorted: Bool = true) {
+    ///
+    /// The tracks of playlist files' directories are completed from the songs they name; with `markTargets` (a
+    /// snapshot an update made) those songs are hidden from listings and searches, as `mpd` marks them.
+    public convenience init(tree: TreeDirectory, updateTime: Int64, sorted: Bool = true, markTargets: Bool = false) {
         var directories: [Directory] = []
         var songs = SongTable.Builder()
+        var targets: [String] = []
 
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
@@ -101,7 +115,16 @@ public final class Database: Sendable {
                     path: path, modificationTime: 0, parent: parent, children: [], songs: 0..<0, playlists: [],
                     inode: 0, device: 0))
             let songStart = Int32(songs.count)
-            for song in Self.sortedSongs(node.songs.values) { songs.add(song, directory: index) }
+            for song in Self.sortedSongs(node.songs.values) {
+                if let track = song.playlistTrack {
+                    let uri = PlaylistTrack.resolve(track.target, from: path)
+                    let target = uri.flatMap { uri in tree.song(at: uri).map { (uri: uri, song: $0) } }
+                    if let target { targets.append(target.uri) }
+                    songs.addTrack(song, track: track, directory: index, target: target)
+                } else {
+                    songs.add(song, directory: index)
+                }
+            }
             let songRange = songStart..<Int32(songs.count)
             // Sorted by full path, keyed by name: a name is never cut back out of a path (a name starting with
             // a combining mark joins the "/" before it in one Character).
@@ -122,15 +145,46 @@ public final class Database: Sendable {
         _ = add(tree, path: "", parent: -1)
         self.init(
             directories: directories, songs: songs.build(directoryPaths: directories.map(\.path)),
-            updateTime: updateTime)
+            updateTime: updateTime, hiddenURIs: markTargets ? targets : [])
     }
 
-    /// A snapshot from parts already in walk order (the database file stores them so).
-    init(directories: [Directory], songs: SongTable, updateTime: Int64) {
+    /// A snapshot from parts already in walk order (the database file stores them so), hiding the songs at
+    /// `hiddenURIs`.
+    init(directories: [Directory], songs: SongTable, updateTime: Int64, hiddenURIs: [String] = []) {
         self.directories = directories
         self.songs = songs
         self.updateTime = updateTime
+        guard !hiddenURIs.isEmpty else {
+            self.hidden = []
+            return
+        }
+        var hidden = [Bool](repeating: false, count: songs.count)
+        // A lookup before `init` is done: the URI index is built from the columns alone.
+        let index = URIIndex(songs)
+        var byPath: [ByteString: Int32] = [:]
+        for (number, directory) in directories.enumerated() { byPath[ByteString(directory.path)] = Int32(number) }
+        for uri in hiddenURIs {
+            let slash = uri.utf8.lastIndex(of: UInt8(ascii: "/"))
+            let path = slash.map { String(uri[..<$0]) } ?? ""
+            let name = slash.map { String(uri[uri.utf8.index(after: $0)...]) } ?? uri
+            guard let directory = byPath[ByteString(path)],
+                let song = index.song(directory: directory, name: RawText.encode(name), in: songs)
+            else { continue }
+            hidden[Int(song)] = true
+        }
+        self.hidden = hidden
     }
+
+    /// Whether song `song` is a file a playlist file's directory names, left out of listings and searches.
+    public func isHidden(_ song: Int32) -> Bool { !self.hidden.isEmpty && self.hidden[Int(song)] }
+
+    /// The URIs of the hidden songs.
+    public var hiddenURIs: [String] {
+        self.hidden.indices.filter { self.hidden[$0] }.map { self.songs.uri(Int32($0)) }
+    }
+
+    /// Whether any song is hidden.
+    public var hasHiddenSongs: Bool { !self.hidden.isEmpty }
 
     /// The tree this snapshot was built from, for the next update job to start from. Built on each call
     /// (an update job calls it once, off the loop).
@@ -144,7 +198,11 @@ public final class Database: Sendable {
             node.songs.reserveCapacity(directory.songs.count)
             for index in directory.songs {
                 let name = self.songs.name(index)
-                node.songs[ByteString(name)] = TreeSong(name: name, song: index, of: self)
+                if let virtual = self.songs.virtualSong(index) {
+                    node.songs[ByteString(name)] = TreeSong(name: name, info: virtual.ownInfo, track: virtual.track)
+                } else {
+                    node.songs[ByteString(name)] = TreeSong(name: name, song: index, of: self)
+                }
             }
             return node
         }
@@ -238,7 +296,7 @@ public final class Database: Sendable {
         song visitSong: (Int32) -> Void, playlist visitPlaylist: ((Directory, TreePlaylist) -> Void)? = nil
     ) {
         let directory = self.directories[Int(index)]
-        for song in directory.songs { visitSong(song) }
+        for song in directory.songs where !self.isHidden(song) { visitSong(song) }
         if let visitPlaylist { for playlist in directory.playlists { visitPlaylist(directory, playlist) } }
         for child in directory.children {
             visitDirectory?(self.directories[Int(child)])
@@ -259,9 +317,22 @@ public final class Database: Sendable {
     public var statistics: Statistics {
         Self.cached(self.cachedStatistics) {
             // Distinct by bytes, as mpd counts (and as the value table numbers them).
-            (
-                self.songs.distinctValueCount(.artist), self.songs.distinctValueCount(.album), self.songs.count,
-                self.songs.totalMilliseconds() / 1000
+            var count = self.songs.count
+            var milliseconds = self.songs.totalMilliseconds()
+            for song in 0..<Int32(self.songs.count) where self.isHidden(song) {
+                count -= 1
+                milliseconds -= self.songs.durationMilliseconds(song) ?? 0
+            }
+            guard self.hasHiddenSongs else {
+                return (
+                    self.songs.distinctValueCount(.artist), self.songs.distinctValueCount(.album), count,
+                    milliseconds / 1000
+                )
+            }
+            let visible = { (song: Int32) in !self.isHidden(song) }
+            return (
+                self.songs.distinctValueCount(.artist, of: visible), self.songs.distinctValueCount(.album, of: visible),
+                count, milliseconds / 1000
             )
         }
     }

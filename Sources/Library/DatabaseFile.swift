@@ -20,8 +20,10 @@ import Posix
 ///   songs: count, then each in the snapshot's order:
 ///     name (raw bytes), mtime, size, duration ms + 1 (0: unknown), sample rate + 1 (0: no format)
 ///     [sample format byte, channels], flags (bit 0: picture; bits 1–4: which ReplayGain values follow; bit 5: a
-///     cue sheet in the tags)
+///     cue sheet in the tags; bit 6: a track of a playlist file's directory)
 ///     [ReplayGain doubles], tags: count, then (position in the tags list, value number) each
+///     [for a track: target, range start and end ms, its own duration ms + 1 (0: none), how many of the tags
+///     are its own (the first ones; the rest came from the file it names)]
 /// ```
 ///
 /// The snapshot's order (`mpd`'s collated walk) is stored, so loading builds the snapshot directly and
@@ -30,7 +32,7 @@ import Posix
 /// nothing crashes.
 public enum DatabaseFile {
     /// The format version written in the first line.
-    public static let version = 2
+    public static let version = 3
 
     private static var header: [UInt8] { Array("fermata-db \(Self.version)\n".utf8) }
 
@@ -66,15 +68,21 @@ public enum DatabaseFile {
         return Self.decode(data, tags: tags)
     }
 
-    /// The snapshot in `data` (a whole file, or the bytes of `encoded`), or `nil` when it is damaged. Any
-    /// thread.
-    public static func decode(_ data: [UInt8], tags: TagMask) -> Database? {
+    /// The snapshot in `data` (a whole file, or the bytes of `encoded`), or `nil` when it is damaged; with
+    /// `markTargets` (the snapshot of an update), the files cue sheet tracks name are hidden (see
+    /// `Database.isHidden`). Any thread.
+    ///
+    /// `alsoHidden` are the URIs of songs hidden before, which stay hidden while they exist: `mpd` 0.23 never
+    /// clears the mark of a song it keeps, even once no cue sheet names it.
+    public static func decode(
+        _ data: [UInt8], tags: TagMask, markTargets: Bool = false, alsoHidden: [String] = []
+    ) -> Database? {
         let header = Self.header
         guard data.count >= header.count + 8, data[0..<header.count].elementsEqual(header) else { return nil }
         var reader = Reader(bytes: data, position: header.count)
         guard let stored = try? reader.fixed64() else { return nil }
         guard stored == Self.checksum(data[(header.count + 8)...]) else { return nil }
-        return try? reader.database(tags: tags)
+        return try? reader.database(tags: tags, markTargets: markTargets, alsoHidden: alsoHidden)
     }
 
     // MARK: - Beside mpd's database
@@ -172,6 +180,8 @@ public enum DatabaseFile {
                 var flags: UInt8 = songs.hasPicture(song) ? 1 : 0
                 for (bit, value) in gains.enumerated() where value != nil { flags |= 2 << bit }
                 if songs.hasPlaylist(song) { flags |= 0x20 }
+                let virtual = songs.virtualSong(song)
+                if virtual != nil { flags |= 0x40 }
                 out.bytes.append(flags)
                 for value in gains { if let value { Writer.appendFixed(value.bitPattern, to: &out.bytes) } }
                 let kept = songs.tagPositions(song).filter { tagPosition[songs.tagType(at: $0).rawValue] != .max }
@@ -179,6 +189,14 @@ public enum DatabaseFile {
                 for position in kept {
                     out.bytes.append(tagPosition[songs.tagType(at: position).rawValue])
                     out.unsigned(songs.valueNumber(at: position))
+                }
+                if let virtual {
+                    out.string(Array(virtual.track.target.utf8))
+                    out.unsigned(virtual.track.startMilliseconds)
+                    out.unsigned(virtual.track.endMilliseconds)
+                    out.unsigned(virtual.durationMilliseconds.map { $0 &+ 1 } ?? 0)
+                    // Its own tags are the first of the song's (the table holds them completed from the file).
+                    out.unsigned(virtual.tags.filter { tagPosition[$0.type.rawValue] != .max }.count)
                 }
             }
         }
@@ -312,7 +330,7 @@ public enum DatabaseFile {
         /// `Int32`).
         private var itemLimit: Int { min(self.bytes.count - self.position + 1, Int(Int32.max)) }
 
-        mutating func database(tags: TagMask) throws(Damaged) -> Database {
+        mutating func database(tags: TagMask, markTargets: Bool, alsoHidden: [String]) throws(Damaged) -> Database {
             let updateTime = try self.signed()
             let tagCount = try self.count(below: TagType.allCases.count + 1)
             var tagList: [TagType] = []
@@ -379,8 +397,14 @@ public enum DatabaseFile {
             for index in directories.indices where !children[index].isEmpty {
                 directories[index] = directories[index].with(children: children[index])
             }
+            // The files tracks name, from their directory's path.
+            for (song, virtual) in songs.virtualSongs {
+                let path = directories[Int(songs.directory(of: song))].path
+                songs.virtualSongs[song]?.targetURI = PlaylistTrack.resolve(virtual.track.target, from: path)
+            }
             let table = songs.build(directoryPaths: directories.map(\.path))
-            return Database(directories: directories, songs: table, updateTime: updateTime)
+            let hidden = markTargets ? table.virtualSongs.values.compactMap(\.targetURI) + alsoHidden : []
+            return Database(directories: directories, songs: table, updateTime: updateTime, hiddenURIs: hidden)
         }
 
         private mutating func song(
@@ -401,7 +425,7 @@ public enum DatabaseFile {
                     sampleRate: rate - 1, sampleFormat: DatabaseFile.sampleFormats[sample], channels: channels)
             }
             let flags = try self.byte()
-            guard flags < 64 else { throw Damaged() }
+            guard flags < 128 else { throw Damaged() }
             var replayGain = ReplayGainInfo()
             if flags & 0x1E != 0 {
                 var gains: [Double?] = []
@@ -416,13 +440,27 @@ public enum DatabaseFile {
                 durationMilliseconds: duration > 0 ? duration - 1 : nil, audioFormat: audioFormat,
                 replayGain: replayGain, hasPicture: flags & 1 != 0, hasPlaylist: flags & 0x20 != 0)
             let tagCount = try self.count(below: self.bytes.count - self.position + 1)
+            var items: [TagItem] = []
             for _ in 0..<tagCount {
                 let position = Int(try self.byte())
                 guard position < tags.count else { throw Damaged() }
                 let number = try self.count(below: valueCount)
                 let type = tags[position]
                 songs.addTag(type, value: Int32(number))
+                if flags & 0x40 != 0 { items.append(TagItem(type, songs.values.text(Int32(number)))) }
             }
+            guard flags & 0x40 != 0 else { return }
+            let target = try self.string()
+            guard !target.isEmpty else { throw Damaged() }
+            let start = try self.unsigned()
+            let end = try self.unsigned()
+            let ownDuration = try self.unsigned()
+            let ownCount = try self.count(below: tagCount + 1)
+            let own = Array(items.prefix(ownCount))
+            songs.setLastVirtual(
+                VirtualSong(
+                    track: PlaylistTrack(target: target, startMilliseconds: start, endMilliseconds: end),
+                    targetURI: nil, tags: own, durationMilliseconds: ownDuration > 0 ? ownDuration - 1 : nil))
         }
     }
 }

@@ -21,6 +21,20 @@ public struct TreeSong: Sendable, Hashable {
     }
 
     var content: Content
+    /// For a song of a playlist file's directory (`mpd`'s `as_directory` cue sheet tracks): the file it names and
+    /// its range; `info` then holds what the playlist gave, which the snapshot completes from that file.
+    public var playlistTrack: PlaylistTrack? {
+        get { self.track?.value }
+        set { self.track = newValue.map(TrackBox.init) }
+    }
+
+    /// `playlistTrack`, boxed: one pointer in every song of a tree, which few are.
+    private var track: TrackBox?
+
+    private final class TrackBox: Sendable {
+        let value: PlaylistTrack
+        init(_ value: PlaylistTrack) { self.value = value }
+    }
 
     /// Tags and audio properties.
     public var info: SongInfo {
@@ -39,6 +53,15 @@ public struct TreeSong: Sendable, Hashable {
         self.modificationTime = modificationTime
         self.size = size
         self.content = .read(info)
+    }
+
+    /// Creates a song of a playlist file's directory: what the playlist gave and the file it names.
+    public init(name: String, info: SongInfo, track: PlaylistTrack) {
+        self.name = name
+        self.modificationTime = 0
+        self.size = 0
+        self.content = .read(info)
+        self.playlistTrack = track
     }
 
     /// Song `song` of `database`.
@@ -62,7 +85,7 @@ public struct TreeSong: Sendable, Hashable {
 
     public static func == (lhs: TreeSong, rhs: TreeSong) -> Bool {
         lhs.name == rhs.name && lhs.modificationTime == rhs.modificationTime && lhs.size == rhs.size
-            && lhs.info == rhs.info
+            && lhs.playlistTrack == rhs.playlistTrack && lhs.info == rhs.info
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -89,6 +112,13 @@ public struct TreeDirectory: Sendable, Hashable {
 
     /// Whether this is a container file's directory of songs, not a directory on disk.
     public var isContainer: Bool { self.device == Self.containerDevice }
+
+    /// The device number that marks a playlist file's directory (`mpd`'s `DEVICE_PLAYLIST`): a cue sheet listed
+    /// as a directory of its tracks, named like the file.
+    public static let playlistDevice = UInt64.max - 2
+
+    /// Whether this is a playlist file's directory of tracks, not a directory on disk.
+    public var isPlaylist: Bool { self.device == Self.playlistDevice }
     /// Sub-directories by name (compared by bytes: names that differ only in Unicode normalisation are
     /// different directories).
     public var children: [ByteString: TreeDirectory] = [:]
@@ -178,12 +208,61 @@ public struct TreeDirectory: Sendable, Hashable {
     /// The number of songs here and below.
     public var songCount: Int { self.songs.count + self.children.values.reduce(0) { $0 + $1.songCount } }
 
+    /// The song at `uri` below this directory (names compared by bytes), if there is one.
+    public func song(at uri: String) -> TreeSong? {
+        var names = uri.split(separator: "/", omittingEmptySubsequences: false)
+        guard let last = names.popLast() else { return nil }
+        var directory = self
+        for name in names {
+            guard let child = directory.children[ByteString(String(name))] else { return nil }
+            directory = child
+        }
+        return directory.songs[ByteString(String(last))]
+    }
+
     /// Runs `body` on the directory at `components` below this one, if it exists.
     mutating func withDirectory<R>(at components: ArraySlice<String>, _ body: (inout TreeDirectory) -> R) -> R? {
         guard let name = components.first else { return body(&self) }
         // Through the index: `children[name]` would copy the child out to test it, then hash the name again.
         guard let index = self.children.index(forKey: ByteString(name)) else { return nil }
         return self.children.values[index].withDirectory(at: components.dropFirst(), body)
+    }
+}
+
+/// What a song of a playlist file's directory refers to: the file the playlist names (`mpd`'s `target`) and the
+/// part of it the song is.
+public struct PlaylistTrack: Sendable, Hashable {
+    /// The file as the database stores it: relative to the playlist's directory (`../` and the name the playlist
+    /// gave, as `mpd` writes it), or absolute, or a URL.
+    public var target: String
+    /// Where the song starts in the file, in milliseconds.
+    public var startMilliseconds: UInt64
+    /// Where it ends, in milliseconds; 0 is the end of the file.
+    public var endMilliseconds: UInt64
+
+    /// Creates a reference.
+    public init(target: String, startMilliseconds: UInt64 = 0, endMilliseconds: UInt64 = 0) {
+        self.target = target
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+    }
+
+    /// The URI (relative to the music directory) of the file `target` names from the playlist directory at
+    /// `directory`, as `mpd` looks it up (`Directory::LookupTargetSong`): each leading `../` goes one directory up
+    /// (`nil` above the root), the rest must be plain names; `nil` for an absolute target or a URL.
+    public static func resolve(_ target: String, from directory: String) -> String? {
+        guard !target.hasPrefix("/"), !URIScheme.hasScheme(target) else { return nil }
+        var base =
+            directory.isEmpty ? [] : directory.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var rest = Substring(target)
+        while rest.utf8.starts(with: "../".utf8) {
+            guard !base.isEmpty else { return nil }
+            base.removeLast()
+            rest = rest.dropFirst(3)
+        }
+        let names = rest.split(separator: "/", omittingEmptySubsequences: false)
+        guard !names.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
+        return (base + names.map(String.init)).joined(separator: "/")
     }
 }
 

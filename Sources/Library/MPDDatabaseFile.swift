@@ -21,6 +21,8 @@ import Zlib
 /// …                                its contents, the same way
 /// end: PATH
 /// song_begin: NAME
+/// Target: ../album.flac            (a cue sheet's track: the file it names, relative to the sheet's directory)
+/// Range: 2000-4493                 (its milliseconds of that file; "4493-" to the end)
 /// Time: 215.046000                 printf's %f of the seconds
 /// Playlist: yes                    (a cue sheet in the tags)
 /// Artist: VALUE                    the tags, in the song's order
@@ -37,11 +39,12 @@ import Zlib
 /// or an empty value is dropped; values get `mpd`'s clean-up; the lengths are `mpd`'s (seconds × 1000,
 /// truncated); a file from another `fs_charset`, with another format number or lacking an enabled tag type
 /// is refused as `mpd` refuses it. Where `mpd` would load what a truncated file holds, this reader refuses
-/// it (the caller then rescans), and it refuses names no scan produces ("", ".", "..", or with "/"). What
-/// Fermata's library has no place for is left out: the virtual directories `mpd` makes of cue sheets
-/// (`type: playlist`) and archives (`type: archive`), and the song size, ReplayGain and picture flag the
-/// format does not store (a song's size is then unknown, -1, and an update compares its mtime alone, as
-/// `mpd` does).
+/// it (the caller then rescans), and it refuses names no scan produces ("", ".", "..", or with "/"). A cue
+/// sheet's directory (`type: playlist`) holds tracks with a `Target:` and a `Range:` and the sheet's own tags,
+/// completed from the song they name once everything is read. What Fermata's library has no place for is left
+/// out: the virtual directories `mpd` makes of archives (`type: archive`), and the song size, ReplayGain and
+/// picture flag the format does not store (a song's size is then unknown, -1, and an update compares its mtime
+/// alone, as `mpd` does).
 ///
 /// Pure; any thread.
 public enum MPDDatabaseFile {
@@ -122,6 +125,7 @@ public enum MPDDatabaseFile {
                 let name = RawText.encode(Database.lastComponent(of: child.path))
                 out.bytes("directory: ", name)
                 if child.device == TreeDirectory.containerDevice { out.line("type: container") }
+                if child.device == TreeDirectory.playlistDevice { out.line("type: playlist") }
                 if child.modificationTime > 0 { out.line("mtime: \(child.modificationTime)") }
                 out.bytes("begin: ", RawText.encode(child.path))
                 stack.append((childIndex, 0))
@@ -141,6 +145,10 @@ public enum MPDDatabaseFile {
     private static func writeSongs(of directory: Database.Directory, _ songs: SongTable, to out: inout TextWriter) {
         for song in directory.songs {
             songs.withNameBytes(song) { out.bytes("song_begin: ", $0) }
+            if let virtual = songs.virtualSong(song) {
+                Self.writeTrack(virtual, to: &out)
+                continue
+            }
             if let milliseconds = songs.durationMilliseconds(song) {
                 // printf's "%f" of milliseconds / 1000: exactly the three digits, then zeros.
                 let fraction = milliseconds % 1000
@@ -160,6 +168,29 @@ public enum MPDDatabaseFile {
             out.line("mtime: \(songs.modificationTime(song))")
             out.line("song_end")
         }
+    }
+
+    /// The rest of a cue sheet track's block as `mpd` saves it: `Target`, `Range` in milliseconds, and what the
+    /// sheet gave (the table's song is completed from the file it names, which `mpd` does when it reads).
+    private static func writeTrack(_ virtual: VirtualSong, to out: inout TextWriter) {
+        out.bytes("Target: ", Array(virtual.track.target.utf8))
+        let (start, end) = (virtual.track.startMilliseconds, virtual.track.endMilliseconds)
+        if end > 0 {
+            out.line("Range: \(start)-\(end)")
+        } else if start > 0 {
+            out.line("Range: \(start)-")
+        }
+        if let milliseconds = virtual.durationMilliseconds {
+            let fraction = milliseconds % 1000
+            let digits = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+            out.line("Time: \(milliseconds / 1000).\(digits)000")
+        }
+        for item in virtual.tags where !item.value.isEmpty && !item.value.contains("\n") {
+            var value = item.value
+            value.withUTF8 { out.tag(item.type, $0) }
+        }
+        if let format = virtual.audioFormat { out.line("Format: \(format.description)") }
+        out.line("song_end")
     }
 
     /// Text, buffered and handed to the compressor in pieces, so that a large library's text is never held
@@ -358,7 +389,10 @@ public enum MPDDatabaseFile {
                             modificationTime = seconds > 0 ? Int64(truncatingIfNeeded: seconds) : 0
                         } else if let value = self.line(header, after: "type: ") {
                             type = value
-                            device = self.line(value, is: "container") ? TreeDirectory.containerDevice : 0
+                            device =
+                                self.line(value, is: "container")
+                                ? TreeDirectory.containerDevice
+                                : self.line(value, is: "playlist") ? TreeDirectory.playlistDevice : 0
                         } else {
                             throw self.failure("Malformed line", header)
                         }
@@ -367,8 +401,8 @@ public enum MPDDatabaseFile {
                         throw Failure("Directories nested too deep")
                     }
                     var frame = Frame(index: nil)
-                    // Cue sheets and archives as directories have no place in Fermata's library.
-                    let leftOut = self.line(type, is: "playlist") || self.line(type, is: "archive")
+                    // Archives as directories have no place in Fermata's library.
+                    let leftOut = self.line(type, is: "archive")
                     if let parent = stack[stack.count - 1].index, !leftOut {
                         let index = Int32(directories.count)
                         let parentPath = directories[Int(parent)].path
@@ -448,9 +482,16 @@ public enum MPDDatabaseFile {
                     let milliseconds = (seconds * 1000).rounded(.towardZero)
                     song.duration =
                         milliseconds >= 0 && milliseconds <= Double(Int32.max) ? UInt64(milliseconds) : nil
-                } else if self.line(key, is: "Target") || self.line(key, is: "Range") {
-                    // Only the songs of the cue-sheet directories Fermata leaves out have them.
-                    continue
+                } else if self.line(key, is: "Target") {
+                    song.target = self.string(value)
+                } else if self.line(key, is: "Range") {
+                    // strtoul, then after a "-" the end (0 for none).
+                    let (start, rest) = CNumbers.strtoul(self.text[value], from: 0)
+                    var end: UInt64 = 0
+                    if rest < value.count, self.text[value.lowerBound + rest] == UInt8(ascii: "-") {
+                        end = UInt64(CNumbers.strtoul(self.text[value], from: rest + 1).value)
+                    }
+                    song.range = (UInt64(UInt32(truncatingIfNeeded: start)), UInt64(UInt32(truncatingIfNeeded: end)))
                 } else if self.line(key, is: "Format") {
                     // A format mpd cannot parse is ignored.
                     song.audioFormat = songs.audioFormat(self.text[value])
@@ -560,6 +601,9 @@ public enum MPDDatabaseFile {
             var duration: UInt64?
             var audioFormat: AudioFormat?
             var hasPlaylist: Bool
+            /// For a cue sheet track: the file it names (`Target`) and its range (`Range`, milliseconds).
+            var target: String? = nil
+            var range: (start: UInt64, end: UInt64) = (0, 0)
         }
 
         var list: [Song] = []
@@ -599,6 +643,19 @@ public enum MPDDatabaseFile {
                     self.builder.addTag(
                         TagType(rawValue: Int(self.tagTypes[position]))!, value: self.tagValues[position])
                 }
+                // Only the songs of a playlist directory are its tracks (elsewhere mpd ignores the lines too).
+                if let target = song.target, directories[Int(song.directory)].device == TreeDirectory.playlistDevice {
+                    self.builder.setLastVirtual(
+                        VirtualSong(
+                            track: PlaylistTrack(
+                                target: target, startMilliseconds: song.range.start, endMilliseconds: song.range.end),
+                            targetURI: nil,
+                            tags: song.tags.map {
+                                TagItem(
+                                    TagType(rawValue: Int(self.tagTypes[$0]))!,
+                                    self.builder.values.text(self.tagValues[$0]))
+                            }, durationMilliseconds: song.duration, audioFormat: song.audioFormat))
+                }
             }
             guard self.builder.fits else { throw Failure("Database too large") }
             var result: [Database.Directory] = []
@@ -610,9 +667,13 @@ public enum MPDDatabaseFile {
                         children: children[index], songs: offsets[index]..<offsets[index + 1],
                         playlists: directory.playlists, inode: 0, device: directory.device))
             }
-            return Database(
+            let database = Database(
                 directories: result, songs: self.builder.build(directoryPaths: result.map(\.path)),
                 updateTime: updateTime)
+            // Cue sheet tracks are completed from the files they name, as a snapshot of the tree does it (the
+            // file lists a track's directory before that file's song, so only once everything is read).
+            guard !database.songs.virtualSongs.isEmpty else { return database }
+            return Database(tree: database.makeTree(), updateTime: updateTime, sorted: false)
         }
     }
 }

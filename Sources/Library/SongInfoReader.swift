@@ -15,6 +15,12 @@ public protocol SongInfoReader: Sendable {
     /// The songs inside a container file (`mpd`'s `container_scan`): names relative to the file, with their
     /// information; `nil` when the file is not a container (then it may be an ordinary song).
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]?
+    /// The songs of a playlist file listed as a directory (`mpd`'s playlist plugins with `as_directory`: cue
+    /// sheets), in the playlist's order; `nil` when no such plugin takes `suffix` (then the file is only a
+    /// playlist), empty when the file cannot be read or names nothing.
+    func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]?
+    /// Whether a file with this suffix that is no song is also listed as a directory of its songs (cue sheets).
+    func listsPlaylistAsDirectory(suffix: String) -> Bool
     /// Called once an update has read every file it queued, from the update's thread: the reader may give back
     /// what it keeps only for reading (libraries loaded on first use).
     func readingFinished()
@@ -23,6 +29,31 @@ public protocol SongInfoReader: Sendable {
 extension SongInfoReader {
     /// No containers.
     public func containerSongs(path: String) -> [(name: String, info: SongInfo)]? { nil }
+    /// No playlist is a directory.
+    public func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]? { nil }
+    /// No playlist is a directory.
+    public func listsPlaylistAsDirectory(suffix: String) -> Bool { false }
     /// Nothing to give back.
     public func readingFinished() {}
+}
+
+/// One song a playlist file listed as a directory names: the URI as the playlist writes it (relative to the
+/// playlist's directory, absolute, or a URL), the tags it gives and the range of that file.
+public struct PlaylistDirectoryEntry: Sendable, Hashable {
+    /// The URI as written.
+    public var uri: String
+    /// The tags (and length, if any) the playlist gives.
+    public var info: SongInfo
+    /// Where the song starts in the file, in milliseconds.
+    public var startMilliseconds: UInt64
+    /// Where it ends, in milliseconds; 0 is the end of the file.
+    public var endMilliseconds: UInt64
+
+    /// Creates an entry.
+    public init(uri: String, info: SongInfo, startMilliseconds: UInt64 = 0, endMilliseconds: UInt64 = 0) {
+        self.uri = uri
+        self.info = info
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+    }
 }

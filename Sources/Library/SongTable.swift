@@ -59,6 +59,13 @@ public struct TagValueTable: Sendable {
             return value.withUTF8 { self.number(forBytes: $0) }
         }
 
+        /// Value `number` added.
+        func text(_ number: Int32) -> String {
+            String(
+                decoding: self.bytes[Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])], as: UTF8.self
+            )
+        }
+
         /// Makes room for `count` values added with `number(for:)` or `number(forBytes:)`.
         mutating func reserveCapacity(_ count: Int) {
             self.offsets.reserveCapacity(count + 1)
@@ -124,6 +131,38 @@ public struct TagValueTable: Sendable {
     }
 }
 
+/// A track of a playlist file's directory (a cue sheet's track, `mpd`'s virtual song): the file it plays and
+/// what the playlist gave, which the database file stores (the table holds it completed from the file).
+public struct VirtualSong: Sendable, Hashable {
+    /// The file it names and its range.
+    public var track: PlaylistTrack
+    /// That file's URI when it is a song of the database (what the player opens).
+    public var targetURI: String?
+    /// The tags the playlist gave.
+    public var tags: [TagItem]
+    /// The length the playlist gave, if any.
+    public var durationMilliseconds: UInt64?
+    /// The format the playlist gave, if any.
+    public var audioFormat: AudioFormat?
+
+    /// Creates a track.
+    public init(
+        track: PlaylistTrack, targetURI: String?, tags: [TagItem], durationMilliseconds: UInt64? = nil,
+        audioFormat: AudioFormat? = nil
+    ) {
+        self.track = track
+        self.targetURI = targetURI
+        self.tags = tags
+        self.durationMilliseconds = durationMilliseconds
+        self.audioFormat = audioFormat
+    }
+
+    /// What the playlist gave, as the tree keeps it.
+    public var ownInfo: SongInfo {
+        SongInfo(tags: self.tags, durationMilliseconds: self.durationMilliseconds, audioFormat: self.audioFormat)
+    }
+}
+
 /// Every song of a snapshot, in walk order, stored column-wise: a fixed-size record per song (no references),
 /// file names as raw bytes in one buffer, and tags as (type, value number) pairs into a `TagValueTable`.
 ///
@@ -163,6 +202,8 @@ public struct SongTable: Sendable, RandomAccessCollection {
     @usableFromInline let directoryPaths: [String]
     /// The distinct tag values.
     public let values: TagValueTable
+    /// The songs of playlist files' directories (cue sheet tracks), by song number; empty in most libraries.
+    public let virtualSongs: [Int32: VirtualSong]
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { self.records.count }
@@ -173,7 +214,25 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return Database.Song(
             uri: self.uri(song), directory: self.records[index].directory,
             modificationTime: self.records[index].modificationTime, size: self.records[index].size,
-            info: self.info(song))
+            info: self.info(song), virtual: self.virtualSong(song))
+    }
+
+    /// What song `song` refers to when it is a track of a playlist file's directory; `nil` for a file's song.
+    @inlinable
+    public func virtualSong(_ song: Int32) -> VirtualSong? {
+        self.virtualSongs.isEmpty ? nil : self.virtualSongs[song]
+    }
+
+    /// The length of song `song` as played: its range for a playlist track, else its duration (`mpd`'s
+    /// `LightSong::GetDuration`).
+    public func playedMilliseconds(_ song: Int32) -> UInt64? {
+        guard let virtual = self.virtualSong(song) else { return self.durationMilliseconds(song) }
+        var end = virtual.track.endMilliseconds
+        if end == 0 {
+            guard let total = self.durationMilliseconds(song) else { return nil }
+            end = total
+        }
+        return end >= virtual.track.startMilliseconds ? end - virtual.track.startMilliseconds : 0
     }
 
     // MARK: - Columns
@@ -315,12 +374,27 @@ public struct SongTable: Sendable, RandomAccessCollection {
             replayGain: self.replayGain(song), hasPicture: record.hasPicture, hasPlaylist: record.hasPlaylist)
     }
 
+    /// How many distinct values (by bytes) the songs `isIncluded` accepts have for `type`.
+    func distinctValueCount(_ type: TagType, of isIncluded: (Int32) -> Bool) -> Int {
+        var seen = [Bool](repeating: false, count: self.values.count)
+        var count = 0
+        for song in 0..<Int32(self.records.count) where isIncluded(song) {
+            self.forEachValue(song, type) { value in
+                guard !seen[Int(value)] else { return }
+                seen[Int(value)] = true
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// How many distinct values (by bytes) songs have for `type`.
     func distinctValueCount(_ type: TagType) -> Int {
         var seen = [Bool](repeating: false, count: self.values.count)
         var count = 0
         let raw = UInt8(type.rawValue)
-        for position in self.tagTypes.indices where self.tagTypes[position] == raw && !seen[Int(self.tagValues[position])] {
+        for position in self.tagTypes.indices
+        where self.tagTypes[position] == raw && !seen[Int(self.tagValues[position])] {
             seen[Int(self.tagValues[position])] = true
             count += 1
         }
@@ -341,6 +415,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
         private var tagTypes: [UInt8] = []
         private var tagValues: [Int32] = []
         private var replayGains: [ReplayGainInfo] = []
+        var virtualSongs: [Int32: VirtualSong] = [:]
         var values = TagValueTable.Builder()
 
         init() {}
@@ -381,10 +456,48 @@ public struct SongTable: Sendable, RandomAccessCollection {
             self.names.append(contentsOf: name)
         }
 
+        /// Marks the last song added as a track of a playlist file's directory.
+        mutating func setLastVirtual(_ virtual: VirtualSong) {
+            self.virtualSongs[Int32(self.records.count - 1)] = virtual
+        }
+
+        /// The directory of song `song` added.
+        func directory(of song: Int32) -> Int32 { self.records[Int(song)].directory }
+
         /// Adds a tag to the last song.
         mutating func addTag(_ type: TagType, value number: Int32) {
             self.tagTypes.append(UInt8(type.rawValue))
             self.tagValues.append(number)
+        }
+
+        /// Adds a track of a playlist file's directory: what the playlist gave (`song.info`) completed from the
+        /// file it names (`target`, when it is in the tree), as `mpd`'s `Song::Export` does: the target's tags of
+        /// types the playlist did not give, its duration, format and modification time.
+        mutating func addTrack(
+            _ song: TreeSong, track: PlaylistTrack, directory: Int32, target: (uri: String, song: TreeSong)?
+        ) {
+            let own = song.info
+            var merged = own
+            merged.hasPlaylist = false
+            var modificationTime: Int64 = 0
+            var size: Int64 = 0
+            if let target {
+                let file = target.song.info
+                let given = Set(own.tags.map(\.type))
+                merged.tags += file.tags.filter { !given.contains($0.type) }
+                if merged.durationMilliseconds == nil { merged.durationMilliseconds = file.durationMilliseconds }
+                if merged.audioFormat == nil { merged.audioFormat = file.audioFormat }
+                merged.replayGain = file.replayGain
+                merged.hasPicture = file.hasPicture
+                modificationTime = target.song.modificationTime
+                size = target.song.size
+            }
+            self.virtualSongs[Int32(self.records.count)] = VirtualSong(
+                track: track, targetURI: target?.uri, tags: own.tags, durationMilliseconds: own.durationMilliseconds,
+                audioFormat: own.audioFormat)
+            self.add(
+                TreeSong(name: song.name, modificationTime: modificationTime, size: size, info: merged),
+                directory: directory)
         }
 
         /// Adds a song from the updater's tree.
@@ -440,14 +553,16 @@ public struct SongTable: Sendable, RandomAccessCollection {
         func build(directoryPaths: [String]) -> SongTable {
             SongTable(
                 records: self.records, names: self.names, tagTypes: self.tagTypes, tagValues: self.tagValues,
-                replayGains: self.replayGains, directoryPaths: directoryPaths, values: self.values.build())
+                replayGains: self.replayGains, directoryPaths: directoryPaths, values: self.values.build(),
+                virtualSongs: self.virtualSongs)
         }
     }
 
     private init(
         records: [Record], names: [UInt8], tagTypes: [UInt8], tagValues: [Int32], replayGains: [ReplayGainInfo],
-        directoryPaths: [String], values: TagValueTable
+        directoryPaths: [String], values: TagValueTable, virtualSongs: [Int32: VirtualSong]
     ) {
+        self.virtualSongs = virtualSongs
         self.records = records
         self.names = names
         self.tagTypes = tagTypes

@@ -60,6 +60,10 @@ public struct Updater: Sendable {
         public var tree: TreeDirectory
         /// Whether anything changed.
         public var modified: Bool
+        /// The URIs of the tracks of playlist directories the job replaced (a changed cue sheet, or any with
+        /// `discard`): `mpd` deletes those songs, which takes them out of the queue, before it makes the new
+        /// ones, even where a new track has the same URI.
+        public var replacedTracks: [String] = []
     }
 
     private struct PendingRead {
@@ -74,6 +78,8 @@ public struct Updater: Sendable {
     private struct PendingReads {
         var reads: [PendingRead] = []
         let queue: ReadQueue
+        /// The URIs of the tracks of playlist directories the walk replaced (see `Result.replacedTracks`).
+        var replacedTracks: [String] = []
 
         mutating func append(_ read: PendingRead) {
             self.reads.append(read)
@@ -108,7 +114,9 @@ public struct Updater: Sendable {
                 self.logger.error("music directory is not readable", ["path": self.root])
             }
         } else {
-            self.updatePath(&tree, components: components[...], done: [], ancestors: [(tree.device, tree.inode)], discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+            self.updatePath(
+                &tree, components: components[...], done: [], ancestors: [(tree.device, tree.inode)], discard: discard,
+                pending: &pending, modified: &modified, isCancelled: isCancelled)
         }
 
         // The walk is done: this thread reads too, until every queued file is read.
@@ -140,8 +148,9 @@ public struct Updater: Sendable {
             }
             start = end
         }
+        if Self.purgeDanglingTracks(&tree) { modified = true }
         if modified { tree.pruneEmpty() }
-        return Result(tree: tree, modified: modified)
+        return Result(tree: tree, modified: modified, replacedTracks: pending.replacedTracks)
     }
 
     private func path(of components: [String]) -> String {
@@ -191,7 +200,8 @@ public struct Updater: Sendable {
         } else {
             var exclude = ExcludeList()
             for depth in 0...done.count {
-                exclude = ExcludeList(inheriting: exclude, path: self.path(of: Array(done.prefix(depth))) + "/.mpdignore")
+                exclude = ExcludeList(
+                    inheriting: exclude, path: self.path(of: Array(done.prefix(depth))) + "/.mpdignore")
             }
             guard !exclude.matches(name) else { return }
             self.visit(
@@ -258,10 +268,18 @@ public struct Updater: Sendable {
             {
                 return
             }
-            if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }
-            guard let suffix = Suffix.ofPath(name).map(String.init), self.reader.supports(suffix: suffix) else {
+            let suffix = Suffix.ofPath(name).map(String.init)
+            let isSong = suffix.map { self.reader.supports(suffix: $0) } ?? false
+            if !isSong, let suffix, self.reader.listsPlaylistAsDirectory(suffix: suffix) {
+                self.visitPlaylistDirectory(
+                    &directory, name: name, suffix: suffix, status: status, components: components, discard: discard,
+                    pending: &pending, modified: &modified)
+            } else if directory.children.removeValue(forKey: ByteString(name)) != nil {
+                modified = true
+            }
+            guard isSong else {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
-                if let suffix = Suffix.ofPath(name), Self.playlistSuffixes.contains(suffix.lowercased()) {
+                if let suffix, Self.playlistSuffixes.contains(suffix.lowercased()) {
                     let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
                     if let index = directory.playlistIndex(named: name) {
                         if directory.playlists[index] != entry {
@@ -286,14 +304,16 @@ public struct Updater: Sendable {
                 return
             }
             pending.append(
-                PendingRead(directory: components, name: name, path: self.path(of: components + [name]), status: status))
+                PendingRead(directory: components, name: name, path: self.path(of: components + [name]), status: status)
+            )
         case .directory:
             if ancestors.contains(where: { $0 == (status.device, status.inode) }) {
                 self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
                 return
             }
             if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
-            var child = directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
+            var child =
+                directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
             if child.isContainer {
                 // A container file became a directory: its songs are gone.
                 child = TreeDirectory(name: name)
@@ -346,6 +366,75 @@ public struct Updater: Sendable {
         directory.songs.removeValue(forKey: key)
         modified = true
         return true
+    }
+
+    /// `mpd`'s `UpdatePlaylistFile` for a playlist plugin listed as a directory (cue sheets): unless the file is
+    /// unchanged since its directory was made (and not `discard`), a directory named like the file, of songs
+    /// `track0001`… each naming a range of a file (`../` before a relative URI: it is relative to the playlist's
+    /// directory); none when the playlist names nothing. The file stays a playlist too (the caller lists it).
+    private func visitPlaylistDirectory(
+        _ directory: inout TreeDirectory, name: String, suffix: String, status: FileStatus, components: [String],
+        discard: Bool, pending: inout PendingReads, modified: inout Bool
+    ) {
+        let key = ByteString(name)
+        if let existing = directory.children[key] {
+            if existing.isPlaylist, existing.modificationTime == status.modificationTime, !discard { return }
+            if existing.isPlaylist {
+                let path = (components + [name]).joined(separator: "/")
+                pending.replacedTracks += existing.songs.keys.map { path + "/" + $0.text }
+            }
+            directory.children.removeValue(forKey: key)
+            modified = true
+        }
+        let path = self.path(of: components + [name])
+        let entries = self.reader.playlistDirectorySongs(path: path, suffix: suffix) ?? []
+        guard !entries.isEmpty else { return }
+        var playlist = TreeDirectory(name: name, rank: directory.children.count)
+        playlist.modificationTime = status.modificationTime
+        playlist.device = TreeDirectory.playlistDevice
+        for (number, entry) in entries.enumerated() {
+            var info = entry.info
+            info.tags.removeAll { !self.metadata.contains($0.type) || $0.value.contains("\n") }
+            let absolute = entry.uri.hasPrefix("/") || URIScheme.hasScheme(entry.uri)
+            let track = PlaylistTrack(
+                target: absolute ? entry.uri : "../" + entry.uri, startMilliseconds: entry.startMilliseconds,
+                endMilliseconds: entry.endMilliseconds)
+            let trackName = Self.trackName(number + 1)
+            playlist.songs[ByteString(trackName)] = TreeSong(name: trackName, info: info, track: track)
+        }
+        directory.children[key] = playlist
+    }
+
+    /// `track0001`: the name of a playlist directory's song `number` (`mpd`'s `track%04u`).
+    static func trackName(_ number: Int) -> String {
+        let digits = String(number)
+        return "track" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// `mpd`'s `PurgeDanglingFromPlaylists`: removes the songs of playlist directories whose relative target is no
+    /// song of the tree.
+    ///
+    /// - Returns: whether anything was removed.
+    static func purgeDanglingTracks(_ tree: inout TreeDirectory) -> Bool {
+        let root = tree
+        var removed = false
+        func visit(_ node: inout TreeDirectory, path: String) {
+            for name in Array(node.children.keys) {
+                visit(&node.children[name]!, path: path.isEmpty ? name.text : path + "/" + name.text)
+            }
+            guard node.isPlaylist else { return }
+            for (name, song) in node.songs {
+                guard let track = song.playlistTrack, !track.target.hasPrefix("/"),
+                    !URIScheme.hasScheme(track.target)
+                else { continue }
+                if PlaylistTrack.resolve(track.target, from: path).flatMap({ root.song(at: $0) }) == nil {
+                    node.songs.removeValue(forKey: name)
+                    removed = true
+                }
+            }
+        }
+        visit(&tree, path: "")
+        return removed
     }
 
     /// `mpd`'s symlink rules: links inside the music directory follow `follow_inside_symlinks`, links

@@ -9,6 +9,26 @@ public enum PlaylistRegistry {
         AsxPlaylistPlugin.plugin, RssPlaylistPlugin.plugin, CuePlaylistPlugin.plugin,
     ]
 
+    /// The plugins `mpd` lists as directories of their songs too (`as_directory`, on by default only for cue).
+    static let directoryPlugins: [PlaylistPlugin] = [CuePlaylistPlugin.plugin]
+
+    /// Whether the plugin `mpd` picks for `suffix` (the first claiming it) is listed as a directory.
+    public static func listsAsDirectory(suffix: some StringProtocol) -> Bool {
+        guard let plugin = Self.plugins.first(where: { $0.supports(suffix: suffix) }) else { return false }
+        return Self.directoryPlugins.contains { $0.name == plugin.name }
+    }
+
+    /// The entries of a file listed as a directory, read by the plugin `mpd`'s update picks for `suffix` (the
+    /// first claiming it, `FindPlaylistPluginBySuffix`), or `nil` when it does not recognise the content.
+    ///
+    /// - Throws: `PlaylistParseError` when the plugin took the file and failed on it.
+    public static func directoryEntries(_ bytes: [UInt8], suffix: some StringProtocol) throws(PlaylistParseError)
+        -> [PlaylistEntry]?
+    {
+        guard let plugin = Self.plugins.first(where: { $0.supports(suffix: suffix) }) else { return nil }
+        return try plugin.entries(bytes)
+    }
+
     /// Whether some plugin claims `suffix` (`mpd`'s `playlist_suffix_supported`).
     public static func supports(suffix: some StringProtocol) -> Bool {
         Self.plugins.contains { $0.supports(suffix: suffix) }

@@ -39,6 +39,8 @@ final class LibraryService {
         /// Whether `db_file` is written gzip-compressed (`mpd`'s `compress`, on unless a `database` block
         /// turns it off).
         var compress = true
+        /// Whether an update hides the files cue sheets' tracks name (`hide_playlist_targets`).
+        var hidePlaylistTargets = true
         /// Watch for changes with inotify.
         var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
@@ -324,30 +326,35 @@ final class LibraryService {
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
         NamedThread.detach("update") {
-            let (encoded, modified) = Self.scan(
+            let (encoded, modified, replaced) = Self.scan(
                 current, configuration: configuration, uri: uri, discard: discard, logger: logger)
             var database: Database?
             if let encoded {
                 // The snapshot the job built is gone: read it back from its encoding into the heap the scan
                 // left, coalesced first (a restart allocates it so too).
                 releaseFreeMemory()
-                database = DatabaseFile.decode(encoded, tags: configuration.metadata)
+                database = DatabaseFile.decode(
+                    encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
+                    alsoHidden: current.hiddenURIs)
                 if database == nil { logger.error("the new database does not read back; keeping the previous one") }
             }
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
             database?.prepareURILookups()
-            bound.execute { [database] service in service.finish(database: database, modified: modified, id: id) }
+            bound.execute { [database] service in
+                service.finish(database: database, modified: modified, replaced: replaced, id: id)
+            }
         }
     }
 
     /// Runs the update job over `current`'s tree, saves the snapshot it produces (see `save`) and returns it
-    /// encoded in the binary format (`nil` when nothing changed); also whether anything was modified. The job's
+    /// encoded in the binary format (`nil` when nothing changed); also whether anything was modified, and the
+    /// URIs of the cue sheet tracks it replaced (see `Updater.Result.replacedTracks`). The job's
     /// tree and the snapshot are freed on return: the snapshot built from the tree keeps its small allocations
     /// (directory paths, child lists) on pages scattered over everything the scan allocated, which
     /// `malloc_trim` cannot return while they live. Update thread.
     private static func scan(
         _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
-    ) -> (encoded: [UInt8]?, modified: Bool) {
+    ) -> (encoded: [UInt8]?, modified: Bool, replaced: [String]) {
         let tree = current.makeTree()
         let result = configuration.updater.update(tree, uri: uri, discard: discard)
         let updateTime = Int64(time(nil))
@@ -358,9 +365,12 @@ final class LibraryService {
         guard result.modified || isFirst || fileMissing else {
             // Nothing to save, but mpd's database in memory has what its walk found: directories holding no song,
             // after their siblings, and directories' new times. Until a save, as the snapshot now.
-            guard !result.tree.hasSameDirectories(as: tree) else { return (nil, false) }
+            // An update marks the files cue sheet tracks name, which a snapshot loaded from a file has not.
+            let marks =
+                configuration.hidePlaylistTargets && !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
+            guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false, []) }
             let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
-            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false)
+            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false, result.replacedTracks)
         }
         var saved = result.tree
         saved.pruneEmpty()
@@ -368,17 +378,17 @@ final class LibraryService {
         if let path = configuration.databaseFile,
             let encoded = Self.save(database, configuration: configuration, to: path, logger: logger)
         {
-            return (encoded, result.modified)
+            return (encoded, result.modified, result.replacedTracks)
         }
-        return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified)
+        return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified, result.replacedTracks)
     }
 
-    private func finish(database: Database?, modified: Bool, id: Int) {
+    private func finish(database: Database?, modified: Bool, replaced: [String], id: Int) {
         self.running = false
         if let database {
             self.database = database
             self.rebuildWatches()
-            self.server.databaseChanged(database)
+            self.server.databaseChanged(database, replaced: Set(replaced))
             // The previous snapshot and the job's tree are gone now. Trimming a large heap takes a moment: not on
             // the loop.
             NamedThread.detach("trim") { releaseFreeMemory() }

@@ -44,12 +44,25 @@ extension Server {
 
     /// A queue entry for a database song.
     static func queueSong(_ song: Database.Song) -> QueueSong {
-        QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
+        guard let virtual = song.virtual else {
+            return QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
+        }
+        // A cue sheet's track: its range of the file the sheet names, which is what plays.
+        // No time for a track whose file is no song of the database (an absolute path), as in mpd.
+        return QueueSong(
+            uri: song.uri, modificationTime: song.modificationTime > 0 ? song.modificationTime : nil, info: song.info,
+            startMilliseconds: virtual.track.startMilliseconds, endMilliseconds: virtual.track.endMilliseconds,
+            realURI: virtual.targetURI ?? virtual.track.target)
     }
 
     /// A new database snapshot replaced the old one: queued songs whose file is gone leave the queue, changed
     /// ones get their new tags.
-    func databaseChanged(_ database: Database) {
-        self.playlist.databaseModified { uri in database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) } }
+    /// `replaced`: songs the update deleted and made again (the tracks of a changed cue sheet), which leave the
+    /// queue as `mpd`'s deleted songs do.
+    func databaseChanged(_ database: Database, replaced: Set<String> = []) {
+        self.playlist.databaseModified { uri in
+            guard !replaced.contains(uri) else { return nil }
+            return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+        }
     }
 }

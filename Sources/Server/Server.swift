@@ -70,8 +70,8 @@ public final class Server {
             self.library = LibraryService(
                 configuration: .init(
                     updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
-                    compress: library.compressDatabaseFile, autoUpdate: library.autoUpdate,
-                    autoUpdateDepth: library.autoUpdateDepth),
+                    compress: library.compressDatabaseFile, hidePlaylistTargets: library.hidePlaylistTargets,
+                    autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
         self.playlist.replayGainMode = options.replayGainMode

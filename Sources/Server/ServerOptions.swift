@@ -85,6 +85,9 @@ public struct LibraryOptions: Sendable {
     public var databaseFile: String?
     /// Whether the database file is written gzip-compressed (a `database` block's `compress`).
     public var compressDatabaseFile = true
+    /// Whether the files cue sheets' tracks name are left out of listings (a `database` block's
+    /// `hide_playlist_targets`).
+    public var hidePlaylistTargets = true
     /// Watch the music directory with inotify and update what changes (`auto_update`).
     public var autoUpdate: Bool
     /// How deep below the music directory to watch (`auto_update_depth`; 0 is the music directory

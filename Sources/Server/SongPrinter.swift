@@ -91,9 +91,16 @@ enum SongPrinter {
     ) {
         defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
         Self.appendFileLine(song, of: songs, to: &reply)
-        reply.key("Last-Modified")
-        Self.appendISO8601(songs.modificationTime(song), to: &reply)
-        reply.append(byte: UInt8(ascii: "\n"))
+        let virtual = songs.virtualSong(song)
+        if let track = virtual?.track {
+            Self.appendRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &reply)
+        }
+        // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd.
+        if virtual == nil || songs.modificationTime(song) > 0 {
+            reply.key("Last-Modified")
+            Self.appendISO8601(songs.modificationTime(song), to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
         if format, let audioFormat = songs.audioFormat(song) { reply.rawLine("Format", audioFormat.description) }
         for position in songs.tagPositions(song) {
             let type = songs.tagType(at: position)
@@ -102,12 +109,22 @@ enum SongPrinter {
             songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
             reply.append(byte: UInt8(ascii: "\n"))
         }
-        if let duration = songs.durationMilliseconds(song) {
+        if let duration = songs.playedMilliseconds(song) {
             reply.line("Time", (duration + 500) / 1000)
             reply.key("duration")
             Self.appendSeconds3(duration, to: &reply)
             reply.append(byte: UInt8(ascii: "\n"))
         }
+    }
+
+    /// `Range: START-END` (`START-` without an end); nothing for a whole file.
+    static func appendRange(start: UInt64, end: UInt64, to reply: inout ReplyBuffer) {
+        guard start > 0 || end > 0 else { return }
+        reply.key("Range")
+        Self.appendSeconds3(start, to: &reply)
+        reply.append(byte: UInt8(ascii: "-"))
+        if end > 0 { Self.appendSeconds3(end, to: &reply) }
+        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A

@@ -380,6 +380,7 @@ enum Daemon {
                 updater: updater, databaseFile: settings.dbFile ?? Self.defaultDatabaseFile(environment: environment),
                 autoUpdate: settings.autoUpdate, autoUpdateDepth: settings.autoUpdateDepth)
             options.library?.compressDatabaseFile = settings.dbCompress
+            options.library?.hidePlaylistTargets = settings.hidePlaylistTargets
         }
 
         for entry in settings.passwords {

@@ -3,6 +3,8 @@
 import Formats
 import Library
 import Model
+import Playlists
+import Posix
 
 /// Reads songs for the library through the format plugins: the composition root's bridge between the
 /// scanner and the formats it should know.
@@ -20,6 +22,21 @@ struct FormatReader: SongInfoReader {
 
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]? {
         self.registry.containerSongs(path: path).map { songs in songs.map { ($0.name, $0.info) } }
+    }
+
+    /// `mpd`'s playlist plugins whose `as_directory` is on by default: its cue plugin alone.
+    func listsPlaylistAsDirectory(suffix: String) -> Bool { PlaylistRegistry.listsAsDirectory(suffix: suffix) }
+
+    func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]? {
+        guard self.listsPlaylistAsDirectory(suffix: suffix) else { return nil }
+        guard let bytes = try? readFile(atPath: path),
+            let entries = try? PlaylistRegistry.directoryEntries(bytes, suffix: suffix)
+        else { return [] }
+        return entries.map { entry in
+            PlaylistDirectoryEntry(
+                uri: entry.uri, info: SongInfo(tags: entry.tags, durationMilliseconds: entry.durationMilliseconds),
+                startMilliseconds: entry.startMilliseconds, endMilliseconds: entry.endMilliseconds)
+        }
     }
 
     func readingFinished() { self.registry.releaseIdleResources() }

@@ -193,6 +193,10 @@ struct SettingsTests {
         settings = try self.settings("database {\n path \"~/db\"\n}\n")
         #expect(settings.dbFile == "/home/listener/db")
         #expect(settings.dbCompress)
+        #expect(settings.hidePlaylistTargets)
+        settings = try self.settings("database {\n path \"/var/db\"\n hide_playlist_targets \"no\"\n}\n")
+        #expect(!settings.hidePlaylistTargets)
+        #expect(settings.warnings.isEmpty)
         try self.expectFailure("database {\n compress \"no\"\n}", "No \"path\" parameter specified")
         // Errors in a key are on its line.
         let relative = try self.failure("database {\n path \"relative\"\n}")

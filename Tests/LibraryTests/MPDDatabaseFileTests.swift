@@ -162,7 +162,7 @@ import Zlib
             song_begin: track0001
             Target: ../x.flac
             Range: 0-1000
-            Title: left out
+            Title: a cue track
             song_end
             end: x.cue
             song_begin: b.dsf
@@ -179,8 +179,18 @@ import Zlib
             end: /
             Everything after the root's end is not read.
             """)
-        #expect(database.directories.map(\.path) == ["", "c.sid"])
+        #expect(database.directories.map(\.path) == ["", "c.sid", "x.cue"])
         #expect(database.directories[1].device == TreeDirectory.containerDevice)
+        // A cue sheet's directory: its track names a file the database does not hold (mpd purges such tracks
+        // only when it updates).
+        #expect(database.directories[2].device == TreeDirectory.playlistDevice)
+        let cueTrack = try #require(database.song(at: "x.cue/track0001"))
+        #expect(
+            database.songs.virtualSong(cueTrack)
+                == VirtualSong(
+                    track: PlaylistTrack(target: "../x.flac", startMilliseconds: 0, endMilliseconds: 1000),
+                    targetURI: nil, tags: [TagItem(.title, "a cue track")]))
+        #expect(database.songs.info(cueTrack).tags == [TagItem(.title, "a cue track")])
         #expect(database.directories[1].modificationTime == 0)
         #expect(database.directories[0].playlists == [TreePlaylist(name: "p.m3u", modificationTime: 2)])
         let tune = try #require(database.song(at: "c.sid/tune_001.sid"))
@@ -194,7 +204,7 @@ import Zlib
         #expect(database.songs.durationMilliseconds(dsf) == nil)
         #expect(database.songs.audioFormat(dsf) == AudioFormat(sampleRate: 352_800, sampleFormat: .dsd, channels: 2))
         #expect(database.songs.modificationTime(dsf) == Int64(Int32(truncatingIfNeeded: 99_999_999_999)))
-        #expect(database.songs.count == 2)
+        #expect(database.songs.count == 3)
         // A file that ends without "\n" and an old format number are read.
         _ = try self.decode(
             "song_begin: a.mp3\nsong_end", header: Self.header.replacingOccurrences(of: "format: 2", with: "format: 1"))

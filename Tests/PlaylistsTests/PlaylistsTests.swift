@@ -28,6 +28,21 @@ private func parse(_ text: String, _ suffix: String) throws -> [PlaylistEntry] {
         #expect(entries.map(\.uri) == ["a.mp3"])
     }
 
+    @Test func onlyCueSheetsAreDirectories() throws {
+        #expect(PlaylistRegistry.listsAsDirectory(suffix: "cue"))
+        #expect(PlaylistRegistry.listsAsDirectory(suffix: "CUE"))
+        for suffix in ["m3u", "pls", "xspf", "flac", "txt"] {
+            #expect(!PlaylistRegistry.listsAsDirectory(suffix: suffix))
+        }
+        let sheet =
+            "FILE \"a.flac\" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:01:00\n"
+        let entries = try #require(try PlaylistRegistry.directoryEntries(Array(sheet.utf8), suffix: "cue"))
+        #expect(entries.map(\.uri) == ["a.flac", "a.flac"])
+        #expect(entries.map(\.startMilliseconds) == [0, 1000])
+        #expect(entries.map(\.endMilliseconds) == [1000, 0])
+        #expect(try PlaylistRegistry.directoryEntries([], suffix: "txt") == nil)
+    }
+
     @Test func unrecognisedIsAnError() {
         #expect(throws: PlaylistParseError.self) { try parse("File1=a\n", "pls") }
         #expect(throws: PlaylistParseError.self) { try parse("<playlist>", "xspf") }

@@ -25,7 +25,7 @@ extension Database {
             start = 0
         }
         if start == 0 && filter.isEmpty {
-            return Array(0..<Int32(self.songs.count))
+            return self.visibleSongs()
         }
         // An exact, case-sensitive tag comparison is a lookup: the candidates are that value's songs (for a tag
         // with fallbacks, also the songs that defer to a fallback with that value), in ascending order, which is
@@ -43,14 +43,15 @@ extension Database {
             remaining = SongFilter(rest)
         }
         let prepared = PreparedFilter(self, filter: remaining)
-        if let candidates, prepared.isEmpty { return candidates }
+        if let candidates, prepared.isEmpty { return candidates.filter { !self.isHidden($0) } }
         // Songs are matched in place, in the table.
         return withUnsafePointer(to: self.songs) { songs in
-            if let candidates { return candidates.filter { prepared.matches($0, in: songs) } }
+            if let candidates { return candidates.filter { !self.isHidden($0) && prepared.matches($0, in: songs) } }
             var result: [Int32] = []
             if start == 0 {
                 // The whole walk from the root visits the songs in index order.
-                for index in 0..<Int32(songs.pointee.count) where prepared.matches(index, in: songs) {
+                for index in 0..<Int32(songs.pointee.count)
+                where !self.isHidden(index) && prepared.matches(index, in: songs) {
                     result.append(index)
                 }
                 return result
@@ -113,6 +114,12 @@ extension Database {
         // Each level's songs are ascending, and no song is in two: the first tag it has decides.
         if chain.count > 1 { result.sort() }
         return result
+    }
+
+    /// Every song but the hidden ones (`hide_playlist_targets`), in walk order.
+    public func visibleSongs() -> [Int32] {
+        guard self.hasHiddenSongs else { return Array(0..<Int32(self.songs.count)) }
+        return (0..<Int32(self.songs.count)).filter { !self.isHidden($0) }
     }
 
     /// The songs of the library that are not in `songs` (ascending), in ascending order.

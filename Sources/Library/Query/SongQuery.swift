@@ -72,7 +72,7 @@ extension Database {
     public func count(_ filter: SongFilter) throws(QueryError) -> SongCount {
         let songs = try self.select(filter)
         var total = SongCount(songs: songs.count)
-        for song in songs { total.milliseconds += self.songs.durationMilliseconds(song) ?? 0 }
+        for song in songs { total.milliseconds += self.songs.playedMilliseconds(song) ?? 0 }
         return total
     }
 

@@ -107,7 +107,8 @@ public final class Playlist {
     private func playable(atOrder orderIndex: Int, token: UInt64) -> PlayableSong {
         let song = self.queue.item(atOrder: orderIndex).song
         return PlayableSong(
-            token: token, uri: song.uri, path: self.resolvePath(song.uri), replayGain: song.info.replayGain,
+            token: token, uri: song.realURI ?? song.uri, path: self.resolvePath(song.realURI ?? song.uri),
+            replayGain: song.info.replayGain,
             durationMilliseconds: song.info.durationMilliseconds, rangeStartMilliseconds: song.startMilliseconds,
             rangeEndMilliseconds: song.endMilliseconds == 0 ? nil : song.endMilliseconds,
             tags: URIScheme.hasScheme(song.uri) ? [] : song.info.tags)

@@ -17,12 +17,16 @@ public struct QueueSong: Sendable, Hashable {
     public var startMilliseconds: UInt64
     /// Where playback ends (`rangeid`), in milliseconds; 0 is the end of the file.
     public var endMilliseconds: UInt64
+    /// The file played when it is not `uri` (`mpd`'s `real_uri`): for a track of a cue sheet's directory, the
+    /// file the sheet names.
+    public var realURI: String?
 
     /// Creates a queue song.
     public init(
         uri: String, modificationTime: Int64? = nil, info: SongInfo = SongInfo(), startMilliseconds: UInt64 = 0,
-        endMilliseconds: UInt64 = 0
+        endMilliseconds: UInt64 = 0, realURI: String? = nil
     ) {
+        self.realURI = realURI
         self.uri = uri
         self.modificationTime = modificationTime
         self.info = info

@@ -132,7 +132,7 @@ enum DatabaseCommands {
             if recursive && directory != 0 { entries.append(.directory(directory)) }
             func visit(_ index: Int32) {
                 let node = database.directories[Int(index)]
-                for song in node.songs { entries.append(.song(song)) }
+                for song in node.songs where !database.isHidden(song) { entries.append(.song(song)) }
                 for position in node.playlists.indices { entries.append(.playlist(directory: index, index: position)) }
                 for child in node.children {
                     entries.append(.directory(child))

@@ -78,7 +78,7 @@ enum QueueCommands {
     ///
     /// - Throws: `No such directory` (50).
     static func songs(at uri: String, in database: Database) throws(AckError) -> [Int32] {
-        if uri.isEmpty { return Array(0..<Int32(database.songs.count)) }
+        if uri.isEmpty { return database.visibleSongs() }
         if let directory = database.directory(at: uri) {
             var result: [Int32] = []
             database.walk(from: directory, recursive: true) { result.append($0) }
