@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Dispatch
 import Glibc
 import Library
 import MPDProtocol
@@ -60,6 +61,9 @@ final class LibraryService {
     private var running = false
     /// Whether the database files are being written after start-up (an update waits for it).
     private var saving = false
+    /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
+    /// after the stop (or the old one, never half of it: the files are replaced atomically).
+    private let startupSave = DispatchGroup()
     private var lastJobID = 0
 
     private var inotify: FileDescriptor?
@@ -148,7 +152,10 @@ final class LibraryService {
         let configuration = self.configuration
         let logger = self.server.logger
         let bound = LoopBound(self, loop: self.server.loop)
+        let group = self.startupSave
+        group.enter()
         NamedThread.detach("dbsave") {
+            defer { group.leave() }
             if let stamp {
                 Self.saveCompanion(
                     DatabaseFile.encoded(database, tags: configuration.metadata), stamp: stamp, for: path,
@@ -207,6 +214,14 @@ final class LibraryService {
             self.rebuildWatches()
         } catch {
             self.server.logger.error("auto_update: inotify unavailable", ["error": "\(error)"])
+        }
+    }
+
+    /// Waits (shutdown) until the database files written after start-up are saved: a few seconds at most for the
+    /// largest libraries.
+    func finishStartupSave() {
+        if self.startupSave.wait(timeout: .now() + .seconds(30)) == .timedOut {
+            self.server.logger.warning("the database copy is still being written; stopping without it")
         }
     }
 

@@ -188,6 +188,7 @@ public final class Server {
         self.stopListening()
         for client in Array(self.clients.values) { client.close() }
         self.clients = [:]
+        self.library?.finishStartupSave()
     }
 
     func kill() {
