@@ -18,7 +18,9 @@ struct ExcludeList {
             self.patterns = parent.patterns
             return
         }
-        self.patterns = parent.patterns + RawText.decode(data)
+        self.patterns =
+            parent.patterns
+            + RawText.decode(data)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map(Self.trimmingBlanks)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }

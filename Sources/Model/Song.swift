@@ -26,13 +26,25 @@ public struct ReplayGainInfo: Sendable, Hashable {
     private var known: UInt8 = 0
 
     /// Track gain in dB.
-    public var trackGain: Double? { get { self[0] } set { self[0] = newValue } }
+    public var trackGain: Double? {
+        get { self[0] }
+        set { self[0] = newValue }
+    }
     /// Track peak, linear (1.0 is full scale).
-    public var trackPeak: Double? { get { self[1] } set { self[1] = newValue } }
+    public var trackPeak: Double? {
+        get { self[1] }
+        set { self[1] = newValue }
+    }
     /// Album gain in dB.
-    public var albumGain: Double? { get { self[2] } set { self[2] = newValue } }
+    public var albumGain: Double? {
+        get { self[2] }
+        set { self[2] = newValue }
+    }
     /// Album peak, linear.
-    public var albumPeak: Double? { get { self[3] } set { self[3] = newValue } }
+    public var albumPeak: Double? {
+        get { self[3] }
+        set { self[3] = newValue }
+    }
 
     private subscript(index: Int) -> Double? {
         get {
@@ -58,7 +70,9 @@ public struct ReplayGainInfo: Sendable, Hashable {
     }
 
     /// Creates a value with everything unknown.
-    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
+    public init(
+        trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil
+    ) {
         self.trackGain = trackGain
         self.trackPeak = trackPeak
         self.albumGain = albumGain

@@ -77,7 +77,8 @@ public struct PlaylistDirectory: Sendable {
             guard !file.contains("\n"), !RawText.containsEscape(file),
                 let status = try? FileStatus(path: path + "/" + file), status.kind == .regular
             else { continue }
-            found.append(Info(name: String(file.dropLast(Self.suffix.count)), modificationTime: status.modificationTime))
+            found.append(
+                Info(name: String(file.dropLast(Self.suffix.count)), modificationTime: status.modificationTime))
         }
         return found
     }

@@ -4,15 +4,17 @@ import Foundation
 import Model
 import Posix
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import Library
 
 @Suite(.serialized)
 struct UpdaterTests {
-    private func scan(_ music: MusicDirectory, reader: FakeReader, tree: TreeDirectory = TreeDirectory(name: ""),
-                      uri: String = "", discard: Bool = false) -> Updater.Result {
+    private func scan(
+        _ music: MusicDirectory, reader: FakeReader, tree: TreeDirectory = TreeDirectory(name: ""),
+        uri: String = "", discard: Bool = false
+    ) -> Updater.Result {
         Updater(root: music.path, reader: reader, logger: .discarding).update(tree, uri: uri, discard: discard)
     }
 
@@ -48,7 +50,8 @@ struct UpdaterTests {
         for directory in [composed, decomposed] {
             try DirectoryEntries.makeDirectories(atPath: music.path + "/" + directory)
             for name in [composed, decomposed] {
-                try writeFile(Array("#fake\nTitle=\(name)".utf8), atPath: music.path + "/" + directory + "/" + name + ".mp3")
+                try writeFile(
+                    Array("#fake\nTitle=\(name)".utf8), atPath: music.path + "/" + directory + "/" + name + ".mp3")
             }
         }
         let reader = FakeReader()
@@ -237,7 +240,8 @@ struct DatabaseFileTests {
         // An empty database (the first scan of an empty music directory) too.
         try DatabaseFile.save(Database(), tags: .all, to: again)
         let empty = try #require(DatabaseFile.load(from: again, tags: .all))
-        #expect(empty.songs.isEmpty && empty.directories.map(\.path) == [""] && empty.makeTree() == TreeDirectory(name: ""))
+        #expect(
+            empty.songs.isEmpty && empty.directories.map(\.path) == [""] && empty.makeTree() == TreeDirectory(name: ""))
         // Tags outside the set are not stored.
         try DatabaseFile.save(database, tags: TagMask([.title]), to: file)
         let titles = try #require(DatabaseFile.load(from: file, tags: TagMask([.title])))

@@ -12,7 +12,8 @@ struct QueryIndexTests {
         var root = TreeDirectory(name: "")
         for (number, tags) in songs.enumerated() {
             let name = "\(number + 10).mp3"
-            root.songs[ByteString(name)] = TreeSong(name: name, modificationTime: 0, size: 0, info: SongInfo(tags: tags))
+            root.songs[ByteString(name)] = TreeSong(
+                name: name, modificationTime: 0, size: 0, info: SongInfo(tags: tags))
         }
         let database = Database(tree: root, updateTime: 0)
         return (database, songs.indices.map { database.song(at: "\($0 + 10).mp3")! })
@@ -36,7 +37,10 @@ struct QueryIndexTests {
         #expect(folded(3) == ["kelvin", "kelvin"])
         // No normalization: the composed and decomposed forms stay byte-distinct.
         #expect(folded(4) == ["caf\u{E9}", "cafe\u{301}"])
-        #expect(folded(4).map { Array($0.utf8) } == [[0x63, 0x61, 0x66, 0xC3, 0xA9], [0x63, 0x61, 0x66, 0x65, 0xCC, 0x81]])
+        #expect(
+            folded(4).map { Array($0.utf8) } == [
+                [0x63, 0x61, 0x66, 0xC3, 0xA9], [0x63, 0x61, 0x66, 0x65, 0xCC, 0x81],
+            ])
         for song in songs.indices {
             let expected = database.songs[Int(songs[song])].info.values(.title).map(FilterCaseFold.fold)
             #expect(folded(song).map { Array($0.utf8) } == expected.map { Array($0.utf8) })

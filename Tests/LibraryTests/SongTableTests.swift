@@ -10,8 +10,10 @@ struct SongTableTests {
     private func tree() -> TreeDirectory {
         var root = TreeDirectory(name: "")
         var info = SongInfo(
-            tags: [TagItem(.artist, "A"), TagItem(.title, "A rather long title, past inline strings"),
-                TagItem(.artist, "B"), TagItem(.genre, "")],
+            tags: [
+                TagItem(.artist, "A"), TagItem(.title, "A rather long title, past inline strings"),
+                TagItem(.artist, "B"), TagItem(.genre, ""),
+            ],
             durationMilliseconds: 1234, audioFormat: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2),
             replayGain: ReplayGainInfo(trackGain: -3.5, albumPeak: 0.9), hasPicture: true)
         root.songs["top.mp3"] = TreeSong(name: "top.mp3", modificationTime: 7, size: 99, info: info)
@@ -78,7 +80,8 @@ struct SongTableTests {
         var root = TreeDirectory(name: "")
         for (number, artist) in ["K", "\u{212A}", "K"].enumerated() {
             let info = SongInfo(tags: [TagItem(.artist, artist)], durationMilliseconds: 1500)
-            root.songs[ByteString("\(number).mp3")] = TreeSong(name: "\(number).mp3", modificationTime: 0, size: 0, info: info)
+            root.songs[ByteString("\(number).mp3")] = TreeSong(
+                name: "\(number).mp3", modificationTime: 0, size: 0, info: info)
         }
         let statistics = Database(tree: root, updateTime: 0).statistics
         #expect(statistics.artists == 2 && statistics.albums == 0 && statistics.songs == 3)
