@@ -233,7 +233,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 } else {
                     self.songFrames = 0
                 }
-                let target = self.rangeStartFrame + UInt64(max(0, seconds) * Double(rate))
+                let target = Self.frame(atSeconds: seconds, of: song, rate: rate)
                 self.songFrame = 0
                 // mpd skips the initial seek of a decoder that cannot seek: it starts at the beginning.
                 if target > 0, decoder.isSeekable {
@@ -288,7 +288,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private func seek(toSeconds seconds: Double, reopening start: Start) {
         guard var decoder = self.decoder else { return }
         let rate = UInt64(max(1, decoder.format.sampleRate))
-        var target = self.rangeStartFrame + UInt64(max(0, seconds) * Double(rate))
+        var target = Self.frame(atSeconds: seconds, of: start.song, rate: rate)
         if let endFrame = self.endFrame { target = min(target, self.rangeStartFrame + endFrame) }
         do throws(FormatError) {
             let reached = try decoder.seek(toFrame: target)
@@ -301,6 +301,15 @@ final class PlayerDecoderThread: @unchecked Sendable {
         } catch {
             self.open(start.song, atSeconds: seconds, start: .none)
         }
+    }
+
+    /// The frame of the file `seconds` after `song`'s (range) start, as `mpd` computes a seek's: whole milliseconds
+    /// from the file's start, times the rate, over 1000 (`SongTime::ToScale` of the range's start plus the
+    /// position). The position came in whole milliseconds (`SongTime::FromS`): `2.3 * 44100` in floating point
+    /// would land a frame early.
+    static func frame(atSeconds seconds: Double, of song: PlayableSong, rate: UInt64) -> UInt64 {
+        let milliseconds = UInt64((max(0, seconds) * 1000).rounded())
+        return (song.rangeStartMilliseconds + milliseconds) * rate / 1000
     }
 
     /// What the cross-fade decision needs to know about the song `decoder` decodes.
