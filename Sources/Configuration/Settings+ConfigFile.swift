@@ -105,7 +105,9 @@ extension Settings {
         self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
         if let parameter = file.parameter(named: "audio_buffer_size") {
             let size = try ConfigValue.kibibytes(parameter)
-            guard size / 4096 < 1 << 15 else { throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big") }
+            guard size / 4096 < 1 << 15 else {
+                throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big")
+            }
             self.audioBufferSize = max(size, 128 * 1024)
         }
         if let parameter = file.parameter(named: "replaygain") {
@@ -129,14 +131,7 @@ extension Settings {
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.warnings = Self.warnings(for: file) + self.resampler.warnings
-        if let parameter = file.parameter(named: "filesystem_charset"),
-            !["utf-8", "utf8"].contains(parameter.value.lowercased())
-        {
-            // File names are taken as the bytes they are and shown as UTF-8, which is what this value asks for.
-            self.warnings.append(
-                "\(parameter.location): filesystem_charset \"\(parameter.value)\" is not supported by Fermata yet: "
-                    + "file names are read as UTF-8")
-        }
+        self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
 
     /// Whether Fermata does what `parameter` asks: a supported option, or `volume_normalization` off (the default,

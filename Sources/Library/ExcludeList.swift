@@ -18,7 +18,9 @@ struct ExcludeList {
             self.patterns = parent.patterns
             return
         }
-        self.patterns = parent.patterns + RawText.decode(data)
+        self.patterns =
+            parent.patterns
+            + RawText.decode(data)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map(Self.trimmingBlanks)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -40,7 +42,7 @@ struct ExcludeList {
     ///
     /// The corresponding C function is `fnmatch`.
     func matches(_ name: String) -> Bool {
-        RawText.withFilePath(name) { name in
+        FileSystemCharset.withFilePath(name) { name in
             self.patterns.contains { RawText.withFilePath($0) { fnmatch($0, name, 0) } == 0 }
         }
     }

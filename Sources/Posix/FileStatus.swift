@@ -31,7 +31,7 @@ public struct FileStatus: Sendable, Hashable {
     /// The corresponding C functions are `stat` and `lstat`.
     public init(path: String, followLinks: Bool = true) throws(SystemCallError) {
         var info = stat()
-        try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
             if followLinks {
                 _ = try syscall("stat") { fermata_stat(file, &info) }
             } else {
@@ -59,12 +59,13 @@ public struct FileStatus: Sendable, Hashable {
 
 /// Directory listing and links, named after their C functions.
 public enum DirectoryEntries {
-    /// The names in a directory, without `.` and `..`, in the order the file system returns them. Names
-    /// that are not valid UTF-8 keep their bytes as `RawText` escapes.
+    /// The names in a directory, without `.` and `..`, in the order the file system returns them, decoded by
+    /// `FileSystemCharset`: converted from `filesystem_charset`, or else names that are not valid UTF-8 keep
+    /// their bytes as `RawText` escapes.
     ///
     /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
     public static func names(in path: String) throws(SystemCallError) -> [String] {
-        guard let directory = RawText.withFilePath(path, { opendir($0) }) else {
+        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
             throw SystemCallError("opendir", .current)
         }
         defer { closedir(directory) }
@@ -73,7 +74,7 @@ public enum DirectoryEntries {
             // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
             // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = RawText.decode(
+            let name = FileSystemCharset.decode(
                 UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
             if name == "." || name == ".." { continue }
             names.append(name)
@@ -90,7 +91,7 @@ public enum DirectoryEntries {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            let error = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
+            let error = FileSystemCharset.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
             if let error, error != .fileExists || (try? FileStatus(path: prefix))?.kind != .directory {
                 throw SystemCallError("mkdir", error)
             }
@@ -104,20 +105,20 @@ public enum DirectoryEntries {
     public static func readLink(_ path: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { raw in
-            RawText.withFilePath(path) {
+            FileSystemCharset.withFilePath(path) {
                 Glibc.readlink($0, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
             }
         }
         guard count >= 0 else { return nil }
-        return RawText.decode(buffer[0..<count])
+        return FileSystemCharset.decode(buffer[0..<count])
     }
 
     /// The canonical absolute path, with every link resolved.
     ///
     /// The corresponding C function is `realpath`.
     public static func realPath(_ path: String) -> String? {
-        guard let resolved = RawText.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
+        guard let resolved = FileSystemCharset.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return RawText.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+        return FileSystemCharset.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 }

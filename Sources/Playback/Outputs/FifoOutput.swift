@@ -34,9 +34,13 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
                 throw OutputError("\"\(path)\" already exists, but is not a FIFO")
             }
         } catch let error as SystemCallError {
-            guard error.errno == .noSuchFile else { throw OutputError("Failed to stat FIFO \"\(path)\": \(error.errno)") }
+            guard error.errno == .noSuchFile else {
+                throw OutputError("Failed to stat FIFO \"\(path)\": \(error.errno)")
+            }
             do {
-                _ = try RawText.withFilePath(path) { (file) throws(SystemCallError) in try syscall("mkfifo") { mkfifo(file, 0o666) } }
+                _ = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
+                    try syscall("mkfifo") { mkfifo(file, 0o666) }
+                }
             } catch {
                 throw OutputError("Couldn't create FIFO \"\(path)\": \(error.errno)")
             }
@@ -63,7 +67,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     deinit { self.closePipe() }
 
     private static func openPipe(_ path: String, _ mode: Int32) throws(SystemCallError) -> FileDescriptor {
-        let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        let fd = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
             try syscall("open") { Glibc.open(file, mode | O_NONBLOCK | O_CLOEXEC) }
         }
         return FileDescriptor(rawValue: fd)
