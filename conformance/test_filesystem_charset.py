@@ -6,6 +6,7 @@ The library is made here, in a temporary directory, with Python byte names and t
 lame); the pair of servers is its own. About 4 s on a 2-core machine, most of it the two servers' start.
 """
 
+import gzip
 import os
 import shutil
 import subprocess
@@ -132,6 +133,43 @@ def test_update_of_a_directory(pair, latin1_music):
             wait_idle_update(server)
 
 
+def test_database_file_holds_utf8_names(pair):
+    """db_file: names in UTF-8 and `fs_charset: UTF-8`, as mpd 0.23.12 writes it whatever the option says (so
+    each server reads the other's file without a rescan)."""
+    for server in (pair.ref, pair.sut):
+        path = server.workdir / "database"
+        deadline = time.monotonic() + mpdtest.scaled(10)
+        while True:
+            data = gzip.decompress(path.read_bytes()) if path.exists() else b""
+            if "song_begin: naïve.mp3\n".encode() in data or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert b"\nfs_charset: UTF-8\n" in data, (server.label, data[:200])
+        for line in ("directory: Répertoire\n", "begin: Répertoire\n", "song_begin: naïve.mp3\n",
+                     "song_begin: café.mp3\n"):
+            assert line.encode() in data, (server.label, line)
+
+
+def test_watching_picks_up_fs_charset_names(server_factory, tmp_path, latin1_music):
+    """`auto_update`: inotify names are converted too (the system under test alone: mpd waits 5 s before it
+    updates, Fermata 1 s)."""
+    music = os.fsencode(tmp_path / "watched")
+    os.makedirs(music + b"/R\xe9pertoire")
+    source = os.fsencode(latin1_music) + b"/plain.mp3"
+    shutil.copyfile(source, music + b"/R\xe9pertoire/na\xefve.mp3")
+    sut = server_factory("sut", music=tmp_path / "watched", filesystem_charset=LATIN1, auto_update="yes")
+    assert sut.query("listall") == "directory: Répertoire\nfile: Répertoire/naïve.mp3\nOK\n".encode()
+    shutil.copyfile(source, music + b"/R\xe9pertoire/\xe9t\xe9.mp3")
+    os.makedirs(music + b"/D\xe9j\xe0")
+    shutil.copyfile(source, music + b"/D\xe9j\xe0/vu.mp3")
+    want = "directory: Déjà\nfile: Déjà/vu.mp3\ndirectory: Répertoire\nfile: Répertoire/été.mp3\n" \
+        "file: Répertoire/naïve.mp3\nOK\n"
+    deadline = time.monotonic() + mpdtest.scaled(10)
+    while (got := sut.query("listall")) != want.encode():
+        assert time.monotonic() < deadline, got
+        time.sleep(0.1)
+
+
 def test_unknown_charset_is_refused_at_startup(tmp_path):
     """Both servers exit with status 1 and ICU's reason, before serving anything."""
     sut_binary = mpdtest.sut_binary()
@@ -148,6 +186,17 @@ def test_unknown_charset_is_refused_at_startup(tmp_path):
         run = subprocess.run(command, capture_output=True, timeout=mpdtest.scaled(10))
         assert run.returncode == 1, (label, run.returncode, run.stderr)
         messages[label] = run.stderr.decode(errors="replace")
-    for label, text in messages.items():
-        assert "Failed to initialize charset 'BOGUS-CS': U_FILE_ACCESS_ERROR" in text, (label, text)
+    mpd_message = messages["ref"].strip().splitlines()[-1]
+    assert mpd_message == "exception: Failed to initialize charset 'BOGUS-CS': U_FILE_ACCESS_ERROR", messages
+    assert messages["sut"].strip().splitlines()[-1] == "fermata: " + mpd_message.removeprefix("exception: "), \
+        messages
 
+
+def test_utf8_charset_skips_names_that_are_not_utf8(server_pair, latin1_music):
+    """`filesystem_charset "UTF-8"` (Debian's mpd.conf sets it): a name that is not UTF-8 converts to U+FFFD,
+    which names no file, so mpd leaves such files and directories out; so must the system under test."""
+    pair = server_pair(latin1_music, filesystem_charset="UTF-8")
+    pair.require_sut()
+    ref = pair.ref.query("listall")
+    assert ref == b"file: plain.mp3\nOK\n", ref
+    mpdtest.compare_on_pair(pair, "listall\nlsinfo\nlistfiles\n", "utf8-charset")

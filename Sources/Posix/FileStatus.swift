@@ -82,6 +82,33 @@ public enum DirectoryEntries {
         return names
     }
 
+    /// The names in a directory as `names(in:)` gives them, each with what `fstatat` says about the entry (links
+    /// followed unless `followLinks` is false; `nil` when it fails). The entry is described by the bytes the
+    /// kernel returned, so a name that `filesystem_charset` cannot convert back (`caf\u{FFFD}.mp3` under
+    /// `UTF-8`) still has its status, as `mpd`'s local storage reader gives it.
+    ///
+    /// The corresponding C functions are `opendir`, `readdir`, `fstatat` and `closedir`.
+    public static func statuses(
+        in path: String, followLinks: Bool = true
+    ) throws(SystemCallError) -> [(name: String, status: FileStatus?)] {
+        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
+            throw SystemCallError("opendir", .current)
+        }
+        defer { closedir(directory) }
+        let fd = dirfd(directory)
+        var entries: [(name: String, status: FileStatus?)] = []
+        while let entry = readdir(directory) {
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let raw = start.assumingMemoryBound(to: CChar.self)
+            let name = FileSystemCharset.decode(UnsafeRawBufferPointer(start: start, count: strlen(raw)))
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            let described = fermata_fstatat(fd, raw, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0
+            entries.append((name, described ? FileStatus(info) : nil))
+        }
+        return entries
+    }
+
     /// Creates the directory `path` and any missing parents (mode 0777 masked by the umask); an existing
     /// directory is fine, an existing file in the way is not.
     ///
