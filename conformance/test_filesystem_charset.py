@@ -30,6 +30,9 @@ def latin1_music(tmp_path_factory):
     os.mkdir(top + b"/R\xe9pertoire")
     for name in (b"caf\xe9.mp3", b"plain.mp3", b"R\xe9pertoire/na\xefve.mp3"):
         shutil.copyfile(mp3, top + b"/" + name)
+    # A playlist in the library, named in ISO-8859-1: mpd reads its lines as they are (UTF-8), not converted.
+    with open(top + b"/m\xe9lange.m3u", "wb") as m3u:
+        m3u.write(b"caf\xe9.mp3\nplain.mp3\n" + "Répertoire/naïve.mp3\n".encode())
     # The directory's cover, for albumart (served as the bytes it holds).
     with open(top + b"/R\xe9pertoire/cover.jpg", "wb") as cover:
         cover.write(b"\xff\xd8\xff\xe0 not really a JPEG \xff\xd9")
@@ -74,6 +77,11 @@ def test_queue_and_playback(pair):
         assert status.get("state") == "play" and "error" not in status and "audio" in status, \
             (server.label, status)
     mpdtest.compare_on_pair(pair, "currentsong\nstop\n", "playing")
+
+
+def test_library_playlists(pair):
+    mpdtest.compare_on_pair(pair, "listplaylist mélange.m3u\nlistplaylistinfo mélange.m3u\nclear\n"
+                            "load mélange.m3u\nplaylistinfo\nclear\n", "m3u")
 
 
 def test_art(pair):
