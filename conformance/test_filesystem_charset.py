@@ -158,6 +158,21 @@ def test_database_file_holds_utf8_names(pair):
             assert line.encode() in data, (server.label, line)
 
 
+def test_a_multibyte_charset(server_pair, latin1_music, tmp_path):
+    """Shift_JIS: two-byte characters, one of them ending in the byte of `\\` (表 is 0x95 0x5C)."""
+    top = os.fsencode(tmp_path / "sjis")
+    directory = "日本".encode("shift_jis")
+    os.makedirs(top + b"/" + directory)
+    source = os.fsencode(latin1_music) + b"/plain.mp3"
+    shutil.copyfile(source, top + b"/" + directory + b"/" + "音楽～.mp3".encode("cp932"))
+    shutil.copyfile(source, top + b"/" + "表.mp3".encode("shift_jis"))
+    pair = server_pair(tmp_path / "sjis", filesystem_charset="Shift_JIS")
+    pair.require_sut()
+    assert "file: 日本/音楽～.mp3\n".encode() in pair.ref.query("listall")
+    mpdtest.compare_on_pair(pair, "listall\nlistfiles 日本\nclear\nadd 日本\nadd 表.mp3\nplaylistinfo\nsave l\n"
+                            "listplaylist l\nrm l\n", "shift-jis")
+
+
 def test_watching_picks_up_fs_charset_names(server_factory, tmp_path, latin1_music):
     """`auto_update`: inotify names are converted too (the system under test alone: mpd waits 5 s before it
     updates, Fermata 1 s)."""
