@@ -2,8 +2,10 @@
 bytes is served by both servers with the same UTF-8 URIs, and every way back from a URI to a file (queue and
 playback, art, stored playlists, `update` of a directory) finds the same file, as in mpd 0.23.12.
 
-The library is made here, in a temporary directory, with Python byte names and the suite's tone MP3s (sox and
-lame); the pair of servers is its own. About 4 s on a 2-core machine, most of it the two servers' start.
+Also: `filesystem_charset "UTF-8"` (Debian's mpd.conf) on the same names, Shift_JIS names, db_file, inotify, and
+an unknown charset at startup. The libraries are made here, in temporary directories, with Python byte names and
+the suite's tone MP3s (sox and lame); the server pairs are their own. About 6 s on a loaded 2-core machine, most of
+it the three pairs' start.
 """
 
 import gzip
