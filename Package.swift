@@ -99,7 +99,8 @@ let package = Package(
             name: "CAdPlugLib", path: "Sources/CAdPlugLib", pkgConfig: "adplug", providers: [.apt(["libadplug-dev"])]),
         .target(name: "CAdPlugShim", dependencies: ["CAdPlugLib"]),
 
-        // ICU collation, which Debian's mpd uses to order directories, songs and sorted results. (Case
+        // ICU collation, which Debian's mpd uses to order directories, songs and sorted results, and ICU's
+        // converters (`#charset=` streams, `filesystem_charset` file names). (Case
         // folding for search is Model's FilterCaseFold: a table taken from ICU 72 plus mpd's buffer quirk.)
         // The shim names no ICU type (ICUShim.h says why), so no Swift module ever loads ICU's headers next to
         // Foundation's own copy of ICU.
@@ -229,18 +230,18 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA", "Shout",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists", "ICU",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport", swiftSettings: settings),
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),
-        .testTarget(name: "ICUTests", dependencies: ["ICU"], swiftSettings: settings),
+        .testTarget(name: "ICUTests", dependencies: ["ICU", "Model"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(
-            name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Posix", "TestSupport"],
+            name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
             swiftSettings: settings),
         .testTarget(name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),

@@ -43,3 +43,14 @@ int32_t ficu_converter_to_utf16(
     *status = (int32_t)error;
     return count;
 }
+
+int32_t ficu_converter_from_utf16(
+    ficu_converter *converter, char *dest, int32_t dest_capacity, const uint16_t *src, int32_t src_length,
+    int32_t *status) {
+    UErrorCode error = U_ZERO_ERROR;
+    int32_t count = ucnv_fromUChars((UConverter *)converter, dest, dest_capacity, (const UChar *)src, src_length, &error);
+    *status = (int32_t)error;
+    return count;
+}
+
+const char *ficu_error_name(int32_t status) { return u_errorName((UErrorCode)status); }

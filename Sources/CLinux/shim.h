@@ -35,6 +35,10 @@ extern int pthread_setname_np(pthread_t thread, const char *name);
 /// stat(2) and lstat(2) under names that do not collide with `struct stat` in Swift.
 static inline int fermata_stat(const char *path, struct stat *info) { return stat(path, info); }
 static inline int fermata_lstat(const char *path, struct stat *info) { return lstat(path, info); }
+/// fstatat(2), for an entry of an open directory by the bytes readdir returned.
+static inline int fermata_fstatat(int directory, const char *name, struct stat *info, int flags) {
+    return fstatat(directory, name, info, flags);
+}
 
 /// The user id of the process at the other end of a Unix-domain socket (SO_PEERCRED), or -1. `struct ucred`
 /// needs _GNU_SOURCE, so the three fields are spelled out here.

@@ -131,14 +131,7 @@ extension Settings {
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.warnings = Self.warnings(for: file) + self.resampler.warnings
-        if let parameter = file.parameter(named: "filesystem_charset"),
-            !["utf-8", "utf8"].contains(parameter.value.lowercased())
-        {
-            // File names are taken as the bytes they are and shown as UTF-8, which is what this value asks for.
-            self.warnings.append(
-                "\(parameter.location): filesystem_charset \"\(parameter.value)\" is not supported by Fermata yet: "
-                    + "file names are read as UTF-8")
-        }
+        self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
 
     /// Whether Fermata does what `parameter` asks: a supported option, or `volume_normalization` off (the default,

@@ -60,6 +60,10 @@ public struct Settings: Sendable, Hashable {
     /// `pid_file`: an absolute path. Default: none.
     public var pidFile: String?
 
+    /// `filesystem_charset`: the character set of file names, converted to and from UTF-8 with ICU (the server
+    /// refuses a name ICU does not know, as `mpd`). Default: none (names are taken as the bytes they are).
+    public var filesystemCharset: String?
+
     // MARK: - Privileges
 
     /// `user`: the account the server runs as once its sockets are bound; `~` in paths is that user's home.
@@ -198,6 +202,7 @@ public struct Settings: Sendable, Hashable {
         self.logFile = nil
         self.logLevel = .notice
         self.pidFile = nil
+        self.filesystemCharset = nil
         self.user = nil
         self.group = nil
         self.bindAddresses = []

@@ -26,8 +26,13 @@ public final class FluidSynthPlayer {
     private let synth: OpaquePointer
     private let player: OpaquePointer
 
-    /// Whether the file at `path` starts as a Standard MIDI File (`fluid_is_midifile`). Any thread.
-    public static func isMIDIFile(path: String) -> Bool { fluid_is_midifile(path) != 0 }
+    /// Whether the file at `path` (its bytes as the kernel takes them, without a NUL) starts as a Standard MIDI
+    /// File (`fluid_is_midifile`). Any thread.
+    public static func isMIDIFile(path: [UInt8]) -> Bool {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { fluid_is_midifile($0.baseAddress) != 0 }
+        }
+    }
 
     /// Sets up a synthesizer at `sampleRate` with the SoundFont at `soundFont` and starts playing the MIDI file
     /// `midi` (copied by libfluidsynth).

@@ -43,7 +43,7 @@ public final class TagSourceFile {
         self.path = path
         var fd: Int32
         repeat {
-            fd = RawText.withFilePath(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+            fd = FileSystemCharset.withFilePath(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         } while fd < 0 && Glibc.errno == EINTR
         if fd < 0 { throw TagFileError(function: "open", errno: Glibc.errno, path: path) }
         var status = stat()

@@ -42,7 +42,7 @@ struct ExcludeList {
     ///
     /// The corresponding C function is `fnmatch`.
     func matches(_ name: String) -> Bool {
-        RawText.withFilePath(name) { name in
+        FileSystemCharset.withFilePath(name) { name in
             self.patterns.contains { RawText.withFilePath($0) { fnmatch($0, name, 0) } == 0 }
         }
     }

@@ -92,7 +92,7 @@ public final class MPG123Handle {
     /// - Throws: `MPG123Error` from `mpg123_open`.
     public func open(path: String) throws(MPG123Error) {
         self.close()
-        try self.check("mpg123_open", RawText.withFilePath(path) { mpg123_open(self.handle, $0) })
+        try self.check("mpg123_open", FileSystemCharset.withFilePath(path) { mpg123_open(self.handle, $0) })
         self.isOpen = true
     }
 

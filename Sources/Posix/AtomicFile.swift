@@ -37,7 +37,7 @@ public enum AtomicFile {
         let temporary = Self.temporaryPath(for: path)
         let fd: Int32
         do {
-            fd = try RawText.withFilePath(temporary) { (file) throws(SystemCallError) in
+            fd = try FileSystemCharset.withFilePath(temporary) { (file) throws(SystemCallError) in
                 try syscall("open") { Glibc.open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) }
             }
         } catch {
@@ -71,8 +71,8 @@ public enum AtomicFile {
     /// The corresponding C function is `rename`.
     /// - Throws: `SystemCallError`.
     public static func rename(_ from: String, to: String) throws(SystemCallError) {
-        _ = try RawText.withFilePath(from) { (source) throws(SystemCallError) in
-            try RawText.withFilePath(to) { (target) throws(SystemCallError) in
+        _ = try FileSystemCharset.withFilePath(from) { (source) throws(SystemCallError) in
+            try FileSystemCharset.withFilePath(to) { (target) throws(SystemCallError) in
                 try syscall("rename") { Glibc.rename(source, target) }
             }
         }
@@ -84,7 +84,7 @@ public enum AtomicFile {
     /// - Throws: `SystemCallError`.
     public static func syncDirectory(containing path: String) throws(SystemCallError) {
         let directory = Self.directory(of: path)
-        let fd = try RawText.withFilePath(directory) { (file) throws(SystemCallError) in
+        let fd = try FileSystemCharset.withFilePath(directory) { (file) throws(SystemCallError) in
             try syscall("open") { Glibc.open(file, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         }
         defer { _ = Glibc.close(fd) }

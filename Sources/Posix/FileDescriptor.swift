@@ -105,7 +105,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
 
     /// Opens `path` close-on-exec with `flags`; a created file gets mode 0666 masked by the umask.
     static func open(_ path: String, _ flags: Int32) throws(SystemCallError) -> FileDescriptor {
-        let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        let fd = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
             try syscall("open") { Glibc.open(file, flags | O_CLOEXEC, 0o666) }
         }
         return FileDescriptor(rawValue: fd)
@@ -125,7 +125,7 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
 ///
 /// The corresponding C function is `unlink`.
 @discardableResult
-public func unlinkPath(_ path: String) -> Bool { RawText.withFilePath(path) { Glibc.unlink($0) } == 0 }
+public func unlinkPath(_ path: String) -> Bool { FileSystemCharset.withFilePath(path) { Glibc.unlink($0) } == 0 }
 
 /// Replaces the content of the file at `path` with `bytes`, creating it (mode 0666 masked by the umask) when
 /// missing. Not atomic: for small files nobody reads while they are written (the pid file); see ``AtomicFile``.
@@ -143,7 +143,7 @@ public func writeFile(_ bytes: [UInt8], atPath path: String) throws(SystemCallEr
 /// The corresponding C functions are `open`, `read` and `close`.
 /// - Throws: `SystemCallError` from `open` or `read`.
 public func readFile(atPath path: String) throws(SystemCallError) -> [UInt8] {
-    let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+    let fd = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
         try syscall("open") { Glibc.open(file, O_RDONLY | O_CLOEXEC) }
     }
     defer { _ = Glibc.close(fd) }
@@ -164,7 +164,7 @@ public func readFile(atPath path: String) throws(SystemCallError) -> [UInt8] {
 public func readFileRange(
     atPath path: String, offset: Int, count: Int
 ) throws(SystemCallError) -> (size: Int, bytes: [UInt8]) {
-    let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+    let fd = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
         try syscall("open") { Glibc.open(file, O_RDONLY | O_CLOEXEC) }
     }
     defer { _ = Glibc.close(fd) }

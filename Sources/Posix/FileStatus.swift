@@ -31,7 +31,7 @@ public struct FileStatus: Sendable, Hashable {
     /// The corresponding C functions are `stat` and `lstat`.
     public init(path: String, followLinks: Bool = true) throws(SystemCallError) {
         var info = stat()
-        try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
             if followLinks {
                 _ = try syscall("stat") { fermata_stat(file, &info) }
             } else {
@@ -59,12 +59,13 @@ public struct FileStatus: Sendable, Hashable {
 
 /// Directory listing and links, named after their C functions.
 public enum DirectoryEntries {
-    /// The names in a directory, without `.` and `..`, in the order the file system returns them. Names
-    /// that are not valid UTF-8 keep their bytes as `RawText` escapes.
+    /// The names in a directory, without `.` and `..`, in the order the file system returns them, decoded by
+    /// `FileSystemCharset`: converted from `filesystem_charset`, or else names that are not valid UTF-8 keep
+    /// their bytes as `RawText` escapes.
     ///
     /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
     public static func names(in path: String) throws(SystemCallError) -> [String] {
-        guard let directory = RawText.withFilePath(path, { opendir($0) }) else {
+        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
             throw SystemCallError("opendir", .current)
         }
         defer { closedir(directory) }
@@ -73,12 +74,39 @@ public enum DirectoryEntries {
             // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
             // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = RawText.decode(
+            let name = FileSystemCharset.decode(
                 UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
             if name == "." || name == ".." { continue }
             names.append(name)
         }
         return names
+    }
+
+    /// The names in a directory as `names(in:)` gives them, each with what `fstatat` says about the entry (links
+    /// followed unless `followLinks` is false; `nil` when it fails). The entry is described by the bytes the
+    /// kernel returned, so a name that `filesystem_charset` cannot convert back (`caf\u{FFFD}.mp3` under
+    /// `UTF-8`) still has its status, as `mpd`'s local storage reader gives it.
+    ///
+    /// The corresponding C functions are `opendir`, `readdir`, `fstatat` and `closedir`.
+    public static func statuses(
+        in path: String, followLinks: Bool = true
+    ) throws(SystemCallError) -> [(name: String, status: FileStatus?)] {
+        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
+            throw SystemCallError("opendir", .current)
+        }
+        defer { closedir(directory) }
+        let fd = dirfd(directory)
+        var entries: [(name: String, status: FileStatus?)] = []
+        while let entry = readdir(directory) {
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let raw = start.assumingMemoryBound(to: CChar.self)
+            let name = FileSystemCharset.decode(UnsafeRawBufferPointer(start: start, count: strlen(raw)))
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            let described = fermata_fstatat(fd, raw, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0
+            entries.append((name, described ? FileStatus(info) : nil))
+        }
+        return entries
     }
 
     /// Creates the directory `path` and any missing parents (mode 0777 masked by the umask); an existing
@@ -90,7 +118,7 @@ public enum DirectoryEntries {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            let error = RawText.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
+            let error = FileSystemCharset.withFilePath(prefix) { Glibc.mkdir($0, 0o777) == 0 ? nil : Errno.current }
             if let error, error != .fileExists || (try? FileStatus(path: prefix))?.kind != .directory {
                 throw SystemCallError("mkdir", error)
             }
@@ -104,20 +132,20 @@ public enum DirectoryEntries {
     public static func readLink(_ path: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { raw in
-            RawText.withFilePath(path) {
+            FileSystemCharset.withFilePath(path) {
                 Glibc.readlink($0, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
             }
         }
         guard count >= 0 else { return nil }
-        return RawText.decode(buffer[0..<count])
+        return FileSystemCharset.decode(buffer[0..<count])
     }
 
     /// The canonical absolute path, with every link resolved.
     ///
     /// The corresponding C function is `realpath`.
     public static func realPath(_ path: String) -> String? {
-        guard let resolved = RawText.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
+        guard let resolved = FileSystemCharset.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return RawText.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+        return FileSystemCharset.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 }

@@ -39,7 +39,7 @@ public enum Inotify {
         _ fd: FileDescriptor, path: String, mask: UInt32
     ) throws(SystemCallError) -> Int32 {
         try syscall("inotify_add_watch") {
-            RawText.withFilePath(path) { CLinux.inotify_add_watch(fd.rawValue, $0, mask) }
+            FileSystemCharset.withFilePath(path) { CLinux.inotify_add_watch(fd.rawValue, $0, mask) }
         }
     }
 
@@ -65,7 +65,7 @@ public enum Inotify {
                     return (event.wd, event.mask, Int(event.len))
                 }
                 let nameBytes = buffer[(offset + header)..<min(offset + header + length, count)]
-                let name = RawText.decode(nameBytes.prefix(while: { $0 != 0 }))
+                let name = FileSystemCharset.decode(nameBytes.prefix(while: { $0 != 0 }))
                 events.append(Event(watch: watch, mask: mask, name: name))
                 offset += header + length
             }

@@ -35,7 +35,8 @@ final class LibraryService {
         var databaseFile: String?
         /// The tag types kept (`metadata_to_use`).
         var metadata: TagMask
-        /// The `fs_charset` of `mpd`'s database file (`filesystem_charset`).
+        /// The `fs_charset` of `mpd`'s database file: `UTF-8` whatever `filesystem_charset` says, as `mpd` 0.23.12
+        /// writes and expects it (its `GetFSCharset` never learns the configured name).
         var fsCharset = "UTF-8"
         /// Whether `db_file` is written gzip-compressed (`mpd`'s `compress`, on unless a `database` block
         /// turns it off).

@@ -77,8 +77,8 @@ public struct PlaylistDirectory: Sendable {
             guard !file.contains("\n"), !RawText.containsEscape(file),
                 let status = try? FileStatus(path: path + "/" + file), status.kind == .regular
             else { continue }
-            found.append(
-                Info(name: String(file.dropLast(Self.suffix.count)), modificationTime: status.modificationTime))
+            let name = String(file.dropLast(Self.suffix.count))
+            found.append(Info(name: name, modificationTime: status.modificationTime))
         }
         return found
     }
@@ -163,7 +163,7 @@ public struct PlaylistDirectory: Sendable {
     /// - Throws: `No such playlist`, name and I/O errors.
     public func delete(_ name: String) throws(StoredPlaylistError) {
         let file = try self.file(name)
-        guard RawText.withFilePath(file, { Glibc.unlink($0) }) == 0 else {
+        guard FileSystemCharset.withFilePath(file, { Glibc.unlink($0) }) == 0 else {
             let error = Errno.current
             if error == .noSuchFile { throw .noSuchList }
             throw StoredPlaylistError(.io, "Failed to delete \(file): \(error)")

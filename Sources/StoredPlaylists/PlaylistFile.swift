@@ -18,12 +18,16 @@ public enum PlaylistFile {
     /// `playlistdelete`, `playlistmove`): comment and empty lines skipped, an absolute path inside the
     /// music directory made relative, at most `limit` entries.
     ///
-    /// - Parameter musicDirectory: the absolute music directory, if any.
-    public static func editableEntries(_ bytes: [UInt8], musicDirectory: String?, limit: Int) -> [String] {
+    /// - Parameters:
+    ///   - musicDirectory: the absolute music directory, if any.
+    ///   - charset: the lines' character set (`filesystem_charset`: `mpd` writes and reads them as file names).
+    public static func editableEntries(
+        _ bytes: [UInt8], musicDirectory: String?, limit: Int, charset: FileSystemCharset = .current
+    ) -> [String] {
         var entries: [String] = []
         for line in Self.lines(bytes) {
             guard let first = line.first, first != UInt8(ascii: "#") else { continue }
-            var uri = RawText.decode(line)
+            var uri = charset.decode(line)
             if !URIScheme.hasScheme(uri), uri.hasPrefix("/"), let relative = Self.relative(uri, to: musicDirectory) {
                 uri = relative
             }
@@ -42,13 +46,15 @@ public enum PlaylistFile {
         return musicDirectory.hasSuffix("/") ? musicDirectory + uri : musicDirectory + "/" + uri
     }
 
-    /// The file content for `uris`, one line each.
-    public static func content(_ uris: [String], absolutePaths: Bool, musicDirectory: String?) -> [UInt8] {
+    /// The file content for `uris`, one line each, in `charset` (`filesystem_charset`).
+    public static func content(
+        _ uris: [String], absolutePaths: Bool, musicDirectory: String?, charset: FileSystemCharset = .current
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         for uri in uris {
             guard let line = Self.line(for: uri, absolutePaths: absolutePaths, musicDirectory: musicDirectory)
             else { continue }
-            bytes += RawText.encode(line)
+            bytes += charset.encode(line)
             bytes.append(UInt8(ascii: "\n"))
         }
         return bytes

@@ -4,6 +4,7 @@ import Configuration
 import Curl
 import Formats
 import Glibc
+import ICU
 import Input
 import Library
 import MPDProtocol
@@ -53,6 +54,7 @@ enum Daemon {
             try? FileDescriptor.standardError.writeAll("Ignoring the 'pid_file' setting in systemd mode\n".utf8)
             settings.pidFile = nil
         }
+        try Self.installFilesystemCharset(settings.filesystemCharset)
         let privileges = try Self.privileges(settings)
         if let privileges {
             // As mpd: for libraries that look at HOME, and for the default database path below.
@@ -240,6 +242,22 @@ enum Daemon {
     /// else; `nil` without `user` (`group` alone changes nothing, as in `mpd`).
     ///
     /// - Throws: `mpd`'s `no such user "name"` or `no such group "name"`.
+    /// Makes `filesystem_charset` the process's conversion of file names (every path and directory entry from
+    /// here on), before any other thread starts; none keeps names as the bytes they are.
+    ///
+    /// - Throws: `mpd`'s `Failed to initialize charset 'NAME': U_FILE_ACCESS_ERROR` when ICU does not know it.
+    static func installFilesystemCharset(_ name: String?) throws(StartupError) {
+        guard let name else { return }
+        let charset: FileNameCharset
+        do {
+            charset = try FileNameCharset(name)
+        } catch {
+            throw StartupError(description: error.message)
+        }
+        FileSystemCharset.install(
+            FileSystemCharset(.init(name: name, toUTF8: { charset.utf8($0) }, fromUTF8: { charset.bytes($0) })))
+    }
+
     static func privileges(_ settings: Settings) throws(StartupError) -> PrivilegeDrop? {
         var account: UserAccount?
         if let user = settings.user {

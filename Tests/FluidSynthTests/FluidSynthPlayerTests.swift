@@ -82,8 +82,8 @@ import Testing
             let file = try #require(fopen(path, "wb"))
             _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
             fclose(file)
-            #expect(FluidSynthPlayer.isMIDIFile(path: path) == expected)
+            #expect(FluidSynthPlayer.isMIDIFile(path: Array(path.utf8)) == expected)
         }
-        #expect(!FluidSynthPlayer.isMIDIFile(path: "/nonexistent/file.mid"))
+        #expect(!FluidSynthPlayer.isMIDIFile(path: Array("/nonexistent/file.mid".utf8)))
     }
 }

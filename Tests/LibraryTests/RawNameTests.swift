@@ -37,6 +37,21 @@ struct RawNameTests {
         ).tree
     }
 
+    @Test func directoryStatusesDescribeEachEntryByItsBytes() throws {
+        let music = try MusicDirectory()
+        try music.song("Charset/plain.mp3")
+        try self.createLatin1File(in: music.path + "/Charset", content: "12345")
+        #expect(symlink("plain.mp3", music.path + "/Charset/link.mp3") == 0)
+        let entries = try DirectoryEntries.statuses(in: music.path + "/Charset", followLinks: false)
+        #expect(Set(entries.map(\.name)) == [Self.name, "plain.mp3", "link.mp3"])
+        let latin1 = try #require(entries.first { $0.name == Self.name }?.status)
+        #expect(latin1.kind == .regular && latin1.size == 5)
+        #expect(entries.first { $0.name == "link.mp3" }?.status?.kind == .symbolicLink)
+        let followed = try DirectoryEntries.statuses(in: music.path + "/Charset")
+        #expect(followed.first { $0.name == "link.mp3" }?.status?.kind == .regular)
+        #expect(throws: SystemCallError.self) { try DirectoryEntries.statuses(in: music.path + "/missing") }
+    }
+
     @Test func latin1FileNameIsScannedAndKeepsItsBytes() throws {
         let music = try MusicDirectory()
         try music.song("Charset/plain.mp3")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import Model
 import Posix
 import StoredPlaylists
 import TestSupport
@@ -14,6 +15,26 @@ import Testing
                 " a.mp3", "dir/b.mp3", "/elsewhere/c.mp3", "/music", "http://h/s#x", "last",
             ])
         #expect(PlaylistFile.editableEntries(Array(text.utf8), musicDirectory: "/music", limit: 2).count == 2)
+    }
+
+    @Test func linesAreInTheFilesystemCharset() {
+        // As mpd 0.23.12 with filesystem_charset: a stored playlist's lines are file names in that charset.
+        let latin1 = FileSystemCharset(
+            .init(
+                name: "ISO-8859-1", toUTF8: { String(String.UnicodeScalarView($0.map { Unicode.Scalar($0) })) },
+                fromUTF8: { $0.unicodeScalars.map { $0.value < 256 ? UInt8($0.value) : 0x1A } }))
+        let content = PlaylistFile.content(
+            ["café.mp3", "http://h/é"], absolutePaths: true, musicDirectory: "/mü", charset: latin1)
+        let expected: [UInt8] =
+            Array("/m".utf8) + [0xFC] + Array("/caf".utf8) + [0xE9] + Array(".mp3\nhttp://h/".utf8) + [0xE9, 0x0A]
+        #expect(content == expected)
+        #expect(
+            PlaylistFile.editableEntries(content, musicDirectory: "/mü", limit: 10, charset: latin1) == [
+                "café.mp3", "http://h/é",
+            ])
+        // Without one, the bytes stay as they are.
+        let raw = PlaylistFile.content(["café.mp3"], absolutePaths: false, musicDirectory: nil, charset: .bytes)
+        #expect(raw == Array("café.mp3\n".utf8))
     }
 
     @Test func linesAreRelativeOrAbsoluteAsConfigured() {

@@ -35,6 +35,13 @@ void ficu_converter_close(ficu_converter *converter);
 int32_t ficu_converter_to_utf16(
     ficu_converter *converter, uint16_t *dest, int32_t dest_capacity, const char *src, int32_t src_length,
     int32_t *status);
+/// `ucnv_fromUChars`: the bytes written (or needed), with `*status` set on failure; unmappable characters become
+/// the character set's substitution character.
+int32_t ficu_converter_from_utf16(
+    ficu_converter *converter, char *dest, int32_t dest_capacity, const uint16_t *src, int32_t src_length,
+    int32_t *status);
+/// `u_errorName`: the name of an ICU status (`U_FILE_ACCESS_ERROR`), a static string.
+const char *ficu_error_name(int32_t status);
 
 #ifdef __cplusplus
 }

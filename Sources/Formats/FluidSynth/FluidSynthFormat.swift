@@ -46,7 +46,9 @@ public struct FluidSynthFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file does not start as a MIDI file.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        guard FluidSynthPlayer.isMIDIFile(path: path) else { throw .notRecognized(path: path) }
+        guard FluidSynthPlayer.isMIDIFile(path: FileSystemCharset.encode(path)) else {
+            throw .notRecognized(path: path)
+        }
         return SongInfo()
     }
 

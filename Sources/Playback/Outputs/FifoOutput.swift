@@ -55,7 +55,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
                 throw OutputError("Failed to stat FIFO \"\(path)\": \(error.errno)")
             }
             do {
-                _ = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+                _ = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
                     try syscall("mkfifo") { mkfifo(file, 0o666) }
                 }
             } catch {
@@ -84,7 +84,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     deinit { self.closePipe() }
 
     private static func openPipe(_ path: String, _ mode: Int32) throws(SystemCallError) -> FileDescriptor {
-        let fd = try RawText.withFilePath(path) { (file) throws(SystemCallError) in
+        let fd = try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
             try syscall("open") { Glibc.open(file, mode | O_NONBLOCK | O_CLOEXEC) }
         }
         return FileDescriptor(rawValue: fd)

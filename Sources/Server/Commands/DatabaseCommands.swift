@@ -198,15 +198,17 @@ enum DatabaseCommands {
         // (mpd 0.23.12 would list the directory above it).
         guard let inside = resolvedInsideMusicDirectory(uri) else { throw AckError(.arg, "Malformed path") }
         let path = inside.isEmpty ? root : root + "/" + inside
-        let names: [String]
+        // Each entry described by the bytes on disk, as mpd's reader does: a name filesystem_charset cannot
+        // convert back is listed all the same.
+        let entries: [(name: String, status: FileStatus?)]
         do {
-            names = try DirectoryEntries.names(in: path)
+            entries = try DirectoryEntries.statuses(in: path, followLinks: false)
         } catch {
             throw AckError(.system, "Failed to open \(path): \(error.errno)")
         }
         var text = ""
-        for name in names where !name.contains("\n") {
-            guard let status = try? FileStatus(path: path + "/" + name, followLinks: false) else { continue }
+        for (name, status) in entries where !name.contains("\n") {
+            guard let status else { continue }
             switch status.kind {
             case .regular: text += "file: \(name)\nsize: \(status.size)\n"
             case .directory: text += "directory: \(name)\n"
