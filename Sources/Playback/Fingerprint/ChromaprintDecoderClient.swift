@@ -78,9 +78,12 @@ public enum ChromaprintDecoderClient {
                 decoder = try plugin.makeDecoder(path: path)
             } catch {
                 // A plugin that declines leaves the file to the next one; one that fails ends the command
-                // with its error, as mpd's plugins throw out of its loop.
+                // with its error, as mpd's plugins throw out of its loop. Most of mpd's plugins only log
+                // a file they cannot open and return (a decline).
                 if case .notRecognized = error { continue }
-                throw FingerprintError(error.isSystemError ? .system : .unknown, error.mpdMessage)
+                if Self.decliningPlugins.contains(plugin.name) { continue }
+                guard let message = Self.message(error, plugin, path) else { continue }
+                throw FingerprintError(error.isSystemError ? .system : .unknown, message)
             }
             return try Self.fingerprint(decoder, cancellation: cancellation)
         }
@@ -137,6 +140,33 @@ public enum ChromaprintDecoderClient {
             return try context.fingerprint()
         } catch {
             throw FingerprintError(.unknown, error.message)
+        }
+    }
+
+    /// The plugins whose `mpd` counterparts log a file they cannot open and return without decoding, so that
+    /// the next plugin for the suffix is tried (they throw only for bad settings); the others (ffmpeg,
+    /// wavpack, faad, vorbis, opus, openmpt) throw, which ends `getfingerprint` with their message.
+    static let decliningPlugins: Set<String> = [
+        "mad", "mpg123", "flac", "oggflac", "sndfile", "dsdiff", "dsf", "mpcdec", "gme", "sidplay", "modplug",
+        "mikmod", "wildmidi", "fluidsynth", "adplug",
+    ]
+
+    /// A throwing plugin's error as `mpd`'s plugin words it; `nil` when `mpd`'s plugin declines this one.
+    private static func message(_ error: FormatError, _ plugin: any FormatPlugin, _ path: String) -> String? {
+        let text = error.mpdMessage
+        switch plugin.name {
+        case "wavpack":
+            let prefix = "WavpackOpenFileInputEx64: "
+            guard text.hasPrefix(prefix) else { return text }
+            return "failed to open WavPack file \"\(path)\": \(text.dropFirst(prefix.count))"
+        case "openmpt":
+            // An empty file is declined (mpd's plugin reads nothing and returns); else libopenmpt's own
+            // message, without the function's name.
+            if text.hasSuffix(": file is empty") { return nil }
+            let prefix = "openmpt_module_create_from_memory2: "
+            return text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+        default:
+            return text
         }
     }
 
