@@ -46,6 +46,13 @@ SONGS = [
     "song/song.wv",            # WavPack
     "song/24.wv",
     "song/song.mpc",           # Musepack: float
+    "song/alac16.m4a",         # FFmpeg: planar 16-bit
+    "song/alac24.m4a",         # FFmpeg: planar 32-bit (dither)
+    "song/song.wma",           # FFmpeg: planar float
+    "song/song.ac3",
+    "song/song.tta",
+    "song/flac.mka",
+    "song/song.aiff",          # sndfile
     # Longer than the two minutes mpd feeds.
     "long/long.flac",
     "long/long.mp3",
