@@ -40,9 +40,8 @@ import Testing
         #expect(f.request("getfingerprint a/1.mp3") == ["chromaprint: AQAAB", "OK"])
         // Any path in the music directory, as given, whether the database knows it or not.
         #expect(f.request("getfingerprint ../x/notes.txt") == ["ACK [5@0] {} Decoding failed"])
-        #expect(
-            f.request("getfingerprint nope.flac") == ["ACK [52@0] {} Failed to open 'nope.flac': No such file or directory"]
-        )
+        let missing = "ACK [52@0] {} Failed to open 'nope.flac': No such file or directory"
+        #expect(f.request("getfingerprint nope.flac") == [missing])
         #expect(f.request("getfingerprint http://h/x.mp3") == ["ACK [5@0] {} CURL failed: refused"])
         #expect(
             seen.sources.withLock { $0 } == [
