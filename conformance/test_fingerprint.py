@@ -70,8 +70,8 @@ SONGS = [
 #: fingerprint is that of the first 262080 to 266880 frames (at 48 kHz) of what opusdec decodes, half-way into
 #: the last full Ogg page (granules 240000 to 288000), where Fermata feeds all 288000 frames (23 items against
 #: 27; the first 23 are the same). Measured on other lengths: 4 s 6 items against 11, 10 s 56 against 59, 13 s
-#: and 130 s the same; mpd's playback of these files is complete (test_format_ogg.py), so only its getfingerprint
-#: path loses the end. Cause not found.
+#: and 130 s the same. mpd's playback of the Opus files of test_format_ogg.py is opusdec's decode bit for bit, so
+#: the loss seems particular to its getfingerprint path (not checked on these files); cause not found.
 OPUS_SHORT = "mpd 0.23.12's opus plugin feeds only about 5.5 s of this 6 s song to libchromaprint"
 
 ERRORS = {
