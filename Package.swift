@@ -53,6 +53,10 @@ let package = Package(
 
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // Acoustic fingerprints (`getfingerprint`), as Debian's mpd computes them.
+        .systemLibrary(
+            name: "CChromaprint", path: "Sources/CChromaprint", pkgConfig: "libchromaprint",
+            providers: [.apt(["libchromaprint-dev"])]),
 
         // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
         // map links the library.
@@ -171,6 +175,8 @@ let package = Package(
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
+        // Acoustic fingerprints through libchromaprint; the only importer of CChromaprint.
+        .target(name: "Chromaprint", dependencies: ["CChromaprint"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
@@ -200,7 +206,8 @@ let package = Package(
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(
-            name: "Playback", dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders"],
+            name: "Playback",
+            dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders", "Chromaprint"],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
@@ -269,6 +276,7 @@ let package = Package(
         .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
         .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
+        .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input", "TestTools"], swiftSettings: settings),

@@ -137,6 +137,9 @@ class Server:
         self.env: dict[str, str] = {}
         #: configuration text appended for both servers (e.g. `decoder { … }` blocks).
         self.extra_config: str = ""
+        #: refuse io_uring_setup() to the process (seccomp), so that mpd reads files with plain read()s:
+        #: see deny_io_uring().
+        self.deny_io_uring = False
 
     @property
     def label(self) -> str:
@@ -198,9 +201,12 @@ class Server:
         log.flush()
         run_as = self.run_as
         limits = dict(self.limits)
+        no_uring = self.deny_io_uring
 
         def preexec():
             _die_with_parent()
+            if no_uring:
+                deny_io_uring()
             if limits:
                 import resource
                 for which, value in limits.items():
@@ -438,6 +444,42 @@ class Case:
                 if m:
                     names.add(m.group(1).decode())
         return names
+
+
+def deny_io_uring() -> None:
+    """Makes io_uring_setup() fail with ENOSYS in this process and its children (a seccomp filter; x86-64
+    only, other architectures are left alone), as on a kernel without io_uring: mpd then reads local files
+    with read() instead of its io_uring input stream.
+
+    Why: mpd 0.23.12's `getfingerprint` waits for its io_uring file stream without registering a handler
+    that would wake it (DecodeFile sets none; fixed upstream later), so on kernels with io_uring it hangs
+    for good whenever a read is not complete yet (always for WAV, often for Ogg, FLAC, AAC...)."""
+    import ctypes
+    import platform
+    import struct
+    if platform.machine() != "x86_64":
+        return
+    audit_arch_x86_64, nr_io_uring_setup, enosys = 0xC000003E, 425, 38
+    program = [
+        (0x20, 0, 0, 4),                              # A = arch
+        (0x15, 0, 3, audit_arch_x86_64),              # not x86-64: allow
+        (0x20, 0, 0, 0),                              # A = syscall number
+        (0x15, 0, 1, nr_io_uring_setup),
+        (0x06, 0, 0, 0x00050000 | enosys),            # SECCOMP_RET_ERRNO | ENOSYS
+        (0x06, 0, 0, 0x7FFF0000),                     # SECCOMP_RET_ALLOW
+    ]
+    raw = b"".join(struct.pack("HBBI", *op) for op in program)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program), ctypes.cast(filters, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if (libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0
+            or libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0):
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
 
 
 def known_commands(server: "Server") -> set[str]:

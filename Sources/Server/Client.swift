@@ -267,6 +267,17 @@ public final class Client: ConnectionDelegate {
         self.pendingList = nil
         guard !self.connection.isClosed else { return }
         var context = CommandContext(client: self, server: self.server, arguments: [])
+        if reply.isBackground {
+            // mpd's background command: the rest of the list is dropped, its error names no command.
+            do throws(AckError) {
+                self.perform(try reply.finish(value, &context))
+            } catch {
+                self.write(error.line(index: 0, command: "") + "\n")
+            }
+            self.checkOutputBound()
+            self.processInput()
+            return
+        }
         do throws(AckError) {
             let result = try reply.finish(value, &context)
             if let list {

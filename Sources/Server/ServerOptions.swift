@@ -63,8 +63,20 @@ public struct ServerOptions: Sendable {
     /// Blocks: only called off the loop.
     public var streamTagScanner: (@Sendable (any InputStream) -> StreamTagScan)?
 
+    /// Computes `getfingerprint`'s answer (libchromaprint over the song's decoded audio); `nil` when
+    /// Fermata has none. Blocks: only called off the loop.
+    public var fingerprinter: (@Sendable (FingerprintSource, InputCancellation) -> Result<String, FingerprintError>)?
+
     /// Default options.
     public init() {}
+}
+
+/// What `getfingerprint` decodes (`ServerOptions.fingerprinter`).
+public enum FingerprintSource: Sendable, Equatable {
+    /// A local file: its path, and the URI the client named it by (whose suffix chooses the plugins).
+    case file(path: String, uri: String)
+    /// A URL an input plugin opens.
+    case stream(url: String)
 }
 
 /// What a scan of a remote stream found (`ServerOptions.streamTagScanner`).

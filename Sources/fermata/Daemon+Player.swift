@@ -9,6 +9,7 @@ import Model
 import Network
 import Playback
 import Posix
+import Server
 import Shout
 import Soxr
 import Synchronization
@@ -99,4 +100,33 @@ private final class MixerChangeForwarder: Sendable {
     let target = Mutex<(@Sendable () -> Void)?>(nil)
 
     func forward() { self.target.withLock { $0 }?() }
+}
+
+extension Daemon {
+    /// `getfingerprint`'s work: decodes a local file with the plugins for its suffix, or a URL through its
+    /// input plugin, and fingerprints the first two minutes. Blocks: a command thread.
+    static func fingerprint(
+        _ source: FingerprintSource, formats: FormatRegistry, openRemote: RemoteOpener?, cancellation: InputCancellation
+    ) -> Result<String, FingerprintError> {
+        do throws(FingerprintError) {
+            switch source {
+            case .file(let path, let uri):
+                return .success(
+                    try ChromaprintDecoderClient.fingerprint(
+                        file: path, uri: uri, registry: formats, cancellation: cancellation))
+            case .stream(let url):
+                guard let openRemote else { throw FingerprintError(.unknown, "Unsupported URI scheme") }
+                let decoder: any Decoder
+                do throws(FormatError) {
+                    decoder = try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
+                } catch {
+                    if case .notRecognized = error { throw .decodingFailed }
+                    throw FingerprintError(.unknown, error.mpdMessage)
+                }
+                return .success(try ChromaprintDecoderClient.fingerprint(decoder, cancellation: cancellation))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
 }

@@ -123,6 +123,10 @@ enum Daemon {
             }
         }
 
+        options.fingerprinter = { [openRemote] source, cancellation in
+            Self.fingerprint(source, formats: formats, openRemote: openRemote, cancellation: cancellation)
+        }
+
         Self.raiseDescriptorLimit(logger: logger)
         SignalFD.ignoreBrokenPipe()
         let signals: FileDescriptor

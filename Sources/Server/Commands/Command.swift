@@ -32,12 +32,18 @@ public final class DeferredReply {
     var commandName = ""
     let work: @Sendable (InputCancellation) -> any Sendable
     let finish: (any Sendable, inout CommandContext) throws(AckError) -> CommandResult
+    /// Whether it replies as `mpd`'s background commands (`getfingerprint`) do: its `ACK` names no command
+    /// and counts from 0 whatever its place in a command list, and the rest of the list is dropped (its reply
+    /// ends with `OK`, with no `list_OK` for it).
+    let isBackground: Bool
 
     /// A reply made by `finish` from the value `work` produces.
     init<Value: Sendable>(
+        isBackground: Bool = false,
         work: @escaping @Sendable (InputCancellation) -> Value,
         finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
     ) {
+        self.isBackground = isBackground
         self.work = { work($0) }
         self.finish = { value, context throws(AckError) in
             // `work` above made the value: it is a `Value`.

@@ -27,5 +27,6 @@ public struct CommandTable: Sendable {
     public static let standard = CommandTable(
         ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
             + SearchCommands.all + ArtCommands.all + StickerCommands.all + PlaylistCommands.all
-            + QueueCommands.all + PlaybackCommands.all + OutputCommands.all + StorageCommands.all)
+            + QueueCommands.all + PlaybackCommands.all + OutputCommands.all + StorageCommands.all
+            + FingerprintCommands.all)
 }
