@@ -5,7 +5,7 @@ CONFIG ?= etc/fermata.conf
 DEMO_MUSIC ?= var/demo-music
 PYTHON ?= /usr/bin/python3
 
-.PHONY: all deps deps-run deps-build deps-deb build fresh-build release run demo test unit conformance bench install deb clean fuzz-build fuzz fuzz-short
+.PHONY: lint all deps deps-run deps-build deps-deb build fresh-build release run demo test unit conformance bench install deb clean fuzz-build fuzz fuzz-short
 
 all: build
 
@@ -36,6 +36,10 @@ fresh-build: deps-build
 release: deps-build
 	$(SWIFT) build -c release
 
+# swift-format (the toolchain's `swift format`, configured by .swift-format) with every finding an error.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
 demo: deps-run
 	mkdir -p $(dir $(DEMO_MUSIC)) var
 	$(PYTHON) tools/make-fixtures.py $(DEMO_MUSIC)
@@ -47,9 +51,12 @@ run: deps-run release demo
 
 # A fresh plain build, unit tests, then the conformance suite against the real mpd. The suite runs the release build: its
 # timing-based reply collection and its load tests expect an optimised server. It runs its files in CONFORMANCE_JOBS
-# pytest-xdist workers (one file's tests stay in one worker, in order; each worker starts its own servers).
+# pytest-xdist workers (one file's tests stay in one worker, in order; each worker starts its own servers), then the
+# cases marked `serial` (they measure other clients' latency) alone.
 CONFORMANCE_JOBS ?= 2
 test: deps
+	@date +'== %T lint'
+	$(MAKE) lint
 	@date +'== %T fresh build'
 	$(MAKE) fresh-build
 	@date +'== %T unit tests'
@@ -60,14 +67,18 @@ test: deps
 	@date +'== %T conformance'
 	$(SWIFT) build -c release
 	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -n $(CONFORMANCE_JOBS) --dist loadfile \
-		--durations=25 conformance
+		-m "not serial" --durations=25 conformance
+	@date +'== %T conformance: the latency cases, alone'
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -m serial conformance
 	@date +'== %T done'
 
 unit: deps-build
 	$(SWIFT) test
 
 conformance: deps release
-	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -n $(CONFORMANCE_JOBS) --dist loadfile conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -n $(CONFORMANCE_JOBS) --dist loadfile \
+		-m "not serial" conformance
+	FERMATA_BIN=$(CURDIR)/.build/release/fermata $(PYTHON) -m pytest -q -m serial conformance
 
 # Fermata against mpd on a generated MP3 library and on a mixed-format one (100k songs by default; SONGS=2000 for
 # a quick run), then playback CPU time per format and audio-path allocations, CPU through httpd (lame, vorbis) and

@@ -75,7 +75,8 @@ let package = Package(
         // /usr/include/shout and the module map links the library.
         .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
-        .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
+        .systemLibrary(
+            name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
         .systemLibrary(
@@ -213,7 +214,8 @@ let package = Package(
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
-        .target(name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
+        .target(
+            name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -236,12 +238,15 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA", "Shout",
+                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
+                "Shout",
                 "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists", "ICU",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
-        .target(name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport", swiftSettings: settings),
+        .target(
+            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport",
+            swiftSettings: settings),
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU", "Model"], swiftSettings: settings),
@@ -260,7 +265,8 @@ let package = Package(
             name: "CurlTests",
             dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "Formats", "TestTools"],
             swiftSettings: settings),
-        .testTarget(name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
@@ -301,7 +307,11 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input", "Playlists"], swiftSettings: settings),
+            name: "ServerTests",
+            dependencies: [
+                "Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input",
+                "Playlists",
+            ], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,6 +39,9 @@ _CRASHED: list[str] = []
 def pytest_configure(config):
     mpdtest.raise_nofile_limit(4096)
     config.addinivalue_line("markers", "sut_only: runs against the system under test only")
+    # Cases that measure other clients' latency: `make test` runs them after the parallel run, alone on the
+    # machine (`-m serial`), where another worker's load cannot push a percentile over its bound.
+    config.addinivalue_line("markers", "serial: measures latency; make test runs these alone, after the rest")
 
 
 def pytest_report_header(config):

@@ -46,8 +46,9 @@ STEP_QUIET = 0.05 * TIME_SCALE
 FINAL_QUIET = 0.15 * TIME_SCALE
 #: Once the expected replies are in, wait this long for stragglers / EOF.
 GRACE = 0.03 * TIME_SCALE
-#: While fewer lines than the reference sent have arrived, a silence this long (not the quiet period) ends the
-#: step: a server that pauses under load (loading a library on first use, a busy machine) is not cut off.
+#: While fewer lines than the reference sent (or fewer replies than the last step's commands ask for) have arrived,
+#: a silence this long (not the quiet period) ends the step: a server that pauses under load (loading a library on
+#: first use, a busy machine) is not cut off.
 LATE_QUIET = 2.0 * TIME_SCALE
 #: Upper bound for one settle period (a server that keeps talking).
 SETTLE_MAX = 5.0 * TIME_SCALE
@@ -742,8 +743,9 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
                 done_at = now
             if done_at is not None and now - done_at >= GRACE and now - last >= min(GRACE, quiet):
                 return
-            # Short of the reference's lines, only a long silence ends the step (then the comparison fails).
-            late = expect is not None and done is not None and done_at is None
+            # Short of the reference's lines (or of the replies counted for the last step), only a long silence
+            # ends the step: a server that pauses under load is not cut off (a real shortfall then fails).
+            late = done is not None and done_at is None
             if not pending and now - last >= (LATE_QUIET if late else quiet):
                 return
             if now - start > SETTLE_MAX:

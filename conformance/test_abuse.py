@@ -95,6 +95,7 @@ def status_rtts(port: int, seconds: float) -> list[float]:
     return sorted(rtts)
 
 
+@pytest.mark.serial
 def test_abuse_keeps_others_served_and_memory_bounded(server_factory, require_commands):
     require_commands("status", "listallinfo")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

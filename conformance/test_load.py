@@ -157,6 +157,7 @@ print(pushed, drops)
 """
 
 
+@pytest.mark.serial
 def test_slow_reader_does_not_stall_others(sut, servers):
     """A client that sends a large-reply command in a loop and never reads.
 

@@ -275,6 +275,7 @@ def ping_latencies(server, count: int) -> list[float]:
     return times
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("path", ["/stall/accept", "/stall/headers/plain.mp3", "/stall/body/20000/plain.mp3"])
 def test_a_stalled_station_stalls_nobody_else(pair, http, path):
     """Fermata only (mpd freezes for every client here): while the decoder waits on a server that never
