@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import re
 import socket
 import sys
 import threading
@@ -106,14 +105,7 @@ def run(encoder: str, fermata: Path, mpd: Path, music: Path) -> dict:
 
 
 def write_results(lines: list[str]) -> None:
-    title = "## httpd"
-    section = "\n".join([title, "", *lines]).rstrip() + "\n"
-    results = playback.RESULTS
-    text = results.read_text() if results.exists() else "# Benchmarks\n"
-    parts = re.split(r"(?m)^(?=## )", text)
-    head, sections = parts[0], [s for s in parts[1:] if not s.startswith(title + "\n")]
-    sections.append(section)
-    results.write_text(head.rstrip() + "\n\n" + "\n".join(s.rstrip() + "\n" for s in sections))
+    playback.write_section("httpd", lines)
 
 
 def main(argv=None) -> int:

@@ -255,14 +255,22 @@ def by_name(counts: dict[tuple[int, str], int]) -> dict[str, int]:
 
 # ---------------------------------------------------------------------------
 
-def write_results(lines: list[str]) -> None:
-    title = "## Playback"
-    section = "\n".join([title, "", *lines]).rstrip() + "\n"
+def write_section(title: str, lines: list[str], first: bool = False) -> None:
+    """Replaces the section `## {title}` of RESULTS.md with `lines` (placed first, or last when new)."""
+    heading = f"## {title}"
+    section = "\n".join([heading, "", *lines]).rstrip() + "\n"
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
     parts = re.split(r"(?m)^(?=## )", text)
-    head, sections = parts[0], [s for s in parts[1:] if not s.startswith(title + "\n")]
-    sections.insert(0, section)
+    head, sections = parts[0], [s for s in parts[1:] if not s.startswith(heading + "\n")]
+    if first:
+        sections.insert(0, section)
+    else:
+        sections.append(section)
     RESULTS.write_text(head.rstrip() + "\n\n" + "\n".join(s.rstrip() + "\n" for s in sections))
+
+
+def write_results(lines: list[str]) -> None:
+    write_section("Playback", lines, first=True)
 
 
 def main(argv=None) -> int:

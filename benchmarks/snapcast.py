@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -130,14 +129,7 @@ def run(fermata: Path, mpd: Path, music: Path, resampler: list[str]) -> dict:
 
 
 def write_results(lines: list[str]) -> None:
-    title = "## Snapcast"
-    section = "\n".join([title, "", *lines]).rstrip() + "\n"
-    results = playback.RESULTS
-    text = results.read_text() if results.exists() else "# Benchmarks\n"
-    parts = re.split(r"(?m)^(?=## )", text)
-    head, sections = parts[0], [s for s in parts[1:] if not s.startswith(title + "\n")]
-    sections.append(section)
-    results.write_text(head.rstrip() + "\n\n" + "\n".join(s.rstrip() + "\n" for s in sections))
+    playback.write_section("Snapcast", lines)
 
 
 def main(argv=None) -> int:
