@@ -3,6 +3,7 @@
 import Foundation
 import Model
 import Playback
+import Synchronization
 import Testing
 
 /// An output's `format`, `audio_output_format`, and conversion to what the device accepts (resampling with
@@ -66,18 +67,29 @@ import Testing
     }
 
     @Test func elapsedCountsSongTimeWhileResampling() throws {
-        let capture = CaptureOutput(sync: true)
+        // The output stands still after one second of its 96 kHz stream (float stereo: 768,000 bytes), so elapsed
+        // is read at a known point of the song whatever the machine's load: one second of song time, not the 2.18 s
+        // that the output's frames counted at the song's rate would give.
+        let oneSecond = 96000 * 8
+        let capture = CaptureOutput(sync: false)
+        capture.limit.store(oneSecond, ordering: .relaxed)
         let harness = try PlayerHarness(outputs: [(self.configuration(format: "96000:*:*"), capture, nil)])
         harness.withPlayer {
             $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:441000:44100"), atSeconds: 0)
         }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        let start = Date()
-        usleep(1_000_000)
+        var reached = false
+        for _ in 0..<5000 where !reached {
+            reached = capture.bytes.count >= oneSecond
+            if !reached { usleep(1000) }
+        }
+        #expect(reached)
         let snapshot = harness.withPlayer { $0.snapshot }
-        let wall = Date().timeIntervalSince(start)
-        #expect(abs(snapshot.elapsedSeconds - wall) < 0.2, "elapsed \(snapshot.elapsedSeconds) after \(wall) s")
+        #expect(abs(snapshot.elapsedSeconds - 1) < 0.05, "elapsed \(snapshot.elapsedSeconds) after 1 s of audio")
         // `audio:` shows the decoder's format, as in mpd.
         #expect(snapshot.audioFormat == AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 2))
+        // The output goes on before the harness stops the player (it waits for the output thread).
+        capture.limit.store(Int.max, ordering: .relaxed)
+        withExtendedLifetime(harness) {}
     }
 }
