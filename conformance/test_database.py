@@ -198,20 +198,9 @@ test_readcomments = differential_table({
 }, replies="auto")
 
 
-# getfingerprint decodes the song (chromaprint).  mpd 0.23.12 answers at once for the
-# short 8 kHz/22 kHz mono songs, but never (>20 s) for the 1 s 44.1 kHz stereo ones,
-# so those are left out.
-test_getfingerprint = differential_table({
-    "8 kHz mono song": 'getfingerprint "root song.mp3"\n',
-    "22 kHz mono song": 'getfingerprint "Embedded Art/Without Picture.mp3"\n',
-    "nonexistent": 'getfingerprint "nope.mp3"\n',
-    "garbage file": 'getfingerprint "Broken/garbage.mp3"\n',
-    "zero-length file": 'getfingerprint "Broken/empty.mp3"\n',
-    "directory": 'getfingerprint "Old Tags"\n',
-    "dot dot": 'getfingerprint "../x.mp3"\n',
-    "absolute": 'getfingerprint "/etc/passwd"\n',
-    "no argument": "getfingerprint\n",
-}, replies="auto")
+# getfingerprint is compared in test_fingerprint.py, against an mpd whose io_uring is refused: mpd 0.23.12's
+# getfingerprint waits for good on its io_uring file input whenever a read is not complete yet, so against this
+# session's mpd its cases failed now and then (a 22 kHz mono MP3 went unanswered in a clean-clone run).
 
 
 test_stats = differential_table({
