@@ -37,39 +37,20 @@ sys.path.insert(0, str(HERE))
 
 import mpdtest  # noqa: E402
 import playback  # noqa: E402  (make_music, start, stop, cpu_seconds)
+import snapserver as snapserver_setup  # noqa: E402
 
 NO_MAD = ['decoder {', '    plugin "mad"', '    enabled "no"', '}']
 #: The same resampler for both (by default Debian's mpd picks libsamplerate, Fermata libsoxr's "high" recipe).
 SOXR = ['resampler {', '    plugin "soxr"', '    quality "high"', '}']
-SNAPSERVER_CONF = """[server]
-threads = 2
-datadir = {root}
-
-[http]
-enabled = false
-
-[tcp]
-enabled = true
-bind_to_address = {host}
-port = {tcp}
-
-[stream]
-bind_to_address = {host}
-port = {stream}
-source = pipe://{fifo}?name=Bench&mode=read&sampleformat=48000:16:2&codec=flac
-
-[logging]
-sink = stderr
-filter = *:warning
-"""
 
 
 def snapserver(root: Path) -> subprocess.Popen:
     """A snapserver reading `root`/snapfifo, on loopback ports, zeroconf off (no system bus)."""
     config = root / "snapserver.conf"
-    config.write_text(SNAPSERVER_CONF.format(root=root, host=mpdtest.HOST, tcp=mpdtest.free_port(),
-                                             stream=mpdtest.free_port(), fifo=root / "snapfifo"))
-    env = {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root / 'no-bus'}", "HOME": str(root)}
+    config.write_text(snapserver_setup.config(root, root / "snapfifo", host=mpdtest.HOST, name="Bench",
+                                              tcp=mpdtest.free_port(), stream=mpdtest.free_port(),
+                                              log_filter="*:warning"))
+    env = snapserver_setup.environment(root)
     with open(root / "snapserver.log", "ab") as log:
         return subprocess.Popen(["snapserver", "-c", str(config)], stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, env=env, start_new_session=True)

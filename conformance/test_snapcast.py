@@ -37,6 +37,7 @@ import pytest
 import audiofiles
 import conftest
 import mpdtest
+import snapserver
 
 HOST = mpdtest.HOST
 RATE = 48000
@@ -55,32 +56,6 @@ SLACK = 8
 TOLERANCE = 3
 #: snapserver's end-to-end buffer (ms): what the clients play lags the fifo by this much.
 BUFFER_MS = 600
-
-SNAPSERVER_CONF = """[server]
-threads = 2
-datadir = {root}
-
-[http]
-enabled = true
-bind_to_address = {host}
-port = {http}
-doc_root =
-
-[tcp]
-enabled = true
-bind_to_address = {host}
-port = {tcp}
-
-[stream]
-bind_to_address = {host}
-port = {stream}
-source = pipe://{fifo}?name={name}&mode=read&sampleformat=48000:16:2&codec=flac&controlscript={script}
-buffer = {buffer}
-
-[logging]
-sink = stderr
-filter = *:info
-"""
 
 #: The wrapper snapserver starts as the stream's control script: meta_mpd.py pointed at the server under test.
 CONTROL_SCRIPT = """#!/bin/sh
@@ -331,12 +306,12 @@ def running(role: str, binary: Path, music: Path, root: Path, rooms: int):
     script.chmod(0o755)
     tcp, http, stream = (mpdtest.free_port() for _ in range(3))
     config = root / "snapserver.conf"
-    config.write_text(SNAPSERVER_CONF.format(root=root, host=HOST, http=http, tcp=tcp, stream=stream, fifo=fifo,
-                                             name=STREAM, script=script, buffer=BUFFER_MS))
-    # No zeroconf: avahi-client finds no system bus. /usr/bin first: the plug-in's modules are Debian's.
-    env = {**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root / 'no-bus'}",
-           "PATH": "/usr/bin:/bin:" + os.environ.get("PATH", ""), "PYTHONPATH": str(root / "python"),
-           "MUSICBRAINZNGS_CALLS": str(root / "musicbrainzngs.calls"), "HOME": str(root)}
+    config.write_text(snapserver.config(root, fifo, host=HOST, name=STREAM, tcp=tcp, stream=stream, http=http,
+                                        controlscript=script, buffer_ms=BUFFER_MS))
+    # /usr/bin first: the plug-in's modules are Debian's.
+    env = snapserver.environment(root, PATH="/usr/bin:/bin:" + os.environ.get("PATH", ""),
+                                 PYTHONPATH=str(root / "python"),
+                                 MUSICBRAINZNGS_CALLS=str(root / "musicbrainzngs.calls"))
     processes = [_spawn(["snapserver", "-c", str(config)], root / "snapserver.log", env)]
     try:
         def listening(port):
