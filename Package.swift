@@ -193,7 +193,7 @@ let package = Package(
         .target(name: "Expat", dependencies: ["CExpat"], swiftSettings: settings),
         // Playlist plugins (mpd's m3u, extm3u, pls, xspf, asx, rss, cue): pure parsers, bytes in, entries out,
         // and their registry in mpd's order.
-        .target(name: "Playlists", dependencies: ["Model", "Expat"], swiftSettings: settings),
+        .target(name: "Playlists", dependencies: ["Model", "Expat", "Configuration"], swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
@@ -255,7 +255,9 @@ let package = Package(
         .testTarget(
             name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
             swiftSettings: settings),
-        .testTarget(name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "Configuration"],
+            swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),

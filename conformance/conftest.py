@@ -169,14 +169,15 @@ def server_pair():
     another library (e.g. the real-world files), started on first use and kept for
     the session, like `servers`.  Returns a :class:`Servers`; ``run_as=(uid, gid)``
     starts both as that user (for file-permission cases when running as root),
-    ``limits={resource.RLIMIT_DATA: n}`` caps what a runaway server can take.
+    ``limits={resource.RLIMIT_DATA: n}`` caps what a runaway server can take; ``extra_config`` is text
+    appended to both configuration files (blocks).
     """
     pairs: dict[tuple, Servers] = {}
     started: list[Server] = []
 
     def get(music: Path, run_as: tuple[int, int] | None = None,
-            limits: dict[int, int] | None = None, **settings) -> Servers:
-        key = (str(music), run_as, tuple(sorted((limits or {}).items())),
+            limits: dict[int, int] | None = None, extra_config: str = "", **settings) -> Servers:
+        key = (str(music), run_as, tuple(sorted((limits or {}).items())), extra_config,
                tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items())))
         if key in pairs:
             return pairs[key]
@@ -195,6 +196,7 @@ def server_pair():
         for s in both:
             s.run_as = run_as
             s.limits = dict(limits or {})
+            s.extra_config = extra_config
         started.extend(both)
         _start(both, songs_hint_from=ref)
         pairs[key] = Servers(ref, sut, missing)

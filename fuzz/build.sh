@@ -29,7 +29,7 @@ modules() {
     case "$1" in
         protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Encoders Lame Chromaprint $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
-        playlists) echo "Playlists Expat Model PCRE" ;;
+        playlists) echo "Playlists Expat Configuration Posix Model PCRE" ;;
         mpddb) echo "Library Zlib ICU CICUShim Posix Model PCRE" ;;
         config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
         icy) echo "Input Posix Model PCRE" ;;

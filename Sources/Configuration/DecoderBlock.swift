@@ -17,24 +17,35 @@ import Glibc
 public struct DecoderBlocks: Sendable, Hashable {
     /// The blocks, in file order.
     public let blocks: [ConfigBlock]
+    /// The key naming a block's plugin: `plugin` (`decoder`, `input`) or `name` (`playlist_plugin`).
+    public let key: String
     /// The home directory a leading `~` of a path setting stands for (the configuration's `$HOME`).
     public var home = "/"
 
     /// Checks the blocks.
     ///
-    /// - Parameter blocks: The `decoder` blocks, in file order.
-    /// - Throws: `ConfigError` at the first block without a `plugin` key, with `mpd`'s message.
-    public init(_ blocks: [ConfigBlock]) throws(ConfigError) {
-        for block in blocks where block["plugin"] == nil {
-            throw ConfigError(location: block.location, message: "block without 'plugin' in line \(block.line)")
+    /// - Parameters:
+    ///   - blocks: The blocks, in file order.
+    ///   - key: The key naming each block's plugin.
+    /// - Throws: `ConfigError` at the first block without that key, with `mpd`'s message.
+    public init(_ blocks: [ConfigBlock], key: String = "plugin") throws(ConfigError) {
+        for block in blocks where block[key] == nil {
+            throw ConfigError(location: block.location, message: "block without '\(key)' in line \(block.line)")
         }
         self.blocks = blocks
+        self.key = key
     }
 
     /// No block at all: every plugin with its defaults.
     public static let none = DecoderBlocks(unchecked: [])
 
-    private init(unchecked blocks: [ConfigBlock]) { self.blocks = blocks }
+    /// No `playlist_plugin` block at all.
+    public static let noPlaylistPlugins = DecoderBlocks(unchecked: [], key: "name")
+
+    private init(unchecked blocks: [ConfigBlock], key: String = "plugin") {
+        self.blocks = blocks
+        self.key = key
+    }
 
     /// What the plugin named `plugin` reads: its block (the first naming it), or an empty one.
     ///
@@ -42,8 +53,8 @@ public struct DecoderBlocks: Sendable, Hashable {
     /// - Returns: `nil` when the block says `enabled "no"`.
     public func settings(forPlugin plugin: String) throws(ConfigError) -> DecoderPluginSettings? {
         var settings = DecoderPluginSettings(
-            plugin: plugin, block: self.blocks.first { $0["plugin"] == plugin }, home: self.home)
-        _ = settings.string("plugin")
+            plugin: plugin, block: self.blocks.first { $0[self.key] == plugin }, home: self.home)
+        _ = settings.string(self.key)
         guard try settings.bool("enabled") ?? true else { return nil }
         return settings
     }

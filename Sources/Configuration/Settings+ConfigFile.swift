@@ -130,6 +130,7 @@ extension Settings {
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
+        self.playlistPlugins = try PlaylistPluginBlocks(file.blocks(named: "playlist_plugin"), key: "name")
         self.warnings = Self.warnings(for: file) + self.resampler.warnings
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }

@@ -24,7 +24,9 @@ public struct Settings: Sendable, Hashable {
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
-    public static let supportedBlocks: Set<String> = ["audio_output", "decoder", "input", "resampler", "database"]
+    public static let supportedBlocks: Set<String> = [
+        "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database",
+    ]
 
     // MARK: - Files and directories
 
@@ -186,6 +188,8 @@ public struct Settings: Sendable, Hashable {
     /// The `input` blocks, checked (each names its plugin); the curl input reads its own
     /// (`CurlSettings.configured(_:)`).
     public var inputs: InputBlocks
+    /// The `playlist_plugin` blocks, checked (each names its plugin with `name`).
+    public var playlistPlugins: PlaylistPluginBlocks
 
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
@@ -237,6 +241,7 @@ public struct Settings: Sendable, Hashable {
         self.audioOutputs = []
         self.decoders = .none
         self.inputs = .none
+        self.playlistPlugins = .noPlaylistPlugins
         self.warnings = []
     }
 }

@@ -21,6 +21,9 @@ public protocol SongInfoReader: Sendable {
     func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]?
     /// Whether a file with this suffix that is no song is also listed as a directory of its songs (cue sheets).
     func listsPlaylistAsDirectory(suffix: String) -> Bool
+    /// Whether a file with this suffix that is no song is listed as a playlist (`mpd`'s
+    /// `FindPlaylistPluginBySuffix` over its enabled playlist plugins).
+    func listsPlaylist(suffix: String) -> Bool
     /// Called once an update has read every file it queued, from the update's thread: the reader may give back
     /// what it keeps only for reading (libraries loaded on first use).
     func readingFinished()
@@ -33,6 +36,8 @@ extension SongInfoReader {
     public func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]? { nil }
     /// No playlist is a directory.
     public func listsPlaylistAsDirectory(suffix: String) -> Bool { false }
+    /// The suffixes of every playlist plugin Debian's `mpd` 0.23.12 has, all enabled.
+    public func listsPlaylist(suffix: String) -> Bool { Updater.playlistSuffixes.contains(suffix.lowercased()) }
     /// Nothing to give back.
     public func readingFinished() {}
 }

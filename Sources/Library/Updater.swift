@@ -279,7 +279,7 @@ public struct Updater: Sendable {
             }
             guard isSong else {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
-                if let suffix, Self.playlistSuffixes.contains(suffix.lowercased()) {
+                if let suffix, self.reader.listsPlaylist(suffix: suffix) {
                     let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
                     if let index = directory.playlistIndex(named: name) {
                         if directory.playlists[index] != entry {

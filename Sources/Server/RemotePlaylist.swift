@@ -22,10 +22,10 @@ struct RemotePlaylist: Sendable {
     /// is read this far and then tried (and refused) as a playlist.
     static let byteLimit = 4 * 1024 * 1024
 
-    /// Opens `url` with `opener`, reads it whole (up to `byteLimit`) and parses it.
+    /// Opens `url` with `opener`, reads it whole (up to `byteLimit`) and parses it with `plugins`.
     static func read(
         _ url: String, opener: @Sendable (String, InputCancellation) throws(InputError) -> any InputStream,
-        cancellation: InputCancellation
+        plugins: PlaylistRegistry, cancellation: InputCancellation
     ) -> Outcome {
         let bytes: [UInt8]
         let mimeType: String?
@@ -36,15 +36,18 @@ struct RemotePlaylist: Sendable {
         } catch {
             return .failure(error)
         }
-        return .success(Self.parse(bytes, url: url, mimeType: mimeType))
+        return .success(Self.parse(bytes, url: url, mimeType: mimeType, plugins: plugins))
     }
 
-    /// The playlist in `bytes`, by MIME type first, then by the URL's suffix; `nil` when no plugin takes it.
-    static func parse(_ bytes: [UInt8], url: String, mimeType: String?) -> RemotePlaylist? {
+    /// The playlist in `bytes`, by MIME type first, then by the URL's suffix; `nil` when no plugin of
+    /// `plugins` takes it.
+    static func parse(
+        _ bytes: [UInt8], url: String, mimeType: String?, plugins: PlaylistRegistry = .standard
+    ) -> RemotePlaylist? {
         var entries: [PlaylistEntry]?
-        if let mimeType { entries = try? PlaylistRegistry.entries(bytes, mimeType: mimeType) }
+        if let mimeType { entries = try? plugins.entries(bytes, mimeType: mimeType) }
         if entries == nil, let suffix = Suffix.ofURI(url) {
-            entries = try? PlaylistRegistry.entries(bytes, suffix: suffix)
+            entries = try? plugins.entries(bytes, suffix: suffix)
         }
         guard let entries else { return nil }
         let parent = url.lastIndex(of: "/").map { String(url[..<$0]) } ?? "."

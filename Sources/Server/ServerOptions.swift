@@ -6,6 +6,7 @@ import MPDProtocol
 import Model
 import Network
 import Playback
+import Playlists
 import StoredPlaylists
 
 /// What the server needs from the configuration, with `mpd`'s defaults.
@@ -49,6 +50,9 @@ public struct ServerOptions: Sendable {
     public var stickerFile: String?
     /// The state file (`state_file`, `state_file_interval`, `restore_paused`); `nil` disables it.
     public var stateFile: StateFileOptions?
+    /// The playlist plugins the `playlist_plugin` blocks enable (`load`, `listplaylist` of playlist files
+    /// and URLs).
+    public var playlistPlugins = PlaylistRegistry.standard
     /// Reads a song file's raw name/value pairs (`readcomments`); `nil` when no format can.
     public var commentReader: (@Sendable (String) throws -> [(name: String, value: String)])?
     /// The decoder plugins `decoders` lists: name, file suffixes and MIME types, in registry order.

@@ -11,6 +11,7 @@ import MPDProtocol
 import Model
 import Network
 import Playback
+import Playlists
 import Posix
 import Server
 import StoredPlaylists
@@ -81,24 +82,32 @@ enum Daemon {
         }
         for warning in settings.warnings { logger.warning(warning) }
 
-        // The one place that knows which formats exist: the scanner, the commands and the player share it.
-        let formats: FormatRegistry
-        do {
-            let configured = try FormatRegistry.configured(settings.decoders)
-            for warning in configured.warnings { logger.warning(warning) }
-            formats = configured.registry
-        } catch {
-            throw StartupError(description: "\(error)")
+        /// A plugin list read from its blocks, its warnings logged; a bad block stops startup.
+        func plugins<Plugins>(
+            _ read: () throws(ConfigError) -> (Plugins, warnings: [String])
+        ) throws(StartupError) -> Plugins {
+            do {
+                let (plugins, warnings) = try read()
+                for warning in warnings { logger.warning(warning) }
+                return plugins
+            } catch {
+                throw StartupError(description: "\(error)")
+            }
         }
-
+        // The one place that knows which formats exist: the scanner, the commands and the player share it.
+        let formats = try plugins { () throws(ConfigError) in
+            let configured = try FormatRegistry.configured(settings.decoders)
+            return (configured.registry, configured.warnings)
+        }
+        // The one place that knows which playlist plugins are enabled: the scanner and the commands share it.
+        let playlists = try plugins { () throws(ConfigError) in
+            let configured = try PlaylistRegistry.configured(settings.playlistPlugins)
+            return (configured.registry, configured.warnings)
+        }
         // The one place that knows which input plugins exist: curl for http(s), unless disabled.
-        let curl: CurlSettings?
-        do {
+        let curl = try plugins { () throws(ConfigError) in
             let configured = try CurlSettings.configured(settings.inputs)
-            for warning in configured?.warnings ?? [] { logger.warning(warning) }
-            curl = configured?.settings
-        } catch {
-            throw StartupError(description: "\(error)")
+            return (configured?.settings, configured?.warnings ?? [])
         }
 
         var openRemote: RemoteOpener?
@@ -109,7 +118,7 @@ enum Daemon {
         }
 
         var options = try Self.serverOptions(
-            from: settings, formats: formats, environment: environment, logger: logger)
+            from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
         if let openRemote {
             options.remoteSchemes = CurlGlobal.protocols
             options.remoteOpener = openRemote
@@ -355,11 +364,14 @@ enum Daemon {
         return cache + "/fermata/db"
     }
 
-    /// Maps the configuration onto what the server needs; `formats` are the enabled decoder plugins.
+    /// Maps the configuration onto what the server needs; `formats` are the enabled decoder plugins,
+    /// `playlists` the enabled playlist plugins.
     static func serverOptions(
-        from settings: Settings, formats: FormatRegistry, environment: [String: String], logger: Logger
+        from settings: Settings, formats: FormatRegistry, playlists: PlaylistRegistry = .standard,
+        environment: [String: String], logger: Logger
     ) throws(StartupError) -> ServerOptions {
         var options = ServerOptions()
+        options.playlistPlugins = playlists
         guard let port = UInt16(exactly: settings.port) else {
             throw StartupError(description: "port out of range: \(settings.port)")
         }
@@ -391,7 +403,9 @@ enum Daemon {
         if let musicDirectory = settings.musicDirectory {
             let registry = formats
             let updater = Updater(
-                root: musicDirectory, reader: FormatReader(registry: registry, metadata: settings.metadataToUse),
+                root: musicDirectory,
+                reader: FormatReader(
+                    registry: registry, metadata: settings.metadataToUse, playlists: playlists),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)

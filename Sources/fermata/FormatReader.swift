@@ -13,6 +13,8 @@ struct FormatReader: SongInfoReader {
     let registry: FormatRegistry
     /// The tag types kept (`metadata_to_use`): only these count when `mpd` decides on its generic tag scan.
     let metadata: TagMask
+    /// The playlist plugins the configuration enables.
+    let playlists: PlaylistRegistry
 
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
@@ -24,13 +26,15 @@ struct FormatReader: SongInfoReader {
         self.registry.containerSongs(path: path).map { songs in songs.map { ($0.name, $0.info) } }
     }
 
-    /// `mpd`'s playlist plugins whose `as_directory` is on by default: its cue plugin alone.
-    func listsPlaylistAsDirectory(suffix: String) -> Bool { PlaylistRegistry.listsAsDirectory(suffix: suffix) }
+    /// The enabled playlist plugins whose `as_directory` is on (by default cue's alone).
+    func listsPlaylistAsDirectory(suffix: String) -> Bool { self.playlists.listsAsDirectory(suffix: suffix) }
+
+    func listsPlaylist(suffix: String) -> Bool { self.playlists.listsAsPlaylist(suffix: suffix) }
 
     func playlistDirectorySongs(path: String, suffix: String) -> [PlaylistDirectoryEntry]? {
         guard self.listsPlaylistAsDirectory(suffix: suffix) else { return nil }
         guard let bytes = try? readFile(atPath: path),
-            let entries = try? PlaylistRegistry.directoryEntries(bytes, suffix: suffix)
+            let entries = try? self.playlists.directoryEntries(bytes, suffix: suffix)
         else { return [] }
         return entries.map { entry in
             PlaylistDirectoryEntry(

@@ -7,12 +7,12 @@ import Testing
 
 /// Parses `text` as a file with `suffix`.
 private func parse(_ text: String, _ suffix: String) throws -> [PlaylistEntry] {
-    try PlaylistRegistry.entries(Array(text.utf8), suffix: suffix)
+    try PlaylistRegistry.standard.entries(Array(text.utf8), suffix: suffix)
 }
 
 @Suite struct RegistryTests {
     @Test func pluginsInMPDsOrder() {
-        #expect(PlaylistRegistry.plugins.map(\.name) == ["extm3u", "m3u", "pls", "xspf", "asx", "rss", "cue"])
+        #expect(PlaylistRegistry.catalogue.map(\.name) == ["extm3u", "m3u", "pls", "xspf", "asx", "rss", "cue"])
     }
 
     @Test(arguments: [
@@ -20,27 +20,28 @@ private func parse(_ text: String, _ suffix: String) throws -> [PlaylistEntry] {
         ("cue", true), ("flac", false), ("txt", false),
     ])
     func suffixes(suffix: String, supported: Bool) {
-        #expect(PlaylistRegistry.supports(suffix: suffix) == supported)
+        #expect(PlaylistRegistry.standard.supports(suffix: suffix) == supported)
     }
 
     @Test func mimeTypeWithParameters() throws {
-        let entries = try PlaylistRegistry.entries(Array("a.mp3\n".utf8), mimeType: "audio/x-mpegurl; charset=x")
+        let entries = try PlaylistRegistry.standard.entries(
+            Array("a.mp3\n".utf8), mimeType: "audio/x-mpegurl; charset=x")
         #expect(entries.map(\.uri) == ["a.mp3"])
     }
 
     @Test func onlyCueSheetsAreDirectories() throws {
-        #expect(PlaylistRegistry.listsAsDirectory(suffix: "cue"))
-        #expect(PlaylistRegistry.listsAsDirectory(suffix: "CUE"))
+        #expect(PlaylistRegistry.standard.listsAsDirectory(suffix: "cue"))
+        #expect(PlaylistRegistry.standard.listsAsDirectory(suffix: "CUE"))
         for suffix in ["m3u", "pls", "xspf", "flac", "txt"] {
-            #expect(!PlaylistRegistry.listsAsDirectory(suffix: suffix))
+            #expect(!PlaylistRegistry.standard.listsAsDirectory(suffix: suffix))
         }
         let sheet =
             "FILE \"a.flac\" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    INDEX 01 00:01:00\n"
-        let entries = try #require(try PlaylistRegistry.directoryEntries(Array(sheet.utf8), suffix: "cue"))
+        let entries = try #require(try PlaylistRegistry.standard.directoryEntries(Array(sheet.utf8), suffix: "cue"))
         #expect(entries.map(\.uri) == ["a.flac", "a.flac"])
         #expect(entries.map(\.startMilliseconds) == [0, 1000])
         #expect(entries.map(\.endMilliseconds) == [1000, 0])
-        #expect(try PlaylistRegistry.directoryEntries([], suffix: "txt") == nil)
+        #expect(try PlaylistRegistry.standard.directoryEntries([], suffix: "txt") == nil)
     }
 
     @Test func unrecognisedIsAnError() {
@@ -75,7 +76,7 @@ private func parse(_ text: String, _ suffix: String) throws -> [PlaylistEntry] {
     }
 
     @Test func nulEndsALineAndOtherBytesAreKept() throws {
-        let entries = try PlaylistRegistry.entries([0x61, 0, 0x62, 0x0A, 0xFF, 0x0A], suffix: "m3u")
+        let entries = try PlaylistRegistry.standard.entries([0x61, 0, 0x62, 0x0A, 0xFF, 0x0A], suffix: "m3u")
         #expect(entries.map(\.uri) == ["a", RawText.decode([0xFF])])
     }
 }

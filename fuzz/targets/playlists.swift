@@ -13,12 +13,14 @@ import Playlists
 public func playlistsFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(fuzzInput(data, size))
     guard let selector = input.first else { return 0 }
-    let plugins = PlaylistRegistry.plugins
+    let plugins = PlaylistRegistry.standard.plugins
     let plugin = plugins[Int(selector) % plugins.count]
     let bytes = Array(input.dropFirst())
     var results: [[PlaylistEntry]] = []
     if let entries = try? plugin.entries(bytes) { results.append(entries) }
-    if let entries = try? PlaylistRegistry.entries(bytes, suffix: plugin.suffixes[0]) { results.append(entries) }
+    if let entries = try? PlaylistRegistry.standard.entries(bytes, suffix: plugin.suffixes[0]) {
+        results.append(entries)
+    }
     for entry in results.joined() {
         precondition(entry.endMilliseconds == 0 || entry.endMilliseconds > entry.startMilliseconds, "empty range")
         precondition(entry.durationMilliseconds.map { $0 <= UInt64(Int32.max) } ?? true, "duration too long")

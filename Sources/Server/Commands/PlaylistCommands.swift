@@ -156,7 +156,8 @@ enum PlaylistCommands {
         let logger = context.server.logger
         if PlaylistDirectory.isValidName(located), let bytes = try? directory(context).content(located) {
             do {
-                return (try PlaylistRegistry.entries(bytes, suffix: String(PlaylistDirectory.suffix.dropFirst())), nil)
+                let suffix = String(PlaylistDirectory.suffix.dropFirst())
+                return (try context.server.options.playlistPlugins.entries(bytes, suffix: suffix), nil)
             } catch {
                 logger.error("cannot read playlist", ["name": located, "error": error.message])
             }
@@ -167,15 +168,17 @@ enum PlaylistCommands {
         let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
         let path = root + "/" + located
         // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
-        if EmbeddedCuePlaylistPlugin.supports(suffix: suffix), let reader = context.server.options.commentReader,
+        let plugins = context.server.options.playlistPlugins
+        if plugins.readsEmbeddedCueSheets, EmbeddedCuePlaylistPlugin.supports(suffix: suffix),
+            let reader = context.server.options.commentReader,
             let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
         {
             let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
             return (EmbeddedCuePlaylistPlugin.entries(cuesheet: sheet, fileName: name), base)
         }
-        guard PlaylistRegistry.supports(suffix: suffix), let bytes = try? readFile(atPath: path) else { return nil }
+        guard plugins.supports(suffix: suffix), let bytes = try? readFile(atPath: path) else { return nil }
         do {
-            return (try PlaylistRegistry.entries(bytes, suffix: suffix), base)
+            return (try plugins.entries(bytes, suffix: suffix), base)
         } catch {
             logger.error("cannot read playlist", ["uri": located, "error": error.message])
             return nil
@@ -205,7 +208,10 @@ enum PlaylistCommands {
         -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
     {
         guard let opener = QueueCommands.remoteOpener(for: name, server: context.server) else { return nil }
-        return { cancellation in RemotePlaylist.read(name, opener: opener, cancellation: cancellation) }
+        let plugins = context.server.options.playlistPlugins
+        return { cancellation in
+            RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation)
+        }
     }
 
     /// The songs of a remote playlist that was read, or its error.
