@@ -112,6 +112,18 @@ def test_stored_playlists_hold_fs_charset_names(pair):
     mpdtest.compare_on_pair(pair, "rename Lïste2 Lëste\nrm Liste\nrm Lëste\n", "playlists-gone")
 
 
+def test_names_that_are_not_utf8_are_refused(pair):
+    """A client's bytes that are not UTF-8 do not convert to the charset (mpd's ICU conversion fails on them):
+    stored playlist commands answer `Bad playlist name` or `No such playlist`, `listfiles` ICU's error name, and
+    nothing is written; a UTF-8 name the charset lacks is saved with the charset's substitute (0x1A)."""
+    mpdtest.compare_on_pair(pair, (
+        b'save "ok"\nsave "\xff"\nrm "\xff"\nrename "\xff" "x"\nrename "ok" "\xff"\n'
+        b'playlistadd "\xff" "caf\xc3\xa9.mp3"\nplaylistclear "\xff"\nplaylistdelete "\xff" 0\n'
+        b'playlistmove "\xff" 0 1\nlistplaylist "\xff"\nlistplaylistinfo "\xff"\nload "\xfe"\n'
+        b'listfiles "\xff"\nlistfiles "caf\xe9.mp3"\nlistplaylists\nsave "\xe6\x97\xa5"\nlistplaylists\n'
+        b'rm "\xe6\x97\xa5"\nrm "ok"\nlistplaylists\n'), "not utf-8")
+
+
 def wait_idle_update(server) -> None:
     deadline = time.monotonic() + mpdtest.scaled(10)
     while "updating_db" in mpdtest.parse_pairs(server.query("status")):

@@ -67,6 +67,12 @@ public struct FileSystemCharset: Sendable {
         return conversion.fromUTF8(name) ?? RawText.encode(name)
     }
 
+    /// Whether a client's `name` converts to this character set as `mpd` converts it: always without a
+    /// conversion; with one, not when the client sent bytes that are not UTF-8 (``RawText`` escapes), on which
+    /// `mpd`'s ICU conversion fails (`U_INVALID_CHAR_FOUND`). A character the charset lacks does convert (to
+    /// the charset's substitute).
+    public func converts(_ name: String) -> Bool { self.conversion == nil || !RawText.containsEscape(name) }
+
     // MARK: - The process's character set
 
     /// Set once by `install`, before any thread but the main one exists; read-only afterwards.
@@ -83,6 +89,9 @@ public struct FileSystemCharset: Sendable {
 
     /// `current.encode(name)`: a name handed to the kernel.
     public static func encode(_ name: String) -> [UInt8] { Self.installed.encode(name) }
+
+    /// `current.converts(name)`.
+    public static func converts(_ name: String) -> Bool { Self.installed.converts(name) }
 
     /// Calls `body` with `path` in the file system's character set as a NUL-terminated C string: the one way a
     /// file path reaches the kernel or a C library.

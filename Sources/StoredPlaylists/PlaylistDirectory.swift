@@ -51,10 +51,11 @@ public struct PlaylistDirectory: Sendable {
 
     /// The file of playlist `name`.
     ///
-    /// - Throws: `Stored playlists are disabled`, `Bad playlist name`.
+    /// - Throws: `Stored playlists are disabled`, `Bad playlist name` (also for a name `filesystem_charset`
+    ///   cannot take, as `mpd`'s `spl_map_to_fs`).
     public func file(_ name: String) throws(StoredPlaylistError) -> String {
         guard let path = self.path else { throw .disabled }
-        guard Self.isValidName(name) else { throw .badName }
+        guard Self.isValidName(name), FileSystemCharset.converts(name) else { throw .badName }
         return path + "/" + name + Self.suffix
     }
 

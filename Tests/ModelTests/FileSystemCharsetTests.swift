@@ -19,6 +19,17 @@ import Testing
             })
     }
 
+    @Test func aClientsBytesThatAreNotUTF8ConvertOnlyWithoutACharset() {
+        let invalid = RawText.decode([0x61, 0xFF])
+        #expect(FileSystemCharset.bytes.converts(invalid))
+        let latin1 = FileSystemCharset(Self.latin1())
+        #expect(!latin1.converts(invalid))
+        #expect(latin1.converts("café"))
+        // A character ISO-8859-1 lacks converts, to the substitute.
+        #expect(latin1.converts("日"))
+        #expect(latin1.encode("日") == [0x1A])
+    }
+
     @Test func withoutACharsetNamesKeepTheirBytes() {
         let charset = FileSystemCharset.bytes
         #expect(charset.conversion == nil)

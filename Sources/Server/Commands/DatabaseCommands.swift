@@ -194,6 +194,8 @@ enum DatabaseCommands {
     static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uri = try relativeURI(context.arguments.first ?? "", context: context)
         guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
+        // mpd converts the path to filesystem_charset first; ICU's error name is its message.
+        guard FileSystemCharset.converts(uri) else { throw AckError(.unknown, "U_INVALID_CHAR_FOUND") }
         // "Broken/.." is the root as in mpd, but a path that climbs out of the music directory is refused
         // (mpd 0.23.12 would list the directory above it).
         guard let inside = resolvedInsideMusicDirectory(uri) else { throw AckError(.arg, "Malformed path") }
