@@ -53,6 +53,9 @@ let package = Package(
 
         .systemLibrary(
             name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(
+            name: "CSamplerate", path: "Sources/CSamplerate", pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"])]),
         // Acoustic fingerprints (`getfingerprint`), as Debian's mpd computes them.
         .systemLibrary(
             name: "CChromaprint", path: "Sources/CChromaprint", pkgConfig: "libchromaprint",
@@ -176,6 +179,9 @@ let package = Package(
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
         .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
+        // Sample-rate conversion through libsamplerate (mpd's libsamplerate resampler, Debian's default); the only
+        // importer of CSamplerate.
+        .target(name: "Samplerate", dependencies: ["CSamplerate"], swiftSettings: settings),
         // Acoustic fingerprints through libchromaprint; the only importer of CChromaprint.
         .target(name: "Chromaprint", dependencies: ["CChromaprint"], swiftSettings: settings),
 
@@ -208,7 +214,9 @@ let package = Package(
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
         .target(
             name: "Playback",
-            dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders", "Chromaprint"],
+            dependencies: [
+                "Model", "Formats", "Input", "Posix", "Network", "Soxr", "Samplerate", "Encoders", "Chromaprint",
+            ],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
@@ -240,7 +248,7 @@ let package = Package(
             dependencies: [
                 "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
                 "Shout",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists", "ICU",
+                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Samplerate", "Playlists", "ICU",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -284,6 +292,7 @@ let package = Package(
         .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
         .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
+        .testTarget(name: "SamplerateTests", dependencies: ["Samplerate"], swiftSettings: settings),
         .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),
@@ -303,7 +312,8 @@ let package = Package(
         .testTarget(
             name: "PlaybackTests",
             dependencies: [
-                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools",
+                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "Samplerate", "TestSupport",
+                "TestTools",
             ], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),

@@ -12,7 +12,7 @@ both play the minute of MP3 that benchmarks/playback.py makes at the same time (
 so this takes a minute). The figure is the user+system CPU time of each server process from `play` to the end
 of the queue, as a ratio Fermata/mpd in the same run; snapserver's own CPU time is shown beside it. mpd decodes
 the MP3 with libmpg123 (its libmad plugin disabled), as Fermata does. Both resample 44.1 to 48 kHz: once with
-each server's default resampler (Debian's mpd: libsamplerate; Fermata: libsoxr's "high" recipe), once with
+each server's default resampler (libsamplerate's Fastest Sinc Interpolator for both), once with
 `resampler { plugin "soxr" quality "high" }` for both, so two minutes in all.
 Writes the "Snapcast" section of benchmarks/RESULTS.md. Not part of `make test`; `make bench` runs it.
 """
@@ -40,7 +40,7 @@ import playback  # noqa: E402  (make_music, start, stop, cpu_seconds)
 import snapserver as snapserver_setup  # noqa: E402
 
 NO_MAD = ['decoder {', '    plugin "mad"', '    enabled "no"', '}']
-#: The same resampler for both (by default Debian's mpd picks libsamplerate, Fermata libsoxr's "high" recipe).
+#: libsoxr's high recipe for both (by default both resample with libsamplerate, as Debian's mpd).
 SOXR = ['resampler {', '    plugin "soxr"', '    quality "high"', '}']
 
 
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
             f"Measured {datetime.date.today().isoformat()} by `benchmarks/snapcast.py`: CPU time (user+system, all "
             f"threads) of playing {playback.SECONDS} s of MP3 (44.1 kHz) through a `fifo` output (`48000:16:2`, "
             "software mixer) into a snapserver of its own, mpd (libmpg123) and Fermata at the same time; first "
-            "with each server's default resampler (Debian's mpd: libsamplerate; Fermata: libsoxr \"high\"), then "
+            "with each server's default resampler (libsamplerate for both), then "
             "with `resampler { plugin \"soxr\" quality \"high\" }` for both.",
             "",
             "| resampler | mpd | Fermata | Fermata/mpd | mpd's snapserver | Fermata's snapserver |",

@@ -145,14 +145,17 @@ def commands(server, *lines: str) -> None:
             assert not reply.startswith(b"ACK"), f"{server.label}: {line!r} -> {reply!r}"
 
 
-def file_recorder(server_factory, kind: str, music: Path, directory: Path, mixer_type: str = "none", **settings):
+def file_recorder(server_factory, kind: str, music: Path, directory: Path, mixer_type: str = "none",
+                  output: dict[str, str] | None = None, **settings):
     """A server (`kind` "ref" or "sut") whose only output is an ALSA `file` PCM writing
-    directory/rec-FORMAT-RATE-CHANNELS.raw, with `mixer_type` and the server `settings` given."""
+    directory/rec-FORMAT-RATE-CHANNELS.raw, with `mixer_type`, the output's other keys in `output` (such as
+    `format`) and the server `settings` given."""
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / "alsa.conf"
     write_alsa_config(config, file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
     return server_factory(kind, music=music, env={"ALSA_CONFIG_PATH": str(config)},
-                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": mixer_type}],
+                          outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": mixer_type,
+                                    **(output or {})}],
                           **settings)
 
 

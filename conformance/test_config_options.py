@@ -33,7 +33,11 @@ def lines(port: int, *body: str) -> list[str]:
     ['resampler {', '  plugin "soxr"', '  quality "very high"', '  threads "2"', '}'],
     ['samplerate_converter "soxr quick"'],
     ['samplerate_converter "soxr"', 'volume_normalization "no"', 'filesystem_charset "UTF-8"'],
-], ids=["resampler-block", "samplerate_converter", "defaults-spelled-out"])
+    ['resampler {', '  plugin "libsamplerate"', '  type "Best Sinc Interpolator"', '}'],
+    ['samplerate_converter "Fastest Sinc Interpolator"'],
+    ['samplerate_converter "internal"'],
+], ids=["resampler-block", "samplerate_converter", "defaults-spelled-out", "libsamplerate-block",
+        "libsamplerate-converter", "internal"])
 def test_acted_on_without_warnings(tmp_path, body):
     err = start_and_stop(write_config(tmp_path, lines(free_port(), *body)))
     for word in ("not supported", "ignored", "deprecated"):
@@ -41,10 +45,9 @@ def test_acted_on_without_warnings(tmp_path, body):
 
 
 def test_what_fermata_cannot_do_is_a_warning(tmp_path):
-    config = write_config(tmp_path, lines(free_port(), 'samplerate_converter "Fastest Sinc Interpolator"'))
+    config = write_config(tmp_path, lines(free_port(), 'resampler {', '  plugin "soxr"', '  quality "custom"', '}'))
     err = start_and_stop(config)
-    assert f'{config}:4: resampler plugin "libsamplerate" is not supported by Fermata yet; resampling with soxr' \
-        in err
+    assert f'{config}:4: soxr quality "custom" is not supported by Fermata yet; resampling with "high"' in err
 
 
 @pytest.mark.parametrize("body", [
@@ -53,7 +56,10 @@ def test_what_fermata_cannot_do_is_a_warning(tmp_path):
     ['resampler {', '  plugin "soxr"', '  quality "bogus"', '}'],
     ['resampler {', '  quality "high"', '}'],
     ['samplerate_converter "soxr bogus"'],
-], ids=["both", "no-such-plugin", "bad-quality", "no-plugin", "bad-converter-quality"])
+    ['resampler {', '  plugin "libsamplerate"', '  type "bogus"', '}'],
+    ['samplerate_converter "Sinc"'],
+], ids=["both", "no-such-plugin", "bad-quality", "no-plugin", "bad-converter-quality", "bad-type",
+        "bad-converter"])
 def test_errors_as_mpd(tmp_path, body):
     config = write_config(tmp_path, lines(free_port(), *body))
     ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)

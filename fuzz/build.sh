@@ -27,7 +27,7 @@ is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Encoders Lame Chromaprint $FORMAT_MODULES" ;;
+        protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Samplerate Encoders Lame Chromaprint $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE" ;;
         playlists) echo "Playlists Expat Configuration Posix Model PCRE" ;;
         mpddb) echo "Library Zlib ICU CICUShim Posix Model PCRE" ;;

@@ -3,11 +3,14 @@
 /// The resampler the outputs use when a song's rate differs from the output's: `mpd` 0.23's `resampler` block,
 /// or the older `samplerate_converter` line it migrates to one.
 ///
-/// Fermata resamples with libsoxr. `plugin "soxr"` (or `samplerate_converter "soxr"`, `"soxr very high"`…) picks
-/// libsoxr's recipe by `mpd`'s quality names; `threads` is accepted (Fermata's resampler runs on the output's own
-/// thread, so the result is the same). `mpd`'s other plugins, `libsamplerate` and `internal`, and soxr's
-/// `custom` quality are not here: they resample with soxr's default recipe and say so in ``warnings``. A value
-/// type; safe from any thread.
+/// As in Debian's `mpd`, the default is libsamplerate's `Fastest Sinc Interpolator`. `plugin "libsamplerate"`
+/// takes `type` (a converter's number or the start of its name, checked against libsamplerate when the player
+/// starts); `plugin "soxr"` (or `samplerate_converter "soxr"`, `"soxr very high"`…) picks libsoxr's recipe by
+/// `mpd`'s quality names, and `threads` is accepted (Fermata's resampler runs on the output's own thread, so the
+/// result is the same). `plugin "internal"`, `mpd`'s own sample-and-hold resampler, is libsamplerate's
+/// `ZOH Interpolator`, the same method (`mpd`'s restarts its phase at every chunk). soxr's `custom` quality is
+/// not here: it resamples with soxr's high recipe and says so in ``warnings``. A value type; safe from any
+/// thread.
 public struct ResamplerSetting: Sendable, Hashable {
     /// libsoxr's recipes, by `mpd`'s names for them.
     public enum Quality: String, Sendable, Hashable, CaseIterable {
@@ -18,13 +21,30 @@ public struct ResamplerSetting: Sendable, Hashable {
         case quick
     }
 
-    /// The recipe. Default: high, `mpd`'s default for soxr.
-    public var quality: Quality = .high
+    /// The resampler plugins.
+    public enum Plugin: Sendable, Hashable {
+        /// libsamplerate with a converter `type` as written (`mpd`'s default `"2"`, `Fastest Sinc
+        /// Interpolator`), at `location` for the error a bad one gets.
+        case libsamplerate(type: String, location: ConfigLocation?)
+        /// libsoxr with a recipe.
+        case soxr(Quality)
+        /// `mpd`'s sample-and-hold resampler.
+        case `internal`
+    }
+
+    /// The plugin. Default: libsamplerate, `Fastest Sinc Interpolator`, as Debian's `mpd`.
+    public var plugin = Plugin.libsamplerate(type: "2", location: nil)
+
+    /// soxr's recipe, when the plugin is soxr (high otherwise, `mpd`'s default for soxr).
+    public var quality: Quality {
+        if case .soxr(let quality) = self.plugin { return quality }
+        return .high
+    }
 
     /// One line for each setting Fermata does not act on, `path:line: text`.
     public var warnings: [String] = []
 
-    /// libsoxr's high recipe, as without any setting.
+    /// libsamplerate's `Fastest Sinc Interpolator`, as without any setting.
     public init() {}
 
     /// Reads the setting from a `resampler` block or a `samplerate_converter` line (at most one of the two).
@@ -43,27 +63,28 @@ public struct ResamplerSetting: Sendable, Hashable {
             guard let plugin = block["plugin"] else {
                 throw ConfigError(location: block.location, message: "'plugin' missing in line \(block.line)")
             }
-            try self.init(plugin: plugin, quality: block["quality"], at: block.location)
+            try self.init(plugin: plugin, quality: block["quality"], type: block["type"], at: block.location)
         } else if let converter {
             // mpd's migration: "" and "internal" are the internal plugin, "soxr" and "soxr QUALITY" soxr, anything
             // else a libsamplerate converter type.
             let value = converter.value
             if value == "soxr" {
-                try self.init(plugin: "soxr", quality: nil, at: converter.location)
+                try self.init(plugin: "soxr", quality: nil, type: nil, at: converter.location)
             } else if value.hasPrefix("soxr ") {
-                try self.init(plugin: "soxr", quality: String(value.dropFirst(5)), at: converter.location)
+                try self.init(plugin: "soxr", quality: String(value.dropFirst(5)), type: nil, at: converter.location)
             } else {
                 let plugin = value.isEmpty || value == "internal" ? "internal" : "libsamplerate"
-                try self.init(plugin: plugin, quality: nil, at: converter.location)
+                try self.init(plugin: plugin, quality: nil, type: value, at: converter.location)
             }
         } else {
             self.init()
         }
     }
 
-    private init(plugin: String, quality: String?, at location: ConfigLocation) throws(ConfigError) {
+    private init(plugin: String, quality: String?, type: String?, at location: ConfigLocation) throws(ConfigError) {
         switch plugin {
         case "soxr":
+            self.plugin = .soxr(.high)
             guard let quality else { return }
             if quality == "custom" {
                 self.warnings.append(
@@ -74,10 +95,11 @@ public struct ResamplerSetting: Sendable, Hashable {
                 throw ConfigError(
                     location: location, message: "unknown quality setting '\(quality)' in line \(location.line)")
             }
-            self.quality = known
-        case "internal", "libsamplerate":
-            self.warnings.append(
-                "\(location): resampler plugin \"\(plugin)\" is not supported by Fermata yet; resampling with soxr")
+            self.plugin = .soxr(known)
+        case "libsamplerate":
+            self.plugin = .libsamplerate(type: type ?? "2", location: location)
+        case "internal":
+            self.plugin = .internal
         default:
             throw ConfigError(location: location, message: "No such resampler plugin: \(plugin)")
         }

@@ -9,6 +9,7 @@ import Model
 import Network
 import Playback
 import Posix
+import Samplerate
 import Server
 import Shout
 import Soxr
@@ -52,7 +53,7 @@ extension Daemon {
                 preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                 limit: settings.replayGainLimit),
             audioOutputFormat: settings.audioOutputFormat,
-            resamplerQuality: Self.soxrQuality(settings.resampler.quality), logger: logger)
+            resampler: try Self.resampler(settings.resampler), logger: logger)
         mixerChanges.target.withLock { $0 = player.mixerChangeReporter }
         for (configuration, _, _) in outputs {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
@@ -83,14 +84,27 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// libsoxr's recipe for a `resampler` quality.
-    static func soxrQuality(_ quality: ResamplerSetting.Quality) -> SoxrResampler.Quality {
-        switch quality {
-        case .veryHigh: .veryHigh
-        case .high: .high
-        case .medium: .medium
-        case .low: .low
-        case .quick: .quick
+    /// The player's resampler for the `resampler` setting.
+    ///
+    /// - Throws: `StartupError` for a libsamplerate `type` it has no converter for, as `mpd` refuses it
+    ///   (`unknown samplerate converter 'x'`).
+    static func resampler(_ setting: ResamplerSetting) throws(StartupError) -> Resampler {
+        switch setting.plugin {
+        case .libsamplerate(let type, let location):
+            guard let converter = SamplerateResampler.Converter(setting: type) else {
+                let at = location.map { "\($0): " } ?? ""
+                throw StartupError(description: "\(at)unknown samplerate converter '\(type)'")
+            }
+            return .libsamplerate(converter)
+        case .internal: return .libsamplerate(.zeroOrderHold)
+        case .soxr(let quality):
+            switch quality {
+            case .veryHigh: return .soxr(.veryHigh)
+            case .high: return .soxr(.high)
+            case .medium: return .soxr(.medium)
+            case .low: return .soxr(.low)
+            case .quick: return .soxr(.quick)
+            }
         }
     }
 }

@@ -498,16 +498,24 @@ struct SettingsTests {
 
     @Test func readsTheResampler() throws {
         #expect(try self.settings("").resampler == ResamplerSetting())
-        #expect(try self.settings("").resampler.quality == .high)
+        // Debian's mpd: libsamplerate's Fastest Sinc Interpolator.
+        #expect(try self.settings("").resampler.plugin == .libsamplerate(type: "2", location: nil))
         let block = try self.settings("resampler {\n  plugin \"soxr\"\n  quality \"very high\"\n  threads \"2\"\n}\n")
-        #expect(block.resampler.quality == .veryHigh && block.warnings.isEmpty)
-        #expect(try self.settings("samplerate_converter \"soxr quick\"\n").resampler.quality == .quick)
-        #expect(try self.settings("samplerate_converter \"soxr\"\n").resampler.quality == .high)
-        let other = try self.settings("port \"6600\"\nsamplerate_converter \"Fastest Sinc Interpolator\"\n")
+        #expect(block.resampler.plugin == .soxr(.veryHigh) && block.warnings.isEmpty)
+        #expect(try self.settings("samplerate_converter \"soxr quick\"\n").resampler.plugin == .soxr(.quick))
+        #expect(try self.settings("samplerate_converter \"soxr\"\n").resampler.plugin == .soxr(.high))
+        let converter = try self.settings("port \"6600\"\nsamplerate_converter \"Fastest Sinc Interpolator\"\n")
         #expect(
-            other.warnings == [
-                "\(Self.path):2: resampler plugin \"libsamplerate\" is not supported by Fermata yet; resampling with soxr"
-            ])
+            converter.resampler.plugin
+                == .libsamplerate(
+                    type: "Fastest Sinc Interpolator", location: ConfigLocation(file: Self.path, line: 2)))
+        #expect(converter.warnings.isEmpty)
+        let lsr = try self.settings("resampler {\n  plugin \"libsamplerate\"\n  type \"best\"\n}\n")
+        #expect(
+            lsr.resampler.plugin == .libsamplerate(type: "best", location: ConfigLocation(file: Self.path, line: 1)))
+        #expect(lsr.warnings.isEmpty)
+        #expect(try self.settings("samplerate_converter \"internal\"\n").resampler.plugin == .internal)
+        #expect(try self.settings("samplerate_converter \"\"\n").resampler.plugin == .internal)
     }
 
     @Test func refusesResamplerSettingsAsMpd() throws {

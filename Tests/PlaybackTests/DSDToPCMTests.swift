@@ -2,6 +2,7 @@
 
 import Foundation
 import Model
+import Soxr
 import Testing
 
 @testable import Playback
@@ -190,7 +191,8 @@ import Testing
         var converter = PlayerPCMConverter()
         try converter.configure(
             input: AudioFormat(sampleRate: 352_800, sampleFormat: .dsd, channels: 1),
-            output: AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 1), maxFrames: 2048)
+            output: AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 1), maxFrames: 2048,
+            resampler: .soxr(.high))
         var frames = 0
         var start = 0
         while start < dsd.count {

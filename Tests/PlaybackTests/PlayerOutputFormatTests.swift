@@ -49,8 +49,9 @@ import Testing
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         #expect(capture.opens == [AudioFormat(sampleRate: 48000, sampleFormat: .float, channels: 2)])
         let left = self.leftFloats(capture)
-        // One second in, one second out (the resampler's tail is played before the stream closes).
-        #expect(abs(left.count - 48000) <= 1, "\(left.count) frames")
+        // One second in, one second out, less what libsamplerate still holds at the end (the default resampler,
+        // as in Debian's mpd, which never ends its input): its filter's delay, under a millisecond.
+        #expect(left.count <= 48000 && left.count >= 48000 - 48, "\(left.count) frames")
         #expect(abs(self.risingZeroCrossings(left[4800..<43200]) - 800) <= 1)
         #expect(abs((left[4800..<43200].max() ?? 0) - 0.5) < 0.01)
     }
@@ -62,7 +63,7 @@ import Testing
         harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:44100:44100"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         let left = self.leftFloats(capture)
-        #expect(abs(left.count - 22050) <= 1, "\(left.count) frames")
+        #expect(left.count <= 22050 && left.count >= 22050 - 48, "\(left.count) frames")
         #expect(abs(self.risingZeroCrossings(left[2205..<19845]) - 800) <= 1)
     }
 

@@ -112,7 +112,7 @@ import Testing
         #expect(words.count == 3000)
         #expect(words.enumerated().allSatisfy { $0.element == Int32(1000 + $0.offset) << 16 })
 
-        // 24-bit mono to 16-bit stereo, rounded.
+        // 24-bit mono to 16-bit stereo, rounded (mpd dithers there; float songs and resampled ones are truncated).
         let narrow = CaptureOutput(sync: false, format: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
         let second = try PlayerHarness(outputs: [(nullConfiguration(), narrow, nil)])
         second.withPlayer { $0.play(fakeSong(1, base: 0x10000, frames: 3000, format: "44100:24:1"), atSeconds: 0) }

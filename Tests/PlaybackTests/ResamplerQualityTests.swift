@@ -2,21 +2,23 @@
 
 import Foundation
 import Model
+import Samplerate
 import Soxr
 import Testing
 
 @testable import Playback
 
-/// The `resampler` quality reaches libsoxr: the output's converter resamples with the recipe it is given.
+/// The `resampler` setting reaches the library: the output's converter resamples with the plugin and recipe it
+/// is given.
 @Suite struct ResamplerQualityTests {
     /// A 1 kHz sine at 48 kHz, stereo floats, resampled to 44.1 kHz in chunks; the output floats.
-    static func resampled(_ quality: SoxrResampler.Quality?) throws -> [Float] {
+    static func resampled(_ resampler: Resampler?) throws -> [Float] {
         let input = AudioFormat(sampleRate: 48000, sampleFormat: .float, channels: 2)
         let output = AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 2)
         let chunk = 960
         var converter = PlayerPCMConverter()
-        if let quality {
-            try converter.configure(input: input, output: output, maxFrames: chunk, quality: quality)
+        if let resampler {
+            try converter.configure(input: input, output: output, maxFrames: chunk, resampler: resampler)
         } else {
             try converter.configure(input: input, output: output, maxFrames: chunk)
         }
@@ -33,11 +35,31 @@ import Testing
     }
 
     @Test func eachQualityIsItsOwnRecipe() throws {
-        let high = try Self.resampled(.high)
+        let high = try Self.resampled(.soxr(.high))
         #expect(high.count > 8000)
-        #expect(try Self.resampled(nil) == high, "high is the default, as in mpd")
-        let quick = try Self.resampled(.quick)
-        let veryHigh = try Self.resampled(.veryHigh)
+        let quick = try Self.resampled(.soxr(.quick))
+        let veryHigh = try Self.resampled(.soxr(.veryHigh))
         #expect(quick != high && veryHigh != high && quick != veryHigh)
+    }
+
+    @Test func libsamplerateIsTheDefaultAsInDebiansMpd() throws {
+        let fastest = try Self.resampled(.libsamplerate(.fastestSinc))
+        #expect(fastest.count > 8000)
+        #expect(try Self.resampled(nil) == fastest)
+        #expect(fastest != (try Self.resampled(.soxr(.high))))
+        #expect(fastest != (try Self.resampled(.libsamplerate(.zeroOrderHold))))
+    }
+
+    /// libsamplerate's tail is not played at the end of a stream, as `mpd` never ends its input; libsoxr's is.
+    @Test func onlySoxrFlushesItsTail() throws {
+        let input = AudioFormat(sampleRate: 48000, sampleFormat: .float, channels: 2)
+        let output = AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 2)
+        for (resampler, flushes) in [(Resampler.soxr(.high), true), (.libsamplerate(.fastestSinc), false)] {
+            var converter = PlayerPCMConverter()
+            try converter.configure(input: input, output: output, maxFrames: 960, resampler: resampler)
+            let samples = [Float](repeating: 0.25, count: 960 * 2)
+            _ = samples.withUnsafeBytes { converter.convert($0, frames: 960, fromGain: 1, toGain: 1).count }
+            #expect((converter.flush().count > 0) == flushes)
+        }
     }
 }

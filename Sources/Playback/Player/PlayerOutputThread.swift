@@ -554,7 +554,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             do throws(OutputError) {
                 try self.converter.configure(
                     input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize),
-                    widening16To24: widen, quality: self.shared.resamplerQuality)
+                    widening16To24: widen, resampler: self.shared.resampler)
             } catch {
                 self.device.close()
                 throw error

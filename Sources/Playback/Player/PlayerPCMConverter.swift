@@ -2,10 +2,9 @@
 
 import Glibc
 import Model
-import Soxr
 
 /// Converts chunks from the decoder's format to the device's (sample format, channel count, and sample rate
-/// through libsoxr) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
+/// through the configured ``Resampler``) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
 ///
 /// Its scratch buffers and resampler are made by `configure` (when a stream opens), never per chunk. Identical
 /// formats at unity gain are copied byte for byte. DSD goes to a device that takes DSD as it is, and to any
@@ -21,7 +20,7 @@ struct PlayerPCMConverter: ~Copyable {
     /// The song fading in, while cross-fading.
     private var otherMixed: UnsafeMutablePointer<Float>
     /// Rate conversion, when the device runs at another rate than the decoder.
-    private var resampler: SoxrResampler?
+    private var resampler: (any PCMRateConverter)?
     /// The resampler's output and its room in frames.
     private var resampled: UnsafeMutablePointer<Float>
     private var resampledCapacity = 0
@@ -54,17 +53,17 @@ struct PlayerPCMConverter: ~Copyable {
         self.volumed.deallocate()
     }
 
-    /// Whether the sample rate changes on the way (libsoxr, `mpd`'s "high" recipe).
+    /// Whether the sample rate changes on the way.
     var isResampling: Bool { self.resampler != nil }
 
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
     /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer); a rate change
-    /// resamples with libsoxr's `quality` recipe. Allocates.
+    /// resamples with `resampler`. Allocates.
     ///
-    /// - Throws: `OutputError` when libsoxr cannot convert between the two rates.
+    /// - Throws: `OutputError` when the resampler cannot convert between the two rates.
     mutating func configure(
         input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
-        quality: SoxrResampler.Quality = .high
+        resampler choice: Resampler = .standard
     ) throws(OutputError) {
         self.input = input
         self.output = output
@@ -81,10 +80,9 @@ struct PlayerPCMConverter: ~Copyable {
             throw OutputError("cannot convert DSD of \(input.channels) channels to PCM")
         }
         if input.sampleRate != output.sampleRate {
-            do throws(SoxrError) {
-                let resampler = try SoxrResampler(
-                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels,
-                    quality: quality)
+            do throws(OutputError) {
+                let resampler = try choice.makeConverter(
+                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
                 // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
                 // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
                 outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)
@@ -202,25 +200,32 @@ struct PlayerPCMConverter: ~Copyable {
         var source = floats
         var count = frames
         if let resampler = self.resampler {
-            // A failure here would be a libsoxr bug (its arguments were checked at creation): play silence.
-            count =
-                (try? resampler.process(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity))
-                ?? 0
+            // A failure here would be a library bug (its arguments were checked at creation): play silence.
+            count = resampler.convert(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)
             source = self.resampled
         }
         let bytes = Self.encode(
-            source, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+            source, count: count * self.output.channels, format: self.output.sampleFormat,
+            truncating: self.convertsFromFloat, into: self.converted)
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+    }
+
+    /// Whether `mpd` would make the device's integer samples from float ones, which it truncates: float or DSD
+    /// songs, and any resampled song (its resamplers work in float). Otherwise `mpd` narrows integer samples
+    /// with its dither, whose mean the rounding here follows.
+    private var convertsFromFloat: Bool {
+        self.resampler != nil || self.input.sampleFormat == .float || self.input.sampleFormat == .dsd
     }
 
     /// The resampler's tail at the end of a stream (nothing when not resampling); after it, the resampler
     /// starts afresh.
     mutating func flush() -> UnsafeRawBufferPointer {
         guard let resampler = self.resampler else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let count = (try? resampler.flush(into: self.resampled, capacity: self.resampledCapacity)) ?? 0
+        let count = resampler.flushTail(into: self.resampled, capacity: self.resampledCapacity)
         resampler.reset()
         let bytes = Self.encode(
-            self.resampled, count: count * self.output.channels, format: self.output.sampleFormat, into: self.converted)
+            self.resampled, count: count * self.output.channels, format: self.output.sampleFormat, truncating: true,
+            into: self.converted)
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
@@ -330,14 +335,27 @@ struct PlayerPCMConverter: ~Copyable {
         }
     }
 
+    /// `value` towards zero as C converts a float to an integer (what `mpd`'s `FloatToIntegerSampleConvert` does
+    /// with the float product of sample and scale), or to the nearest; NaN is 0, and values beyond `Int`
+    /// saturate (clamped after).
+    @inline(__always)
+    private static func integer(_ value: Float, truncating: Bool) -> Int {
+        if value.isNaN { return 0 }
+        if value >= 9.2e18 { return Int.max }
+        if value <= -9.2e18 { return Int.min }
+        return truncating ? Int(value) : Int(value.rounded())
+    }
+
+    /// Float samples in `format`: scaled by 2^(bits−1) in float, then truncated towards zero as `mpd` converts
+    /// float samples (`truncating`) or rounded, and clamped.
     private static func encode(
-        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat,
+        _ samples: UnsafeMutablePointer<Float>, count: Int, format: SampleFormat, truncating: Bool,
         into target: UnsafeMutableRawBufferPointer
     ) -> Int {
         switch format {
         case .s8:
             for index in 0..<count {
-                let value = Int8(clamping: Int((samples[index] * 128).rounded()))
+                let value = Int8(clamping: Self.integer(samples[index] * 128, truncating: truncating))
                 target.storeBytes(of: value, toByteOffset: index, as: Int8.self)
             }
             return count
@@ -347,19 +365,20 @@ struct PlayerPCMConverter: ~Copyable {
             return count
         case .s16:
             for index in 0..<count {
-                let value = Int16(clamping: Int((samples[index] * 32768).rounded()))
+                let value = Int16(clamping: Self.integer(samples[index] * 32768, truncating: truncating))
                 target.storeBytes(of: value, toByteOffset: index * 2, as: Int16.self)
             }
             return count * 2
         case .s24:
             for index in 0..<count {
-                let value = min(8_388_607, max(-8_388_608, Int32((samples[index] * 8_388_608).rounded())))
+                let value = Int32(
+                    min(8_388_607, max(-8_388_608, Self.integer(samples[index] * 8_388_608, truncating: truncating))))
                 target.storeBytes(of: value, toByteOffset: index * 4, as: Int32.self)
             }
             return count * 4
         case .s32:
             for index in 0..<count {
-                let value = Int32(clamping: Int64((Double(samples[index]) * 2_147_483_648).rounded()))
+                let value = Int32(clamping: Self.integer(samples[index] * 2_147_483_648, truncating: truncating))
                 target.storeBytes(of: value, toByteOffset: index * 4, as: Int32.self)
             }
             return count * 4

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
-import Soxr
 import Synchronization
 
 /// Settings and border bookkeeping shared by the loop, the decoder thread and every output thread.
@@ -35,8 +34,8 @@ final class PlayerShared: @unchecked Sendable {
     let retryNanoseconds: UInt64
     /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
     let outputFormatMask: AudioFormatMask?
-    /// The libsoxr recipe the outputs resample with (`resampler`'s `quality`).
-    let resamplerQuality: SoxrResampler.Quality
+    /// What the outputs resample with (the `resampler` block).
+    let resampler: Resampler
     /// `crossfade`, `mixrampdb`, `mixrampdelay` (bit patterns of `Double`s).
     private let crossFadeSeconds = Atomic<UInt64>(0)
     private let mixRampDB = Atomic<UInt64>(0)
@@ -47,12 +46,12 @@ final class PlayerShared: @unchecked Sendable {
 
     init(
         replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil,
-        resamplerQuality: SoxrResampler.Quality = .high
+        resampler: Resampler = .standard
     ) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
         self.outputFormatMask = outputFormatMask
-        self.resamplerQuality = resamplerQuality
+        self.resampler = resampler
     }
 
     /// Keeps a stream's new tags until an output plays the first chunk of `revision`. Decoder thread, when a

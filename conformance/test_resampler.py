@@ -1,0 +1,67 @@
+"""Resampling as mpd resamples: a song whose rate the output does not take (`format "48000:16:2"` on an ALSA
+`file` PCM) is resampled by both servers, and the device gets the same samples.
+
+* Without a `resampler` setting, Debian's mpd 0.23.12 uses libsamplerate's Fastest Sinc Interpolator, and so
+  does Fermata: the recordings are the same, sample for sample, over the same length (neither plays what the
+  converter still holds at the end of the song). The float samples become 16-bit ones as mpd makes them
+  (scaled, truncated towards zero): rounding instead made every other sample one step off.
+* `samplerate_converter "Medium Sinc Interpolator"` picks another libsamplerate converter on both.
+* `samplerate_converter "soxr"`: libsoxr's high recipe on both, its tail played by both.
+
+The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both). About 5 s.
+"""
+
+from __future__ import annotations
+
+import array
+
+import pytest
+
+import audiofiles
+
+SONGS = ["flac/formats/s16_44100_2ch.flac", "flac/formats/s24_96000_2ch.flac"]
+
+
+def recordings(server_factory, format_music, tmp_path, uri: str, **settings) -> tuple[array.array, array.array]:
+    """mpd's and Fermata's 16-bit recordings of `uri` played to a 48 kHz device, mpd's with the silence that
+    fills its last period cut off (checked to be silence)."""
+    out = []
+    for kind in ("ref", "sut"):
+        directory = tmp_path / kind
+        server = audiofiles.file_recorder(server_factory, kind, format_music, directory,
+                                          output={"format": "48000:16:2"}, **settings)
+        name, data = audiofiles.record_queue(server, directory, [f'add "{uri}"', "play"])
+        assert name == "rec-S16_LE-48000-2.raw", kind
+        out.append(array.array("h", data))
+    ref, sut = out
+    assert len(sut) > 0 and len(ref) >= len(sut), (len(ref), len(sut))
+    assert not any(ref[len(sut):]), "mpd's recording goes on with sound"
+    return ref[:len(sut)], sut
+
+
+def difference(ref: array.array, sut: array.array) -> int:
+    return max((abs(a - b) for a, b in zip(ref, sut)), default=0)
+
+
+@pytest.mark.parametrize("uri", SONGS)
+def test_libsamplerate_by_default_as_debians_mpd(server_factory, format_music, tmp_path, uri):
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri)
+    seconds = 0.7
+    # The song's length at 48 kHz, less libsamplerate's delay (under a millisecond), on both.
+    assert 2 * (round(seconds * 48000) - 48) <= len(sut) <= 2 * round(seconds * 48000), len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"
+
+
+def test_another_libsamplerate_converter(server_factory, format_music, tmp_path):
+    ref, sut = recordings(server_factory, format_music, tmp_path, SONGS[0],
+                          samplerate_converter="Medium Sinc Interpolator")
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    default_ref, _ = recordings(server_factory, format_music, tmp_path / "default", SONGS[0])
+    assert difference(default_ref, sut) > 1, "the converter made no difference"
+
+
+def test_soxr(server_factory, format_music, tmp_path):
+    ref, sut = recordings(server_factory, format_music, tmp_path, SONGS[0], samplerate_converter="soxr")
+    assert abs(len(sut) - 2 * round(0.7 * 48000)) <= 2 * 2, len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
