@@ -33,6 +33,8 @@ final class PlayerShared: @unchecked Sendable {
     let replayGain: ReplayGainSettings
     /// Nanoseconds a failed output waits before it tries again.
     let retryNanoseconds: UInt64
+    /// The clock those nanoseconds pass on.
+    let clock: any PlaybackClock
     /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
     let outputFormatMask: AudioFormatMask?
     /// The libsoxr recipe the outputs resample with (`resampler`'s `quality`).
@@ -47,10 +49,11 @@ final class PlayerShared: @unchecked Sendable {
 
     init(
         replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil,
-        resamplerQuality: SoxrResampler.Quality = .high
+        resamplerQuality: SoxrResampler.Quality = .high, clock: any PlaybackClock = SystemClock()
     ) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
+        self.clock = clock
         self.outputFormatMask = outputFormatMask
         self.resamplerQuality = resamplerQuality
     }
