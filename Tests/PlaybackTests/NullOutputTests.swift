@@ -47,31 +47,25 @@ import Testing
         _ = try output.open(self.format)
         let second = [UInt8](repeating: 0, count: 44100 * 4)
         #expect(try second.withUnsafeBytes { try output.play($0) } == second.count)
-        let drained = Mutex<[Bool]>([])
-        let drainer = NamedThread("null drain") {
-            let result = (try? output.drain()) ?? false
-            drained.withLock { $0.append(result) }
-        }
+        let drained = Drains(output)
+        let drainer = drained.start()
         #expect(clock.waitForSleepers())
         clock.advance(seconds: 0.25)
         #expect(clock.waitForSleepers())
         output.interrupt()
         drainer.join()
-        #expect(drained.withLock { $0 } == [false])
+        #expect(drained.results == [false])
         // Still sounding: the caller decides whether to wait for the rest or drop it.
         #expect(output.delayFrames == 44100 * 3 / 4)
-        let again = NamedThread("null drain") {
-            let result = (try? output.drain()) ?? false
-            drained.withLock { $0.append(result) }
-        }
+        let again = drained.start()
         #expect(clock.waitForSleepers())
         clock.advance(seconds: 0.5)
         #expect(clock.waitForSleepers())
-        #expect(drained.withLock { $0 } == [false])
+        #expect(drained.results == [false])
         #expect(output.delayFrames == 44100 / 4)
         clock.advance(seconds: 0.25)
         again.join()
-        #expect(drained.withLock { $0 } == [false, true])
+        #expect(drained.results == [false, true])
         #expect(output.delayFrames == 0)
     }
 
@@ -95,5 +89,23 @@ import Testing
                 OutputConfiguration(name: "n", type: "null", parameters: ["sync": "maybe"]))
         }
         #expect(NullOutputPlugin().name == "null")
+    }
+}
+
+/// `drain()` calls of a null output on threads of their own, and what they returned.
+private final class Drains: Sendable {
+    private let output: NullOutput
+    private let returned = Mutex<[Bool]>([])
+
+    init(_ output: NullOutput) { self.output = output }
+
+    var results: [Bool] { self.returned.withLock { $0 } }
+
+    /// Starts a drain; join the thread to wait for it.
+    func start() -> NamedThread {
+        NamedThread("null drain") {
+            let result = (try? self.output.drain()) ?? false
+            self.returned.withLock { $0.append(result) }
+        }
     }
 }
