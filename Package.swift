@@ -253,7 +253,8 @@ let package = Package(
 
         // Test support is a real target: loopback client, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Network", "Playback"],
+            path: "Tests/TestSupport",
             swiftSettings: settings),
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),

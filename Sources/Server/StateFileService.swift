@@ -29,9 +29,9 @@ final class StateFileService {
     /// The text last written (or read at start-up), to skip writes that would change nothing.
     private var lastText: String?
     /// The pending write after a change, if any.
-    private var pendingWrite: EventLoop.Timer?
+    private var pendingWrite: ClockTimer?
     /// The periodic write of the elapsed time (every `state_file_interval`).
-    private var periodicWrite: EventLoop.Timer?
+    private var periodicWrite: ClockTimer?
     /// Whether changes are being made by the restore itself (they need no write).
     private var restoring = false
 
@@ -184,7 +184,8 @@ final class StateFileService {
     /// Something the file records changed: write it within `maximumLagSeconds`.
     func changed() {
         guard !self.restoring, self.pendingWrite == nil else { return }
-        self.pendingWrite = self.server.loop.schedule(afterSeconds: Self.writeDelaySeconds) { [unowned self] in
+        self.pendingWrite = self.options.clock.schedule(on: self.server.loop, afterSeconds: Self.writeDelaySeconds) {
+            [unowned self] in
             self.pendingWrite = nil
             self.write()
         }
@@ -192,7 +193,8 @@ final class StateFileService {
 
     private func schedulePeriodicWrite() {
         let interval = max(1, self.options.intervalSeconds)
-        self.periodicWrite = self.server.loop.schedule(afterSeconds: interval) { [unowned self] in
+        self.periodicWrite = self.options.clock.schedule(on: self.server.loop, afterSeconds: interval) {
+            [unowned self] in
             self.periodicWrite = nil
             self.write()
             self.schedulePeriodicWrite()
@@ -214,8 +216,8 @@ final class StateFileService {
 
     /// Writes the file (if changed) and stops the timers: the server is shutting down.
     func shutdown() {
-        if let timer = self.pendingWrite { self.server.loop.cancel(timer) }
-        if let timer = self.periodicWrite { self.server.loop.cancel(timer) }
+        self.pendingWrite?.cancel()
+        self.periodicWrite?.cancel()
         self.pendingWrite = nil
         self.periodicWrite = nil
         self.write()
@@ -230,11 +232,17 @@ public struct StateFileOptions: Sendable {
     public var intervalSeconds: Double
     /// `restore_paused`: a file saved while playing resumes paused.
     public var restorePaused: Bool
+    /// The clock the writes are scheduled on: `SystemClock` but in tests.
+    public var clock: any PlaybackClock
 
     /// Creates the settings.
-    public init(path: String, intervalSeconds: Double = 120, restorePaused: Bool = false) {
+    public init(
+        path: String, intervalSeconds: Double = 120, restorePaused: Bool = false,
+        clock: any PlaybackClock = SystemClock()
+    ) {
         self.path = path
         self.intervalSeconds = intervalSeconds
         self.restorePaused = restorePaused
+        self.clock = clock
     }
 }

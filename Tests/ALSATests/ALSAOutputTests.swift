@@ -157,12 +157,11 @@ import Testing
             interruptedAt.withLock { $0 = ContinuousClock.now }
             output.interrupt()
         }
-        let start = ContinuousClock.now
         interrupter.start()
         #expect(output.pause())
         let returned = ContinuousClock.now
-        #expect(returned - start >= .milliseconds(80))
         let interrupt = try #require(interruptedAt.withLock { $0 }, "the pause ended before the interrupt came")
+        // The pause's own timeout is a second of the device's poll: only the time tells the two ends apart.
         #expect(returned - interrupt < .milliseconds(500))
 
         try playAll(output, bytes)

@@ -4,14 +4,17 @@ import Foundation
 import Glibc
 import Model
 import Playback
+import TestSupport
 import Testing
 
 @Suite struct FifoOutputTests {
     @Test func writesReadablePCMAndDropsWhenNobodyReads() throws {
         let path = NSTemporaryDirectory() + "fermata-fifo-\(UUID().uuidString)"
-        var output: FifoOutput? = try #require(
-            FifoOutputPlugin().makeOutput(OutputConfiguration(name: "f", type: "fifo", parameters: ["path": path]))
-                as? FifoOutput)
+        #expect(
+            try FifoOutputPlugin().makeOutput(OutputConfiguration(name: "f", type: "fifo", parameters: ["path": path]))
+                is FifoOutput)
+        let clock = ManualClock()
+        var output: FifoOutput? = try FifoOutput(path: path, clock: clock)
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
         let reader = Glibc.open(path, O_RDONLY | O_NONBLOCK)
@@ -26,14 +29,20 @@ import Testing
         #expect(count == 4000)
         #expect(Array(received[0..<4000]) == pcm)
 
-        // Nobody reads: more than the pipe holds goes through without blocking (the overflow is dropped).
+        // Nobody reads: more than the pipe holds goes through at the clock's pace (the overflow is dropped), the
+        // clock moving on a chunk whenever the output waits for it: 1.5 s of audio, in 1.5 s of the clock.
         let big = [UInt8](repeating: 7, count: 4096)
-        let start = Date()
-        for _ in 0..<64 { _ = try big.withUnsafeBytes { try output!.play($0) } }
+        let writer = UncheckedBox(output)
+        let started = clock.now()
+        let written = clock.drive(stepSeconds: 4096.0 / (44100 * 4)) {
+            (0..<64).reduce(0) { total, _ in total + ((try? big.withUnsafeBytes { try writer.value!.play($0) }) ?? 0) }
+        }
+        #expect(written == 64 * 4096)
+        #expect(clock.now() - started < 1_500_000_000)
         output!.cancel()
-        #expect(Date().timeIntervalSince(start) < 5)
         output!.close()
         output = nil
+        writer.value = nil
         // The FIFO we created is removed again.
         #expect(stat(path, &info) != 0)
     }
@@ -42,7 +51,8 @@ import Testing
     /// nobody read half a second after it was due goes, so a reader never gets stale audio.
     @Test func pauseKeepsTheWrittenAudioForTheReaderThenDropsItWhenStale() throws {
         let path = NSTemporaryDirectory() + "fermata-fifo-\(UUID().uuidString)"
-        let output = try FifoOutput(path: path)
+        let clock = ManualClock()
+        let output = try FifoOutput(path: path, clock: clock)
         let reader = Glibc.open(path, O_RDONLY | O_NONBLOCK)
         #expect(reader >= 0)
         defer { Glibc.close(reader) }
@@ -51,13 +61,20 @@ import Testing
         let pcm = (0..<1920).map { UInt8($0 & 0xFF) }
 
         #expect(try pcm.withUnsafeBytes { try output.play($0) } == 1920)
-        #expect(output.pause())
+        // Each pause waits 100 ms of the clock.
+        #expect(clock.drive(stepSeconds: 0.1) { output.pause() } == true)
         var count = received.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, 8192) }
         #expect(count == 1920 && Array(received[0..<1920]) == pcm)
 
-        // Resumed, then paused again with nobody reading: the pipe is emptied once the audio is stale.
+        // Resumed, then paused again with nobody reading: kept for half a second after it was due (10 ms), then
+        // the pipe is emptied.
         #expect(try pcm.withUnsafeBytes { try output.play($0) } == 1920)
-        for _ in 0..<20 { #expect(output.pause()) }
+        let pausedAt = clock.now()
+        for _ in 0..<5 { #expect(clock.drive(stepSeconds: 0.1) { output.pause() } == true) }
+        #expect(clock.now() - pausedAt == 500_000_000)
+        var pending: Int32 = 0
+        #expect(ioctl(reader, UInt(FIONREAD), &pending) == 0 && pending == 1920)
+        for _ in 0..<2 { #expect(clock.drive(stepSeconds: 0.1) { output.pause() } == true) }
         count = received.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, 8192) }
         #expect(count == -1 && errno == EAGAIN)
         output.close()

@@ -1,57 +1,86 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Foundation
+import Glibc
 import Model
 import Playback
+import Posix
+import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct NullOutputTests {
     private let format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
 
-    private func playSeconds(_ output: NullOutput, _ seconds: Double) throws -> Double {
-        _ = try output.open(self.format)
-        let chunk = [UInt8](repeating: 0, count: 4096)
-        let start = Date()
-        var left = Int(seconds * 44100 * 4)
-        while left > 0 {
-            left -= try chunk.withUnsafeBytes { try output.play($0) }
-        }
-        return Date().timeIntervalSince(start)
-    }
+    /// 4096 bytes: 1024 frames, 23.2 ms.
+    private static let chunk = [UInt8](repeating: 0, count: 4096)
+    private static let chunkNanoseconds: UInt64 = 4096 * 1_000_000_000 / (44100 * 4)
 
-    @Test func syncPacesInRealTime() throws {
-        let output = NullOutput()
-        let elapsed = try self.playSeconds(output, 0.4)
-        #expect(elapsed > 0.3 && elapsed < 1.5)
-        #expect(output.delayFrames > 0 && output.delayFrames <= 1024)
+    @Test func syncPacesByTheClock() throws {
+        let clock = ManualClock()
+        let output = NullOutput(clock: clock)
+        _ = try output.open(self.format)
+        let written = Atomic<Int>(0)
+        let writer = NamedThread("null writer") {
+            for _ in 0..<4 {
+                written.wrappingAdd((try? Self.chunk.withUnsafeBytes { try output.play($0) }) ?? 0, ordering: .relaxed)
+            }
+        }
+        // The first write goes at once; the second waits until the first is heard.
+        #expect(clock.waitForSleepers())
+        #expect(written.load(ordering: .relaxed) == 4096)
+        #expect(output.delayFrames > 1000 && output.delayFrames <= 1024)
+        for heard in 1...3 {
+            clock.advance(nanoseconds: Self.chunkNanoseconds)
+            if heard < 3 { #expect(clock.waitForSleepers()) }
+            #expect(eventually { written.load(ordering: .relaxed) == 4096 * (heard + 1) })
+        }
+        writer.join()
+        #expect(written.load(ordering: .relaxed) == 4 * 4096)
+        #expect(output.delayFrames > 1000 && output.delayFrames <= 1024)
+        clock.advance(nanoseconds: Self.chunkNanoseconds)
+        #expect(output.delayFrames == 0)
     }
 
     @Test func interruptedDrainKeepsWhatIsNotHeardYet() throws {
-        let output = NullOutput()
+        let clock = ManualClock()
+        let output = NullOutput(clock: clock)
         _ = try output.open(self.format)
         let second = [UInt8](repeating: 0, count: 44100 * 4)
         #expect(try second.withUnsafeBytes { try output.play($0) } == second.count)
-        let interrupter = Thread {
-            usleep(50_000)
-            output.interrupt()
-        }
-        interrupter.start()
-        let start = Date()
-        #expect(try output.drain() == false)
-        #expect(Date().timeIntervalSince(start) < 0.8)
+        let drained = Drains(output)
+        let drainer = drained.start()
+        #expect(clock.waitForSleepers())
+        clock.advance(seconds: 0.25)
+        #expect(clock.waitForSleepers())
+        output.interrupt()
+        drainer.join()
+        #expect(drained.results == [false])
         // Still sounding: the caller decides whether to wait for the rest or drop it.
-        #expect(output.delayFrames > 4410)
-        #expect(try output.drain())
-        #expect(Date().timeIntervalSince(start) > 0.9)
+        #expect(output.delayFrames == 44100 * 3 / 4)
+        let again = drained.start()
+        #expect(clock.waitForSleepers())
+        clock.advance(seconds: 0.5)
+        #expect(clock.waitForSleepers())
+        #expect(drained.results == [false])
+        #expect(output.delayFrames == 44100 / 4)
+        clock.advance(seconds: 0.25)
+        again.join()
+        #expect(drained.results == [false, true])
         #expect(output.delayFrames == 0)
     }
 
     @Test func withoutSyncItTakesEverythingAtOnce() throws {
-        let output = try NullOutputPlugin().makeOutput(
-            OutputConfiguration(name: "n", type: "null", parameters: ["sync": "no"]))
-        let elapsed = try self.playSeconds(try #require(output as? NullOutput), 10)
-        #expect(elapsed < 0.5)
+        let clock = ManualClock()
+        let output = NullOutput(sync: false, clock: clock)
+        _ = try output.open(self.format)
+        // Ten seconds without the clock moving.
+        var left = 10 * 44100 * 4
+        while left > 0 { left -= try Self.chunk.withUnsafeBytes { try output.play($0) } }
         #expect(output.delayFrames == 0)
+        #expect(try output.drain())
+        let configured = try NullOutputPlugin().makeOutput(
+            OutputConfiguration(name: "n", type: "null", parameters: ["sync": "no"]))
+        #expect((configured as? NullOutput)?.sync == false)
     }
 
     @Test func badSyncValueIsRejectedWithMPDsMessage() {
@@ -60,5 +89,23 @@ import Testing
                 OutputConfiguration(name: "n", type: "null", parameters: ["sync": "maybe"]))
         }
         #expect(NullOutputPlugin().name == "null")
+    }
+}
+
+/// `drain()` calls of a null output on threads of their own, and what they returned.
+private final class Drains: Sendable {
+    private let output: NullOutput
+    private let returned = Mutex<[Bool]>([])
+
+    init(_ output: NullOutput) { self.output = output }
+
+    var results: [Bool] { self.returned.withLock { $0 } }
+
+    /// Starts a drain; join the thread to wait for it.
+    func start() -> NamedThread {
+        NamedThread("null drain") {
+            let result = (try? self.output.drain()) ?? false
+            self.returned.withLock { $0.append(result) }
+        }
     }
 }

@@ -4,22 +4,27 @@ import Foundation
 import Model
 import Playback
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct PlayerControlTests {
+    /// One chunk of the pipe at 44.1 kHz, 16-bit stereo (2048 frames): how far a published position may lag.
+    static let chunkSeconds = 2048.0 / 44100
+
     @Test func seekStartsExactlyAtTheRequestedFrame() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], clock: clock)
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        usleep(100_000)
+        harness.advance(seconds: 0.1)
         #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 5.0) })
         #expect(harness.withPlayer { $0.seek(token: 99, toSeconds: 1.0) } == false)
         let right = harness.withPlayer { $0.snapshot }
-        #expect(abs(right.elapsedSeconds - 5.0) < 0.05)
-        usleep(150_000)
+        #expect(abs(right.elapsedSeconds - 5.0) < 0.001)
+        harness.advance(seconds: 0.15)
         let after = harness.withPlayer { $0.snapshot }
-        #expect(after.elapsedSeconds > 5.05 && after.elapsedSeconds < 5.4)
+        #expect(after.elapsedSeconds > 5.15 - Self.chunkSeconds && after.elapsedSeconds < 5.1501, "\(after)")
         harness.withPlayer { $0.stop() }
         let cut = try #require(capture.cancels.first)
         let samples = capture.samples16()
@@ -54,23 +59,26 @@ import Testing
     }
 
     @Test func aSongWhoseDecoderCannotSeekRefusesSeeksAndStartsFromItsBeginning() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], clock: clock)
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000, format: "unseekable"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        usleep(100_000)
+        harness.advance(seconds: 0.1)
         // As mpd: a seek past the start fails while the decoder is at the song; the song plays on.
         #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 5.0) } == false)
         #expect(harness.withPlayer { $0.snapshot.state } == .play)
         harness.withPlayer { $0.stop() }
-        usleep(50_000)
-        let first = capture.bytes.count / 4
+        // The write the stop interrupted ends before the output drops the stream.
+        #expect(eventually { !capture.cancels.isEmpty })
+        let first = try #require(capture.cancels.first) / 4
         // Started at 3 s (mpd skips the initial seek of such a decoder): from the beginning, without a failure.
         harness.withPlayer { $0.play(fakeSong(2, base: 1000, frames: 441_000, format: "unseekable"), atSeconds: 3) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
-        usleep(100_000)
+        harness.advance(seconds: 0.1)
         let snapshot = harness.withPlayer { $0.snapshot }
-        #expect(snapshot.state == .play && snapshot.elapsedSeconds < 1)
+        #expect(snapshot.state == .play && snapshot.elapsedSeconds > 0.1 - Self.chunkSeconds)
+        #expect(snapshot.elapsedSeconds < 0.1001)
         harness.withPlayer { $0.stop() }
         let second = Array(capture.samples16()[first...])
         #expect(second.count > 4410)
@@ -79,40 +87,40 @@ import Testing
     }
 
     @Test func elapsedFollowsWhatWasPlayedAndPauseFreezesIt() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], clock: clock)
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        let start = Date()
-        usleep(300_000)
+        harness.advance(seconds: 0.3)
         harness.withPlayer { $0.setPaused(true) }
         let paused = harness.withPlayer { $0.snapshot }
-        let wall = Date().timeIntervalSince(start)
         #expect(paused.state == .pause)
-        #expect(abs(paused.elapsedSeconds - wall) < 0.1)
+        #expect(paused.elapsedSeconds > 0.3 - Self.chunkSeconds && paused.elapsedSeconds < 0.3001, "\(paused)")
         #expect(paused.durationSeconds == 10)
         #expect(paused.audioFormat == AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
-        usleep(200_000)
+        let heardWhilePaused = capture.bytes.count
+        harness.advance(seconds: 0.3)
         let stillPaused = harness.withPlayer { $0.snapshot }
         #expect(stillPaused.elapsedSeconds == paused.elapsedSeconds)
-        let heardWhilePaused = capture.bytes.count
-        usleep(100_000)
         #expect(capture.bytes.count == heardWhilePaused)
         harness.withPlayer { $0.setPaused(false) }
-        usleep(300_000)
+        #expect(eventually { !capture.pausing.load(ordering: .acquiring) })
+        harness.advance(seconds: 0.3)
         let resumed = harness.withPlayer { $0.snapshot }
         #expect(resumed.state == .play)
-        #expect(
-            resumed.elapsedSeconds - paused.elapsedSeconds > 0.15
-                && resumed.elapsedSeconds - paused.elapsedSeconds < 0.6)
+        let played = resumed.elapsedSeconds - paused.elapsedSeconds
+        // The null output forgets at the pause what it had not played yet (at most a chunk): it counts as heard.
+        #expect(played > 0.3 - Self.chunkSeconds && played < 0.3 + 2 * Self.chunkSeconds, "\(resumed)")
         harness.withPlayer { $0.stop() }
         let samples = capture.samples16()
         #expect(isRamp(samples, from: 0, count: samples.count))
     }
 
     @Test func stopEndsPlaybackWithoutEvents() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], clock: clock)
         harness.withPlayer { player in
             player.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0)
             player.queue(fakeSong(2, base: 0, frames: 441_000))
@@ -120,14 +128,13 @@ import Testing
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
         harness.withPlayer { $0.stop() }
         #expect(harness.withPlayer { $0.snapshot } == PlayerSnapshot())
-        usleep(50_000)
         let stopped = capture.bytes.count
-        usleep(150_000)
+        clock.advance(seconds: 0.2)
         #expect(capture.bytes.count == stopped)
         #expect(harness.received == [.songStarted(token: 1)])
         // Playing again after a stop works.
         harness.withPlayer { $0.play(fakeSong(3, base: 0, frames: 4410), atSeconds: 0) }
-        #expect(harness.waitFor { $0.contains(.finished(token: 3)) })
+        #expect(harness.waitFor(advancing: true) { $0.contains(.finished(token: 3)) })
     }
 
     @Test func playStartsAtAnOffsetAndHonoursTheRange() throws {
@@ -167,7 +174,7 @@ import Testing
         #expect(snapshot.token == 1)
         // Once the device works again (the output retries after 0.2 s here), resuming plays the song from its start.
         bad.failOpen.store(false, ordering: .relaxed)
-        usleep(300_000)
+        harness.clock.advance(seconds: 0.2)
         harness.withPlayer { $0.setPaused(false) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         #expect(isRamp(bad.samples16(), from: 0, count: 20_000))

@@ -3,6 +3,7 @@
 import Foundation
 import Model
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Playback
@@ -108,16 +109,17 @@ import Testing
     @Test(arguments: [false, true])
     func theSongsAreMixedOverTheFadesLength(mixRamp: Bool) throws {
         let capture = CaptureOutput(sync: false)
-        // The output waits until both songs are decoded, so the fade is planned before it gets there.
+        // The output waits until the decoder is into song 2, so the fade is planned before it gets there.
         capture.held.store(true, ordering: .relaxed)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let decoded = DecodedBases()
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)], decoders: decoded.factory)
         harness.withPlayer { player in
             player.crossfadeSeconds = 2
             if mixRamp { player.mixRampDelay = 1 }
             player.play(self.song(1, base: 0, seconds: 21), atSeconds: 0)
             player.queue(self.song(2, base: 20_000, seconds: 21))
         }
-        usleep(300_000)
+        #expect(eventually { decoded.contains(20_000) })
         capture.held.store(false, ordering: .relaxed)
         #expect(harness.waitFor(timeout: 20) { $0.contains(.finished(token: 2)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
@@ -154,27 +156,32 @@ import Testing
     }
 
     @Test func theNewSongIsReportedWhenTheFadeEnds() throws {
-        let capture = CaptureOutput(sync: true)
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
         // The output stands still half a chunk before the border, then half a chunk after it (mono 16-bit).
         capture.limit.store(15 * Self.chunkFrames, ordering: .relaxed)
         defer { capture.limit.store(Int.max, ordering: .relaxed) }
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        let decoded = DecodedBases()
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), capture, nil)], clock: clock, decoders: decoded.factory)
         harness.withPlayer { player in
             player.crossfadeSeconds = 2
             // 4 s before the end: 8 chunks of song 1 are left, the last 4 of them fade.
             player.play(self.song(1, base: 0, seconds: 21), atSeconds: 17)
             player.queue(self.song(2, base: 20_000, seconds: 21))
         }
+        // The clock stands until the decoder is into song 2: the fade is planned before the output gets there.
+        #expect(eventually { decoded.contains(20_000) })
         let stands = { (bytes: Int) in
             // A round trip through the loop delivers whatever the output posted before it stopped.
-            capture.bytes.count == bytes && harness.sync { _ in true }
+            capture.bytes.count == bytes && capture.stalled.load(ordering: .acquiring) && harness.sync { _ in true }
         }
         // Song 1 alone (4 chunks), then the 4 mixed chunks: the border is at 8 chunks, not at 4.
-        #expect(harness.waitFor(timeout: 20) { _ in stands(15 * Self.chunkFrames) })
+        #expect(harness.waitFor(timeout: 20, advancing: true) { _ in stands(15 * Self.chunkFrames) })
         #expect(!harness.received.contains(.songStarted(token: 2)))
         #expect(harness.withPlayer { $0.snapshot.token } == 1)
         capture.limit.store(17 * Self.chunkFrames, ordering: .relaxed)
-        #expect(harness.waitFor(timeout: 20) { _ in stands(17 * Self.chunkFrames) })
+        #expect(harness.waitFor(timeout: 20, advancing: true) { _ in stands(17 * Self.chunkFrames) })
         #expect(harness.received.contains(.songStarted(token: 2)))
         let snapshot = harness.withPlayer { $0.snapshot }
         capture.limit.store(Int.max, ordering: .relaxed)

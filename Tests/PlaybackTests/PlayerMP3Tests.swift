@@ -3,6 +3,7 @@
 import Foundation
 import Model
 import Playback
+import TestSupport
 import TestTools
 import Testing
 
@@ -43,12 +44,14 @@ import Testing
 
     @Test func statusShowsTheBitRateOfTheFrameHeard() throws {
         let mp3 = try self.tone(seconds: 2)
+        let clock = ManualClock()
         let harness = try PlayerHarness(
-            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], decoders: Player.standardDecoders)
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true, clock: clock), nil)], clock: clock,
+            decoders: Player.standardDecoders)
         #expect(harness.withPlayer { $0.snapshot.bitRate } == 0)
         harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "tone.mp3", path: mp3), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        usleep(200_000)
+        harness.advance(seconds: 0.2)
         #expect(harness.withPlayer { $0.snapshot.bitRate } == 192)
     }
 }

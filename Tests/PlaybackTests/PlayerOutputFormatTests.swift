@@ -81,7 +81,7 @@ import Testing
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
         var reached = false
         for _ in 0..<5000 where !reached {
-            reached = capture.bytes.count >= oneSecond
+            reached = capture.bytes.count >= oneSecond && capture.stalled.load(ordering: .acquiring)
             if !reached { usleep(1000) }
         }
         #expect(reached)

@@ -3,6 +3,7 @@
 import Foundation
 import Model
 import Playback
+import TestSupport
 import Testing
 
 @Suite struct PlayerScalingTests {
@@ -84,13 +85,14 @@ import Testing
     }
 
     @Test func volumeChangesGlideWithoutSteps() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: .software), capture, nil)])
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: .software), capture, nil)], clock: clock)
         harness.withPlayer { $0.play(fakeSong(1, base: 20_000, frames: 441_000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
-        usleep(100_000)
+        harness.advance(seconds: 0.1)
         harness.withPlayer { _ = $0.setVolume(0) }
-        usleep(150_000)
+        harness.advance(seconds: 0.15)
         harness.withPlayer { $0.stop() }
         // 24-bit (the software mixer's widening), in 16-bit units.
         let samples = capture.samples24().map { Double($0) / 256 }

@@ -8,6 +8,8 @@ import Model
 import Network
 import Playback
 import Synchronization
+import TestSupport
+import Testing
 
 /// A decoder producing a ramp: frame `i` of the song holds `base + i` (wrapped to the sample width) in every
 /// channel, so a capture shows any missing or repeated frame. Paths: `fake:<base>:<frames>[:<format>]`, or
@@ -22,6 +24,8 @@ struct RampDecoder: Decoder {
     var bitRate: Int { 100 + Int(self.lastStart / 4410) }
     /// `false` for paths with an `unseekable` part (as raw AAC): `seek(toFrame:)` then throws.
     var isSeekable = true
+    /// Called with `base` before every `decode` (the test learns how far the decoder thread got).
+    var onDecode: (@Sendable (Int64) -> Void)?
 
     static let factory: @Sendable (String) throws(FormatError) -> any Decoder = { (path) throws(FormatError) in
         let parts = path.split(separator: ":").map(String.init)
@@ -46,6 +50,7 @@ struct RampDecoder: Decoder {
     }
 
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        self.onDecode?(self.base)
         let frames = min(buffer.count / self.format.frameSize, Int(self.totalFrames! - self.position))
         self.lastStart = self.position
         var offset = 0
@@ -69,6 +74,23 @@ struct RampDecoder: Decoder {
         self.position = min(frame, self.totalFrames!)
         return self.position
     }
+}
+
+/// The ramp bases whose decoders have decoded (see `RampDecoder.onDecode`).
+final class DecodedBases: Sendable {
+    private let bases = Mutex<Set<Int64>>([])
+
+    /// `RampDecoder.factory`, with the decoders reporting here.
+    var factory: @Sendable (String) throws(FormatError) -> any Decoder {
+        { [self] (path) throws(FormatError) in
+            let decoder = try RampDecoder.factory(path)
+            guard var ramp = decoder as? RampDecoder else { return decoder }
+            ramp.onDecode = { base in _ = self.bases.withLock { $0.insert(base) } }
+            return ramp
+        }
+    }
+
+    func contains(_ base: Int64) -> Bool { self.bases.withLock { $0.contains(base) } }
 }
 
 /// A decoder producing a stereo float sine at half scale (`sine:<hertz>:<frames>:<rate>`).
@@ -97,8 +119,9 @@ struct SineDecoder: Decoder {
     }
 }
 
-/// An output recording everything it plays (in the format it chose), optionally paced like the null output,
-/// optionally accepting only one format, optionally failing to open.
+/// An output recording everything it plays (in the format it chose), optionally paced like the null output (on
+/// `clock`: a `ManualClock` the test advances, or the system's), optionally accepting only one format, optionally
+/// failing to open.
 final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: state behind a Mutex
     let plugin = "capture"
     private let paced: NullOutput
@@ -110,9 +133,14 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     /// `play` takes bytes up to this count, then waits until it is raised: a point in the stream where the
     /// output thread stands still, whatever the machine's load. Raise it to `Int.max` before stopping.
     let limit = Atomic<Int>(Int.max)
+    /// Whether `play` waits for `held` or `limit` now: the output thread published the position of the write
+    /// before.
+    let stalled = Atomic<Bool>(false)
+    /// Whether the output thread is in `pause()` now.
+    let pausing = Atomic<Bool>(false)
 
-    init(sync: Bool, format: AudioFormat? = nil) {
-        self.paced = NullOutput(sync: sync)
+    init(sync: Bool, format: AudioFormat? = nil, clock: any PlaybackClock = SystemClock()) {
+        self.paced = NullOutput(sync: sync, clock: clock)
         self.forced = format
     }
 
@@ -150,8 +178,10 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
 
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         while self.held.load(ordering: .relaxed) || self.bytes.count >= self.limit.load(ordering: .relaxed) {
+            self.stalled.store(true, ordering: .releasing)
             usleep(1000)
         }
+        self.stalled.store(false, ordering: .releasing)
         let frameSize = max(1, self.state.withLock { $0.opens.last?.frameSize ?? 1 })
         let room = self.limit.load(ordering: .relaxed) - self.bytes.count
         let allowed = room >= data.count ? data.count : room / frameSize * frameSize
@@ -166,11 +196,16 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         self.paced.cancel()
         self.state.withLock { $0.cancels.append($0.bytes.count) }
     }
-    func pause() -> Bool { self.paced.pause() }
+    func pause() -> Bool {
+        self.pausing.store(true, ordering: .releasing)
+        defer { self.pausing.store(false, ordering: .releasing) }
+        return self.paced.pause()
+    }
     func interrupt() { self.paced.interrupt() }
 }
 
-/// An event loop on its own thread with a player on it; the test talks to the player through `sync`.
+/// An event loop on its own thread with a player on it; the test talks to the player through `sync`. The
+/// player's clock (output retries) is `clock`, which the test advances.
 final class PlayerHarness: @unchecked Sendable {  // test double: `player` is only touched on the loop
     let loop: EventLoop
     private var player: Player!
@@ -181,13 +216,16 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     /// (`decoderStarting`, which `received` leaves out). Loop thread.
     var nextSong: (UInt64) -> PlayableSong? = { _ in nil }
     private let thread: Thread
+    let clock: ManualClock
 
     init(
-        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], bufferSize: Int = 1 << 20,
+        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], clock: ManualClock = ManualClock(),
+        bufferSize: Int = 1 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil
     ) throws {
+        self.clock = clock
         let ready = DispatchSemaphore(value: 0)
         let box = Mutex<EventLoop?>(nil)
         self.thread = Thread {
@@ -205,7 +243,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                 loop: harness.loop, decoders: decoders, streams: streams, outputs: outputs.value,
                 audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
-                logger: .discarding)
+                clock: clock, logger: .discarding)
             harness.player.onEvent = { [weak harness] event in
                 guard let harness else { return }
                 if case .decoderStarting(let token) = event {
@@ -250,19 +288,46 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     func withPlayer<T>(_ body: @escaping (Player) -> T) -> T { self.sync { body($0.player) } }
 
     var received: [PlayerEvent] { self.events.withLock { $0 } }
+
+    /// Lets `seconds` pass on `clock` in 10 ms steps, each once `outputs` paced outputs played what was due and
+    /// sleep until their next write: they stand at a known point of the stream whatever the machine's load.
+    /// (Steps, because an output more than 100 ms late starts its clock again rather than race to catch up.)
+    func advance(seconds: Double, outputs: Int = 1) {
+        var left = UInt64(seconds * 1e9)
+        while left > 0 {
+            #expect(self.clock.waitForSleepers(outputs), "the outputs did not catch up with the clock")
+            let step = min(left, 10_000_000)
+            self.clock.advance(nanoseconds: step)
+            left -= step
+        }
+        #expect(self.clock.waitForSleepers(outputs), "the outputs did not catch up with the clock")
+    }
+
     /// The songs whose decoder start-up was reported (`decoderStarted`), in order.
     var startedDecoders: [UInt64] { self.decoderStarts.withLock { $0 } }
 
-    /// Waits up to `timeout` seconds until `condition` holds for the events received.
+    /// Waits up to `timeout` seconds of real time until `condition` holds for the events received; with
+    /// `advancing`, moves the clock on by 10 ms whenever something sleeps on it (time passes as fast as the
+    /// outputs paced by it play).
     @discardableResult
-    func waitFor(timeout: Double = 5, _ condition: ([PlayerEvent]) -> Bool) -> Bool {
+    func waitFor(timeout: Double = 10, advancing: Bool = false, _ condition: ([PlayerEvent]) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
             if condition(self.received) { return true }
-            usleep(2000)
+            if advancing && self.clock.sleeperCount > 0 {
+                self.clock.advance(nanoseconds: 10_000_000)
+            } else {
+                usleep(2000)
+            }
         }
         return condition(self.received)
     }
+}
+
+/// Polls `condition` for up to 10 s of real time.
+func eventually(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<5000 where !condition() { usleep(2000) }
+    return condition()
 }
 
 /// Moves a non-Sendable value between threads in tests, where the hand-over is synchronised by a semaphore.

@@ -15,50 +15,62 @@ import Testing
     }
 
     static func server(
-        _ music: MusicDirectory, state: String, restorePaused: Bool = false, interval: Double = 120
+        _ music: MusicDirectory, state: String, restorePaused: Bool = false, interval: Double = 120,
+        clock: ManualClock = ManualClock()
     ) throws -> QueueFixture {
         try QueueFixture(music: music) { options in
-            options.stateFile = StateFileOptions(path: state, intervalSeconds: interval, restorePaused: restorePaused)
+            options.stateFile = StateFileOptions(
+                path: state, intervalSeconds: interval, restorePaused: restorePaused, clock: clock)
         }
+    }
+
+    /// Lets `seconds` pass on `clock`, then waits until the loop ran the state file's timers that fell due (they
+    /// are queued on the loop before the scripted player's turn).
+    static func advance(_ clock: ManualClock, seconds: Double, _ f: QueueFixture) {
+        f.server.withPlayer { _ in }
+        clock.advance(seconds: seconds)
+        f.server.withPlayer { _ in }
     }
 
     static func read(_ path: String) -> String? {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Waits up to `seconds` for `predicate`; returns how long it took, or `nil`.
-    static func waitFor(seconds: Double, _ predicate: () -> Bool) -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < seconds {
-            if predicate() { return Date().timeIntervalSince(start) }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return predicate() ? Date().timeIntervalSince(start) : nil
+    /// Waits up to 10 s of real time for `predicate`.
+    static func eventually(_ predicate: () -> Bool) -> Bool {
+        for _ in 0..<1000 where !predicate() { Thread.sleep(forTimeInterval: 0.01) }
+        return predicate()
     }
 
     @Test func setvolWithoutAMixerStillSetsTheSavedSoftwareVolume() throws {
         // mpd's mixer memento keeps the value before it looks for a mixer, and its state file saves it.
         let music = try Self.library()
         let state = music.path + ".state"
-        let f = try Self.server(music, state: state)
+        let clock = ManualClock()
+        let f = try Self.server(music, state: state, clock: clock)
         f.server.withPlayer { $0.volume = nil }
         #expect(f.request("setvol 42") == ["ACK [5@0] {setvol} No mixer"])
         #expect(f.request("repeat 1") == ["OK"])
-        #expect(Self.waitFor(seconds: 2) { Self.read(state)?.contains("repeat: 1") == true } != nil)
+        Self.advance(clock, seconds: 1, f)
+        #expect(Self.eventually { Self.read(state)?.contains("repeat: 1") == true })
         #expect(Self.read(state)?.hasPrefix("sw_volume: 42\n") == true)
     }
 
     @Test func aChangeIsOnDiskWithinOneSecond() throws {
         let music = try Self.library()
         let state = music.path + ".state"
-        let f = try Self.server(music, state: state)
+        let clock = ManualClock()
+        let f = try Self.server(music, state: state, clock: clock)
         #expect(f.request("add a") == ["OK"])
         #expect(f.request("prio 9 1") == ["OK"])
         #expect(f.request("single oneshot") == ["OK"])
         #expect(f.request("setvol 42") == ["OK"])
         #expect(f.request("disableoutput 0") == ["OK"])
-        let took = Self.waitFor(seconds: 2) { Self.read(state)?.contains("playlist_end") == true }
-        #expect(took.map { $0 <= 1.0 } == true)
+        // The write waits for more changes half a second, leaving the other half of the second for itself.
+        Self.advance(clock, seconds: 0.49, f)
+        #expect(Self.read(state) == nil)
+        Self.advance(clock, seconds: 0.01, f)
+        #expect(Self.eventually { Self.read(state)?.contains("playlist_end") == true })
         #expect(
             Self.read(state) == """
                 sw_volume: 42
@@ -82,11 +94,12 @@ import Testing
         // Nothing changed: nothing is written again.
         try FileManager.default.removeItem(atPath: state)
         #expect(f.request("single oneshot") == ["OK"])
-        Thread.sleep(forTimeInterval: 0.8)
+        Self.advance(clock, seconds: 1, f)
         #expect(Self.read(state) == nil)
         // A range makes a full entry; the next change is written too.
         #expect(f.request("rangeid 3 0.25:0.5") == ["OK"])
-        #expect(Self.waitFor(seconds: 2) { Self.read(state) != nil } != nil)
+        Self.advance(clock, seconds: 0.5, f)
+        #expect(Self.eventually { Self.read(state) != nil })
         #expect(Self.read(state)?.contains("song_begin: a/3.mp3\nRange: 250-500\n") == true)
     }
 
@@ -188,15 +201,17 @@ import Testing
             + URL(fileURLWithPath: state).lastPathComponent + ".tmp"
         try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: blocker) }
-        let f = try Self.server(music, state: state)
+        let clock = ManualClock()
+        let f = try Self.server(music, state: state, clock: clock)
         #expect(f.status("state") == "play")
         #expect(f.request("repeat 1") == ["OK"])
-        Thread.sleep(forTimeInterval: 1.0)
+        Self.advance(clock, seconds: 1, f)
         #expect(Self.read(state) == before)
         #expect(f.request("ping") == ["OK"])
         try FileManager.default.removeItem(atPath: blocker)
         #expect(f.request("random 1") == ["OK"])
-        #expect(Self.waitFor(seconds: 2) { Self.read(state)?.contains("random: 1\nrepeat: 1\n") == true } != nil)
+        Self.advance(clock, seconds: 1, f)
+        #expect(Self.eventually { Self.read(state)?.contains("random: 1\nrepeat: 1\n") == true })
     }
 }
 

@@ -23,14 +23,15 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     private var input: FileDescriptor?
     private var output: FileDescriptor?
     private var created = false
-    private var timer = OutputTimer()
+    private var timer: OutputTimer
+    private let clock: any PlaybackClock
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
     private var drainBuffer = [UInt8](repeating: 0, count: 16384)
     /// How far ahead of the clock the writes run (nanoseconds): 100 ms, at most 20 KiB (less than a third of a
     /// pipe, so a chunk and a tick of the reader's more still fit).
     private var lead: UInt64 = 0
-    /// While paused: when what is left in the pipe turns stale (monotonic nanoseconds), 0 once it is emptied;
+    /// While paused: when what is left in the pipe turns stale (nanoseconds of `clock`), 0 once it is emptied;
     /// `nil` while playing.
     private var staleAt: UInt64?
 
@@ -40,11 +41,13 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     /// How long after it was due unread audio stays in the pipe during a pause.
     static let staleAfter: UInt64 = 500_000_000
 
-    /// Creates (if needed) and opens the pipe at `path`.
+    /// Creates (if needed) and opens the pipe at `path`; the writes are paced by `clock`.
     ///
     /// - Throws: `OutputError` with `mpd`'s message when the path exists but is not a FIFO or cannot be opened.
-    public init(path: String) throws(OutputError) {
+    public init(path: String, clock: any PlaybackClock = SystemClock()) throws(OutputError) {
         self.path = path
+        self.clock = clock
+        self.timer = OutputTimer(clock: clock)
         do {
             let status = try FileStatus(path: path)
             guard status.mode & UInt32(S_IFMT) == UInt32(S_IFIFO) else {
@@ -143,7 +146,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     /// Stays paused: waits a little (so the output thread does not spin); the first call restarts the clock
     /// for the resume and notes when what is still in the pipe turns stale, a later one empties it then.
     public func pause() -> Bool {
-        let now = MonotonicClock.now()
+        let now = self.clock.now()
         if self.staleAt == nil {
             self.staleAt = now + self.timer.delayNanoseconds(now: now) + Self.staleAfter
             self.timer.reset()
@@ -158,7 +161,8 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
             }
         }
         if !self.interrupted.load(ordering: .acquiring) {
-            self.wakeup.wait(unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: wait)
+            self.clock.sleep(
+                until: now + wait, on: self.wakeup, unless: { self.interrupted.load(ordering: .acquiring) })
         }
         self.interrupted.store(false, ordering: .releasing)
         return true

@@ -11,12 +11,17 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     public let plugin = "null"
     /// Whether writes are paced in real time (`sync`, default yes).
     public let sync: Bool
-    private var timer = OutputTimer()
+    private var timer: OutputTimer
+    private let clock: any PlaybackClock
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
 
-    /// Creates the output.
-    public init(sync: Bool = true) { self.sync = sync }
+    /// Creates the output, paced by `clock`.
+    public init(sync: Bool = true, clock: any PlaybackClock = SystemClock()) {
+        self.sync = sync
+        self.clock = clock
+        self.timer = OutputTimer(clock: clock)
+    }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
@@ -47,7 +52,9 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     public func pause() -> Bool {
         self.timer.reset()
         if !self.interrupted.load(ordering: .acquiring) {
-            self.wakeup.wait(unless: { self.interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: 100_000_000)
+            self.clock.sleep(
+                until: self.clock.now() + 100_000_000, on: self.wakeup,
+                unless: { self.interrupted.load(ordering: .acquiring) })
         }
         self.interrupted.store(false, ordering: .releasing)
         return true

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
-import Posix
 import Synchronization
 
 /// Paces an output that has no device clock (null, fifo) in real time, as `mpd`'s output timer does: the
 /// target time grows by the duration of every write, measured on the monotonic clock, and a write waits until
-/// the previous one would have been heard.
+/// the previous one would have been heard. The clock is `SystemClock` unless a test gives its own.
 ///
 /// Output thread, except `interrupt()` (any thread). No allocation. Public for output plugins in other modules
 /// (shout).
@@ -15,9 +14,10 @@ public struct OutputTimer: ~Copyable {
     private var frameSize = 1
     private var target: UInt64 = 0
     private var started = false
+    private let clock: any PlaybackClock
 
-    /// Creates a timer for no stream yet.
-    public init() {}
+    /// Creates a timer for no stream yet, on `clock`.
+    public init(clock: any PlaybackClock = SystemClock()) { self.clock = clock }
 
     /// Starts a stream in `format` (the first write does not wait).
     public mutating func open(_ format: AudioFormat) {
@@ -30,7 +30,10 @@ public struct OutputTimer: ~Copyable {
     public mutating func reset() { self.started = false }
 
     /// Nanoseconds until the data written so far is heard.
-    public func delayNanoseconds(now: UInt64 = MonotonicClock.now()) -> UInt64 {
+    public func delayNanoseconds() -> UInt64 { self.delayNanoseconds(now: self.clock.now()) }
+
+    /// Nanoseconds from `now` (a time of the timer's clock) until the data written so far is heard.
+    public func delayNanoseconds(now: UInt64) -> UInt64 {
         self.started && self.target > now ? self.target - now : 0
     }
 
@@ -50,15 +53,14 @@ public struct OutputTimer: ~Copyable {
     /// was written are still to be heard; the first write after `open` or `reset` starts the clock. Then the
     /// caller writes and counts what it wrote with ``add(_:)``.
     public mutating func wait(ahead: UInt64, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
-        var now = MonotonicClock.now()
+        var now = self.clock.now()
         if !self.started {
             self.started = true
             self.target = now
         }
         while self.target > now + ahead, !interrupted.load(ordering: .acquiring) {
-            wakeup.wait(
-                unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.target - now - ahead)
-            now = MonotonicClock.now()
+            self.clock.sleep(until: self.target - ahead, on: wakeup, unless: { interrupted.load(ordering: .acquiring) })
+            now = self.clock.now()
         }
         // After an underrun, do not race to catch up with the past.
         if self.target + 100_000_000 < now { self.target = now }
@@ -76,7 +78,7 @@ public struct OutputTimer: ~Copyable {
     public mutating func drain(wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) -> Bool {
         while self.delayNanoseconds() > 0 {
             if interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
-            wakeup.wait(unless: { interrupted.load(ordering: .acquiring) }, timeoutNanoseconds: self.delayNanoseconds())
+            self.clock.sleep(until: self.target, on: wakeup, unless: { interrupted.load(ordering: .acquiring) })
         }
         interrupted.store(false, ordering: .releasing)
         self.reset()

@@ -86,6 +86,7 @@ public final class Player: PlayerControl {
     ///     converted to before each output's own `format`; `nil`: none. A text that does not parse is logged and
     ///     ignored (the configuration layer should have refused it, as `mpd` does).
     ///   - resampler: what the outputs resample with (the `resampler` block; Debian's `mpd` default).
+    ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
     ///   - logger: where the player logs (never per period).
     public init(
         loop: EventLoop,
@@ -93,7 +94,8 @@ public final class Player: PlayerControl {
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
-        audioOutputFormat: String? = nil, resampler: Resampler = .standard, logger: Logger
+        audioOutputFormat: String? = nil, resampler: Resampler = .standard,
+        clock: any PlaybackClock = SystemClock(), logger: Logger
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
@@ -109,7 +111,7 @@ public final class Player: PlayerControl {
         }
         let shared = PlayerShared(
             replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
-            outputFormatMask: outputFormatMask, resampler: resampler)
+            outputFormatMask: outputFormatMask, resampler: resampler, clock: clock)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)

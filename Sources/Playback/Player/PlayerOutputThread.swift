@@ -216,9 +216,8 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
     }
 
-    private func waitForRequest(timeoutNanoseconds: UInt64? = nil) {
-        self.reader.wakeup.wait(
-            unless: { self.pending.load(ordering: .acquiring) }, timeoutNanoseconds: timeoutNanoseconds)
+    private func waitForRequest() {
+        self.reader.wakeup.wait(unless: { self.pending.load(ordering: .acquiring) })
     }
 
     /// Applies the latest request. Returns `true` to end the thread.
@@ -329,14 +328,14 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.dropChunk()
         self.failed.store(true, ordering: .releasing)
         self.recovering = true
-        self.retryAt = MonotonicClock.now() + self.shared.retryNanoseconds
+        self.retryAt = self.shared.clock.now() + self.shared.retryNanoseconds
         self.post(.outputFailed(output: self.id, message: error.message))
     }
 
     private func retryAfterFailure() {
-        let now = MonotonicClock.now()
-        if now < self.retryAt {
-            self.waitForRequest(timeoutNanoseconds: self.retryAt - now)
+        if self.shared.clock.now() < self.retryAt {
+            self.shared.clock.sleep(
+                until: self.retryAt, on: self.reader.wakeup, unless: { self.pending.load(ordering: .acquiring) })
             return
         }
         self.failed.store(false, ordering: .releasing)

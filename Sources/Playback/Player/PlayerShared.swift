@@ -32,6 +32,8 @@ final class PlayerShared: @unchecked Sendable {
     let replayGain: ReplayGainSettings
     /// Nanoseconds a failed output waits before it tries again.
     let retryNanoseconds: UInt64
+    /// The clock those nanoseconds pass on.
+    let clock: any PlaybackClock
     /// `audio_output_format`: what every song is converted to before the outputs (`nil`: nothing forced).
     let outputFormatMask: AudioFormatMask?
     /// What the outputs resample with (the `resampler` block).
@@ -46,10 +48,11 @@ final class PlayerShared: @unchecked Sendable {
 
     init(
         replayGain: ReplayGainSettings, retryNanoseconds: UInt64, outputFormatMask: AudioFormatMask? = nil,
-        resampler: Resampler = .standard
+        resampler: Resampler = .standard, clock: any PlaybackClock = SystemClock()
     ) {
         self.replayGain = replayGain
         self.retryNanoseconds = retryNanoseconds
+        self.clock = clock
         self.outputFormatMask = outputFormatMask
         self.resampler = resampler
     }
