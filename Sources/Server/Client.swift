@@ -12,13 +12,15 @@ import Posix
 /// produces streamed and deferred replies, keeps the timeout and the per-connection settings.
 ///
 /// Loop-confined: every method runs on the event loop thread.
-public final class Client: ConnectionDelegate {
+public final class Client: ConnectionDelegate, ReplySink {
     /// A small number for logs.
     public var id: Int { self.connection.id }
 
     let connection: Connection
     unowned let server: Server
 
+    /// The partition this client's commands act on.
+    var partition: Partition
     /// The permissions this client holds now.
     var permissions: Permission
     /// The tags this client asked to see (`tagtypes`); intersected with `metadata_to_use` on output.
@@ -46,6 +48,7 @@ public final class Client: ConnectionDelegate {
         self.connection = connection
         self.server = server
         self.permissions = permissions
+        self.partition = server.partition
         self.session = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
