@@ -24,6 +24,10 @@ public final class Server {
     let startTime = MonotonicClock.now()
     /// The queue and playback state; drives the player.
     let playlist: Playlist
+    /// The partition every client is in (`default`), over `playlist`.
+    private(set) lazy var partition = Partition(name: "default", playlist: self.playlist) { [unowned self] event in
+        self.emit(event)
+    }
     /// Time spent playing, for `stats`.
     var playTime = PlayTime()
     /// The music database, when a music directory is configured.

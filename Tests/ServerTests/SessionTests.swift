@@ -123,6 +123,20 @@ struct SessionTests {
         client.send("ping" + String(repeating: " ", count: 8192 - 4) + "\n")
         #expect(client.readUntilClosed().isEmpty)
     }
+
+    /// As in mpd, requests sent behind one that closes the connection are not run.
+    @Test(arguments: [("close\n", ""), ("pi-ng\n", "ACK [5@0] {} Invalid word character\n")])
+    func requestsBehindAClosingOneAreNotRun(closing: String, reply: String) throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try LoopbackClient(port: server.port)
+        _ = client.readLine()
+        client.send(closing + "repeat 1\n")
+        #expect(client.readUntilClosed() == Array(reply.utf8))
+        let other = try LoopbackClient(port: server.port)
+        _ = other.readLine()
+        #expect(other.request("status").contains("repeat: 0"))
+    }
 }
 
 @Suite(.serialized)

@@ -128,22 +128,38 @@ public struct Command: Sendable {
     }
 }
 
-/// What a handler sees: the client, the server, the arguments, and where its reply goes.
+/// What a handler sees: its arguments, where its reply goes and the services of the client's partition.
+///
+/// `client` and `server` are there for the handlers that still reach through them; handlers moved to the narrow
+/// context (``PlaybackCommands``) use only `arguments`, `reply` and `partition`.
 public struct CommandContext {
+    /// The command's arguments.
+    public let arguments: [String]
+    /// Where the reply goes.
+    let reply: any ReplySink
+    /// The services of the client's partition.
+    let partition: Partition
     /// The client running the command.
     let client: Client
     /// The server.
     let server: Server
-    /// The command's arguments.
-    public let arguments: [String]
+
+    /// The context of a command `client` runs with `arguments`, in the client's partition.
+    init(client: Client, server: Server, arguments: [String]) {
+        self.arguments = arguments
+        self.reply = client
+        self.partition = client.partition
+        self.client = client
+        self.server = server
+    }
 
     /// Appends `key: value\n` to the reply.
     func write(_ key: String, _ value: some CustomStringConvertible) {
-        self.client.write("\(key): \(value)\n")
+        self.reply.write("\(key): \(value)\n")
     }
 
     /// Appends raw text to the reply.
     func write(raw text: String) {
-        self.client.write(text)
+        self.reply.write(text)
     }
 }

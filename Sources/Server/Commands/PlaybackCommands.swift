@@ -8,84 +8,84 @@ import Playback
 enum PlaybackCommands {
     static let all: [Command] = [
         Command("clearerror", .player, 0, 0) { context in
-            context.server.playlist.clearError()
+            context.partition.playlist.clearError()
             return .ok
         },
         Command("consume", .player, 1, 1) { context throws(AckError) in
-            context.server.playlist.setConsume(try ArgumentParser.bool(context.arguments[0]))
+            context.partition.playlist.setConsume(try ArgumentParser.bool(context.arguments[0]))
             return .ok
         },
         Command("crossfade", .player, 1, 1) { context throws(AckError) in
             let seconds = try ArgumentParser.unsigned(context.arguments[0])
-            context.server.playlist.player.crossfadeSeconds = Double(seconds)
-            context.server.emit(.options)
+            context.partition.player.crossfadeSeconds = Double(seconds)
+            context.partition.emit(.options)
             return .ok
         },
         Command("mixrampdb", .player, 1, 1) { context throws(AckError) in
-            context.server.playlist.player.mixRampDB = try QueueArguments.float(context.arguments[0])
-            context.server.emit(.options)
+            context.partition.player.mixRampDB = try QueueArguments.float(context.arguments[0])
+            context.partition.emit(.options)
             return .ok
         },
         Command("mixrampdelay", .player, 1, 1) { context throws(AckError) in
-            context.server.playlist.player.mixRampDelay = try QueueArguments.float(context.arguments[0])
-            context.server.emit(.options)
+            context.partition.player.mixRampDelay = try QueueArguments.float(context.arguments[0])
+            context.partition.emit(.options)
             return .ok
         },
         Command("next", .player, 0, 0) { context throws(AckError) in
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             // The user skipping on is not held back by single mode.
             try playlistAction { () throws(PlaylistError) in try playlist.playNext(ignoringSingle: true) }
             return .ok
         },
         Command("pause", .player, 0, 1) { context throws(AckError) in
             if let text = context.arguments.first {
-                context.server.playlist.setPaused(try ArgumentParser.bool(text))
+                context.partition.playlist.setPaused(try ArgumentParser.bool(text))
             } else {
-                context.server.playlist.togglePause()
+                context.partition.playlist.togglePause()
             }
             return .ok
         },
         Command("play", .player, 0, 1) { context throws(AckError) in
             let position = try context.arguments.first.map { text throws(AckError) in try ArgumentParser.signed(text) }
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.play(position: position ?? -1) }
             return .ok
         },
         Command("playid", .player, 0, 1) { context throws(AckError) in
             let id = try context.arguments.first.map { text throws(AckError) in try ArgumentParser.signed(text) }
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.play(id: id ?? -1) }
             return .ok
         },
         Command("previous", .player, 0, 0) { context throws(AckError) in
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.playPrevious() }
             return .ok
         },
         Command("random", .player, 1, 1) { context throws(AckError) in
-            context.server.playlist.setRandom(try ArgumentParser.bool(context.arguments[0]))
+            context.partition.playlist.setRandom(try ArgumentParser.bool(context.arguments[0]))
             return .ok
         },
         Command("repeat", .player, 1, 1) { context throws(AckError) in
-            context.server.playlist.setRepeat(try ArgumentParser.bool(context.arguments[0]))
+            context.partition.playlist.setRepeat(try ArgumentParser.bool(context.arguments[0]))
             return .ok
         },
         Command("replay_gain_mode", .player, 1, 1) { context throws(AckError) in
             guard let mode = ReplayGainMode(rawValue: context.arguments[0]) else {
                 throw AckError(.arg, "Unrecognized replay gain mode")
             }
-            context.server.playlist.replayGainMode = mode
-            context.server.emit(.options)
+            context.partition.playlist.replayGainMode = mode
+            context.partition.emit(.options)
             return .ok
         },
         Command("replay_gain_status", .read, 0, 0) { context in
-            context.write("replay_gain_mode", context.server.playlist.replayGainMode.rawValue)
+            context.write("replay_gain_mode", context.partition.playlist.replayGainMode.rawValue)
             return .ok
         },
         Command("seek", .player, 2, 2) { context throws(AckError) in
             let position = try ArgumentParser.unsigned(context.arguments[0])
             let seconds = try QueueArguments.songTime(context.arguments[1])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in
                 try playlist.seek(position: Int(position), seconds: seconds)
             }
@@ -95,7 +95,7 @@ enum PlaybackCommands {
             let text = context.arguments[0]
             let relative = text.hasPrefix("+") || text.hasPrefix("-")
             let seconds = try QueueArguments.float(text)
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in
                 try playlist.seekCurrent(seconds: seconds, relative: relative)
             }
@@ -104,7 +104,7 @@ enum PlaybackCommands {
         Command("seekid", .player, 2, 2) { context throws(AckError) in
             let id = try ArgumentParser.unsigned(context.arguments[0])
             let seconds = try QueueArguments.songTime(context.arguments[1])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.seek(id: Int(id), seconds: seconds) }
             return .ok
         },
@@ -112,11 +112,11 @@ enum PlaybackCommands {
             guard let mode = SingleMode(wireValue: context.arguments[0]) else {
                 throw AckError(.arg, "Unrecognized single mode, expected 0, 1, or oneshot")
             }
-            context.server.playlist.setSingle(mode)
+            context.partition.playlist.setSingle(mode)
             return .ok
         },
         Command("stop", .player, 0, 0) { context in
-            context.server.playlist.stop()
+            context.partition.playlist.stop()
             return .ok
         },
     ]
