@@ -32,6 +32,9 @@ struct PlayerPCMConverter: ~Copyable {
     private var volumed: UnsafeMutableRawBufferPointer
     private var replayGainVolume = PCMVolume()
     private var softwareVolume = PCMVolume()
+    /// `mpd`'s dither for 24- and 32-bit samples narrowed to 16 bits (its format converter's), from the stream's
+    /// open on.
+    private var dither = PCMDither()
     /// 16-bit input goes through `mpd`'s volume stages as 24-bit (its ReplayGain filter's `allow_convert`).
     private var widening16To24 = false
 
@@ -72,6 +75,7 @@ struct PlayerPCMConverter: ~Copyable {
         self.dsd.reset()
         self.replayGainVolume.reset()
         self.softwareVolume.reset()
+        self.dither = PCMDither()
         var outFrames = maxFrames
         if output.sampleFormat == .dsd, input.sampleFormat != .dsd || input.sampleRate != output.sampleRate {
             throw OutputError("cannot convert \(input) to \(output)")
@@ -191,8 +195,38 @@ struct PlayerPCMConverter: ~Copyable {
             self.scale(source, frames: frames, fromGain: 1, toGain: 1, into: self.mixed)
             return self.finish(self.mixed, frames: frames)
         }
+        if self.resampler == nil, fromGain == 1, toGain == 1, self.input.channels == self.output.channels,
+            let bytes = self.narrowIntegers(source, samples: frames * self.input.channels)
+        {
+            return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        }
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
         return self.finish(self.mixed, frames: frames)
+    }
+
+    /// Integer samples narrowed as `mpd`'s format converter narrows them, when only the sample format changes:
+    /// 24- and 32-bit to 16 with its dither, 32-bit to 24 shifted; `nil` for any other change (the float path).
+    /// Returns the bytes written to `converted`.
+    private mutating func narrowIntegers(_ source: UnsafeRawBufferPointer, samples: Int) -> Int? {
+        let target = self.converted
+        switch (self.input.sampleFormat, self.output.sampleFormat) {
+        case (.s24, .s16), (.s32, .s16):
+            let (bits, scale) = self.input.sampleFormat == .s24 ? (24, 8) : (32, 16)
+            for index in 0..<samples {
+                let sample = Int64(source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self))
+                let narrowed = Int16(truncatingIfNeeded: self.dither.shift(sample, bits: bits, by: scale))
+                target.storeBytes(of: narrowed, toByteOffset: index * 2, as: Int16.self)
+            }
+            return samples * 2
+        case (.s32, .s24):
+            for index in 0..<samples {
+                let sample = source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
+                target.storeBytes(of: sample >> 8, toByteOffset: index * 4, as: Int32.self)
+            }
+            return samples * 4
+        default:
+            return nil
+        }
     }
 
     /// Resamples (when needed) and encodes `frames` frames of float samples in the output's channel layout.

@@ -1,5 +1,7 @@
-"""Resampling as mpd resamples: a song whose rate the output does not take (`format "48000:16:2"` on an ALSA
-`file` PCM) is resampled by both servers, and the device gets the same samples.
+"""Sample conversion as mpd converts: the device (an ALSA `file` PCM with a fixed `format`) gets the samples mpd
+sends it, bit for bit.
+
+Resampling: a song whose rate the output does not take (`format "48000:16:2"`) is resampled by both servers.
 
 * Without a `resampler` setting, Debian's mpd 0.23.12 uses libsamplerate's Fastest Sinc Interpolator, and so
   does Fermata: the recordings are the same, sample for sample, over the same length (neither plays what the
@@ -8,7 +10,10 @@
 * `samplerate_converter "Medium Sinc Interpolator"` picks another libsamplerate converter on both.
 * `samplerate_converter "soxr"`: libsoxr's high recipe on both, its tail played by both.
 
-The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both). About 5 s.
+Narrowing: 24- and 32-bit songs on a 16-bit device go through mpd's dither (its noise-shaped, pseudo-random
+one, whose state starts afresh when the output opens), 32-bit ones on a 24-bit device are shifted.
+
+The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both). About 8 s.
 """
 
 from __future__ import annotations
@@ -22,17 +27,20 @@ import audiofiles
 SONGS = ["flac/formats/s16_44100_2ch.flac", "flac/formats/s24_96000_2ch.flac"]
 
 
-def recordings(server_factory, format_music, tmp_path, uri: str, **settings) -> tuple[array.array, array.array]:
-    """mpd's and Fermata's 16-bit recordings of `uri` played to a 48 kHz device, mpd's with the silence that
-    fills its last period cut off (checked to be silence)."""
+def recordings(server_factory, format_music, tmp_path, uri: str, device: str = "48000:16:2",
+               **settings) -> tuple[array.array, array.array]:
+    """mpd's and Fermata's recordings of `uri` played to a `device` format device (16 or 24 bits), mpd's with
+    the silence that fills its last period cut off (checked to be silence)."""
+    rate, bits, channels = device.split(":")
+    wire, typecode = ("S16_LE", "h") if bits == "16" else ("S24_LE", "i")
     out = []
     for kind in ("ref", "sut"):
         directory = tmp_path / kind
         server = audiofiles.file_recorder(server_factory, kind, format_music, directory,
-                                          output={"format": "48000:16:2"}, **settings)
+                                          output={"format": device}, **settings)
         name, data = audiofiles.record_queue(server, directory, [f'add "{uri}"', "play"])
-        assert name == "rec-S16_LE-48000-2.raw", kind
-        out.append(array.array("h", data))
+        assert name == f"rec-{wire}-{rate}-{channels}.raw", kind
+        out.append(array.array(typecode, data))
     ref, sut = out
     assert len(sut) > 0 and len(ref) >= len(sut), (len(ref), len(sut))
     assert not any(ref[len(sut):]), "mpd's recording goes on with sound"
@@ -65,3 +73,15 @@ def test_soxr(server_factory, format_music, tmp_path):
     ref, sut = recordings(server_factory, format_music, tmp_path, SONGS[0], samplerate_converter="soxr")
     assert abs(len(sut) - 2 * round(0.7 * 48000)) <= 2 * 2, len(sut)
     assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+
+
+@pytest.mark.parametrize("uri, device", [
+    ("flac/formats/s24_44100_2ch.flac", "44100:16:2"),
+    ("flac/formats/s32_44100_2ch.flac", "44100:16:2"),
+    ("flac/formats/s32_44100_2ch.flac", "44100:24:2"),
+])
+def test_narrowing_as_mpd(server_factory, format_music, tmp_path, uri, device):
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device)
+    assert len(sut) == 2 * round(0.7 * 44100)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"
