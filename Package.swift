@@ -118,13 +118,17 @@ let package = Package(
         // The sticker database in SQLite with mpd's schema; the only importer of CSQLite.
         .target(name: "Sticker", dependencies: ["CSQLite"], swiftSettings: settings),
 
+        // Lossless text for byte strings that need not be UTF-8 (file names, client arguments), as `mpd` passes
+        // them through; no dependencies, so Posix and the pure layers share it.
+        .target(name: "RawText", swiftSettings: settings),
+
         // Pure, I/O-free layers.
         .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
-        .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
+        .target(name: "MPDProtocol", dependencies: ["Model", "RawText"], swiftSettings: settings),
 
-        // Thin typed wrappers over Linux syscalls; the only importer of CLinux. Model for `RawText`, which
-        // encodes path strings for the kernel and decodes the names it returns.
-        .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
+        // Thin typed wrappers over Linux syscalls; the only importer of CLinux. RawText for the names the kernel
+        // returns, and `FileSystemCharset` (`filesystem_charset`), the one way a path reaches the kernel.
+        .target(name: "Posix", dependencies: ["CLinux", "RawText"], swiftSettings: settings),
 
         // The input streams decoders and tag readers read through (mpd's input plugins): local files, memory, and
         // the ICY metadata parser of HTTP streams. Model for the tags streams carry.
@@ -136,8 +140,8 @@ let package = Package(
             swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
-        .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
-        .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model", "Posix"], swiftSettings: settings),
+        .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model", "Posix"], swiftSettings: settings),
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
@@ -185,7 +189,7 @@ let package = Package(
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
                 "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Sidplay", "AdPlug", "Model",
-                "Configuration",
+                "Configuration", "Posix", "RawText",
             ],
             swiftSettings: settings),
 
@@ -193,16 +197,16 @@ let package = Package(
         .target(name: "Expat", dependencies: ["CExpat"], swiftSettings: settings),
         // Playlist plugins (mpd's m3u, extm3u, pls, xspf, asx, rss, cue): pure parsers, bytes in, entries out,
         // and their registry in mpd's order.
-        .target(name: "Playlists", dependencies: ["Model", "Expat"], swiftSettings: settings),
+        .target(name: "Playlists", dependencies: ["Model", "Expat", "RawText"], swiftSettings: settings),
 
         // The epoll event loop, listeners and buffered connections.
         .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
-        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib"], swiftSettings: settings),
+        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib", "RawText"], swiftSettings: settings),
 
         // Stored playlists: the .m3u files of playlist_directory, read and written as mpd does, atomically.
-        .target(name: "StoredPlaylists", dependencies: ["Model", "Posix"], swiftSettings: settings),
+        .target(name: "StoredPlaylists", dependencies: ["Model", "Posix", "RawText"], swiftSettings: settings),
 
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
         // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
@@ -230,7 +234,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
-                "Playback", "Playlists", "Input",
+                "Playback", "Playlists", "Input", "RawText",
             ],
             swiftSettings: settings),
 
@@ -245,20 +249,22 @@ let package = Package(
 
         // Test support is a real target: loopback client, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback"], path: "Tests/TestSupport",
-            swiftSettings: settings),
+            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Playback", "RawText"],
+            path: "Tests/TestSupport", swiftSettings: settings),
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),
-        .testTarget(name: "ICUTests", dependencies: ["ICU", "Model"], swiftSettings: settings),
+        .testTarget(name: "ICUTests", dependencies: ["ICU", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(
             name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
             swiftSettings: settings),
-        .testTarget(name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "RawText"], swiftSettings: settings),
+        .testTarget(name: "RawTextTests", dependencies: ["RawText"], swiftSettings: settings),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
-        .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
@@ -296,7 +302,8 @@ let package = Package(
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),
         // MPDProtocol to parse the query engine's recorded filters as clients send them.
         .testTarget(
-            name: "LibraryTests", dependencies: ["Library", "MPDProtocol", "Model", "Posix", "TestSupport", "Zlib"],
+            name: "LibraryTests",
+            dependencies: ["Library", "MPDProtocol", "Model", "Posix", "RawText", "TestSupport", "Zlib"],
             swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",
@@ -310,7 +317,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input",
-                "Playlists",
+                "Playlists", "RawText",
             ], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]

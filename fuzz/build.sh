@@ -14,7 +14,7 @@ ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ff
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
-FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
+FORMAT_MODULES="Formats Input Posix RawText MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
 # The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need
 # (ICU's for CSidplayShim and for CICUShim, the C shim under the ICU module).
 FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model PCRE Configuration"
@@ -28,11 +28,11 @@ is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return
 modules() {
     case "$1" in
         protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Encoders Lame Chromaprint $FORMAT_MODULES" ;;
-        filter) echo "MPDProtocol Model PCRE" ;;
-        playlists) echo "Playlists Expat Model PCRE" ;;
-        mpddb) echo "Library Zlib ICU CICUShim Posix Model PCRE" ;;
-        config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        icy) echo "Input Posix Model PCRE" ;;
+        filter) echo "MPDProtocol Model PCRE RawText" ;;
+        playlists) echo "Playlists Expat Model PCRE RawText" ;;
+        mpddb) echo "Library Zlib ICU CICUShim Posix RawText Model PCRE" ;;
+        config) echo "Configuration Network Posix RawText MPDProtocol Model PCRE" ;;
+        icy) echo "Input Posix RawText Model PCRE" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
            echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac

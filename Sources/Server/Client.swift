@@ -6,6 +6,7 @@ import MPDProtocol
 import Model
 import Network
 import Posix
+import RawText
 
 /// One client session: request framing, command lists, idle, the timeout and per-connection settings.
 ///
