@@ -199,8 +199,10 @@ let package = Package(
         // and their registry in mpd's order.
         .target(name: "Playlists", dependencies: ["Model", "Expat", "RawText"], swiftSettings: settings),
 
-        // The epoll event loop, listeners and buffered connections.
-        .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
+        // The epoll event loop: descriptors, timers and tasks posted from other threads, run on one thread.
+        .target(name: "EventLoop", dependencies: ["Posix"], swiftSettings: settings),
+        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing.
+        .target(name: "Network", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
         .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib", "RawText"], swiftSettings: settings),
@@ -209,10 +211,14 @@ let package = Package(
         .target(name: "StoredPlaylists", dependencies: ["Model", "Posix", "RawText"], swiftSettings: settings),
 
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
-        // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
+        // the outputs that need no C library (null, fifo, pipe, httpd). ALSA lives in its own module. EventLoop
+        // for the player's reports to the loop thread; Network for the httpd output's listeners and connections,
+        // served on a loop of its own.
         .target(
             name: "Playback",
-            dependencies: ["Model", "Formats", "Input", "Posix", "Network", "Soxr", "Encoders", "Chromaprint"],
+            dependencies: [
+                "Model", "Formats", "Input", "Posix", "EventLoop", "Network", "Soxr", "Encoders", "Chromaprint",
+            ],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
@@ -233,8 +239,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
-                "Playback", "Playlists", "Input", "RawText",
+                "MPDProtocol", "Model", "EventLoop", "Network", "Posix", "Configuration", "Library", "Sticker",
+                "StoredPlaylists", "Playback", "Playlists", "Input", "RawText",
             ],
             swiftSettings: settings),
 
@@ -242,9 +248,8 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "Shout",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists", "ICU",
+                "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
+                "ALSA", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Playlists", "ICU",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -265,7 +270,8 @@ let package = Package(
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
+        .testTarget(name: "NetworkTests", dependencies: ["Network"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
             name: "CurlTests",
@@ -308,7 +314,7 @@ let package = Package(
         .testTarget(
             name: "PlaybackTests",
             dependencies: [
-                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "TestSupport", "TestTools",
+                "Playback", "Model", "Formats", "Input", "Posix", "EventLoop", "Soxr", "TestSupport", "TestTools",
             ], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
@@ -316,8 +322,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input",
-                "Playlists", "RawText",
+                "Server", "Library", "MPDProtocol", "Model", "EventLoop", "Network", "Playback", "Posix", "TestSupport",
+                "Input", "Playlists", "RawText",
             ], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]

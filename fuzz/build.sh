@@ -27,11 +27,11 @@ is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Encoders Lame Chromaprint $FORMAT_MODULES" ;;
+        protocol) echo "Server MPDProtocol Configuration EventLoop Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Encoders Lame Chromaprint $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE RawText" ;;
         playlists) echo "Playlists Expat Model PCRE RawText" ;;
         mpddb) echo "Library Zlib ICU CICUShim Posix RawText Model PCRE" ;;
-        config) echo "Configuration Network Posix RawText MPDProtocol Model PCRE" ;;
+        config) echo "Configuration Network EventLoop Posix RawText MPDProtocol Model PCRE" ;;
         icy) echo "Input Posix RawText Model PCRE" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
            echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Formats
 import Input
 import Model
-import Network
 import Soxr
 import Synchronization
 
