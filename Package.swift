@@ -112,9 +112,6 @@ let package = Package(
         .target(name: "CICUShim", dependencies: ["CICU"]),
         .target(name: "ICU", dependencies: ["CICUShim"], swiftSettings: settings),
 
-        // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
-        .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
-
         // The sticker database in SQLite with mpd's schema; the only importer of CSQLite.
         .target(name: "Sticker", dependencies: ["CSQLite"], swiftSettings: settings),
 
@@ -123,8 +120,12 @@ let package = Package(
         .target(name: "RawText", swiftSettings: settings),
 
         // Pure, I/O-free layers.
-        .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
+        .target(name: "Model", swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model", "RawText"], swiftSettings: settings),
+
+        // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2. It
+        // implements Model's `FilterRegularExpression`, which Server hands the filter parser.
+        .target(name: "PCRE", dependencies: ["CPCRE2", "Model"], swiftSettings: settings),
 
         // Thin typed wrappers over Linux syscalls; the only importer of CLinux. RawText for the names the kernel
         // returns, and `FileSystemCharset` (`filesystem_charset`), the one way a path reaches the kernel.
@@ -240,7 +241,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "MPDProtocol", "Model", "EventLoop", "Network", "Posix", "Configuration", "Library", "Sticker",
-                "StoredPlaylists", "Playback", "Playlists", "Input", "RawText",
+                "StoredPlaylists", "Playback", "Playlists", "Input", "RawText", "PCRE",
             ],
             swiftSettings: settings),
 
@@ -259,7 +260,7 @@ let package = Package(
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),
         .testTarget(name: "ICUTests", dependencies: ["ICU", "Model", "Posix"], swiftSettings: settings),
-        .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
+        .testTarget(name: "PCRETests", dependencies: ["PCRE", "Model"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(
             name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
@@ -267,8 +268,9 @@ let package = Package(
         .testTarget(
             name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "RawText"], swiftSettings: settings),
         .testTarget(name: "RawTextTests", dependencies: ["RawText"], swiftSettings: settings),
-        .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
-        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
+        // PCRE: the matchers' `=~` cases run on the engine the server uses.
+        .testTarget(name: "ModelTests", dependencies: ["Model", "PCRE"], swiftSettings: settings),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "Model", "PCRE"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
         .testTarget(name: "NetworkTests", dependencies: ["Network"], swiftSettings: settings),
@@ -309,7 +311,7 @@ let package = Package(
         // MPDProtocol to parse the query engine's recorded filters as clients send them.
         .testTarget(
             name: "LibraryTests",
-            dependencies: ["Library", "MPDProtocol", "Model", "Posix", "RawText", "TestSupport", "Zlib"],
+            dependencies: ["Library", "MPDProtocol", "Model", "PCRE", "Posix", "RawText", "TestSupport", "Zlib"],
             swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",
