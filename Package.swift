@@ -115,19 +115,24 @@ let package = Package(
         .target(name: "CICUShim", dependencies: ["CICU"]),
         .target(name: "ICU", dependencies: ["CICUShim"], swiftSettings: settings),
 
-        // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2.
-        .target(name: "PCRE", dependencies: ["CPCRE2"], swiftSettings: settings),
-
         // The sticker database in SQLite with mpd's schema; the only importer of CSQLite.
         .target(name: "Sticker", dependencies: ["CSQLite"], swiftSettings: settings),
 
-        // Pure, I/O-free layers.
-        .target(name: "Model", dependencies: ["PCRE"], swiftSettings: settings),
-        .target(name: "MPDProtocol", dependencies: ["Model"], swiftSettings: settings),
+        // Lossless text for byte strings that need not be UTF-8 (file names, client arguments), as `mpd` passes
+        // them through; no dependencies, so Posix and the pure layers share it.
+        .target(name: "RawText", swiftSettings: settings),
 
-        // Thin typed wrappers over Linux syscalls; the only importer of CLinux. Model for `RawText`, which
-        // encodes path strings for the kernel and decodes the names it returns.
-        .target(name: "Posix", dependencies: ["CLinux", "Model"], swiftSettings: settings),
+        // Pure, I/O-free layers.
+        .target(name: "Model", swiftSettings: settings),
+        .target(name: "MPDProtocol", dependencies: ["Model", "RawText"], swiftSettings: settings),
+
+        // Regular expressions for `=~` filters, through libpcre2 as mpd does; the only importer of CPCRE2. It
+        // implements Model's `FilterRegularExpression`, which Server hands the filter parser.
+        .target(name: "PCRE", dependencies: ["CPCRE2", "Model"], swiftSettings: settings),
+
+        // Thin typed wrappers over Linux syscalls; the only importer of CLinux. RawText for the names the kernel
+        // returns, and `FileSystemCharset` (`filesystem_charset`), the one way a path reaches the kernel.
+        .target(name: "Posix", dependencies: ["CLinux", "RawText"], swiftSettings: settings),
 
         // The input streams decoders and tag readers read through (mpd's input plugins): local files, memory, and
         // the ICY metadata parser of HTTP streams. Model for the tags streams carry.
@@ -139,8 +144,8 @@ let package = Package(
             swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
-        .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model"], swiftSettings: settings),
-        .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model"], swiftSettings: settings),
+        .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model", "Posix"], swiftSettings: settings),
+        .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model", "Posix"], swiftSettings: settings),
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
         .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
@@ -191,7 +196,7 @@ let package = Package(
             dependencies: [
                 "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
                 "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Sidplay", "AdPlug", "Model",
-                "Configuration",
+                "Configuration", "Posix", "RawText",
             ],
             swiftSettings: settings),
 
@@ -199,23 +204,29 @@ let package = Package(
         .target(name: "Expat", dependencies: ["CExpat"], swiftSettings: settings),
         // Playlist plugins (mpd's m3u, extm3u, pls, xspf, asx, rss, cue): pure parsers, bytes in, entries out,
         // and their registry in mpd's order.
-        .target(name: "Playlists", dependencies: ["Model", "Expat", "Configuration"], swiftSettings: settings),
+        .target(
+            name: "Playlists", dependencies: ["Model", "Expat", "RawText", "Configuration"], swiftSettings: settings),
 
-        // The epoll event loop, listeners and buffered connections.
-        .target(name: "Network", dependencies: ["Posix"], swiftSettings: settings),
+        // The epoll event loop: descriptors, timers and tasks posted from other threads, run on one thread.
+        .target(name: "EventLoop", dependencies: ["Posix"], swiftSettings: settings),
+        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing.
+        .target(name: "Network", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database file.
-        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib"], swiftSettings: settings),
+        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib", "RawText"], swiftSettings: settings),
 
         // Stored playlists: the .m3u files of playlist_directory, read and written as mpd does, atomically.
-        .target(name: "StoredPlaylists", dependencies: ["Model", "Posix"], swiftSettings: settings),
+        .target(name: "StoredPlaylists", dependencies: ["Model", "Posix", "RawText"], swiftSettings: settings),
 
         // The queue, the playlist logic and the player: decoder thread, PCM pipe, output threads, mixers, and
-        // the outputs that need no C library (null, fifo, pipe). ALSA lives in its own module.
+        // the outputs that need no C library (null, fifo, pipe, httpd). ALSA lives in its own module. EventLoop
+        // for the player's reports to the loop thread; Network for the httpd output's listeners and connections,
+        // served on a loop of its own.
         .target(
             name: "Playback",
             dependencies: [
-                "Model", "Formats", "Input", "Posix", "Network", "Soxr", "Samplerate", "Encoders", "Chromaprint",
+                "Model", "Formats", "Input", "Posix", "EventLoop", "Network", "Soxr", "Samplerate", "Encoders",
+                "Chromaprint",
             ],
             swiftSettings: settings),
 
@@ -237,8 +248,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MPDProtocol", "Model", "Network", "Posix", "Configuration", "Library", "Sticker", "StoredPlaylists",
-                "Playback", "Playlists", "Input",
+                "MPDProtocol", "Model", "EventLoop", "Network", "Posix", "Configuration", "Library", "Sticker",
+                "StoredPlaylists", "Playback", "Playlists", "Input", "RawText", "PCRE",
             ],
             swiftSettings: settings),
 
@@ -246,31 +257,33 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Server", "Configuration", "Network", "Posix", "Library", "Formats", "Model", "Playback", "ALSA",
-                "Shout",
-                "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Samplerate", "Playlists", "ICU",
+                "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
+                "ALSA", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Samplerate",
+                "Playlists", "ICU",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
         .target(
-            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "Network", "Playback"],
-            path: "Tests/TestSupport",
-            swiftSettings: settings),
+            name: "TestSupport", dependencies: ["Posix", "Library", "Model", "EventLoop", "Playback", "RawText"],
+            path: "Tests/TestSupport", swiftSettings: settings),
         // Files made once per test process with Debian's tools (sox, flac, lame…); Glibc only, no Foundation.
         .target(name: "TestTools", dependencies: ["Posix"], path: "Tests/TestTools", swiftSettings: settings),
-        .testTarget(name: "ICUTests", dependencies: ["ICU", "Model"], swiftSettings: settings),
-        .testTarget(name: "PCRETests", dependencies: ["PCRE"], swiftSettings: settings),
+        .testTarget(name: "ICUTests", dependencies: ["ICU", "Model", "Posix"], swiftSettings: settings),
+        .testTarget(name: "PCRETests", dependencies: ["PCRE", "Model"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(
             name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
             swiftSettings: settings),
         .testTarget(
-            name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "Configuration"],
+            name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "RawText", "Configuration"],
             swiftSettings: settings),
-        .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: settings),
-        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol"], swiftSettings: settings),
-        .testTarget(name: "PosixTests", dependencies: ["Posix", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "NetworkTests", dependencies: ["Network", "Posix", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "RawTextTests", dependencies: ["RawText"], swiftSettings: settings),
+        // PCRE: the matchers' `=~` cases run on the engine the server uses.
+        .testTarget(name: "ModelTests", dependencies: ["Model", "PCRE"], swiftSettings: settings),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "Model", "PCRE"], swiftSettings: settings),
+        .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
+        .testTarget(name: "NetworkTests", dependencies: ["Network"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
             name: "CurlTests",
@@ -308,12 +321,13 @@ let package = Package(
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),
         // MPDProtocol to parse the query engine's recorded filters as clients send them.
         .testTarget(
-            name: "LibraryTests", dependencies: ["Library", "MPDProtocol", "Model", "Posix", "TestSupport", "Zlib"],
+            name: "LibraryTests",
+            dependencies: ["Library", "MPDProtocol", "Model", "PCRE", "Posix", "RawText", "TestSupport", "Zlib"],
             swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",
             dependencies: [
-                "Playback", "Model", "Formats", "Input", "Posix", "Network", "Soxr", "Samplerate", "TestSupport",
+                "Playback", "Model", "Formats", "Input", "Posix", "EventLoop", "Soxr", "Samplerate", "TestSupport",
                 "TestTools",
             ], swiftSettings: settings),
         .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
@@ -322,8 +336,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Library", "MPDProtocol", "Model", "Network", "Playback", "Posix", "TestSupport", "Input",
-                "Playlists",
+                "Server", "Library", "MPDProtocol", "Model", "EventLoop", "Network", "Playback", "Posix", "TestSupport",
+                "Input", "Playlists", "RawText",
             ], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]

@@ -14,10 +14,10 @@ ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ff
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
-FORMAT_MODULES="Formats Input Posix MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
+FORMAT_MODULES="Formats Input Posix RawText MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
 # The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need
 # (ICU's for CSidplayShim and for CICUShim, the C shim under the ICU module).
-FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model PCRE Configuration"
+FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model Configuration"
 CXX_LIBS="$(pkg-config --libs libsidplayfp adplug icu-i18n) -lstdc++"
 # The C libraries' header directories those wrappers need (pkg-config names).
 FORMAT_PKGS="libmpg123 id3tag flac libavformat faad2 ogg vorbis opus sndfile wavpack libgme libopenmpt libmodplug libmikmod zlib"
@@ -27,12 +27,12 @@ is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return
 # The modules each target links (dependencies included).
 modules() {
     case "$1" in
-        protocol) echo "Server MPDProtocol Configuration Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Samplerate Encoders Lame Chromaprint $FORMAT_MODULES" ;;
-        filter) echo "MPDProtocol Model PCRE" ;;
-        playlists) echo "Playlists Expat Configuration Posix Model PCRE" ;;
-        mpddb) echo "Library Zlib ICU CICUShim Posix Model PCRE" ;;
-        config) echo "Configuration Network Posix MPDProtocol Model PCRE" ;;
-        icy) echo "Input Posix Model PCRE" ;;
+        protocol) echo "Server MPDProtocol PCRE Configuration EventLoop Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Samplerate Encoders Lame Chromaprint $FORMAT_MODULES" ;;
+        filter) echo "MPDProtocol Model PCRE RawText" ;;
+        playlists) echo "Playlists Expat Configuration Posix Model RawText" ;;
+        mpddb) echo "Library Zlib ICU CICUShim Posix RawText Model" ;;
+        config) echo "Configuration Network EventLoop Posix RawText MPDProtocol Model" ;;
+        icy) echo "Input Posix RawText Model" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
            echo "unknown fuzz target: $1 (targets: $ALL_TARGETS)" >&2; exit 64 ;;
     esac
@@ -43,7 +43,7 @@ roots=""
 for target in $targets; do
     case "$target" in
         protocol) roots="$roots Server TestSupport" ;;
-        filter) roots="$roots MPDProtocol" ;;
+        filter) roots="$roots MPDProtocol PCRE" ;;
         playlists) roots="$roots Playlists" ;;
         mpddb) roots="$roots Library" ;;
         config) roots="$roots Configuration Network MPDProtocol" ;;

@@ -2,6 +2,7 @@
 
 import Input
 import Model
+import RawText
 
 /// One audio format, as one of `mpd`'s decoder plugins: a tag/info reader for the library and a decoder
 /// factory for playback.

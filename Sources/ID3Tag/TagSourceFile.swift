@@ -2,6 +2,7 @@
 
 import Glibc
 import Model
+import Posix
 
 /// A failed file operation while reading tags: the call, its `errno` and the path.
 public struct TagFileError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -2,6 +2,7 @@
 
 internal import ICU
 import Model
+import RawText
 import Synchronization
 
 /// An immutable snapshot of the music database, with the lookup tables queries need.

@@ -2,6 +2,7 @@
 
 import Model
 import Posix
+import RawText
 
 /// The database file (`db_file`): a `Database` snapshot in a versioned binary format, written atomically.
 ///

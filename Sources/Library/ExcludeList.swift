@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
-import Model
 import Posix
+import RawText
 
 /// The patterns of `.mpdignore` files: one shell wildcard per line, matched against names in that
 /// directory and, as in `mpd`, in every directory below it. Missing or unreadable files exclude nothing.

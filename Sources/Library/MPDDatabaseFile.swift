@@ -2,6 +2,7 @@
 
 import Glibc
 import Model
+import RawText
 import Zlib
 
 /// `mpd`'s own database file: the "simple" database plugin's text format (format 2, as `mpd` 0.23.12 writes

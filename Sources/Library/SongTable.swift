@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import RawText
 
 /// The distinct tag values of a snapshot, each once (by bytes), as numbered UTF-8 byte strings in one buffer.
 ///

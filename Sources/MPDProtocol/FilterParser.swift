@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
-import PCRE
 
 /// Parses filter arguments as `mpd` 0.23.12 does: expressions `(…)` and legacy `TYPE VALUE` pairs, ANDed.
 ///
@@ -15,16 +14,19 @@ public enum FilterParser {
     /// - Parameters:
     ///   - arguments: the filter arguments, after `sort`/`window`/`group`/`position` were taken off the end.
     ///   - foldCase: `true` for `search`, `searchadd`, `searchaddpl`, `playlistsearch`.
+    ///   - regex: the engine that compiles `=~` and `!~` operands (PCRE's `RegularExpression`, as `mpd`'s).
     /// - Throws: `Incorrect number of filter arguments`, `Unparsed garbage after expression`,
     ///   `Unknown filter type`, `Bad URI` and the expression, date, audio-format and regex errors.
-    public static func parse(arguments: ArraySlice<String>, foldCase: Bool) throws(AckError) -> SongFilter {
+    public static func parse(
+        arguments: ArraySlice<String>, foldCase: Bool, regex: any FilterRegularExpression.Type
+    ) throws(AckError) -> SongFilter {
         guard !arguments.isEmpty else { throw AckError(.arg, "Incorrect number of filter arguments") }
         var filter = SongFilter()
         var index = arguments.startIndex
         repeat {
             let argument = FilterCNumbers.cString(arguments[index])
             if argument.first == UInt8(ascii: "(") {
-                var scanner = ExpressionScanner(argument, foldCase: foldCase)
+                var scanner = ExpressionScanner(argument, foldCase: foldCase, regex: regex)
                 let item = try scanner.expression()
                 guard scanner.atEnd else { throw AckError(.arg, "Unparsed garbage after expression") }
                 filter.append(item)
@@ -102,11 +104,13 @@ extension FilterParser {
     struct ExpressionScanner {
         private let bytes: [UInt8]
         private let foldCase: Bool
+        private let regex: any FilterRegularExpression.Type
         private var index = 0
 
-        init(_ bytes: [UInt8], foldCase: Bool) {
+        init(_ bytes: [UInt8], foldCase: Bool, regex: any FilterRegularExpression.Type) {
             self.bytes = bytes
             self.foldCase = foldCase
+            self.regex = regex
         }
 
         var atEnd: Bool { self.index >= self.bytes.count }
@@ -253,7 +257,8 @@ extension FilterParser {
                 self.skipWhitespace()
                 let pattern = String(decoding: try self.quoted(), as: UTF8.self)
                 do {
-                    return try StringMatcher(regex: pattern, foldCase: self.foldCase, negated: negated)
+                    return try StringMatcher(
+                        regex: pattern, foldCase: self.foldCase, negated: negated, using: self.regex)
                 } catch {
                     throw AckError(.arg, error.description)
                 }

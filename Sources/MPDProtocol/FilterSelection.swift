@@ -27,10 +27,13 @@ public struct FilterSelection: Sendable {
     /// `window` is recognised only as the last pair and taken off first, then `sort` as the new last pair; the
     /// keywords are case-sensitive. Anything else (a misplaced `sort`, `window`, `position`) reaches the filter
     /// parser and fails there, usually with `Unknown filter type`. Errors come in that order: window, sort,
-    /// filter. For `findadd`/`searchadd`/`searchaddpl`, remove `position P` first (`splitPosition(_:)`).
+    /// filter. For `findadd`/`searchadd`/`searchaddpl`, remove `position P` first (`splitPosition(_:)`). `regex`
+    /// compiles `=~` and `!~` operands.
     ///
     /// - Throws: `AckError` code 2, from `WindowRange.parse`, `SortOrder.parse` or `FilterParser.parse`.
-    public static func parse(arguments: ArraySlice<String>, foldCase: Bool) throws(AckError) -> FilterSelection {
+    public static func parse(
+        arguments: ArraySlice<String>, foldCase: Bool, regex: any FilterRegularExpression.Type
+    ) throws(AckError) -> FilterSelection {
         var arguments = arguments
         var window = WindowRange.all
         if arguments.count >= 2 && arguments[arguments.endIndex - 2] == "window" {
@@ -42,7 +45,7 @@ public struct FilterSelection: Sendable {
             sort = try SortOrder.parse(arguments[arguments.endIndex - 1])
             arguments.removeLast(2)
         }
-        let filter = try FilterParser.parse(arguments: arguments, foldCase: foldCase)
+        let filter = try FilterParser.parse(arguments: arguments, foldCase: foldCase, regex: regex)
         return FilterSelection(filter: filter, sort: sort, window: window)
     }
 

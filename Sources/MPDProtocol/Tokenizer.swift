@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Model
+import RawText
 
 /// Splits a request line into a command name and arguments, with `mpd`'s rules and error texts.
 ///

@@ -4,6 +4,7 @@ import CMPG123
 import Glibc
 import Input
 import Model
+import Posix
 
 /// One libmpg123 decoder handle; deletes itself (and closes its stream) when released.
 ///

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import PCRE
-
 /// How a filter compares one string (a tag value or a URI) with its operand: `mpd`'s `StringFilter`.
 ///
 /// Comparisons are byte-wise on UTF-8. With `foldCase`, `==` and `contains` compare `FilterCaseFold.fold(_:)`
 /// forms (the needle is folded once, here), while a regex stays on the raw value and becomes caseless (ASCII
-/// only, since `mpd` does not use PCRE's UTF mode).
+/// only, since `mpd` does not use PCRE's UTF mode). Regexes are compiled by the `FilterRegularExpression` type
+/// the caller passes in.
 public struct StringMatcher: Sendable {
     /// The comparison.
     public enum Operation: Sendable, Hashable {
@@ -35,9 +34,12 @@ public struct StringMatcher: Sendable {
         let operation: Operation
         let foldCase: Bool
         let folded: FoldedText?
-        let regex: RegularExpression?
+        let regex: (any FilterRegularExpression)?
 
-        init(value: String, operation: Operation, foldCase: Bool, folded: FoldedText?, regex: RegularExpression?) {
+        init(
+            value: String, operation: Operation, foldCase: Bool, folded: FoldedText?,
+            regex: (any FilterRegularExpression)?
+        ) {
             self.value = value
             self.operation = operation
             self.foldCase = foldCase
@@ -57,11 +59,13 @@ public struct StringMatcher: Sendable {
             folded: foldCase ? FoldedText(folding: value) : nil, regex: nil)
     }
 
-    /// Creates a `=~` matcher, compiled with `mpd`'s options (caseless when `foldCase`).
+    /// Creates a `=~` matcher, compiled by `engine` with `mpd`'s options (caseless when `foldCase`).
     ///
-    /// - Throws: `RegularExpressionError` when PCRE2 rejects the pattern.
-    public init(regex pattern: String, foldCase: Bool, negated: Bool = false) throws(RegularExpressionError) {
-        let regex = try RegularExpression(pattern, options: foldCase ? .mpdFilterCaseless : .mpdFilter)
+    /// - Throws: `FilterRegularExpressionError` when the engine rejects the pattern.
+    public init(
+        regex pattern: String, foldCase: Bool, negated: Bool = false, using engine: any FilterRegularExpression.Type
+    ) throws(FilterRegularExpressionError) {
+        let regex = try engine.init(filterPattern: pattern, caseless: foldCase)
         self.negated = negated
         self.storage = Storage(value: pattern, operation: .regex, foldCase: foldCase, folded: nil, regex: regex)
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Posix
 
 /// What a `Connection` tells its owner. Every call happens on the loop thread.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Posix
 
 /// A listening socket registered with the event loop, handing each accepted connection to a callback.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Network
+import EventLoop
 import Posix
 
 /// The monotonic clock that paces the outputs without a device clock, times the player's output retries and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import RawText
 
 /// One song a playlist file names, as `mpd`'s playlist plugins give it (a `DetachedSong` before it is
 /// translated): the URI as written, the tags the playlist gave, and for cue tracks a range of the file.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Model
+import RawText
 
 /// Text helpers with `mpd`'s exact rules, for the line-based plugins. Pure.
 enum TextLines {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
-import Model
 
 /// Replacing files so that a crash at any moment leaves either the old or the new content, never a mix:
 /// a temporary file beside the target is written and synced, renamed over the target, and the directory

@@ -67,13 +67,28 @@ public enum Epoll {
         }
     }
 
+    /// Room for the events one `epoll_wait` returns.
+    public struct EventBuffer {
+        fileprivate var entries: [epoll_event]
+
+        /// A buffer for at most `capacity` events per wait.
+        public init(capacity: Int) {
+            self.entries = [epoll_event](repeating: epoll_event(), count: max(1, capacity))
+        }
+
+        /// Entry `index` of the last wait that filled it.
+        public subscript(index: Int) -> Event {
+            Event(events: Events(rawValue: self.entries[index].events), tag: self.entries[index].data.u64)
+        }
+    }
+
     /// Waits for events, filling `buffer`; returns how many arrived. `EINTR` counts as zero events.
     ///
     /// The corresponding C function is `epoll_wait`.
     public static func epoll_wait(
-        _ epoll: FileDescriptor, into buffer: inout [epoll_event], timeoutMilliseconds: Int32
+        _ epoll: FileDescriptor, into buffer: inout EventBuffer, timeoutMilliseconds: Int32
     ) throws(SystemCallError) -> Int {
-        let count = buffer.withUnsafeMutableBufferPointer {
+        let count = buffer.entries.withUnsafeMutableBufferPointer {
             CLinux.epoll_wait(epoll.rawValue, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
         }
         if count < 0 {
@@ -82,11 +97,6 @@ public enum Epoll {
             throw SystemCallError("epoll_wait", error)
         }
         return Int(count)
-    }
-
-    /// Decodes entry `index` of an `epoll_wait` buffer.
-    public static func event(at index: Int, in buffer: [epoll_event]) -> Event {
-        Event(events: Events(rawValue: buffer[index].events), tag: buffer[index].data.u64)
     }
 }
 

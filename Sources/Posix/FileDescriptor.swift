@@ -2,7 +2,6 @@
 
 import CLinux
 import Glibc
-import Model
 
 /// An open file descriptor: a typed wrapper over the raw integer.
 ///

@@ -2,7 +2,7 @@
 
 import CLinux
 import Glibc
-import Model
+import RawText
 
 /// What `stat` says about a file system entry.
 public struct FileStatus: Sendable, Hashable {

@@ -2,7 +2,6 @@
 
 import CLinux
 import Glibc
-import Model
 
 /// Linux inotify, named after its C functions.
 public enum Inotify {

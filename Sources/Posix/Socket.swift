@@ -2,7 +2,7 @@
 
 import CLinux
 import Glibc
-import Model
+import RawText
 
 /// Stream-socket calls on a `FileDescriptor`, named after their C functions.
 public enum Socket {

@@ -2,7 +2,7 @@
 
 import CLinux
 import Glibc
-import Model
+import RawText
 
 /// A socket address: IPv4, IPv6, a Unix socket path or a Linux abstract socket name.
 public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
-import Model
+import RawText
 
 /// An entry of the user database: what `getpwnam` gives for a user name.
 public struct UserAccount: Sendable, Hashable {

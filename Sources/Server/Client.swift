@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Glibc
 import Input
 import MPDProtocol
 import Model
 import Network
 import Posix
+import RawText
 
 /// One client's connection: the shell around its ``ClientSession``. It frames request lines, feeds them and
 /// what its commands did to the session, and performs the session's actions on the socket: runs commands,

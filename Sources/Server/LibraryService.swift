@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Dispatch
+import EventLoop
 import Glibc
 import Library
 import MPDProtocol
 import Model
-import Network
 import Posix
 
 /// The database as the server sees it: the current snapshot, the update queue, the database file.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Model
+import RawText
 
 /// A reply built as bytes: `key: value` lines appended without string interpolation, for the replies
 /// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).

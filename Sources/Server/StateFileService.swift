@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Library
 import MPDProtocol
 import Model
-import Network
 import Playback
 import Posix
 import StoredPlaylists

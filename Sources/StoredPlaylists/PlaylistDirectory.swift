@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
-import Model
 import Posix
+import RawText
 
 /// The stored playlists: `NAME.m3u` files in `playlist_directory`, with `mpd`'s names, listing and errors.
 ///

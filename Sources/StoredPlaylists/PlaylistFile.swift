@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import Posix
 
 /// The `.m3u` text of a stored playlist, read and written as `mpd` does: one URI per line, `#` lines
 /// are comments, song paths relative to the music directory (or absolute with

@@ -3,10 +3,10 @@
 import ALSA
 import Configuration
 import Curl
+import EventLoop
 import Formats
 import Input
 import Model
-import Network
 import Playback
 import Posix
 import Samplerate

@@ -2,6 +2,7 @@
 
 import Configuration
 import Curl
+import EventLoop
 import Formats
 import Glibc
 import ICU

@@ -2,6 +2,7 @@
 
 import ICU
 import Model
+import Posix
 import Testing
 
 @Suite struct CharsetConverterTests {

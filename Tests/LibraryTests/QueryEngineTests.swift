@@ -2,6 +2,7 @@
 
 import MPDProtocol
 import Model
+import PCRE
 import Testing
 
 @testable import Library
@@ -269,7 +270,9 @@ struct QueryEngineTests {
     ]
 
     static func parse(_ command: String, _ arguments: [String]) -> SongFilter {
-        (try? FilterParser.parse(arguments: arguments[...], foldCase: command == "search")) ?? SongFilter([.never])
+        (try? FilterParser.parse(
+            arguments: arguments[...], foldCase: command == "search", regex: RegularExpression.self))
+            ?? SongFilter([.never])
     }
 
     // MARK: - Tests
@@ -283,7 +286,8 @@ struct QueryEngineTests {
         #expect(database.hasByteExactPostings(.genre))
         for (command, arguments) in Self.filters {
             #expect(
-                (try? FilterParser.parse(arguments: arguments[...], foldCase: command == "search")) != nil,
+                (try? FilterParser.parse(
+                    arguments: arguments[...], foldCase: command == "search", regex: RegularExpression.self)) != nil,
                 "\(command) \(arguments) parses")
         }
     }

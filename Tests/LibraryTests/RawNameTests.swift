@@ -3,6 +3,7 @@
 import Glibc
 import Model
 import Posix
+import RawText
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import PCRE
 import Testing
 
 @testable import MPDProtocol
@@ -28,7 +29,7 @@ struct FilterDifferentialTests {
         let actual: FilterProbe.Expected
         do {
             let selection = try FilterSelection.parse(
-                arguments: probe.arguments[...], foldCase: probe.command == "search")
+                arguments: probe.arguments[...], foldCase: probe.command == "search", regex: RegularExpression.self)
             var songs = library.filter { selection.filter.matches($0) }
             if let sort = selection.sort { songs = Self.sorted(songs, by: sort) }
             actual = .files(songs[selection.window.indices(count: songs.count)].map(\.uri))

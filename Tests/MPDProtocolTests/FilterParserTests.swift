@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import PCRE
 import Testing
 
 @testable import MPDProtocol
 
 struct FilterParserTests {
     private func parse(_ arguments: [String], fold: Bool = false) throws(AckError) -> SongFilter {
-        try FilterParser.parse(arguments: arguments[...], foldCase: fold)
+        try FilterParser.parse(arguments: arguments[...], foldCase: fold, regex: RegularExpression.self)
     }
 
     private func matcher(_ item: FilterItem?) -> StringMatcher? {
@@ -29,7 +30,8 @@ struct FilterParserTests {
     ])
     func twoEscapingLayers(line: String, value: String) throws {
         let request = try Tokenizer.tokenize(Array(line.utf8))
-        let filter = try FilterParser.parse(arguments: request.arguments[...], foldCase: false)
+        let filter = try FilterParser.parse(
+            arguments: request.arguments[...], foldCase: false, regex: RegularExpression.self)
         #expect(self.matcher(filter.items.first)?.value == value)
     }
 
@@ -143,12 +145,15 @@ struct FilterParserTests {
 
     @Test func selectionTakesWindowThenSortFromTheEnd() throws {
         let selection = try FilterSelection.parse(
-            arguments: ["artist", "A", "sort", "-Track", "window", "2:"], foldCase: false)
+            arguments: ["artist", "A", "sort", "-Track", "window", "2:"], foldCase: false, regex: RegularExpression.self
+        )
         #expect(selection.sort == SortOrder(key: .tag(.track), descending: true))
         #expect(selection.window == WindowRange(start: 2, end: nil))
         #expect(selection.filter.items.count == 1)
         #expect(throws: AckError(.arg, "Unknown filter type")) {
-            try FilterSelection.parse(arguments: ["artist", "A", "window", "1", "sort", "Title"], foldCase: false)
+            try FilterSelection.parse(
+                arguments: ["artist", "A", "window", "1", "sort", "Title"], foldCase: false,
+                regex: RegularExpression.self)
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import PCRE
 import Testing
 
 /// A song for matching tests, using the default (fold-on-demand) folded values.
@@ -66,9 +67,13 @@ struct FilterMatchingTests {
         #expect(!tag(.genre, .equals, "", not: true).matches(self.untagged))
         #expect(!tag(.albumArtist, .equals, "").matches(self.artistOnly))
         #expect(tag(.albumArtist, .equals, "").matches(self.untagged))
-        #expect(try FilterItem.tag(.genre, StringMatcher(regex: "", foldCase: false)).matches(self.untagged))
         #expect(
-            try !FilterItem.tag(.genre, StringMatcher(regex: "", foldCase: false, negated: true)).matches(self.untagged)
+            try FilterItem.tag(.genre, StringMatcher(regex: "", foldCase: false, using: RegularExpression.self))
+                .matches(self.untagged))
+        #expect(
+            try !FilterItem.tag(
+                .genre, StringMatcher(regex: "", foldCase: false, negated: true, using: RegularExpression.self)
+            ).matches(self.untagged)
         )
         #expect(tag(.genre, .contains, "").matches(self.untagged))
         #expect(!tag(.genre, .contains, "", not: true).matches(self.untagged))
@@ -139,10 +144,18 @@ struct FilterMatchingTests {
 
     @Test func regexIsUnanchoredAndCaselessOnlyWhenFolding() throws {
         let song = Song([TagItem(.title, "Straße")])
-        #expect(try FilterItem.tag(.title, StringMatcher(regex: "raß", foldCase: false)).matches(song))
-        #expect(try !FilterItem.tag(.title, StringMatcher(regex: "STRA", foldCase: false)).matches(song))
-        #expect(try FilterItem.tag(.title, StringMatcher(regex: "STRA", foldCase: true)).matches(song))
-        #expect(try !FilterItem.tag(.title, StringMatcher(regex: "STRASSE", foldCase: true)).matches(song))
+        #expect(
+            try FilterItem.tag(.title, StringMatcher(regex: "raß", foldCase: false, using: RegularExpression.self))
+                .matches(song))
+        #expect(
+            try !FilterItem.tag(.title, StringMatcher(regex: "STRA", foldCase: false, using: RegularExpression.self))
+                .matches(song))
+        #expect(
+            try FilterItem.tag(.title, StringMatcher(regex: "STRA", foldCase: true, using: RegularExpression.self))
+                .matches(song))
+        #expect(
+            try !FilterItem.tag(.title, StringMatcher(regex: "STRASSE", foldCase: true, using: RegularExpression.self))
+                .matches(song))
     }
 
     @Test func foldedComparisonsUseFullFoldingWithMPDsQuirk() {
@@ -166,7 +179,7 @@ struct FilterMatchingTests {
             tag(.genre, .equals, "", fold: true), tag(.artist, .contains, "x", fold: true, not: true),
             .anyTag(StringMatcher("GAMMA", operation: .equals, foldCase: true)),
             .uri(StringMatcher("a/b", operation: .contains, foldCase: true)),
-            try .tag(.title, StringMatcher(regex: "^s", foldCase: true)),
+            try .tag(.title, StringMatcher(regex: "^s", foldCase: true, using: RegularExpression.self)),
         ]
         for song in songs {
             for item in items { #expect(item.matches(song) == item.matches(IndexedSong(song: song))) }

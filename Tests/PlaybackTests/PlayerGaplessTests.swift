@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Foundation
 import Model
-import Network
 import Playback
 import Testing
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Dispatch
+import EventLoop
 import Formats
 import Foundation
 import Input
 import Model
-import Network
 import Playback
 import Synchronization
 import TestSupport

@@ -3,6 +3,7 @@
 import Library
 import Model
 import Posix
+import RawText
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Glibc
-import Network
 import Playback
 import Posix
 import Synchronization

@@ -8,6 +8,7 @@
 
 import MPDProtocol
 import Model
+import PCRE
 
 /// A song for the matcher: tag values by type, URI, mtime and format, some absent.
 struct FuzzSong: FilterSubject {
@@ -50,7 +51,10 @@ public func filterFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     let (arguments, position) = FilterSelection.splitPosition(request.arguments[...])
     if let position { _ = try? ArgumentParser.unsigned(position) }
     for foldCase in [false, true] {
-        guard let selection = try? FilterSelection.parse(arguments: arguments, foldCase: foldCase) else { continue }
+        guard
+            let selection = try? FilterSelection.parse(
+                arguments: arguments, foldCase: foldCase, regex: RegularExpression.self)
+        else { continue }
         _ = selection.filter.base
         _ = selection.filter.hasOtherThanBase
         let matches = FuzzSong.library.filter { selection.filter.matches($0) }

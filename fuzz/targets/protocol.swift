@@ -6,11 +6,11 @@
 // until the server closes. This covers the line framer, the tokenizer, command lists, idle, the command
 // table, permission and argument checks, argument parsing and every handler.
 
+import EventLoop
 import Glibc
 import Library
 import MPDProtocol
 import Model
-import Network
 import Posix
 import Server
 import TestSupport

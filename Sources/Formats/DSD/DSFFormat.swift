@@ -3,6 +3,7 @@
 import ID3Tag
 import Input
 import Model
+import RawText
 
 /// Sony's DSF files, as `mpd` 0.23.12's `dsf` plugin reads them (its own parser; no library exists).
 ///

@@ -3,6 +3,7 @@
 import FFmpeg
 import ID3Tag
 import Model
+import RawText
 
 /// `mpd`'s rules for FFmpeg metadata (`FfmpegMetaData.cxx` and the plugin's ReplayGain/MixRamp parsing):
 /// which tags, `readcomments` pairs, ReplayGain and MixRamp values the container's and the audio stream's

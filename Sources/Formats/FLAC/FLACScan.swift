@@ -4,6 +4,7 @@ import FLAC
 import ID3Tag
 import Input
 import Model
+import RawText
 
 /// What `mpd`'s FLAC and Ogg FLAC plugins take from a stream's metadata blocks (read with libFLAC's metadata
 /// chain, as `mpd` reads them), shared by the `flac` and `oggflac` plugins.

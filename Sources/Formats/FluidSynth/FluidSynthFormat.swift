@@ -3,6 +3,7 @@
 import FluidSynth
 import Input
 import Model
+import Posix
 
 /// The settings of `mpd`'s fluidsynth plugin (its `decoder { plugin "fluidsynth" }` block), with `mpd`'s
 /// defaults.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ID3Tag
-import Model
+import RawText
 
 /// The result of `mpd`'s generic tag scan (`ScanGenericTags`): APE first, ID3 if APE recognised nothing.
 public struct GenericTags {

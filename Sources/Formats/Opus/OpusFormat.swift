@@ -5,6 +5,7 @@ import ID3Tag
 import Input
 import Model
 import Ogg
+import RawText
 
 /// Ogg Opus as Debian's `mpd` 0.23.12 reads it (its `opus` plugin), which parses `OpusHead` and `OpusTags`
 /// itself: `Format:` is always `48000:16:channels`; the duration is the end-of-stream granule position over

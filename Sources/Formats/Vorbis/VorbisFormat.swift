@@ -4,6 +4,7 @@ import ID3Tag
 import Input
 import Model
 import Ogg
+import RawText
 
 /// Ogg Vorbis as Debian's `mpd` 0.23.12 reads it (its `vorbis` plugin): libvorbis parses the three headers
 /// (so a file whose first stream is not Vorbis — Ogg FLAC, Opus — is not recognised and the registry asks

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Model
 import Network
 import Posix

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import EventLoop
 import Formats
 import Input
 import Model
-import Network
 import Synchronization
 
 /// The player: a decoder thread decoding ahead into a preallocated chunk pipe and one thread per output

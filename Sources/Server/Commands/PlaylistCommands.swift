@@ -477,7 +477,7 @@ enum PlaylistCommands {
             position = try ArgumentParser.unsigned(arguments[arguments.endIndex - 1])
             arguments.removeLast(2)
         }
-        let selection = try FilterSelection.parse(arguments: arguments, foldCase: true)
+        let selection = try FilterSelection.parse(arguments: arguments, foldCase: true, regex: SearchCommands.regex)
         let database = try DatabaseCommands.database(context)
         let context = context
         let found = { () throws(AckError) -> [String] in

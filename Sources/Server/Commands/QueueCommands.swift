@@ -241,7 +241,7 @@ enum QueueCommands {
             try positionText.map { text throws(AckError) in
                 try QueueArguments.insertPosition(text, playlist: playlist)
             } ?? playlist.queue.count
-        let selection = try FilterSelection.parse(arguments: rest, foldCase: foldCase)
+        let selection = try FilterSelection.parse(arguments: rest, foldCase: foldCase, regex: SearchCommands.regex)
         let database = try DatabaseCommands.database(context)
         let selected = try SearchCommands.select(database, SongQuery(selection))
         try self.append(selected, from: database, to: playlist, position: position, bulk: false)
@@ -389,7 +389,8 @@ enum QueueCommands {
     }
 
     static func find(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
-        let filter = try FilterParser.parse(arguments: context.arguments[...], foldCase: foldCase)
+        let filter = try FilterParser.parse(
+            arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
         let queue = context.server.playlist.queue
         for position in 0..<queue.count where filter.matches(queue.items[position].song) {
             self.writeItem(at: position, context: context)

@@ -3,6 +3,7 @@
 import Library
 import MPDProtocol
 import Model
+import PCRE
 
 /// Querying the database: `find`, `search`, `count`, `list`. Each parses its arguments, asks the database's query
 /// engine (`Database.select`, `count`, `list`) and prints the answer.
@@ -14,6 +15,9 @@ enum SearchCommands {
         Command("search", .read, 1, nil) { context throws(AckError) in try match(&context, foldCase: true) },
     ]
 
+    /// The engine of `=~` and `!~` filters: PCRE2, as `mpd`'s.
+    static let regex: any FilterRegularExpression.Type = RegularExpression.self
+
     /// The songs `query` selects (`Database.select(_:)`), with its failure as `mpd`'s ACK.
     ///
     /// - Throws: `No such directory` (50) for a base that is neither a directory nor a song.
@@ -22,7 +26,8 @@ enum SearchCommands {
     }
 
     static func match(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
-        let selection = try FilterSelection.parse(arguments: context.arguments[...], foldCase: foldCase)
+        let selection = try FilterSelection.parse(
+            arguments: context.arguments[...], foldCase: foldCase, regex: Self.regex)
         let database = try DatabaseCommands.database(context)
         let selected = try select(database, SongQuery(selection))
         let tags = DatabaseCommands.visibleTags(context)
@@ -50,7 +55,9 @@ enum SearchCommands {
             group = type
             arguments.removeLast(2)
         }
-        let filter = arguments.isEmpty ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false)
+        let filter =
+            arguments.isEmpty
+            ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
         let database = try DatabaseCommands.database(context)
         guard let group else {
             let total: SongCount
@@ -76,7 +83,8 @@ enum SearchCommands {
         let database = try DatabaseCommands.database(context)
         if name.lowercased() == "file" || name.lowercased() == "filename" {
             let filter =
-                arguments.isEmpty ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false)
+                arguments.isEmpty
+                ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
             for index in try select(database, SongQuery(filter: filter)) {
                 context.write("file", database.songs.uri(index))
             }
@@ -102,7 +110,9 @@ enum SearchCommands {
             groups.append(group)
             arguments.removeLast(2)
         }
-        if !arguments.isEmpty { filter = try FilterParser.parse(arguments: arguments, foldCase: false) }
+        if !arguments.isEmpty {
+            filter = try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
+        }
 
         let list: TagList
         do throws(QueryError) {

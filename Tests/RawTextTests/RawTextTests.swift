@@ -2,7 +2,7 @@
 
 import Testing
 
-@testable import Model
+@testable import RawText
 
 struct RawTextTests {
     /// A small seeded generator, so a failure reproduces.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Model
+import Posix
+import RawText
 import Synchronization
 import Testing
 

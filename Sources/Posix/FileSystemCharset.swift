@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import RawText
+
 /// How file names are converted between the file system and the UTF-8 the rest of the server speaks, as `mpd`'s
 /// `filesystem_charset`: without it (the default) names keep their bytes (`RawText`); with it, every name read
 /// from the kernel (directory entries, link targets, resolved paths, inotify events, stored playlist lines) is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import CLinux
+import Glibc
 import Posix
 import Synchronization
 
@@ -89,11 +89,11 @@ public final class EventLoop: @unchecked Sendable {
     public func run() throws(SystemCallError) {
         self.loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         self.running.store(true, ordering: .relaxed)
-        var buffer = [epoll_event](repeating: epoll_event(), count: 256)
+        var buffer = Epoll.EventBuffer(capacity: 256)
         while self.running.load(ordering: .relaxed) {
             let count = try Epoll.epoll_wait(self.epoll, into: &buffer, timeoutMilliseconds: -1)
             for index in 0..<count {
-                let event = Epoll.event(at: index, in: buffer)
+                let event = buffer[index]
                 switch event.tag {
                 case Self.wakeTag:
                     EventFD.drain(self.wakeFD)
