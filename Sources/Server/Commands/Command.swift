@@ -95,7 +95,7 @@ public struct Command: Sendable {
     let handler: @Sendable (inout CommandContext) throws(AckError) -> CommandResult
     /// Whether `commands` lists it with the server's configuration (`mpd` hides `sticker` without a
     /// sticker database and the stored-playlist commands without a playlist directory; they still run).
-    private(set) var isAvailable: @Sendable (Server) -> Bool = { _ in true }
+    private(set) var isAvailable: @Sendable (SharedServices) -> Bool = { _ in true }
 
     init(
         _ name: String, _ permission: Permission, _ minimum: Int?, _ maximum: Int?,
@@ -109,7 +109,7 @@ public struct Command: Sendable {
     }
 
     /// The same command, listed by `commands` only while `condition` holds.
-    func available(when condition: @escaping @Sendable (Server) -> Bool) -> Command {
+    func available(when condition: @escaping @Sendable (SharedServices) -> Bool) -> Command {
         var command = self
         command.isAvailable = condition
         return command
@@ -128,10 +128,11 @@ public struct Command: Sendable {
     }
 }
 
-/// What a handler sees: its arguments, where its reply goes and the services of the client's partition.
+/// What a handler sees: its arguments, where its reply goes, the services of the client's partition, the services
+/// every client shares and the client's own settings.
 ///
-/// `client` and `server` are there for the handlers that still reach through them; handlers moved to the narrow
-/// context (``PlaybackCommands``) use only `arguments`, `reply` and `partition`.
+/// Handlers use only `arguments`, `reply`, `partition`, `services` and `session`, except `channels` and
+/// `sendmessage`, which still reach every client through `server`.
 public struct CommandContext {
     /// The command's arguments.
     public let arguments: [String]
@@ -139,8 +140,10 @@ public struct CommandContext {
     let reply: any ReplySink
     /// The services of the client's partition.
     let partition: Partition
-    /// The client running the command.
-    let client: Client
+    /// The services every client shares: settings, log, music and sticker databases.
+    let services: SharedServices
+    /// The client's own settings: permissions, tag mask, binary limit, subscriptions, messages.
+    let session: SessionSettings
     /// The server.
     let server: Server
 
@@ -149,7 +152,8 @@ public struct CommandContext {
         self.arguments = arguments
         self.reply = client
         self.partition = client.partition
-        self.client = client
+        self.services = server.services
+        self.session = client.settings
         self.server = server
     }
 
