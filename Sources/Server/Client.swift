@@ -48,6 +48,7 @@ public final class Client: ConnectionDelegate, ReplySink {
             maxOutputBufferSize: server.options.maxOutputBufferSize
         )
         connection.delegate = self
+        self.settings.notifyMessage = { [weak self] in self?.notify(IdleMask(.message)) }
         // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
         connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
     }

@@ -31,6 +31,8 @@ public final class Server {
     }
     /// Raises an idle event for every client (``SharedServices/emit(_:)``).
     private lazy var raiseForEveryone: (IdleEvent) -> Void = { [unowned self] event in self.emit(event) }
+    /// Every connected client's settings (``SharedServices/allSessions``).
+    private lazy var everySession: () -> [SessionSettings] = { [unowned self] in self.clients.values.map(\.settings) }
     /// The music database, when a music directory is configured.
     private(set) var library: LibraryService?
     /// The sticker database, when `sticker_file` is set; opened by `start()`.
@@ -41,7 +43,8 @@ public final class Server {
     var services: SharedServices {
         SharedServices(
             startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
-            stickers: self.stickers, commands: self.commands, raise: self.raiseForEveryone)
+            stickers: self.stickers, commands: self.commands, raise: self.raiseForEveryone,
+            sessions: self.everySession)
     }
 
     private var listeners: [Listener] = []
@@ -242,9 +245,6 @@ public final class Server {
         self.clients.removeValue(forKey: client.id)
         self.logger.debug("client closed", ["client": "\(client.id)"])
     }
-
-    /// Every connected client.
-    var allClients: Dictionary<Int, Client>.Values { self.clients.values }
 
     // MARK: - Idle
 

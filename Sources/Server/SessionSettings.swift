@@ -20,6 +20,8 @@ final class SessionSettings {
     var subscriptions: [String] = []
     /// Messages received and not yet read.
     var messages: [(channel: String, text: String)] = []
+    /// Tells the client that a message arrived (idle `message`); set by its ``Client``.
+    var notifyMessage: () -> Void = {}
     /// Whether the client is connected over a local socket.
     let isLocal: Bool
     /// The user id of a local client's process, when the socket tells it.

@@ -6,8 +6,8 @@ import Model
 import Sticker
 
 /// The services every client's commands share, whatever their partition, as `mpd`'s `Instance` holds them beside
-/// its partitions: the start time, the settings in force, the log, the command table, the music database, the sticker database,
-/// and the idle events that concern every client.
+/// its partitions: the start time, the settings in force, the log, the command table, the music and sticker
+/// databases, the idle events that concern every client, and every client's settings (messages between clients).
 ///
 /// A snapshot the server makes for each command; the services themselves are loop-confined.
 struct SharedServices {
@@ -24,10 +24,12 @@ struct SharedServices {
     /// The commands the server knows.
     let commands: CommandTable
     private let raise: (IdleEvent) -> Void
+    private let sessions: () -> [SessionSettings]
 
     init(
         startTime: UInt64, options: ServerOptions, logger: Logger, library: LibraryService?,
-        stickers: StickerDatabase?, commands: CommandTable, raise: @escaping (IdleEvent) -> Void
+        stickers: StickerDatabase?, commands: CommandTable, raise: @escaping (IdleEvent) -> Void,
+        sessions: @escaping () -> [SessionSettings]
     ) {
         self.startTime = startTime
         self.options = options
@@ -36,7 +38,11 @@ struct SharedServices {
         self.stickers = stickers
         self.commands = commands
         self.raise = raise
+        self.sessions = sessions
     }
+
+    /// The settings of every connected client (`channels`, `sendmessage`).
+    var allSessions: [SessionSettings] { self.sessions() }
 
     /// Raises `event` for every client, whatever its partition (`stored_playlist`, `subscription`), through the
     /// same path as a partition's events.

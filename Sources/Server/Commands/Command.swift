@@ -131,8 +131,7 @@ public struct Command: Sendable {
 /// What a handler sees: its arguments, where its reply goes, the services of the client's partition, the services
 /// every client shares and the client's own settings.
 ///
-/// Handlers use only `arguments`, `reply`, `partition`, `services` and `session`, except `channels` and
-/// `sendmessage`, which still reach every client through `server`.
+/// Nothing else: no handler reaches the client or the server behind them.
 public struct CommandContext {
     /// The command's arguments.
     public let arguments: [String]
@@ -144,8 +143,6 @@ public struct CommandContext {
     let services: SharedServices
     /// The client's own settings: permissions, tag mask, binary limit, subscriptions, messages.
     let session: SessionSettings
-    /// The server.
-    let server: Server
 
     /// The context of a command `client` runs with `arguments`, in the client's partition.
     init(client: Client, server: Server, arguments: [String]) {
@@ -154,7 +151,6 @@ public struct CommandContext {
         self.partition = client.partition
         self.services = server.services
         self.session = client.settings
-        self.server = server
     }
 
     /// Appends `key: value\n` to the reply.

@@ -55,7 +55,7 @@ enum MessageCommands {
 
     static func channels(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var names = Set<String>()
-        for client in context.server.allClients { names.formUnion(client.settings.subscriptions) }
+        for session in context.services.allSessions { names.formUnion(session.subscriptions) }
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             context.write("channel", name)
         }
@@ -67,12 +67,12 @@ enum MessageCommands {
         let text = context.arguments[1]
         guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
         var delivered = false
-        for client in context.server.allClients where client.settings.subscriptions.contains(channel) {
-            guard client.settings.messages.count < maximumMessages else { continue }
-            let wasEmpty = client.settings.messages.isEmpty
-            client.settings.messages.append((channel, text))
+        for session in context.services.allSessions where session.subscriptions.contains(channel) {
+            guard session.messages.count < maximumMessages else { continue }
+            let wasEmpty = session.messages.isEmpty
+            session.messages.append((channel, text))
             delivered = true
-            if wasEmpty { client.notify(IdleMask(.message)) }
+            if wasEmpty { session.notifyMessage() }
         }
         guard delivered else { throw AckError(.noExist, "nobody is subscribed to this channel") }
         return .ok
