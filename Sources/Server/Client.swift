@@ -23,17 +23,8 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     /// The partition this client's commands act on.
     var partition: Partition
-    /// The permissions this client holds now.
-    var permissions: Permission
-    /// The tags this client asked to see (`tagtypes`); intersected with `metadata_to_use` on output.
-    var tagMask = TagMask.all
-    /// The largest binary chunk this client accepts (`binarylimit`).
-    var binaryLimit = 8192
-
-    /// Channels this client is subscribed to.
-    var subscriptions: [String] = []
-    /// Messages received and not yet read.
-    var messages: [(channel: String, text: String)] = []
+    /// This client's own settings: permissions, tag mask, binary limit, subscriptions and messages.
+    let settings: SessionSettings
 
     /// The protocol's decisions: framing aside, everything this shell does with the socket it is told by it.
     private var session: ClientSession
@@ -49,13 +40,15 @@ public final class Client: ConnectionDelegate, ReplySink {
     init(connection: Connection, server: Server, permissions: Permission) {
         self.connection = connection
         self.server = server
-        self.permissions = permissions
+        self.settings = SessionSettings(
+            permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID)
         self.partition = server.partition
         self.session = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
         )
         connection.delegate = self
+        self.settings.notifyMessage = { [weak self] in self?.notify(IdleMask(.message)) }
         // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
         connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
     }
@@ -204,7 +197,7 @@ public final class Client: ConnectionDelegate, ReplySink {
             return .failed(AckError(.unknown, "unknown command \"\(request.name)\""), command: "")
         }
         do throws(AckError) {
-            guard self.permissions.isSuperset(of: command.permission) else {
+            guard self.settings.permissions.isSuperset(of: command.permission) else {
                 throw AckError(.permission, "you don't have permission for \"\(command.name)\"")
             }
             try command.checkArgumentCount(request.arguments.count)
@@ -317,22 +310,6 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func cancelTimeout() {
         if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
         self.timeoutTimer = nil
-    }
-
-    /// Whether this client may read a local file outside the music directory, as `mpd` decides: a local client
-    /// running as the daemon's user, or owning the file, or the file readable by everyone.
-    ///
-    /// - Throws: `Access denied` (4); `Failed to access PATH: …` (52) when it cannot be examined.
-    func allowFile(_ path: String) throws(AckError) {
-        guard let uid = self.connection.peerUserID else { throw AckError(.permission, "Access denied") }
-        if uid == geteuid() { return }
-        let status: FileStatus
-        do {
-            status = try FileStatus(path: path)
-        } catch {
-            throw AckError(.system, "Failed to access \(path): \(error.errno)")
-        }
-        if status.owner != uid && status.mode & 0o444 != 0o444 { throw AckError(.permission, "Access denied") }
     }
 
     /// Closes the connection at once (shutdown).

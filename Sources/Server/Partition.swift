@@ -4,7 +4,7 @@ import MPDProtocol
 import Playback
 
 /// The services a client's commands act on in its partition, as `mpd`'s `Partition`: the queue with the player
-/// it drives, and the idle events raised there.
+/// it drives, its volume memento and play time, and the idle events raised there.
 ///
 /// Fermata has one partition, `default`, that every client is in; the partitions issue adds more (each with its
 /// queue and player, its events reaching its own clients).
@@ -15,6 +15,11 @@ final class Partition {
     let name: String
     /// The queue and playback state; drives the player.
     let playlist: Playlist
+    /// The volume last set by a client or the state file (`mpd`'s mixer memento, saved as `sw_volume`); kept even
+    /// without a mixer.
+    var softwareVolume = 100
+    /// Time its player spent playing, for `stats`.
+    var playTime = PlayTime()
     private let raise: (IdleEvent) -> Void
 
     /// A partition over `playlist` whose idle events go to `raise`.

@@ -30,16 +30,17 @@ struct PlayTime {
 }
 
 extension Server {
-    /// Raises the idle events for what the playlist reports changed.
+    /// Raises the idle events for what the playlist reports changed, in its partition.
     func playlistChanged(_ changes: Playlist.Changes) {
-        if changes.contains(.playlist) { self.emit(.playlist) }
+        let partition = self.partition
+        if changes.contains(.playlist) { partition.emit(.playlist) }
         if changes.contains(.player) {
-            self.playTime.sample(self.playlist.player.snapshot.state)
-            self.emit(.player)
+            partition.playTime.sample(partition.player.snapshot.state)
+            partition.emit(.player)
         }
-        if changes.contains(.options) { self.emit(.options) }
-        if changes.contains(.mixer) { self.emit(.mixer) }
-        if changes.contains(.output) { self.emit(.output) }
+        if changes.contains(.options) { partition.emit(.options) }
+        if changes.contains(.mixer) { partition.emit(.mixer) }
+        if changes.contains(.output) { partition.emit(.output) }
     }
 
     /// A queue entry for a database song.

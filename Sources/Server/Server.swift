@@ -29,17 +29,23 @@ public final class Server {
     private(set) lazy var partition = Partition(name: "default", playlist: self.playlist) { [unowned self] event in
         self.emit(event)
     }
-    /// Time spent playing, for `stats`.
-    var playTime = PlayTime()
+    /// Raises an idle event for every client (``SharedServices/emit(_:)``).
+    private lazy var raiseForEveryone: (IdleEvent) -> Void = { [unowned self] event in self.emit(event) }
+    /// Every connected client's settings (``SharedServices/allSessions``).
+    private lazy var everySession: () -> [SessionSettings] = { [unowned self] in self.clients.values.map(\.settings) }
     /// The music database, when a music directory is configured.
     private(set) var library: LibraryService?
     /// The sticker database, when `sticker_file` is set; opened by `start()`.
     private(set) var stickers: StickerDatabase?
     /// The state file, when `state_file` is set; restored by `start()`.
     private(set) var stateFile: StateFileService?
-    /// The volume last set by a client or the state file (`mpd`'s software volume memento, saved as
-    /// `sw_volume`).
-    var softwareVolume = 100
+    /// The services every client's commands share, as they are now.
+    var services: SharedServices {
+        SharedServices(
+            startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
+            stickers: self.stickers, commands: self.commands, raise: self.raiseForEveryone,
+            sessions: self.everySession)
+    }
 
     private var listeners: [Listener] = []
     /// Idle events raised and not yet delivered (see `emit`).
@@ -239,9 +245,6 @@ public final class Server {
         self.clients.removeValue(forKey: client.id)
         self.logger.debug("client closed", ["client": "\(client.id)"])
     }
-
-    /// Every connected client.
-    var allClients: Dictionary<Int, Client>.Values { self.clients.values }
 
     // MARK: - Idle
 

@@ -32,13 +32,13 @@ enum SongPrinter {
     /// `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
     static func writeSong(
         uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
-        to client: Client
+        to sink: any ReplySink
     ) {
         var reply = ReplyBuffer(capacity: 512)
         Self.appendSong(
             uri: uri, range: range, modificationTime: modificationTime, info: info, visibleTags: visibleTags,
             to: &reply)
-        client.write(bytes: reply.bytes)
+        sink.write(bytes: reply.bytes)
     }
 
     /// Appends the full song block (see `writeSong(uri:range:modificationTime:info:visibleTags:to:)`) to `reply`.
@@ -147,15 +147,15 @@ enum SongPrinter {
     }
 
     /// A database song's full block.
-    static func writeSong(_ song: Int32, of songs: SongTable, visibleTags: TagMask, to client: Client) {
+    static func writeSong(_ song: Int32, of songs: SongTable, visibleTags: TagMask, to sink: any ReplySink) {
         var reply = ReplyBuffer(capacity: 512)
         Self.appendSong(song, of: songs, visibleTags: visibleTags, to: &reply)
-        client.write(bytes: reply.bytes)
+        sink.write(bytes: reply.bytes)
     }
 
     /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
     /// one, and `Time`/`duration` of the range.
-    static func writeSong(_ song: QueueSong, visibleTags: TagMask, to client: Client) {
+    static func writeSong(_ song: QueueSong, visibleTags: TagMask, to sink: any ReplySink) {
         var info = song.info
         info.durationMilliseconds = song.durationMilliseconds
         var range: String?
@@ -166,6 +166,6 @@ enum SongPrinter {
         }
         Self.writeSong(
             uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
-            visibleTags: visibleTags, to: client)
+            visibleTags: visibleTags, to: sink)
     }
 }

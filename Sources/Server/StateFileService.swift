@@ -72,7 +72,7 @@ final class StateFileService {
         let playlist = self.server.playlist
         let player = playlist.player
         if let volume = state.softwareVolume {
-            self.server.softwareVolume = volume
+            self.server.partition.softwareVolume = volume
             _ = player.setSoftwareVolume(volume)
         }
         // mpd only ever disables: an output saved as enabled keeps its configured state.
@@ -127,10 +127,10 @@ final class StateFileService {
             uri = relative
         }
         if uri.hasPrefix("/") {
-            guard let file = QueueCommands.fileSong(uri, server: self.server) else { return nil }
+            guard let file = QueueCommands.fileSong(uri, options: self.server.options) else { return nil }
             song = file
         } else if URIScheme.schemeEnd(uri) != nil {
-            guard QueueCommands.isRemote(uri, server: self.server) else { return nil }
+            guard QueueCommands.isRemote(uri, options: self.server.options) else { return nil }
             var info = SongInfo(tags: entry.tags)
             info.durationMilliseconds = entry.durationSeconds.map { UInt64(max(0, $0) * 1000) }
             song = QueueSong(uri: uri, modificationTime: entry.modificationTime, info: info)
@@ -150,7 +150,7 @@ final class StateFileService {
         let playlist = self.server.playlist
         let player = playlist.player
         var state = StateFile()
-        state.softwareVolume = self.server.softwareVolume
+        state.softwareVolume = self.server.partition.softwareVolume
         state.outputs = player.outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
         state.hasPlayerState = true
         if playlist.playing {

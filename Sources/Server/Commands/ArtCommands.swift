@@ -22,9 +22,9 @@ enum ArtCommands {
         var header = "size: \(size)\n"
         if let type { header += "type: \(type)\n" }
         header += "binary: \(chunk.count)\n"
-        context.client.write(header)
-        context.client.write(bytes: chunk)
-        context.client.write("\n")
+        context.reply.write(header)
+        context.reply.write(bytes: chunk)
+        context.reply.write("\n")
     }
 
     static func albumart(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -36,7 +36,7 @@ enum ArtCommands {
             throw AckError(.noExist, "No file exists")
         }
         let uri = try DatabaseCommands.relativeURI(argument, context: context)
-        guard let root = context.server.options.musicDirectory, context.server.library != nil else {
+        guard let root = context.services.options.musicDirectory, context.services.library != nil else {
             throw AckError(.noExist, "No database")
         }
         // The song's directory: everything before the last slash ("Artist/Album/" names the directory).
@@ -46,7 +46,7 @@ enum ArtCommands {
             throw AckError(.noExist, "No file exists")
         }
         let base = directory.isEmpty ? root : root + "/" + directory
-        let limit = context.client.binaryLimit
+        let limit = context.session.binaryLimit
         // The files are read off the loop (a disk or a network share may be slow); the reply waits for them.
         return .deferred(
             DeferredReply(work: { _ in Self.readCover(in: base, offset: offset, count: limit) }) {
@@ -74,8 +74,8 @@ enum ArtCommands {
     static func readcomments(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
-        guard database.song(at: uri) != nil, let root = context.server.options.musicDirectory,
-            let comments = context.server.options.commentReader
+        guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
+            let comments = context.services.options.commentReader
         else {
             throw AckError(.noExist, "No such song")
         }
@@ -103,8 +103,8 @@ enum ArtCommands {
         let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let offset = Int(try ArgumentParser.unsigned(context.arguments[1]))
         let database = try DatabaseCommands.database(context)
-        guard database.song(at: uri) != nil, let root = context.server.options.musicDirectory,
-            let pictures = context.server.options.pictureReader
+        guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
+            let pictures = context.services.options.pictureReader
         else {
             throw AckError(.noExist, "No such song")
         }
@@ -114,7 +114,7 @@ enum ArtCommands {
                 // No embedded picture: an empty reply, which clients read as "no picture".
                 guard let picture = try picture.get() else { return .ok }
                 if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
-                let end = offset + min(picture.data.count - offset, context.client.binaryLimit)
+                let end = offset + min(picture.data.count - offset, context.session.binaryLimit)
                 writeChunk(
                     size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType,
                     context: context)

@@ -95,7 +95,7 @@ public struct Command: Sendable {
     let handler: @Sendable (inout CommandContext) throws(AckError) -> CommandResult
     /// Whether `commands` lists it with the server's configuration (`mpd` hides `sticker` without a
     /// sticker database and the stored-playlist commands without a playlist directory; they still run).
-    private(set) var isAvailable: @Sendable (Server) -> Bool = { _ in true }
+    private(set) var isAvailable: @Sendable (SharedServices) -> Bool = { _ in true }
 
     init(
         _ name: String, _ permission: Permission, _ minimum: Int?, _ maximum: Int?,
@@ -109,7 +109,7 @@ public struct Command: Sendable {
     }
 
     /// The same command, listed by `commands` only while `condition` holds.
-    func available(when condition: @escaping @Sendable (Server) -> Bool) -> Command {
+    func available(when condition: @escaping @Sendable (SharedServices) -> Bool) -> Command {
         var command = self
         command.isAvailable = condition
         return command
@@ -128,10 +128,10 @@ public struct Command: Sendable {
     }
 }
 
-/// What a handler sees: its arguments, where its reply goes and the services of the client's partition.
+/// What a handler sees: its arguments, where its reply goes, the services of the client's partition, the services
+/// every client shares and the client's own settings.
 ///
-/// `client` and `server` are there for the handlers that still reach through them; handlers moved to the narrow
-/// context (``PlaybackCommands``) use only `arguments`, `reply` and `partition`.
+/// Nothing else: no handler reaches the client or the server behind them.
 public struct CommandContext {
     /// The command's arguments.
     public let arguments: [String]
@@ -139,18 +139,18 @@ public struct CommandContext {
     let reply: any ReplySink
     /// The services of the client's partition.
     let partition: Partition
-    /// The client running the command.
-    let client: Client
-    /// The server.
-    let server: Server
+    /// The services every client shares: settings, log, music and sticker databases.
+    let services: SharedServices
+    /// The client's own settings: permissions, tag mask, binary limit, subscriptions, messages.
+    let session: SessionSettings
 
     /// The context of a command `client` runs with `arguments`, in the client's partition.
     init(client: Client, server: Server, arguments: [String]) {
         self.arguments = arguments
         self.reply = client
         self.partition = client.partition
-        self.client = client
-        self.server = server
+        self.services = server.services
+        self.session = client.settings
     }
 
     /// Appends `key: value\n` to the reply.

@@ -29,16 +29,16 @@ enum ConnectionCommands {
         let value = try ArgumentParser.unsigned(text)
         if value < Self.minimumBinaryLimit { throw AckError(.arg, "Value too small") }
         // mpd 0.23 allows 12 KiB more than the output buffer limit (measured against 8 MiB and 1000 KiB).
-        let maximum = UInt64(context.server.options.maxOutputBufferSize) + 16384 - 4096
+        let maximum = UInt64(context.services.options.maxOutputBufferSize) + 16384 - 4096
         if value > maximum { throw AckError(.arg, "Number too large: \(text)") }
-        context.client.binaryLimit = Int(value)
+        context.session.binaryLimit = Int(value)
         return .ok
     }
 
     /// The decoder plugins, their suffixes and MIME types, as `mpd` prints them.
     static func decoders(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var text = ""
-        for decoder in context.server.options.decoders {
+        for decoder in context.services.options.decoders {
             text += "plugin: \(decoder.name)\n"
             for suffix in decoder.suffixes { text += "suffix: \(suffix)\n" }
             for mimeType in decoder.mimeTypes { text += "mime_type: \(mimeType)\n" }
@@ -50,22 +50,22 @@ enum ConnectionCommands {
     /// The URI schemes songs may use: `file://` for local clients (as in `mpd`), then those of the input
     /// plugins.
     static func urlhandlers(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        if context.client.connection.isLocal { context.write("handler", "file://") }
-        for scheme in context.server.options.remoteSchemes { context.write("handler", scheme) }
+        if context.session.isLocal { context.write("handler", "file://") }
+        for scheme in context.services.options.remoteSchemes { context.write("handler", scheme) }
         return .ok
     }
 
     static func commands(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        for command in context.server.commands.entries
-        where context.client.permissions.isSuperset(of: command.permission) && command.isAvailable(context.server) {
+        for command in context.services.commands.entries
+        where context.session.permissions.isSuperset(of: command.permission) && command.isAvailable(context.services) {
             context.write("command", command.name)
         }
         return .ok
     }
 
     static func notcommands(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        for command in context.server.commands.entries
-        where !context.client.permissions.isSuperset(of: command.permission) {
+        for command in context.services.commands.entries
+        where !context.session.permissions.isSuperset(of: command.permission) {
             context.write("command", command.name)
         }
         return .ok
@@ -84,24 +84,24 @@ enum ConnectionCommands {
     }
 
     static func password(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        guard let granted = context.server.options.passwords[context.arguments[0]] else {
+        guard let granted = context.services.options.passwords[context.arguments[0]] else {
             throw AckError(.password, "incorrect password")
         }
-        context.client.permissions = granted
+        context.session.permissions = granted
         return .ok
     }
 
     static func tagtypes(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let arguments = context.arguments
         guard let subcommand = arguments.first else {
-            let visible = context.server.options.metadataToUse.intersection(context.client.tagMask)
+            let visible = context.services.options.metadataToUse.intersection(context.session.tagMask)
             for tag in visible { context.write("tagtype", tag.name) }
             return .ok
         }
         switch subcommand {
         case "clear", "all":
             guard arguments.count == 1 else { throw AckError(.arg, "Too many arguments") }
-            context.client.tagMask = subcommand == "all" ? .all : .none
+            context.session.tagMask = subcommand == "all" ? .all : .none
         case "enable", "disable":
             guard arguments.count > 1 else { throw AckError(.arg, "Not enough arguments") }
             // Every name is checked before any is applied, as in mpd.
@@ -112,9 +112,9 @@ enum ConnectionCommands {
             }
             for tag in tags {
                 if subcommand == "enable" {
-                    context.client.tagMask.insert(tag)
+                    context.session.tagMask.insert(tag)
                 } else {
-                    context.client.tagMask.remove(tag)
+                    context.session.tagMask.remove(tag)
                 }
             }
         default:

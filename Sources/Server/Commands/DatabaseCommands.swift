@@ -19,13 +19,13 @@ enum DatabaseCommands {
 
     /// The database, or `No database` (code 50) when no music directory is configured.
     static func database(_ context: CommandContext) throws(AckError) -> Database {
-        guard let library = context.server.library else { throw AckError(.noExist, "No database") }
+        guard let library = context.services.library else { throw AckError(.noExist, "No database") }
         return library.database
     }
 
     /// The tags a client sees: its own mask within `metadata_to_use`.
     static func visibleTags(_ context: CommandContext) -> TagMask {
-        context.server.options.metadataToUse.intersection(context.client.tagMask)
+        context.services.options.metadataToUse.intersection(context.session.tagMask)
     }
 
     /// Checks a client URI the way `mpd`'s `LocateUri` does before it reaches the database.
@@ -38,7 +38,7 @@ enum DatabaseCommands {
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
         if path.hasPrefix("/") {
-            if let root = context.server.options.musicDirectory {
+            if let root = context.services.options.musicDirectory {
                 let prefix = root.hasSuffix("/") ? root : root + "/"
                 if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
             }
@@ -72,7 +72,7 @@ enum DatabaseCommands {
         let database = try database(context)
         let tags = visibleTags(context)
         for entry in try walk(database, uri: uri, recursive: false) {
-            write(entry, database: database, full: true, tags: tags, to: context.client)
+            write(entry, database: database, full: true, tags: tags, to: context.reply)
         }
         // The root lists the stored playlists after its directories and songs.
         if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
@@ -84,8 +84,8 @@ enum DatabaseCommands {
     private static func remoteTagScan(_ uri: String, context: CommandContext)
         -> (@Sendable (InputCancellation) -> Result<StreamTagScan, InputError>)?
     {
-        guard let opener = QueueCommands.remoteOpener(for: uri, server: context.server),
-            let scanner = context.server.options.streamTagScanner
+        guard let opener = QueueCommands.remoteOpener(for: uri, options: context.services.options),
+            let scanner = context.services.options.streamTagScanner
         else { return nil }
         return { cancellation in
             do throws(InputError) {
@@ -103,7 +103,7 @@ enum DatabaseCommands {
         if uri == "/" { uri = "" }
         let database = try database(context)
         let entries = try walk(database, uri: uri, recursive: true)
-        let client = context.client
+        let sink = context.reply
         let tags = visibleTags(context)
         // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
         // and one write.
@@ -111,7 +111,7 @@ enum DatabaseCommands {
             ReplyStream.chunked(count: entries.count) { range in
                 var reply = ReplyBuffer(capacity: range.count * (full ? 256 : 64))
                 for entry in entries[range] { append(entry, database: database, full: full, tags: tags, to: &reply) }
-                client.write(bytes: reply.bytes)
+                sink.write(bytes: reply.bytes)
             })
     }
 
@@ -149,10 +149,10 @@ enum DatabaseCommands {
     }
 
     /// Writes one entry, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
-    static func write(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to client: Client) {
+    static func write(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to sink: any ReplySink) {
         var reply = ReplyBuffer(capacity: 512)
         Self.append(entry, database: database, full: full, tags: tags, to: &reply)
-        client.write(bytes: reply.bytes)
+        sink.write(bytes: reply.bytes)
     }
 
     /// One entry's lines appended to `reply`.
@@ -193,7 +193,7 @@ enum DatabaseCommands {
     /// that climbs out of the music directory is refused: nothing outside it is shown.
     static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let uri = try relativeURI(context.arguments.first ?? "", context: context)
-        guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
+        guard let root = context.services.options.musicDirectory else { throw AckError(.noExist, "No database") }
         // mpd converts the path to filesystem_charset first; ICU's error name is its message.
         guard FileSystemCharset.converts(uri) else { throw AckError(.unknown, "U_INVALID_CHAR_FOUND") }
         // "Broken/.." is the root as in mpd, but a path that climbs out of the music directory is refused
@@ -243,7 +243,7 @@ enum DatabaseCommands {
         // "" and "/" mean everything (mpd 0.15 compatibility).
         if path == "/" { path = "" }
         if !path.isEmpty && !isSafeLocalURI(path) { throw AckError(.arg, "Malformed path") }
-        guard let library = context.server.library else { throw AckError(.noExist, "No database") }
+        guard let library = context.services.library else { throw AckError(.noExist, "No database") }
         let id = try library.enqueue(uri: path, discard: discard)
         context.write("updating_db", id)
         return .ok

@@ -10,7 +10,7 @@ import Playback
 enum FingerprintCommands {
     static let all: [Command] = [
         Command("getfingerprint", .read, 1, 1, getfingerprint)
-            .available(when: { server in server.options.fingerprinter != nil })
+            .available(when: { services in services.options.fingerprinter != nil })
     ]
 
     /// Locates the argument as `mpd`'s `LocateUri` does for it (no database lookup: any file in the music
@@ -19,7 +19,7 @@ enum FingerprintCommands {
     /// Errors found before decoding name the command; those of the decoding are `mpd`'s background errors
     /// (`ACK [code@0] {}`).
     static func getfingerprint(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        guard let fingerprinter = context.server.options.fingerprinter else {
+        guard let fingerprinter = context.services.options.fingerprinter else {
             throw AckError(.unknown, "unknown command \"getfingerprint\"")
         }
         let source = try Self.locate(context.arguments[0], context: context)
@@ -49,16 +49,16 @@ enum FingerprintCommands {
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
         if path.hasPrefix("/") {
-            try context.client.allowFile(path)
+            try context.session.allowFile(path)
             return .file(path: path, uri: path)
         }
         if URIScheme.hasScheme(uri) {
-            guard QueueCommands.isRemote(uri, server: context.server) else {
+            guard QueueCommands.isRemote(uri, options: context.services.options) else {
                 throw AckError(.arg, "Unsupported URI scheme")
             }
             return .stream(url: uri)
         }
-        guard let root = context.server.options.musicDirectory else { throw AckError(.noExist, "No database") }
+        guard let root = context.services.options.musicDirectory else { throw AckError(.noExist, "No database") }
         return .file(path: root.hasSuffix("/") ? root + uri : root + "/" + uri, uri: uri)
     }
 }

@@ -30,32 +30,32 @@ enum MessageCommands {
     static func subscribe(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let channel = context.arguments[0]
         guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
-        let client = context.client
+        let session = context.session
         // mpd checks the limit first: a full list answers "full" even for a channel already held.
-        guard client.subscriptions.count < maximumSubscriptions else {
+        guard session.subscriptions.count < maximumSubscriptions else {
             throw AckError(.exist, "subscription list is full")
         }
-        guard !client.subscriptions.contains(channel) else {
+        guard !session.subscriptions.contains(channel) else {
             throw AckError(.exist, "already subscribed to this channel")
         }
-        client.subscriptions.append(channel)
-        context.server.emit(.subscription)
+        session.subscriptions.append(channel)
+        context.services.emit(.subscription)
         return .ok
     }
 
     static func unsubscribe(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let client = context.client
-        guard let index = client.subscriptions.firstIndex(of: context.arguments[0]) else {
+        let session = context.session
+        guard let index = session.subscriptions.firstIndex(of: context.arguments[0]) else {
             throw AckError(.noExist, "not subscribed to this channel")
         }
-        client.subscriptions.remove(at: index)
-        context.server.emit(.subscription)
+        session.subscriptions.remove(at: index)
+        context.services.emit(.subscription)
         return .ok
     }
 
     static func channels(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var names = Set<String>()
-        for client in context.server.allClients { names.formUnion(client.subscriptions) }
+        for session in context.services.allSessions { names.formUnion(session.subscriptions) }
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             context.write("channel", name)
         }
@@ -67,23 +67,23 @@ enum MessageCommands {
         let text = context.arguments[1]
         guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
         var delivered = false
-        for client in context.server.allClients where client.subscriptions.contains(channel) {
-            guard client.messages.count < maximumMessages else { continue }
-            let wasEmpty = client.messages.isEmpty
-            client.messages.append((channel, text))
+        for session in context.services.allSessions where session.subscriptions.contains(channel) {
+            guard session.messages.count < maximumMessages else { continue }
+            let wasEmpty = session.messages.isEmpty
+            session.messages.append((channel, text))
             delivered = true
-            if wasEmpty { client.notify(IdleMask(.message)) }
+            if wasEmpty { session.notifyMessage() }
         }
         guard delivered else { throw AckError(.noExist, "nobody is subscribed to this channel") }
         return .ok
     }
 
     static func readmessages(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        for message in context.client.messages {
+        for message in context.session.messages {
             context.write("channel", message.channel)
             context.write("message", message.text)
         }
-        context.client.messages = []
+        context.session.messages = []
         return .ok
     }
 }

@@ -10,7 +10,7 @@ enum OutputCommands {
         Command("disableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .disable) },
         Command("enableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .enable) },
         Command("getvol", .read, 0, 0) { context in
-            if let volume = context.server.playlist.player.volume { context.write("volume", volume) }
+            if let volume = context.partition.playlist.player.volume { context.write("volume", volume) }
             return .ok
         },
         Command("outputs", .read, 0, 0, outputs),
@@ -18,9 +18,9 @@ enum OutputCommands {
         Command("setvol", .player, 1, 1) { context throws(AckError) in
             let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
             // As mpd's mixer memento: the value for the state file's `sw_volume` is kept even without a mixer.
-            context.server.softwareVolume = Int(volume)
-            guard context.server.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
-            context.server.emit(.mixer)
+            context.partition.softwareVolume = Int(volume)
+            guard context.partition.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
+            context.partition.emit(.mixer)
             return .ok
         },
         Command("toggleoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .toggle) },
@@ -29,13 +29,13 @@ enum OutputCommands {
             guard change >= -100 && change <= 100 else {
                 throw AckError(.arg, "Number too large: \(context.arguments[0])")
             }
-            let player = context.server.playlist.player
+            let player = context.partition.playlist.player
             guard let old = player.volume else { throw AckError(.system, "No mixer") }
             let new = min(max(old + change, 0), 100)
             if new != old {
                 guard player.setVolume(new) else { throw AckError(.system, "No mixer") }
-                context.server.softwareVolume = new
-                context.server.emit(.mixer)
+                context.partition.softwareVolume = new
+                context.partition.emit(.mixer)
             }
             return .ok
         },
@@ -43,7 +43,7 @@ enum OutputCommands {
 
     static func outputs(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var text = ""
-        for output in context.server.playlist.player.outputs {
+        for output in context.partition.playlist.player.outputs {
             text += "outputid: \(output.id)\noutputname: \(output.name)\nplugin: \(output.plugin)\n"
             text += "outputenabled: \(output.enabled ? 1 : 0)\n"
             for attribute in output.attributes { text += "attribute: \(attribute.name)=\(attribute.value)\n" }
@@ -61,7 +61,7 @@ enum OutputCommands {
     /// only disabled), as `mpd`, whether or not any mixer still reports a volume.
     static func setOutput(_ context: inout CommandContext, _ change: Change) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
-        let player = context.server.playlist.player
+        let player = context.partition.playlist.player
         guard let output = player.outputs.first(where: { $0.id == Int(id) }) else {
             throw AckError(.noExist, "No such audio output")
         }
@@ -73,14 +73,14 @@ enum OutputCommands {
             }
         guard enabled != output.enabled else { return .ok }
         guard player.setOutput(id: Int(id), enabled: enabled) else { throw AckError(.noExist, "No such audio output") }
-        context.server.emit(.output)
-        if output.hasMixer && (change != .toggle || !enabled) { context.server.emit(.mixer) }
+        context.partition.emit(.output)
+        if output.hasMixer && (change != .toggle || !enabled) { context.partition.emit(.mixer) }
         return .ok
     }
 
     static func outputset(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
-        let player = context.server.playlist.player
+        let player = context.partition.playlist.player
         guard player.outputs.contains(where: { $0.id == Int(id) }) else {
             throw AckError(.noExist, "No such audio output")
         }
@@ -93,7 +93,7 @@ enum OutputCommands {
         } catch {
             throw AckError(.arg, error.message)
         }
-        context.server.emit(.output)
+        context.partition.emit(.output)
         return .ok
     }
 

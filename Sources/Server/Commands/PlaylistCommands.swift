@@ -32,10 +32,10 @@ enum PlaylistCommands {
     ]
 
     /// `mpd` lists the stored-playlist commands only with a playlist directory.
-    @Sendable static func enabled(_ server: Server) -> Bool { server.options.playlists.isEnabled }
+    @Sendable static func enabled(_ services: SharedServices) -> Bool { services.options.playlists.isEnabled }
 
     /// The playlist directory's settings.
-    static func directory(_ context: CommandContext) -> PlaylistDirectory { context.server.options.playlists }
+    static func directory(_ context: CommandContext) -> PlaylistDirectory { context.services.options.playlists }
 
     /// Runs a file operation, turning its error into `mpd`'s ACK (an I/O failure is logged too).
     static func perform<T>(
@@ -53,7 +53,7 @@ enum PlaylistCommands {
             case .tooLarge: code = .playlistMax
             case .io:
                 code = .system
-                context.server.logger.error("stored playlist not written", ["error": error.message])
+                context.services.logger.error("stored playlist not written", ["error": error.message])
             }
             throw AckError(code, error.message)
         }
@@ -62,7 +62,7 @@ enum PlaylistCommands {
     /// Runs a change and raises idle `stored_playlist` when it succeeded.
     static func change(_ context: CommandContext, _ body: () throws(StoredPlaylistError) -> Void) throws(AckError) {
         try perform(context, body)
-        context.server.emit(.storedPlaylist)
+        context.services.emit(.storedPlaylist)
     }
 
     // MARK: - Listing
@@ -87,7 +87,7 @@ enum PlaylistCommands {
         do {
             return text(of: try playlists.list())
         } catch {
-            context.server.logger.error("cannot list stored playlists", ["error": error.message])
+            context.services.logger.error("cannot list stored playlists", ["error": error.message])
             return ""
         }
     }
@@ -114,7 +114,7 @@ enum PlaylistCommands {
             located = String(located.dropFirst(7))
             guard located.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
-        let musicDirectory = context.server.options.musicDirectory
+        let musicDirectory = context.services.options.musicDirectory
         if located.hasPrefix("/") {
             // Local files outside the music directory are for local clients only (not supported yet).
             guard let relative = PlaylistFile.relative(located, to: musicDirectory) else {
@@ -132,8 +132,8 @@ enum PlaylistCommands {
     /// A playlist's entries as `mpd`'s `playlist_check_translate_song` names them: relative entries joined to
     /// `base` (the playlist's directory), dot segments squashed, database songs found.
     static func resolved(_ entries: [PlaylistEntry], base: String?, context: CommandContext) -> [ListedSong] {
-        let musicDirectory = context.server.options.musicDirectory
-        let database = context.server.library?.database
+        let musicDirectory = context.services.options.musicDirectory
+        let database = context.services.library?.database
         return entries.map { entry in
             var uri = entry.uri
             if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
@@ -153,24 +153,24 @@ enum PlaylistCommands {
     private static func playlistEntries(
         _ located: String, context: CommandContext
     ) -> (entries: [PlaylistEntry], base: String?)? {
-        let logger = context.server.logger
+        let logger = context.services.logger
         if PlaylistDirectory.isValidName(located), let bytes = try? directory(context).content(located) {
             do {
                 let suffix = String(PlaylistDirectory.suffix.dropFirst())
-                return (try context.server.options.playlistPlugins.entries(bytes, suffix: suffix), nil)
+                return (try context.services.options.playlistPlugins.entries(bytes, suffix: suffix), nil)
             } catch {
                 logger.error("cannot read playlist", ["name": located, "error": error.message])
             }
         }
-        guard DatabaseCommands.isSafeLocalURI(located), let root = context.server.options.musicDirectory,
+        guard DatabaseCommands.isSafeLocalURI(located), let root = context.services.options.musicDirectory,
             let suffix = Suffix.ofURI(located)
         else { return nil }
         let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
         let path = root + "/" + located
         // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
-        let plugins = context.server.options.playlistPlugins
+        let plugins = context.services.options.playlistPlugins
         if plugins.readsEmbeddedCueSheets, EmbeddedCuePlaylistPlugin.supports(suffix: suffix),
-            let reader = context.server.options.commentReader,
+            let reader = context.services.options.commentReader,
             let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
         {
             let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
@@ -207,8 +207,8 @@ enum PlaylistCommands {
     static func remotePlaylist(_ name: String, context: CommandContext)
         -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
     {
-        guard let opener = QueueCommands.remoteOpener(for: name, server: context.server) else { return nil }
-        let plugins = context.server.options.playlistPlugins
+        guard let opener = QueueCommands.remoteOpener(for: name, options: context.services.options) else { return nil }
+        let plugins = context.services.options.playlistPlugins
         return { cancellation in
             RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation)
         }
@@ -220,7 +220,7 @@ enum PlaylistCommands {
     {
         switch outcome {
         case .failure(let error):
-            context.server.logger.error("cannot open remote playlist", ["error": error.mpdMessage])
+            context.services.logger.error("cannot open remote playlist", ["error": error.mpdMessage])
             throw AckError(.noExist, "No such playlist")
         case .success(let playlist):
             guard let playlist else { throw AckError(.noExist, "No such playlist") }
@@ -247,7 +247,7 @@ enum PlaylistCommands {
         let tags = DatabaseCommands.visibleTags(context)
         for entry in songs {
             if info, let song = Self.loadableSong(entry, context: context) {
-                SongPrinter.writeSong(song, visibleTags: tags, to: context.client)
+                SongPrinter.writeSong(song, visibleTags: tags, to: context.reply)
             } else {
                 context.write("file", Self.withoutCredentials(entry.uri))
             }
@@ -323,7 +323,7 @@ enum PlaylistCommands {
         }
         if isURL {
             // As mpd: a URL only an input plugin's scheme opens.
-            guard QueueCommands.isRemote(uri, server: context.server) else {
+            guard QueueCommands.isRemote(uri, options: context.services.options) else {
                 throw AckError(.arg, "Unsupported URI scheme")
             }
             try append([uri], to: name, context: context)
@@ -379,7 +379,7 @@ enum PlaylistCommands {
     /// `save NAME`: the queue's URIs as a new playlist (`mpd` 0.23 has no append or replace mode).
     static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        let uris = context.server.playlist.queue.items.map(\.song.uri)
+        let uris = context.partition.playlist.queue.items.map(\.song.uri)
         try change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
         return .ok
     }
@@ -393,7 +393,7 @@ enum PlaylistCommands {
         if let read = Self.remotePlaylist(arguments[0], context: context) {
             let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
             if arguments.count > 2 {
-                _ = try QueueArguments.insertPosition(arguments[2], playlist: context.server.playlist)
+                _ = try QueueArguments.insertPosition(arguments[2], playlist: context.partition.playlist)
             }
             return .deferred(
                 DeferredReply(work: read) { outcome, context throws(AckError) in
@@ -412,7 +412,7 @@ enum PlaylistCommands {
     private static func load(
         _ entries: [ListedSong]?, range: QueueRange, position argument: String?, context: CommandContext
     ) throws(AckError) -> CommandResult {
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         playlist.beginBulk()
         defer { playlist.commitBulk() }
         let oldCount = playlist.queue.count
@@ -439,7 +439,7 @@ enum PlaylistCommands {
     /// the other types; the playlist's duration and range win.
     static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
         guard var song = Self.loaderSong(entry, context: context) else { return nil }
-        let metadata = context.server.options.metadataToUse
+        let metadata = context.services.options.metadataToUse
         let given = entry.entry.tags.filter { metadata.contains($0.type) }
         let types = Set(given.map(\.type))
         song.info.tags = given + song.info.tags.filter { !types.contains($0.type) }
@@ -451,19 +451,19 @@ enum PlaylistCommands {
 
     /// The song `mpd`'s `SongLoader` loads for an entry's URI, before the playlist's tags are merged in.
     private static func loaderSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
-        if let index = entry.song, let database = context.server.library?.database {
+        if let index = entry.song, let database = context.services.library?.database {
             return Server.queueSong(database.songs[Int(index)])
         }
         var uri = entry.uri
         if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
         if uri.hasPrefix("/") {
             // Inside the music directory only the database counts; outside it, a local client's readable file.
-            guard PlaylistFile.relative(uri, to: context.server.options.musicDirectory) == nil,
-                (try? context.client.allowFile(uri)) != nil
+            guard PlaylistFile.relative(uri, to: context.services.options.musicDirectory) == nil,
+                (try? context.session.allowFile(uri)) != nil
             else { return nil }
-            return QueueCommands.fileSong(uri, server: context.server)
+            return QueueCommands.fileSong(uri, options: context.services.options)
         }
-        guard URIScheme.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, server: context.server) else {
+        guard URIScheme.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, options: context.services.options) else {
             return nil
         }
         return QueueSong(uri: uri)

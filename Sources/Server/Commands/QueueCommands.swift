@@ -14,13 +14,13 @@ enum QueueCommands {
         Command("addid", .add, 1, 2, addid),
         Command("addtagid", .add, 3, 3, addtagid),
         Command("clear", .player, 0, 0) { context in
-            context.server.playlist.clear()
+            context.partition.playlist.clear()
             return .ok
         },
         Command("cleartagid", .add, 1, 2, cleartagid),
         Command("delete", .player, 1, 1) { context throws(AckError) in
             let range = try QueueRange.parse(context.arguments[0])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in
                 try playlist.delete(start: range.start, end: range.end ?? Int(UInt32.max))
             }
@@ -28,7 +28,7 @@ enum QueueCommands {
         },
         Command("deleteid", .player, 1, 1) { context throws(AckError) in
             let id = try ArgumentParser.unsigned(context.arguments[0])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.delete(id: Int(id)) }
             return .ok
         },
@@ -50,7 +50,7 @@ enum QueueCommands {
         Command("searchadd", .add, 1, nil) { context throws(AckError) in try matchAdd(&context, foldCase: true) },
         Command("shuffle", .player, 0, 1) { context throws(AckError) in
             let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in
                 try playlist.shuffle(start: range.start, end: range.end ?? Int(UInt32.max))
             }
@@ -59,14 +59,14 @@ enum QueueCommands {
         Command("swap", .player, 2, 2) { context throws(AckError) in
             let first = try ArgumentParser.unsigned(context.arguments[0])
             let second = try ArgumentParser.unsigned(context.arguments[1])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.swap(Int(first), Int(second)) }
             return .ok
         },
         Command("swapid", .player, 2, 2) { context throws(AckError) in
             let first = try ArgumentParser.unsigned(context.arguments[0])
             let second = try ArgumentParser.unsigned(context.arguments[1])
-            let playlist = context.server.playlist
+            let playlist = context.partition.playlist
             try playlistAction { () throws(PlaylistError) in try playlist.swap(id: Int(first), id: Int(second)) }
             return .ok
         },
@@ -124,17 +124,17 @@ enum QueueCommands {
 
     /// Whether an input plugin opens `uri` (`mpd`'s `uri_supported_scheme`: its scheme, ASCII
     /// case-insensitively).
-    static func isRemote(_ uri: String, server: Server) -> Bool {
+    static func isRemote(_ uri: String, options: ServerOptions) -> Bool {
         let lowered = uri.prefix(32).lowercased()
-        return server.options.remoteSchemes.contains { lowered.hasPrefix($0) }
+        return options.remoteSchemes.contains { lowered.hasPrefix($0) }
     }
 
     /// How to open `uri` when it names something an input plugin reads (`http://…`, not `file://`), or nil
     /// for a song path, a local file, a scheme no plugin opens, or a server without remote input.
-    static func remoteOpener(for uri: String, server: Server) -> RemoteOpener? {
-        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"), Self.isRemote(uri, server: server)
+    static func remoteOpener(for uri: String, options: ServerOptions) -> RemoteOpener? {
+        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"), Self.isRemote(uri, options: options)
         else { return nil }
-        return server.options.remoteOpener
+        return options.remoteOpener
     }
 
     /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
@@ -149,14 +149,14 @@ enum QueueCommands {
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
         guard path.hasPrefix("/") else {
-            if path == uri, self.isRemote(uri, server: context.server) { return .remote(uri) }
+            if path == uri, self.isRemote(uri, options: context.services.options) { return .remote(uri) }
             return .database(try DatabaseCommands.relativeURI(path, context: context))
         }
-        if let root = context.server.options.musicDirectory {
+        if let root = context.services.options.musicDirectory {
             let prefix = root.hasSuffix("/") ? root : root + "/"
             if path.hasPrefix(prefix) { return .database(String(path.dropFirst(prefix.count))) }
         }
-        try context.client.allowFile(path)
+        try context.session.allowFile(path)
         return .file(path)
     }
 
@@ -164,13 +164,15 @@ enum QueueCommands {
     ///
     /// - Throws: `No such song` (50) when it cannot be read.
     static func loadFile(_ path: String, context: CommandContext) throws(AckError) -> QueueSong {
-        guard let song = self.fileSong(path, server: context.server) else { throw AckError(.noExist, "No such song") }
+        guard let song = self.fileSong(path, options: context.services.options) else {
+            throw AckError(.noExist, "No such song")
+        }
         return song
     }
 
     /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read.
-    static func fileSong(_ path: String, server: Server) -> QueueSong? {
-        guard let reader = server.options.library?.updater.reader, let info = try? reader.readInfo(path: path)
+    static func fileSong(_ path: String, options: ServerOptions) -> QueueSong? {
+        guard let reader = options.library?.updater.reader, let info = try? reader.readInfo(path: path)
         else { return nil }
         return QueueSong(uri: path, modificationTime: try? FileStatus(path: path).modificationTime, info: info)
     }
@@ -179,7 +181,7 @@ enum QueueCommands {
         var uri = context.arguments[0]
         // "add /" never meant anything, but clients send it to add everything, so it does.
         if uri == "/" { uri = "" }
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         let position =
             try context.arguments.count > 1
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : playlist.queue.count
@@ -205,7 +207,7 @@ enum QueueCommands {
     }
 
     static func addid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         let target =
             try context.arguments.count > 1
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : nil
@@ -235,7 +237,7 @@ enum QueueCommands {
     }
 
     static func matchAdd(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         let (rest, positionText) = FilterSelection.splitPosition(context.arguments[...])
         let position =
             try positionText.map { text throws(AckError) in
@@ -258,7 +260,7 @@ enum QueueCommands {
 
     static func moveid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
-        guard let position = context.server.playlist.queue.position(ofID: Int(id)) else {
+        guard let position = context.partition.playlist.queue.position(ofID: Int(id)) else {
             throw AckError(.noExist, "No such song")
         }
         return try self.move(position..<(position + 1), to: context.arguments[1], context: context)
@@ -267,7 +269,7 @@ enum QueueCommands {
     private static func move(_ range: Range<Int>, to text: String, context: CommandContext) throws(AckError)
         -> CommandResult
     {
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         let to = try QueueArguments.moveDestination(text, range: range, playlist: playlist)
         try playlistAction { () throws(PlaylistError) in
             try playlist.move(start: range.lowerBound, end: range.upperBound, to: to)
@@ -277,7 +279,7 @@ enum QueueCommands {
 
     static func prio(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let priority = UInt8(try ArgumentParser.unsigned(context.arguments[0], maximum: 255))
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         for text in context.arguments.dropFirst() {
             let range = try QueueRange.parse(text)
             try playlistAction { () throws(PlaylistError) in
@@ -289,7 +291,7 @@ enum QueueCommands {
 
     static func prioid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let priority = UInt8(try ArgumentParser.unsigned(context.arguments[0], maximum: 255))
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         for text in context.arguments.dropFirst() {
             let id = try ArgumentParser.unsigned(text)
             try playlistAction { () throws(PlaylistError) in try playlist.setPriority(id: Int(id), priority) }
@@ -317,7 +319,7 @@ enum QueueCommands {
     static func rangeid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
         guard let (start, end) = self.timeRange(context.arguments[1]) else { throw AckError(.arg, "Bad range") }
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         try playlistAction { () throws(PlaylistError) in
             try playlist.setRange(id: Int(id), startMilliseconds: start, endMilliseconds: end)
         }
@@ -330,8 +332,8 @@ enum QueueCommands {
         if let name = tagArgument, TagType(parsing: name) == nil {
             throw AckError(.arg, "Unknown tag type: \(name)")
         }
-        guard let position = context.server.playlist.queue.position(ofID: Int(id)),
-            position < context.server.playlist.queue.count
+        guard let position = context.partition.playlist.queue.position(ofID: Int(id)),
+            position < context.partition.playlist.queue.count
         else { throw AckError(.noExist, "No such song") }
         throw AckError(.permission, "Cannot edit tags of local file")
     }
@@ -350,9 +352,9 @@ enum QueueCommands {
 
     /// Writes the queue song block of `position`: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:`.
     static func writeItem(at position: Int, context: CommandContext) {
-        let queue = context.server.playlist.queue
+        let queue = context.partition.playlist.queue
         let item = queue.items[position]
-        SongPrinter.writeSong(item.song, visibleTags: DatabaseCommands.visibleTags(context), to: context.client)
+        SongPrinter.writeSong(item.song, visibleTags: DatabaseCommands.visibleTags(context), to: context.reply)
         var text = "Pos: \(position)\nId: \(item.id)\n"
         if item.priority != 0 { text += "Prio: \(item.priority)\n" }
         context.write(raw: text)
@@ -360,7 +362,7 @@ enum QueueCommands {
 
     static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var text = ""
-        for (position, item) in context.server.playlist.queue.items.enumerated() {
+        for (position, item) in context.partition.playlist.queue.items.enumerated() {
             text += "\(position):file: \(PlaylistCommands.withoutCredentials(item.song.uri))\n"
         }
         context.write(raw: text)
@@ -369,14 +371,14 @@ enum QueueCommands {
 
     static func playlistinfo(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
-        for position in try range.clipped(to: context.server.playlist.queue.count) {
+        for position in try range.clipped(to: context.partition.playlist.queue.count) {
             self.writeItem(at: position, context: context)
         }
         return .ok
     }
 
     static func playlistid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let queue = context.server.playlist.queue
+        let queue = context.partition.playlist.queue
         guard let text = context.arguments.first else {
             for position in 0..<queue.count { self.writeItem(at: position, context: context) }
             return .ok
@@ -391,7 +393,7 @@ enum QueueCommands {
     static func find(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
         let filter = try FilterParser.parse(
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
-        let queue = context.server.playlist.queue
+        let queue = context.partition.playlist.queue
         for position in 0..<queue.count where filter.matches(queue.items[position].song) {
             self.writeItem(at: position, context: context)
         }
@@ -401,7 +403,7 @@ enum QueueCommands {
     static func changes(_ context: inout CommandContext, positionsOnly: Bool) throws(AckError) -> CommandResult {
         let version = try ArgumentParser.u32(context.arguments[0])
         let range = try context.arguments.count > 1 ? QueueRange.parse(context.arguments[1]) : .all
-        let queue = context.server.playlist.queue
+        let queue = context.partition.playlist.queue
         // ClipRelaxed: never an error.
         let end = min(range.end ?? queue.count, queue.count)
         let start = min(range.start, end)

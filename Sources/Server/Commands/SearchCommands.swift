@@ -31,7 +31,7 @@ enum SearchCommands {
         let database = try DatabaseCommands.database(context)
         let selected = try select(database, SongQuery(selection))
         let tags = DatabaseCommands.visibleTags(context)
-        let client = context.client
+        let sink = context.reply
         let sorted = selection.sort != nil
         // Streamed: `search any ""` selects the whole library.
         return .stream(
@@ -42,7 +42,7 @@ enum SearchCommands {
                     // format, so a sorted reply has no Format lines.
                     SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, format: !sorted, to: &reply)
                 }
-                client.write(bytes: reply.bytes)
+                sink.write(bytes: reply.bytes)
             })
     }
 
@@ -73,7 +73,7 @@ enum SearchCommands {
             reply.line("songs", UInt64(count.songs))
             reply.line("playtime", count.milliseconds / 1000)
         }
-        context.client.write(bytes: reply.bytes)
+        context.reply.write(bytes: reply.bytes)
         return .ok
     }
 
@@ -123,7 +123,7 @@ enum SearchCommands {
         let names = list.types.map(\.name)
         var reply = ReplyBuffer(capacity: list.lines.count * 32)
         for (depth, value) in list.lines { reply.line(names[depth], value) }
-        context.client.write(bytes: reply.bytes)
+        context.reply.write(bytes: reply.bytes)
         return .ok
     }
 }

@@ -9,7 +9,7 @@ import Posix
 enum StatusCommands {
     static let all: [Command] = [
         Command("currentsong", .read, 0, 0) { context in
-            if let position = context.server.playlist.currentPosition {
+            if let position = context.partition.playlist.currentPosition {
                 QueueCommands.writeItem(at: position, context: context)
             }
             return .ok
@@ -20,7 +20,7 @@ enum StatusCommands {
 
     /// Every field in `mpd` 0.23's order.
     static func status(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let playlist = context.server.playlist
+        let playlist = context.partition.playlist
         let player = playlist.player
         let queue = playlist.queue
         let snapshot = player.snapshot
@@ -46,7 +46,7 @@ enum StatusCommands {
             if let total { text += "duration: \(SongPrinter.seconds3(total))\n" }
             if let format = snapshot.audioFormat { text += "audio: \(format)\n" }
         }
-        if let job = context.server.library?.updatingJobID { text += "updating_db: \(job)\n" }
+        if let job = context.services.library?.updatingJobID { text += "updating_db: \(job)\n" }
         if let error = playlist.error { text += "error: \(error)\n" }
         if let position = playlist.nextPosition {
             text += "nextsong: \(position)\nnextsongid: \(queue.items[position].id)\n"
@@ -56,10 +56,10 @@ enum StatusCommands {
     }
 
     static func stats(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let uptime = (MonotonicClock.now() - context.server.startTime) / 1_000_000_000
+        let uptime = (MonotonicClock.now() - context.services.startTime) / 1_000_000_000
         context.write("uptime", uptime)
-        context.write("playtime", context.server.playTime.seconds())
-        if let database = context.server.library?.database {
+        context.write("playtime", context.partition.playTime.seconds())
+        if let database = context.services.library?.database {
             let statistics = database.statistics
             context.write("artists", statistics.artists)
             context.write("albums", statistics.albums)

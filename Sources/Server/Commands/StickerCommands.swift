@@ -15,20 +15,20 @@ enum StickerCommands {
     static let songType = "song"
 
     static func sticker(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        guard let stickers = context.server.stickers else {
+        guard let stickers = context.services.stickers else {
             throw AckError(.unknown, "sticker database is disabled")
         }
         let arguments = context.arguments
         guard arguments[1] == Self.songType else { throw AckError(.arg, "unknown sticker domain") }
         let database = try DatabaseCommands.database(context)
         let uri = arguments[2]
-        let server = context.server
+        let services = context.services
         /// Runs a database call; an SQLite failure is logged and answered with code 5 and its message.
         func attempt<T>(_ body: () throws(StickerError) -> T) throws(AckError) -> T {
             do {
                 return try body()
             } catch {
-                server.logger.error("sticker database failed", ["error": error.message])
+                services.logger.error("sticker database failed", ["error": error.message])
                 throw AckError(.unknown, error.message)
             }
         }
@@ -52,7 +52,7 @@ enum StickerCommands {
             if try attempt({ () throws(StickerError) in
                 try stickers.store(type: Self.songType, uri: uri, name: name, value: value)
             }) {
-                server.emit(.sticker)
+                services.emit(.sticker)
             }
         case ("delete", 3), ("delete", 4):
             _ = try song(uri, in: database)
@@ -62,7 +62,7 @@ enum StickerCommands {
                 return try stickers.delete(type: Self.songType, uri: uri)
             }
             guard deleted else { throw AckError(.noExist, "no such sticker") }
-            server.emit(.sticker)
+            services.emit(.sticker)
         case ("find", 4), ("find", 6):
             let comparison = try Self.comparison(arguments)
             let prefix = uri.isEmpty ? "" : uri + "/"

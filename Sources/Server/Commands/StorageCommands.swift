@@ -21,14 +21,14 @@ enum StorageCommands {
     /// The music directory as `mpd`'s local storage maps the root: without trailing slashes; `nil` without a
     /// music directory (`mpd` then has no storage, and no database).
     static func storagePath(_ context: CommandContext) -> String? {
-        guard var path = context.server.options.musicDirectory, !path.isEmpty else { return nil }
+        guard var path = context.services.options.musicDirectory, !path.isEmpty else { return nil }
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return path
     }
 
     /// `config`: the music directory, for local (Unix-socket) clients only.
     static func config(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        guard context.client.connection.isLocal else {
+        guard context.session.isLocal else {
             throw AckError(.permission, "Command only permitted to local clients")
         }
         if let path = Self.storagePath(context) { context.write("music_directory", path) }
@@ -39,7 +39,7 @@ enum StorageCommands {
     static func listmounts(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         guard let path = Self.storagePath(context) else { throw AckError(.noExist, "No database") }
         context.write(raw: "mount: \n")
-        if context.client.connection.isLocal { context.write("storage", path) }
+        if context.session.isLocal { context.write("storage", path) }
         return .ok
     }
 

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Glibc
+import MPDProtocol
+import Model
+import Posix
+
+/// One client's own settings, which its commands read and change: what it may do, which tags and how large a
+/// binary chunk it wants, the channels it listens to and the messages waiting for it, and who is at the other end.
+///
+/// Loop-confined.
+final class SessionSettings {
+    /// The permissions this client holds now.
+    var permissions: Permission
+    /// The tags this client asked to see (`tagtypes`); intersected with `metadata_to_use` on output.
+    var tagMask = TagMask.all
+    /// The largest binary chunk this client accepts (`binarylimit`).
+    var binaryLimit = 8192
+    /// Channels this client is subscribed to.
+    var subscriptions: [String] = []
+    /// Messages received and not yet read.
+    var messages: [(channel: String, text: String)] = []
+    /// Tells the client that a message arrived (idle `message`); set by its ``Client``.
+    var notifyMessage: () -> Void = {}
+    /// Whether the client is connected over a local socket.
+    let isLocal: Bool
+    /// The user id of a local client's process, when the socket tells it.
+    let peerUserID: UInt32?
+
+    /// The settings of a new client holding `permissions`.
+    init(permissions: Permission, isLocal: Bool, peerUserID: UInt32?) {
+        self.permissions = permissions
+        self.isLocal = isLocal
+        self.peerUserID = peerUserID
+    }
+
+    /// Whether this client may read a local file outside the music directory, as `mpd` decides: a local client
+    /// running as the daemon's user, or owning the file, or the file readable by everyone.
+    ///
+    /// - Throws: `Access denied` (4); `Failed to access PATH: …` (52) when it cannot be examined.
+    func allowFile(_ path: String) throws(AckError) {
+        guard let uid = self.peerUserID else { throw AckError(.permission, "Access denied") }
+        if uid == geteuid() { return }
+        let status: FileStatus
+        do {
+            status = try FileStatus(path: path)
+        } catch {
+            throw AckError(.system, "Failed to access \(path): \(error.errno)")
+        }
+        if status.owner != uid && status.mode & 0o444 != 0o444 { throw AckError(.permission, "Access denied") }
+    }
+}
