@@ -399,7 +399,11 @@ struct PlayerPCMConverter: ~Copyable {
             return count
         case .s16:
             for index in 0..<count {
-                let value = Int16(clamping: Self.integer(samples[index] * 32768, truncating: truncating))
+                // mpd's float to 16-bit conversion, which the fingerprint path already has.
+                let value =
+                    truncating
+                    ? PCMToS16.fromFloat(samples[index])
+                    : Int16(clamping: Self.integer(samples[index] * 32768, truncating: false))
                 target.storeBytes(of: value, toByteOffset: index * 2, as: Int16.self)
             }
             return count * 2
