@@ -39,8 +39,10 @@ public final class Server {
     private(set) var stickers: StickerDatabase?
     /// The state file, when `state_file` is set; restored by `start()`.
     private(set) var stateFile: StateFileService?
-    /// The services every client's commands share, as they are now.
-    var services: SharedServices {
+    /// The services every client's commands share: made once, and again when `start()` opens the stickers.
+    private(set) lazy var services = self.makeServices()
+
+    private func makeServices() -> SharedServices {
         SharedServices(
             startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
             stickers: self.stickers, commands: self.commands, raise: self.raiseForEveryone,
@@ -114,6 +116,7 @@ public final class Server {
         if let path = self.options.stickerFile {
             do {
                 self.stickers = try StickerDatabase(path: path)
+                self.services = self.makeServices()
             } catch {
                 for socket in sockets { socket.close() }
                 throw StartError(failure: error.message)
