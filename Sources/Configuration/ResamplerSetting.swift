@@ -35,12 +35,6 @@ public struct ResamplerSetting: Sendable, Hashable {
     /// The plugin. Default: libsamplerate, `Fastest Sinc Interpolator`, as Debian's `mpd`.
     public var plugin = Plugin.libsamplerate(type: "2", location: nil)
 
-    /// soxr's recipe, when the plugin is soxr (high otherwise, `mpd`'s default for soxr).
-    public var quality: Quality {
-        if case .soxr(let quality) = self.plugin { return quality }
-        return .high
-    }
-
     /// One line for each setting Fermata does not act on, `path:line: text`.
     public var warnings: [String] = []
 
