@@ -188,3 +188,15 @@ def test_config_and_storage_for_local_clients(server_factory, music_dir, tmp_pat
         replies[kind].append(tcp)
     assert replies["ref"] == replies["sut"], replies
     assert f"music_directory: {music_dir}\n".encode() in replies["ref"], replies["ref"]
+
+
+def test_commands_and_notcommands_as_mpd_at_each_permission_level(server_factory):
+    """With partitions, mount and the rest in place, `commands` and `notcommands` are mpd's own lists at every
+    permission level (`default_permissions "read"`, then a password per level)."""
+    settings = {"default_permissions": "read",
+                "password": ["padd@read,add", "pctl@read,add,control", "padm@read,add,control,admin"]}
+    ref = server_factory("ref", **settings)
+    sut = server_factory("sut", **settings)
+    script = "commands\nnotcommands\n" + "".join(f"password {pw}\ncommands\nnotcommands\n"
+                                                  for pw in ("padd", "pctl", "padm"))
+    mpdtest.compare(mpdtest.make_case(script, replies="auto"), ref, sut, "commands at each permission level")

@@ -208,7 +208,8 @@ public protocol PlayerControl: AnyObject {
     /// - Returns: `false` when no output has a software mixer.
     func setSoftwareVolume(_ volume: Int) -> Bool
 
-    /// Every configured output, in configuration order.
+    /// The outputs of this player in `mpd`'s order (configuration order, then those moved in) with the dummies of
+    /// those moved out; `id` is the index in this list.
     var outputs: [OutputDescription] { get }
     /// Enables or disables output `id`.
     ///
@@ -219,7 +220,47 @@ public protocol PlayerControl: AnyObject {
     /// - Returns: `false` when no output has that id; throws the output's message when the attribute is not
     ///   known or not settable.
     func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool
+    /// Takes the output named `name` out of this player (`moveoutput` to another partition): it is disabled and
+    /// closed, and a dummy of the same name stays in its place in ``outputs`` (`plugin: dummy`, disabled).
+    ///
+    /// - Returns: the output, with whether it was enabled; `nil` when this player has no such output (only its
+    ///   dummy, or nothing).
+    func detachOutput(named name: String) -> DetachedOutput?
+    /// Adds an output taken from another player: it replaces its own dummy if this player had it before, or
+    /// joins the end of ``outputs``, enabled as it was.
+    func attachOutput(_ output: DetachedOutput)
 
     /// Stops the audio threads and closes every device; called once at shutdown.
     func shutdown()
+}
+
+/// An output on its way from one player to another (`moveoutput`): its name, whether it was enabled, and for
+/// ``Player`` the device, mixer and pipe slot it plays with.
+public struct DetachedOutput {
+    /// `outputname`.
+    public let name: String
+    /// Whether it was enabled where it was taken from.
+    public let enabled: Bool
+    /// What plays: `nil` for an output of a player that plays nothing (a test's double).
+    let engine: Engine?
+
+    /// What a ``Player``'s output plays with.
+    struct Engine {
+        /// Its reader in every player's chunk pipe (its index among the configured outputs).
+        let slot: Int
+        let configuration: OutputConfiguration
+        let device: any AudioOutput
+        let mixer: (any Mixer)?
+    }
+
+    init(name: String, enabled: Bool, engine: Engine?) {
+        self.name = name
+        self.enabled = enabled
+        self.engine = engine
+    }
+
+    /// An output of a player that only describes its outputs (a test's double): it cannot join a ``Player``.
+    public init(name: String, enabled: Bool) {
+        self.init(name: name, enabled: enabled, engine: nil)
+    }
 }

@@ -22,7 +22,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     unowned let server: Server
 
     /// The partition this client's commands act on.
-    var partition: Partition
+    var partition: Partition { self.settings.partition }
     /// This client's own settings: permissions, tag mask, binary limit, subscriptions and messages.
     let settings: SessionSettings
 
@@ -41,14 +41,15 @@ public final class Client: ConnectionDelegate, ReplySink {
         self.connection = connection
         self.server = server
         self.settings = SessionSettings(
-            permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID)
-        self.partition = server.partition
+            permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID,
+            partition: server.defaultPartition)
         self.session = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
         )
         connection.delegate = self
         self.settings.notifyMessage = { [weak self] in self?.notify(IdleMask(.message)) }
+        self.settings.addPendingIdle = { [weak self] events in self?.notify(events) }
         // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
         connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
     }

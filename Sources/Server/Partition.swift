@@ -4,10 +4,10 @@ import MPDProtocol
 import Playback
 
 /// The services a client's commands act on in its partition, as `mpd`'s `Partition`: the queue with the player
-/// it drives, its volume memento and play time, and the idle events raised there.
+/// it drives (and the player's outputs), its volume memento and play time, and the idle events raised there.
 ///
-/// Fermata has one partition, `default`, that every client is in; the partitions issue adds more (each with its
-/// queue and player, its events reaching its own clients).
+/// Every client is in one partition, `default` at first; `newpartition` adds more, each with its own queue,
+/// player and outputs (``PartitionList``).
 ///
 /// Loop-confined.
 final class Partition {
@@ -20,10 +20,10 @@ final class Partition {
     var softwareVolume = 100
     /// Time its player spent playing, for `stats`.
     var playTime = PlayTime()
-    private let raise: (IdleEvent) -> Void
+    private let raise: (IdleEvent, Partition) -> Void
 
-    /// A partition over `playlist` whose idle events go to `raise`.
-    init(name: String, playlist: Playlist, raise: @escaping (IdleEvent) -> Void) {
+    /// A partition over `playlist` whose idle events go to `raise` (with the partition, whose clients they reach).
+    init(name: String, playlist: Playlist, raise: @escaping (IdleEvent, Partition) -> Void) {
         self.name = name
         self.playlist = playlist
         self.raise = raise
@@ -32,6 +32,66 @@ final class Partition {
     /// The player the queue drives.
     var player: any PlayerControl { self.playlist.player }
 
-    /// Raises `event` for the clients of this partition.
-    func emit(_ event: IdleEvent) { self.raise(event) }
+    /// Raises `event` for the clients of this partition only, as `mpd`'s `Partition::EmitIdle` (events that reach
+    /// every client go through ``SharedServices/emit(_:)``).
+    func emit(_ event: IdleEvent) { self.raise(event, self) }
+
+    /// `partition`, `newpartition` and `delpartition` names: ASCII letters, digits, `-` and `_`, at least one.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "_")
+            }
+    }
+}
+
+/// Every partition, `default` first, in the order they were made (`listpartitions`), as `mpd`'s `Instance`
+/// holds them; shared by every client's commands.
+///
+/// Loop-confined.
+final class PartitionList {
+    /// `mpd`'s limit: `newpartition` beyond it fails with `too many partitions`.
+    static let maximumCount = 16
+
+    /// Every partition, `default` first.
+    private(set) var all: [Partition]
+    private let make: (String) -> Partition
+
+    /// The list with its `default` partition; `make` makes a new partition with an empty queue and a player
+    /// without outputs.
+    init(default partition: Partition, make: @escaping (String) -> Partition) {
+        self.all = [partition]
+        self.make = make
+    }
+
+    /// The partition every client starts in.
+    var defaultPartition: Partition { self.all[0] }
+
+    /// The partition named `name`, if any.
+    func named(_ name: String) -> Partition? { self.all.first { $0.name == name } }
+
+    /// Makes and adds a partition named `name` (the caller checked the name and the limit).
+    @discardableResult
+    func add(named name: String) -> Partition {
+        let partition = self.make(name)
+        self.all.append(partition)
+        return partition
+    }
+
+    /// Removes `partition` (not the default one) and stops its player.
+    func remove(_ partition: Partition) {
+        guard partition !== self.defaultPartition else { return }
+        self.all.removeAll { $0 === partition }
+        partition.player.shutdown()
+    }
+
+    /// The partition whose player has the output named `name` (not as a dummy), if any.
+    func owner(ofOutput name: String) -> Partition? {
+        self.all.first { partition in
+            partition.player.outputs.contains { $0.name == name && $0.plugin != "dummy" }
+        }
+    }
 }

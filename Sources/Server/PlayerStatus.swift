@@ -30,13 +30,14 @@ struct PlayTime {
 }
 
 extension Server {
-    /// Raises the idle events for what the playlist reports changed, in its partition.
-    func playlistChanged(_ changes: Playlist.Changes) {
-        let partition = self.partition
+    /// Raises the idle events for what the playlist of `partition` reports changed, where `mpd` 0.23 raises them:
+    /// the queue, its modes, its mixer and outputs for the partition's clients, the player's state for every
+    /// client (`mpd`'s player thread raises it for the whole instance).
+    func playlistChanged(_ changes: Playlist.Changes, in partition: Partition) {
         if changes.contains(.playlist) { partition.emit(.playlist) }
         if changes.contains(.player) {
             partition.playTime.sample(partition.player.snapshot.state)
-            partition.emit(.player)
+            self.emit(.player)
         }
         if changes.contains(.options) { partition.emit(.options) }
         if changes.contains(.mixer) { partition.emit(.mixer) }
@@ -61,9 +62,11 @@ extension Server {
     /// `replaced`: songs the update deleted and made again (the tracks of a changed cue sheet), which leave the
     /// queue as `mpd`'s deleted songs do.
     func databaseChanged(_ database: Database, replaced: Set<String> = []) {
-        self.playlist.databaseModified { uri in
-            guard !replaced.contains(uri) else { return nil }
-            return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+        for partition in self.partitions.all {
+            partition.playlist.databaseModified { uri in
+                guard !replaced.contains(uri) else { return nil }
+                return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+            }
         }
     }
 }

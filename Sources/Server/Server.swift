@@ -23,12 +23,12 @@ public final class Server {
     let logger: Logger
     let commands: CommandTable
     let startTime = MonotonicClock.now()
-    /// The queue and playback state; drives the player.
-    let playlist: Playlist
-    /// The partition every client is in (`default`), over `playlist`.
-    private(set) lazy var partition = Partition(name: "default", playlist: self.playlist) { [unowned self] event in
-        self.emit(event)
-    }
+    /// Every partition, `default` first.
+    private(set) var partitions: PartitionList!
+    /// The partition every client starts in, whose state the state file keeps.
+    var defaultPartition: Partition { self.partitions.defaultPartition }
+    /// Makes the player of a new partition (no outputs until `moveoutput`).
+    private let newPlayer: () -> any PlayerControl
     /// Raises an idle event for every client (``SharedServices/emit(_:)``).
     private lazy var raiseForEveryone: (IdleEvent) -> Void = { [unowned self] event in self.emit(event) }
     /// Every connected client's settings (``SharedServices/allSessions``).
@@ -45,13 +45,15 @@ public final class Server {
     private func makeServices() -> SharedServices {
         SharedServices(
             startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
-            stickers: self.stickers, commands: self.commands, raise: self.raiseForEveryone,
-            sessions: self.everySession)
+            stickers: self.stickers, commands: self.commands, partitions: self.partitions,
+            raise: self.raiseForEveryone, sessions: self.everySession)
     }
 
     private var listeners: [Listener] = []
-    /// Idle events raised and not yet delivered (see `emit`).
+    /// Idle events for every client raised and not yet delivered (see `emit`).
     private var pendingIdle: IdleMask = []
+    /// Idle events for the clients of one partition raised and not yet delivered.
+    private var pendingPartitionIdle: [ObjectIdentifier: IdleMask] = [:]
     private var idleDeliveryScheduled = false
     private var clients: [Int: Client] = [:]
     private var nextClientID = 1
@@ -60,11 +62,14 @@ public final class Server {
     /// Creates a server; nothing listens until `start()`.
     ///
     /// - Parameters:
-    ///   - player: the player the queue drives (the real one, or a fake in tests); loop-confined.
+    ///   - player: the player the default partition's queue drives (the real one, or a fake in tests), with every
+    ///     configured output; loop-confined.
+    ///   - newPlayer: makes the player of a partition `newpartition` adds, with no output (outputs join it
+    ///     through `moveoutput`).
     ///   - onKill: runs on the loop when a client sends `kill`.
     public init(
         loop: EventLoop, options: ServerOptions, logger: Logger, player: any PlayerControl,
-        onKill: @escaping () -> Void = {}
+        newPlayer: @escaping () -> any PlayerControl, onKill: @escaping () -> Void = {}
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
@@ -72,13 +77,10 @@ public final class Server {
         self.logger = logger
         self.commands = CommandTable.standard
         self.onKill = onKill
-        let musicDirectory = options.musicDirectory ?? ""
-        self.playlist = Playlist(
-            queue: Queue(maximumLength: options.maxPlaylistLength), player: player,
-            resolvePath: { uri in
-                uri.hasPrefix("/") || musicDirectory.isEmpty || URIScheme.hasScheme(uri)
-                    ? uri : musicDirectory + "/" + uri
-            })
+        self.newPlayer = newPlayer
+        self.partitions = PartitionList(default: self.makePartition(name: "default", player: player)) {
+            [unowned self] name in self.makePartition(name: name, player: self.newPlayer())
+        }
         if let library = options.library {
             self.library = LibraryService(
                 configuration: .init(
@@ -87,9 +89,26 @@ public final class Server {
                     autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
                 server: self)
         }
-        self.playlist.replayGainMode = options.replayGainMode
-        self.playlist.onChange = { [unowned self] changes in self.playlistChanged(changes) }
         if let stateFile = options.stateFile { self.stateFile = StateFileService(options: stateFile, server: self) }
+    }
+
+    /// A partition named `name` with an empty queue driving `player`.
+    private func makePartition(name: String, player: any PlayerControl) -> Partition {
+        let musicDirectory = self.options.musicDirectory ?? ""
+        let playlist = Playlist(
+            queue: Queue(maximumLength: self.options.maxPlaylistLength), player: player,
+            resolvePath: { uri in
+                uri.hasPrefix("/") || musicDirectory.isEmpty || URIScheme.hasScheme(uri)
+                    ? uri : musicDirectory + "/" + uri
+            })
+        playlist.replayGainMode = self.options.replayGainMode
+        let partition = Partition(name: name, playlist: playlist) { [unowned self] event, partition in
+            self.emit(event, in: partition)
+        }
+        playlist.onChange = { [unowned self, unowned partition] changes in
+            self.playlistChanged(changes, in: partition)
+        }
+        return partition
     }
 
     /// The addresses the server listens on (ports resolved).
@@ -197,7 +216,7 @@ public final class Server {
     /// Stops listening and closes every client.
     public func shutdown() {
         self.stateFile?.shutdown()
-        self.playlist.player.shutdown()
+        for partition in self.partitions.all { partition.player.shutdown() }
         self.library?.stopWatching()
         self.stopListening()
         for client in Array(self.clients.values) { client.close() }
@@ -251,16 +270,26 @@ public final class Server {
 
     // MARK: - Idle
 
-    /// Raises `event` for every client.
+    /// Raises `event` for every client, whatever its partition.
     ///
     /// Delivered after the loop's current work, as `mpd` delivers idle events: the events of several commands
     /// that arrived together (`pause 0` then `pause 1`) reach a waiting client as one reply.
     public func emit(_ event: IdleEvent) {
+        self.pendingIdle.insert(IdleMask(event))
+        self.scheduleIdleDelivery(event)
+    }
+
+    /// Raises `event` for the clients of `partition` only, as `mpd`'s `Partition::EmitIdle`.
+    func emit(_ event: IdleEvent, in partition: Partition) {
+        self.pendingPartitionIdle[ObjectIdentifier(partition), default: []].insert(IdleMask(event))
+        self.scheduleIdleDelivery(event)
+    }
+
+    private func scheduleIdleDelivery(_ event: IdleEvent) {
         switch event {
-        case .playlist, .player, .options, .mixer, .output: self.stateFile?.changed()
+        case .playlist, .player, .options, .mixer, .output, .partition: self.stateFile?.changed()
         default: break
         }
-        self.pendingIdle.insert(IdleMask(event))
         guard !self.idleDeliveryScheduled else { return }
         self.idleDeliveryScheduled = true
         LoopBound(self, loop: self.loop).execute { server in server.deliverIdle() }
@@ -268,9 +297,14 @@ public final class Server {
 
     private func deliverIdle() {
         let events = self.pendingIdle
+        let byPartition = self.pendingPartitionIdle
         self.pendingIdle = []
+        self.pendingPartitionIdle = [:]
         self.idleDeliveryScheduled = false
-        for client in Array(self.clients.values) { client.notify(events) }
+        for client in Array(self.clients.values) {
+            let mine = byPartition[ObjectIdentifier(client.partition)].map { events.union($0) } ?? events
+            if !mine.isEmpty { client.notify(mine) }
+        }
     }
 }
 

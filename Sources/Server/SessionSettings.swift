@@ -22,14 +22,20 @@ final class SessionSettings {
     var messages: [(channel: String, text: String)] = []
     /// Tells the client that a message arrived (idle `message`); set by its ``Client``.
     var notifyMessage: () -> Void = {}
+    /// Marks idle events pending for this client without waking it (it is running a command); set by its
+    /// ``Client``.
+    var addPendingIdle: (IdleMask) -> Void = { _ in }
+    /// The partition this client's commands act on (`partition` switches it).
+    var partition: Partition
     /// Whether the client is connected over a local socket.
     let isLocal: Bool
     /// The user id of a local client's process, when the socket tells it.
     let peerUserID: UInt32?
 
     /// The settings of a new client holding `permissions`.
-    init(permissions: Permission, isLocal: Bool, peerUserID: UInt32?) {
+    init(permissions: Permission, isLocal: Bool, peerUserID: UInt32?, partition: Partition) {
         self.permissions = permissions
+        self.partition = partition
         self.isLocal = isLocal
         self.peerUserID = peerUserID
     }

@@ -23,12 +23,15 @@ struct SharedServices {
     let stickers: StickerDatabase?
     /// The commands the server knows.
     let commands: CommandTable
+    /// Every partition, `default` first.
+    let partitions: PartitionList
     private let raise: (IdleEvent) -> Void
     private let sessions: () -> [SessionSettings]
 
     init(
         startTime: UInt64, options: ServerOptions, logger: Logger, library: LibraryService?,
-        stickers: StickerDatabase?, commands: CommandTable, raise: @escaping (IdleEvent) -> Void,
+        stickers: StickerDatabase?, commands: CommandTable, partitions: PartitionList,
+        raise: @escaping (IdleEvent) -> Void,
         sessions: @escaping () -> [SessionSettings]
     ) {
         self.startTime = startTime
@@ -37,6 +40,7 @@ struct SharedServices {
         self.library = library
         self.stickers = stickers
         self.commands = commands
+        self.partitions = partitions
         self.raise = raise
         self.sessions = sessions
     }
@@ -44,7 +48,7 @@ struct SharedServices {
     /// The settings of every connected client (`channels`, `sendmessage`).
     var allSessions: [SessionSettings] { self.sessions() }
 
-    /// Raises `event` for every client, whatever its partition (`stored_playlist`, `subscription`), through the
-    /// same path as a partition's events.
+    /// Raises `event` for every client, whatever its partition (`stored_playlist`, `database`, `partition`, the
+    /// player's state), through the same path as a partition's events.
     func emit(_ event: IdleEvent) { self.raise(event) }
 }

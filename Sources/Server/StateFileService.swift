@@ -9,7 +9,14 @@ import Posix
 import StoredPlaylists
 
 /// The state file (`state_file`): restored once at start-up, then written atomically after changes and at
-/// shutdown, in `mpd`'s format.
+/// shutdown, in `mpd`'s format, for the default partition.
+///
+/// Beyond `mpd`, which forgets them at a restart, the other partitions are kept in a file of their own beside it,
+/// `state_file` with `.partitions` appended (``partitionsPath``): for each, a `partition: NAME` line, then the
+/// partition's state in the state file's format (its outputs, modes, queue and position). Its outputs are moved
+/// back into it at start-up, each enabled or disabled as saved; the dummies an output leaves behind in a partition
+/// other than the default one are not kept. `mpd` ignores that file: switching back to it loses only the extra
+/// partitions.
 ///
 /// Durability: a change to the queue, the modes, the volume, the outputs or the player's state is on disk at
 /// most `maximumLagSeconds` after it happened (the write starts `writeDelaySeconds` after it); `mpd` waits
@@ -28,6 +35,8 @@ final class StateFileService {
     private unowned let server: Server
     /// The text last written (or read at start-up), to skip writes that would change nothing.
     private var lastText: String?
+    /// The same for the partitions file.
+    private var lastPartitionsText: String?
     /// The pending write after a change, if any.
     private var pendingWrite: ClockTimer?
     /// The periodic write of the elapsed time (every `state_file_interval`).
@@ -48,40 +57,103 @@ final class StateFileService {
     ///
     /// Call once, after the database is loaded and before any client connects.
     func restore() {
-        let bytes: [UInt8]
+        self.restoring = true
+        defer { self.restoring = false }
         do {
-            bytes = try readFile(atPath: self.options.path)
+            let bytes = try readFile(atPath: self.options.path)
+            let (state, warnings) = StateFile.parse(
+                String(decoding: bytes, as: UTF8.self), maximumQueueLength: self.server.options.maxPlaylistLength)
+            for warning in warnings { self.server.logger.warning(warning, ["file": self.options.path]) }
+            self.apply(state, to: self.server.defaultPartition)
+            self.lastText = self.currentState().serialized()
         } catch {
             if error.errno != .noSuchFile {
                 self.server.logger.error("cannot read state file", ["file": self.options.path, "error": "\(error)"])
             }
-            self.schedulePeriodicWrite()
-            return
         }
-        let (state, warnings) = StateFile.parse(
-            String(decoding: bytes, as: UTF8.self), maximumQueueLength: self.server.options.maxPlaylistLength)
-        for warning in warnings { self.server.logger.warning(warning, ["file": self.options.path]) }
-        self.restoring = true
-        defer { self.restoring = false }
-        self.apply(state)
-        self.lastText = self.currentState().serialized()
+        self.restorePartitions()
+        self.lastPartitionsText = self.partitionsText()
         self.schedulePeriodicWrite()
     }
 
-    private func apply(_ state: StateFile) {
-        let playlist = self.server.playlist
-        let player = playlist.player
-        if let volume = state.softwareVolume {
-            self.server.partition.softwareVolume = volume
-            _ = player.setSoftwareVolume(volume)
+    /// The file the partitions other than the default one are kept in.
+    var partitionsPath: String { self.options.path + ".partitions" }
+
+    /// Makes the partitions of the partitions file again, moves their outputs into them and restores their state.
+    private func restorePartitions() {
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(atPath: self.partitionsPath)
+        } catch {
+            if error.errno != .noSuchFile {
+                self.server.logger.error(
+                    "cannot read the partitions file", ["file": self.partitionsPath, "error": "\(error)"])
+            }
+            return
         }
-        // mpd only ever disables: an output saved as enabled keeps its configured state.
-        for output in state.outputs where !output.enabled {
-            guard let id = player.outputs.first(where: { $0.name == output.name })?.id else {
-                self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
+        let partitions = self.server.partitions!
+        for (name, text) in Self.sections(of: String(decoding: bytes, as: UTF8.self)) {
+            guard Partition.isValidName(name), partitions.named(name) == nil,
+                partitions.all.count < PartitionList.maximumCount
+            else {
+                self.server.logger.warning("ignoring a saved partition", ["file": self.partitionsPath, "name": name])
                 continue
             }
-            _ = player.setOutput(id: id, enabled: false)
+            let (state, warnings) = StateFile.parse(text, maximumQueueLength: self.server.options.maxPlaylistLength)
+            for warning in warnings { self.server.logger.warning(warning, ["file": self.partitionsPath]) }
+            let partition = partitions.add(named: name)
+            for output in state.outputs {
+                guard let owner = partitions.owner(ofOutput: output.name), owner !== partition,
+                    let moved = owner.player.detachOutput(named: output.name)
+                else {
+                    self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
+                    continue
+                }
+                partition.player.attachOutput(moved)
+            }
+            self.apply(state, to: partition)
+        }
+    }
+
+    /// The partitions file's sections: each partition's name and its state file text.
+    static func sections(of text: String) -> [(name: String, text: String)] {
+        var sections: [(name: String, text: String)] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("partition: ") {
+                sections.append((String(line.dropFirst("partition: ".count)), ""))
+            } else if !sections.isEmpty {
+                sections[sections.count - 1].text += line + "\n"
+            }
+        }
+        return sections
+    }
+
+    /// The partitions file's text: every partition but the default one.
+    private func partitionsText() -> String {
+        self.server.partitions.all.dropFirst().map { partition in
+            "partition: \(partition.name)\n" + self.currentState(of: partition).serialized()
+        }.joined()
+    }
+
+    private func apply(_ state: StateFile, to partition: Partition) {
+        let playlist = partition.playlist
+        let player = playlist.player
+        if let volume = state.softwareVolume {
+            partition.softwareVolume = volume
+            _ = player.setSoftwareVolume(volume)
+        }
+        let isDefault = partition === self.server.defaultPartition
+        // mpd only ever disables: an output saved as enabled keeps its configured state. The outputs of the
+        // other partitions are saved as they were, either way.
+        for output in state.outputs where !output.enabled || !isDefault {
+            guard let id = player.outputs.first(where: { $0.name == output.name && $0.plugin != "dummy" })?.id
+            else {
+                if isDefault {
+                    self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
+                }
+                continue
+            }
+            _ = player.setOutput(id: id, enabled: output.enabled)
         }
         guard state.hasPlayerState else { return }
         playlist.setRepeat(state.repeatMode)
@@ -146,12 +218,19 @@ final class StateFileService {
     // MARK: - Writing
 
     /// The state now, as the file holds it.
-    func currentState() -> StateFile {
-        let playlist = self.server.playlist
+    func currentState() -> StateFile { self.currentState(of: self.server.defaultPartition) }
+
+    /// The state of `partition` now, in the state file's form; the other partitions save only their own outputs
+    /// (not the dummies of those that left).
+    private func currentState(of partition: Partition) -> StateFile {
+        let playlist = partition.playlist
         let player = playlist.player
         var state = StateFile()
-        state.softwareVolume = self.server.partition.softwareVolume
-        state.outputs = player.outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
+        state.softwareVolume = partition.softwareVolume
+        let outputs =
+            partition === self.server.defaultPartition
+            ? player.outputs : player.outputs.filter { $0.plugin != "dummy" }
+        state.outputs = outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
         state.hasPlayerState = true
         if playlist.playing {
             let snapshot = player.snapshot
@@ -205,12 +284,25 @@ final class StateFileService {
     /// fsync). A failure is logged; the previous file stays, and the next change tries again.
     func write() {
         let text = self.currentState().serialized()
-        guard text != self.lastText else { return }
+        if text != self.lastText {
+            do {
+                try AtomicFile.write(Array(text.utf8), toPath: self.options.path)
+                self.lastText = text
+            } catch {
+                self.server.logger.error("cannot write state file", ["file": self.options.path, "error": "\(error)"])
+            }
+        }
+        let partitions = self.partitionsText()
+        // No file until there is a partition to keep.
+        guard partitions != self.lastPartitionsText, !(partitions.isEmpty && self.lastPartitionsText == nil) else {
+            return
+        }
         do {
-            try AtomicFile.write(Array(text.utf8), toPath: self.options.path)
-            self.lastText = text
+            try AtomicFile.write(Array(partitions.utf8), toPath: self.partitionsPath)
+            self.lastPartitionsText = partitions
         } catch {
-            self.server.logger.error("cannot write state file", ["file": self.options.path, "error": "\(error)"])
+            self.server.logger.error(
+                "cannot write the partitions file", ["file": self.partitionsPath, "error": "\(error)"])
         }
     }
 

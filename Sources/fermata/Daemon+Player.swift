@@ -24,13 +24,14 @@ extension Daemon {
         ]
     }
 
-    /// The player the server's queue drives, with the outputs of the `audio_output` blocks (or ALSA's default
-    /// device). Called once, on the loop thread.
+    /// The player the default partition's queue drives, with the outputs of the `audio_output` blocks (or ALSA's
+    /// default device), and a maker of players for new partitions: the same settings, no output until one moves
+    /// in. Called once, on the loop thread.
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
         settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, loop: EventLoop, logger: Logger
-    ) throws(StartupError) -> Player {
+    ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
         let outputs = try AudioOutputSetup.outputs(
@@ -44,21 +45,24 @@ extension Daemon {
                 try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
             }
         }
-        let player = Player(
-            loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
-            streams: streams,
-            outputs: outputs.map { ($0.configuration, $0.output, $0.mixer) },
-            audioBufferSize: settings.audioBufferSize,
-            replayGain: ReplayGainSettings(
-                preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
-                limit: settings.replayGainLimit),
-            audioOutputFormat: settings.audioOutputFormat,
-            resampler: try Self.resampler(settings.resampler), logger: logger)
+        let resampler = try Self.resampler(settings.resampler)
+        let slots = outputs.count
+        func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
+            Player(
+                loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
+                streams: streams, outputs: outputs, outputSlots: slots, audioBufferSize: settings.audioBufferSize,
+                replayGain: ReplayGainSettings(
+                    preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
+                    limit: settings.replayGainLimit),
+                audioOutputFormat: settings.audioOutputFormat, resampler: resampler, logger: logger)
+        }
+        let player = make(outputs.map { ($0.configuration, $0.output, $0.mixer) })
+        // As mpd: a hardware mixer's changes reach the partition its output was configured in, wherever it moves.
         mixerChanges.target.withLock { $0 = player.mixerChangeReporter }
         for (configuration, _, _) in outputs {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
         }
-        return player
+        return (player, { make([]) })
     }
 }
 

@@ -182,9 +182,11 @@ enum Daemon {
         }
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
-        let player = try Self.makePlayer(
+        let (player, newPlayer) = try Self.makePlayer(
             settings: settings, formats: formats, openRemote: openRemote, loop: loop, logger: logger.labelled("player"))
-        let server = Server(loop: loop, options: options, logger: logger.labelled("server"), player: player) {
+        let server = Server(
+            loop: loop, options: options, logger: logger.labelled("server"), player: player, newPlayer: newPlayer
+        ) {
             loop.stop()
         }
         do {

@@ -219,8 +219,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     let clock: ManualClock
 
     init(
-        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], clock: ManualClock = ManualClock(),
-        bufferSize: Int = 1 << 20,
+        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
+        clock: ManualClock = ManualClock(), bufferSize: Int = 1 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil
@@ -241,7 +241,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         self.sync { harness in
             harness.player = Player(
                 loop: harness.loop, decoders: decoders, streams: streams, outputs: outputs.value,
-                audioBufferSize: bufferSize,
+                outputSlots: outputSlots, audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
                 clock: clock, logger: .discarding)
             harness.player.onEvent = { [weak harness] event in

@@ -375,11 +375,12 @@ final class PlaylistFixture {
         #expect(f.playlist.error == "Failed to decode s2")
     }
 
-    @Test func outputFailureStops() throws {
+    @Test func outputFailurePausesOnTheSong() throws {
         let f = try PlaylistFixture(songs: 3)
         try f.playlist.play(position: 0)
         f.player.failOutputs("Failed to open audio output")
-        #expect(!f.playlist.playing)
+        #expect(f.playlist.playing)
+        #expect(f.state == .pause)
         #expect(f.currentURI == "s0")
         #expect(f.playlist.error == "Failed to open audio output")
     }

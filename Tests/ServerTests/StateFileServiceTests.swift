@@ -103,6 +103,42 @@ import Testing
         #expect(Self.read(state)?.contains("song_begin: a/3.mp3\nRange: 250-500\n") == true)
     }
 
+    @Test func partitionsAreKeptBesideTheStateFileAndComeBack() throws {
+        let music = try Self.library()
+        let state = music.path + ".state"
+        let clock = ManualClock()
+        do {
+            let f = try Self.server(music, state: state, clock: clock)
+            for line in [
+                "newpartition p1", "partition p1", "moveoutput \"Null Output\"", "add a/2.mp3", "repeat 1",
+                "newpartition p2",
+            ] {
+                #expect(f.request(line) == ["OK"], "\(line)")
+            }
+            Self.advance(clock, seconds: 0.5, f)
+            #expect(Self.eventually { Self.read(state + ".partitions")?.contains("partition: p2") == true })
+        }
+        #expect(Self.read(state)?.contains("audio_device_state:0:Null Output\n") == true)
+        #expect(Self.read(state)?.contains("playlist_begin\nplaylist_end\n") == true)
+        let text = try #require(Self.read(state + ".partitions"))
+        #expect(text.hasPrefix("partition: p1\nsw_volume: 100\naudio_device_state:1:Null Output\nstate: stop\n"))
+        #expect(text.contains("repeat: 1\n") && text.contains("playlist_begin\n0:a/2.mp3\nplaylist_end\n"))
+
+        let f = try Self.server(music, state: state, clock: clock)
+        #expect(f.request("listpartitions") == ["partition: default", "partition: p1", "partition: p2", "OK"])
+        #expect(
+            f.request("outputs") == [
+                "outputid: 0", "outputname: Null Output", "plugin: dummy", "outputenabled: 0", "OK",
+            ])
+        #expect(f.request("partition p1") == ["OK"])
+        #expect(f.status("repeat") == "1")
+        #expect(f.request("playlist") == ["0:file: a/2.mp3", "OK"])
+        #expect(
+            f.request("outputs") == [
+                "outputid: 0", "outputname: Null Output", "plugin: null", "outputenabled: 1", "OK",
+            ])
+    }
+
     @Test func restoresWhatMPDWrote() throws {
         let music = try Self.library()
         let state = music.path + ".state"

@@ -29,7 +29,9 @@ final class TestServer: Sendable {
             do {
                 let loop = try EventLoop()
                 let player = ScriptedPlayer()
-                let server = Server(loop: loop, options: frozen, logger: .discarding, player: player)
+                let server = Server(
+                    loop: loop, options: frozen, logger: .discarding, player: player,
+                    newPlayer: { ScriptedPlayer(volume: nil, outputs: []) })
                 try server.start()
                 let bound = LoopBound(player, loop: loop)
                 result.withLock { $0 = (loop, server.boundAddresses.first?.port ?? 0, bound) }

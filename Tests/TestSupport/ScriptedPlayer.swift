@@ -118,6 +118,26 @@ public final class ScriptedPlayer: PlayerControl {
         return true
     }
 
+    public func detachOutput(named name: String) -> DetachedOutput? {
+        guard let index = self.outputs.firstIndex(where: { $0.name == name && $0.plugin != "dummy" }) else {
+            return nil
+        }
+        let enabled = self.outputs[index].enabled
+        self.outputs[index] = OutputDescription(id: index, name: name, plugin: "dummy", enabled: false)
+        return DetachedOutput(name: name, enabled: enabled)
+    }
+
+    public func attachOutput(_ output: DetachedOutput) {
+        let description = OutputDescription(id: 0, name: output.name, plugin: "null", enabled: output.enabled)
+        if let index = self.outputs.firstIndex(where: { $0.name == output.name && $0.plugin == "dummy" }) {
+            self.outputs[index] = description
+            self.outputs[index].id = index
+        } else {
+            self.outputs.append(description)
+            self.outputs[self.outputs.count - 1].id = self.outputs.count - 1
+        }
+    }
+
     public func shutdown() {}
 
     /// Forgets the recorded calls.
@@ -174,9 +194,8 @@ public final class ScriptedPlayer: PlayerControl {
 
     /// Every output failed: the player stops.
     public func failOutputs(_ message: String) {
-        self.state = .stop
-        self.currentSong = nil
-        self.queuedSong = nil
+        // As `Player`: it pauses where it was, keeping the song.
+        if self.state == .play { self.state = .pause }
         self.onEvent(.outputFailed(message: message))
     }
 }

@@ -48,7 +48,10 @@ public final class Player: PlayerControl {
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let decoder: PlayerDecoderThread
-    private let outputThreads: [PlayerOutputThread]
+    /// The outputs this player plays to (the ones ``outputs`` lists that are not dummies).
+    private var outputThreads: [PlayerOutputThread]
+    /// What ``outputs`` lists, in order: the outputs, and the dummies of those moved to another player.
+    private var listing: [Listed]
     /// Posts an engine event to the loop; any thread.
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private var isShutDown = false
@@ -79,6 +82,8 @@ public final class Player: PlayerControl {
     ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
     ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
     ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
+    ///   - outputSlots: how many outputs may ever play from this player: every configured output, when outputs
+    ///     move between players (``attachOutput(_:)``); at least `outputs.count`.
     ///   - audioBufferSize: `audio_buffer_size` in bytes (`mpd` 0.23's default: 4 MiB).
     ///   - replayGain: preamp, missing preamp, limit.
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
@@ -92,7 +97,8 @@ public final class Player: PlayerControl {
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
-        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], audioBufferSize: Int = 4 << 20,
+        outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
+        audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
         audioOutputFormat: String? = nil, resampler: Resampler = .standard,
         clock: any PlaybackClock = SystemClock(), logger: Logger
@@ -100,7 +106,7 @@ public final class Player: PlayerControl {
         loop.preconditionOnLoop()
         self.loop = loop
         self.logger = logger
-        let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: outputs.count)
+        let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: max(outputs.count, outputSlots))
         var outputFormatMask: AudioFormatMask?
         if let audioOutputFormat {
             do throws(AudioFormatParseError) {
@@ -123,9 +129,10 @@ public final class Player: PlayerControl {
             let (configuration, device, given) = output
             let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)
             return PlayerOutputThread(
-                id: index, configuration: configuration, device: device, mixer: mixer, pipe: pipe, shared: shared,
-                logger: logger, post: post)
+                id: index, configuration: configuration, device: device, mixer: mixer,
+                enabled: configuration.enabled, pipe: pipe, shared: shared, logger: logger, post: post)
         }
+        self.listing = self.outputThreads.map { .output($0) }
         relay.player = self
         for output in self.outputThreads {
             if let mixer = output.mixer {
@@ -419,17 +426,27 @@ public final class Player: PlayerControl {
 
     public var outputs: [OutputDescription] {
         self.loop.preconditionOnLoop()
-        return self.outputThreads.map { output in
-            OutputDescription(
-                id: output.id, name: output.configuration.name, plugin: output.device.plugin,
-                enabled: output.wanted.enabled, attributes: output.device.attributes, hasMixer: output.mixer != nil)
+        return self.listing.enumerated().map { index, listed in
+            switch listed {
+            case .output(let output):
+                OutputDescription(
+                    id: index, name: output.configuration.name, plugin: output.device.plugin,
+                    enabled: output.wanted.enabled, attributes: output.device.attributes,
+                    hasMixer: output.mixer != nil)
+            case .dummy(let name, let enabled):
+                OutputDescription(id: index, name: name, plugin: "dummy", enabled: enabled)
+            }
         }
     }
 
     public func setOutput(id: Int, enabled: Bool) -> Bool {
         self.loop.preconditionOnLoop()
-        guard self.outputThreads.indices.contains(id) else { return false }
-        let output = self.outputThreads[id]
+        guard self.listing.indices.contains(id) else { return false }
+        guard case .output(let output) = self.listing[id] else {
+            // As mpd: a dummy keeps the flag, and plays nothing.
+            self.listing[id] = .dummy(name: self.listing[id].name, enabled: enabled)
+            return true
+        }
         output.send {
             $0.enabled = enabled
             if enabled { $0.mode = self.outputMode }
@@ -441,9 +458,61 @@ public final class Player: PlayerControl {
 
     public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool {
         self.loop.preconditionOnLoop()
-        guard self.outputThreads.indices.contains(id) else { return false }
-        try self.outputThreads[id].device.setAttribute(name: name, value: value)
+        guard self.listing.indices.contains(id) else { return false }
+        guard case .output(let output) = self.listing[id] else {
+            throw OutputError("Cannot set attribute on dummy output")
+        }
+        try output.device.setAttribute(name: name, value: value)
         return true
+    }
+
+    public func detachOutput(named name: String) -> DetachedOutput? {
+        self.loop.preconditionOnLoop()
+        guard let index = self.listing.firstIndex(where: { $0.isOutput && $0.name == name }),
+            case .output(let output) = self.listing[index]
+        else { return nil }
+        let enabled = output.wanted.enabled
+        // As mpd: the output is disabled and closed, its thread ends; a dummy stays in its place.
+        output.send(wait: true) {
+            $0.enabled = false
+            $0.quit = true
+        }
+        self.outputThreads.removeAll { $0 === output }
+        self.listing[index] = .dummy(name: name, enabled: false)
+        self.endedOutputs.remove(output.id)
+        if self.state == .play {
+            if !self.hasEnabledOutput {
+                self.reportNoOutput("Failed to open audio output")
+            } else if let token = self.currentSong?.token {
+                self.finishIfAllEnded(token: token)
+            }
+        }
+        return DetachedOutput(
+            name: name, enabled: enabled,
+            engine: .init(
+                slot: output.id, configuration: output.configuration, device: output.device, mixer: output.mixer))
+    }
+
+    public func attachOutput(_ detached: DetachedOutput) {
+        self.loop.preconditionOnLoop()
+        guard let engine = detached.engine else {
+            preconditionFailure("an output without a device cannot join a player")
+        }
+        let output = PlayerOutputThread(
+            id: engine.slot, configuration: engine.configuration, device: engine.device, mixer: engine.mixer,
+            enabled: false, pipe: self.pipe, shared: self.shared, logger: self.logger, post: self.post)
+        // As mpd: it takes the place of its dummy, if it was here before; else it joins the end of the list.
+        if let index = self.listing.firstIndex(where: { !$0.isOutput && $0.name == detached.name }) {
+            self.listing[index] = .output(output)
+        } else {
+            self.listing.append(.output(output))
+        }
+        self.outputThreads.append(output)
+        output.start()
+        output.send {
+            $0.enabled = detached.enabled
+            $0.mode = self.outputMode
+        }
     }
 
     private var outputMode: PlayerOutputThread.Mode {
@@ -547,5 +616,27 @@ private final class PlayerEventRelay: @unchecked Sendable {
     /// Posts `event` to the loop. Any thread (allocates a task: once per border or failure, not per period).
     func post(_ event: PlayerEngineEvent) {
         self.loop.execute { self.player?.handle(event) }
+    }
+}
+
+extension Player {
+    /// An entry of the `outputs` list.
+    fileprivate enum Listed {
+        /// An output of this player.
+        case output(PlayerOutputThread)
+        /// An output that moved to another player (`mpd`'s dummy: `plugin: dummy`, plays nothing).
+        case dummy(name: String, enabled: Bool)
+
+        var name: String {
+            switch self {
+            case .output(let output): output.configuration.name
+            case .dummy(let name, _): name
+            }
+        }
+
+        var isOutput: Bool {
+            if case .output = self { return true }
+            return false
+        }
     }
 }

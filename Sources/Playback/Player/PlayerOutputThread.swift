@@ -116,7 +116,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     init(
-        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?,
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, enabled: Bool,
         pipe: PlayerChunkPipe,
         shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
@@ -139,7 +139,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             }
         }
         self.formatMask = mask
-        self.request = Request(enabled: configuration.enabled)
+        self.request = Request(enabled: enabled)
         self.applied = Request(enabled: false)
     }
 

@@ -245,11 +245,10 @@ public final class Playlist {
                 }
             }
         case .outputFailed(let message):
+            // As mpd: the player paused on the song (its playlist stops only when the player stops).
             self.emit(.player)
             self.error = message
             self.errorKind = .output
-            guard self.playing else { return }
-            self.playerStopped()
         case .pausedAtBorder:
             self.emit(.player)
             if self.queue.single == .oneshot {

@@ -28,5 +28,5 @@ public struct CommandTable: Sendable {
         ConnectionCommands.all + MessageCommands.all + StatusCommands.all + DatabaseCommands.all
             + SearchCommands.all + ArtCommands.all + StickerCommands.all + PlaylistCommands.all
             + QueueCommands.all + PlaybackCommands.all + OutputCommands.all + StorageCommands.all
-            + FingerprintCommands.all)
+            + FingerprintCommands.all + PartitionCommands.all)
 }

@@ -39,7 +39,7 @@ enum MessageCommands {
             throw AckError(.exist, "already subscribed to this channel")
         }
         session.subscriptions.append(channel)
-        context.services.emit(.subscription)
+        context.partition.emit(.subscription)
         return .ok
     }
 
@@ -49,13 +49,15 @@ enum MessageCommands {
             throw AckError(.noExist, "not subscribed to this channel")
         }
         session.subscriptions.remove(at: index)
-        context.services.emit(.subscription)
+        context.partition.emit(.subscription)
         return .ok
     }
 
     static func channels(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var names = Set<String>()
-        for session in context.services.allSessions { names.formUnion(session.subscriptions) }
+        for session in context.services.allSessions where session.partition === context.partition {
+            names.formUnion(session.subscriptions)
+        }
         for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             context.write("channel", name)
         }
@@ -67,7 +69,8 @@ enum MessageCommands {
         let text = context.arguments[1]
         guard isValidChannelName(channel) else { throw AckError(.arg, "invalid channel name") }
         var delivered = false
-        for session in context.services.allSessions where session.subscriptions.contains(channel) {
+        for session in context.services.allSessions
+        where session.partition === context.partition && session.subscriptions.contains(channel) {
             guard session.messages.count < maximumMessages else { continue }
             let wasEmpty = session.messages.isEmpty
             session.messages.append((channel, text))

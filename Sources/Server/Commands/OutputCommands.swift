@@ -73,21 +73,24 @@ enum OutputCommands {
             }
         guard enabled != output.enabled else { return .ok }
         guard player.setOutput(id: Int(id), enabled: enabled) else { throw AckError(.noExist, "No such audio output") }
-        context.partition.emit(.output)
-        if output.hasMixer && (change != .toggle || !enabled) { context.partition.emit(.mixer) }
+        // As mpd 0.23: raised for every client, whatever its partition.
+        context.services.emit(.output)
+        if output.hasMixer && (change != .toggle || !enabled) { context.services.emit(.mixer) }
         return .ok
     }
 
     static func outputset(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
         let player = context.partition.playlist.player
-        guard player.outputs.contains(where: { $0.id == Int(id) }) else {
+        guard let output = player.outputs.first(where: { $0.id == Int(id) }) else {
             throw AckError(.noExist, "No such audio output")
         }
         let name = context.arguments[1]
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || isAlphanumeric($0) }) else {
             throw AckError(.arg, "Illegal attribute name")
         }
+        // An output that moved to another partition.
+        guard output.plugin != "dummy" else { throw AckError(.unknown, "Cannot set attribute on dummy output") }
         do {
             _ = try player.setOutputAttribute(id: Int(id), name: name, value: context.arguments[2])
         } catch {

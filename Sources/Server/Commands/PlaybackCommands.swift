@@ -18,17 +18,20 @@ enum PlaybackCommands {
         Command("crossfade", .player, 1, 1) { context throws(AckError) in
             let seconds = try ArgumentParser.unsigned(context.arguments[0])
             context.partition.player.crossfadeSeconds = Double(seconds)
-            context.partition.emit(.options)
+            // As mpd 0.23 (its player control raises it): for every client, whatever its partition.
+            context.services.emit(.options)
             return .ok
         },
         Command("mixrampdb", .player, 1, 1) { context throws(AckError) in
             context.partition.player.mixRampDB = try QueueArguments.float(context.arguments[0])
-            context.partition.emit(.options)
+            // As mpd 0.23 (its player control raises it): for every client, whatever its partition.
+            context.services.emit(.options)
             return .ok
         },
         Command("mixrampdelay", .player, 1, 1) { context throws(AckError) in
             context.partition.player.mixRampDelay = try QueueArguments.float(context.arguments[0])
-            context.partition.emit(.options)
+            // As mpd 0.23 (its player control raises it): for every client, whatever its partition.
+            context.services.emit(.options)
             return .ok
         },
         Command("next", .player, 0, 0) { context throws(AckError) in

@@ -27,7 +27,8 @@ enum StatusCommands {
         var text = ""
         if let volume = player.volume { text += "volume: \(volume)\n" }
         text += "repeat: \(queue.repeatMode ? 1 : 0)\nrandom: \(queue.random ? 1 : 0)\n"
-        text += "single: \(queue.single.wireValue)\nconsume: \(queue.consume ? 1 : 0)\npartition: default\n"
+        text +=
+            "single: \(queue.single.wireValue)\nconsume: \(queue.consume ? 1 : 0)\npartition: \(context.partition.name)\n"
         text += "playlist: \(queue.version)\nplaylistlength: \(queue.count)\n"
         text += "mixrampdb: \(formatShortest(Float(player.mixRampDB)))\nstate: \(snapshot.state.rawValue)\n"
         if player.crossfadeSeconds > 0 { text += "xfade: \(Int(player.crossfadeSeconds.rounded()))\n" }
