@@ -330,7 +330,9 @@ let package = Package(
                 "Playback", "Model", "Formats", "Input", "Posix", "EventLoop", "Soxr", "Samplerate", "TestSupport",
                 "TestTools",
             ], swiftSettings: settings),
-        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        .testTarget(
+            name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix", "TestSupport"],
+            swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(
