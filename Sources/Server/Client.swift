@@ -6,6 +6,7 @@ import Input
 import MPDProtocol
 import Model
 import Network
+import Playback
 import Posix
 import RawText
 
@@ -34,8 +35,9 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// The reply of the session's deferred command; no further request is read until it is done.
     private var deferred: DeferredReply?
 
-    private var lastActivity = MonotonicClock.now()
-    private var timeoutTimer: EventLoop.Timer?
+    /// When the last request line arrived or the last `idle` ended, on the server's clock.
+    private var lastActivity: UInt64
+    private var timeoutTimer: ClockTimer?
 
     init(connection: Connection, server: Server, permissions: Permission) {
         self.connection = connection
@@ -43,6 +45,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         self.settings = SessionSettings(
             permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID)
         self.partition = server.partition
+        self.lastActivity = server.clock.now()
         self.session = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
@@ -84,7 +87,7 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     public func connectionDidClose(_ connection: Connection) {
         self.deferred?.cancellation.cancel()
-        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
         self.server.clientDidClose(self)
     }
@@ -122,7 +125,7 @@ public final class Client: ConnectionDelegate, ReplySink {
             case .line(let slice, let consumed):
                 let line = Array(slice)
                 self.connection.consumeInput(consumed)
-                self.lastActivity = MonotonicClock.now()
+                self.lastActivity = self.server.clock.now()
                 self.send(.line(line))
             }
         }
@@ -165,7 +168,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         case .stopTimeout:
             self.cancelTimeout()
         case .restartTimeout:
-            self.lastActivity = MonotonicClock.now()
+            self.lastActivity = self.server.clock.now()
             self.armTimeout()
         case .kill:
             self.server.kill()
@@ -291,7 +294,8 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func armTimeout() {
         guard self.timeoutTimer == nil, !self.isIdle, !self.connection.isClosed else { return }
         let timeout = UInt64(self.server.options.connectionTimeoutSeconds * 1e9)
-        self.timeoutTimer = self.server.loop.schedule(at: self.lastActivity + timeout) { [weak self] in
+        self.timeoutTimer = self.server.clock.schedule(on: self.server.loop, at: self.lastActivity + timeout) {
+            [weak self] in
             guard let self else { return }
             self.timeoutTimer = nil
             self.checkTimeout(timeout)
@@ -300,7 +304,7 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     private func checkTimeout(_ timeout: UInt64) {
         guard !self.connection.isClosed, !self.isIdle else { return }
-        if MonotonicClock.now() >= self.lastActivity + timeout {
+        if self.server.clock.now() >= self.lastActivity + timeout {
             self.send(.timedOut)
         } else {
             self.armTimeout()
@@ -308,7 +312,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     }
 
     private func cancelTimeout() {
-        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
     }
 

@@ -21,6 +21,8 @@ public final class Server {
     /// The settings in force.
     public let options: ServerOptions
     let logger: Logger
+    /// The clock of the connection timeout: the system's monotonic clock, or a test's.
+    let clock: any PlaybackClock
     let commands: CommandTable
     let startTime = MonotonicClock.now()
     /// The queue and playback state; drives the player.
@@ -53,7 +55,7 @@ public final class Server {
     /// Idle events raised and not yet delivered (see `emit`).
     private var pendingIdle: IdleMask = []
     private var idleDeliveryScheduled = false
-    private var clients: [Int: Client] = [:]
+    private(set) var clients: [Int: Client] = [:]
     private var nextClientID = 1
     private var onKill: () -> Void = {}
 
@@ -61,15 +63,17 @@ public final class Server {
     ///
     /// - Parameters:
     ///   - player: the player the queue drives (the real one, or a fake in tests); loop-confined.
+    ///   - clock: the clock of the connection timeout (a test's, or the system's).
     ///   - onKill: runs on the loop when a client sends `kill`.
     public init(
         loop: EventLoop, options: ServerOptions, logger: Logger, player: any PlayerControl,
-        onKill: @escaping () -> Void = {}
+        clock: any PlaybackClock = SystemClock(), onKill: @escaping () -> Void = {}
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.options = options
         self.logger = logger
+        self.clock = clock
         self.commands = CommandTable.standard
         self.onKill = onKill
         let musicDirectory = options.musicDirectory ?? ""
