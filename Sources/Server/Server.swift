@@ -84,12 +84,14 @@ public final class Server {
                     ? uri : musicDirectory + "/" + uri
             })
         if let library = options.library {
-            self.library = LibraryService(
+            let service = LibraryService(
                 configuration: .init(
                     updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
                     compress: library.compressDatabaseFile, hidePlaylistTargets: library.hidePlaylistTargets,
                     autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
-                server: self)
+                loop: loop, logger: logger)
+            service.onEvent = { [unowned self] event in self.libraryReported(event) }
+            self.library = service
         }
         self.playlist.replayGainMode = options.replayGainMode
         self.playlist.onChange = { [unowned self] changes in self.playlistChanged(changes) }
