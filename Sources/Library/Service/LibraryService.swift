@@ -90,6 +90,7 @@ public final class LibraryService {
     /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
     /// after the stop (or the old one, never half of it: the files are replaced atomically).
     private let startupSave = DispatchGroup()
+    /// The id of the last job queued (tests set it to see the ids wrap).
     var lastJobID = 0
 
     /// Creates the service with an empty database; nothing is read or watched until ``start()``. Loop thread.
