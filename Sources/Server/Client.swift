@@ -27,8 +27,9 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// This client's own settings: permissions, tag mask, binary limit, subscriptions and messages.
     let settings: SessionSettings
 
-    /// The protocol's decisions: framing aside, everything this shell does with the socket it is told by it.
-    private var session: ClientSession
+    /// The session's state machine, which makes the protocol's decisions: framing aside, everything this shell
+    /// does with the socket it is told by it. (Not ``settings``, which the commands read and change.)
+    private var stateMachine: ClientSession
     private var framer = LineFramer()
     /// The reply of the session's running stream.
     private var stream: ReplyStream?
@@ -46,7 +47,7 @@ public final class Client: ConnectionDelegate, ReplySink {
             permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID)
         self.partition = server.partition
         self.lastActivity = server.clock.now()
-        self.session = ClientSession(
+        self.stateMachine = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
         )
@@ -57,7 +58,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     }
 
     /// Whether the client is waiting in `idle`.
-    var isIdle: Bool { self.session.isIdle }
+    var isIdle: Bool { self.stateMachine.isIdle }
 
     /// Sends the greeting and starts the timeout.
     func start() {
@@ -96,15 +97,15 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     private func processInput() {
         while !self.connection.isClosed {
-            if self.session.isStreaming {
+            if self.stateMachine.isStreaming {
                 self.send(.streamProduced(finished: self.produceStream()))
-                if self.session.isStreaming {
+                if self.stateMachine.isStreaming {
                     self.connection.isReadingPaused = true
                     return
                 }
                 continue
             }
-            guard self.session.acceptsInput else {
+            guard self.stateMachine.acceptsInput else {
                 // A deferred reply is being made, or the session is over.
                 self.connection.isReadingPaused = true
                 return
@@ -137,7 +138,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         var next: ClientSession.Event? = event
         while let event = next {
             next = nil
-            for action in self.session.handle(event) {
+            for action in self.stateMachine.handle(event) {
                 guard !self.connection.isClosed else { return }
                 next = self.perform(action)
             }
