@@ -212,8 +212,12 @@ let package = Package(
         // Listeners and buffered connections on the event loop, and `bind_to_address` parsing.
         .target(name: "Network", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
 
-        // The music library: scanner, update jobs, the immutable index snapshot, the database file.
-        .target(name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib", "RawText"], swiftSettings: settings),
+        // The music library: scanner, update jobs, the immutable index snapshot, the database files, and the
+        // service a daemon runs over them (the update queue, the `auto_update` watcher), which reports to the server
+        // through a callback. EventLoop for the watcher's descriptor and timer and the jobs' results.
+        .target(
+            name: "Library", dependencies: ["Model", "Posix", "ICU", "Zlib", "RawText", "EventLoop"],
+            swiftSettings: settings),
 
         // Stored playlists: the .m3u files of playlist_directory, read and written as mpd does, atomically.
         .target(name: "StoredPlaylists", dependencies: ["Model", "Posix", "RawText"], swiftSettings: settings),
@@ -322,7 +326,9 @@ let package = Package(
         // MPDProtocol to parse the query engine's recorded filters as clients send them.
         .testTarget(
             name: "LibraryTests",
-            dependencies: ["Library", "MPDProtocol", "Model", "PCRE", "Posix", "RawText", "TestSupport", "Zlib"],
+            dependencies: [
+                "Library", "MPDProtocol", "Model", "PCRE", "Posix", "RawText", "TestSupport", "Zlib", "EventLoop",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "PlaybackTests",
@@ -330,7 +336,9 @@ let package = Package(
                 "Playback", "Model", "Formats", "Input", "Posix", "EventLoop", "Soxr", "Samplerate", "TestSupport",
                 "TestTools",
             ], swiftSettings: settings),
-        .testTarget(name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        .testTarget(
+            name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix", "TestSupport"],
+            swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),
         .testTarget(

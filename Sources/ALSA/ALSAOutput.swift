@@ -34,6 +34,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     let localConfiguration: ALSALocalConfiguration?
 
     private let wakeup: InterruptibleWait
+    /// What a ``pause()`` waits on: the system's monotonic clock, or a test's.
+    private let clock: any PlaybackClock
     private let dop = Atomic<Bool>(false)
 
     // MARK: Stream state (output thread only)
@@ -74,8 +76,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
     /// How often ``drain()`` looks whether the device has finished.
     static let drainPollMilliseconds: Int32 = 10
 
-    /// The longest a ``pause()`` call blocks when not interrupted.
-    static let pauseWaitMilliseconds: Int32 = 1000
+    /// The longest a ``pause()`` call blocks when not interrupted (nanoseconds of its clock).
+    static let pauseWaitNanoseconds: UInt64 = 1_000_000_000
 
     /// Creates an output for `device`. Any thread.
     ///
@@ -100,8 +102,9 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
 
     init(
         device: String, bufferTime: UInt32, periodTime: UInt32, openMode: Int32, dop: Bool,
-        localConfiguration: ALSALocalConfiguration?
+        localConfiguration: ALSALocalConfiguration?, clock: any PlaybackClock = SystemClock()
     ) throws(OutputError) {
+        self.clock = clock
         self.device = device
         self.bufferTime = bufferTime
         self.periodTime = periodTime
@@ -440,8 +443,8 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.written = false
     }
 
-    /// Pauses with `snd_pcm_pause` when the device can, then waits up to a second (or until ``interrupt()``).
-    /// Output thread.
+    /// Pauses with `snd_pcm_pause` when the device can, then waits up to a second of its clock (or until
+    /// ``interrupt()``). Output thread.
     ///
     /// - Returns: `false` when the device cannot pause (the output thread then closes it and reopens on resume).
     public func pause() -> Bool {
@@ -455,8 +458,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         case .cannotPause:
             return false
         }
-        guard let descriptors = self.descriptors else { return true }
-        _ = self.wakeup.wait(descriptors, count: 0, timeoutMilliseconds: Self.pauseWaitMilliseconds)
+        _ = self.wakeup.sleep(until: self.clock.now() + Self.pauseWaitNanoseconds, on: self.clock)
         return true
     }
 

@@ -6,13 +6,15 @@ import Playback
 import Posix
 import Synchronization
 
-/// A sticky interrupt request plus the eventfd that wakes a `poll` waiting for a device.
+/// A sticky interrupt request plus the eventfd that wakes a `poll` waiting for a device, and the wake-up of a
+/// sleep on a clock (a pause, which waits for no device).
 ///
-/// `interrupt()` from any thread; `wait` and `consume` from the one thread that owns the device. Each interrupt cuts
-/// short one wait: the one in progress, or the next if none is.
+/// `interrupt()` from any thread; `wait`, `sleep` and `consume` from the one thread that owns the device. Each
+/// interrupt cuts short one wait: the one in progress, or the next if none is.
 final class InterruptibleWait: Sendable {
     private let event: FileDescriptor
     private let pending = Atomic<Bool>(false)
+    private let sleeper = PlayerWakeup()
 
     /// Creates the eventfd.
     init() throws(OutputError) {
@@ -29,6 +31,7 @@ final class InterruptibleWait: Sendable {
     func interrupt() {
         self.pending.store(true, ordering: .releasing)
         EventFD.signal(self.event)
+        self.sleeper.signal()
     }
 
     /// Whether an interrupt was requested since the last call; clears the request.
@@ -48,5 +51,17 @@ final class InterruptibleWait: Sendable {
         _ = poll(descriptors, nfds_t(count + 1), timeoutMilliseconds)
         if descriptors[count].revents & Int16(POLLIN) != 0 { EventFD.drain(self.event) }
         return self.consume()
+    }
+
+    /// Sleeps on `clock` until it reaches `deadline` or an interrupt arrives. No allocation.
+    ///
+    /// - Returns: `true` when interrupted (the request is consumed, and the eventfd drained so that the next `wait`
+    ///   does not end at once for it).
+    func sleep(until deadline: UInt64, on clock: any PlaybackClock) -> Bool {
+        if self.consume() { return true }
+        clock.sleep(until: deadline, on: self.sleeper) { self.pending.load(ordering: .acquiring) }
+        guard self.consume() else { return false }
+        EventFD.drain(self.event)
+        return true
     }
 }

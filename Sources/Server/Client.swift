@@ -6,6 +6,7 @@ import Input
 import MPDProtocol
 import Model
 import Network
+import Playback
 import Posix
 import RawText
 
@@ -26,16 +27,18 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// This client's own settings: permissions, tag mask, binary limit, subscriptions and messages.
     let settings: SessionSettings
 
-    /// The protocol's decisions: framing aside, everything this shell does with the socket it is told by it.
-    private var session: ClientSession
+    /// The session's state machine, which makes the protocol's decisions: framing aside, everything this shell
+    /// does with the socket it is told by it. (Not ``settings``, which the commands read and change.)
+    private var stateMachine: ClientSession
     private var framer = LineFramer()
     /// The reply of the session's running stream.
     private var stream: ReplyStream?
     /// The reply of the session's deferred command; no further request is read until it is done.
     private var deferred: DeferredReply?
 
-    private var lastActivity = MonotonicClock.now()
-    private var timeoutTimer: EventLoop.Timer?
+    /// When the last request line arrived or the last `idle` ended, on the server's clock.
+    private var lastActivity: UInt64
+    private var timeoutTimer: ClockTimer?
 
     init(connection: Connection, server: Server, permissions: Permission) {
         self.connection = connection
@@ -43,7 +46,8 @@ public final class Client: ConnectionDelegate, ReplySink {
         self.settings = SessionSettings(
             permissions: permissions, isLocal: connection.isLocal, peerUserID: connection.peerUserID,
             partition: server.defaultPartition)
-        self.session = ClientSession(
+        self.lastActivity = server.clock.now()
+        self.stateMachine = ClientSession(
             maxCommandListSize: server.options.maxCommandListSize,
             maxOutputBufferSize: server.options.maxOutputBufferSize
         )
@@ -55,7 +59,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     }
 
     /// Whether the client is waiting in `idle`.
-    var isIdle: Bool { self.session.isIdle }
+    var isIdle: Bool { self.stateMachine.isIdle }
 
     /// Sends the greeting and starts the timeout.
     func start() {
@@ -85,7 +89,7 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     public func connectionDidClose(_ connection: Connection) {
         self.deferred?.cancellation.cancel()
-        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
         self.server.clientDidClose(self)
     }
@@ -94,15 +98,15 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     private func processInput() {
         while !self.connection.isClosed {
-            if self.session.isStreaming {
+            if self.stateMachine.isStreaming {
                 self.send(.streamProduced(finished: self.produceStream()))
-                if self.session.isStreaming {
+                if self.stateMachine.isStreaming {
                     self.connection.isReadingPaused = true
                     return
                 }
                 continue
             }
-            guard self.session.acceptsInput else {
+            guard self.stateMachine.acceptsInput else {
                 // A deferred reply is being made, or the session is over.
                 self.connection.isReadingPaused = true
                 return
@@ -123,7 +127,7 @@ public final class Client: ConnectionDelegate, ReplySink {
             case .line(let slice, let consumed):
                 let line = Array(slice)
                 self.connection.consumeInput(consumed)
-                self.lastActivity = MonotonicClock.now()
+                self.lastActivity = self.server.clock.now()
                 self.send(.line(line))
             }
         }
@@ -135,7 +139,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         var next: ClientSession.Event? = event
         while let event = next {
             next = nil
-            for action in self.session.handle(event) {
+            for action in self.stateMachine.handle(event) {
                 guard !self.connection.isClosed else { return }
                 next = self.perform(action)
             }
@@ -166,7 +170,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         case .stopTimeout:
             self.cancelTimeout()
         case .restartTimeout:
-            self.lastActivity = MonotonicClock.now()
+            self.lastActivity = self.server.clock.now()
             self.armTimeout()
         case .kill:
             self.server.kill()
@@ -292,7 +296,8 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func armTimeout() {
         guard self.timeoutTimer == nil, !self.isIdle, !self.connection.isClosed else { return }
         let timeout = UInt64(self.server.options.connectionTimeoutSeconds * 1e9)
-        self.timeoutTimer = self.server.loop.schedule(at: self.lastActivity + timeout) { [weak self] in
+        self.timeoutTimer = self.server.clock.schedule(on: self.server.loop, at: self.lastActivity + timeout) {
+            [weak self] in
             guard let self else { return }
             self.timeoutTimer = nil
             self.checkTimeout(timeout)
@@ -301,7 +306,7 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     private func checkTimeout(_ timeout: UInt64) {
         guard !self.connection.isClosed, !self.isIdle else { return }
-        if MonotonicClock.now() >= self.lastActivity + timeout {
+        if self.server.clock.now() >= self.lastActivity + timeout {
             self.send(.timedOut)
         } else {
             self.armTimeout()
@@ -309,7 +314,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     }
 
     private func cancelTimeout() {
-        if let timer = self.timeoutTimer { self.server.loop.cancel(timer) }
+        self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
     }
 

@@ -21,6 +21,8 @@ public final class Server {
     /// The settings in force.
     public let options: ServerOptions
     let logger: Logger
+    /// The clock of the connection timeout: the system's monotonic clock, or a test's.
+    let clock: any PlaybackClock
     let commands: CommandTable
     let startTime = MonotonicClock.now()
     /// Every partition, `default` first.
@@ -55,7 +57,7 @@ public final class Server {
     /// Idle events for the clients of one partition raised and not yet delivered.
     private var pendingPartitionIdle: [ObjectIdentifier: IdleMask] = [:]
     private var idleDeliveryScheduled = false
-    private var clients: [Int: Client] = [:]
+    private(set) var clients: [Int: Client] = [:]
     private var nextClientID = 1
     private var onKill: () -> Void = {}
 
@@ -66,15 +68,18 @@ public final class Server {
     ///     configured output; loop-confined.
     ///   - newPlayer: makes the player of a partition `newpartition` adds, with no output (outputs join it
     ///     through `moveoutput`).
+    ///   - clock: the clock of the connection timeout (a test's, or the system's).
     ///   - onKill: runs on the loop when a client sends `kill`.
     public init(
         loop: EventLoop, options: ServerOptions, logger: Logger, player: any PlayerControl,
-        newPlayer: @escaping () -> any PlayerControl, onKill: @escaping () -> Void = {}
+        newPlayer: @escaping () -> any PlayerControl, clock: any PlaybackClock = SystemClock(),
+        onKill: @escaping () -> Void = {}
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.options = options
         self.logger = logger
+        self.clock = clock
         self.commands = CommandTable.standard
         self.onKill = onKill
         self.newPlayer = newPlayer
@@ -82,12 +87,14 @@ public final class Server {
             [unowned self] name in self.makePartition(name: name, player: self.newPlayer())
         }
         if let library = options.library {
-            self.library = LibraryService(
+            let service = LibraryService(
                 configuration: .init(
                     updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
                     compress: library.compressDatabaseFile, hidePlaylistTargets: library.hidePlaylistTargets,
                     autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
-                server: self)
+                loop: loop, logger: logger)
+            service.onEvent = { [unowned self] event in self.libraryReported(event) }
+            self.library = service
         }
         if let stateFile = options.stateFile { self.stateFile = StateFileService(options: stateFile, server: self) }
     }

@@ -4,7 +4,9 @@ import Foundation
 import Glibc
 import Model
 import Playback
+import Posix
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ALSA
@@ -28,10 +30,12 @@ import Testing
                 """)
     }
 
-    func output(_ device: String, _ configuration: ALSALocalConfiguration?) throws -> ALSAOutput {
+    func output(
+        _ device: String, _ configuration: ALSALocalConfiguration?, clock: any PlaybackClock = SystemClock()
+    ) throws -> ALSAOutput {
         try ALSAOutput(
             device: device, bufferTime: 500_000, periodTime: 0, openMode: 0, dop: false,
-            localConfiguration: configuration)
+            localConfiguration: configuration, clock: clock)
     }
 
     @Test func samplesWrittenThroughTheFilePluginComeBackIdentical() throws {
@@ -139,36 +143,67 @@ import Testing
         #expect(ALSATestLog.lines(since: mark).contains { $0.contains("Unknown PCM fermata_no_such_device") })
     }
 
-    @Test func pauseWaitsUntilInterruptedAndPlaybackThenGoesOn() throws {
+    @Test func pauseWaitsUntilInterruptedOrItsSecondPassesAndPlaybackThenGoesOn() throws {
         _ = ALSATestLog.start()
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let capture = scratch.file("pause.raw")
-        let output = try self.output("record", self.recorder(capture))
+        // The pause waits on this clock, which stands still until the test moves it.
+        let clock = ManualClock()
+        let output = try self.output("record", self.recorder(capture), clock: clock)
         _ = try output.open(AudioFormat(sampleRate: self.cd, sampleFormat: .s16, channels: 2))
         let bytes = rampSamples(frames: 2000).withUnsafeBytes { Array($0) }
         try playAll(output, bytes)
 
-        // A thread of its own (not a shared queue, which parallel tests can keep busy) interrupts after
-        // 0.1 s; the pause, which waits up to a second, must end soon after the interrupt, not at its timeout.
-        let interruptedAt = Mutex<ContinuousClock.Instant?>(nil)
-        let interrupter = Thread {
-            usleep(100_000)
-            interruptedAt.withLock { $0 = ContinuousClock.now }
-            output.interrupt()
-        }
-        interrupter.start()
-        #expect(output.pause())
-        let returned = ContinuousClock.now
-        let interrupt = try #require(interruptedAt.withLock { $0 }, "the pause ended before the interrupt came")
-        // The pause's own timeout is a second of the device's poll: only the time tells the two ends apart.
-        #expect(returned - interrupt < .milliseconds(500))
+        // The clock never moves: only the interrupt can end this pause.
+        let started = clock.now()
+        let interrupted = Self.pauseOnAThread(output)
+        #expect(clock.waitForSleepers(1), "the pause does not wait on its clock")
+        #expect(!interrupted.isDone)
+        output.interrupt()
+        #expect(interrupted.finish() == true, "the interrupt did not end the pause")
+        #expect(clock.now() == started)
+
+        // Without an interrupt the pause ends when a second of its clock has passed, not before.
+        let timedOut = Self.pauseOnAThread(output)
+        #expect(clock.waitForSleepers(1))
+        clock.advance(seconds: 0.9)
+        #expect(clock.waitForSleepers(1), "the pause ended before its second")
+        #expect(!timedOut.isDone)
+        clock.advance(seconds: 0.1)
+        #expect(timedOut.finish() == true, "the pause did not end at its second")
 
         try playAll(output, bytes)
         #expect(try output.drain())
         output.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: capture)) == Data(bytes + bytes))
     }
+
+    /// A `pause()` running on a thread of its own.
+    final class PauseCall: Sendable {
+        private let result = Mutex<Bool?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ output: ALSAOutput) {
+            NamedThread.detach("pause") { [self] in
+                let paused = output.pause()
+                self.result.withLock { $0 = paused }
+                self.done.signal()
+            }
+        }
+
+        /// Whether the call has returned.
+        var isDone: Bool { self.result.withLock { $0 != nil } }
+
+        /// What the call returned, once it has; `nil` if it has not after 10 s of real time (a safety net against
+        /// a hang: no time is measured).
+        func finish() -> Bool? {
+            guard self.done.wait(timeout: .now() + 10) == .success else { return nil }
+            return self.result.withLock { $0 }
+        }
+    }
+
+    static func pauseOnAThread(_ output: ALSAOutput) -> PauseCall { PauseCall(output) }
 
     @Test func anInterruptBeforePlayReturnsWithoutWriting() throws {
         _ = ALSATestLog.start()

@@ -99,17 +99,36 @@ struct SessionTests {
     }
 
     @Test func connectionTimeoutClosesSilentClientsButNotIdleOnes() throws {
-        let server = try TestServer { $0.connectionTimeoutSeconds = 0.3 }
+        // The timeout runs on this clock, which stands still until the test moves it.
+        let clock = ManualClock()
+        let server = try TestServer(clock: clock) { $0.connectionTimeoutSeconds = 60 }
         defer { server.stop() }
         let silent = try LoopbackClient(port: server.port)
         let idler = try LoopbackClient(port: server.port)
+        // Once the greetings are read, both clients' timeouts run.
         _ = silent.readLine()
         _ = idler.readLine()
         idler.send("idle\n")
+        #expect(server.waitUntil { $0.clients.values.contains { $0.isIdle } })
+
+        clock.advance(seconds: 59)
+        #expect(server.withServer { $0.clientCount } == 2)
+        clock.advance(seconds: 1)
         #expect(silent.readUntilClosed().isEmpty)
-        Thread.sleep(forTimeInterval: 0.4)
+        #expect(silent.isClosed)
+
+        // However long an idle lasts, it is not timed out; its end starts the timeout again.
+        clock.advance(seconds: 3600)
+        #expect(server.withServer { $0.clientCount } == 1)
         idler.send("noidle\n")
         #expect(idler.readReply() == ["OK"])
+        clock.advance(seconds: 59)
+        #expect(idler.request("ping") == ["OK"])
+        clock.advance(seconds: 59)
+        #expect(server.withServer { $0.clientCount } == 1)
+        clock.advance(seconds: 1)
+        #expect(idler.readUntilClosed().isEmpty)
+        #expect(idler.isClosed)
     }
 
     @Test func lineOfMaximumLengthIsAcceptedAndLongerCloses() throws {
@@ -151,12 +170,14 @@ struct DatabaseCommandTests {
         }
     }
 
-    /// Waits until `status` shows no update job.
+    /// Waits until `status` shows no update job; a test failure if one still runs after 10 s of real time (a
+    /// safety net, not a measurement: the jobs here take milliseconds).
     private func waitForUpdate(_ client: LoopbackClient) {
-        for _ in 0..<200 {
+        for _ in 0..<1000 {
             if !client.request("status").contains(where: { $0.hasPrefix("updating_db:") }) { return }
             Thread.sleep(forTimeInterval: 0.01)
         }
+        Issue.record("the update job did not finish")
     }
 
     /// A server on `music` and a client connected to it once the initial scan is done.

@@ -6,9 +6,10 @@ import Model
 import Network
 import Playback
 import Posix
-import Server
 import Synchronization
 import TestSupport
+
+@testable import Server
 
 /// Runs a `Server` on its own event-loop thread on 127.0.0.1 with an ephemeral port.
 final class TestServer: Sendable {
@@ -16,14 +17,18 @@ final class TestServer: Sendable {
     private let loop: EventLoop
     private let finished: DispatchSemaphore
     private let player: LoopBound<ScriptedPlayer>
+    private let server: LoopBound<Server>
 
-    init(_ configure: @Sendable (inout ServerOptions) -> Void = { _ in }) throws {
+    /// Starts a server configured by `configure`, whose connection timeout runs on `clock`.
+    init(
+        clock: any PlaybackClock = SystemClock(), _ configure: @Sendable (inout ServerOptions) -> Void = { _ in }
+    ) throws {
         var options = ServerOptions()
         options.listenAddresses = [.host("127.0.0.1", port: 0)]
         configure(&options)
         let ready = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let result = Mutex<(EventLoop, UInt16, LoopBound<ScriptedPlayer>)?>(nil)
+        let result = Mutex<(EventLoop, UInt16, LoopBound<ScriptedPlayer>, LoopBound<Server>)?>(nil)
         let frozen = options
         let thread = Thread {
             do {
@@ -31,10 +36,11 @@ final class TestServer: Sendable {
                 let player = ScriptedPlayer()
                 let server = Server(
                     loop: loop, options: frozen, logger: .discarding, player: player,
-                    newPlayer: { ScriptedPlayer(volume: nil, outputs: []) })
+                    newPlayer: { ScriptedPlayer(volume: nil, outputs: []) }, clock: clock)
                 try server.start()
                 let bound = LoopBound(player, loop: loop)
-                result.withLock { $0 = (loop, server.boundAddresses.first?.port ?? 0, bound) }
+                let boundServer = LoopBound(server, loop: loop)
+                result.withLock { $0 = (loop, server.boundAddresses.first?.port ?? 0, bound, boundServer) }
                 ready.signal()
                 try loop.run()
                 server.shutdown()
@@ -45,11 +51,37 @@ final class TestServer: Sendable {
         }
         thread.start()
         ready.wait()
-        guard let (loop, port, player) = result.withLock({ $0 }) else { throw TestServerError.failedToStart }
+        guard let (loop, port, player, server) = result.withLock({ $0 }) else {
+            throw TestServerError.failedToStart
+        }
         self.loop = loop
         self.port = port
         self.finished = finished
         self.player = player
+        self.server = server
+    }
+
+    /// Runs `body` with the server on the loop thread, and waits for its result. Whatever the loop had to do
+    /// before (timers a `ManualClock` fired, say) is done by then.
+    func withServer<T: Sendable>(_ body: @escaping @Sendable (Server) -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        self.server.execute { server in
+            result.withLock { $0 = body(server) }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }!
+    }
+
+    /// Waits until `condition` holds for the server, looking every millisecond; `false` if it still does not
+    /// after 10 s of real time (a safety net: no time is measured).
+    func waitUntil(_ condition: @escaping @Sendable (Server) -> Bool) -> Bool {
+        for _ in 0..<10_000 {
+            if self.withServer(condition) { return true }
+            usleep(1000)
+        }
+        return false
     }
 
     /// Runs `body` with the server's scripted player on the loop thread, and waits for it.

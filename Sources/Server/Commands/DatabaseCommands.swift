@@ -244,7 +244,12 @@ enum DatabaseCommands {
         if path == "/" { path = "" }
         if !path.isEmpty && !isSafeLocalURI(path) { throw AckError(.arg, "Malformed path") }
         guard let library = context.services.library else { throw AckError(.noExist, "No database") }
-        let id = try library.enqueue(uri: path, discard: discard)
+        let id: Int
+        do {
+            id = try library.enqueue(uri: path, discard: discard)
+        } catch {
+            throw AckError(.updateAlready, "Update queue is full")
+        }
         context.write("updating_db", id)
         return .ok
     }

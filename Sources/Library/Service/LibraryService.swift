@@ -3,15 +3,16 @@
 import Dispatch
 import EventLoop
 import Glibc
-import Library
-import MPDProtocol
 import Model
 import Posix
 
-/// The database as the server sees it: the current snapshot, the update queue, the database file.
+/// The music database as a running daemon keeps it: the current snapshot, the update queue (`update`, `rescan`),
+/// the `auto_update` watcher and the database files. It reports what happens through ``onEvent``; the server
+/// turns that into idle events and into the queue's view of the new snapshot.
 ///
-/// Loop-confined. Update jobs run one at a time on their own thread; each ends by saving the database
-/// files (atomically) and posting the new snapshot to the loop, which swaps it in.
+/// Loop-confined: create it, call every method and read every property on the loop thread. Update jobs run one
+/// at a time on their own thread; each ends by saving the database files (atomically) and posting the new
+/// snapshot to the loop, which swaps it in.
 ///
 /// The database files: `db_file` always holds `mpd`'s own format (`MPDDatabaseFile`, gzip-compressed as
 /// `mpd` writes it by default), so that `mpd` started on the same configuration serves the library at once;
@@ -21,43 +22,67 @@ import Posix
 /// (`mpd` saved since, or there is no copy) `db_file` is read in `mpd`'s format, and the binary copy is
 /// written again off the loop. A `db_file` still in Fermata's binary format (written before this design) is
 /// loaded and rewritten in `mpd`'s format at once.
-final class LibraryService {
+public final class LibraryService {
     /// `mpd`'s update queue holds at most this many waiting jobs.
     static let maximumQueuedJobs = 32
     /// Job ids run from 1 to this, then wrap to 1.
     static let maximumJobID = 1 << 15
 
     /// What the service needs from the configuration.
-    struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// The updater for the music directory.
-        var updater: Updater
+        public var updater: Updater
         /// The database file, if any.
-        var databaseFile: String?
+        public var databaseFile: String?
         /// The tag types kept (`metadata_to_use`).
-        var metadata: TagMask
+        public var metadata: TagMask
         /// The `fs_charset` of `mpd`'s database file: `UTF-8` whatever `filesystem_charset` says, as `mpd` 0.23.12
         /// writes and expects it (its `GetFSCharset` never learns the configured name).
-        var fsCharset = "UTF-8"
+        public var fsCharset = "UTF-8"
         /// Whether `db_file` is written gzip-compressed (`mpd`'s `compress`, on unless a `database` block
         /// turns it off).
-        var compress = true
+        public var compress = true
         /// Whether an update hides the files cue sheets' tracks name (`hide_playlist_targets`).
-        var hidePlaylistTargets = true
+        public var hidePlaylistTargets = true
         /// Watch for changes with inotify.
-        var autoUpdate = false
+        public var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
-        var autoUpdateDepth: Int?
+        public var autoUpdateDepth: Int?
+
+        /// Settings for the music directory `updater` scans.
+        public init(
+            updater: Updater, databaseFile: String?, metadata: TagMask, compress: Bool = true,
+            hidePlaylistTargets: Bool = true, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil
+        ) {
+            self.updater = updater
+            self.databaseFile = databaseFile
+            self.metadata = metadata
+            self.compress = compress
+            self.hidePlaylistTargets = hidePlaylistTargets
+            self.autoUpdate = autoUpdate
+            self.autoUpdateDepth = autoUpdateDepth
+        }
     }
 
-    /// How long the watcher waits after the last change before it queues updates, so a burst of
-    /// events (an album being copied) becomes one job.
-    static let autoUpdateDelaySeconds = 1.0
-    /// Above this many changed directories, one update of everything replaces one job per directory.
-    static let maximumWatchedJobs = 8
+    /// What the service reports to ``onEvent``.
+    public enum Event {
+        /// Job `job` started (`mpd`'s idle `update`).
+        case updateStarted(job: Int)
+        /// Job `job` ended (idle `update`; idle `database` too when `modified`). `database`, when the job built a
+        /// new snapshot, is the current one now; `replaced` holds the URIs of the cue sheet tracks it replaced
+        /// (see `Updater.Result.replacedTracks`), which queued songs must not be matched to.
+        case updateFinished(job: Int, modified: Bool, database: Database?, replaced: Set<String>)
+    }
 
-    private(set) var database: Database
+    /// The current snapshot.
+    public private(set) var database: Database
+    /// Receives what happens, on the loop thread.
+    public var onEvent: (Event) -> Void = { _ in }
+
     private let configuration: Configuration
-    private unowned let server: Server
+    private let loop: EventLoop
+    private let logger: Logger
+    private var watcher: AutoUpdateWatcher?
     private var queue: [(uri: String, discard: Bool, id: Int)] = []
     private var running = false
     /// Whether the database files are being written after start-up (an update waits for it).
@@ -65,31 +90,26 @@ final class LibraryService {
     /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
     /// after the stop (or the old one, never half of it: the files are replaced atomically).
     private let startupSave = DispatchGroup()
-    private var lastJobID = 0
+    /// The id of the last job queued (tests set it to see the ids wrap).
+    var lastJobID = 0
 
-    private var inotify: FileDescriptor?
-    private var inotifyRegistration: EventLoop.Registration?
-    private var watches: [Int32: String] = [:]
-    /// Keyed by bytes, as directories are: two names that differ only in normalisation are two directories.
-    private var watchByPath: [ByteString: Int32] = [:]
-    private var changedDirectories: Set<ByteString> = []
-    private var lastChange: UInt64 = 0
-    private var flushTimer: EventLoop.Timer?
-
-    init(configuration: Configuration, server: Server) {
+    /// Creates the service with an empty database; nothing is read or watched until ``start()``. Loop thread.
+    public init(configuration: Configuration, loop: EventLoop, logger: Logger) {
+        loop.preconditionOnLoop()
         self.configuration = configuration
-        self.server = server
+        self.loop = loop
+        self.logger = logger
         self.database = Database()
     }
 
     /// Loads the database (see the type's description), or starts a full scan when there is none (or it is
-    /// unusable).
-    func start() {
+    /// unusable); then starts watching when `auto_update` is on.
+    public func start() {
         let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
             self.database = database
             releaseFreeMemory()
-            self.server.logger.info(
+            self.logger.info(
                 "database loaded",
                 [
                     "songs": "\(database.songs.count)", "file": path, "format": source.rawValue,
@@ -101,7 +121,14 @@ final class LibraryService {
         } else {
             _ = try? self.enqueue(uri: "", discard: false)
         }
-        if self.configuration.autoUpdate { self.startWatching() }
+        if self.configuration.autoUpdate {
+            let watcher = AutoUpdateWatcher(
+                root: self.configuration.updater.root, depth: self.configuration.autoUpdateDepth, loop: self.loop,
+                logger: self.logger
+            ) { [unowned self] roots in self.enqueueChanged(roots) }
+            self.watcher = watcher
+            watcher.start(self.database)
+        }
     }
 
     /// Where the loaded snapshot came from.
@@ -125,12 +152,12 @@ final class LibraryService {
             return (database, .companion, stamp)
         }
         guard let bytes = try? readFileRange(atPath: path, offset: 0, count: .max).bytes else {
-            self.server.logger.warning("database file unreadable, rescanning", ["file": path])
+            self.logger.warning("database file unreadable, rescanning", ["file": path])
             return nil
         }
         if DatabaseFile.recognizes(bytes) {
             if let database = DatabaseFile.decode(bytes, tags: metadata) { return (database, .legacy, stamp) }
-            self.server.logger.warning("database file unusable, rescanning", ["file": path])
+            self.logger.warning("database file unusable, rescanning", ["file": path])
             return nil
         }
         do {
@@ -138,7 +165,7 @@ final class LibraryService {
                 bytes, tags: metadata, fsCharset: self.configuration.fsCharset, updateTime: stamp.modificationTime)
             return (database, .mpd, stamp)
         } catch {
-            self.server.logger.warning("database file unusable, rescanning", ["file": path, "error": "\(error)"])
+            self.logger.warning("database file unusable, rescanning", ["file": path, "error": "\(error)"])
             return nil
         }
     }
@@ -151,8 +178,8 @@ final class LibraryService {
         guard let path = self.configuration.databaseFile else { return }
         self.saving = true
         let configuration = self.configuration
-        let logger = self.server.logger
-        let bound = LoopBound(self, loop: self.server.loop)
+        let logger = self.logger
+        let bound = LoopBound(self, loop: self.loop)
         let group = self.startupSave
         group.enter()
         NamedThread.detach("dbsave") {
@@ -203,127 +230,48 @@ final class LibraryService {
         }
     }
 
-    // MARK: - auto_update
-
-    private func startWatching() {
-        do {
-            let fd = try Inotify.inotify_init()
-            self.inotify = fd
-            self.inotifyRegistration = try self.server.loop.register(fd, events: .input) { [unowned self] _ in
-                self.handleWatchEvents()
-            }
-            self.rebuildWatches()
-        } catch {
-            self.server.logger.error("auto_update: inotify unavailable", ["error": "\(error)"])
-        }
-    }
-
     /// Waits (shutdown) until the database files written after start-up are saved: a few seconds at most for the
     /// largest libraries.
-    func finishStartupSave() {
+    public func finishStartupSave() {
         if self.startupSave.wait(timeout: .now() + .seconds(30)) == .timedOut {
-            self.server.logger.warning("the database copy is still being written; stopping without it")
+            self.logger.warning("the database copy is still being written; stopping without it")
         }
     }
 
     /// Stops watching (shutdown).
-    func stopWatching() {
-        if let registration = self.inotifyRegistration { self.server.loop.deregister(registration) }
-        self.inotifyRegistration = nil
-        self.inotify?.close()
-        self.inotify = nil
-        if let timer = self.flushTimer { self.server.loop.cancel(timer) }
+    public func stopWatching() {
+        self.watcher?.stop()
+        self.watcher = nil
     }
 
-    /// Watches every directory of the current database within the depth limit; drops watches of
-    /// directories that are gone.
-    private func rebuildWatches() {
-        guard let fd = self.inotify else { return }
-        let root = self.configuration.updater.root
-        var wanted = Set<ByteString>()
-        for directory in self.database.directories {
-            let depth = directory.path.isEmpty ? 0 : directory.path.utf8.split(separator: UInt8(ascii: "/")).count
-            if let limit = self.configuration.autoUpdateDepth, depth > limit { continue }
-            wanted.insert(ByteString(directory.path))
-        }
-        for (path, watch) in self.watchByPath where !wanted.contains(path) {
-            Inotify.inotify_rm_watch(fd, watch: watch)
-            self.watchByPath.removeValue(forKey: path)
-            self.watches.removeValue(forKey: watch)
-        }
-        for path in wanted where self.watchByPath[path] == nil {
-            do {
-                let watch = try Inotify.inotify_add_watch(
-                    fd, path: path.text.isEmpty ? root : root + "/" + path.text, mask: Inotify.libraryMask)
-                self.watches[watch] = path.text
-                self.watchByPath[path] = watch
-            } catch {
-                self.server.logger.warning("auto_update: cannot watch", ["path": path.text, "error": "\(error)"])
-            }
-        }
-    }
+    /// The number of directories `auto_update` watches (0 when it is off).
+    var watchCount: Int { self.watcher?.watchCount ?? 0 }
 
-    private func handleWatchEvents() {
-        guard let fd = self.inotify else { return }
-        for event in Inotify.readEvents(fd) {
-            guard let path = self.watches[event.watch] else { continue }
-            if event.isWatchRemoved {
-                self.watches.removeValue(forKey: event.watch)
-                self.watchByPath.removeValue(forKey: ByteString(path))
-            }
-            if event.name.hasPrefix(".") && event.name.hasSuffix(".tmp") { continue }
-            // A change inside a directory is picked up by updating that directory.
-            self.changedDirectories.insert(ByteString(path))
-        }
-        guard !self.changedDirectories.isEmpty else { return }
-        self.lastChange = MonotonicClock.now()
-        if self.flushTimer == nil { self.scheduleFlush() }
-    }
-
-    private func scheduleFlush() {
-        let deadline = self.lastChange + UInt64(Self.autoUpdateDelaySeconds * 1e9)
-        self.flushTimer = self.server.loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.flushTimer = nil
-            if MonotonicClock.now() < self.lastChange + UInt64(Self.autoUpdateDelaySeconds * 1e9) {
-                self.scheduleFlush()
-            } else {
-                self.queueChangedDirectories()
-            }
-        }
-    }
-
-    /// Queues one update per changed directory (a directory inside another changed one is covered by
-    /// it), or one update of everything when many changed.
-    private func queueChangedDirectories() {
-        // By bytes: a name starting with a combining mark must not hide the "/" before it.
-        let changed = self.changedDirectories.map(\.text).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        self.changedDirectories = []
-        var roots: [String] = []
-        for path in changed
-        where !roots.contains(where: { $0.isEmpty || path.utf8.starts(with: $0.utf8 + [UInt8(ascii: "/")]) }) {
-            roots.append(path)
-        }
-        if roots.count > Self.maximumWatchedJobs { roots = [""] }
+    /// Queues an update of each directory the watcher reports.
+    private func enqueueChanged(_ roots: [String]) {
         for path in roots {
             do {
                 _ = try self.enqueue(uri: path, discard: false)
             } catch {
-                self.server.logger.warning("auto_update: update not queued", ["path": path, "error": "\(error)"])
+                self.logger.warning("auto_update: update not queued", ["path": path, "error": "\(error)"])
             }
         }
     }
 
     /// The id of the running job (the last one queued, as `mpd` reports it), or `nil` when idle.
-    var updatingJobID: Int? { self.running || (self.saving && !self.queue.isEmpty) ? self.lastJobID : nil }
+    public var updatingJobID: Int? { self.running || (self.saving && !self.queue.isEmpty) ? self.lastJobID : nil }
 
-    /// Queues an update of `uri` ("" for everything); returns its job id.
+    /// The update queue holds ``maximumQueuedJobs`` waiting jobs already (`mpd`'s `Update queue is full`).
+    public struct QueueFull: Error, CustomStringConvertible {
+        public var description: String { "Update queue is full" }
+    }
+
+    /// Queues an update of `uri` ("" for everything; `discard`: read every file again, as `rescan`); returns its
+    /// job id.
     ///
-    /// - Throws: `Update queue is full` (code 54) with 32 jobs waiting.
-    func enqueue(uri: String, discard: Bool) throws(AckError) -> Int {
-        if (self.running || self.saving) && self.queue.count >= Self.maximumQueuedJobs {
-            throw AckError(.updateAlready, "Update queue is full")
-        }
+    /// - Throws: `QueueFull` with ``maximumQueuedJobs`` jobs waiting.
+    public func enqueue(uri: String, discard: Bool) throws(QueueFull) -> Int {
+        if (self.running || self.saving) && self.queue.count >= Self.maximumQueuedJobs { throw QueueFull() }
         self.lastJobID = self.lastJobID >= Self.maximumJobID ? 1 : self.lastJobID + 1
         let id = self.lastJobID
         if self.running || self.saving {
@@ -336,11 +284,11 @@ final class LibraryService {
 
     private func run(uri: String, discard: Bool, id: Int) {
         self.running = true
-        self.server.emit(.update)
+        self.onEvent(.updateStarted(job: id))
         let current = self.database
         let configuration = self.configuration
-        let logger = self.server.logger
-        let bound = LoopBound(self, loop: self.server.loop)
+        let logger = self.logger
+        let bound = LoopBound(self, loop: self.loop)
         NamedThread.detach("update") {
             let (encoded, modified, replaced) = Self.scan(
                 current, configuration: configuration, uri: uri, discard: discard, logger: logger)
@@ -403,15 +351,15 @@ final class LibraryService {
         self.running = false
         if let database {
             self.database = database
-            self.rebuildWatches()
-            self.server.databaseChanged(database, replaced: Set(replaced))
-            // The previous snapshot and the job's tree are gone now. Trimming a large heap takes a moment: not on
-            // the loop.
+            self.watcher?.watch(database)
+        }
+        self.onEvent(.updateFinished(job: id, modified: modified, database: database, replaced: Set(replaced)))
+        if database != nil {
+            // The previous snapshot and the job's tree are gone now (unless `onEvent` kept them). Trimming a large
+            // heap takes a moment: not on the loop.
             NamedThread.detach("trim") { releaseFreeMemory() }
         }
-        self.server.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
-        self.server.emit(.update)
-        if modified { self.server.emit(.database) }
+        self.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.startNextJob()
     }
 

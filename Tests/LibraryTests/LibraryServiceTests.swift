@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import EventLoop
+import Glibc
+import Model
+import Posix
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Library
+
+/// A `LibraryService` on an event loop of its own thread, with what it reported.
+private final class ServiceHarness: @unchecked Sendable {  // `service` is touched on the loop thread only
+    let loop: EventLoop
+    private var service: LibraryService?
+    private let thread: NamedThread
+    /// What `onEvent` received, as text: `started 1`, `finished 1 modified new` (`same`: no new snapshot).
+    let events = Mutex<[String]>([])
+
+    init(_ configuration: LibraryService.Configuration) throws {
+        let loop = try EventLoop()
+        self.loop = loop
+        self.thread = NamedThread("library loop") { try? loop.run() }
+        _ = self.onLoop { harness in
+            let service = LibraryService(configuration: configuration, loop: loop, logger: .discarding)
+            service.onEvent = { [unowned harness] event in
+                let text =
+                    switch event {
+                    case .updateStarted(let job): "started \(job)"
+                    case .updateFinished(let job, let modified, let database, _):
+                        "finished \(job) \(modified ? "modified" : "unmodified") \(database == nil ? "same" : "new")"
+                    }
+                harness.events.withLock { $0.append(text) }
+            }
+            harness.service = service
+            return true
+        }
+    }
+
+    /// Runs `body` on the loop thread and waits for its result.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable (ServiceHarness) -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = Semaphore()
+        self.loop.execute {
+            result.withLock { $0 = body(self) }
+            done.post()
+        }
+        done.wait()
+        return result.withLock { $0 }!
+    }
+
+    /// Runs `body` with the service on the loop thread and waits for its result.
+    func withService<T: Sendable>(_ body: @escaping @Sendable (LibraryService) -> T) -> T {
+        self.onLoop { harness in body(harness.service!) }
+    }
+
+    /// Waits until `condition` holds, looking every millisecond; `false` if it still does not after 10 s of real
+    /// time (a safety net: no time is measured).
+    func waitUntil(_ condition: @escaping @Sendable (LibraryService, [String]) -> Bool) -> Bool {
+        for _ in 0..<10_000 {
+            if self.onLoop({ harness in condition(harness.service!, harness.events.withLock { $0 }) }) { return true }
+            usleep(1000)
+        }
+        return false
+    }
+
+    /// Waits until no job runs or waits.
+    func waitUntilIdle() -> Bool { self.waitUntil { service, _ in service.updatingJobID == nil } }
+
+    func stop() {
+        _ = self.onLoop { harness in
+            harness.service?.stopWatching()
+            harness.service?.finishStartupSave()
+            harness.service = nil
+            return true
+        }
+        self.loop.stop()
+        self.thread.join()
+    }
+}
+
+@Suite(.serialized)
+struct LibraryServiceTests {
+    private func configuration(
+        _ music: MusicDirectory, databaseFile: String?, autoUpdate: Bool = false, depth: Int? = nil
+    ) -> LibraryService.Configuration {
+        LibraryService.Configuration(
+            updater: Updater(root: music.path, reader: FakeReader(), logger: .discarding),
+            databaseFile: databaseFile, metadata: .all, autoUpdate: autoUpdate, autoUpdateDepth: depth)
+    }
+
+    /// A database file beside the music directory, removed (with its binary copy) at the end.
+    private final class DatabasePath {
+        let path: String
+        init(_ music: MusicDirectory) { self.path = music.path + ".db" }
+        deinit {
+            unlink(self.path)
+            unlink(DatabaseFile.companionPath(for: self.path))
+        }
+    }
+
+    @Test func aFirstStartScansEverythingThenAStartLoadsTheSavedFiles() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3", ["Title": "One"])
+        try music.song("top.mp3")
+        let database = DatabasePath(music)
+        let first = try ServiceHarness(self.configuration(music, databaseFile: database.path))
+        first.withService { $0.start() }
+        #expect(first.waitUntil { _, events in events.count == 2 })
+        #expect(first.events.withLock { $0 } == ["started 1", "finished 1 modified new"])
+        #expect(first.withService { $0.database.songs.map(\.uri) } == ["top.mp3", "a/1.mp3"])
+        #expect(first.withService { $0.updatingJobID } == nil)
+        first.stop()
+        // `db_file` in mpd's format, and the binary copy beside it.
+        #expect((try? FileStatus(path: database.path)) != nil)
+        #expect((try? FileStatus(path: DatabaseFile.companionPath(for: database.path))) != nil)
+
+        let second = try ServiceHarness(self.configuration(music, databaseFile: database.path))
+        defer { second.stop() }
+        // Loaded by `start()` itself, with no job.
+        #expect(
+            second.withService { service in
+                service.start()
+                return service.database.songs.map(\.uri)
+            } == ["top.mp3", "a/1.mp3"])
+        #expect(second.withService { $0.updatingJobID } == nil)
+        #expect(second.events.withLock { $0 }.isEmpty)
+    }
+
+    @Test func anUpdateThatChangesNothingReportsNoModification() throws {
+        let music = try MusicDirectory()
+        try music.song("top.mp3")
+        let database = DatabasePath(music)
+        let harness = try ServiceHarness(self.configuration(music, databaseFile: database.path))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntilIdle())
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } == 2)
+        #expect(harness.waitUntil { _, events in events.count == 4 })
+        #expect(harness.events.withLock { Array($0.suffix(2)) } == ["started 2", "finished 2 unmodified same"])
+        // A rescan reads every file again; the songs are the same.
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: true) } == 3)
+        #expect(harness.waitUntil { _, events in events.count == 6 })
+        #expect(harness.events.withLock { $0.last?.hasPrefix("finished 3 ") } == true)
+    }
+
+    @Test func theQueueHoldsThirtyTwoWaitingJobsAndRunsThemInOrder() throws {
+        let music = try MusicDirectory()
+        try music.song("top.mp3")
+        let harness = try ServiceHarness(self.configuration(music, databaseFile: nil))
+        defer { harness.stop() }
+        // All queued in one turn of the loop: the first job cannot finish before the last is queued.
+        let (ids, full, running) = harness.withService { service -> ([Int], Bool, Int?) in
+            let ids = (0..<LibraryService.maximumQueuedJobs + 1).compactMap { _ in
+                try? service.enqueue(uri: "", discard: false)
+            }
+            var full = false
+            do { _ = try service.enqueue(uri: "", discard: false) } catch {
+                full = "\(error)" == "Update queue is full"
+            }
+            return (ids, full, service.updatingJobID)
+        }
+        #expect(ids == Array(1...33))
+        #expect(full)
+        // As mpd reports it: the last job queued.
+        #expect(running == 33)
+        #expect(harness.waitUntil { _, events in events.count == 66 })
+        let expected = (1...33).flatMap {
+            ["started \($0)", $0 == 1 ? "finished 1 modified new" : "finished \($0) unmodified same"]
+        }
+        #expect(harness.events.withLock { $0 } == expected)
+        #expect(harness.withService { $0.updatingJobID } == nil)
+    }
+
+    @Test func jobIDsWrapToOneAfterTheLargest() throws {
+        let music = try MusicDirectory()
+        let harness = try ServiceHarness(self.configuration(music, databaseFile: nil))
+        defer { harness.stop() }
+        let ids = harness.withService { service in
+            service.lastJobID = LibraryService.maximumJobID - 1
+            return [try? service.enqueue(uri: "", discard: false), try? service.enqueue(uri: "", discard: false)]
+        }
+        #expect(ids == [1 << 15, 1])
+        #expect(harness.waitUntilIdle())
+    }
+
+    @Test func autoUpdateQueuesAnUpdateOfTheChangedDirectory() throws {
+        let music = try MusicDirectory()
+        try music.song("a/old.mp3")
+        try music.song("b/x.mp3")
+        let database = DatabasePath(music)
+        let harness = try ServiceHarness(
+            self.configuration(music, databaseFile: database.path, autoUpdate: true))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntil { _, events in events.count == 2 })
+        // The root and both directories.
+        #expect(harness.withService { $0.watchCount } == 3)
+        try music.song("a/new.mp3")
+        // After a moment of quiet, one job updates the changed directory.
+        #expect(harness.waitUntil { service, _ in service.database.song(at: "a/new.mp3") != nil })
+        #expect(harness.waitUntil { _, events in events.count == 4 })
+        #expect(harness.events.withLock { Array($0.suffix(2)) } == ["started 2", "finished 2 modified new"])
+        // A new directory is watched once it is in the database.
+        try music.song("c/deep/song.mp3")
+        #expect(harness.waitUntil { service, _ in service.database.song(at: "c/deep/song.mp3") != nil })
+        #expect(harness.waitUntil { service, _ in service.watchCount == 5 })
+    }
+
+    @Test func autoUpdateDepthLimitsTheWatchedDirectories() throws {
+        let music = try MusicDirectory()
+        try music.song("a/b/c.mp3")
+        let harness = try ServiceHarness(
+            self.configuration(music, databaseFile: nil, autoUpdate: true, depth: 1))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntilIdle())
+        #expect(harness.waitUntil { _, events in events.count == 2 })
+        // "", "a"; not "a/b".
+        #expect(harness.withService { $0.watchCount } == 2)
+    }
+
+    @Test func changedDirectoriesBecomeTheFewestUpdates() {
+        #expect(AutoUpdateWatcher.updateRoots(["b", "a/x", "a", "c/d"]) == ["a", "b", "c/d"])
+        // A sibling whose name extends another's is not inside it.
+        #expect(AutoUpdateWatcher.updateRoots(["ab", "a"]) == ["a", "ab"])
+        #expect(AutoUpdateWatcher.updateRoots(["", "a", "b/c"]) == [""])
+        let many = Set((0...AutoUpdateWatcher.maximumJobs).map { ByteString("d\($0)") })
+        #expect(AutoUpdateWatcher.updateRoots(many) == [""])
+        let most = Set((1...AutoUpdateWatcher.maximumJobs).map { ByteString("d\($0)") })
+        #expect(AutoUpdateWatcher.updateRoots(most).count == AutoUpdateWatcher.maximumJobs)
+    }
+}
