@@ -1,4 +1,4 @@
-"""Real clients while music plays: an mpc session and ncmpcpp in tmux.
+"""Real clients while music plays: an mpc session, ncmpcpp in tmux, and ncmpc's Outputs screen (partitions).
 
 The mpc session runs against mpd and against Fermata (each with two paced null outputs and a
 software mixer, on the generated Session album of three 30 s songs); the transcripts must
@@ -136,3 +136,55 @@ def test_ncmpcpp_shows_the_playing_song_and_the_queue(server_factory, audio_musi
         assert mpdtest.wait_until(lambda: "Paused" in screen(), 5), screen()
     finally:
         tmux(socket, "kill-server", check=False)
+
+
+# --- ncmpc --------------------------------------------------------------------------
+
+def _ncmpc_outputs_screens(server, tmp_path) -> list[str]:
+    """ncmpc's Outputs screen (key 8) on `server`: first in the default partition, then after choosing the
+    last partition in its list (Enter)."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True)
+    socket = tmp_path / "tmux.sock"
+    env = {**os.environ, "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    subprocess.run(["tmux", "-S", str(socket), "-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "16",
+                    f"ncmpc --host={HOST} --port={server.port}"], env=env, check=True, timeout=10)
+    try:
+        def screen():
+            return tmux(socket, "capture-pane", "-p").stdout
+
+        screens = []
+        assert mpdtest.wait_until(lambda: "8:Outputs" in screen(), 15), screen()
+        tmux(socket, "send-keys", "8")
+        assert mpdtest.wait_until(lambda: "[Create new partition]" in screen(), 10), screen()
+        time.sleep(scaled(0.5))
+        screens.append(screen())
+        # The cursor starts on the first line: down to the last partition, then choose it.
+        lines = screens[0].splitlines()
+        last = max(i for i, line in enumerate(lines) if line.startswith("Partition: "))
+        tmux(socket, "send-keys", *(["Down"] * (last - 2)), "Enter")
+        assert mpdtest.wait_until(lambda: screen() != screens[0], 10), screen()
+        time.sleep(scaled(0.5))
+        screens.append(screen())
+        return screens
+    finally:
+        tmux(socket, "kill-server", check=False)
+
+
+def test_ncmpc_outputs_screen_shows_the_partitions_as_with_mpd(server_factory, audio_music, tmp_path):
+    """ncmpc's Outputs screen lists the partition's outputs, then every partition, and switches partition on
+    Enter: the same screens with Fermata as with mpd (two outputs, one moved to a second partition)."""
+    for tool in ("tmux", "ncmpc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    got = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind, music=audio_music, outputs=OUTPUTS)
+        with server.connect() as c:
+            for line in ("newpartition room2", "newpartition room3", "partition room3", 'moveoutput "Headphones"'):
+                assert c.command(line) == b"OK\n", line
+        got[kind] = _ncmpc_outputs_screens(server, tmp_path / kind)
+    assert "Partition: room3" in got["ref"][0], got["ref"][0]
+    # In room3 (chosen last), its own output.
+    assert "] Headphones" in got["ref"][1] and "Speakers" not in got["ref"][1], got["ref"][1]
+    assert got["sut"] == got["ref"]

@@ -19,7 +19,7 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # imports python3-mpd, python3-dbus and python3-gi (snapserver only recommends python3).
 # python3-pytest-xdist: make test runs the conformance files in two workers.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
