@@ -229,13 +229,16 @@ let package = Package(
         .target(
             name: "Playback",
             dependencies: [
-                "Model", "Formats", "Input", "Posix", "EventLoop", "Network", "Soxr", "Samplerate", "Encoders",
-                "Chromaprint",
+                "Model", "Formats", "Input", "Posix", "EventLoop", "Soxr", "Samplerate", "Encoders", "Chromaprint",
             ],
             swiftSettings: settings),
 
         // The ALSA output and hardware mixer; the only importer of CALSA.
         .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The httpd output: a stream server of its own for listeners (phones, browsers), any encoder.
+        .target(
+            name: "Httpd", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
+            swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
         .target(
             name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
@@ -262,7 +265,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr", "Samplerate",
+                "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
+                "Samplerate",
                 "Playlists", "ICU",
             ], swiftSettings: settings),
 
@@ -297,6 +301,9 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
+        .testTarget(
+            name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
+            swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "SndfileTests", dependencies: ["Sndfile", "Input"], swiftSettings: settings),

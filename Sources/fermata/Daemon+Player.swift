@@ -5,6 +5,7 @@ import Configuration
 import Curl
 import EventLoop
 import Formats
+import Httpd
 import Input
 import Model
 import Playback

@@ -3,6 +3,7 @@
 import EventLoop
 import Model
 import Network
+import Playback
 import Posix
 import Synchronization
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import Playback
 import Synchronization
 import Testing
 
-@testable import Playback
+@testable import Httpd
 
 /// The httpd output's pieces that need no socket: mpd's ICY metadata block and the ring its listeners read.
 @Suite struct HttpdOutputTests {
