@@ -85,3 +85,23 @@ def test_narrowing_as_mpd(server_factory, format_music, tmp_path, uri, device):
     assert len(sut) == 2 * round(0.7 * 44100)
     assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
     assert max(abs(v) for v in sut) > 1000, "no sound"
+
+
+@pytest.mark.parametrize("uri, device", [
+    ("flac/formats/s24_44100_2ch.flac", "44100:16:1"),
+    ("flac/formats/s32_44100_2ch.flac", "44100:24:1"),
+    ("flac/formats/s16_48000_1ch.flac", "48000:16:2"),
+    ("flac/formats/s16_48000_1ch.flac", "48000:24:2"),
+    ("flac/formats/s16_48000_6ch.flac", "48000:16:2"),
+    ("flac/formats/s16_48000_6ch.flac", "48000:16:1"),
+    ("flac/formats/s16_44100_2ch.flac", "44100:16:6"),
+])
+def test_channels_as_mpd(server_factory, format_music, tmp_path, uri, device):
+    """mpd converts the sample format first (its dither, shifts), then the channels in the new format with its
+    integer rules: mono is copied to both sides, stereo averaged (truncated) to mono, more channels averaged
+    into every channel of the device, stereo to surround on the front pair with the rest silent."""
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device)
+    rate, _, channels = device.split(":")
+    assert len(sut) == int(channels) * round(0.7 * int(rate)), len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"

@@ -2,9 +2,10 @@
 
 import Foundation
 import Model
-import Playback
 import TestSupport
 import Testing
+
+@testable import Playback
 
 @Suite struct PlayerScalingTests {
     /// Plays a ramp from `base` and returns channel 0 as 16-bit samples.
@@ -114,17 +115,18 @@ import Testing
         #expect(words.count == 3000)
         #expect(words.enumerated().allSatisfy { $0.element == Int32(1000 + $0.offset) << 16 })
 
-        // 24-bit mono to 16-bit stereo, rounded (mpd dithers there; float songs and resampled ones are truncated).
+        // 24-bit mono to 16-bit stereo: mpd's dither first, then the mono sample on both sides.
         let narrow = CaptureOutput(sync: false, format: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
         let second = try PlayerHarness(outputs: [(nullConfiguration(), narrow, nil)])
         second.withPlayer { $0.play(fakeSong(1, base: 0x10000, frames: 3000, format: "44100:24:1"), atSeconds: 0) }
         #expect(second.waitFor { $0.contains(.finished(token: 1)) })
         let pairs = narrow.bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         #expect(pairs.count == 6000)
-        #expect(
-            (0..<3000).allSatisfy { frame in
-                let expected = Int16((Double(0x10000 + frame) / 256).rounded())
-                return pairs[2 * frame] == expected && pairs[2 * frame + 1] == expected
-            })
+        var dither = PCMDither()
+        let want = (0..<3000).map { Int16(truncatingIfNeeded: dither.shift(Int64(0x10000 + $0), bits: 24, by: 8)) }
+        let left = stride(from: 0, to: pairs.count, by: 2).map { pairs[$0] }
+        let right = stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] }
+        #expect(left == want)
+        #expect(right == want)
     }
 }

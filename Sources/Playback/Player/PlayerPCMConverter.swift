@@ -195,10 +195,14 @@ struct PlayerPCMConverter: ~Copyable {
             self.scale(source, frames: frames, fromGain: 1, toGain: 1, into: self.mixed)
             return self.finish(self.mixed, frames: frames)
         }
-        if self.resampler == nil, fromGain == 1, toGain == 1, self.input.channels == self.output.channels,
-            let bytes = self.narrowIntegers(source, samples: frames * self.input.channels)
-        {
-            return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        if self.resampler == nil, fromGain == 1, toGain == 1 {
+            if self.input.channels == self.output.channels {
+                if let bytes = self.narrowIntegers(source, samples: frames * self.input.channels) {
+                    return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+                }
+            } else if let bytes = self.convertIntegerChannels(source, frames: frames) {
+                return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+            }
         }
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
         return self.finish(self.mixed, frames: frames)
@@ -227,6 +231,66 @@ struct PlayerPCMConverter: ~Copyable {
         default:
             return nil
         }
+    }
+
+    /// Integer samples whose channel count changes, as `mpd`'s `PcmConvert` makes them: the sample format first
+    /// (its dither from 24 and 32 bits to 16, shifts otherwise), then the channels in the new format with its
+    /// integer rules (mono copied to both sides; stereo averaged to mono; more channels averaged into every
+    /// channel of the output; stereo to surround on the front pair, the rest silent), averages truncated towards
+    /// zero. `nil` when a format is not 16, 24 or 32-bit integer (the float path). Returns the bytes written to
+    /// `converted`.
+    private mutating func convertIntegerChannels(_ source: UnsafeRawBufferPointer, frames: Int) -> Int? {
+        let (from, to) = (self.input.sampleFormat, self.output.sampleFormat)
+        func isInteger(_ format: SampleFormat) -> Bool { format == .s16 || format == .s24 || format == .s32 }
+        guard isInteger(from), isInteger(to) else { return nil }
+        let inChannels = self.input.channels
+        let outChannels = self.output.channels
+        // The samples in the output's format, in the input's channels (the float scratch holds 32-bit words).
+        let scratch = UnsafeMutableRawPointer(self.samples).assumingMemoryBound(to: Int32.self)
+        for index in 0..<(frames * inChannels) {
+            let value: Int32
+            switch from {
+            case .s16: value = Int32(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
+            case .s24: value = (source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) << 8) >> 8
+            default: value = source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
+            }
+            switch (from, to) {
+            case (.s16, .s24), (.s24, .s32): scratch[index] = value << 8
+            case (.s16, .s32): scratch[index] = value << 16
+            case (.s32, .s24): scratch[index] = value >> 8
+            case (.s24, .s16), (.s32, .s16):
+                let (bits, scale) = from == .s24 ? (24, 8) : (32, 16)
+                scratch[index] = Int32(
+                    Int16(truncatingIfNeeded: self.dither.shift(Int64(value), bits: bits, by: scale)))
+            default: scratch[index] = value
+            }
+        }
+        let target = self.converted
+        let width = to == .s16 ? 2 : 4
+        func store(_ value: Int64, at index: Int) {
+            if width == 2 {
+                target.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: index * 2, as: Int16.self)
+            } else {
+                target.storeBytes(of: Int32(truncatingIfNeeded: value), toByteOffset: index * 4, as: Int32.self)
+            }
+        }
+        for frame in 0..<frames {
+            let input = scratch + frame * inChannels
+            let base = frame * outChannels
+            if inChannels == 2, outChannels > 2 {
+                store(Int64(input[0]), at: base)
+                store(Int64(input[1]), at: base + 1)
+                for channel in 2..<outChannels { store(0, at: base + channel) }
+            } else if inChannels == 1 {
+                for channel in 0..<outChannels { store(Int64(input[0]), at: base + channel) }
+            } else {
+                var sum: Int64 = 0
+                for channel in 0..<inChannels { sum += Int64(input[channel]) }
+                let average = sum / Int64(inChannels)
+                for channel in 0..<outChannels { store(average, at: base + channel) }
+            }
+        }
+        return frames * outChannels * width
     }
 
     /// Resamples (when needed) and encodes `frames` frames of float samples in the output's channel layout.
@@ -328,14 +392,20 @@ struct PlayerPCMConverter: ~Copyable {
         for frame in 0..<frames {
             let inBase = self.samples + frame * inChannels
             let outBase = target + frame * outChannels
+            // `mpd`'s channel rules (``convertIntegerChannels(_:frames:)``), in float.
             if inChannels == outChannels {
                 for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
-            } else if outChannels == 1 {
+            } else if inChannels == 2, outChannels > 2 {
+                outBase[0] = inBase[0] * gain
+                outBase[1] = inBase[1] * gain
+                for channel in 2..<outChannels { outBase[channel] = 0 }
+            } else if inChannels == 1 {
+                for channel in 0..<outChannels { outBase[channel] = inBase[0] * gain }
+            } else {
                 var sum: Float = 0
                 for channel in 0..<inChannels { sum += inBase[channel] }
-                outBase[0] = sum / Float(inChannels) * gain
-            } else {
-                for channel in 0..<outChannels { outBase[channel] = inBase[channel % inChannels] * gain }
+                let average = sum / Float(inChannels) * gain
+                for channel in 0..<outChannels { outBase[channel] = average }
             }
             gain += step
         }
