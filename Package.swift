@@ -267,7 +267,7 @@ let package = Package(
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
-                "Playlists", "ICU",
+                "Playlists", "ICU", "FFmpeg",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.

@@ -112,8 +112,8 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata's only remote input plugin is curl: mpd's alsa, cdio, ffmpeg (hls, rtsp…), mms and "
-        "nfs input plugins add their schemes"),
+        "urlhandlers\n", "Fermata's remote input plugins are curl and ffmpeg: mpd's alsa, cdio, mms and nfs input "
+        "plugins and its ffmpeg decoder's rtsp add their schemes"),
 }, replies=1)
 
 
@@ -200,3 +200,16 @@ def test_commands_and_notcommands_as_mpd_at_each_permission_level(server_factory
     script = "commands\nnotcommands\n" + "".join(f"password {pw}\ncommands\nnotcommands\n"
                                                   for pw in ("padd", "pctl", "padm"))
     mpdtest.compare(mpdtest.make_case(script, replies="auto"), ref, sut, "commands at each permission level")
+
+
+def test_the_ffmpeg_input_plugin_can_be_disabled(server_factory):
+    """`input { plugin "ffmpeg" enabled "no" }`: its schemes (`hls+http://`…) are gone from `urlhandlers`, and
+    `add` refuses them as mpd does."""
+    block = 'input {\n    plugin "ffmpeg"\n    enabled "no"\n}\n'
+    ref = server_factory("ref", extra_config=block)
+    sut = server_factory("sut", extra_config=block)
+    handlers = sut.query("urlhandlers")
+    assert b"handler: http://" in handlers and b"hls+http" not in handlers and b"srtp://" not in handlers, handlers
+    assert b"hls+http://" in server_factory("sut").query("urlhandlers")
+    mpdtest.compare(mpdtest.make_case('add "hls+http://127.0.0.1:1/x.hls"\n', replies="auto"), ref, sut,
+                    "a disabled ffmpeg input plugin")

@@ -235,9 +235,14 @@ def test_a_remote_file_plays(pair, http, path):
 
 
 @pytest.mark.parametrize("path", ["/status/404", "/status/500", "/status/300", "/loop/x.mp3", "/file/noise.bin",
-                                  "refused"])
+                                  "refused", "hls+/status/404", "hls+refused"])
 def test_a_failing_url_stops_with_mpds_error(pair, http, path):
-    url = "http://127.0.0.1:1/x.mp3" if path == "refused" else http + path
+    if path.endswith("refused"):
+        url = "http://127.0.0.1:1/x.mp3"
+    else:
+        url = http + path.removeprefix("hls+")
+    if path.startswith("hls+"):
+        url = "hls+" + url
     got = {}
     for server in (pair.ref, pair.sut):
         play_alone(server, url)
@@ -247,6 +252,27 @@ def test_a_failing_url_stops_with_mpds_error(pair, http, path):
         server.query("clearerror")
         server.query("clear")
     assert got[pair.sut.label] == got[pair.ref.label]
+
+
+def test_an_hls_stream_plays(pair, http):
+    """`hls+http://` goes through libavformat's hls protocol (mpd's ffmpeg input plugin) into the ffmpeg decoder:
+    the segments' AAC plays as mpd plays it, with its status, until the playlist ends."""
+    url = "hls+" + http + "/file/hls/tone.hls"
+    got = {}
+    for server in (pair.ref, pair.sut):
+        play_alone(server, url)
+        assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
+            (server.label, status(server))
+        s = status(server)
+        got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error", "duration", "time")}
+        got[server.label]["time"] = (s.get("time") or "").split(":")[-1]
+        got[server.label]["currentsong"] = query(server, "currentsong")
+        # The playlist's 4 s end, and the player stops (no error).
+        assert mpdtest.wait_until(lambda: status(server).get("state") == "stop", mpdtest.scaled(10)), server.label
+        got[server.label]["after"] = {k: status(server).get(k) for k in ("state", "error")}
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+    assert got[pair.ref.label]["audio"] == "44100:f:2", got
 
 
 def test_playback_moves_on_past_a_failing_url(pair, http):

@@ -9,6 +9,8 @@ Usage:
 - `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.opus`: the same in Opus at 48 kbit/s;
   `tone.flac`: 4 s, 16-bit, with comments;
 - `noise.bin`: bytes no decoder takes;
+- `hls/tone.hls`: an HLS playlist of 4 s of AAC in MPEG-TS segments of 1 s (`hls/seg*.bin`; suffixes no plugin
+  takes, so the library stays as it was), for `hls+http://` (mpd's ffmpeg input plugin);
 - `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries), a URL on a closed
   loopback port and local files (refused over TCP); `mime-only`: `radio.m3u`'s text under a name without a
   suffix (found by its MIME type only).
@@ -39,6 +41,10 @@ def make(out: Path):
             out / "tone.opus")
         run("flac", "--silent", "-T", "ARTIST=Flac Artist", "-T", "TITLE=Flac Title", "-o", out / "tone.flac",
             short)
+        (out / "hls").mkdir()
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-i", short, "-c:a", "aac", "-b:a", "64k", "-f", "hls",
+            "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", out / "hls" / "seg%d.bin",
+            out / "hls" / "tone.hls")
     (out / "noise.bin").write_bytes(bytes((i * 37 + 11) % 256 for i in range(64 * 1024)))
     # Remote playlists (`load URL`): entries relative to the playlist's URL, and a URL on a closed loopback port
     # (queued, never opened).

@@ -12,6 +12,7 @@ static inline int fermata_averror_eof(void) { return AVERROR_EOF; }
 static inline int fermata_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int fermata_averror_eio(void) { return AVERROR(EIO); }
 static inline int64_t fermata_av_nopts_value(void) { return AV_NOPTS_VALUE; }
+static inline int fermata_averror_exit(void) { return AVERROR_EXIT; }
 
 /* Every FFmpeg function Fermata calls, with the library that defines it. Add a function here (and only here):
  * the table's field gets the exact type of FFmpeg's own declaration. */
@@ -49,7 +50,13 @@ static inline int64_t fermata_av_nopts_value(void) { return AV_NOPTS_VALUE; }
     X(avformat, avformat_find_stream_info) \
     X(avformat, avformat_close_input) \
     X(avformat, av_read_frame) \
-    X(avformat, av_seek_frame)
+    X(avformat, av_seek_frame) \
+    X(avformat, avio_open2) \
+    X(avformat, avio_closep) \
+    X(avformat, avio_read) \
+    X(avformat, avio_seek) \
+    X(avformat, avio_size) \
+    X(avformat, avio_enum_protocols)
 
 /* The resolved functions of one load of the libraries; valid until they are closed. */
 #pragma clang assume_nonnull begin

@@ -16,6 +16,9 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libcurl failed (connecting, resolving, TLS, an HTTP error of 400 or more, a transfer cut short, too many
     /// redirects): `message` is its error buffer, or its text for the code when that is empty.
     case curl(message: String, uri: String)
+    /// libavformat's I/O failed (`mpd`'s ffmpeg input plugin: `avio_open2`, a read or a seek): `message` is
+    /// FFmpeg's text for the error (`av_strerror`), which is all `mpd` says.
+    case ffmpeg(message: String, uri: String)
     /// ``InputStream``'s user gave up on the stream (`InputCancellation.cancel()`): every later call fails too.
     case cancelled(uri: String)
 
@@ -35,6 +38,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .httpStatus(let status, _): return "got HTTP status \(status)"
         case .curl(let message, _): return "CURL failed: \(message)"
+        case .ffmpeg(let message, _): return message
         case .cancelled: return "Cancelled"
         case .io, .notSeekable, .notAFile: return self.description
         }
@@ -46,7 +50,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let error, let uri): "\(uri): \(error)"
         case .notSeekable(let uri): "\(uri): cannot seek"
         case .notAFile(let uri): "\(uri): not a regular file"
-        case .httpStatus, .curl, .cancelled: "\(self.uri): \(self.mpdMessage)"
+        case .httpStatus, .curl, .ffmpeg, .cancelled: "\(self.uri): \(self.mpdMessage)"
         }
     }
 
@@ -54,7 +58,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     public var uri: String {
         switch self {
         case .io(_, let uri), .notSeekable(let uri), .notAFile(let uri), .httpStatus(_, let uri), .curl(_, let uri),
-            .cancelled(let uri):
+            .ffmpeg(_, let uri), .cancelled(let uri):
             uri
         }
     }

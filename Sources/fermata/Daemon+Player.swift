@@ -69,7 +69,7 @@ extension Daemon {
 
 extension Daemon {
     /// Opens a decoder for a URL as `mpd`'s decoder thread does: the input plugin for its scheme (curl for
-    /// http(s)), with the first 64 KiB kept for probing when it cannot seek, then the format plugin by MIME type
+    /// http(s), ffmpeg for `hls+http://`, `rtp://` and the rest libavformat reads), with the first 64 KiB kept for probing when it cannot seek, then the format plugin by MIME type
     /// and suffix. Decoder thread.
     ///
     /// - Throws: `FormatError.input` when the stream cannot be opened (`CURL failed: …`) or no input plugin
@@ -77,7 +77,11 @@ extension Daemon {
     static func openStream(
         _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
-        guard CurlInputStream.canOpen(url) else { throw .notRecognized(path: url) }
+        // Of curl's schemes, only http(s) streams play; the others (the ffmpeg input plugin's) go to the opener.
+        let lowered = url.prefix(16).lowercased()
+        if !CurlInputStream.canOpen(url), CurlGlobal.protocols.contains(where: { lowered.hasPrefix($0) }) {
+            throw .notRecognized(path: url)
+        }
         let stream: any InputStream
         do {
             stream = try open(url, cancellation)

@@ -3,6 +3,7 @@
 import Configuration
 import Curl
 import EventLoop
+import FFmpeg
 import Formats
 import Glibc
 import ICU
@@ -111,17 +112,35 @@ enum Daemon {
             return (configured?.settings, configured?.warnings ?? [])
         }
 
+        // Then mpd's ffmpeg input plugin for the schemes curl does not take (`hls+http://`, `rtp://`…), unless
+        // disabled: the schemes libavformat reads, which a child process tells (loading FFmpeg here would keep
+        // ~12 MiB of its libraries resident for good, though they are closed again).
+        let ffmpegSchemes = try plugins { () throws(ConfigError) in
+            guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return ([String](), []) }
+            return (Self.ffmpegInputSchemes(logger: logger), block.warnings)
+        }
+        let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
+        let ffmpegOnly = ffmpegSchemes.filter { !curlSchemes.contains($0) }
+
         var openRemote: RemoteOpener?
-        if let curl {
+        if curl != nil || !ffmpegOnly.isEmpty {
             openRemote = { url, cancellation throws(InputError) in
-                try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+                // As mpd's input plugins, in their order: curl first, then ffmpeg.
+                let lowered = url.prefix(32).lowercased()
+                if let curl, curlSchemes.contains(where: { lowered.hasPrefix($0) }) {
+                    return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+                }
+                guard ffmpegOnly.contains(where: { lowered.hasPrefix($0) }) else {
+                    throw .ffmpeg(message: "Unrecognized URI", uri: url)
+                }
+                return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
         }
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
         if let openRemote {
-            options.remoteSchemes = CurlGlobal.protocols
+            options.remoteSchemes = (curlSchemes + ffmpegOnly).sorted()
             options.remoteOpener = openRemote
             options.streamTagScanner = { input in
                 do throws(FormatError) {
@@ -460,5 +479,20 @@ enum Daemon {
             }
         }
         return options
+    }
+}
+
+extension Daemon {
+    /// The URL schemes of the ffmpeg input plugin, as this program run with `--ffmpeg-input-schemes` prints them;
+    /// none (logged) when that fails. Blocks for the child's run: start-up only.
+    static func ffmpegInputSchemes(logger: Logger) -> [String] {
+        do {
+            let output = try ChildProcess.output(
+                of: "/proc/self/exe", arguments: ["fermata", "--ffmpeg-input-schemes"])
+            return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        } catch {
+            logger.warning("ffmpeg input plugin unavailable", ["error": "\(error)"])
+            return []
+        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import FFmpeg
 import Glibc
 import Posix
 
@@ -13,6 +14,10 @@ do {
 }
 if commandLine.showHelp {
     print(CommandLineOptions.usage)
+    exit(0)
+}
+if commandLine.showFFmpegInputSchemes {
+    for scheme in FFmpegLibraries.shared.inputSchemes() { print(scheme) }
     exit(0)
 }
 if commandLine.showVersion {
