@@ -224,14 +224,19 @@ def test_a_remote_file_plays(pair, http, path):
     url = http + path
     got = {}
     for server in (pair.ref, pair.sut):
-        play_alone(server, url)
-        assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
-            (server.label, status(server))
-        s = status(server)
+        s = playing_status(server, url)
         got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error", "duration")}
         server.query("stop")
         server.query("clear")
     assert got[pair.sut.label] == got[pair.ref.label]
+
+
+def playing_status(server, url: str) -> dict[str, str]:
+    """`status` once `url`, played alone, has played half a second."""
+    play_alone(server, url)
+    assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
+        (server.label, status(server))
+    return status(server)
 
 
 @pytest.mark.parametrize("path", ["/status/404", "/status/500", "/status/300", "/loop/x.mp3", "/file/noise.bin",
@@ -260,10 +265,7 @@ def test_an_hls_stream_plays(pair, http):
     url = "hls+" + http + "/file/hls/tone.hls"
     got = {}
     for server in (pair.ref, pair.sut):
-        play_alone(server, url)
-        assert mpdtest.wait_until(lambda: float(status(server).get("elapsed", "0")) > 0.5, mpdtest.scaled(10)), \
-            (server.label, status(server))
-        s = status(server)
+        s = playing_status(server, url)
         got[server.label] = {k: s.get(k) for k in ("state", "song", "audio", "error", "duration", "time")}
         got[server.label]["time"] = (s.get("time") or "").split(":")[-1]
         got[server.label]["currentsong"] = query(server, "currentsong")
