@@ -51,7 +51,8 @@ extension Daemon {
         func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
             Player(
                 loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
-                streams: streams, outputs: outputs, outputSlots: slots, audioBufferSize: settings.audioBufferSize,
+                streams: streams, replayGainReader: { formats.readReplayGain(path: $0) }, outputs: outputs,
+                outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                     limit: settings.replayGainLimit),
