@@ -242,14 +242,14 @@ def require_commands(servers):
 def server_factory(music_dir, request):
     """Start extra servers for one test: ``server_factory("sut", max_connections="600")``;
     ``outputs=[{"type": "alsa", "name": "x", "device": "rec"}]`` replaces the null output,
-    ``env={"HOME": ...}`` adds to the environment.
+    ``env={"HOME": ...}`` adds to the environment, ``extra_config="resampler {…}"`` adds configuration text.
 
     Stopped at the end of the test; a crash fails the test.
     """
     started: list[Server] = []
 
     def start(kind: str = "sut", music: Path | None = None, outputs: list[dict[str, str]] | None = None,
-              env: dict[str, str] | None = None, **settings) -> Server:
+              env: dict[str, str] | None = None, extra_config: str = "", **settings) -> Server:
         binary = mpdtest.sut_binary() if kind == "sut" else mpdtest.ref_binary()
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
@@ -257,6 +257,7 @@ def server_factory(music_dir, request):
                    {k: (v if isinstance(v, list) else str(v)) for k, v in settings.items()})
         s.outputs = outputs
         s.env = dict(env or {})
+        s.extra_config = extra_config
         started.append(s)
         _start([s])
         return s

@@ -111,6 +111,13 @@ extension Daemon {
             case .low: return .soxr(.low)
             case .quick: return .soxr(.quick)
             }
+        case .soxrCustom(let recipe):
+            return .soxr(
+                .custom(
+                    SoxrResampler.CustomRecipe(
+                        precision: Double(recipe.precision), phaseResponse: Double(recipe.phaseResponse),
+                        passbandEnd: recipe.passbandEnd, stopbandBegin: recipe.stopbandBegin,
+                        flags: UInt(recipe.flags), scale: recipe.scale)))
         }
     }
 }
