@@ -36,18 +36,15 @@ def lines(port: int, *body: str) -> list[str]:
     ['resampler {', '  plugin "libsamplerate"', '  type "Best Sinc Interpolator"', '}'],
     ['samplerate_converter "Fastest Sinc Interpolator"'],
     ['samplerate_converter "internal"'],
+    ['resampler {', '  plugin "soxr"', '  quality "custom"', '  precision "20"', '  phase_response "25"',
+     '  passband_end "91"', '  stopband_begin "104.5"', '  attenuation "1.5"', '  flags "0x3"', '  threads "1"',
+     '}'],
 ], ids=["resampler-block", "samplerate_converter", "defaults-spelled-out", "libsamplerate-block",
-        "libsamplerate-converter", "internal"])
+        "libsamplerate-converter", "internal", "soxr-custom"])
 def test_acted_on_without_warnings(tmp_path, body):
     err = start_and_stop(write_config(tmp_path, lines(free_port(), *body)))
     for word in ("not supported", "ignored", "deprecated"):
         assert word not in err, err
-
-
-def test_what_fermata_cannot_do_is_a_warning(tmp_path):
-    config = write_config(tmp_path, lines(free_port(), 'resampler {', '  plugin "soxr"', '  quality "custom"', '}'))
-    err = start_and_stop(config)
-    assert f'{config}:4: soxr quality "custom" is not supported by Fermata yet; resampling with "high"' in err
 
 
 @pytest.mark.parametrize("body", [
@@ -68,3 +65,43 @@ def test_errors_as_mpd(tmp_path, body):
     assert ours.returncode == theirs.returncode == 1
     mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
     assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"
+
+
+def _custom(*keys: str) -> list[str]:
+    return ['resampler {', '  plugin "soxr"', '  quality "custom"', *(f"  {key}" for key in keys), '}']
+
+
+@pytest.mark.parametrize("body, line", [
+    (_custom(), 4),
+    (['samplerate_converter "soxr custom"'], 4),
+    (_custom('precision "25"'), 4),
+    (_custom('precision "-3"'), 4),
+    (_custom('precision "x"'), 7),
+    (_custom('precision "24"', 'phase_response "101"'), 4),
+    (_custom('precision "24"', 'phase_response "-1"'), 4),
+    (_custom('precision "24"', 'phase_response "1.5"'), 8),
+    (_custom('precision "24"', 'passband_end "abc"'), 4),
+    (_custom('precision "24"', 'passband_end "0.5"'), 4),
+    (_custom('precision "24"', 'passband_end "95x"'), 4),
+    (_custom('precision "24"', 'stopband_begin "99"'), 4),
+    (_custom('precision "24"', 'stopband_begin "200"'), 4),
+    (_custom('precision "24"', 'stopband_begin ""'), 4),
+    (_custom('precision "24"', 'attenuation "31"'), 4),
+    (_custom('precision "24"', 'attenuation "-1"'), 4),
+    (_custom('precision "24"', 'flags "x"'), 8),
+    (_custom('precision "24"', 'flags "x"', 'attenuation "31"'), 8),
+    (_custom('precision "24"', 'threads "x"'), 8),
+    (['resampler {', '  plugin "soxr"', '  threads "2x"', '}'], 6),
+], ids=["no-precision", "converter-line", "precision", "negative-precision", "precision-not-a-number",
+        "phase", "negative-phase", "phase-not-a-number", "passband-not-a-number", "passband", "passband-suffix",
+        "stopband-low", "stopband-high", "stopband-empty", "attenuation", "negative-attenuation",
+        "flags-not-a-number", "flags-before-attenuation", "threads", "threads-without-custom"])
+def test_soxr_custom_errors_as_mpd(tmp_path, body, line):
+    """mpd 0.23.12's custom recipe checks, its texts (and its typos) included; a bad number names its own line."""
+    config = write_config(tmp_path, lines(free_port(), *body))
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert ours.returncode == theirs.returncode == 1, theirs.stderr
+    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:{line}: {mpd_message}"

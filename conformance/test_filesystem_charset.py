@@ -237,3 +237,23 @@ def test_utf8_charset_skips_names_that_are_not_utf8(server_pair, latin1_music):
     ref = pair.ref.query("listall")
     assert ref == b"file: plain.mp3\nOK\n", ref
     mpdtest.compare_on_pair(pair, "listall\nlsinfo\nlistfiles\n", "utf8-charset")
+
+
+def test_unix_socket_path_is_not_converted(server_factory, tmp_path):
+    """mpd 0.23.12 binds `bind_to_address` before it configures `filesystem_charset`, so a socket path is used as
+    the configuration's UTF-8 bytes, whatever the charset; so does Fermata. Both answer on that socket."""
+    import socket
+    names = {}
+    for kind in ("ref", "sut"):
+        directory = tmp_path / kind
+        directory.mkdir()
+        path = directory / "ä.sock"
+        music = tmp_path / "music"
+        music.mkdir(exist_ok=True)
+        server_factory(kind, music=music, filesystem_charset=LATIN1, bind_to_address=[mpdtest.HOST, str(path)])
+        names[kind] = os.listdir(os.fsencode(directory))
+        with socket.socket(socket.AF_UNIX) as client:
+            client.settimeout(5)
+            client.connect(os.fsencode(path))
+            assert client.recv(64).startswith(b"OK MPD "), kind
+    assert names["ref"] == names["sut"] == ["ä.sock".encode()]

@@ -276,3 +276,52 @@ def test_uncompressed_database_block(library):
         assert (root / "database").read_bytes().startswith(b"info_begin\n")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_replay_gain_of_songs_loaded_from_mpds_database(server_factory, tmp_path):
+    """mpd's database has no line for ReplayGain (its `song_save` writes none; mpd reads the gain from the file it
+    decodes). Fermata started on mpd's `db_file`, without a rescan, plays ReplayGain-tagged songs (FLAC, Ogg
+    Vorbis) with the gain applied, sample for sample as mpd does, and leaves mpd's file as it is."""
+    import audiofiles
+    audiofiles.require_tools("sox", "flac", "oggenc")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = tmp_path / "tone.wav"
+    subprocess.run(["sox", "-n", "-r", "44100", "-b", "16", "-c", "2", str(wav), "synth", "0.6", "sine", "440",
+                    "vol", "0.5"], check=True)
+    gain = {"REPLAYGAIN_TRACK_GAIN": "-7.25 dB", "REPLAYGAIN_TRACK_PEAK": "0.5",
+            "REPLAYGAIN_ALBUM_GAIN": "-3.10 dB", "REPLAYGAIN_ALBUM_PEAK": "0.6"}
+    subprocess.run(["flac", "-s", "-f", "-TTITLE=gain", *(f"-T{k}={v}" for k, v in gain.items()),
+                    "-o", str(music / "gain.flac"), str(wav)], check=True)
+    subprocess.run(["oggenc", "-Q", "-c", "title=gain", *(arg for k, v in gain.items() for arg in ("-c", f"{k}={v}")),
+                    "-o", str(music / "gain.ogg"), str(wav)], check=True)
+    database = tmp_path / "database"
+    ref = audiofiles.file_recorder(server_factory, "ref", music, tmp_path / "ref", replaygain="track",
+                                   db_file=str(database))
+    uris = ["gain.flac", "gain.ogg"]
+    want = {uri: audiofiles.record_queue(ref, tmp_path / "ref", [f'add "{uri}"', "play"]) for uri in uris}
+    with gzip.open(database) as text:
+        assert b"song_begin: gain.ogg\n" in text.read(), "mpd saved its scan"
+    copy = tmp_path / "mpd-database"
+    shutil.copy(database, copy)
+    _age(copy)
+    mpd_bytes = copy.read_bytes()
+
+    sut = audiofiles.file_recorder(server_factory, "sut", music, tmp_path / "sut", replaygain="track",
+                                   db_file=str(copy))
+    assert b"db_update: 1700000000\n" in sut.query("stats"), "Fermata loaded mpd's file without a rescan"
+    mismatches = [audiofiles.recording_mismatch(uri, want[uri],
+                                                audiofiles.record_queue(sut, tmp_path / "sut",
+                                                                        [f'add "{uri}"', "play"]))
+                  for uri in uris]
+    assert not any(mismatches), "\n".join(filter(None, mismatches))
+    # album mode too (the album gain of the same files).
+    sut.query("replay_gain_mode album")
+    ref.query("replay_gain_mode album")
+    got = audiofiles.record_queue(sut, tmp_path / "sut", ['add "gain.flac"', "play"])
+    mismatch = audiofiles.recording_mismatch("gain.flac (album)",
+                                             audiofiles.record_queue(ref, tmp_path / "ref",
+                                                                     ['add "gain.flac"', "play"]), got)
+    assert mismatch is None, mismatch
+    assert b"db_update: 1700000000\n" in sut.query("stats")
+    assert copy.read_bytes() == mpd_bytes, "Fermata leaves mpd's file as it is"

@@ -131,7 +131,7 @@ extension Settings {
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.playlistPlugins = try PlaylistPluginBlocks(file.blocks(named: "playlist_plugin"), key: "name")
-        self.warnings = Self.warnings(for: file) + self.resampler.warnings
+        self.warnings = Self.warnings(for: file)
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
 

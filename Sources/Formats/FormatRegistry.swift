@@ -94,6 +94,14 @@ public struct FormatRegistry: Sendable {
         throw firstError ?? .notRecognized(path: path)
     }
 
+    /// The ReplayGain of the file at `path`, as `readInfo` finds it (empty when the file has none or cannot be
+    /// read). What the player falls back on for a song the library knows no ReplayGain of: `mpd` reads it from
+    /// the file each time it decodes one, and its database (which Fermata may have loaded) does not store it.
+    /// Any thread.
+    public func readReplayGain(path: String) -> ReplayGainInfo {
+        (try? self.readInfo(path: path))?.replayGain ?? ReplayGainInfo()
+    }
+
     /// What the registry adds to a plugin's answer: the generic scan's tags (and whether its ID3 tag has a
     /// picture) when the plugin found no enabled tag, and the APE tag's ReplayGain when it found none.
     private static func addGeneric(to info: inout SongInfo, path: String, enabledTags: TagMask) {

@@ -43,9 +43,11 @@ import Zlib
 /// it (the caller then rescans), and it refuses names no scan produces ("", ".", "..", or with "/"). A cue
 /// sheet's directory (`type: playlist`) holds tracks with a `Target:` and a `Range:` and the sheet's own tags,
 /// completed from the song they name once everything is read. What Fermata's library has no place for is left
-/// out: the virtual directories `mpd` makes of archives (`type: archive`), and the song size, ReplayGain and
-/// picture flag the format does not store (a song's size is then unknown, -1, and an update compares its mtime
-/// alone, as `mpd` does).
+/// out: the virtual directories `mpd` makes of archives (`type: archive`). What Fermata's own database keeps
+/// and this format has no line for (`mpd` 0.23.12's `song_save` and `tag_save` write none) is not written and
+/// comes back unknown: the song size (-1; an update then compares the mtime alone, as `mpd` does), the
+/// ReplayGain (the player reads it from the file when the song plays, as `mpd`'s decoders do) and the embedded
+/// picture flag (no command shows it: `readpicture` and `albumart` open the file, as with `mpd`).
 ///
 /// Pure; any thread.
 public enum MPDDatabaseFile {

@@ -13,7 +13,8 @@ public struct PlayableSong: Sendable, Hashable {
     public var path: String
     /// Whether the song is a URL an input plugin opens rather than a file.
     public var isRemote: Bool { URIScheme.hasScheme(self.path) }
-    /// ReplayGain values from the library.
+    /// ReplayGain values from the library (when empty, the player may read the file's: `Player.init`'s
+    /// `replayGainReader`).
     public var replayGain: ReplayGainInfo
     /// The length the library knows, in milliseconds (used for `duration:` until the decoder knows better).
     public var durationMilliseconds: UInt64?

@@ -20,17 +20,48 @@ public struct SoxrError: Error, Sendable, CustomStringConvertible {
 /// output's thread. `process` and `flush` do not allocate once the first call has set up the filter.
 public final class SoxrResampler {
     /// libsoxr's quality recipes, named as in `mpd`'s `soxr` settings.
-    public enum Quality: Sendable {
+    public enum Quality: Sendable, Hashable {
         case quick, low, medium, high, veryHigh
+        /// `mpd`'s `quality "custom"`: the high recipe with these settings in its place.
+        case custom(CustomRecipe)
 
         fileprivate var recipe: UInt {
             switch self {
             case .quick: UInt(SOXR_QQ)
             case .low: UInt(SOXR_LQ)
             case .medium: UInt(SOXR_MQ)
-            case .high: UInt(SOXR_HQ)
+            case .high, .custom: UInt(SOXR_HQ)
             case .veryHigh: UInt(SOXR_VHQ)
             }
+        }
+    }
+
+    /// The settings of a custom recipe, as libsoxr's `soxr_quality_spec_t` and the I/O scale take them.
+    public struct CustomRecipe: Sendable, Hashable {
+        /// Bits of precision (16 to 32).
+        public var precision: Double
+        /// 0 (minimum phase) to 100 (maximum), 50 linear.
+        public var phaseResponse: Double
+        /// The end of the pass band, a fraction of the Nyquist frequency.
+        public var passbandEnd: Double
+        /// The start of the stop band, a fraction of the Nyquist frequency.
+        public var stopbandBegin: Double
+        /// The low six quality flags, which replace the high recipe's.
+        public var flags: UInt
+        /// The factor the output is scaled by.
+        public var scale: Double
+
+        /// A recipe.
+        public init(
+            precision: Double, phaseResponse: Double, passbandEnd: Double, stopbandBegin: Double, flags: UInt,
+            scale: Double
+        ) {
+            self.precision = precision
+            self.phaseResponse = phaseResponse
+            self.passbandEnd = passbandEnd
+            self.stopbandBegin = stopbandBegin
+            self.flags = flags
+            self.scale = scale
         }
     }
 
@@ -52,6 +83,14 @@ public final class SoxrResampler {
         self.channels = channels
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var qualitySpec = soxr_quality_spec(quality.recipe, 0)
+        if case .custom(let recipe) = quality {
+            qualitySpec.precision = recipe.precision
+            qualitySpec.phase_response = recipe.phaseResponse
+            qualitySpec.passband_end = recipe.passbandEnd
+            qualitySpec.stopband_begin = recipe.stopbandBegin
+            qualitySpec.flags = (qualitySpec.flags & 0xFFFF_FFC0) | (recipe.flags & 0x3F)
+            io.scale = recipe.scale
+        }
         var runtime = soxr_runtime_spec(1)
         var error: soxr_error_t?
         let handle = soxr_create(

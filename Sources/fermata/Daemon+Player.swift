@@ -51,7 +51,8 @@ extension Daemon {
         func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
             Player(
                 loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
-                streams: streams, outputs: outputs, outputSlots: slots, audioBufferSize: settings.audioBufferSize,
+                streams: streams, replayGainReader: { formats.readReplayGain(path: $0) }, outputs: outputs,
+                outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                     limit: settings.replayGainLimit),
@@ -114,6 +115,13 @@ extension Daemon {
             case .low: return .soxr(.low)
             case .quick: return .soxr(.quick)
             }
+        case .soxrCustom(let recipe):
+            return .soxr(
+                .custom(
+                    SoxrResampler.CustomRecipe(
+                        precision: Double(recipe.precision), phaseResponse: Double(recipe.phaseResponse),
+                        passbandEnd: recipe.passbandEnd, stopbandBegin: recipe.stopbandBegin,
+                        flags: UInt(recipe.flags), scale: recipe.scale)))
         }
     }
 }

@@ -518,6 +518,39 @@ struct SettingsTests {
         #expect(try self.settings("samplerate_converter \"\"\n").resampler.plugin == .internal)
     }
 
+    @Test func readsSoxrsCustomRecipe() throws {
+        let custom = try self.settings(
+            "resampler {\n plugin \"soxr\"\n quality \"custom\"\n precision \"0x1c\"\n phase_response \"25\"\n"
+                + " passband_end \"90.5\"\n stopband_begin \"1.1e2\"\n attenuation \"10\"\n flags \"0x4f\"\n}\n")
+        #expect(
+            custom.resampler.plugin
+                == .soxrCustom(
+                    SoxrCustomRecipe(
+                        precision: 28, phaseResponse: 25, passbandEnd: 0.905, stopbandBegin: 1.1, flags: 0x0F,
+                        scale: 0.1)))
+        #expect(custom.warnings.isEmpty)
+        let defaults = try self.settings("resampler {\n plugin \"soxr\"\n quality \"custom\"\n precision \"16\"\n}\n")
+        #expect(defaults.resampler.plugin == .soxrCustom(SoxrCustomRecipe(precision: 16)))
+    }
+
+    @Test(arguments: [
+        ("", "soxr converter invalid precision : 4 [16|20|24|28|32]", 2),
+        ("precision \"-3\"", "soxr converter invalid precision : -3 [16|20|24|28|32]", 2),
+        ("precision \"24x\"", "Not a valid number in line 5", 5),
+        ("precision \"24\"\n phase_response \"-1\"", "soxr converter invalid phase_respons : -1 (0-100)", 2),
+        ("precision \"24\"\n passband_end \" 95x\"", "soxr converter passband_end value not a number:  95x", 2),
+        ("precision \"24\"\n passband_end \"100.5\"", "soxr converter invalid passband_end : 100.5 (1-100%)", 2),
+        ("precision \"24\"\n stopband_begin \"99.9\"", "soxr converter invalid stopband_begin : 99.9 (100-150%)", 2),
+        ("precision \"24\"\n attenuation \"30.1\"", "soxr converter invalid attenuation : 30.1 (0-30dB))", 2),
+        ("precision \"24\"\n flags \"1.0\"\n attenuation \"31\"", "Not a valid number in line 6", 6),
+        ("precision \"24\"\n threads \"x\"", "Not a valid number in line 6", 6),
+    ])
+    func refusesABadCustomRecipeAsMpd(_ keys: String, _ message: String, _ line: Int) throws {
+        let error = try self.failure("resampler {\n plugin \"soxr\"\n quality \"custom\"\n \(keys)\n}")
+        #expect(error.message == message)
+        #expect(error.location == ConfigLocation(file: Self.path, line: line))
+    }
+
     @Test func refusesResamplerSettingsAsMpd() throws {
         try self.expectFailure(
             "resampler {\n plugin \"soxr\"\n}\nsamplerate_converter \"soxr\"",

@@ -42,6 +42,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let shared: PlayerShared
     private let factory: @Sendable (String) throws(FormatError) -> any Decoder
     private let streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+    /// Reads a file's ReplayGain for a song the library knows none of (`Player.init`'s `replayGainReader`).
+    private let replayGainReader: (@Sendable (String) -> ReplayGainInfo)?
     /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
     /// waits for this thread, which may be blocked on a stalled server.
     private let inputCancellation = Mutex<InputCancellation?>(nil)
@@ -83,12 +85,14 @@ final class PlayerDecoderThread: @unchecked Sendable {
         pipe: PlayerChunkPipe, shared: PlayerShared,
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        replayGainReader: (@Sendable (String) -> ReplayGainInfo)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.pipe = pipe
         self.shared = shared
         self.factory = factory
         self.streams = streams
+        self.replayGainReader = replayGainReader
         self.logger = logger
         self.post = post
     }
@@ -219,6 +223,11 @@ final class PlayerDecoderThread: @unchecked Sendable {
             let cancellation = InputCancellation()
             do throws(FormatError) {
                 var decoder = try self.openDecoder(song, cancellation: cancellation)
+                // mpd takes ReplayGain from the file it decodes: a song the library has none for (loaded from
+                // mpd's database, which does not store it) gets the file's, when ReplayGain is on.
+                if let read = self.replayGainReader, song.replayGain.isEmpty, !song.isRemote, self.shared.mode != .off {
+                    song.replayGain = read(song.path)
+                }
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
