@@ -9,6 +9,9 @@ struct ReplyBuffer {
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
 
+    /// Empties the buffer, keeping its storage (after its bytes were written out).
+    mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
+
     /// Appends `key: value\n`.
     @inline(__always)
     mutating func line(_ key: String, _ value: String) {

@@ -156,16 +156,28 @@ enum SongPrinter {
     /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
     /// one, and `Time`/`duration` of the range.
     static func writeSong(_ song: QueueSong, visibleTags: TagMask, to sink: any ReplySink) {
-        var info = song.info
-        info.durationMilliseconds = song.durationMilliseconds
-        var range: String?
-        if song.endMilliseconds > 0 {
-            range = "\(Self.seconds3(song.startMilliseconds))-\(Self.seconds3(song.endMilliseconds))"
-        } else if song.startMilliseconds > 0 {
-            range = "\(Self.seconds3(song.startMilliseconds))-"
+        var reply = ReplyBuffer(capacity: 512)
+        Self.appendSong(song, visibleTags: visibleTags, to: &reply)
+        sink.write(bytes: reply.bytes)
+    }
+
+    /// Appends a queue song's block (see `writeSong(_:visibleTags:to:)`) to `reply`.
+    static func appendSong(_ song: QueueSong, visibleTags: TagMask, to reply: inout ReplyBuffer) {
+        reply.rawLine("file", PlaylistCommands.withoutCredentials(song.uri))
+        Self.appendRange(start: song.startMilliseconds, end: song.endMilliseconds, to: &reply)
+        if let modificationTime = song.modificationTime {
+            reply.key("Last-Modified")
+            Self.appendISO8601(modificationTime, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
         }
-        Self.writeSong(
-            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
-            visibleTags: visibleTags, to: sink)
+        let info = song.info
+        if let format = info.audioFormat { reply.rawLine("Format", format.description) }
+        for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
+        if let duration = song.durationMilliseconds {
+            reply.line("Time", (duration + 500) / 1000)
+            reply.key("duration")
+            Self.appendSeconds3(duration, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
     }
 }
