@@ -85,9 +85,10 @@ enum SearchCommands {
             let filter =
                 arguments.isEmpty
                 ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
-            for index in try select(database, SongQuery(filter: filter)) {
-                context.write("file", database.songs.uri(index))
-            }
+            let selected = try select(database, SongQuery(filter: filter))
+            var reply = ReplyBuffer(capacity: selected.count * 64)
+            for index in selected { SongPrinter.appendFileLine(index, of: database.songs, to: &reply) }
+            context.reply.write(bytes: reply.bytes)
             return .ok
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
