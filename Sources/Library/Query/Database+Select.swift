@@ -33,7 +33,7 @@ extension Database {
         // of the library, so only from the root.
         var candidates: [Int32]?
         var remaining = filter
-        if let position = Self.lookupPosition(filter.items, negatedToo: start == 0),
+        if let position = self.lookupPosition(filter.items, negatedToo: start == 0),
             case .tag(let type, let matcher) = filter.items[position]
         {
             let matching = self.candidates(type, equalTo: matcher.value)
@@ -82,18 +82,26 @@ extension Database {
         return nil
     }
 
-    /// The position of the item to look up: the first exact, case-sensitive tag comparison with an operand, or
-    /// with `negatedToo`, when there is none, the first such negated one.
-    private static func lookupPosition(_ items: [FilterItem], negatedToo: Bool) -> Int? {
+    /// The position of the item to look up: of the exact, case-sensitive tag comparisons with an operand, the
+    /// one with the fewest postings (the tag's and its fallbacks': the most selective), or with `negatedToo`,
+    /// when there is none, the first such negated one.
+    private func lookupPosition(_ items: [FilterItem], negatedToo: Bool) -> Int? {
         var negated: Int?
+        var best: (position: Int, postings: Int)?
         for (position, item) in items.enumerated() {
-            guard case .tag(_, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+            guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
                 !matcher.value.isEmpty
             else { continue }
-            if !matcher.negated { return position }
-            if negatedToo && negated == nil { negated = position }
+            if matcher.negated {
+                if negatedToo && negated == nil { negated = position }
+                continue
+            }
+            let postings = ([type] + type.fallbackTags).reduce(0) {
+                $0 + self.postings($1).count(with: matcher.value)
+            }
+            if best == nil || postings < best!.postings { best = (position, postings) }
         }
-        return negated
+        return best?.position ?? negated
     }
 
     /// The songs `(type == value)` matches, in ascending order: those whose `type` has a value byte-equal to
