@@ -9,14 +9,17 @@ Usage (from the repository root, with Debian's Python):
 
 1. builds (once, cached in benchmarks/out/library-N/) a library of N songs with
    tools/make-fixtures.py;
-2. for each server, mpd first, one after the other, on that library (127.0.0.1, null audio
+2. starts each server, mpd first, one after the other, on that library (127.0.0.1, null audio
    output, its own db, sticker and playlist files under benchmarks/out/run-*/,
-   `max_playlist_length` and `max_output_buffer_size` raised for a 100k-song queue):
+   `max_playlist_length` and `max_output_buffer_size` raised for a 100k-song queue), and
+   measures on each alone:
    * full scan: start with no db file, send `update` unless the server is already
      updating, poll `status` until `updating_db` is gone; VmRSS (/proc/PID/status);
    * `rescan` of everything, until `updating_db` is gone; VmRSS again;
    * restart: stop it (SIGTERM, the db is saved), start it again, time to the first
      `ping` reply (median of 3); VmRSS;
+   then, with both running, measures every shape on mpd and right after it on Fermata (so a
+   change of the machine's load during the run weighs on both sides of a ratio alike):
    * every shape of the table (see shapes()): `count`, `find`, `search` and `list` on
      each tag of mpd's `tagtypes` (sort tags and AlbumArtist included: mpd falls back
      to Artist, Album…), `search any`, `list X group Y`, `count group`, `listall`,
@@ -496,93 +499,122 @@ def prepare(server: mpdtest.Server, a: Arguments, timeout: float) -> None:
 # ---------------------------------------------------------------------------
 # One server
 
-def measure(kind: str, binary: Path, music: Path, workdir: Path, runs: int,
-            args: Arguments | None, choose_args, only: re.Pattern | None,
-            scan_timeout: float, query_timeout: float) -> tuple[dict, Arguments | None]:
-    """Run every figure on one server; returns ({figure: value or Skip}, arguments)."""
+def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: float,
+          out: dict) -> tuple[mpdtest.Server, set[str]]:
+    """Scan, rescan and restart one server (figures into `out`); returns it running, and its commands."""
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     server = mpdtest.Server(kind, binary, music, workdir, settings=SETTINGS)
-    out: dict[str, object] = {}
-    try:
+    t0 = time.monotonic()
+    server.spawn()
+    wait_greeting(server, 120)
+    cmds = commands_of(server)
+    status = query(server, "status") if "status" in cmds else b""
+    if b"updating_db:" not in status and songs_of(server) <= 0:
+        if "update" not in cmds:
+            raise Skip("no `update` and no scan at start-up")
+        query(server, "update")
+    wait_scan(server, cmds, scan_timeout)
+    out["scan"] = time.monotonic() - t0
+    out["songs"] = songs_of(server) if "stats" in cmds else None
+    out["rss after scan"] = rss_mib(server.proc.pid)
+    log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
+
+    if "rescan" in cmds:
+        t0 = time.monotonic()
+        query(server, "rescan")
+        wait_scan(server, cmds, scan_timeout)
+        out["rescan"] = time.monotonic() - t0
+        out["rss after rescan"] = rss_mib(server.proc.pid)
+        log(f"  {kind}: rescan {out['rescan']:.2f} s, RSS {out['rss after rescan']:.1f} MiB")
+    else:
+        out["rescan"] = out["rss after rescan"] = Skip("`rescan` not in `commands`")
+
+    server.stop()
+    if server.crashed:
+        raise RuntimeError(f"{server.label} did not stop cleanly:\n{server.log_tail()}")
+    db = workdir / "database"
+    out["db size"] = db.stat().st_size / 2**20 if db.exists() else None
+    restarts = []
+    for i in range(3):                      # median of three restarts
+        if i:
+            server.stop()
         t0 = time.monotonic()
         server.spawn()
-        wait_greeting(server, 120)
-        cmds = commands_of(server)
-        status = query(server, "status") if "status" in cmds else b""
-        if b"updating_db:" not in status and songs_of(server) <= 0:
-            if "update" not in cmds:
-                raise Skip("no `update` and no scan at start-up")
-            query(server, "update")
-        wait_scan(server, cmds, scan_timeout)
-        out["scan"] = time.monotonic() - t0
-        out["songs"] = songs_of(server) if "stats" in cmds else None
-        out["rss after scan"] = rss_mib(server.proc.pid)
-        log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
+        wait_greeting(server, 300)
+        restarts.append(time.monotonic() - t0)
+    out["restart"] = statistics.median(restarts)
+    if "stats" in cmds:
+        restarted = songs_of(server)
+        if out["songs"] is not None and restarted != out["songs"]:
+            log(f"  {kind}: WARNING: {restarted} songs after the restart, "
+                f"{out['songs']} before (db not saved?)")
+    out["rss"] = rss_mib(server.proc.pid)
+    log(f"  {kind}: restart {out['restart'] * 1000:.0f} ms, RSS {out['rss']:.1f} MiB")
+    return server, cmds
 
-        if "rescan" in cmds:
-            t0 = time.monotonic()
-            query(server, "rescan")
-            wait_scan(server, cmds, scan_timeout)
-            out["rescan"] = time.monotonic() - t0
-            out["rss after rescan"] = rss_mib(server.proc.pid)
-            log(f"  {kind}: rescan {out['rescan']:.2f} s, RSS {out['rss after rescan']:.1f} MiB")
-        else:
-            out["rescan"] = out["rss after rescan"] = Skip("`rescan` not in `commands`")
 
-        server.stop()
-        if server.crashed:
-            raise RuntimeError(f"{server.label} did not stop cleanly:\n{server.log_tail()}")
-        db = workdir / "database"
-        out["db size"] = db.stat().st_size / 2**20 if db.exists() else None
-        restarts = []
-        for i in range(3):                      # median of three restarts
-            if i:
-                server.stop()
-            t0 = time.monotonic()
-            server.spawn()
-            wait_greeting(server, 300)
-            restarts.append(time.monotonic() - t0)
-        out["restart"] = statistics.median(restarts)
-        if "stats" in cmds:
-            restarted = songs_of(server)
-            if out["songs"] is not None and restarted != out["songs"]:
-                log(f"  {kind}: WARNING: {restarted} songs after the restart, "
-                    f"{out['songs']} before (db not saved?)")
-        out["rss"] = rss_mib(server.proc.pid)
-        log(f"  {kind}: restart {out['restart'] * 1000:.0f} ms, RSS {out['rss']:.1f} MiB")
+def measure_shape(kind: str, server: mpdtest.Server, cmds: set[str], shape: Shape, runs: int,
+                  query_timeout: float) -> object:
+    """One shape on one server: its Reply, or the Skip that says why there is none."""
+    if shape.needs not in cmds:
+        return Skip(f"`{shape.needs}` not in `commands`")
+    try:
+        result = timed(server, shape, runs, query_timeout)
+        log(f"  {kind}: {shape.name}: {result.seconds * 1000:.1f} ms ×{result.runs}, {result.size} bytes")
+    except Skip as exc:
+        result = exc
+    except (OSError, ConnectionError) as exc:
+        result = Failed(f"{type(exc).__name__}: {exc}")
+    if isinstance(result, Skip):
+        log(f"  {kind}: {shape.name}: {result}")
+    server.check_alive()
+    return result
 
+
+def measure(servers: list[tuple[str, Path]], music: Path, runs: int, choose_args,
+            only: re.Pattern | None, scan_timeout: float, query_timeout: float) -> tuple[dict, Arguments]:
+    """Every figure on every server: {kind: {figure: value or Skip}}, and the arguments chosen.
+
+    The scans, rescans and restarts run one server after the other (each has the machine to itself); then
+    both servers stay up and every shape is measured on one and at once on the other, so that a change of
+    the machine's load during the run (other builds) weighs on both sides of each ratio alike.
+    """
+    results: dict[str, dict] = {kind: {} for kind, _ in servers}
+    running: list[tuple[str, mpdtest.Server, set[str]]] = []
+    args = None
+    try:
+        for kind, binary in servers:
+            log(f"bench: {kind} ({binary})")
+            try:
+                server, cmds = start(kind, binary, music, OUT / f"run-{kind}", scan_timeout, results[kind])
+            except Skip as exc:
+                results[kind].setdefault("scan", exc)
+                continue
+            if args is None:
+                args = choose_args(server)
+                log(f"bench: arguments: {args.line()}")
+            # Idle while the next one scans.
+            running.append((kind, server, cmds))
         if args is None:
-            args = choose_args(server)
-            log(f"bench: arguments: {args.line()}")
-        try:
-            prepare(server, args, query_timeout)
-        except (Skip, OSError, ConnectionError) as exc:
-            log(f"  {kind}: set-up of the stored playlist and stickers failed: {exc}")
+            raise SystemExit("bench: no arguments chosen (the first server's run failed)")
+        for kind, server, _ in running:
+            try:
+                prepare(server, args, query_timeout)
+            except (Skip, OSError, ConnectionError) as exc:
+                log(f"  {kind}: set-up of the stored playlist and stickers failed: {exc}")
         t_shapes = time.monotonic()
         for shape in shapes(args):
             if only is not None and not only.search(shape.name):
                 continue
-            if shape.needs not in cmds:
-                out[shape.name] = Skip(f"`{shape.needs}` not in `commands`")
-                continue
-            try:
-                out[shape.name] = timed(server, shape, runs, query_timeout)
-                r = out[shape.name]
-                log(f"  {kind}: {shape.name}: {r.seconds * 1000:.1f} ms ×{r.runs}, {r.size} bytes")
-            except Skip as exc:
-                out[shape.name] = exc
-            except (OSError, ConnectionError) as exc:
-                out[shape.name] = Failed(f"{type(exc).__name__}: {exc}")
-            if isinstance(out[shape.name], Skip):
-                log(f"  {kind}: {shape.name}: {out[shape.name]}")
-            server.check_alive()
-        out["shapes time"] = time.monotonic() - t_shapes
-    except Skip as exc:
-        out.setdefault("scan", exc)
+            for kind, server, cmds in running:
+                results[kind][shape.name] = measure_shape(kind, server, cmds, shape, runs, query_timeout)
+        for kind, _, _ in running:
+            results[kind]["shapes time"] = time.monotonic() - t_shapes
     finally:
-        server.stop()
-    return out, args
+        for _, server, _ in running:
+            server.stop()
+    return results, args
 
 
 # ---------------------------------------------------------------------------
@@ -792,17 +824,10 @@ def main(argv=None) -> int:
 
     load_at_start = os.getloadavg()
     started = time.monotonic()
-    results = {}
-    chosen = None
-    for kind, binary in (("mpd", mpd), ("fermata", fermata)):
-        log(f"bench: {kind} ({binary})")
-        results[kind], chosen = measure(
-            kind, binary, music, OUT / f"run-{kind}", args.runs, chosen,
-            lambda server: choose(server, music, args.songs), only,
-            args.scan_timeout, args.query_timeout)
+    results, chosen = measure([("mpd", mpd), ("fermata", fermata)], music, args.runs,
+                              lambda server: choose(server, music, args.songs), only,
+                              args.scan_timeout, args.query_timeout)
     load_at_end = os.getloadavg()
-    if chosen is None:
-        sys.exit("bench: no arguments chosen (mpd's run failed)")
 
     ref, sut = results["mpd"], results["fermata"]
     groups = [
@@ -842,7 +867,8 @@ def main(argv=None) -> int:
     header = [
         f"* date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"* machine: {machine()}; load average {load_at_start[0]:.2f} at the start, "
-        f"{load_at_end[0]:.2f} at the end (both servers measured in this run, {minutes:.0f} min)",
+        f"{load_at_end[0]:.2f} at the end (both servers measured in this run, {minutes:.0f} min; "
+        "each shape on mpd, then at once on Fermata)",
         f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {shown_path(fermata)} ({version_of(fermata)})",
         f"* library: `tools/{generator} --songs {args.songs}` ({n_ref} songs in mpd's "
         f"database); queries: median of {args.runs} runs ({SLOW_RUNS} when one takes over {SLOW} s), "
