@@ -61,6 +61,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -89,6 +90,8 @@ LIBRARY_FLOOR = 0.001
 #: Runs of one shape: after the warm-up, a shape slower than this gets SLOW_RUNS runs.
 SLOW = 0.3
 SLOW_RUNS = 3
+#: Replies from this size on get a `floor` figure (see transfer_floor()).
+FLOOR_SIZE = 1 << 20
 STORED = "bench10k"
 STICKER = "benchrating"
 
@@ -279,6 +282,44 @@ def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Re
     except (TimeoutError, socket.timeout):
         raise Failed(f"no reply within {timeout:.0f} s") from None
     return summary(reply, statistics.median(times), len(times))
+
+
+_floors: dict[int, float] = {}
+
+
+def transfer_floor(size: int, runs: int = 7) -> float:
+    """Median seconds to get a reply of `size` bytes from a server that only sends it (a thread here, on
+    127.0.0.1), read as `timed` reads: what moving the bytes costs, the least any server's reply of that
+    size can take in this measurement."""
+    if size in _floors:
+        return _floors[size]
+    line = b"file: Generated/Some Artist 1234/Some Album 1 (1999)/01 - Some title.mp3\n"
+    payload = line * max(0, (size - 3) // len(line)) + b"OK\n"
+    listener = socket.create_server((mpdtest.HOST, 0))
+
+    def serve() -> None:
+        for _ in range(runs + 1):
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"OK MPD 0.23.5\n")
+                conn.recv(64)
+                conn.sendall(payload)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    times = []
+    for i in range(runs + 1):
+        with socket.create_connection(listener.getsockname()) as sock:
+            sock.recv(64)
+            t0 = time.perf_counter()
+            sock.sendall(b"x\n")
+            read_reply(sock)
+            if i:
+                times.append(time.perf_counter() - t0)
+    thread.join()
+    listener.close()
+    _floors[size] = statistics.median(times)
+    return _floors[size]
 
 
 def arg(value: str) -> str:
@@ -729,8 +770,8 @@ def check(compare: str, a, b) -> tuple[str, str | None]:
 
 def table(figures, ref: dict, sut: dict) -> tuple[list[str], list[str], list[str]]:
     """figures: (key, label, unit, kind, compare). Returns rows, notes, and the misses."""
-    rows = ["| figure | mpd | Fermata | Fermata/mpd | target | met | reply |",
-            "|---|---:|---:|---:|---|---|---|"]
+    rows = ["| figure | mpd | Fermata | Fermata/mpd | target | met | floor | reply |",
+            "|---|---:|---:|---:|---|---|---:|---|"]
     notes = []
     misses = []
     for key, label, unit, kind, compare in figures:
@@ -749,8 +790,11 @@ def table(figures, ref: dict, sut: dict) -> tuple[list[str], list[str], list[str
         if compare == "error":
             target_text, met = "", ""
         reply, note = check(compare, a, b) if unit == "ms" else ("", None)
+        floor = ""
+        if isinstance(a, Reply) and a.size >= FLOOR_SIZE and a.seconds > 0:
+            floor = f"{transfer_floor(a.size) / a.seconds:.2f}"
         rows.append(f"| {label} | {fmt(a, unit)} | {fmt(b, unit)} | "
-                    f"{'–' if r is None else f'{r:.2f}'} | {target_text} | {met} | {reply} |")
+                    f"{'–' if r is None else f'{r:.2f}'} | {target_text} | {met} | {floor} | {reply} |")
         for who, v in (("mpd", a), ("Fermata", b)):
             if isinstance(v, Skip) and compare != "error":
                 what = "failed" if isinstance(v, Failed) else "skipped"
@@ -879,6 +923,9 @@ def main(argv=None) -> int:
         "(also applied to `update` and `rescan`), ≤ 0.5 for queue work (where mpd needs more than 1 ms), resident memory ≤ 0.5× mpd's; "
         "reply: `same` = the same bytes from both servers, `same songs (N)` = the same number of "
         "`file:` lines (queue replies: ids differ)",
+        "* floor (replies of 1 MiB or more): the time a server that only sends a reply of that size takes "
+        "(a Python thread, read the same way), over mpd's time: the smallest ratio any server could reach "
+        "in this measurement, since moving the bytes through the kernel and into the client costs that much",
     ] + ([f"* note: {args.note}"] if args.note else []) + ([f"* only the shapes matching `{args.only}`"]
                                                             if args.only else [])
     print("\n".join(header + ["", verdict, ""] + body + all_notes))
