@@ -178,12 +178,15 @@ enum SongPrinter {
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
     /// database URI is a relative path: it has no credentials to hide.
+    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.appendPrefix`).
     static func appendFileLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
-        reply.key("file")
-        let path = songs.directoryPath(song)
-        if !path.isEmpty {
-            reply.append(raw: path)
-            reply.append(byte: UInt8(ascii: "/"))
+        reply.appendPrefix(key: songs.directory(song)) { prefix in
+            prefix.key("file")
+            let path = songs.directoryPath(song)
+            if !path.isEmpty {
+                prefix.append(raw: path)
+                prefix.append(byte: UInt8(ascii: "/"))
+            }
         }
         songs.withNameBytes(song) { reply.append(bytes: $0) }
         reply.append(byte: UInt8(ascii: "\n"))

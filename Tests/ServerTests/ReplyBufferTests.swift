@@ -39,6 +39,24 @@ struct ReplyBufferTests {
         }
     }
 
+    @Test func aPrefixIsMadeOnceForEachRunOfItsKey() {
+        var reply = ReplyBuffer()
+        var made: [Int32] = []
+        for key: Int32 in [0, 0, 3, 3, 0, 7] {
+            reply.appendPrefix(key: key) { prefix in
+                made.append(key)
+                prefix.key("p\(key)")
+            }
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
+        #expect(made == [0, 3, 0, 7])
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == "p0: \np0: \np3: \np3: \np0: \np7: \n")
+        reply.removeAll()
+        reply.appendPrefix(key: 7) { _ in made.append(-1) }
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == "p7: ")
+        #expect(made.count == 4)
+    }
+
     @Test func tagKeysAreTheNamesWithColonAndSpace() {
         for type in TagType.allCases {
             var reply = ReplyBuffer()

@@ -86,10 +86,14 @@ enum SearchCommands {
                 arguments.isEmpty
                 ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
             let selected = try select(database, SongQuery(filter: filter))
-            var reply = ReplyBuffer(capacity: selected.count * 64)
-            for index in selected { SongPrinter.appendFileLine(index, of: database.songs, to: &reply) }
-            context.reply.write(bytes: reply.bytes)
-            return .ok
+            let sink = context.reply
+            // Streamed as `listall` is: a whole library's file lines are megabytes.
+            return .stream(
+                ReplyStream.chunked(count: selected.count, chunk: 256) { range in
+                    var reply = ReplyBuffer(capacity: range.count * 96)
+                    for index in selected[range] { SongPrinter.appendFileLine(index, of: database.songs, to: &reply) }
+                    sink.write(bytes: reply.bytes)
+                })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
         var filter: SongFilter?
