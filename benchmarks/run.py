@@ -1,36 +1,58 @@
 #!/usr/bin/python3
-"""Fermata vs mpd on a big generated library: scan, restart, memory, queries.
+"""Fermata vs mpd on a big generated library: scan, memory, every query form, queue work.
 
 Usage (from the repository root, with Debian's Python):
 
     /usr/bin/python3 benchmarks/run.py [--songs 100000] [--runs 7]
                                        [--fermata .build/release/fermata] [--mpd /usr/bin/mpd]
+                                       [--only REGEX] [--no-write] [--note TEXT]
 
 1. builds (once, cached in benchmarks/out/library-N/) a library of N songs with
    tools/make-fixtures.py;
-2. for each server, one after the other, on that library (127.0.0.1, null audio
-   output, its own db file under benchmarks/out/run-*/):
+2. starts each server, mpd first, one after the other, on that library (127.0.0.1, null audio
+   output, its own db, sticker and playlist files under benchmarks/out/run-*/,
+   `max_playlist_length` and `max_output_buffer_size` raised for a 100k-song queue), and
+   measures on each alone:
    * full scan: start with no db file, send `update` unless the server is already
-     updating, poll `status` until `updating_db` is gone (and `stats` shows songs);
+     updating, poll `status` until `updating_db` is gone; VmRSS (/proc/PID/status);
+   * `rescan` of everything, until `updating_db` is gone; VmRSS again;
    * restart: stop it (SIGTERM, the db is saved), start it again, time to the first
-     `ping` reply (median of 3);  then VmRSS from /proc/PID/status;
-   * queries, each the median of --runs runs (a fresh connection each, connect not
-     timed; from sending the command to the reply's final line, read in large
-     chunks; a query that gets no reply within --query-timeout is given up): `list albumartist`,
-     `list album group albumartist`, `find` by artist and by album, `count`, and
-     `search` on a common substring;
-3. prints both values and Fermata/mpd for every figure, and writes the table into
-   benchmarks/RESULTS.md (a section per library size, replaced on each run).
+     `ping` reply (median of 3); VmRSS;
+   then, with both running, measures every shape on mpd and right after it on Fermata (so a
+   change of the machine's load during the run weighs on both sides of a ratio alike):
+   * every shape of the table (see shapes()): `count`, `find`, `search` and `list` on
+     each tag of mpd's `tagtypes` (sort tags and AlbumArtist included: mpd falls back
+     to Artist, Album…), `search any`, `list X group Y`, `count group`, `listall`,
+     `listallinfo`, `lsinfo`, regular-expression, negated, `contains`, `base`,
+     `modified-since` and AND filters, `sort` and `window`; a 10k-song stored
+     playlist (`listplaylistinfo`, `load`); `sticker find` over 10k stickers; queue
+     work on a 10k-song and on the whole library's queue (`add ""`, `playlistinfo`,
+     `plchanges 0`, `shuffle`, `clear`); `update` with nothing changed and `rescan`
+     of one directory (from the command to `updating_db` gone);
+   each the median of --runs runs (fewer when one run takes over 0.3 s), after one
+   warm-up run, a fresh connection each (connect not timed; a shape's set-up commands
+   are sent on that connection before the clock starts), from sending the command to
+   the reply's final line, read in large chunks;
+3. compares each shape's reply on the two servers (same bytes; else the same number
+   of `file:` lines, i.e. songs; an error on either is reported, not timed), and
+   prints both times, Fermata/mpd, the target (issue 17: ≤ 0.2 for a library query
+   where mpd needs more than 1 ms, ≤ 0.5 for queue work, ≤ 0.5× mpd's resident
+   memory) and whether it is met; writes the tables into benchmarks/RESULTS.md (a
+   section per library size, replaced on each run).
 
-A figure whose command the Fermata binary does not list in `commands` is skipped
-(and says so).  `--fermata /usr/bin/mpd` runs the whole thing with mpd standing in,
-to check the script.  Not part of `make test`.
+Query arguments are chosen from mpd's own replies after its scan (the middle value of
+`list TAG` for each tag), so both servers get the same commands.  `--only REGEX`
+runs only the shapes whose name matches (scan, memory and restart are always
+measured).  `--fermata /usr/bin/mpd` runs the whole thing with mpd standing in, to
+check the script.  Not part of `make test`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import hashlib
 import os
 import platform
 import re
@@ -39,6 +61,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -51,6 +74,26 @@ import mpdtest  # noqa: E402  (Server, LineClient, config writing)
 OUT = HERE / "out"
 RESULTS = HERE / "RESULTS.md"
 PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+#: Settings for both servers: a queue and replies as big as the whole library.
+SETTINGS = {
+    "max_playlist_length": "1000000",
+    "max_output_buffer_size": str(512 * 1024),     # KiB
+    "max_command_list_size": str(64 * 1024),       # KiB
+}
+#: Targets of issue 17 (Fermata/mpd).
+LIBRARY_TARGET = 0.2
+QUEUE_TARGET = 0.5
+MEMORY_TARGET = 0.5
+#: A library query has a target only where mpd needs more than this.
+LIBRARY_FLOOR = 0.001
+#: Runs of one shape: after the warm-up, a shape slower than this gets SLOW_RUNS runs.
+SLOW = 0.3
+SLOW_RUNS = 3
+#: Replies from this size on get a `floor` figure (see transfer_floor()).
+FLOOR_SIZE = 1 << 20
+STORED = "bench10k"
+STICKER = "benchrating"
 
 
 # ---------------------------------------------------------------------------
@@ -139,41 +182,153 @@ def read_reply(sock: socket.socket) -> bytes:
                 return b"".join(chunks)
 
 
-def timed(server: mpdtest.Server, line: str, runs: int, timeout: float) -> tuple[float, int]:
-    """Median seconds for `line`, and the reply size in bytes.
+def is_error(reply: bytes) -> bool:
+    return reply.startswith(b"ACK ") or b"\nACK " in reply
 
-    One warm-up run, then `runs` timed ones, each on a fresh connection (the
-    connect is not timed), so that one stuck reply cannot poison the others.
-    The reply is read in large chunks up to its final line, not parsed line by
-    line: a Python line reader costs about 0.3 µs a line, the same for both
-    servers, which would hide the servers' own times on replies of 20k lines.
-    """
+
+def last_line(reply: bytes) -> str:
+    return reply.rstrip(b"\n").rsplit(b"\n", 1)[-1].decode(errors="replace")
+
+
+def wait_updated(sock: socket.socket, timeout: float) -> None:
+    """Poll `status` on `sock` until it shows no `updating_db`."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        sock.sendall(b"status\n")
+        if b"updating_db:" not in read_reply(sock):
+            return
+        time.sleep(0.0005)          # not a busy loop that takes a core from the server
+        if time.perf_counter() > deadline:
+            raise TimeoutError("update not finished")
+
+
+@dataclasses.dataclass
+class Reply:
+    """What one server answered to a shape (the last timed run's reply)."""
+
+    seconds: float
+    size: int
+    digest: str
+    files: int
+    lines: int
+    runs: int
+
+
+def summary(reply: bytes, seconds: float, runs: int) -> Reply:
+    return Reply(seconds, len(reply), hashlib.sha1(reply).hexdigest(),
+                 reply.count(b"\nfile: ") + reply.startswith(b"file: "),
+                 reply.count(b"\n"), runs)
+
+
+@dataclasses.dataclass
+class Shape:
+    """One command to time, and how."""
+
+    name: str                  # what the table shows
+    command: str               # the line sent (without the newline)
+    needs: str                 # the command the server must list in `commands`
+    kind: str = "library"      # library | queue | update: which target applies
+    each: tuple[str, ...] = ()  # sent (untimed) on the same connection before every run
+    before: tuple[str, ...] = ()  # sent once (untimed), before the warm-up run
+    wait_update: bool = False  # the time runs until `status` shows no `updating_db`
+    compare: str = "bytes"     # bytes | files | none: what must be equal on both servers
+    runs: int | None = None    # instead of --runs
+
+
+def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Reply:
+    """Median seconds for one shape (see the module's doc)."""
+    def connect() -> socket.socket:
+        sock = socket.create_connection((mpdtest.HOST, server.port), timeout=timeout)
+        greeting = b""
+        while not greeting.endswith(b"\n"):
+            data = sock.recv(256)
+            if not data:
+                raise ConnectionError("no greeting")
+            greeting += data
+        return sock
+
+    def send(sock: socket.socket, line: str) -> bytes:
+        sock.sendall(line.encode() + b"\n")
+        return read_reply(sock)
+
     times = []
     reply = b""
-    for i in range(runs + 1):
-        try:
-            with socket.create_connection((mpdtest.HOST, server.port), timeout=timeout) as sock:
-                greeting = b""
-                while not greeting.endswith(b"\n"):
-                    data = sock.recv(256)
-                    if not data:
-                        raise ConnectionError("no greeting")
-                    greeting += data
+    try:
+        if shape.before:
+            with connect() as sock:
+                for line in shape.before:
+                    r = send(sock, line)
+                    if is_error(r):
+                        raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
+        i = 0
+        while i <= (shape.runs or runs):
+            with connect() as sock:
+                for line in shape.each:
+                    r = send(sock, line)
+                    if is_error(r) and not line.startswith("rm "):
+                        raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
                 t0 = time.perf_counter()
-                sock.sendall(line.encode() + b"\n")
-                reply = read_reply(sock)
+                reply = send(sock, shape.command)
+                if shape.wait_update and not is_error(reply):
+                    wait_updated(sock, timeout)
                 elapsed = time.perf_counter() - t0
-        except (TimeoutError, socket.timeout):
-            raise Failed(f"no reply within {timeout:.0f} s") from None
-        if i:
-            times.append(elapsed)
-    if reply.startswith(b"ACK ") or b"\nACK " in reply:
-        raise Failed(f"error reply: {reply.splitlines()[-1].decode(errors='replace')}")
-    return statistics.median(times), len(reply)
+            if is_error(reply):
+                raise Failed(f"error reply: {last_line(reply)}")
+            if i == 0 and shape.runs is None and elapsed > SLOW:
+                runs = min(runs, SLOW_RUNS)
+            if i:
+                times.append(elapsed)
+            i += 1
+    except (TimeoutError, socket.timeout):
+        raise Failed(f"no reply within {timeout:.0f} s") from None
+    return summary(reply, statistics.median(times), len(times))
+
+
+_floors: dict[int, float] = {}
+
+
+def transfer_floor(size: int, runs: int = 7) -> float:
+    """Median seconds to get a reply of `size` bytes from a server that only sends it (a thread here, on
+    127.0.0.1), read as `timed` reads: what moving the bytes costs, the least any server's reply of that
+    size can take in this measurement."""
+    if size in _floors:
+        return _floors[size]
+    line = b"file: Generated/Some Artist 1234/Some Album 1 (1999)/01 - Some title.mp3\n"
+    payload = line * max(0, (size - 3) // len(line)) + b"OK\n"
+    listener = socket.create_server((mpdtest.HOST, 0))
+
+    def serve() -> None:
+        for _ in range(runs + 1):
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"OK MPD 0.23.5\n")
+                conn.recv(64)
+                conn.sendall(payload)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    times = []
+    for i in range(runs + 1):
+        with socket.create_connection(listener.getsockname()) as sock:
+            sock.recv(64)
+            t0 = time.perf_counter()
+            sock.sendall(b"x\n")
+            read_reply(sock)
+            if i:
+                times.append(time.perf_counter() - t0)
+    thread.join()
+    listener.close()
+    _floors[size] = statistics.median(times)
+    return _floors[size]
 
 
 def arg(value: str) -> str:
     return mpdtest.arg(value)
+
+
+def expr(text: str, *values: str) -> str:
+    """A filter expression as one protocol argument; `{}` in `text` are the quoted values."""
+    return arg(text.format(*(mpdtest.fvalue(v) for v in values)))
 
 
 def values(reply: bytes, key: str) -> list[str]:
@@ -182,73 +337,325 @@ def values(reply: bytes, key: str) -> list[str]:
             if line.startswith(prefix)]
 
 
+def command_list(lines: list[str]) -> str:
+    return "\n".join(["command_list_begin", *lines, "command_list_end"])
+
+
+# ---------------------------------------------------------------------------
+# The shapes
+
+@dataclasses.dataclass
+class Arguments:
+    """Query arguments, chosen from mpd's replies after its scan."""
+
+    tags: list[str]
+    value: dict[str, str]          # tag -> a value of it (the middle one of `list TAG`)
+    artist: str
+    album: str
+    artist_dir: str                # Generated/ARTIST
+    stored: list[str]              # the stored playlist's songs (and the stickers')
+
+    def line(self) -> str:
+        return (f"artist {self.artist!r}, album {self.album!r}, {len(self.stored)} songs "
+                f"in the stored playlist and stickers, directory {self.artist_dir!r}")
+
+
+def choose(server: mpdtest.Server, music: Path, songs: int) -> Arguments:
+    tags = values(query(server, "tagtypes"), "tagtype")
+    value = {}
+    for tag in tags:
+        found = sorted(v for v in values(query(server, f"list {tag}"), tag) if v)
+        value[tag] = found[len(found) // 2] if found else "none"
+    generated = sorted(p.name for p in (music / "Generated").iterdir())
+    artists = [a for a in generated if a.endswith(tuple("0123456789"))]
+    mid = music / "Generated" / artists[len(artists) // 2]
+    albums = sorted(re.sub(r" \(\d+\)$", "", p.name) for p in mid.iterdir())
+    # Songs of the generated part only (the hand-written ones have awkward names).
+    files = [f for f in values(query(server, "listall", timeout=600), "file")
+             if f.startswith("Generated/")]
+    step = max(1, len(files) // 10000)
+    stored = files[::step][:10000]
+    return Arguments(tags, value, mid.name, albums[0], f"Generated/{mid.name}", stored)
+
+
+def substring(value: str) -> str:
+    """A part of a value for `search`: 4 characters from its second (lower case)."""
+    v = value.lower()
+    return v[1:5] if len(v) >= 5 else v
+
+
+def shapes(a: Arguments) -> list[Shape]:
+    out: list[Shape] = []
+
+    def add(name: str, command: str, needs: str | None = None, **kw) -> None:
+        out.append(Shape(name, command, needs or command.split()[0], **kw))
+
+    artist, album = a.artist, a.album
+    # The shapes the benchmark ran before (their names kept, so the figures compare).
+    add("list albumartist", "list albumartist")
+    add("list album group albumartist", "list album group albumartist")
+    add("find (Artist == A)", f"find {mpdtest.fx('Artist', '==', artist)}")
+    add("find (Album == B)", f"find {mpdtest.fx('Album', '==', album)}")
+    add("count (Genre == 'Jazz')", f"count {mpdtest.fx('Genre', '==', 'Jazz')}")
+    add("count group albumartist", "count group albumartist")
+    add("search title zenwy", f"search title {arg('zenwy')}")
+    # Each tag: count, find, search (substring) and list; old-style arguments, as most
+    # clients send them.
+    for tag in a.tags:
+        v = a.value[tag]
+        add(f"count {tag} V", f"count {tag} {arg(v)}")
+        add(f"find {tag} V", f"find {tag} {arg(v)}")
+        add(f"search {tag} v", f"search {tag} {arg(substring(v))}")
+        add(f"list {tag}", f"list {tag}")
+    add("list file", "list file")
+    add("find any V", f"find any {arg(artist)}")
+    add("search any zenwy", f"search any {arg('zenwy')}")
+    add("search any v (common)", f"search any {arg('lor')}")
+    add("count albumartist A", f"count albumartist {arg(artist)}")
+    add("find albumartist A", f"find albumartist {arg(artist)}")
+    add("find artist A album B", f"find artist {arg(artist)} album {arg(album)}")
+    add("find albumartist A album B", f"find albumartist {arg(artist)} album {arg(album)}")
+    add("search artist v album v", f"search artist {arg(substring(artist))} album {arg(substring(album))}")
+    # list X group Y, count group Y.
+    for x, y in [("album", "albumartist"), ("album", "date"), ("title", "album"),
+                 ("album", "artist"), ("date", "album"), ("album", "albumartistsort"),
+                 ("albumartist", "genre"), ("artist", "genre"), ("album", "genre"),
+                 ("title", "artist")]:
+        add(f"list {x} group {y}", f"list {x} group {y}")
+    add("list album group date group albumartist", "list album group date group albumartist")
+    add("list album (AlbumArtist == A)", f"list album {mpdtest.fx('AlbumArtist', '==', artist)}")
+    add("list album albumartist A (old form)", f"list album albumartist {arg(artist)}")
+    add("list title (Album == B) group artist", f"list title {mpdtest.fx('Album', '==', album)} group artist")
+    for y in ("artist", "album", "genre", "date"):
+        add(f"count group {y}", f"count group {y}")
+    add("count (Genre == 'Jazz') group date", f"count {mpdtest.fx('Genre', '==', 'Jazz')} group date")
+    # The whole database.
+    add("listall", "listall")
+    add("listallinfo", "listallinfo")
+    add("listall Generated", f"listall {arg('Generated')}")
+    add("lsinfo Generated", f"lsinfo {arg('Generated')}")
+    add("lsinfo artist directory", f"lsinfo {arg(a.artist_dir)}")
+    add("listfiles artist directory", f"listfiles {arg(a.artist_dir)}")
+    # Filters: regular expressions, negation, contains, AND, base, modified-since, file.
+    add("find (Artist =~ regex)", f"find {expr('(Artist =~ {})', '^' + artist[:4] + '.*5')}")
+    add("find (Title =~ regex)", f"find {expr('(Title =~ {})', 'zen.*wy$')}")
+    add("count (Album =~ regex)", f"count {expr('(Album =~ {})', '^Lor.* 2$')}")
+    add("search (Title =~ regex) (folded)", f"search {expr('(Title =~ {})', 'ZEN.*WY')}")
+    add("find (Artist !~ regex)", f"find {expr('(Artist !~ {})', '^[A-Y]')}")
+    add("count (Genre != 'Jazz')", f"count {mpdtest.fx('Genre', '!=', 'Jazz')}")
+    add("find (Genre != 'Jazz')", f"find {mpdtest.fx('Genre', '!=', 'Jazz')}")
+    add("count !(Artist == A)", f"count {expr('(!(Artist == {}))', artist)}")
+    add("find (Album == B) AND !(Artist == A)",
+        f"find {expr('((Album == {}) AND (!(Artist == {})))', album, artist)}")
+    add("find (Title contains v)", f"find {expr('(Title contains {})', 'zenwy')}")
+    add("search (Title contains v)", f"search {expr('(Title contains {})', 'ZENWY')}")
+    add("find (Title !contains v)", f"count {expr('(Title !contains {})', 'a')}", "find")
+    add("find (Artist == A) AND (Album == B)",
+        f"find {expr('((Artist == {}) AND (Album == {}))', artist, album)}")
+    add("find (Genre == 'Jazz') AND (Date == D)",
+        f"find {expr('((Genre == {}) AND (Date == {}))', 'Jazz', a.value.get('Date', '2000'))}")
+    add("find 3 tags AND",
+        f"find {expr('((Genre == {}) AND (Date == {}) AND (Track == {}))', 'Jazz', a.value.get('Date', '2000'), '1/10')}")
+    add("search (Artist contains v) AND (Title contains w)",
+        f"search {expr('((Artist contains {}) AND (Title contains {}))', 'nor', 'zen')}")
+    add("find (A OR B): mpd 0.23 has no OR",
+        f"find {expr('((Artist == {}) OR (Album == {}))', artist, album)}", compare="error")
+    add("find (base 'Generated/ARTIST')", f"find {expr('(base {})', a.artist_dir)}")
+    add("find (base 'Generated') AND (Genre == 'Jazz')",
+        f"find {expr('((base {}) AND (Genre == {}))', 'Generated', 'Jazz')}")
+    add("find (modified-since …)", f"find {expr('(modified-since {})', '2020-09-14T00:00:00Z')}")
+    add("find (file == URI)", f"find {expr('(file == {})', a.stored[len(a.stored) // 2])}")
+    add("find (AudioFormat == 44100:16:2)", f"count {expr('(AudioFormat == {})', '44100:16:2')}", "find")
+    # Sort and window.
+    add("find (Genre == 'Jazz') sort Title window 0:100",
+        f"find {mpdtest.fx('Genre', '==', 'Jazz')} sort Title window 0:100")
+    add("find (Genre == 'Jazz') sort -Date", f"find {mpdtest.fx('Genre', '==', 'Jazz')} sort -Date")
+    add("find (Genre == 'Jazz') sort AlbumArtist window 500:600",
+        f"find {mpdtest.fx('Genre', '==', 'Jazz')} sort AlbumArtist window 500:600")
+    add("find (Genre == 'Jazz') window 1000:1100", f"find {mpdtest.fx('Genre', '==', 'Jazz')} window 1000:1100")
+    add("find (Genre == 'Jazz') sort Last-Modified window 0:10",
+        f"find {mpdtest.fx('Genre', '==', 'Jazz')} sort Last-Modified window 0:10")
+    add("search any v sort Artist window 0:50", f"search any {arg('lor')} sort Artist window 0:50")
+    add("search title zenwy sort Album", f"search title {arg('zenwy')} sort Album")
+    add("find artist A sort Track", f"find artist {arg(artist)} sort Track")
+    add("search (Artist contains v) sort -Title window 10:20",
+        f"search {expr('(Artist contains {})', 'nor')} sort -Title window 10:20")
+    # Stored playlist of 10k songs (saved in the set-up), stickers on 10k songs.
+    add("listplaylistinfo (10k songs)", f"listplaylistinfo {arg(STORED)}")
+    add("listplaylist (10k songs)", f"listplaylist {arg(STORED)}")
+    add("listplaylists", "listplaylists", compare="files")
+    add("sticker find song \"\" NAME (10k)", f"sticker find song {arg('')} {STICKER}", "sticker")
+    add("sticker find song \"\" NAME = 5", f"sticker find song {arg('')} {STICKER} = 5", "sticker")
+    add("sticker find song DIR NAME", f"sticker find song {arg('Generated')} {STICKER}", "sticker")
+    add("sticker get (one song)", f"sticker get song {arg(a.stored[0])} {STICKER}", "sticker")
+    # Queue work on 10k songs.
+    q = dict(kind="queue", compare="files")
+    add("q10k: load (10k-song playlist)", f"load {arg(STORED)}", each=("clear",), **q)
+    add("q10k: add ×10k (command list)", command_list([f"add {arg(u)}" for u in a.stored]), "add",
+        each=("clear",), **q)
+    before10k = ("clear", f"load {arg(STORED)}")
+    add("q10k: playlistinfo", "playlistinfo", before=before10k, **q)
+    add("q10k: plchanges 0", "plchanges 0", before=before10k, **q)
+    add("q10k: plchangesposid 0", "plchangesposid 0", before=before10k, **q)
+    half = len(a.stored) // 2
+    add("q10k: playlistinfo (100 in the middle)", f"playlistinfo {half}:{half + 100}", before=before10k, **q)
+    add("q10k: playlistfind (Album == B)", f"playlistfind {mpdtest.fx('Album', '==', album)}",
+        before=before10k, **q)
+    add("q10k: playlistsearch title v", f"playlistsearch title {arg('zen')}", before=before10k, **q)
+    add("q10k: shuffle", "shuffle", before=before10k, **q)
+    add("q10k: clear", "clear", each=("clear", f"load {arg(STORED)}"), **q)
+    add("q10k: save", f"save {arg('benchsaved')}", before=before10k,
+        each=(f"rm {arg('benchsaved')}",), **q)
+    # Queue work on the whole library (100k songs).
+    add("qAll: add \"\"", f"add {arg('')}", each=("clear",), **q)
+    add("qAll: findadd (Genre == 'Jazz')", f"findadd {mpdtest.fx('Genre', '==', 'Jazz')}",
+        each=("clear",), **q)
+    before_all = ("clear", f"add {arg('')}")
+    add("qAll: playlistinfo", "playlistinfo", before=before_all, **q)
+    add("qAll: plchanges 0", "plchanges 0", before=before_all, **q)
+    add("qAll: plchangesposid 0", "plchangesposid 0", before=before_all, **q)
+    add("qAll: shuffle", "shuffle", before=before_all, **q)
+    add("qAll: clear", "clear", each=("clear", f"add {arg('')}"), **q)
+    # Update with nothing changed; rescan of one directory (the last: the db is rewritten).
+    u = dict(kind="update", wait_update=True, compare="none")
+    add("update (nothing changed)", "update", **u)
+    add("rescan of one directory", f"rescan {arg(a.artist_dir)}", **u)
+    return out
+
+
+def prepare(server: mpdtest.Server, a: Arguments, timeout: float) -> None:
+    """The stored playlist and the stickers (untimed), and an empty queue."""
+    with mpdtest.LineClient(server.port, timeout=timeout) as c:
+        for line in ["clear", f"rm {arg(STORED)}"]:
+            c.command(line)
+        for lines in [
+            [f"add {arg(u)}" for u in a.stored] + [f"save {arg(STORED)}", "clear"],
+            [f"sticker set song {arg(u)} {STICKER} {i % 10}" for i, u in enumerate(a.stored)],
+        ]:
+            reply = c.command(command_list(lines))
+            if is_error(reply):
+                raise Failed(f"set-up: {last_line(reply)}")
+
+
 # ---------------------------------------------------------------------------
 # One server
 
-def measure(kind: str, binary: Path, music: Path, workdir: Path, runs: int,
-            queries: list[tuple[str, str, str]], scan_timeout: float,
-            query_timeout: float) -> dict:
-    """Run every figure on one server; returns {figure: value or Skip}."""
+def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: float,
+          out: dict) -> tuple[mpdtest.Server, set[str]]:
+    """Scan, rescan and restart one server (figures into `out`); returns it running, and its commands."""
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
-    server = mpdtest.Server(kind, binary, music, workdir)
-    out: dict[str, object] = {}
-    try:
+    server = mpdtest.Server(kind, binary, music, workdir, settings=SETTINGS)
+    t0 = time.monotonic()
+    server.spawn()
+    wait_greeting(server, 120)
+    cmds = commands_of(server)
+    status = query(server, "status") if "status" in cmds else b""
+    if b"updating_db:" not in status and songs_of(server) <= 0:
+        if "update" not in cmds:
+            raise Skip("no `update` and no scan at start-up")
+        query(server, "update")
+    wait_scan(server, cmds, scan_timeout)
+    out["scan"] = time.monotonic() - t0
+    out["songs"] = songs_of(server) if "stats" in cmds else None
+    out["rss after scan"] = rss_mib(server.proc.pid)
+    log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
+
+    if "rescan" in cmds:
+        t0 = time.monotonic()
+        query(server, "rescan")
+        wait_scan(server, cmds, scan_timeout)
+        out["rescan"] = time.monotonic() - t0
+        out["rss after rescan"] = rss_mib(server.proc.pid)
+        log(f"  {kind}: rescan {out['rescan']:.2f} s, RSS {out['rss after rescan']:.1f} MiB")
+    else:
+        out["rescan"] = out["rss after rescan"] = Skip("`rescan` not in `commands`")
+
+    server.stop()
+    if server.crashed:
+        raise RuntimeError(f"{server.label} did not stop cleanly:\n{server.log_tail()}")
+    db = workdir / "database"
+    out["db size"] = db.stat().st_size / 2**20 if db.exists() else None
+    restarts = []
+    for i in range(3):                      # median of three restarts
+        if i:
+            server.stop()
         t0 = time.monotonic()
         server.spawn()
-        wait_greeting(server, 120)
-        cmds = commands_of(server)
-        status = query(server, "status") if "status" in cmds else b""
-        if b"updating_db:" not in status and songs_of(server) <= 0:
-            if "update" not in cmds:
-                raise Skip("no `update` and no scan at start-up")
-            query(server, "update")
-        wait_scan(server, cmds, scan_timeout)
-        out["scan"] = time.monotonic() - t0
-        out["songs"] = songs_of(server) if "stats" in cmds else None
-        out["rss after scan"] = rss_mib(server.proc.pid)
-        log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
+        wait_greeting(server, 300)
+        restarts.append(time.monotonic() - t0)
+    out["restart"] = statistics.median(restarts)
+    if "stats" in cmds:
+        restarted = songs_of(server)
+        if out["songs"] is not None and restarted != out["songs"]:
+            log(f"  {kind}: WARNING: {restarted} songs after the restart, "
+                f"{out['songs']} before (db not saved?)")
+    out["rss"] = rss_mib(server.proc.pid)
+    log(f"  {kind}: restart {out['restart'] * 1000:.0f} ms, RSS {out['rss']:.1f} MiB")
+    return server, cmds
 
-        server.stop()
-        if server.crashed:
-            raise RuntimeError(f"{server.label} did not stop cleanly:\n{server.log_tail()}")
-        db = workdir / "database"
-        out["db size"] = db.stat().st_size / 2**20 if db.exists() else None
-        restarts = []
-        for i in range(3):                      # median of three restarts
-            if i:
-                server.stop()
-            t0 = time.monotonic()
-            server.spawn()
-            wait_greeting(server, 300)
-            restarts.append(time.monotonic() - t0)
-        out["restart"] = statistics.median(restarts)
-        if "stats" in cmds:
-            restarted = songs_of(server)
-            if out["songs"] is not None and restarted != out["songs"]:
-                log(f"  {kind}: WARNING: {restarted} songs after the restart, "
-                    f"{out['songs']} before (db not saved?)")
-        out["rss"] = rss_mib(server.proc.pid)
-        log(f"  {kind}: restart {out['restart'] * 1000:.0f} ms, RSS {out['rss']:.1f} MiB")
 
-        for name, command, needs in queries:
-            if needs not in cmds:
-                out[name] = Skip(f"`{needs}` not in `commands`")
-                continue
-            try:
-                out[name] = timed(server, command, runs, query_timeout)
-                log(f"  {kind}: {name}: {out[name][0] * 1000:.1f} ms, {out[name][1]} bytes")
-            except Skip as exc:
-                out[name] = exc
-            except (OSError, ConnectionError) as exc:
-                out[name] = Failed(f"{type(exc).__name__}: {exc}")
-            if isinstance(out[name], Skip):
-                log(f"  {kind}: {name}: {out[name]}")
+def measure_shape(kind: str, server: mpdtest.Server, cmds: set[str], shape: Shape, runs: int,
+                  query_timeout: float) -> object:
+    """One shape on one server: its Reply, or the Skip that says why there is none."""
+    if shape.needs not in cmds:
+        return Skip(f"`{shape.needs}` not in `commands`")
+    try:
+        result = timed(server, shape, runs, query_timeout)
+        log(f"  {kind}: {shape.name}: {result.seconds * 1000:.1f} ms ×{result.runs}, {result.size} bytes")
     except Skip as exc:
-        out.setdefault("scan", exc)
+        result = exc
+    except (OSError, ConnectionError) as exc:
+        result = Failed(f"{type(exc).__name__}: {exc}")
+    if isinstance(result, Skip):
+        log(f"  {kind}: {shape.name}: {result}")
+    server.check_alive()
+    return result
+
+
+def measure(servers: list[tuple[str, Path]], music: Path, runs: int, choose_args,
+            only: re.Pattern | None, scan_timeout: float, query_timeout: float) -> tuple[dict, Arguments]:
+    """Every figure on every server: {kind: {figure: value or Skip}}, and the arguments chosen.
+
+    The scans, rescans and restarts run one server after the other (each has the machine to itself); then
+    both servers stay up and every shape is measured on one and at once on the other, so that a change of
+    the machine's load during the run (other builds) weighs on both sides of each ratio alike.
+    """
+    results: dict[str, dict] = {kind: {} for kind, _ in servers}
+    running: list[tuple[str, mpdtest.Server, set[str]]] = []
+    args = None
+    try:
+        for kind, binary in servers:
+            log(f"bench: {kind} ({binary})")
+            try:
+                server, cmds = start(kind, binary, music, OUT / f"run-{kind}", scan_timeout, results[kind])
+            except Skip as exc:
+                results[kind].setdefault("scan", exc)
+                continue
+            if args is None:
+                args = choose_args(server)
+                log(f"bench: arguments: {args.line()}")
+            # Idle while the next one scans.
+            running.append((kind, server, cmds))
+        if args is None:
+            raise SystemExit("bench: no arguments chosen (the first server's run failed)")
+        for kind, server, _ in running:
+            try:
+                prepare(server, args, query_timeout)
+            except (Skip, OSError, ConnectionError) as exc:
+                log(f"  {kind}: set-up of the stored playlist and stickers failed: {exc}")
+        t_shapes = time.monotonic()
+        for shape in shapes(args):
+            if only is not None and not only.search(shape.name):
+                continue
+            for kind, server, cmds in running:
+                results[kind][shape.name] = measure_shape(kind, server, cmds, shape, runs, query_timeout)
+        for kind, _, _ in running:
+            results[kind]["shapes time"] = time.monotonic() - t_shapes
     finally:
-        server.stop()
-    return out
+        for _, server, _ in running:
+            server.stop()
+    return results, args
 
 
 # ---------------------------------------------------------------------------
@@ -299,10 +706,10 @@ def fmt(value, unit: str) -> str:
         return "skipped"
     if value is None:
         return "n/a"
-    if isinstance(value, tuple):
-        value = value[0]
+    if isinstance(value, Reply):
+        value = value.seconds
     if unit == "ms":
-        return f"{value * 1000:.1f} ms"
+        return f"{value * 1000:.1f} ms" if value < 10 else f"{value:.2f} s"
     if unit == "s":
         return f"{value:.2f} s"
     if unit == "MiB":
@@ -310,30 +717,91 @@ def fmt(value, unit: str) -> str:
     return str(value)
 
 
-def ratio(a, b) -> str:
-    if isinstance(a, tuple):
-        a = a[0]
-    if isinstance(b, tuple):
-        b = b[0]
-    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a == 0:
-        return "–"
-    return f"{b / a:.2f}"
+def number(v) -> float | None:
+    if isinstance(v, Reply):
+        return v.seconds
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def table(figures, ref: dict, sut: dict) -> tuple[list[str], list[str]]:
-    rows = ["| figure | mpd | Fermata | Fermata/mpd |", "|---|---:|---:|---:|"]
+def ratio_of(a, b) -> float | None:
+    x, y = number(a), number(b)
+    if x is None or y is None or x == 0:
+        return None
+    return y / x
+
+
+def target_of(kind: str, ref) -> tuple[float | None, str]:
+    """The target of a figure (None: none), and what the table says about it."""
+    if kind in ("library", "update", "queue"):
+        t = number(ref)
+        if t is not None and t <= LIBRARY_FLOOR:
+            return None, "(mpd ≤ 1 ms)"
+        if kind == "queue":
+            return QUEUE_TARGET, f"≤ {QUEUE_TARGET}"
+        return LIBRARY_TARGET, f"≤ {LIBRARY_TARGET}"
+    if kind == "memory":
+        return MEMORY_TARGET, f"≤ {MEMORY_TARGET}"
+    return None, ""
+
+
+def check(compare: str, a, b) -> tuple[str, str | None]:
+    """The table's reply column, and a note when the servers disagree."""
+    if compare == "error":
+        if isinstance(a, Failed) and isinstance(b, Failed):
+            same = str(a) == str(b)
+            return ("same ACK" if same else "ACK on both"), (None if same else f"mpd: {a}; Fermata: {b}")
+        return "**DIFFERS**", f"mpd: {a if isinstance(a, Skip) else 'OK'}; Fermata: {b if isinstance(b, Skip) else 'OK'}"
+    if isinstance(a, Skip) or isinstance(b, Skip):
+        if isinstance(a, Failed) or isinstance(b, Failed):
+            return "**ERROR**", None
+        return "", None
+    if not isinstance(a, Reply) or not isinstance(b, Reply):
+        return "", None
+    if a.digest == b.digest:
+        return "same", None
+    if compare == "none":
+        return "", None
+    if a.files == b.files and (compare == "files" or a.files or a.lines == b.lines):
+        what = f"same songs ({a.files})" if a.files else f"same lines ({a.lines})"
+        return what + ("" if compare == "files" else ", other bytes"), None
+    return "**DIFFERS**", (f"mpd {a.files} songs, {a.lines} lines, {a.size} bytes; "
+                           f"Fermata {b.files} songs, {b.lines} lines, {b.size} bytes")
+
+
+def table(figures, ref: dict, sut: dict) -> tuple[list[str], list[str], list[str]]:
+    """figures: (key, label, unit, kind, compare). Returns rows, notes, and the misses."""
+    rows = ["| figure | mpd | Fermata | Fermata/mpd | target | met | floor | reply |",
+            "|---|---:|---:|---:|---|---|---:|---|"]
     notes = []
-    for key, label, unit in figures:
+    misses = []
+    for key, label, unit, kind, compare in figures:
         a, b = ref.get(key), sut.get(key)
-        rows.append(f"| {label} | {fmt(a, unit)} | {fmt(b, unit)} | {ratio(a, b)} |")
+        if a is None and b is None:
+            continue
+        r = ratio_of(a, b)
+        target, target_text = target_of(kind, a)
+        if target is None or r is None:
+            met = "" if target is None else "**no figure**"
+        elif r <= target:
+            met = "yes"
+        else:
+            met = "**MISS**"
+            misses.append(f"{label} {r:.2f}")
+        if compare == "error":
+            target_text, met = "", ""
+        reply, note = check(compare, a, b) if unit == "ms" else ("", None)
+        floor = ""
+        if isinstance(a, Reply) and a.size >= FLOOR_SIZE and a.seconds > 0:
+            floor = f"{transfer_floor(a.size) / a.seconds:.2f}"
+        rows.append(f"| {label} | {fmt(a, unit)} | {fmt(b, unit)} | "
+                    f"{'–' if r is None else f'{r:.2f}'} | {target_text} | {met} | {floor} | {reply} |")
         for who, v in (("mpd", a), ("Fermata", b)):
-            if isinstance(v, Skip):
+            if isinstance(v, Skip) and compare != "error":
                 what = "failed" if isinstance(v, Failed) else "skipped"
                 notes.append(f"* {label}: {what} on {who}: {v}")
-        if isinstance(a, tuple) and isinstance(b, tuple) and a[1] != b[1]:
-            notes.append(f"* {label}: reply sizes differ (mpd {a[1]} bytes, "
-                         f"Fermata {b[1]} bytes)")
-    return rows, notes
+        if note:
+            notes.append(f"* {label}: {note}")
+    return rows, notes, misses
 
 
 def write_results(songs: int, header: list[str], rows: list[str], notes: list[str], mixed: bool = False) -> None:
@@ -364,6 +832,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scan-timeout", type=float, default=3600.0)
     ap.add_argument("--query-timeout", type=float, default=120.0,
                     help="seconds one query may take before its figure is given up")
+    ap.add_argument("--only", default=None, help="only the shapes whose name matches this regex")
     ap.add_argument("--no-write", action="store_true", help="do not touch RESULTS.md")
     ap.add_argument("--note", default="", help="a line for RESULTS.md, e.g. which build")
     ap.add_argument("--mixed", action="store_true",
@@ -377,6 +846,7 @@ def main(argv=None) -> int:
         sys.exit(f"bench: {fermata} not found (swift build -c release, or --fermata PATH)")
     mpd = Path(args.mpd)
     mpdtest.raise_nofile_limit(4096)
+    only = re.compile(args.only) if args.only else None
 
     OUT.mkdir(parents=True, exist_ok=True)
     generator = "make-mixed-library.py" if args.mixed else "make-fixtures.py"
@@ -396,57 +866,71 @@ def main(argv=None) -> int:
             except OSError:
                 pass
 
-    # Query arguments, chosen from the library's generated part (its directories are
-    # Generated/ARTIST/ALBUM (YEAR)/): an artist and an album from the middle, and a
-    # title word about 1 song in 60 contains.
-    generated = sorted(p.name for p in (music / "Generated").iterdir())
-    artists = [a for a in generated if a.endswith(tuple("0123456789"))]
-    mid = music / "Generated" / artists[len(artists) // 2]
-    albums = sorted(re.sub(r" \(\d+\)$", "", p.name) for p in mid.iterdir())
-    artist = mid.name
-    album = albums[0]
-    substring = "zenwy"
-    queries = [
-        ("list albumartist", "list albumartist", "list"),
-        ("list album group albumartist", "list album group albumartist", "list"),
-        ("find (Artist == A)", f"find {mpdtest.fx('Artist', '==', artist)}", "find"),
-        ("find (Album == B)", f"find {mpdtest.fx('Album', '==', album)}", "find"),
-        ("count (Genre == 'Jazz')", f"count {mpdtest.fx('Genre', '==', 'Jazz')}", "count"),
-        ("count group albumartist", "count group albumartist", "count"),
-        (f"search title {substring}", f"search title {arg(substring)}", "search"),
-    ]
-    log(f"bench: find artist {artist!r}, album {album!r}; search {substring!r}")
+    load_at_start = os.getloadavg()
+    started = time.monotonic()
+    results, chosen = measure([("mpd", mpd), ("fermata", fermata)], music, args.runs,
+                              lambda server: choose(server, music, args.songs), only,
+                              args.scan_timeout, args.query_timeout)
+    load_at_end = os.getloadavg()
 
-    results = {}
-    for kind, binary in (("mpd", mpd), ("fermata", fermata)):
-        log(f"bench: {kind} ({binary})")
-        results[kind] = measure(kind, binary, music, OUT / f"run-{kind}", args.runs,
-                                queries, args.scan_timeout, args.query_timeout)
-
-    figures = [
-        ("scan", "full scan (empty db → `updating_db` gone)", "s"),
-        ("restart", "restart with saved db → first reply", "ms"),
-        ("rss after scan", "resident memory after the full scan (VmRSS)", "MiB"),
-        ("rss", "resident memory after a restart with saved db (VmRSS)", "MiB"),
-        ("db size", "database file", "MiB"),
-        *[(name, f"`{name}`", "ms") for name, _, _ in queries],
+    ref, sut = results["mpd"], results["fermata"]
+    groups = [
+        ("Scan, restart and memory", [
+            ("scan", "full scan (empty db → `updating_db` gone)", "s", "", ""),
+            ("rescan", "`rescan` of everything (→ `updating_db` gone)", "s", "", ""),
+            ("restart", "restart with saved db → first reply", "ms", "", ""),
+            ("rss after scan", "resident memory after the full scan (VmRSS)", "MiB", "memory", ""),
+            ("rss after rescan", "resident memory after `rescan` of everything (VmRSS)", "MiB", "memory", ""),
+            ("rss", "resident memory after a restart with saved db (VmRSS)", "MiB", "memory", ""),
+            ("db size", "database file", "MiB", "", ""),
+        ]),
     ]
-    rows, notes = table(figures, results["mpd"], results["fermata"])
-    n_ref, n_sut = results["mpd"].get("songs"), results["fermata"].get("songs")
+    titles = {"library": "Library queries", "queue": "Queue work",
+              "update": "`update` and `rescan` of one directory (→ `updating_db` gone)"}
+    by_kind: dict[str, list] = {}
+    for shape in shapes(chosen):
+        if shape.name in ref or shape.name in sut:
+            by_kind.setdefault(shape.kind, []).append(
+                (shape.name, f"`{shape.name}`", "ms", shape.kind, shape.compare))
+    groups += [(titles[k], by_kind[k]) for k in ("library", "queue", "update") if k in by_kind]
+
+    body, all_notes, all_misses, counted = [], [], [], 0
+    for title, figures in groups:
+        rows, notes, misses = table(figures, ref, sut)
+        body += [f"### {title}", "", *rows, ""]
+        all_notes += notes
+        all_misses += misses
+        counted += sum(1 for key, _, _, kind, compare in figures
+                       if compare != "error" and target_of(kind, ref.get(key))[0] is not None)
+    n_ref, n_sut = ref.get("songs"), sut.get("songs")
     if n_ref != n_sut:
-        notes.append(f"* song counts differ: mpd {n_ref}, Fermata {n_sut}")
+        all_notes.append(f"* song counts differ: mpd {n_ref}, Fermata {n_sut}")
+    verdict = (f"**Targets: {counted - len(all_misses)} of {counted} figures with a target meet it; "
+               f"{len(all_misses)} miss**" + (": " + "; ".join(all_misses) + "." if all_misses else "."))
+    minutes = (time.monotonic() - started) / 60
     header = [
         f"* date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
-        f"* machine: {machine()}",
+        f"* machine: {machine()}; load average {load_at_start[0]:.2f} at the start, "
+        f"{load_at_end[0]:.2f} at the end (both servers measured in this run, {minutes:.0f} min; "
+        "each shape on mpd, then at once on Fermata)",
         f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {shown_path(fermata)} ({version_of(fermata)})",
         f"* library: `tools/{generator} --songs {args.songs}` ({n_ref} songs in mpd's "
-        f"database); queries: median of {args.runs} runs",
-        f"* query arguments: artist {artist!r}, album {album!r}, title substring "
-        f"{substring!r}",
-    ] + ([f"* note: {args.note}"] if args.note else [])
-    print("\n".join(header + [""] + rows + [""] + notes))
+        f"database); queries: median of {args.runs} runs ({SLOW_RUNS} when one takes over {SLOW} s), "
+        f"after a warm-up run",
+        f"* query arguments (from mpd's replies): {chosen.line()}; for each tag V is the middle "
+        f"value of mpd's `list TAG`, v four letters of it",
+        "* targets (issue 17): Fermata/mpd ≤ 0.2 for a library query where mpd needs more than 1 ms "
+        "(also applied to `update` and `rescan`), ≤ 0.5 for queue work (where mpd needs more than 1 ms), resident memory ≤ 0.5× mpd's; "
+        "reply: `same` = the same bytes from both servers, `same songs (N)` = the same number of "
+        "`file:` lines (queue replies: ids differ)",
+        "* floor (replies of 1 MiB or more): the time a server that only sends a reply of that size takes "
+        "(a Python thread, read the same way), over mpd's time: the smallest ratio any server could reach "
+        "in this measurement, since moving the bytes through the kernel and into the client costs that much",
+    ] + ([f"* note: {args.note}"] if args.note else []) + ([f"* only the shapes matching `{args.only}`"]
+                                                            if args.only else [])
+    print("\n".join(header + ["", verdict, ""] + body + all_notes))
     if not args.no_write:
-        write_results(args.songs, header, rows, notes, args.mixed)
+        write_results(args.songs, header + ["", verdict], body, all_notes, args.mixed)
         log(f"bench: wrote {RESULTS}")
     return 0
 

@@ -445,6 +445,12 @@ struct Postings: Sendable {
         (self.offsets, self.songs) = countingSort(keys: pairValues, items: pairSongs, keyCount: lastSong.count)
     }
 
+    /// How many songs carry `value`.
+    func count(with value: String) -> Int {
+        guard let number = self.numbers[value] else { return 0 }
+        return Int(self.offsets[Int(number) + 1] - self.offsets[Int(number)])
+    }
+
     /// The songs carrying `value`.
     func songs(with value: String) -> [Int32] {
         guard let number = self.numbers[value] else { return [] }

@@ -298,9 +298,26 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
     /// The URI relative to the music directory: the directory's path and the name.
     public func uri(_ song: Int32) -> String {
-        let path = self.directoryPath(song)
-        let name = self.name(song)
-        return path.isEmpty ? name : path + "/" + name
+        var path = self.directoryPath(song)
+        return self.withNameBytes(song) { name in
+            // Most names are ASCII: then the URI is the path's bytes, a slash and the name's, made into one string
+            // at once (no decoding of the name, no intermediate strings).
+            guard name.allSatisfy({ $0 < 0x80 }) else {
+                let decoded = RawText.decode(name)
+                return path.isEmpty ? decoded : path + "/" + decoded
+            }
+            return path.withUTF8 { directory in
+                let slash = directory.isEmpty ? 0 : 1
+                return String(unsafeUninitializedCapacity: directory.count + slash + name.count) { buffer in
+                    var end = buffer.initialize(fromContentsOf: directory)
+                    if slash == 1 {
+                        buffer[end] = UInt8(ascii: "/")
+                        end += 1
+                    }
+                    return end + UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: name)
+                }
+            }
+        }
     }
 
     /// Whether song `song`'s URI is `path` + "/" + `name` (`name` as raw bytes), compared without building it.

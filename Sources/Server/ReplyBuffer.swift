@@ -6,8 +6,28 @@ import RawText
 /// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).
 struct ReplyBuffer {
     private(set) var bytes: [UInt8] = []
+    /// The line start `appendPrefix(key:_:)` made last, and its key.
+    private var prefixKey: Int32 = -1
+    private var prefix: [UInt8] = []
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
+
+    /// Empties the buffer, keeping its storage (after its bytes were written out).
+    mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
+
+    /// Appends the line start that `key` stands for (≥ 0): made by `make` the first time, and again when the
+    /// key changes; for lines that share a start run after run (`file: DIR/` of songs listed directory by
+    /// directory).
+    @inline(__always)
+    mutating func appendPrefix(key: Int32, _ make: (inout ReplyBuffer) -> Void) {
+        if key != self.prefixKey {
+            var made = ReplyBuffer(capacity: 128)
+            make(&made)
+            self.prefix = made.bytes
+            self.prefixKey = key
+        }
+        self.bytes.append(contentsOf: self.prefix)
+    }
 
     /// Appends `key: value\n`.
     @inline(__always)

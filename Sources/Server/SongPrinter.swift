@@ -14,6 +14,9 @@ enum SongPrinter {
         return String(decoding: reply.bytes, as: UTF8.self)
     }
 
+    /// `Artist: `, `Title: `…: each tag type's key as bytes, by raw value.
+    static let tagKeys: [[UInt8]] = TagType.allCases.map { Array("\($0.name): ".utf8) }
+
     /// `1.044`: milliseconds as seconds with three decimals.
     static func seconds3(_ milliseconds: UInt64) -> String {
         var reply = ReplyBuffer(capacity: 16)
@@ -65,6 +68,52 @@ enum SongPrinter {
 
     /// Appends `iso8601(seconds)`.
     static func appendISO8601(_ seconds: Int64, to reply: inout ReplyBuffer) {
+        // Years 1970 to 9999 (every file's time in practice) by arithmetic, in one 20-byte write; others through
+        // gmtime_r.
+        guard seconds >= 0, seconds < 253_402_300_800 else { return Self.appendISO8601ByGmtime(seconds, to: &reply) }
+        let (year, month, day) = Self.civilDate(daysSinceEpoch: seconds / 86_400)
+        let time = seconds % 86_400
+        let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
+            func put(_ value: Int64, at index: Int, digits: Int) {
+                var rest = value
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    text[index + offset] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                    rest /= 10
+                }
+            }
+            put(year, at: 0, digits: 4)
+            text[4] = UInt8(ascii: "-")
+            put(month, at: 5, digits: 2)
+            text[7] = UInt8(ascii: "-")
+            put(day, at: 8, digits: 2)
+            text[10] = UInt8(ascii: "T")
+            put(hour, at: 11, digits: 2)
+            text[13] = UInt8(ascii: ":")
+            put(minute, at: 14, digits: 2)
+            text[16] = UInt8(ascii: ":")
+            put(second, at: 17, digits: 2)
+            text[19] = UInt8(ascii: "Z")
+            reply.append(bytes: UnsafeBufferPointer(text))
+        }
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (0 or later): Howard Hinnant's
+    /// `civil_from_days`, on eras of 400 years.
+    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468  // from 0000-03-01
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153  // March is 0
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// `appendISO8601(_:to:)` through the C library's `gmtime_r`: any year it represents, negative ones too.
+    static func appendISO8601ByGmtime(_ seconds: Int64, to reply: inout ReplyBuffer) {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -105,7 +154,7 @@ enum SongPrinter {
         for position in songs.tagPositions(song) {
             let type = songs.tagType(at: position)
             guard visibleTags.contains(type) else { continue }
-            reply.key(type.name)
+            reply.append(bytes: Self.tagKeys[type.rawValue])
             songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
             reply.append(byte: UInt8(ascii: "\n"))
         }
@@ -129,12 +178,15 @@ enum SongPrinter {
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
     /// database URI is a relative path: it has no credentials to hide.
+    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.appendPrefix`).
     static func appendFileLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
-        reply.key("file")
-        let path = songs.directoryPath(song)
-        if !path.isEmpty {
-            reply.append(raw: path)
-            reply.append(byte: UInt8(ascii: "/"))
+        reply.appendPrefix(key: songs.directory(song)) { prefix in
+            prefix.key("file")
+            let path = songs.directoryPath(song)
+            if !path.isEmpty {
+                prefix.append(raw: path)
+                prefix.append(byte: UInt8(ascii: "/"))
+            }
         }
         songs.withNameBytes(song) { reply.append(bytes: $0) }
         reply.append(byte: UInt8(ascii: "\n"))
@@ -156,16 +208,28 @@ enum SongPrinter {
     /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
     /// one, and `Time`/`duration` of the range.
     static func writeSong(_ song: QueueSong, visibleTags: TagMask, to sink: any ReplySink) {
-        var info = song.info
-        info.durationMilliseconds = song.durationMilliseconds
-        var range: String?
-        if song.endMilliseconds > 0 {
-            range = "\(Self.seconds3(song.startMilliseconds))-\(Self.seconds3(song.endMilliseconds))"
-        } else if song.startMilliseconds > 0 {
-            range = "\(Self.seconds3(song.startMilliseconds))-"
+        var reply = ReplyBuffer(capacity: 512)
+        Self.appendSong(song, visibleTags: visibleTags, to: &reply)
+        sink.write(bytes: reply.bytes)
+    }
+
+    /// Appends a queue song's block (see `writeSong(_:visibleTags:to:)`) to `reply`.
+    static func appendSong(_ song: QueueSong, visibleTags: TagMask, to reply: inout ReplyBuffer) {
+        reply.rawLine("file", PlaylistCommands.withoutCredentials(song.uri))
+        Self.appendRange(start: song.startMilliseconds, end: song.endMilliseconds, to: &reply)
+        if let modificationTime = song.modificationTime {
+            reply.key("Last-Modified")
+            Self.appendISO8601(modificationTime, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
         }
-        Self.writeSong(
-            uri: song.uri, range: range, modificationTime: song.modificationTime, info: info,
-            visibleTags: visibleTags, to: sink)
+        let info = song.info
+        if let format = info.audioFormat { reply.rawLine("Format", format.description) }
+        for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
+        if let duration = song.durationMilliseconds {
+            reply.line("Time", (duration + 500) / 1000)
+            reply.key("duration")
+            Self.appendSeconds3(duration, to: &reply)
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
     }
 }

@@ -72,6 +72,8 @@ public enum PlaylistFile {
     /// `mpd`'s `uri_squash_dot_segments`: `.` segments dropped, each `..` removes the segment before it
     /// (and is dropped when there is none).
     public static func squashDotSegments(_ uri: String) -> String {
+        // Most URIs have no such segment: then the split and the join give the URI back.
+        guard Self.hasDotSegment(uri) else { return uri }
         var kept: [Substring] = []
         var skips = 0
         for segment in uri.split(separator: "/", omittingEmptySubsequences: false).reversed() where segment != "." {
@@ -84,5 +86,21 @@ public enum PlaylistFile {
             }
         }
         return kept.reversed().joined(separator: "/")
+    }
+
+    /// Whether a `/`-separated segment of `uri` is `.` or `..`.
+    static func hasDotSegment(_ uri: String) -> Bool {
+        var length = 0
+        var dots = 0
+        for byte in uri.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if length > 0 && length <= 2 && dots == length { return true }
+                (length, dots) = (0, 0)
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return length > 0 && length <= 2 && dots == length
     }
 }

@@ -60,6 +60,12 @@ struct SongTableTests {
         }
         let song = try #require(database.song(at: raw))
         #expect(database.songs.uri(song) == raw)
+        // ASCII names (made without decoding) and the others give the same bytes as the path and the name joined.
+        let top = try #require(database.song(at: "top.mp3"))
+        #expect(Array(database.songs.uri(top).utf8) == Array("top.mp3".utf8))
+        let x = try #require(database.song(at: "Caf\u{E9}/x.mp3"))
+        #expect(Array(database.songs.uri(x).utf8) == Array("Caf\u{E9}/x.mp3".utf8))
+        #expect(Array(database.songs.uri(song).utf8) == Array(raw.utf8))
         #expect(database.songs.name(song) == RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33]))
         // Canonically equivalent but other bytes, a directory, a trailing or doubled slash: no song.
         for missing in ["Cafe\u{301}/x.mp3", "Caf\u{E9}", "Caf\u{E9}/", "Caf\u{E9}//x.mp3", "/top.mp3", "", "x.mp3"] {

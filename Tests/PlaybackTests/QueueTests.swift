@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Playback
 import Testing
 
@@ -46,6 +47,38 @@ func makeQueue(_ count: Int, maximumLength: Int = 16384, seed: UInt64 = 1) -> Qu
         #expect(!queue.isNewer(at: 1, than: 2))
         // A version beyond the queue's lists everything.
         #expect(queue.isNewer(at: 1, than: 99))
+    }
+
+    @Test func shufflePositionsMovesEachSongWithItsIdAndMarksItChanged() {
+        var queue = makeQueue(50)
+        queue.incrementVersion()
+        queue.shufflePositions(10, 40)
+        let songs = queue.items.map(\.song.uri)
+        // The same songs, each still under its own id and found at its new position by that id.
+        #expect(Set(songs) == Set((0..<50).map { "s\($0)" }))
+        #expect(songs[..<10] == ArraySlice((0..<10).map { "s\($0)" }))
+        #expect(songs[40...] == ArraySlice((40..<50).map { "s\($0)" }))
+        #expect(songs != (0..<50).map { "s\($0)" })
+        for (position, item) in queue.items.enumerated() {
+            #expect(item.song.uri == "s\(item.id - 1)")
+            #expect(queue.position(ofID: item.id) == position)
+        }
+        #expect(queue.items[..<10].allSatisfy { $0.version == 1 })
+        #expect(queue.items[40...].allSatisfy { $0.version == 1 })
+    }
+
+    @Test func replacingASongChangesOnlyThatItem() {
+        var queue = makeQueue(3)
+        let before = queue
+        var changed = song("s1")
+        changed.info.tags = [TagItem(.title, "New")]
+        changed.startMilliseconds = 1500
+        queue.replaceSong(at: 1, with: changed)
+        #expect(queue.items[1].song == changed)
+        #expect(queue.items[1].id == 2)
+        // The copy taken before still has the old song: items share no mutable state.
+        #expect(before.items[1].song == song("s1"))
+        #expect(queue.items[0].song == song("s0"))
     }
 
     @Test func deleteMarksTheItemsThatMovedUp() {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import RawText
 import Testing
@@ -13,6 +14,55 @@ struct ReplyBufferTests {
         var reply = ReplyBuffer()
         SongPrinter.appendISO8601(seconds, to: &reply)
         #expect(String(decoding: reply.bytes, as: UTF8.self) == SongPrinter.iso8601(seconds))
+    }
+
+    /// The arithmetic form against the C library's: every day of 1970–2100 at a time of day that changes with
+    /// it, the last second of each year to 9999, and the edges where the C library takes over.
+    @Test func timestampsMatchTheCLibrary() {
+        var checked: [Int64] = [0, 86_399, 86_400, 253_402_300_799, 253_402_300_800, -1, 951_868_799, 951_868_800]
+        for day in Int64(0)..<47_847 { checked.append(day * 86_400 + (day * 7_919) % 86_400) }
+        for year in 1970...9999 {
+            var parts = tm()
+            parts.tm_year = Int32(year - 1900 + 1)
+            parts.tm_mday = 1
+            checked.append(Int64(timegm(&parts)) - 1)
+        }
+        for seconds in checked {
+            var fast = ReplyBuffer()
+            SongPrinter.appendISO8601(seconds, to: &fast)
+            var reference = ReplyBuffer()
+            SongPrinter.appendISO8601ByGmtime(seconds, to: &reference)
+            guard fast.bytes == reference.bytes else {
+                Issue.record("\(seconds): \(String(decoding: fast.bytes, as: UTF8.self))")
+                return
+            }
+        }
+    }
+
+    @Test func aPrefixIsMadeOnceForEachRunOfItsKey() {
+        var reply = ReplyBuffer()
+        var made: [Int32] = []
+        for key: Int32 in [0, 0, 3, 3, 0, 7] {
+            reply.appendPrefix(key: key) { prefix in
+                made.append(key)
+                prefix.key("p\(key)")
+            }
+            reply.append(byte: UInt8(ascii: "\n"))
+        }
+        #expect(made == [0, 3, 0, 7])
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == "p0: \np0: \np3: \np3: \np0: \np7: \n")
+        reply.removeAll()
+        reply.appendPrefix(key: 7) { _ in made.append(-1) }
+        #expect(String(decoding: reply.bytes, as: UTF8.self) == "p7: ")
+        #expect(made.count == 4)
+    }
+
+    @Test func tagKeysAreTheNamesWithColonAndSpace() {
+        for type in TagType.allCases {
+            var reply = ReplyBuffer()
+            reply.key(type.name)
+            #expect(SongPrinter.tagKeys[type.rawValue] == reply.bytes)
+        }
     }
 
     @Test func songBlockCarriesDurationsAndRawURIs() {

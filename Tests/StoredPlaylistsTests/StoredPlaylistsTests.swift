@@ -46,7 +46,9 @@ import Testing
 
     @Test(arguments: [
         ("a/./b", "a/b"), ("a/../b", "b"), ("../x", "x"), ("a/b/../../c", "c"), ("/m/a.mp3", "/m/a.mp3"),
-        ("http://h/a#f", "http://h/a#f"), ("a//b", "a//b"),
+        ("http://h/a#f", "http://h/a#f"), ("a//b", "a//b"), ("a/b/c.mp3", "a/b/c.mp3"), (".", ""), ("..", ""),
+        ("a/.", "a"), ("a/..", ""), ("./a", "a"), ("...", "..."), ("a/.../b", "a/.../b"), (".a/b./..c", ".a/b./..c"),
+        ("a/./", "a/"), ("", ""), ("/", "/"), ("a/b/..", "a"), ("x/.mp3", "x/.mp3"),
     ])
     func squash(uri: String, expected: String) {
         #expect(PlaylistFile.squashDotSegments(uri) == expected)

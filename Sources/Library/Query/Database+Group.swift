@@ -32,7 +32,14 @@ extension Database {
         if columns.count == 1 {
             let column = columns[0]
             var used = [Bool](repeating: false, count: column.values.count)
-            for index in songs { for id in column.ids(of: index) { used[Int(id)] = true } }
+            used.withUnsafeMutableBufferPointer { used in
+                column.withUnsafeIDs { offsets, ids in
+                    for song in songs {
+                        let index = Int(song)
+                        for position in Int(offsets[index])..<Int(offsets[index + 1]) { used[Int(ids[position])] = true }
+                    }
+                }
+            }
             for (id, value) in column.values.enumerated() where used[id] { lines.append((0, value)) }
         } else if columns.count == 2 {
             // The common case (`list album group albumartist`).

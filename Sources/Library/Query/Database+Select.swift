@@ -16,7 +16,7 @@ extension Database {
             if let directory = self.directory(at: base) {
                 start = directory
             } else if let song = self.song(at: base), !base.contains("//") {
-                let prepared = PreparedFilter(self, filter: filter)
+                let prepared = PreparedFilter(self, filter: filter, valueCache: false)
                 return withUnsafePointer(to: self.songs) { prepared.matches(song, in: $0) } ? [song] : []
             } else {
                 throw .noSuchDirectory
@@ -33,7 +33,7 @@ extension Database {
         // of the library, so only from the root.
         var candidates: [Int32]?
         var remaining = filter
-        if let position = Self.lookupPosition(filter.items, negatedToo: start == 0),
+        if let position = self.lookupPosition(filter.items, negatedToo: start == 0),
             case .tag(let type, let matcher) = filter.items[position]
         {
             let matching = self.candidates(type, equalTo: matcher.value)
@@ -41,8 +41,12 @@ extension Database {
             var rest = filter.items
             rest.remove(at: position)
             remaining = SongFilter(rest)
+        } else if let song = self.songWithURI(of: filter.items) {
+            // `(file == 'URI')`: at most that song. The item stays in the filter, which decides.
+            candidates = [song]
         }
-        let prepared = PreparedFilter(self, filter: remaining)
+        // Many songs to match: each distinct value is compared once; a few candidates are compared directly.
+        let prepared = PreparedFilter(self, filter: remaining, valueCache: (candidates?.count ?? Int.max) > 1024)
         if let candidates, prepared.isEmpty { return candidates.filter { !self.isHidden($0) } }
         // Songs are matched in place, in the table.
         return withUnsafePointer(to: self.songs) { songs in
@@ -63,18 +67,41 @@ extension Database {
         }
     }
 
-    /// The position of the item to look up: the first exact, case-sensitive tag comparison with an operand, or
-    /// with `negatedToo`, when there is none, the first such negated one.
-    private static func lookupPosition(_ items: [FilterItem], negatedToo: Bool) -> Int? {
+    /// The song whose URI is byte-equal to the operand of the first top-level exact, case-sensitive,
+    /// not negated `file` comparison, if there is one and the URI lookup finds that song; `nil` otherwise (then
+    /// every song is matched, as without the lookup). URIs are unique: no other song can match it.
+    private func songWithURI(of items: [FilterItem]) -> Int32? {
+        for item in items {
+            guard case .uri(let matcher) = item, matcher.operation == .equals, !matcher.foldCase, !matcher.negated
+            else { continue }
+            guard let song = self.song(at: matcher.value),
+                self.songs.uri(song).utf8.elementsEqual(matcher.value.utf8)
+            else { return nil }
+            return song
+        }
+        return nil
+    }
+
+    /// The position of the item to look up: of the exact, case-sensitive tag comparisons with an operand, the
+    /// one with the fewest postings (the tag's and its fallbacks': the most selective), or with `negatedToo`,
+    /// when there is none, the first such negated one.
+    private func lookupPosition(_ items: [FilterItem], negatedToo: Bool) -> Int? {
         var negated: Int?
+        var best: (position: Int, postings: Int)?
         for (position, item) in items.enumerated() {
-            guard case .tag(_, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
+            guard case .tag(let type, let matcher) = item, matcher.operation == .equals, !matcher.foldCase,
                 !matcher.value.isEmpty
             else { continue }
-            if !matcher.negated { return position }
-            if negatedToo && negated == nil { negated = position }
+            if matcher.negated {
+                if negatedToo && negated == nil { negated = position }
+                continue
+            }
+            let postings = ([type] + type.fallbackTags).reduce(0) {
+                $0 + self.postings($1).count(with: matcher.value)
+            }
+            if best == nil || postings < best!.postings { best = (position, postings) }
         }
-        return negated
+        return best?.position ?? negated
     }
 
     /// The songs `(type == value)` matches, in ascending order: those whose `type` has a value byte-equal to

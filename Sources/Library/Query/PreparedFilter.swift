@@ -4,24 +4,32 @@ import Model
 
 /// A filter prepared for matching the songs of one snapshot: its top-level case-insensitive tag items answered
 /// from the snapshot's `FoldedTagIndex`es (each distinct value compared with the needle once), its top-level
-/// `any` items from one comparison per distinct value of the snapshot, the other items matched on the songs in
-/// place.
+/// `any` items and (with `valueCache`) its top-level case-sensitive tag items from one comparison per distinct
+/// value of the snapshot, the other items matched on the songs in place.
 struct PreparedFilter {
     /// The top-level case-insensitive tag items.
     private let folded: [FoldedTagTest]
     /// The top-level `any` items.
     private let anyTag: [AnyTagTest]
+    /// The top-level case-sensitive tag items (with `valueCache`).
+    private let tagValues: [TagValueTest]
     /// The other items.
     private let others: SongFilter
     private let tables: FoldedTables
 
-    init(_ database: Database, filter: SongFilter) {
+    /// - Parameter valueCache: whether case-sensitive tag items (`!=`, `contains`, `=~`…) remember their answer
+    ///   for each distinct value: worth it when many songs are matched (a buffer as long as the snapshot's value
+    ///   table is set up for each such item), not for a few candidates.
+    init(_ database: Database, filter: SongFilter, valueCache: Bool = true) {
         var folded: [FoldedTagTest] = []
         var anyTag: [AnyTagTest] = []
+        var tagValues: [TagValueTest] = []
         var others: [FilterItem] = []
         for item in filter.items {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
                 folded.append(FoldedTagTest(database, type, matcher))
+            } else if case .tag(let type, let matcher) = item, valueCache {
+                tagValues.append(TagValueTest(database.songs.values, type, matcher))
             } else if case .anyTag(let matcher) = item {
                 anyTag.append(AnyTagTest(database.songs.values, matcher))
             } else {
@@ -30,20 +38,96 @@ struct PreparedFilter {
         }
         self.folded = folded
         self.anyTag = anyTag
+        self.tagValues = tagValues
         self.others = SongFilter(others)
         self.tables = FoldedTables(database, filter: self.others)
     }
 
     /// Whether every song matches.
-    var isEmpty: Bool { self.folded.isEmpty && self.anyTag.isEmpty && self.others.isEmpty }
+    var isEmpty: Bool {
+        self.folded.isEmpty && self.anyTag.isEmpty && self.tagValues.isEmpty && self.others.isEmpty
+    }
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
     @inline(__always)
     func matches(_ index: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
         for test in self.folded where !test.matches(index) { return false }
+        for test in self.tagValues where !test.matches(index, in: songs) { return false }
         for test in self.anyTag where !test.matches(index, in: songs) { return false }
         if self.others.isEmpty { return true }
         return self.others.matches(IndexedSong(songs: songs, index: index, folded: self.tables))
+    }
+}
+
+/// The answers of one matcher for the values of a snapshot's value table, each worked out the first time a song
+/// has that value: 0 not compared yet, 1 matches (ignoring negation), 2 does not. A buffer of its own, not an
+/// array property: no exclusivity check per song.
+///
+/// One per query, used on one thread.
+private final class ValueAnswers {
+    private let matcher: StringMatcher
+    private let values: TagValueTable
+    private let states: UnsafeMutableBufferPointer<UInt8>
+
+    init(_ values: TagValueTable, _ matcher: StringMatcher) {
+        self.matcher = matcher
+        self.values = values
+        self.states = .allocate(capacity: values.count)
+        self.states.initialize(repeating: 0)
+    }
+
+    deinit { self.states.deallocate() }
+
+    /// Whether value `number` matches, ignoring negation.
+    @inline(__always)
+    func matches(_ number: Int32) -> Bool {
+        switch self.states[Int(number)] {
+        case 1: return true
+        case 2: return false
+        default: return self.compare(number)
+        }
+    }
+
+    private func compare(_ number: Int32) -> Bool {
+        let value = self.values[number]
+        let matches =
+            self.matcher.usesFoldedHaystack
+            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: value))
+            : self.matcher.matchesIgnoringNegation(value)
+        self.states[Int(number)] = matches ? 1 : 2
+        return matches
+    }
+}
+
+/// One case-sensitive tag comparison (`FilterItem.matchTag`'s rule: any value of the tag decides; a song without
+/// it defers to its first fallback that it has; with none, an empty operand matches), with the needle compared
+/// at most once with each distinct value (`ValueAnswers`) instead of with every song's values.
+private struct TagValueTest {
+    /// The tag and its fallbacks, in order.
+    private let chain: [TagType]
+    private let answers: ValueAnswers
+    private let negated: Bool
+    private let matchesAbsent: Bool
+
+    init(_ values: TagValueTable, _ type: TagType, _ matcher: StringMatcher) {
+        self.chain = [type] + type.fallbackTags
+        self.answers = ValueAnswers(values, matcher)
+        self.negated = matcher.negated
+        self.matchesAbsent = matcher.isEmpty
+    }
+
+    @inline(__always)
+    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
+        let positions = songs.pointee.tagPositions(song)
+        for type in self.chain {
+            var present = false
+            for position in positions where songs.pointee.tagType(at: position) == type {
+                if self.answers.matches(songs.pointee.valueNumber(at: position)) { return !self.negated }
+                present = true
+            }
+            if present { return self.negated }
+        }
+        return self.matchesAbsent != self.negated
     }
 }
 
@@ -80,49 +164,21 @@ private struct FoldedTagTest {
 /// One `any` comparison (`FilterItem.anyTag`: some value of some tag matches), with the needle compared at most
 /// once with each distinct value of the snapshot instead of with every value of every song; a value is compared
 /// the first time a song has it, so a narrow selection compares only its own values.
-///
-/// One per query, used on one thread.
-private final class AnyTagTest {
-    private let matcher: StringMatcher
-    private let values: TagValueTable
-    /// For each value of the songs' value table: 0 not compared yet, 1 matches (ignoring negation), 2 does not.
-    /// A buffer of its own, not an array property: no exclusivity check per song.
-    private let states: UnsafeMutableBufferPointer<UInt8>
+private struct AnyTagTest {
+    private let answers: ValueAnswers
+    private let negated: Bool
 
     init(_ values: TagValueTable, _ matcher: StringMatcher) {
-        self.matcher = matcher
-        self.values = values
-        self.states = .allocate(capacity: values.count)
-        self.states.initialize(repeating: 0)
+        self.answers = ValueAnswers(values, matcher)
+        self.negated = matcher.negated
     }
-
-    deinit { self.states.deallocate() }
 
     @inline(__always)
     func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
         for position in songs.pointee.tagPositions(song)
-        where self.valueMatches(songs.pointee.valueNumber(at: position)) {
-            return !self.matcher.negated
+        where self.answers.matches(songs.pointee.valueNumber(at: position)) {
+            return !self.negated
         }
-        return self.matcher.negated
-    }
-
-    @inline(__always)
-    private func valueMatches(_ number: Int32) -> Bool {
-        switch self.states[Int(number)] {
-        case 1: return true
-        case 2: return false
-        default: return self.compare(number)
-        }
-    }
-
-    private func compare(_ number: Int32) -> Bool {
-        let value = self.values[number]
-        let matches =
-            self.matcher.usesFoldedHaystack
-            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: value))
-            : self.matcher.matchesIgnoringNegation(value)
-        self.states[Int(number)] = matches ? 1 : 2
-        return matches
+        return self.negated
     }
 }

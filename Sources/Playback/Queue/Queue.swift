@@ -32,15 +32,37 @@ public enum SingleMode: Sendable, Equatable {
 /// permutation of positions grouped by descending priority.
 public struct Queue: Sendable {
     /// One queue entry.
+    ///
+    /// Small (a reference to the song, the id, the version and the priority, as `mpd`'s queue item holds a
+    /// pointer to its song): `shuffle`, `move` and `delete` move items, not songs.
     public struct Item: Sendable {
-        /// The song.
-        public var song: QueueSong
+        /// The song, boxed: a `QueueSong` is a large value (URI, tags, formats, range).
+        private var box: SongBox
         /// The stable id (`Id:`).
         public var id: Int
         /// The queue version at which this item was last changed.
         public var version: UInt32
         /// 0...255; higher plays earlier in random mode.
         public var priority: UInt8
+
+        /// The song. Setting it boxes the new value.
+        public var song: QueueSong {
+            get { self.box.song }
+            set { self.box = SongBox(newValue) }
+        }
+
+        init(song: QueueSong, id: Int, version: UInt32, priority: UInt8) {
+            self.box = SongBox(song)
+            self.id = id
+            self.version = version
+            self.priority = priority
+        }
+    }
+
+    /// An immutable song shared by the item that holds it.
+    final class SongBox: Sendable {
+        let song: QueueSong
+        init(_ song: QueueSong) { self.song = song }
     }
 
     /// The most songs the queue holds (`max_playlist_length`).
@@ -183,7 +205,8 @@ public struct Queue: Sendable {
 
     /// Swaps two positions (both marked changed); `order` still refers to positions.
     public mutating func swapPositions(_ a: Int, _ b: Int) {
-        self.items.swapAt(a, b)
+        // The buffer's swap moves the two items; `Array.swapAt` copies them (a retain and a release each).
+        self.items.withUnsafeMutableBufferPointer { $0.swapAt(a, b) }
         self.items[a].version = self.version
         self.items[b].version = self.version
         self.positionByID[self.items[a].id] = a

@@ -71,9 +71,17 @@ enum DatabaseCommands {
         uri = try relativeURI(uri, context: context)
         let database = try database(context)
         let tags = visibleTags(context)
+        // One buffer, written every 64 KiB: a directory of thousands of artists is as many entries.
+        let batch = 1 << 16
+        var reply = ReplyBuffer(capacity: batch + 4096)
         for entry in try walk(database, uri: uri, recursive: false) {
-            write(entry, database: database, full: true, tags: tags, to: context.reply)
+            append(entry, database: database, full: true, tags: tags, to: &reply)
+            if reply.bytes.count >= batch {
+                context.reply.write(bytes: reply.bytes)
+                reply.removeAll()
+            }
         }
+        if !reply.bytes.isEmpty { context.reply.write(bytes: reply.bytes) }
         // The root lists the stored playlists after its directories and songs.
         if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
         return .ok
@@ -148,14 +156,7 @@ enum DatabaseCommands {
         return entries
     }
 
-    /// Writes one entry, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
-    static func write(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to sink: any ReplySink) {
-        var reply = ReplyBuffer(capacity: 512)
-        Self.append(entry, database: database, full: full, tags: tags, to: &reply)
-        sink.write(bytes: reply.bytes)
-    }
-
-    /// One entry's lines appended to `reply`.
+    /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
     static func append(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to reply: inout ReplyBuffer) {
         switch entry {
         case .directory(let index):

@@ -352,12 +352,32 @@ enum QueueCommands {
 
     /// Writes the queue song block of `position`: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:`.
     static func writeItem(at position: Int, context: CommandContext) {
-        let queue = context.partition.playlist.queue
-        let item = queue.items[position]
-        SongPrinter.writeSong(item.song, visibleTags: DatabaseCommands.visibleTags(context), to: context.reply)
-        var text = "Pos: \(position)\nId: \(item.id)\n"
-        if item.priority != 0 { text += "Prio: \(item.priority)\n" }
-        context.write(raw: text)
+        self.writeItems(at: CollectionOfOne(position), context: context)
+    }
+
+    /// Writes the queue song blocks of `positions` (see `writeItem(at:context:)`), in batches of about
+    /// 64 KiB: one buffer and one write per batch, not per song.
+    static func writeItems(at positions: some Sequence<Int>, context: CommandContext) {
+        let items = context.partition.playlist.queue.items
+        let tags = DatabaseCommands.visibleTags(context)
+        let batch = 1 << 16
+        var reply = ReplyBuffer(capacity: batch + 4096)
+        for position in positions {
+            Self.appendItem(items[position], at: position, visibleTags: tags, to: &reply)
+            if reply.bytes.count >= batch {
+                context.reply.write(bytes: reply.bytes)
+                reply.removeAll()
+            }
+        }
+        if !reply.bytes.isEmpty { context.reply.write(bytes: reply.bytes) }
+    }
+
+    /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0).
+    static func appendItem(_ item: Queue.Item, at position: Int, visibleTags: TagMask, to reply: inout ReplyBuffer) {
+        SongPrinter.appendSong(item.song, visibleTags: visibleTags, to: &reply)
+        reply.line("Pos", UInt64(position))
+        reply.line("Id", UInt64(item.id))
+        if item.priority != 0 { reply.line("Prio", UInt64(item.priority)) }
     }
 
     static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -371,16 +391,14 @@ enum QueueCommands {
 
     static func playlistinfo(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
-        for position in try range.clipped(to: context.partition.playlist.queue.count) {
-            self.writeItem(at: position, context: context)
-        }
+        self.writeItems(at: try range.clipped(to: context.partition.playlist.queue.count), context: context)
         return .ok
     }
 
     static func playlistid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let queue = context.partition.playlist.queue
         guard let text = context.arguments.first else {
-            for position in 0..<queue.count { self.writeItem(at: position, context: context) }
+            self.writeItems(at: 0..<queue.count, context: context)
             return .ok
         }
         let id = try ArgumentParser.unsigned(text)
@@ -393,10 +411,8 @@ enum QueueCommands {
     static func find(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
         let filter = try FilterParser.parse(
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
-        let queue = context.partition.playlist.queue
-        for position in 0..<queue.count where filter.matches(queue.items[position].song) {
-            self.writeItem(at: position, context: context)
-        }
+        let items = context.partition.playlist.queue.items
+        self.writeItems(at: items.indices.lazy.filter { filter.matches(items[$0].song) }, context: context)
         return .ok
     }
 
@@ -407,13 +423,17 @@ enum QueueCommands {
         // ClipRelaxed: never an error.
         let end = min(range.end ?? queue.count, queue.count)
         let start = min(range.start, end)
-        for position in start..<end where queue.isNewer(at: position, than: version) {
-            if positionsOnly {
-                context.write(raw: "cpos: \(position)\nId: \(queue.items[position].id)\n")
-            } else {
-                self.writeItem(at: position, context: context)
-            }
+        let changed = (start..<end).lazy.filter { queue.isNewer(at: $0, than: version) }
+        guard positionsOnly else {
+            self.writeItems(at: changed, context: context)
+            return .ok
         }
+        var reply = ReplyBuffer(capacity: 32 * (end - start))
+        for position in changed {
+            reply.line("cpos", UInt64(position))
+            reply.line("Id", UInt64(queue.items[position].id))
+        }
+        context.reply.write(bytes: reply.bytes)
         return .ok
     }
 }

@@ -85,10 +85,15 @@ enum SearchCommands {
             let filter =
                 arguments.isEmpty
                 ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
-            for index in try select(database, SongQuery(filter: filter)) {
-                context.write("file", database.songs.uri(index))
-            }
-            return .ok
+            let selected = try select(database, SongQuery(filter: filter))
+            let sink = context.reply
+            // Streamed as `listall` is: a whole library's file lines are megabytes.
+            return .stream(
+                ReplyStream.chunked(count: selected.count, chunk: 256) { range in
+                    var reply = ReplyBuffer(capacity: range.count * 96)
+                    for index in selected[range] { SongPrinter.appendFileLine(index, of: database.songs, to: &reply) }
+                    sink.write(bytes: reply.bytes)
+                })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
         var filter: SongFilter?
