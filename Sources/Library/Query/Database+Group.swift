@@ -36,7 +36,9 @@ extension Database {
                 column.withUnsafeIDs { offsets, ids in
                     for song in songs {
                         let index = Int(song)
-                        for position in Int(offsets[index])..<Int(offsets[index + 1]) { used[Int(ids[position])] = true }
+                        for position in Int(offsets[index])..<Int(offsets[index + 1]) {
+                            used[Int(ids[position])] = true
+                        }
                     }
                 }
             }
