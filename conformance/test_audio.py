@@ -231,3 +231,20 @@ def test_missing_alsa_device_is_retried_while_null_plays(kind, server_factory, a
     _, e2, s2 = elapsed_at(server)
     assert s2["state"] == "play" and "error" not in s2 and e2 > e1, (e1, s2)
     command(server, "stop")
+
+
+def test_the_only_output_failing_says_which_as_mpd(server_factory, audio_music, tmp_path):
+    """With its only output's ALSA device missing, the player pauses with mpd's error: the output named as mpd
+    names it (`Failed to open "Card" (alsa); …`), then the device's own message."""
+    config = tmp_path / "alsa.conf"
+    audiofiles.write_alsa_config(config, "# no PCM named missing\n")
+    got = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind, music=audio_music, env={"ALSA_CONFIG_PATH": str(config)},
+                                outputs=[{"type": "alsa", "name": "Card", "device": "missing", "mixer_type": "none"}])
+        command(server, "clear", 'add "long.mp3"', "play")
+        wait_for(lambda: "error" in mpdtest.parse_pairs(server.query("status")), 5, "the output's error")
+        s = mpdtest.parse_pairs(server.query("status"))
+        got[kind] = (s.get("state"), s.get("error"))
+    assert got["sut"] == got["ref"]
+    assert got["ref"][1].startswith('Failed to open "Card" (alsa); '), got

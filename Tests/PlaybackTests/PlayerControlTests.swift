@@ -168,7 +168,11 @@ import Testing
         bad.failOpen.store(true, ordering: .relaxed)
         let harness = try PlayerHarness(outputs: [(nullConfiguration("bad"), bad, nil)])
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 20_000), atSeconds: 0) }
-        #expect(harness.waitFor { $0.contains(.outputFailed(message: "cannot open capture")) })
+        // Named as mpd names the output in its errors.
+        #expect(
+            harness.waitFor {
+                $0.contains(.outputFailed(message: "Failed to open \"bad\" (capture); cannot open capture"))
+            })
         let snapshot = harness.withPlayer { $0.snapshot }
         #expect(snapshot.state == .pause)
         #expect(snapshot.token == 1)

@@ -273,9 +273,12 @@ final class PlayerOutputThread: @unchecked Sendable {
             try self.device.enable()
             self.deviceEnabled = true
         } catch {
-            self.fail(error)
+            self.fail(OutputError("Failed to enable output \(self.logName); \(error.message)"))
         }
     }
+
+    /// How `mpd` names the output in its errors: `"NAME" (plugin)`. Failures only (allocates).
+    private var logName: String { "\"\(self.configuration.name)\" (\(self.device.plugin))" }
 
     private func dropChunk() {
         self.remaining = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -549,14 +552,19 @@ final class PlayerOutputThread: @unchecked Sendable {
         if widen { wanted.sampleFormat = .s24 }
         if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
-            let output = try self.device.open(wanted)
+            let output: AudioFormat
+            do throws(OutputError) {
+                output = try self.device.open(wanted)
+            } catch {
+                throw OutputError("Failed to open \(self.logName); \(error.message)")
+            }
             do throws(OutputError) {
                 try self.converter.configure(
                     input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize),
                     widening16To24: widen, resampler: self.shared.resampler)
             } catch {
                 self.device.close()
-                throw error
+                throw OutputError("Failed to convert for \(self.logName); \(error.message)")
             }
             self.deviceFrameSize = output.frameSize
             self.taggedToken = 0

@@ -84,16 +84,13 @@ struct PlayerPCMConverter: ~Copyable {
             throw OutputError("cannot convert DSD of \(input.channels) channels to PCM")
         }
         if input.sampleRate != output.sampleRate {
-            do throws(OutputError) {
+            do {
                 let resampler = try choice.makeConverter(
                     inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
                 // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
                 // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
                 outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)
                 self.resampler = resampler
-            } catch {
-                throw OutputError(
-                    "cannot resample from \(input.sampleRate) Hz to \(output.sampleRate) Hz: \(error.message)")
             }
         }
         let channels = max(8, input.channels, output.channels)

@@ -24,7 +24,7 @@ public enum Resampler: Sendable, Hashable {
                 return try SoxrResampler(
                     inputRate: inputRate, outputRate: outputRate, channels: channels, quality: quality)
             } catch {
-                throw OutputError(error.message)
+                throw OutputError("soxr initialization has failed: \(error.message)")
             }
         case .libsamplerate(let converter):
             do throws(SamplerateError) {
