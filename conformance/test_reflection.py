@@ -112,8 +112,8 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata's only remote input plugin is curl: mpd's alsa, cdio, ffmpeg (hls, rtsp…), mms and "
-        "nfs input plugins add their schemes"),
+        "urlhandlers\n", "Fermata's remote input plugins are curl and smbclient: mpd's alsa, cdio, ffmpeg (hls, "
+        "rtsp…), mms and nfs input plugins add their schemes"),
 }, replies=1)
 
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Posix
 
 /// Why an input stream could not be opened, read or moved.
@@ -26,7 +27,8 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text `mpd`'s input layer gives: "Failed to open '<uri>': <reason>" when opening a file failed;
-    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); else
+    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); a remote
+    /// plugin's failed call and its errno (`smbc_open() failed: No such file or directory`); else
     /// ``description``. Any thread.
     public var mpdMessage: String {
         if case .io(let error, let uri) = self, error.function == "open" {
@@ -36,6 +38,9 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .httpStatus(let status, _): return "got HTTP status \(status)"
         case .curl(let message, _): return "CURL failed: \(message)"
         case .cancelled: return "Cancelled"
+        // A remote input plugin's failed call (libsmbclient's `smbc_open() failed`), as mpd's system errors
+        // word it: the call and its errno, without the URL the caller names anyway.
+        case .io(let error, let uri) where URIScheme.hasScheme(uri): return error.description
         case .io, .notSeekable, .notAFile: return self.description
         }
     }

@@ -10,6 +10,7 @@ import Input
 import Model
 import Playback
 import Posix
+import SMBClient
 import Samplerate
 import Server
 import Shout
@@ -77,7 +78,7 @@ extension Daemon {
     static func openStream(
         _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
-        guard CurlInputStream.canOpen(url) else { throw .notRecognized(path: url) }
+        guard CurlInputStream.canOpen(url) || SMBInputStream.canOpen(url) else { throw .notRecognized(path: url) }
         let stream: any InputStream
         do {
             stream = try open(url, cancellation)

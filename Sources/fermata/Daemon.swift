@@ -14,6 +14,7 @@ import Network
 import Playback
 import Playlists
 import Posix
+import SMBClient
 import Server
 import StoredPlaylists
 import Systemd
@@ -113,8 +114,11 @@ enum Daemon {
 
         var openRemote: RemoteOpener?
         if let curl {
+            // smb:// through libsmbclient (mpd's smbclient input plugin), which libcurl's list of schemes
+            // (`urlhandlers`) names already; the rest through curl.
             openRemote = { url, cancellation throws(InputError) in
-                try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+                if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
+                return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
         }
 
