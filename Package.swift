@@ -61,6 +61,11 @@ let package = Package(
             name: "CChromaprint", path: "Sources/CChromaprint", pkgConfig: "libchromaprint",
             providers: [.apt(["libchromaprint-dev"])]),
 
+        // SMB/CIFS shares (`smb://` storage and input, as Debian's mpd has them).
+        .systemLibrary(
+            name: "CSMBClient", path: "Sources/CSMBClient", pkgConfig: "smbclient",
+            providers: [.apt(["libsmbclient-dev"])]),
+
         // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
         // map links the library.
         .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
@@ -245,6 +250,10 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
+        // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
+        // CSMBClient.
+        .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Posix"], swiftSettings: settings),
+
         // The start-up notice to systemd (sd_notify READY=1, for Type=notify units); the only importer of CSystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: settings),
 
@@ -267,7 +276,7 @@ let package = Package(
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
-                "Playlists", "ICU", "FFmpeg",
+                "Playlists", "ICU", "FFmpeg", "SMBClient",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -319,6 +328,9 @@ let package = Package(
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "SamplerateTests", dependencies: ["Samplerate"], swiftSettings: settings),
         .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
+        // A real smbd on 127.0.0.1, started by the tests.
+        .testTarget(
+            name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input", "TestTools"], swiftSettings: settings),

@@ -112,8 +112,8 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata's remote input plugins are curl and ffmpeg: mpd's alsa, cdio, mms and nfs input "
-        "plugins and its ffmpeg decoder's rtsp add their schemes"),
+        "urlhandlers\n", "Fermata's remote input plugins are curl, ffmpeg and smbclient: mpd's alsa, cdio, mms and "
+        "nfs input plugins and its ffmpeg decoder's rtsp add their schemes"),
 }, replies=1)
 
 
@@ -152,10 +152,19 @@ STORAGE = ("listmounts\nlistneighbors\nmount foo file:///tmp\nmount foo FILE:///
 test_config_and_storage = mpdtest.differential_table({
     "config over TCP": "config\n",
     "storage and neighbors without plugins": STORAGE,
-    "mount needs a storage plugin": mpdtest.deviation(
-        "mount foo smb://127.0.0.1/share\nmount foo nfs://127.0.0.1/x\nmount foo http://127.0.0.1:9/\n",
-        "Fermata has no smb, nfs or WebDAV storage plugin yet (issue 15, item 4): Unrecognized storage URI, where "
-        "mpd's plugin takes the URI and its simple database then refuses with No 'cache_directory' configured"),
+    # mpd's smbclient, nfs and curl (WebDAV) storage plugins take these URIs (prefixes in any case) without
+    # contacting the server; its simple database then refuses for want of a cache_directory. No traffic leaves
+    # either server.
+    "mount with a storage plugin, without cache_directory": (
+        "mount foo smb://127.0.0.1:1/share\nmount foo SMB://127.0.0.1:1/share\nmount foo smb://\n"
+        "mount foo nfs://127.0.0.1/x\nmount foo NFS://127.0.0.1/x\nmount foo nfs://\nmount foo nfs://127.0.0.1\n"
+        "mount foo http://127.0.0.1:9/\nmount foo HTTPS://127.0.0.1:9/dav\nmount foo davs://127.0.0.1/x\n"
+        "mount foo smb:/127.0.0.1/x\nmount \"\" smb://127.0.0.1:1/share\nmount a/b nfs://\nlistmounts\n"
+        "unmount foo\n"),
+    # The storage is mounted (an idle client hears `mount`) before the database refuses; nothing else is raised.
+    "an idle client hears the refused mount": [
+        ("b", "idle\n"), ("a", "mount foo smb://127.0.0.1:1/share\n"), ("b", "idle\n"),
+        ("a", "mount foo nfs://127.0.0.1\nmount foo ftp://127.0.0.1/\nunmount foo\n"), ("b", "noidle\n")],
 }, replies="auto")
 
 

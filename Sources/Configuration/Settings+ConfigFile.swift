@@ -181,6 +181,13 @@ extension Settings {
             lines.append("\(block.location): block \"\(block.name)\" is not supported by Fermata yet and is ignored")
         }
         for block in file.blocks(named: "database") {
+            if block["cache_directory"] != nil {
+                // mpd keeps a mounted share's database there; Fermata cannot mount a share yet (`mount` answers
+                // as mpd does without one).
+                lines.append(
+                    "\(block.location): database parameter \"cache_directory\" is not supported by Fermata yet and is "
+                        + "ignored")
+            }
             guard let plugin = block["plugin"], plugin != "simple" else { continue }
             let location = block.location
             lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Posix
 
 /// Why an input stream could not be opened, read or moved.
@@ -29,7 +30,8 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text `mpd`'s input layer gives: "Failed to open '<uri>': <reason>" when opening a file failed;
-    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); else
+    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); a remote
+    /// plugin's failed call and its errno (`smbc_open() failed: No such file or directory`); else
     /// ``description``. Any thread.
     public var mpdMessage: String {
         if case .io(let error, let uri) = self, error.function == "open" {
@@ -40,6 +42,9 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .curl(let message, _): return "CURL failed: \(message)"
         case .ffmpeg(let message, _): return message
         case .cancelled: return "Cancelled"
+        // A remote input plugin's failed call (libsmbclient's `smbc_open() failed`), as mpd's system errors
+        // word it: the call and its errno, without the URL the caller names anyway.
+        case .io(let error, let uri) where URIScheme.hasScheme(uri): return error.description
         case .io, .notSeekable, .notAFile: return self.description
         }
     }

@@ -10,6 +10,7 @@ import Input
 import Model
 import Playback
 import Posix
+import SMBClient
 import Samplerate
 import Server
 import Shout
@@ -78,11 +79,6 @@ extension Daemon {
     static func openStream(
         _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
-        // Of curl's schemes, only http(s) streams play; the others (the ffmpeg input plugin's) go to the opener.
-        let lowered = url.prefix(16).lowercased()
-        if !CurlInputStream.canOpen(url), CurlGlobal.protocols.contains(where: { lowered.hasPrefix($0) }) {
-            throw .notRecognized(path: url)
-        }
         let stream: any InputStream
         do {
             stream = try open(url, cancellation)

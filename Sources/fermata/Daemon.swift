@@ -15,6 +15,7 @@ import Network
 import Playback
 import Playlists
 import Posix
+import SMBClient
 import Server
 import StoredPlaylists
 import Systemd
@@ -120,27 +121,27 @@ enum Daemon {
             return (Self.ffmpegInputSchemes(logger: logger), block.warnings)
         }
         let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
-        let ffmpegOnly = ffmpegSchemes.filter { !curlSchemes.contains($0) }
 
-        var openRemote: RemoteOpener?
-        if curl != nil || !ffmpegOnly.isEmpty {
-            openRemote = { url, cancellation throws(InputError) in
-                // As mpd's input plugins, in their order: curl first, then ffmpeg.
-                let lowered = url.prefix(32).lowercased()
-                if let curl, curlSchemes.contains(where: { lowered.hasPrefix($0) }) {
-                    return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
-                }
-                guard ffmpegOnly.contains(where: { lowered.hasPrefix($0) }) else {
-                    throw .ffmpeg(message: "Unrecognized URI", uri: url)
-                }
+        let openRemote: RemoteOpener? = {
+            url, cancellation throws(InputError) in
+            // As mpd's input plugins, in their order: curl takes http(s) only, then ffmpeg the schemes
+            // libavformat reads, then smbclient smb://.
+            if let curl, CurlInputStream.canOpen(url) {
+                return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
+            }
+            let lowered = url.prefix(32).lowercased()
+            if ffmpegSchemes.contains(where: { lowered.hasPrefix($0) }) {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
+            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
+            throw .ffmpeg(message: "Unrecognized URI", uri: url)
         }
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
         if let openRemote {
-            options.remoteSchemes = (curlSchemes + ffmpegOnly).sorted()
+            // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// among them).
+            options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://"]).sorted()
             options.remoteOpener = openRemote
             options.streamTagScanner = { input in
                 do throws(FormatError) {

@@ -3,9 +3,13 @@
 import MPDProtocol
 import Network
 
-/// Storage and neighbors: `config`, `listmounts`, `mount`, `unmount`, `listneighbors`, as `mpd` 0.23 answers them
-/// with only the music directory's local storage: Fermata has no remote storage plugin (smb, nfs, WebDAV, udisks)
-/// and no neighbor plugin yet, so every mount fails as in an `mpd` built without them.
+/// Storage and neighbors: `config`, `listmounts`, `mount`, `unmount`, `listneighbors`, as `mpd` 0.23 answers them.
+///
+/// `mount` recognises the URIs of Debian's `mpd`'s remote storage plugins (`StoragePlugin.all`: smb, nfs, WebDAV)
+/// and refuses the rest as it does. A mounted share's songs live in a database of their own in `mpd`'s
+/// `cache_directory`; Fermata's database reads no `cache_directory` yet, so every recognised URI ends as `mpd`'s
+/// does without one: the storage is mounted (clients waiting in `idle` hear `mount`), the simple database
+/// refuses, and the mount is undone. There is no neighbor plugin.
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
@@ -43,7 +47,7 @@ enum StorageCommands {
         return .ok
     }
 
-    /// `mount PATH URI`: `mpd`'s checks, in its order; no storage plugin recognises any URI.
+    /// `mount PATH URI`: `mpd`'s checks, in its order, then the storage plugin's, then the database's.
     static func mount(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         guard let path = Self.storagePath(context) else { throw AckError(.noExist, "No database") }
         let mountPoint = context.arguments[0]
@@ -52,7 +56,14 @@ enum StorageCommands {
             throw AckError(.arg, "Bad mount point")
         }
         if context.arguments[1] == path { throw AckError(.arg, "This storage is already mounted") }
-        throw AckError(.arg, "Unrecognized storage URI")
+        guard let plugin = StoragePlugin.plugin(for: context.arguments[1]) else {
+            throw AckError(.arg, "Unrecognized storage URI")
+        }
+        try plugin.check(context.arguments[1])
+        // As mpd: the storage is mounted, which clients hear, before the database, which keeps no mounted
+        // database without a cache directory, refuses; the storage is then unmounted without an event.
+        context.services.emit(.mount)
+        throw AckError(.noExist, "No 'cache_directory' configured")
     }
 
     /// `unmount PATH`: nothing but the root is mounted, and it cannot be unmounted.

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import MPDProtocol
+
+/// A storage plugin as `mpd`'s registry lists it: a name, the URI prefixes it takes (in any case) and the check its
+/// constructor makes of a URI before any network traffic.
+///
+/// `mount` asks the plugins in `StoragePlugin.all` in order; the first that takes the URI makes the storage.
+struct StoragePlugin: Sendable {
+    /// The plugin's name, as `mpd --version` lists it.
+    let name: String
+    /// The URI prefixes, compared without regard to ASCII case.
+    let prefixes: [String]
+    /// Throws `mpd`'s error for a URI the plugin takes but cannot use.
+    let check: @Sendable (String) throws(AckError) -> Void
+
+    /// Whether the plugin takes `uri`.
+    func supports(_ uri: String) -> Bool {
+        self.prefixes.contains { prefix in
+            uri.utf8.count >= prefix.utf8.count
+                && zip(uri.utf8, prefix.utf8).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
+        }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// The plugin that takes `uri`, in `mpd`'s order; `nil` for an unrecognised URI.
+    static func plugin(for uri: String) -> StoragePlugin? {
+        Self.all.first { $0.supports(uri) }
+    }
+
+    /// The remote storage plugins of Debian's `mpd` 0.23.12, in its order (`local`, which takes no URI, and
+    /// `udisks`, which needs the system bus, are not among them).
+    static let all: [StoragePlugin] = [
+        StoragePlugin(name: "smbclient", prefixes: ["smb://"]) { _ throws(AckError) in },
+        StoragePlugin(name: "nfs", prefixes: ["nfs://"]) { uri throws(AckError) in
+            // The server, then the export's path: a URI without a slash after the server names no export.
+            guard uri.utf8.dropFirst("nfs://".utf8.count).contains(UInt8(ascii: "/")) else {
+                throw AckError(.unknown, "Malformed nfs:// URI")
+            }
+        },
+        StoragePlugin(name: "curl", prefixes: ["http://", "https://"]) { _ throws(AckError) in },
+    ]
+}
