@@ -48,7 +48,9 @@ final class ProtocolHarness {
             databaseFile: nil)
         options.pictureReader = { _ in Picture(data: Array(repeating: 0xAB, count: 20_000), mimeType: "image/png") }
         options.commentReader = { _ in [("comment", "fuzz"), ("TXXX", "x")] }
-        self.server = Server(loop: self.loop, options: options, logger: .discarding, player: ScriptedPlayer())
+        self.server = Server(
+            loop: self.loop, options: options, logger: .discarding, player: ScriptedPlayer(),
+            newPlayer: { ScriptedPlayer(volume: nil, outputs: []) })
         try self.server.start()
         // Wait for the first scan, so every input sees the same library.
         for _ in 0..<1000 {
