@@ -146,11 +146,21 @@ public struct CommandContext {
 
     /// The context of a command `client` runs with `arguments`, in the client's partition.
     init(client: Client, server: Server, arguments: [String]) {
+        self.init(
+            arguments: arguments, reply: client, partition: client.partition, services: server.services,
+            session: client.settings)
+    }
+
+    /// A context of its own parts: a test's, with a buffer for the reply.
+    init(
+        arguments: [String], reply: any ReplySink, partition: Partition, services: SharedServices,
+        session: SessionSettings
+    ) {
         self.arguments = arguments
-        self.reply = client
-        self.partition = client.partition
-        self.services = server.services
-        self.session = client.settings
+        self.reply = reply
+        self.partition = partition
+        self.services = services
+        self.session = session
     }
 
     /// Appends `key: value\n` to the reply.
