@@ -30,7 +30,7 @@ modules() {
         protocol) echo "Server MPDProtocol PCRE Configuration EventLoop Network Library ICU CICUShim TestSupport Sticker StoredPlaylists Playlists Expat Playback Soxr Samplerate Encoders Lame Chromaprint $FORMAT_MODULES" ;;
         filter) echo "MPDProtocol Model PCRE RawText" ;;
         playlists) echo "Playlists Expat Configuration Posix Model RawText" ;;
-        mpddb) echo "Library Zlib ICU CICUShim Posix RawText Model" ;;
+        mpddb) echo "Library EventLoop Zlib ICU CICUShim Posix RawText Model" ;;
         config) echo "Configuration Network EventLoop Posix RawText MPDProtocol Model" ;;
         icy) echo "Input Posix RawText Model" ;;
         *) if is_format_target "$1"; then echo "$FORMAT_MODULES"; return; fi
