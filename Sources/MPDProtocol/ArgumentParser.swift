@@ -4,6 +4,17 @@ import Model
 
 /// Command-argument parsers with `mpd`'s rules and error texts (all `ACK` code 2).
 public enum ArgumentParser {
+    /// Whether `name` is one or more ASCII letters, digits or bytes of `punctuation`, as `mpd` checks the names
+    /// clients make up: partitions (`-_`), channels (`_.:-`), output attributes (`_`).
+    public static func isName(_ name: String, punctuation: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                    || punctuation.utf8.contains(byte)
+            }
+    }
+
     /// Parses an unsigned number as C's `strtoul` does, refusing trailing junk.
     ///
     /// - Throws: `Integer expected: <arg>` when it is not a number; `Number too large: <arg>` above `maximum`

@@ -135,6 +135,17 @@ public struct OutputDescription: Sendable, Equatable {
     /// too, as in `mpd`, whatever the mixer reports.
     public var hasMixer: Bool
 
+    /// The `plugin` of an output that moved to another partition (`mpd`'s dummy, which plays nothing).
+    public static let dummyPlugin = "dummy"
+
+    /// Whether this is the dummy an output left behind when it moved to another partition.
+    public var isDummy: Bool { self.plugin == Self.dummyPlugin }
+
+    /// The dummy of the output named `name`, at `id`.
+    public static func dummy(id: Int, name: String, enabled: Bool = false) -> Self {
+        Self(id: id, name: name, plugin: Self.dummyPlugin, enabled: enabled)
+    }
+
     /// Creates a description.
     public init(
         id: Int, name: String, plugin: String, enabled: Bool, attributes: [(name: String, value: String)] = [],

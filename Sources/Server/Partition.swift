@@ -37,15 +37,7 @@ final class Partition {
     func emit(_ event: IdleEvent) { self.raise(event, self) }
 
     /// `partition`, `newpartition` and `delpartition` names: ASCII letters, digits, `-` and `_`, at least one.
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: "_")
-            }
-    }
+    static func isValidName(_ name: String) -> Bool { ArgumentParser.isName(name, punctuation: "-_") }
 }
 
 /// Every partition, `default` first, in the order they were made (`listpartitions`), as `mpd`'s `Instance`
@@ -88,10 +80,21 @@ final class PartitionList {
         partition.player.shutdown()
     }
 
-    /// The partition whose player has the output named `name` (not as a dummy), if any.
-    func owner(ofOutput name: String) -> Partition? {
-        self.all.first { partition in
-            partition.player.outputs.contains { $0.name == name && $0.plugin != "dummy" }
+    /// What ``moveOutput(named:to:)`` did.
+    enum OutputMove {
+        case moved, alreadyThere, noSuchOutput
+    }
+
+    /// Moves the output named `name` into `destination` from the partition that has it, leaving a dummy there
+    /// (`moveoutput`); nothing to do when `destination` has it already.
+    func moveOutput(named name: String, to destination: Partition) -> OutputMove {
+        let owner = self.all.first { partition in
+            partition.player.outputs.contains { $0.name == name && !$0.isDummy }
         }
+        guard let owner else { return .noSuchOutput }
+        guard owner !== destination else { return .alreadyThere }
+        guard let output = owner.player.detachOutput(named: name) else { return .noSuchOutput }
+        destination.player.attachOutput(output)
+        return .moved
     }
 }

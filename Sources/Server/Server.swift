@@ -29,8 +29,6 @@ public final class Server {
     private(set) var partitions: PartitionList!
     /// The partition every client starts in, whose state the state file keeps.
     var defaultPartition: Partition { self.partitions.defaultPartition }
-    /// Makes the player of a new partition (no outputs until `moveoutput`).
-    private let newPlayer: () -> any PlayerControl
     /// Raises an idle event for every client (``SharedServices/emit(_:)``).
     private lazy var raiseForEveryone: (IdleEvent) -> Void = { [unowned self] event in self.emit(event) }
     /// Every connected client's settings (``SharedServices/allSessions``).
@@ -82,9 +80,8 @@ public final class Server {
         self.clock = clock
         self.commands = CommandTable.standard
         self.onKill = onKill
-        self.newPlayer = newPlayer
         self.partitions = PartitionList(default: self.makePartition(name: "default", player: player)) {
-            [unowned self] name in self.makePartition(name: name, player: self.newPlayer())
+            [unowned self] name in self.makePartition(name: name, player: newPlayer())
         }
         if let library = options.library {
             let service = LibraryService(

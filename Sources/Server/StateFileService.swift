@@ -59,17 +59,9 @@ final class StateFileService {
     func restore() {
         self.restoring = true
         defer { self.restoring = false }
-        do {
-            let bytes = try readFile(atPath: self.options.path)
-            let (state, warnings) = StateFile.parse(
-                String(decoding: bytes, as: UTF8.self), maximumQueueLength: self.server.options.maxPlaylistLength)
-            for warning in warnings { self.server.logger.warning(warning, ["file": self.options.path]) }
-            self.apply(state, to: self.server.defaultPartition)
+        if let text = self.readText(atPath: self.options.path, what: "state file") {
+            self.apply(self.parse(text, path: self.options.path), to: self.server.defaultPartition)
             self.lastText = self.currentState().serialized()
-        } catch {
-            if error.errno != .noSuchFile {
-                self.server.logger.error("cannot read state file", ["file": self.options.path, "error": "\(error)"])
-            }
         }
         self.restorePartitions()
         self.lastPartitionsText = self.partitionsText()
@@ -81,38 +73,42 @@ final class StateFileService {
 
     /// Makes the partitions of the partitions file again, moves their outputs into them and restores their state.
     private func restorePartitions() {
-        let bytes: [UInt8]
-        do {
-            bytes = try readFile(atPath: self.partitionsPath)
-        } catch {
-            if error.errno != .noSuchFile {
-                self.server.logger.error(
-                    "cannot read the partitions file", ["file": self.partitionsPath, "error": "\(error)"])
-            }
-            return
-        }
+        guard let file = self.readText(atPath: self.partitionsPath, what: "partitions file") else { return }
         let partitions = self.server.partitions!
-        for (name, text) in Self.sections(of: String(decoding: bytes, as: UTF8.self)) {
+        for (name, text) in Self.sections(of: file) {
             guard Partition.isValidName(name), partitions.named(name) == nil,
                 partitions.all.count < PartitionList.maximumCount
             else {
                 self.server.logger.warning("ignoring a saved partition", ["file": self.partitionsPath, "name": name])
                 continue
             }
-            let (state, warnings) = StateFile.parse(text, maximumQueueLength: self.server.options.maxPlaylistLength)
-            for warning in warnings { self.server.logger.warning(warning, ["file": self.partitionsPath]) }
+            let state = self.parse(text, path: self.partitionsPath)
             let partition = partitions.add(named: name)
-            for output in state.outputs {
-                guard let owner = partitions.owner(ofOutput: output.name), owner !== partition,
-                    let moved = owner.player.detachOutput(named: output.name)
-                else {
-                    self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
-                    continue
-                }
-                partition.player.attachOutput(moved)
+            for output in state.outputs where partitions.moveOutput(named: output.name, to: partition) == .noSuchOutput
+            {
+                self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
             }
             self.apply(state, to: partition)
         }
+    }
+
+    /// The text of the file at `path`, or `nil` when it is missing (not an error) or cannot be read (logged).
+    private func readText(atPath path: String, what: String) -> String? {
+        do {
+            return String(decoding: try readFile(atPath: path), as: UTF8.self)
+        } catch {
+            if error.errno != .noSuchFile {
+                self.server.logger.error("cannot read \(what)", ["file": path, "error": "\(error)"])
+            }
+            return nil
+        }
+    }
+
+    /// `text` in the state file's format, its warnings logged.
+    private func parse(_ text: String, path: String) -> StateFile {
+        let (state, warnings) = StateFile.parse(text, maximumQueueLength: self.server.options.maxPlaylistLength)
+        for warning in warnings { self.server.logger.warning(warning, ["file": path]) }
+        return state
     }
 
     /// The partitions file's sections: each partition's name and its state file text.
@@ -146,7 +142,7 @@ final class StateFileService {
         // mpd only ever disables: an output saved as enabled keeps its configured state. The outputs of the
         // other partitions are saved as they were, either way.
         for output in state.outputs where !output.enabled || !isDefault {
-            guard let id = player.outputs.first(where: { $0.name == output.name && $0.plugin != "dummy" })?.id
+            guard let id = player.outputs.first(where: { $0.name == output.name && !$0.isDummy })?.id
             else {
                 if isDefault {
                     self.server.logger.debug("ignoring the state of an unknown output", ["output": output.name])
@@ -229,7 +225,7 @@ final class StateFileService {
         state.softwareVolume = partition.softwareVolume
         let outputs =
             partition === self.server.defaultPartition
-            ? player.outputs : player.outputs.filter { $0.plugin != "dummy" }
+            ? player.outputs : player.outputs.filter { !$0.isDummy }
         state.outputs = outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
         state.hasPlayerState = true
         if playlist.playing {
@@ -283,26 +279,26 @@ final class StateFileService {
     /// Writes the file now if its content would change (atomically: temporary file, fsync, rename, directory
     /// fsync). A failure is logged; the previous file stays, and the next change tries again.
     func write() {
-        let text = self.currentState().serialized()
-        if text != self.lastText {
-            do {
-                try AtomicFile.write(Array(text.utf8), toPath: self.options.path)
-                self.lastText = text
-            } catch {
-                self.server.logger.error("cannot write state file", ["file": self.options.path, "error": "\(error)"])
-            }
-        }
+        self.lastText = self.write(
+            self.currentState().serialized(), toPath: self.options.path, unless: self.lastText, what: "state file")
         let partitions = self.partitionsText()
         // No file until there is a partition to keep.
-        guard partitions != self.lastPartitionsText, !(partitions.isEmpty && self.lastPartitionsText == nil) else {
-            return
-        }
+        guard !partitions.isEmpty || self.lastPartitionsText != nil else { return }
+        self.lastPartitionsText = self.write(
+            partitions, toPath: self.partitionsPath, unless: self.lastPartitionsText, what: "partitions file")
+    }
+
+    /// Writes `text` to `path` (atomically) unless it is `last`, what the file held already.
+    ///
+    /// - Returns: what the file holds now (`last` when the write failed, which is logged).
+    private func write(_ text: String, toPath path: String, unless last: String?, what: String) -> String? {
+        guard text != last else { return last }
         do {
-            try AtomicFile.write(Array(partitions.utf8), toPath: self.partitionsPath)
-            self.lastPartitionsText = partitions
+            try AtomicFile.write(Array(text.utf8), toPath: path)
+            return text
         } catch {
-            self.server.logger.error(
-                "cannot write the partitions file", ["file": self.partitionsPath, "error": "\(error)"])
+            self.server.logger.error("cannot write \(what)", ["file": path, "error": "\(error)"])
+            return last
         }
     }
 

@@ -122,7 +122,7 @@ enum Daemon {
         }
         let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
 
-        let openRemote: RemoteOpener? = {
+        let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
             // As mpd's input plugins, in their order: curl takes http(s) only, then ffmpeg the schemes
             // libavformat reads, then smbclient smb://.
@@ -139,17 +139,15 @@ enum Daemon {
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
-        if let openRemote {
-            // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// among them).
-            options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://"]).sorted()
-            options.remoteOpener = openRemote
-            options.streamTagScanner = { input in
-                do throws(FormatError) {
-                    return .tags(try formats.scanStreamTags(input: RewindInputStream(input)))
-                } catch {
-                    if case .notRecognized = error { return .notRecognized }
-                    return .failed(message: error.mpdMessage)
-                }
+        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// among them).
+        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://"]).sorted()
+        options.remoteOpener = openRemote
+        options.streamTagScanner = { input in
+            do throws(FormatError) {
+                return .tags(try formats.scanStreamTags(input: RewindInputStream(input)))
+            } catch {
+                if case .notRecognized = error { return .notRecognized }
+                return .failed(message: error.mpdMessage)
             }
         }
 

@@ -119,17 +119,17 @@ public final class ScriptedPlayer: PlayerControl {
     }
 
     public func detachOutput(named name: String) -> DetachedOutput? {
-        guard let index = self.outputs.firstIndex(where: { $0.name == name && $0.plugin != "dummy" }) else {
+        guard let index = self.outputs.firstIndex(where: { $0.name == name && !$0.isDummy }) else {
             return nil
         }
         let enabled = self.outputs[index].enabled
-        self.outputs[index] = OutputDescription(id: index, name: name, plugin: "dummy", enabled: false)
+        self.outputs[index] = .dummy(id: index, name: name)
         return DetachedOutput(name: name, enabled: enabled)
     }
 
     public func attachOutput(_ output: DetachedOutput) {
         let description = OutputDescription(id: 0, name: output.name, plugin: "null", enabled: output.enabled)
-        if let index = self.outputs.firstIndex(where: { $0.name == output.name && $0.plugin == "dummy" }) {
+        if let index = self.outputs.firstIndex(where: { $0.name == output.name && $0.isDummy }) {
             self.outputs[index] = description
             self.outputs[index].id = index
         } else {

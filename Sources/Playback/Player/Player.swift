@@ -48,10 +48,12 @@ public final class Player: PlayerControl {
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let decoder: PlayerDecoderThread
-    /// The outputs this player plays to (the ones ``outputs`` lists that are not dummies).
-    private var outputThreads: [PlayerOutputThread]
     /// What ``outputs`` lists, in order: the outputs, and the dummies of those moved to another player.
     private var listing: [Listed]
+    /// The outputs this player plays to (the ones ``outputs`` lists that are not dummies).
+    private var outputThreads: [PlayerOutputThread] {
+        self.listing.compactMap { if case .output(let output) = $0 { output } else { nil } }
+    }
     /// Posts an engine event to the loop; any thread.
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private var isShutDown = false
@@ -129,14 +131,14 @@ public final class Player: PlayerControl {
         self.decoder = PlayerDecoderThread(
             pipe: pipe, shared: shared, factory: decoders, streams: streams, replayGainReader: replayGainReader,
             logger: logger, post: post)
-        self.outputThreads = outputs.enumerated().map { index, output in
+        self.listing = outputs.enumerated().map { index, output in
             let (configuration, device, given) = output
             let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)
-            return PlayerOutputThread(
-                id: index, configuration: configuration, device: device, mixer: mixer,
-                enabled: configuration.enabled, pipe: pipe, shared: shared, logger: logger, post: post)
+            return .output(
+                PlayerOutputThread(
+                    id: index, configuration: configuration, device: device, mixer: mixer,
+                    enabled: configuration.enabled, pipe: pipe, shared: shared, logger: logger, post: post))
         }
-        self.listing = self.outputThreads.map { .output($0) }
         relay.player = self
         for output in self.outputThreads {
             if let mixer = output.mixer {
@@ -438,7 +440,7 @@ public final class Player: PlayerControl {
                     enabled: output.wanted.enabled, attributes: output.device.attributes,
                     hasMixer: output.mixer != nil)
             case .dummy(let name, let enabled):
-                OutputDescription(id: index, name: name, plugin: "dummy", enabled: enabled)
+                .dummy(id: index, name: name, enabled: enabled)
             }
         }
     }
@@ -481,7 +483,6 @@ public final class Player: PlayerControl {
             $0.enabled = false
             $0.quit = true
         }
-        self.outputThreads.removeAll { $0 === output }
         self.listing[index] = .dummy(name: name, enabled: false)
         self.endedOutputs.remove(output.id)
         if self.state == .play {
@@ -511,7 +512,6 @@ public final class Player: PlayerControl {
         } else {
             self.listing.append(.output(output))
         }
-        self.outputThreads.append(output)
         output.start()
         output.send {
             $0.enabled = detached.enabled

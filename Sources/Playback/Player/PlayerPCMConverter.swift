@@ -192,51 +192,19 @@ struct PlayerPCMConverter: ~Copyable {
             self.scale(source, frames: frames, fromGain: 1, toGain: 1, into: self.mixed)
             return self.finish(self.mixed, frames: frames)
         }
-        if self.resampler == nil, fromGain == 1, toGain == 1 {
-            if self.input.channels == self.output.channels {
-                if let bytes = self.narrowIntegers(source, samples: frames * self.input.channels) {
-                    return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
-                }
-            } else if let bytes = self.convertIntegerChannels(source, frames: frames) {
-                return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
-            }
+        if self.resampler == nil, fromGain == 1, toGain == 1, let bytes = self.convertIntegers(source, frames: frames) {
+            return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
         }
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
         return self.finish(self.mixed, frames: frames)
     }
 
-    /// Integer samples narrowed as `mpd`'s format converter narrows them, when only the sample format changes:
-    /// 24- and 32-bit to 16 with its dither, 32-bit to 24 shifted; `nil` for any other change (the float path).
-    /// Returns the bytes written to `converted`.
-    private mutating func narrowIntegers(_ source: UnsafeRawBufferPointer, samples: Int) -> Int? {
-        let target = self.converted
-        switch (self.input.sampleFormat, self.output.sampleFormat) {
-        case (.s24, .s16), (.s32, .s16):
-            let (bits, scale) = self.input.sampleFormat == .s24 ? (24, 8) : (32, 16)
-            for index in 0..<samples {
-                let sample = Int64(source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self))
-                let narrowed = Int16(truncatingIfNeeded: self.dither.shift(sample, bits: bits, by: scale))
-                target.storeBytes(of: narrowed, toByteOffset: index * 2, as: Int16.self)
-            }
-            return samples * 2
-        case (.s32, .s24):
-            for index in 0..<samples {
-                let sample = source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
-                target.storeBytes(of: sample >> 8, toByteOffset: index * 4, as: Int32.self)
-            }
-            return samples * 4
-        default:
-            return nil
-        }
-    }
-
-    /// Integer samples whose channel count changes, as `mpd`'s `PcmConvert` makes them: the sample format first
-    /// (its dither from 24 and 32 bits to 16, shifts otherwise), then the channels in the new format with its
-    /// integer rules (mono copied to both sides; stereo averaged to mono; more channels averaged into every
-    /// channel of the output; stereo to surround on the front pair, the rest silent), averages truncated towards
-    /// zero. `nil` when a format is not 16, 24 or 32-bit integer (the float path). Returns the bytes written to
-    /// `converted`.
-    private mutating func convertIntegerChannels(_ source: UnsafeRawBufferPointer, frames: Int) -> Int? {
+    /// Integer samples converted as `mpd`'s `PcmConvert` converts them: the sample format first (its dither from 24
+    /// and 32 bits to 16, shifts otherwise), then the channels in the new format with its integer rules (mono
+    /// copied to every channel; stereo averaged to mono; more channels averaged into every channel of the output;
+    /// stereo to surround on the front pair, the rest silent), averages truncated towards zero. `nil` when a format
+    /// is not 16, 24 or 32-bit integer (the float path). Returns the bytes written to `converted`.
+    private mutating func convertIntegers(_ source: UnsafeRawBufferPointer, frames: Int) -> Int? {
         let (from, to) = (self.input.sampleFormat, self.output.sampleFormat)
         func isInteger(_ format: SampleFormat) -> Bool { format == .s16 || format == .s24 || format == .s32 }
         guard isInteger(from), isInteger(to) else { return nil }
@@ -245,12 +213,11 @@ struct PlayerPCMConverter: ~Copyable {
         // The samples in the output's format, in the input's channels (the float scratch holds 32-bit words).
         let scratch = UnsafeMutableRawPointer(self.samples).assumingMemoryBound(to: Int32.self)
         for index in 0..<(frames * inChannels) {
-            let value: Int32
-            switch from {
-            case .s16: value = Int32(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
-            case .s24: value = (source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self) << 8) >> 8
-            default: value = source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
-            }
+            // 24-bit samples are 32-bit words, sign-extended by the decoders (mpd's S24_P32).
+            let value =
+                from == .s16
+                ? Int32(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
+                : source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
             switch (from, to) {
             case (.s16, .s24), (.s24, .s32): scratch[index] = value << 8
             case (.s16, .s32): scratch[index] = value << 16
@@ -274,7 +241,9 @@ struct PlayerPCMConverter: ~Copyable {
         for frame in 0..<frames {
             let input = scratch + frame * inChannels
             let base = frame * outChannels
-            if inChannels == 2, outChannels > 2 {
+            if inChannels == outChannels {
+                for channel in 0..<outChannels { store(Int64(input[channel]), at: base + channel) }
+            } else if inChannels == 2, outChannels > 2 {
                 store(Int64(input[0]), at: base)
                 store(Int64(input[1]), at: base + 1)
                 for channel in 2..<outChannels { store(0, at: base + channel) }
@@ -389,7 +358,7 @@ struct PlayerPCMConverter: ~Copyable {
         for frame in 0..<frames {
             let inBase = self.samples + frame * inChannels
             let outBase = target + frame * outChannels
-            // `mpd`'s channel rules (``convertIntegerChannels(_:frames:)``), in float.
+            // `mpd`'s channel rules (``convertIntegers(_:frames:)``), in float.
             if inChannels == outChannels {
                 for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
             } else if inChannels == 2, outChannels > 2 {

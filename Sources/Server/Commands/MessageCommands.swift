@@ -18,14 +18,7 @@ enum MessageCommands {
     static let maximumMessages = 64
 
     /// `[A-Za-z0-9_.:-]+`.
-    static func isValidChannelName(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
-                    || byte == UInt8(ascii: "-")
-            }
-    }
+    static func isValidChannelName(_ name: String) -> Bool { ArgumentParser.isName(name, punctuation: "_.:-") }
 
     static func subscribe(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let channel = context.arguments[0]

@@ -86,11 +86,11 @@ enum OutputCommands {
             throw AckError(.noExist, "No such audio output")
         }
         let name = context.arguments[1]
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || isAlphanumeric($0) }) else {
+        guard ArgumentParser.isName(name, punctuation: "_") else {
             throw AckError(.arg, "Illegal attribute name")
         }
         // An output that moved to another partition.
-        guard output.plugin != "dummy" else { throw AckError(.unknown, "Cannot set attribute on dummy output") }
+        guard !output.isDummy else { throw AckError(.unknown, "Cannot set attribute on dummy output") }
         do {
             _ = try player.setOutputAttribute(id: Int(id), name: name, value: context.arguments[2])
         } catch {
@@ -98,9 +98,5 @@ enum OutputCommands {
         }
         context.partition.emit(.output)
         return .ok
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
     }
 }

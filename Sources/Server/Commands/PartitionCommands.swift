@@ -55,7 +55,7 @@ enum PartitionCommands {
         guard !context.services.allSessions.contains(where: { $0.partition === partition }) else {
             throw AckError(.unknown, "partition still has clients")
         }
-        guard partition.player.outputs.allSatisfy({ $0.plugin == "dummy" }) else {
+        guard partition.player.outputs.allSatisfy({ $0.isDummy }) else {
             throw AckError(.unknown, "partition still has outputs")
         }
         partitions.remove(partition)
@@ -66,14 +66,11 @@ enum PartitionCommands {
     /// Moves the output named by the argument into the client's partition from the one that has it, leaving a
     /// dummy there; nothing to do when it is here already.
     static func moveoutput(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let name = context.arguments[0]
-        let destination = context.partition
-        if destination.player.outputs.contains(where: { $0.name == name && $0.plugin != "dummy" }) { return .ok }
-        guard let source = context.services.partitions.owner(ofOutput: name), source !== destination,
-            let output = source.player.detachOutput(named: name)
-        else { throw AckError(.noExist, "No such output") }
-        destination.player.attachOutput(output)
-        context.services.emit(.output)
+        switch context.services.partitions.moveOutput(named: context.arguments[0], to: context.partition) {
+        case .moved: context.services.emit(.output)
+        case .alreadyThere: break
+        case .noSuchOutput: throw AckError(.noExist, "No such output")
+        }
         return .ok
     }
 }
