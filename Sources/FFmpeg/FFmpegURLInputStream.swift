@@ -31,7 +31,7 @@ public final class FFmpegURLInputStream: InputStream {
     /// Opens `url` for reading. Blocks until the protocol answered, failed or `cancellation` fired; any thread
     /// but the event loop's. Holds one use of `libraries` until `deinit`.
     ///
-    /// - Throws: `InputError.ffmpeg` with FFmpeg's text (`Connection refused`, `Server returned 404 Not Found`,
+    /// - Throws: `InputError.plugin` with FFmpeg's text (`Connection refused`, `Server returned 404 Not Found`,
     ///   `Protocol not found`…), `.cancelled` when cancelled.
     public init(url: String, cancellation: InputCancellation, libraries: FFmpegLibraries = .shared) throws(InputError) {
         if cancellation.isCancelled { throw .cancelled(uri: url) }
@@ -39,7 +39,7 @@ public final class FFmpegURLInputStream: InputStream {
         do {
             ffmpeg = try libraries.acquire()
         } catch {
-            throw .ffmpeg(message: error.message, uri: url)
+            throw .plugin(message: error.message, uri: url)
         }
         var opened = false
         defer { if !opened { libraries.release() } }
@@ -53,7 +53,7 @@ public final class FFmpegURLInputStream: InputStream {
         let result = url.withCString { ffmpeg.avio_open2(&context, $0, AVIO_FLAG_READ, &callback, nil) }
         guard result >= 0, let context else {
             if cancellation.isCancelled { throw .cancelled(uri: url) }
-            throw .ffmpeg(message: FFmpegConstants.message(result, ffmpeg), uri: url)
+            throw .plugin(message: FFmpegConstants.message(result, ffmpeg), uri: url)
         }
         self.uri = url
         self.io = context
@@ -82,7 +82,7 @@ public final class FFmpegURLInputStream: InputStream {
         }
         guard count >= 0 else {
             if self.interrupt.isCancelled { throw .cancelled(uri: self.uri) }
-            throw .ffmpeg(message: FFmpegConstants.message(count, self.ffmpeg), uri: self.uri)
+            throw .plugin(message: FFmpegConstants.message(count, self.ffmpeg), uri: self.uri)
         }
         if count == 0 { self.ended = true }
         self.offset += UInt64(count)
@@ -93,7 +93,7 @@ public final class FFmpegURLInputStream: InputStream {
         guard self.isSeekable else { throw .notSeekable(uri: self.uri) }
         let result = self.ffmpeg.avio_seek(self.io, Int64(clamping: offset), SEEK_SET)
         guard result >= 0 else {
-            throw .ffmpeg(message: FFmpegConstants.message(Int32(clamping: result), self.ffmpeg), uri: self.uri)
+            throw .plugin(message: FFmpegConstants.message(Int32(clamping: result), self.ffmpeg), uri: self.uri)
         }
         self.offset = UInt64(result)
         self.ended = false

@@ -17,9 +17,9 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libcurl failed (connecting, resolving, TLS, an HTTP error of 400 or more, a transfer cut short, too many
     /// redirects): `message` is its error buffer, or its text for the code when that is empty.
     case curl(message: String, uri: String)
-    /// libavformat's I/O failed (`mpd`'s ffmpeg input plugin: `avio_open2`, a read or a seek): `message` is
-    /// FFmpeg's text for the error (`av_strerror`), which is all `mpd` says.
-    case ffmpeg(message: String, uri: String)
+    /// An input plugin failed with `message`, all `mpd` says: FFmpeg's text for an `avio` error (its ffmpeg input
+    /// plugin), or `Unrecognized URI` when no plugin takes the URL.
+    case plugin(message: String, uri: String)
     /// ``InputStream``'s user gave up on the stream (`InputCancellation.cancel()`): every later call fails too.
     case cancelled(uri: String)
 
@@ -40,7 +40,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .httpStatus(let status, _): return "got HTTP status \(status)"
         case .curl(let message, _): return "CURL failed: \(message)"
-        case .ffmpeg(let message, _): return message
+        case .plugin(let message, _): return message
         case .cancelled: return "Cancelled"
         // A remote input plugin's failed call (libsmbclient's `smbc_open() failed`), as mpd's system errors
         // word it: the call and its errno, without the URL the caller names anyway.
@@ -55,7 +55,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let error, let uri): "\(uri): \(error)"
         case .notSeekable(let uri): "\(uri): cannot seek"
         case .notAFile(let uri): "\(uri): not a regular file"
-        case .httpStatus, .curl, .ffmpeg, .cancelled: "\(self.uri): \(self.mpdMessage)"
+        case .httpStatus, .curl, .plugin, .cancelled: "\(self.uri): \(self.mpdMessage)"
         }
     }
 
@@ -63,7 +63,7 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     public var uri: String {
         switch self {
         case .io(_, let uri), .notSeekable(let uri), .notAFile(let uri), .httpStatus(_, let uri), .curl(_, let uri),
-            .ffmpeg(_, let uri), .cancelled(let uri):
+            .plugin(_, let uri), .cancelled(let uri):
             uri
         }
     }

@@ -9,3 +9,22 @@ protocol ReplySink: AnyObject {
     /// Queues reply bytes as they are.
     func write(bytes: some Sequence<UInt8>)
 }
+
+extension ReplySink {
+    /// Writes what `append` makes of each element of `elements` from one buffer, every 64 KiB: one write per
+    /// batch rather than per element, for replies of thousands of songs or entries.
+    func writeBatched<Elements: Sequence, Failure: Error>(
+        _ elements: Elements, _ append: (Elements.Element, inout ReplyBuffer) throws(Failure) -> Void
+    ) throws(Failure) {
+        let batch = 1 << 16
+        var reply = ReplyBuffer(capacity: 1024)
+        for element in elements {
+            try append(element, &reply)
+            if reply.bytes.count >= batch {
+                self.write(bytes: reply.bytes)
+                reply.removeAll()
+            }
+        }
+        if !reply.bytes.isEmpty { self.write(bytes: reply.bytes) }
+    }
+}

@@ -31,39 +31,45 @@ enum SongPrinter {
         reply.appendDecimal(milliseconds % 1000, minimumDigits: 3)
     }
 
-    /// The full song block: `file` (a URL without its credentials), `Range` (queue songs with a range),
-    /// `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
-    static func writeSong(
-        uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
-        to sink: any ReplySink
-    ) {
-        var reply = ReplyBuffer(capacity: 512)
-        Self.appendSong(
-            uri: uri, range: range, modificationTime: modificationTime, info: info, visibleTags: visibleTags,
-            to: &reply)
-        sink.write(bytes: reply.bytes)
-    }
-
-    /// Appends the full song block (see `writeSong(uri:range:modificationTime:info:visibleTags:to:)`) to `reply`.
+    /// Appends the full song block to `reply`: `file` (a URL without its credentials), `Range` (queue songs with a
+    /// range), `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
     static func appendSong(
         uri: String, range: String? = nil, modificationTime: Int64?, info: SongInfo, visibleTags: TagMask,
         to reply: inout ReplyBuffer
     ) {
         reply.rawLine("file", PlaylistCommands.withoutCredentials(uri))
         if let range { reply.rawLine("Range", range) }
+        Self.appendSongDetails(
+            modificationTime: modificationTime, info: info, durationMilliseconds: info.durationMilliseconds,
+            visibleTags: visibleTags, to: &reply)
+    }
+
+    /// What follows `file` and `Range` in a song block: `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
+    private static func appendSongDetails(
+        modificationTime: Int64?, info: SongInfo, durationMilliseconds: UInt64?, visibleTags: TagMask,
+        to reply: inout ReplyBuffer
+    ) {
         if let modificationTime {
-            reply.key("Last-Modified")
-            Self.appendISO8601(modificationTime, to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
+            Self.appendLastModified(modificationTime, to: &reply)
         }
         if let format = info.audioFormat { reply.rawLine("Format", format.description) }
         for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
-        if let duration = info.durationMilliseconds {
-            reply.line("Time", (duration + 500) / 1000)
-            reply.key("duration")
-            Self.appendSeconds3(duration, to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
-        }
+        if let duration = durationMilliseconds { Self.appendTime(duration, to: &reply) }
+    }
+
+    /// `Last-Modified: ISO8601`.
+    static func appendLastModified(_ seconds: Int64, to reply: inout ReplyBuffer) {
+        reply.key("Last-Modified")
+        Self.appendISO8601(seconds, to: &reply)
+        reply.append(byte: UInt8(ascii: "\n"))
+    }
+
+    /// `Time:` (whole seconds, rounded) and `duration:` (milliseconds) of a song lasting `milliseconds`.
+    static func appendTime(_ milliseconds: UInt64, to reply: inout ReplyBuffer) {
+        reply.line("Time", (milliseconds + 500) / 1000)
+        reply.key("duration")
+        Self.appendSeconds3(milliseconds, to: &reply)
+        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// Appends `iso8601(seconds)`.
@@ -146,9 +152,7 @@ enum SongPrinter {
         }
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd.
         if virtual == nil || songs.modificationTime(song) > 0 {
-            reply.key("Last-Modified")
-            Self.appendISO8601(songs.modificationTime(song), to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
+            Self.appendLastModified(songs.modificationTime(song), to: &reply)
         }
         if format, let audioFormat = songs.audioFormat(song) { reply.rawLine("Format", audioFormat.description) }
         for position in songs.tagPositions(song) {
@@ -158,12 +162,7 @@ enum SongPrinter {
             songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
             reply.append(byte: UInt8(ascii: "\n"))
         }
-        if let duration = songs.playedMilliseconds(song) {
-            reply.line("Time", (duration + 500) / 1000)
-            reply.key("duration")
-            Self.appendSeconds3(duration, to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
-        }
+        if let duration = songs.playedMilliseconds(song) { Self.appendTime(duration, to: &reply) }
     }
 
     /// `Range: START-END` (`START-` without an end); nothing for a whole file.
@@ -198,38 +197,13 @@ enum SongPrinter {
         reply.rawLine("playlist", songs.uri(song))
     }
 
-    /// A database song's full block.
-    static func writeSong(_ song: Int32, of songs: SongTable, visibleTags: TagMask, to sink: any ReplySink) {
-        var reply = ReplyBuffer(capacity: 512)
-        Self.appendSong(song, of: songs, visibleTags: visibleTags, to: &reply)
-        sink.write(bytes: reply.bytes)
-    }
-
-    /// A queue song's block (or a playlist entry's, as `listplaylistinfo` prints it): `Range` when it has
-    /// one, and `Time`/`duration` of the range.
-    static func writeSong(_ song: QueueSong, visibleTags: TagMask, to sink: any ReplySink) {
-        var reply = ReplyBuffer(capacity: 512)
-        Self.appendSong(song, visibleTags: visibleTags, to: &reply)
-        sink.write(bytes: reply.bytes)
-    }
-
-    /// Appends a queue song's block (see `writeSong(_:visibleTags:to:)`) to `reply`.
+    /// Appends a queue song's block (or a playlist entry's, as `listplaylistinfo` prints it) to `reply`: `Range`
+    /// when it has one, and `Time`/`duration` of the range.
     static func appendSong(_ song: QueueSong, visibleTags: TagMask, to reply: inout ReplyBuffer) {
         reply.rawLine("file", PlaylistCommands.withoutCredentials(song.uri))
         Self.appendRange(start: song.startMilliseconds, end: song.endMilliseconds, to: &reply)
-        if let modificationTime = song.modificationTime {
-            reply.key("Last-Modified")
-            Self.appendISO8601(modificationTime, to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
-        }
-        let info = song.info
-        if let format = info.audioFormat { reply.rawLine("Format", format.description) }
-        for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
-        if let duration = song.durationMilliseconds {
-            reply.line("Time", (duration + 500) / 1000)
-            reply.key("duration")
-            Self.appendSeconds3(duration, to: &reply)
-            reply.append(byte: UInt8(ascii: "\n"))
-        }
+        Self.appendSongDetails(
+            modificationTime: song.modificationTime, info: song.info, durationMilliseconds: song.durationMilliseconds,
+            visibleTags: visibleTags, to: &reply)
     }
 }

@@ -134,7 +134,7 @@ enum Daemon {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
             if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
-            throw .ffmpeg(message: "Unrecognized URI", uri: url)
+            throw .plugin(message: "Unrecognized URI", uri: url)
         }
 
         var options = try Self.serverOptions(

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aFailureIsFFmpegsTextAndACancelledOpenSaysSo() throws {
-        #expect(throws: InputError.ffmpeg(message: "No such file or directory", uri: "file:/nonexistent/x")) {
+        #expect(throws: InputError.plugin(message: "No such file or directory", uri: "file:/nonexistent/x")) {
             try FFmpegURLInputStream(url: "file:/nonexistent/x", cancellation: InputCancellation())
         }
         let cancelled = InputCancellation()

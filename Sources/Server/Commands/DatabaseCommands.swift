@@ -71,17 +71,10 @@ enum DatabaseCommands {
         uri = try relativeURI(uri, context: context)
         let database = try database(context)
         let tags = visibleTags(context)
-        // One buffer, written every 64 KiB: a directory of thousands of artists is as many entries.
-        let batch = 1 << 16
-        var reply = ReplyBuffer(capacity: batch + 4096)
-        for entry in try walk(database, uri: uri, recursive: false) {
+        // A directory of thousands of artists is as many entries.
+        context.reply.writeBatched(try walk(database, uri: uri, recursive: false)) { entry, reply in
             append(entry, database: database, full: true, tags: tags, to: &reply)
-            if reply.bytes.count >= batch {
-                context.reply.write(bytes: reply.bytes)
-                reply.removeAll()
-            }
         }
-        if !reply.bytes.isEmpty { context.reply.write(bytes: reply.bytes) }
         // The root lists the stored playlists after its directories and songs.
         if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
         return .ok
@@ -164,7 +157,7 @@ enum DatabaseCommands {
             // The root is never printed.
             guard !directory.path.isEmpty else { return }
             reply.rawLine("directory", directory.path)
-            if full { Self.appendLastModified(directory.modificationTime, to: &reply) }
+            if full { SongPrinter.appendLastModified(directory.modificationTime, to: &reply) }
         case .song(let index):
             if full {
                 SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
@@ -176,14 +169,8 @@ enum DatabaseCommands {
             let directory = database.directories[Int(index)]
             let playlist = directory.playlists[position]
             reply.rawLine("playlist", directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name)
-            if full { Self.appendLastModified(playlist.modificationTime, to: &reply) }
+            if full { SongPrinter.appendLastModified(playlist.modificationTime, to: &reply) }
         }
-    }
-
-    private static func appendLastModified(_ seconds: Int64, to reply: inout ReplyBuffer) {
-        reply.key("Last-Modified")
-        SongPrinter.appendISO8601(seconds, to: &reply)
-        reply.append(byte: UInt8(ascii: "\n"))
     }
 
     /// Lists the music directory's files as they are on disk (not the database): regular files with their

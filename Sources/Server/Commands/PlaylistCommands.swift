@@ -245,11 +245,11 @@ enum PlaylistCommands {
 
     private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
         let tags = DatabaseCommands.visibleTags(context)
-        for entry in songs {
+        context.reply.writeBatched(songs) { entry, reply in
             if info, let song = Self.loadableSong(entry, context: context) {
-                SongPrinter.writeSong(song, visibleTags: tags, to: context.reply)
+                SongPrinter.appendSong(song, visibleTags: tags, to: &reply)
             } else {
-                context.write("file", Self.withoutCredentials(entry.uri))
+                reply.rawLine("file", Self.withoutCredentials(entry.uri))
             }
         }
     }

@@ -360,16 +360,9 @@ enum QueueCommands {
     static func writeItems(at positions: some Sequence<Int>, context: CommandContext) {
         let items = context.partition.playlist.queue.items
         let tags = DatabaseCommands.visibleTags(context)
-        let batch = 1 << 16
-        var reply = ReplyBuffer(capacity: batch + 4096)
-        for position in positions {
+        context.reply.writeBatched(positions) { position, reply in
             Self.appendItem(items[position], at: position, visibleTags: tags, to: &reply)
-            if reply.bytes.count >= batch {
-                context.reply.write(bytes: reply.bytes)
-                reply.removeAll()
-            }
         }
-        if !reply.bytes.isEmpty { context.reply.write(bytes: reply.bytes) }
     }
 
     /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0).
@@ -428,7 +421,7 @@ enum QueueCommands {
             self.writeItems(at: changed, context: context)
             return .ok
         }
-        var reply = ReplyBuffer(capacity: 32 * (end - start))
+        var reply = ReplyBuffer(capacity: min(32 * (end - start), 1 << 16))
         for position in changed {
             reply.line("cpos", UInt64(position))
             reply.line("Id", UInt64(queue.items[position].id))
