@@ -498,3 +498,17 @@ struct URIIndex: Sendable {
         return hasher.finalize()
     }
 }
+
+/// Queue entries of database songs refer to the snapshot by song number (`Model.SongStore`).
+extension Database: SongStore {
+    public func uri(_ song: Int32) -> String { self.songs.uri(song) }
+
+    public func modificationTime(_ song: Int32) -> Int64 { self.songs.modificationTime(song) }
+
+    public func info(_ song: Int32) -> SongInfo { self.songs.info(song) }
+
+    public func isSame(_ song: Int32, as other: any SongStore, _ otherSong: Int32) -> Bool {
+        guard let other = other as? Database else { return false }
+        return self.songs.isSame(song, as: other.songs, otherSong)
+    }
+}

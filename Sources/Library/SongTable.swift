@@ -392,6 +392,29 @@ public struct SongTable: Sendable, RandomAccessCollection {
             replayGain: self.replayGain(song), hasPicture: record.hasPicture, hasPlaylist: record.hasPlaylist)
     }
 
+    /// Whether song `song` has the same modification time, size, tags, length, format, ReplayGain and flags as
+    /// song `otherSong` of `other`, and neither is a playlist's track (its name and directory are not compared:
+    /// callers find the two by URI).
+    func isSame(_ song: Int32, as other: SongTable, _ otherSong: Int32) -> Bool {
+        let (a, b) = (self.records[Int(song)], other.records[Int(otherSong)])
+        guard a.modificationTime == b.modificationTime, a.size == b.size, a.duration == b.duration,
+            a.sampleRate == b.sampleRate, a.channels == b.channels, a.sampleFormat == b.sampleFormat,
+            a.hasPicture == b.hasPicture, a.hasPlaylist == b.hasPlaylist,
+            self.replayGain(song) == other.replayGain(otherSong),
+            self.virtualSong(song) == nil, other.virtualSong(otherSong) == nil
+        else { return false }
+        let (mine, theirs) = (self.tagPositions(song), other.tagPositions(otherSong))
+        guard mine.count == theirs.count else { return false }
+        for (x, y) in zip(mine, theirs) {
+            guard self.tagTypes[x] == other.tagTypes[y] else { return false }
+            let equal = self.values.withBytes(self.tagValues[x]) { p in
+                other.values.withBytes(other.tagValues[y]) { q in p.elementsEqual(q) }
+            }
+            guard equal else { return false }
+        }
+        return true
+    }
+
     /// How many distinct values (by bytes) the songs `isIncluded` accepts have for `type`.
     func distinctValueCount(_ type: TagType, of isIncluded: (Int32) -> Bool) -> Int {
         var seen = [Bool](repeating: false, count: self.values.count)

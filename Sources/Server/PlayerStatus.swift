@@ -44,7 +44,14 @@ extension Server {
         if changes.contains(.output) { partition.emit(.output) }
     }
 
-    /// A queue entry for a database song.
+    /// A queue entry for database song `index`: the snapshot's song by number (its tags shared, not copied), or
+    /// for a cue sheet's track, a song of its own with its range.
+    static func queueEntry(_ index: Int32, of database: Database) -> QueueEntry {
+        guard database.songs.virtualSong(index) != nil else { return .stored(database, index) }
+        return .song(Self.queueSong(database.songs[Int(index)]))
+    }
+
+    /// A queue song for a database song.
     static func queueSong(_ song: Database.Song) -> QueueSong {
         guard let virtual = song.virtual else {
             return QueueSong(uri: song.uri, modificationTime: song.modificationTime, info: song.info)
@@ -63,9 +70,9 @@ extension Server {
     /// queue as `mpd`'s deleted songs do.
     func databaseChanged(_ database: Database, replaced: Set<String> = []) {
         for partition in self.partitions.all {
-            partition.playlist.databaseModified { uri in
+            partition.playlist.databaseModified(database) { uri in
                 guard !replaced.contains(uri) else { return nil }
-                return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+                return database.song(at: uri).map { Self.queueEntry($0, of: database) }
             }
         }
     }

@@ -141,10 +141,13 @@ enum SongPrinter {
     /// A database song's full block, written from the table's columns (what `appendSong(uri:…)` writes for
     /// `songs[song]`); without `Format` when `format` is false. A song holding a cue sheet is followed by its
     /// `playlist:` line, as `mpd`'s database printer adds it (sorted results too).
+    /// A queue song (`playlistinfo`) or a stored playlist's (`listplaylistinfo`) has no `playlist:` line
+    /// (`playlistLine` false).
     static func appendSong(
-        _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, to reply: inout ReplyBuffer
+        _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, playlistLine: Bool = true,
+        to reply: inout ReplyBuffer
     ) {
-        defer { Self.appendPlaylistLine(song, of: songs, to: &reply) }
+        defer { if playlistLine { Self.appendPlaylistLine(song, of: songs, to: &reply) } }
         Self.appendFileLine(song, of: songs, to: &reply)
         let virtual = songs.virtualSong(song)
         if let track = virtual?.track {
@@ -205,5 +208,26 @@ enum SongPrinter {
         Self.appendSongDetails(
             modificationTime: song.modificationTime, info: song.info, durationMilliseconds: song.durationMilliseconds,
             visibleTags: visibleTags, to: &reply)
+    }
+
+    /// Appends a queue item's song block (`appendSong(_:visibleTags:to:)`): from `database`'s columns when the
+    /// item holds a song of that snapshot, with nothing built.
+    static func appendSong(_ item: Queue.Item, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer) {
+        if let stored = item.stored, let database, stored.store === database {
+            Self.appendSong(stored.song, of: database.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+        } else {
+            Self.appendSong(item.song, visibleTags: visibleTags, to: &reply)
+        }
+    }
+
+    /// Appends a queue entry's song block, as `appendSong(_:database:visibleTags:to:)` does for an item.
+    static func appendSong(
+        _ entry: QueueEntry, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer
+    ) {
+        if case .stored(let store, let song) = entry, let database, store === database {
+            Self.appendSong(song, of: database.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+        } else {
+            Self.appendSong(entry.song, visibleTags: visibleTags, to: &reply)
+        }
     }
 }

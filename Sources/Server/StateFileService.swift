@@ -186,7 +186,7 @@ final class StateFileService {
     /// The queue song for a saved entry, as `mpd`'s song loader finds it: a database song (with the saved
     /// range), a URL the server can stream, or a file outside the music directory that can be read; `nil`
     /// (skipped) otherwise.
-    private func song(for entry: StateFile.Entry) -> QueueSong? {
+    private func song(for entry: StateFile.Entry) -> QueueEntry? {
         var song: QueueSong
         var uri = entry.uri
         if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
@@ -204,11 +204,16 @@ final class StateFileService {
             song = QueueSong(uri: uri, modificationTime: entry.modificationTime, info: info)
         } else {
             guard let database = self.server.library?.database, let index = database.song(at: uri) else { return nil }
-            song = Server.queueSong(database.songs[Int(index)])
+            let stored = Server.queueEntry(index, of: database)
+            // A whole file needs no song of its own (a cue track's range is replaced by the saved one).
+            if case .stored = stored, entry.rangeStartMilliseconds == 0, (entry.rangeEndMilliseconds ?? 0) == 0 {
+                return stored
+            }
+            song = stored.song
         }
         song.startMilliseconds = entry.rangeStartMilliseconds
         song.endMilliseconds = entry.rangeEndMilliseconds ?? 0
-        return song
+        return .song(song)
     }
 
     // MARK: - Writing
@@ -244,6 +249,8 @@ final class StateFileService {
         state.mixRampDB = player.mixRampDB
         state.mixRampDelay = player.mixRampDelay
         state.queue = queue.items.map { item in
+            // A song of the library is saved by URI alone: no need to build its tags.
+            if item.stored != nil { return StateFile.Entry(uri: item.uri, priority: item.priority) }
             let song = item.song
             let hasRange = song.startMilliseconds > 0 || song.endMilliseconds > 0
             guard !song.isInDatabase || hasRange else { return StateFile.Entry(uri: song.uri, priority: item.priority) }

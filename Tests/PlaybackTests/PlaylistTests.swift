@@ -438,9 +438,103 @@ final class PlaylistFixture {
         let f = try PlaylistFixture(songs: 4)
         try f.playlist.play(position: 1)
         let version = f.playlist.queue.version
-        f.playlist.databaseModified { uri in uri == "s0" || uri == "s3" ? QueueSong(uri: uri) : nil }
+        let store = SongList([QueueSong(uri: "s0"), QueueSong(uri: "s3")])
+        f.playlist.databaseModified(store) { uri in uri == "s0" || uri == "s3" ? .song(QueueSong(uri: uri)) : nil }
         #expect(f.uris == ["s0", "s1", "s3"])
         #expect(f.currentURI == "s1")
         #expect(f.playlist.queue.version == version + 1)
+    }
+
+    /// Songs of a snapshot, stored by number, as the library's are.
+    private static func snapshot(_ titles: [String], modified: [Int64] = [1, 1, 1, 1]) -> SongList {
+        SongList(
+            titles.enumerated().map { index, title in
+                QueueSong(
+                    uri: "d/\(index)", modificationTime: modified[index],
+                    info: SongInfo(
+                        tags: [TagItem(.title, title)], durationMilliseconds: 1000,
+                        audioFormat: AudioFormat(sampleRate: 44100 + index, sampleFormat: .s16, channels: 2)))
+            })
+    }
+
+    @Test func storedSongsReadFromTheirSnapshotAndAreEditedAsSongsOfTheirOwn() throws {
+        let store = Self.snapshot(["A", "B"])
+        let f = try PlaylistFixture(songs: 0)
+        try f.playlist.append(.stored(store, 0))
+        try f.playlist.append(.stored(store, 1))
+        #expect(f.playlist.queue.items[1].song == store.songs[1])
+        #expect(f.playlist.queue.items[1].uri == "d/1")
+        #expect(f.playlist.queue.items[1].modificationTime == 1)
+        #expect(f.playlist.queue.items[1].isInDatabase)
+        try f.playlist.setRange(id: 2, startMilliseconds: 250, endMilliseconds: 0)
+        #expect(f.playlist.queue.items[0].stored?.store === store)
+        #expect(f.playlist.queue.items[1].stored == nil)
+        #expect(f.playlist.queue.items[1].song.startMilliseconds == 250)
+        #expect(f.playlist.queue.items[1].song.info == store.songs[1].info)
+    }
+
+    @Test func aNewSnapshotHoldsUnchangedSongsAndNoItemKeepsTheOldOne() throws {
+        var old: SongList? = Self.snapshot(["A", "B", "C", "D"])
+        weak let released = old
+        let f = try PlaylistFixture(songs: 0)
+        for index in 0..<4 { try f.playlist.append(.stored(old!, Int32(index))) }
+        try f.playlist.play(position: 3)
+        let version = f.playlist.queue.version
+        let before = f.playlist.queue.items.map(\.song)
+        // d/0 unchanged; d/1 retagged with the same time (kept as it was, as mpd keeps it); d/2 changed on disk;
+        // d/3, playing, is gone.
+        var songs = Self.snapshot(["A", "B2", "C2"], modified: [1, 1, 2]).songs
+        songs[2].info.audioFormat = AudioFormat(sampleRate: 96000, sampleFormat: .s24, channels: 2)
+        let new = SongList(songs)
+        f.playlist.databaseModified(new, lookup: new.lookup)
+        old = nil
+        #expect(released == nil)
+        let items = f.playlist.queue.items
+        #expect(items.count == 4)
+        #expect(items[0].stored?.store === new)
+        #expect(items[0].version < version)
+        #expect(items[1].stored == nil)
+        #expect(items[1].song == before[1])
+        #expect(items[1].version < version)
+        #expect(items[2].song.info.tags == [TagItem(.title, "C2")])
+        #expect(items[2].song.modificationTime == 2)
+        // The audio format the queue had stays (`mpd` keeps it too): the song is one of its own.
+        #expect(items[2].song.info.audioFormat == before[2].info.audioFormat)
+        #expect(items[2].stored == nil)
+        #expect(items[2].version == version)
+        #expect(items[3].stored == nil)
+        #expect(items[3].song == before[3])
+        #expect(f.playlist.queue.version == version + 1)
+    }
+
+    @Test func aChangedSongThatReadsAsTheSnapshotsIsHeldThere() throws {
+        let old = SongList([QueueSong(uri: "d/0", modificationTime: 1, info: SongInfo(tags: [TagItem(.title, "A")]))])
+        let new = SongList([QueueSong(uri: "d/0", modificationTime: 2, info: SongInfo(tags: [TagItem(.title, "B")]))])
+        let f = try PlaylistFixture(songs: 0)
+        try f.playlist.append(.stored(old, 0))
+        f.playlist.databaseModified(new, lookup: new.lookup)
+        #expect(f.playlist.queue.items[0].stored?.store === new)
+        #expect(f.playlist.queue.items[0].song == new.songs[0])
+    }
+}
+
+/// A `SongStore` over song values.
+final class SongList: SongStore {
+    let songs: [QueueSong]
+
+    init(_ songs: [QueueSong]) { self.songs = songs }
+
+    func uri(_ song: Int32) -> String { self.songs[Int(song)].uri }
+    func modificationTime(_ song: Int32) -> Int64 { self.songs[Int(song)].modificationTime ?? 0 }
+    func info(_ song: Int32) -> SongInfo { self.songs[Int(song)].info }
+
+    func isSame(_ song: Int32, as other: any SongStore, _ otherSong: Int32) -> Bool {
+        guard let other = other as? SongList else { return false }
+        return self.songs[Int(song)] == other.songs[Int(otherSong)]
+    }
+
+    /// The song at `uri`, stored.
+    func lookup(_ uri: String) -> QueueEntry? {
+        self.songs.firstIndex { $0.uri == uri }.map { .stored(self, Int32($0)) }
     }
 }

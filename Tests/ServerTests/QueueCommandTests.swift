@@ -250,6 +250,32 @@ final class QueueFixture {
         #expect(f.status("playlist") == "3")
     }
 
+    @Test func queuedSongsKeepTheirTagsUntilTheirFileChanges() throws {
+        let f = try QueueFixture()
+        _ = f.request("add a")
+        #expect(f.status("playlist") == "2")
+        // a/1.mp3 retagged with its old time: the rescan reads it, yet the queue keeps what it had, as mpd does;
+        // a/2.mp3 changed: its new tags.
+        try f.music.song("a/1.mp3", ["Artist": "Art", "Title": "New 1"], mtime: 1_600_000_000)
+        try f.music.song("a/2.mp3", ["Artist": "Art", "Title": "New 2"], mtime: 1_600_000_100)
+        _ = f.request("rescan")
+        for _ in 0..<300 where f.request("status").contains(where: { $0.hasPrefix("updating_db") }) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(f.request("find title \"New 1\"").first == "file: a/1.mp3")
+        let titles = f.request("playlistinfo").filter { $0.hasPrefix("Title: ") }
+        #expect(titles == ["Title: a/1.mp3", "Title: New 2", "Title: a/3.mp3"])
+        #expect(f.status("playlist") == "3")
+        #expect(f.request("plchangesposid 2") == ["cpos: 1", "Id: 2", "OK"])
+        // The next update changes nothing more.
+        _ = f.request("update")
+        for _ in 0..<300 where f.request("status").contains(where: { $0.hasPrefix("updating_db") }) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(f.request("playlistinfo").filter { $0.hasPrefix("Title: ") } == titles)
+        #expect(f.status("playlist") == "3")
+    }
+
     @Test func localClientsMayAddFilesOutsideTheMusicDirectory() throws {
         let music = try MusicDirectory()
         let outside = try MusicDirectory()

@@ -574,9 +574,15 @@ public final class Playlist {
     /// - Throws: `Playlist is too large`.
     @discardableResult
     public func append(_ song: QueueSong) throws(PlaylistError) -> Int {
+        try self.append(.song(song))
+    }
+
+    /// Appends an entry (a song of the library's snapshot, or one of its own), as `append(_:)` appends a song.
+    @discardableResult
+    public func append(_ entry: QueueEntry) throws(PlaylistError) -> Int {
         guard !self.queue.isFull else { throw .tooLarge }
         let previous = self.queuedID
-        let id = self.queue.append(song)
+        let id = self.queue.append(entry)
         if self.queue.random {
             let start = self.queued >= 0 ? self.queued + 1 : self.current + 1
             if start < self.queue.count { self.queue.shuffleOrderLastWithPriority(start, self.queue.count) }
@@ -789,9 +795,9 @@ public final class Playlist {
     /// `max_playlist_length` are dropped.
     ///
     /// Call before any client connects, with playback stopped.
-    public func restore(_ songs: [(song: QueueSong, priority: UInt8)]) {
+    public func restore(_ songs: [(entry: QueueEntry, priority: UInt8)]) {
         precondition(!self.playing)
-        for (song, priority) in songs where !self.queue.isFull { self.queue.append(song, priority: priority) }
+        for (entry, priority) in songs where !self.queue.isFull { self.queue.append(entry, priority: priority) }
         self.queue.incrementVersion()
     }
 
@@ -803,25 +809,56 @@ public final class Playlist {
     }
 
     /// After a database update: removes queued songs whose file is gone (except the one playing), then
-    /// refreshes the tags of songs whose file changed.
+    /// refreshes the tags of songs whose file changed (their audio format stays); the others keep what they had.
     ///
-    /// - Parameter lookup: the song now in the database at a URI, or `nil` when it is gone.
-    public func databaseModified(lookup: (String) -> QueueSong?) {
+    /// No item refers to an older snapshot afterwards, so that it can be freed: an unchanged song of the library
+    /// is held in `store` when it reads the same there, else as a value of its own.
+    ///
+    /// - Parameters:
+    ///   - store: the new snapshot.
+    ///   - lookup: the song now in the database at a URI, or `nil` when it is gone.
+    public func databaseModified(_ store: any SongStore, lookup: (String) -> QueueEntry?) {
         let playingPosition = self.playing ? self.currentPosition : nil
         for position in stride(from: self.queue.count - 1, through: 0, by: -1) where position != playingPosition {
-            let song = self.queue.items[position].song
-            if song.isInDatabase && lookup(song.uri) == nil { try? self.delete(position: position) }
+            let item = self.queue.items[position]
+            if item.isInDatabase && lookup(item.uri) == nil { try? self.delete(position: position) }
         }
         var modified = false
         for position in 0..<self.queue.count {
-            var song = self.queue.items[position].song
-            guard song.isInDatabase, let fresh = lookup(song.uri), fresh.modificationTime != song.modificationTime
-            else { continue }
-            song.modificationTime = fresh.modificationTime
+            let item = self.queue.items[position]
+            let old = item.stored
+            if let old, old.store === store { continue }
+            guard item.isInDatabase, let fresh = lookup(item.uri) else {
+                // The song playing, gone from the database: it keeps what it had.
+                if old != nil { self.queue.rehold(at: position, as: .song(item.song)) }
+                continue
+            }
+            let freshTime: Int64? =
+                switch fresh {
+                case .stored(let freshStore, let number): freshStore.modificationTime(number)
+                case .song(let song): song.modificationTime
+                }
+            guard freshTime != item.modificationTime else {
+                guard let old else { continue }
+                if case .stored(let freshStore, let number) = fresh, freshStore.isSame(number, as: old.store, old.song)
+                {
+                    self.queue.rehold(at: position, as: fresh)
+                } else {
+                    self.queue.rehold(at: position, as: .song(item.song))
+                }
+                continue
+            }
+            var song = item.song
+            let freshSong = fresh.song
+            song.modificationTime = freshSong.modificationTime
             let format = song.info.audioFormat
-            song.info = fresh.info
+            song.info = freshSong.info
             song.info.audioFormat = format
-            self.queue.replaceSong(at: position, with: song)
+            if case .stored = fresh, song == freshSong {
+                self.queue.replaceEntry(at: position, with: fresh)
+            } else {
+                self.queue.replaceSong(at: position, with: song)
+            }
             modified = true
         }
         if modified { self.onModified() }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// `single` mode.
 public enum SingleMode: Sendable, Equatable {
     case off, on, oneshot
@@ -36,8 +38,8 @@ public struct Queue: Sendable {
     /// Small (a reference to the song, the id, the version and the priority, as `mpd`'s queue item holds a
     /// pointer to its song): `shuffle`, `move` and `delete` move items, not songs.
     public struct Item: Sendable {
-        /// The song, boxed: a `QueueSong` is a large value (URI, tags, formats, range).
-        private var box: SongBox
+        /// The song: a number in the library's snapshot, or boxed (a `QueueSong` is a large value).
+        private var storage: Storage
         /// The stable id (`Id:`).
         public var id: Int
         /// The queue version at which this item was last changed.
@@ -45,14 +47,73 @@ public struct Queue: Sendable {
         /// 0...255; higher plays earlier in random mode.
         public var priority: UInt8
 
-        /// The song. Setting it boxes the new value.
-        public var song: QueueSong {
-            get { self.box.song }
-            set { self.box = SongBox(newValue) }
+        private enum Storage: Sendable {
+            case stored(any SongStore, Int32)
+            case boxed(SongBox)
         }
 
-        init(song: QueueSong, id: Int, version: UInt32, priority: UInt8) {
-            self.box = SongBox(song)
+        /// The song (built from the store for a stored one). Setting it boxes the new value.
+        public var song: QueueSong {
+            get {
+                switch self.storage {
+                case .stored(let store, let number): QueueEntry.song(number, of: store)
+                case .boxed(let box): box.song
+                }
+            }
+            set { self.storage = .boxed(SongBox(newValue)) }
+        }
+
+        /// What the item holds. Setting it stores or boxes the new value.
+        public var entry: QueueEntry {
+            get {
+                switch self.storage {
+                case .stored(let store, let number): .stored(store, number)
+                case .boxed(let box): .song(box.song)
+                }
+            }
+            set {
+                switch newValue {
+                case .stored(let store, let number): self.storage = .stored(store, number)
+                case .song(let song): self.storage = .boxed(SongBox(song))
+                }
+            }
+        }
+
+        /// The store and song number of a song of the library's snapshot; `nil` for a song of its own.
+        public var stored: (store: any SongStore, song: Int32)? {
+            guard case .stored(let store, let number) = self.storage else { return nil }
+            return (store, number)
+        }
+
+        /// The song's URI (built without its tags).
+        public var uri: String {
+            switch self.storage {
+            case .stored(let store, let number): store.uri(number)
+            case .boxed(let box): box.song.uri
+            }
+        }
+
+        /// The song's modification time (read without its tags).
+        public var modificationTime: Int64? {
+            switch self.storage {
+            case .stored(let store, let number): store.modificationTime(number)
+            case .boxed(let box): box.song.modificationTime
+            }
+        }
+
+        /// Whether the song lives in the music directory (`QueueSong.isInDatabase`); a stored one always does.
+        public var isInDatabase: Bool {
+            switch self.storage {
+            case .stored: true
+            case .boxed(let box): box.song.isInDatabase
+            }
+        }
+
+        init(entry: QueueEntry, id: Int, version: UInt32, priority: UInt8) {
+            switch entry {
+            case .stored(let store, let number): self.storage = .stored(store, number)
+            case .song(let song): self.storage = .boxed(SongBox(song))
+            }
             self.id = id
             self.version = version
             self.priority = priority
@@ -132,8 +193,20 @@ public struct Queue: Sendable {
     /// Whether the item at `position` changed at or after `version` (`plchanges`): also when its version is 0
     /// (reset by a counter wrap) or when `version` is newer than the queue's.
     public func isNewer(at position: Int, than version: UInt32) -> Bool {
-        let item = self.items[position]
-        return version > self.version || item.version >= version || item.version == 0
+        let changed = self.items[position].version
+        return version > self.version || changed >= version || changed == 0
+    }
+
+    /// Calls `body` with the position and id of each item of `positions` newer than `version` (`isNewer`), in
+    /// order: a loop over two fields, no item copied.
+    public func forEachNewer(in positions: Range<Int>, than version: UInt32, _ body: (Int, Int) -> Void) {
+        let all = version > self.version
+        self.items.withUnsafeBufferPointer { items in
+            for position in positions {
+                let changed = items[position].version
+                if all || changed >= version || changed == 0 { body(position, items[position].id) }
+            }
+        }
     }
 
     /// The order index after `orderIndex` when a song ends: `mpd`'s `GetNextOrder`.
@@ -164,8 +237,19 @@ public struct Queue: Sendable {
 
     /// Replaces the song at `position` (tags, range), marking it changed.
     public mutating func replaceSong(at position: Int, with song: QueueSong) {
-        self.items[position].song = song
+        self.replaceEntry(at: position, with: .song(song))
+    }
+
+    /// Replaces what the item at `position` holds, marking it changed.
+    public mutating func replaceEntry(at position: Int, with entry: QueueEntry) {
+        self.items[position].entry = entry
         self.items[position].version = self.version
+    }
+
+    /// Holds the same song another way at `position` (in a newer snapshot, or as a value of its own), without
+    /// marking it changed: the caller knows the song reads the same.
+    public mutating func rehold(at position: Int, as entry: QueueEntry) {
+        self.items[position].entry = entry
     }
 
     // MARK: - Ids
@@ -188,11 +272,17 @@ public struct Queue: Sendable {
     /// Appends a song with identity order for it; returns its id. The queue must not be full.
     @discardableResult
     public mutating func append(_ song: QueueSong, priority: UInt8 = 0) -> Int {
+        self.append(.song(song), priority: priority)
+    }
+
+    /// Appends an entry with identity order for it; returns its id. The queue must not be full.
+    @discardableResult
+    public mutating func append(_ entry: QueueEntry, priority: UInt8 = 0) -> Int {
         precondition(!self.isFull)
         let position = self.items.count
         let id = self.generateID()
         self.positionByID[id] = position
-        self.items.append(Item(song: song, id: id, version: self.version, priority: priority))
+        self.items.append(Item(entry: entry, id: id, version: self.version, priority: priority))
         self.order.append(position)
         return id
     }
@@ -278,7 +368,9 @@ public struct Queue: Sendable {
 
     /// Removes every song. Ids keep counting.
     public mutating func removeAll() {
-        for item in self.items { self.positionByID[item.id] = -1 }
+        self.items.withUnsafeBufferPointer { items in
+            for index in items.indices { self.positionByID[items[index].id] = -1 }
+        }
         self.items = []
         self.order = []
     }

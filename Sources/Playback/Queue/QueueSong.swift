@@ -53,3 +53,26 @@ public struct QueueSong: Sendable, Hashable {
         !self.uri.hasPrefix("/") && !self.isRemote
     }
 }
+
+/// What a queue item holds: a song of the library's snapshot by number, sharing the snapshot's storage (no tag is
+/// copied, as `mpd`'s queue shares its database songs' tags), or a song value of its own (streams, files outside
+/// the music directory, cue tracks, songs whose range or tags were edited).
+public enum QueueEntry: Sendable {
+    /// Song `number` of `store`.
+    case stored(any SongStore, Int32)
+    /// A song of its own.
+    case song(QueueSong)
+
+    /// The song, built from the store when stored.
+    public var song: QueueSong {
+        switch self {
+        case .stored(let store, let number): QueueEntry.song(number, of: store)
+        case .song(let song): song
+        }
+    }
+
+    /// Song `number` of `store` as a queue song: the whole file, its URI, time and info.
+    static func song(_ number: Int32, of store: any SongStore) -> QueueSong {
+        QueueSong(uri: store.uri(number), modificationTime: store.modificationTime(number), info: store.info(number))
+    }
+}

@@ -245,9 +245,10 @@ enum PlaylistCommands {
 
     private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
         let tags = DatabaseCommands.visibleTags(context)
+        let database = context.services.library?.database
         context.reply.writeBatched(songs) { entry, reply in
             if info, let song = Self.loadableSong(entry, context: context) {
-                SongPrinter.appendSong(song, visibleTags: tags, to: &reply)
+                SongPrinter.appendSong(song, database: database, visibleTags: tags, to: &reply)
             } else {
                 reply.rawLine("file", Self.withoutCredentials(entry.uri))
             }
@@ -379,7 +380,7 @@ enum PlaylistCommands {
     /// `save NAME`: the queue's URIs as a new playlist (`mpd` 0.23 has no append or replace mode).
     static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        let uris = context.partition.playlist.queue.items.map(\.song.uri)
+        let uris = context.partition.playlist.queue.items.map(\.uri)
         try change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
         return .ok
     }
@@ -437,16 +438,24 @@ enum PlaylistCommands {
     /// `nil` when it would skip it: a database song, a file a local client may read outside the music
     /// directory, or a URL of a scheme Fermata plays. The playlist's tags come first, then the song's of
     /// the other types; the playlist's duration and range win.
-    static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueSong? {
-        guard var song = Self.loaderSong(entry, context: context) else { return nil }
+    static func loadableSong(_ entry: ListedSong, context: CommandContext) -> QueueEntry? {
         let metadata = context.services.options.metadataToUse
         let given = entry.entry.tags.filter { metadata.contains($0.type) }
+        if let index = entry.song, let database = context.services.library?.database, given.isEmpty,
+            entry.entry.durationMilliseconds == nil, entry.entry.startMilliseconds == 0,
+            entry.entry.endMilliseconds == 0
+        {
+            // Nothing of the playlist's to merge: the snapshot's song as it is.
+            let stored = Server.queueEntry(index, of: database)
+            if case .stored = stored { return stored }
+        }
+        guard var song = Self.loaderSong(entry, context: context) else { return nil }
         let types = Set(given.map(\.type))
         song.info.tags = given + song.info.tags.filter { !types.contains($0.type) }
         if let duration = entry.entry.durationMilliseconds { song.info.durationMilliseconds = duration }
         if entry.entry.startMilliseconds != 0 { song.startMilliseconds = entry.entry.startMilliseconds }
         if entry.entry.endMilliseconds != 0 { song.endMilliseconds = entry.entry.endMilliseconds }
-        return song
+        return .song(song)
     }
 
     /// The song `mpd`'s `SongLoader` loads for an entry's URI, before the playlist's tags are merged in.

@@ -98,7 +98,7 @@ enum QueueCommands {
         var failure: PlaylistError?
         for index in songs {
             do {
-                try playlist.append(Server.queueSong(database.songs[Int(index)]))
+                try playlist.append(Server.queueEntry(index, of: database))
             } catch {
                 failure = error
                 break
@@ -211,16 +211,16 @@ enum QueueCommands {
         let target =
             try context.arguments.count > 1
             ? QueueArguments.insertPosition(context.arguments[1], playlist: playlist) : nil
-        let song: QueueSong
+        let song: QueueEntry
         switch try self.locate(context.arguments[0], context: context) {
         case .database(let relative):
             let database = try DatabaseCommands.database(context)
             guard let index = database.song(at: relative) else { throw AckError(.noExist, "No such song") }
-            song = Server.queueSong(database.songs[Int(index)])
+            song = Server.queueEntry(index, of: database)
         case .file(let path):
-            song = try self.loadFile(path, context: context)
+            song = .song(try self.loadFile(path, context: context))
         case .remote(let url):
-            song = QueueSong(uri: url)
+            song = .song(QueueSong(uri: url))
         }
         let position = playlist.queue.count
         let id = try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
@@ -360,14 +360,18 @@ enum QueueCommands {
     static func writeItems(at positions: some Sequence<Int>, context: CommandContext) {
         let items = context.partition.playlist.queue.items
         let tags = DatabaseCommands.visibleTags(context)
+        let database = context.services.library?.database
         context.reply.writeBatched(positions) { position, reply in
-            Self.appendItem(items[position], at: position, visibleTags: tags, to: &reply)
+            Self.appendItem(items[position], at: position, database: database, visibleTags: tags, to: &reply)
         }
     }
 
-    /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0).
-    static func appendItem(_ item: Queue.Item, at position: Int, visibleTags: TagMask, to reply: inout ReplyBuffer) {
-        SongPrinter.appendSong(item.song, visibleTags: visibleTags, to: &reply)
+    /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0). A song
+    /// of `database` is written from its columns.
+    static func appendItem(
+        _ item: Queue.Item, at position: Int, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer
+    ) {
+        SongPrinter.appendSong(item, database: database, visibleTags: visibleTags, to: &reply)
         reply.line("Pos", UInt64(position))
         reply.line("Id", UInt64(item.id))
         if item.priority != 0 { reply.line("Prio", UInt64(item.priority)) }
@@ -376,7 +380,7 @@ enum QueueCommands {
     static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         var text = ""
         for (position, item) in context.partition.playlist.queue.items.enumerated() {
-            text += "\(position):file: \(PlaylistCommands.withoutCredentials(item.song.uri))\n"
+            text += "\(position):file: \(PlaylistCommands.withoutCredentials(item.uri))\n"
         }
         context.write(raw: text)
         return .ok
@@ -405,7 +409,8 @@ enum QueueCommands {
         let filter = try FilterParser.parse(
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
         let items = context.partition.playlist.queue.items
-        self.writeItems(at: items.indices.lazy.filter { filter.matches(items[$0].song) }, context: context)
+        let database = context.services.library?.database
+        self.writeItems(at: items.indices.lazy.filter { items[$0].matches(filter, database: database) }, context: context)
         return .ok
     }
 
@@ -421,12 +426,47 @@ enum QueueCommands {
             self.writeItems(at: changed, context: context)
             return .ok
         }
-        var reply = ReplyBuffer(capacity: min(32 * (end - start), 1 << 16))
-        for position in changed {
-            reply.line("cpos", UInt64(position))
-            reply.line("Id", UInt64(queue.items[position].id))
-        }
-        context.reply.write(bytes: reply.bytes)
+        context.reply.write(bytes: Self.positionsAndIDs(queue, in: start..<end, newerThan: version))
         return .ok
+    }
+
+    /// `cpos: P\nId: I\n` for each item of `positions` newer than `version`, written straight into one buffer.
+    static func positionsAndIDs(_ queue: Queue, in positions: Range<Int>, newerThan version: UInt32) -> [UInt8] {
+        // Two keys, two numbers of at most 20 digits, two newlines.
+        let most = 6 + 4 + 2 * 20 + 2
+        return [UInt8](unsafeUninitializedCapacity: most * positions.count) { buffer, initialized in
+            let out = buffer
+            var at = 0
+            func put(_ text: StaticString) {
+                text.withUTF8Buffer { text in
+                    for byte in text {
+                        out[at] = byte
+                        at += 1
+                    }
+                }
+            }
+            func put(_ value: Int) {
+                var rest = UInt(bitPattern: value)
+                var digits = 1
+                var power: UInt = 10
+                while digits < 20 && rest >= power {
+                    digits += 1
+                    power &*= 10
+                }
+                at += digits
+                for index in 1...digits {
+                    out[at - index] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                    rest /= 10
+                }
+            }
+            queue.forEachNewer(in: positions, than: version) { position, id in
+                put("cpos: ")
+                put(position)
+                put("\nId: ")
+                put(id)
+                put("\n")
+            }
+            initialized = at
+        }
     }
 }
