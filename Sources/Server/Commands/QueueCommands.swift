@@ -410,7 +410,8 @@ enum QueueCommands {
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
         let items = context.partition.playlist.queue.items
         let database = context.services.library?.database
-        self.writeItems(at: items.indices.lazy.filter { items[$0].matches(filter, database: database) }, context: context)
+        self.writeItems(
+            at: items.indices.lazy.filter { items[$0].matches(filter, database: database) }, context: context)
         return .ok
     }
 
