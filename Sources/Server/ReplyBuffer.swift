@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import RawText
 
 /// A reply built as bytes: `key: value` lines appended without string interpolation, for the replies
@@ -9,8 +10,21 @@ struct ReplyBuffer {
     /// The line start `appendPrefix(key:_:)` made last, and its key.
     private var prefixKey: Int32 = -1
     private var prefix: [UInt8] = []
+    /// The `Format:` line `appendFormatLine(_:)` made last, and its format.
+    private var formatKey: AudioFormat?
+    private var formatLine: [UInt8] = []
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
+
+    /// Appends `Format: F\n`, made once for a run of songs of one format.
+    @inline(__always)
+    mutating func appendFormatLine(_ format: AudioFormat) {
+        if format != self.formatKey {
+            self.formatLine = Array("Format: \(format.description)\n".utf8)
+            self.formatKey = format
+        }
+        self.bytes.append(contentsOf: self.formatLine)
+    }
 
     /// Empties the buffer, keeping its storage (after its bytes were written out).
     mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }

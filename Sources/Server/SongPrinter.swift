@@ -52,7 +52,7 @@ enum SongPrinter {
         if let modificationTime {
             Self.appendLastModified(modificationTime, to: &reply)
         }
-        if let format = info.audioFormat { reply.rawLine("Format", format.description) }
+        if let format = info.audioFormat { reply.appendFormatLine(format) }
         for item in info.tags where visibleTags.contains(item.type) { reply.rawLine(item.type.name, item.value) }
         if let duration = durationMilliseconds { Self.appendTime(duration, to: &reply) }
     }
@@ -157,7 +157,7 @@ enum SongPrinter {
         if virtual == nil || songs.modificationTime(song) > 0 {
             Self.appendLastModified(songs.modificationTime(song), to: &reply)
         }
-        if format, let audioFormat = songs.audioFormat(song) { reply.rawLine("Format", audioFormat.description) }
+        if format, let audioFormat = songs.audioFormat(song) { reply.appendFormatLine(audioFormat) }
         for position in songs.tagPositions(song) {
             let type = songs.tagType(at: position)
             guard visibleTags.contains(type) else { continue }
@@ -210,22 +210,37 @@ enum SongPrinter {
             visibleTags: visibleTags, to: &reply)
     }
 
-    /// Appends a queue item's song block (`appendSong(_:visibleTags:to:)`): from `database`'s columns when the
-    /// item holds a song of that snapshot, with nothing built.
-    static func appendSong(_ item: Queue.Item, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer) {
-        if let stored = item.stored, let database, stored.store === database {
-            Self.appendSong(stored.song, of: database.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+    /// The snapshot queue songs are printed from: the database, to recognise its songs, and its table, read once
+    /// (each read of `Database.songs` copies the table's references).
+    final class Snapshot {
+        let database: Database
+        let songs: SongTable
+
+        init?(_ database: Database?) {
+            guard let database else { return nil }
+            self.database = database
+            self.songs = database.songs
+        }
+    }
+
+    /// Appends a queue item's song block (`appendSong(_:visibleTags:to:)`): from the snapshot's columns when the
+    /// item holds a song of it, with nothing built.
+    static func appendSong(
+        _ item: Queue.Item, from snapshot: Snapshot?, visibleTags: TagMask, to reply: inout ReplyBuffer
+    ) {
+        if let snapshot, let song = item.song(in: snapshot.database) {
+            Self.appendSong(song, of: snapshot.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
         } else {
             Self.appendSong(item.song, visibleTags: visibleTags, to: &reply)
         }
     }
 
-    /// Appends a queue entry's song block, as `appendSong(_:database:visibleTags:to:)` does for an item.
+    /// Appends a queue entry's song block, as `appendSong(_:from:visibleTags:to:)` does for an item.
     static func appendSong(
-        _ entry: QueueEntry, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer
+        _ entry: QueueEntry, from snapshot: Snapshot?, visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {
-        if case .stored(let store, let song) = entry, let database, store === database {
-            Self.appendSong(song, of: database.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+        if case .stored(let store, let song) = entry, let snapshot, store === snapshot.database {
+            Self.appendSong(song, of: snapshot.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
         } else {
             Self.appendSong(entry.song, visibleTags: visibleTags, to: &reply)
         }

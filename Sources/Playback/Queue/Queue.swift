@@ -85,6 +85,12 @@ public struct Queue: Sendable {
             return (store, number)
         }
 
+        /// The song number when the item holds a song of `store`.
+        public func song(in store: any SongStore) -> Int32? {
+            guard case .stored(let mine, let number) = self.storage, mine === store else { return nil }
+            return number
+        }
+
         /// The song's URI (built without its tags).
         public var uri: String {
             switch self.storage {

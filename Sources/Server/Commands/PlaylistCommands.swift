@@ -245,10 +245,10 @@ enum PlaylistCommands {
 
     private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
         let tags = DatabaseCommands.visibleTags(context)
-        let database = context.services.library?.database
+        let snapshot = SongPrinter.Snapshot(context.services.library?.database)
         context.reply.writeBatched(songs) { entry, reply in
             if info, let song = Self.loadableSong(entry, context: context) {
-                SongPrinter.appendSong(song, database: database, visibleTags: tags, to: &reply)
+                SongPrinter.appendSong(song, from: snapshot, visibleTags: tags, to: &reply)
             } else {
                 reply.rawLine("file", Self.withoutCredentials(entry.uri))
             }

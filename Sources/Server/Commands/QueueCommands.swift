@@ -360,18 +360,22 @@ enum QueueCommands {
     static func writeItems(at positions: some Sequence<Int>, context: CommandContext) {
         let items = context.partition.playlist.queue.items
         let tags = DatabaseCommands.visibleTags(context)
-        let database = context.services.library?.database
-        context.reply.writeBatched(positions) { position, reply in
-            Self.appendItem(items[position], at: position, database: database, visibleTags: tags, to: &reply)
+        let snapshot = SongPrinter.Snapshot(context.services.library?.database)
+        // Items are read in place: a copy of each would retain and release its song.
+        items.withUnsafeBufferPointer { items in
+            context.reply.writeBatched(positions) { position, reply in
+                Self.appendItem(items[position], at: position, snapshot: snapshot, visibleTags: tags, to: &reply)
+            }
         }
     }
 
     /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0). A song
-    /// of `database` is written from its columns.
+    /// of the snapshot is written from its columns.
     static func appendItem(
-        _ item: Queue.Item, at position: Int, database: Database?, visibleTags: TagMask, to reply: inout ReplyBuffer
+        _ item: Queue.Item, at position: Int, snapshot: SongPrinter.Snapshot?, visibleTags: TagMask,
+        to reply: inout ReplyBuffer
     ) {
-        SongPrinter.appendSong(item, database: database, visibleTags: visibleTags, to: &reply)
+        SongPrinter.appendSong(item, from: snapshot, visibleTags: visibleTags, to: &reply)
         reply.line("Pos", UInt64(position))
         reply.line("Id", UInt64(item.id))
         if item.priority != 0 { reply.line("Prio", UInt64(item.priority)) }
@@ -408,10 +412,9 @@ enum QueueCommands {
     static func find(_ context: inout CommandContext, foldCase: Bool) throws(AckError) -> CommandResult {
         let filter = try FilterParser.parse(
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
-        let items = context.partition.playlist.queue.items
-        let database = context.services.library?.database
+        let snapshot = SongPrinter.Snapshot(context.services.library?.database)
         self.writeItems(
-            at: items.indices.lazy.filter { items[$0].matches(filter, database: database) }, context: context)
+            at: context.partition.playlist.queue.positions(matching: filter, snapshot: snapshot), context: context)
         return .ok
     }
 
