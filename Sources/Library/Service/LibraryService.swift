@@ -5,6 +5,7 @@ import EventLoop
 import Glibc
 import Model
 import Posix
+import Synchronization
 
 /// The music database as a running daemon keeps it: the current snapshot, the update queue (`update`, `rescan`),
 /// the `auto_update` watcher and the database files. It reports what happens through ``onEvent``; the server
@@ -191,6 +192,8 @@ public final class LibraryService {
             } else {
                 _ = Self.save(database, configuration: configuration, to: path, logger: logger)
             }
+            // The encoding is gone: give back what it and the decoding of `mpd`'s text left on this thread's heap.
+            releaseFreeMemory()
             bound.execute { service in
                 service.saving = false
                 service.startNextJob()
@@ -285,27 +288,53 @@ public final class LibraryService {
     private func run(uri: String, discard: Bool, id: Int) {
         self.running = true
         self.onEvent(.updateStarted(job: id))
-        let current = self.database
+        // Handed over so that the job's thread lets go of the previous snapshot before the loop swaps the new one
+        // in: the heap is trimmed after the swap (`finish`), and a snapshot freed later would stay resident.
+        let current = Handover(self.database)
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
         NamedThread.detach("update") {
-            let (encoded, modified, replaced) = Self.scan(
-                current, configuration: configuration, uri: uri, discard: discard, logger: logger)
-            var database: Database?
-            if let encoded {
-                // The snapshot the job built is gone: read it back from its encoding into the heap the scan
-                // left, coalesced first (a restart allocates it so too).
-                releaseFreeMemory()
-                database = DatabaseFile.decode(
-                    encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
-                    alsoHidden: current.hiddenURIs)
-                if database == nil { logger.error("the new database does not read back; keeping the previous one") }
-            }
+            let (database, modified, replaced) = Self.update(
+                current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger)
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
             database?.prepareURILookups()
             bound.execute { [database] service in
                 service.finish(database: database, modified: modified, replaced: replaced, id: id)
+            }
+        }
+    }
+
+    /// Runs the update job (`scan`) and reads the snapshot back from its encoding; returns it (`nil` when nothing
+    /// changed or it does not read back), whether anything was modified, and the cue tracks replaced. Everything
+    /// else the job made, its encoding too, is freed on return. Update thread.
+    private static func update(
+        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
+    ) -> (database: Database?, modified: Bool, replaced: [String]) {
+        let (encoded, modified, replaced) = Self.scan(
+            current, configuration: configuration, uri: uri, discard: discard, logger: logger)
+        guard let encoded else { return (nil, modified, replaced) }
+        // The snapshot the job built is gone: read it back from its encoding into the heap the scan left,
+        // coalesced first (a restart allocates it so too).
+        releaseFreeMemory()
+        let database = DatabaseFile.decode(
+            encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
+            alsoHidden: current.hiddenURIs)
+        if database == nil { logger.error("the new database does not read back; keeping the previous one") }
+        return (database, modified, replaced)
+    }
+
+    /// A value handed to another thread once: taken there, it is no longer held by the closure that carried it.
+    private final class Handover<Value: Sendable>: Sendable {
+        private let value: Mutex<Value?>
+
+        init(_ value: Value) { self.value = Mutex(value) }
+
+        /// The value; only once.
+        func take() -> Value {
+            self.value.withLock { value in
+                defer { value = nil }
+                return value!
             }
         }
     }
