@@ -162,7 +162,8 @@ public struct Queue: Sendable {
     public init(maximumLength: Int = 16384, generator: QueueRandom = QueueRandom()) {
         precondition(maximumLength > 0)
         self.maximumLength = maximumLength
-        self.idLimit = maximumLength * 4
+        // Items keep 32-bit ids: past 2³¹ − 1 (a `max_playlist_length` over 500 million) they wrap there.
+        self.idLimit = maximumLength > Int(Int32.max) / 4 ? Int(Int32.max) : maximumLength * 4
         self.generator = generator
     }
 
