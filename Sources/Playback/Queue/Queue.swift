@@ -68,15 +68,14 @@ public struct Queue: Sendable {
                 if let stored = self.stored { return .stored(stored.store, stored.song) }
                 return .song(self.box.song)
             }
-            set {
-                switch newValue {
-                case .stored(let store, let number):
-                    self.holder = store
-                    self.number = number
-                case .song(let song):
-                    self.holder = SongBox(song)
-                    self.number = -1
-                }
+            set { (self.holder, self.number) = Self.hold(newValue) }
+        }
+
+        /// What holds `entry`'s song, and its number (-1 for a boxed song).
+        private static func hold(_ entry: QueueEntry) -> (any AnyObject & Sendable, Int32) {
+            switch entry {
+            case .stored(let store, let number): (store, number)
+            case .song(let song): (SongBox(song), -1)
             }
         }
 
@@ -112,14 +111,7 @@ public struct Queue: Sendable {
         public var isInDatabase: Bool { self.number >= 0 || self.box.song.isInDatabase }
 
         init(entry: QueueEntry, id: Int, version: UInt32, priority: UInt8) {
-            switch entry {
-            case .stored(let store, let number):
-                self.holder = store
-                self.number = number
-            case .song(let song):
-                self.holder = SongBox(song)
-                self.number = -1
-            }
+            (self.holder, self.number) = Self.hold(entry)
             self.storedID = Int32(id)
             self.version = version
             self.priority = priority
