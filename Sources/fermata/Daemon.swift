@@ -188,6 +188,7 @@ enum Daemon {
         if settings.dbFile == nil, let database = options.library?.databaseFile {
             let directory = database[..<(database.lastIndex(of: "/") ?? database.endIndex)]
             try? DirectoryEntries.makeDirectories(atPath: String(directory))
+            if let mounts = options.library?.cacheDirectory { try? DirectoryEntries.makeDirectories(atPath: mounts) }
         }
 
         if let pidFile = settings.pidFile {
@@ -438,6 +439,15 @@ enum Daemon {
                 autoUpdate: settings.autoUpdate, autoUpdateDepth: settings.autoUpdateDepth)
             options.library?.compressDatabaseFile = settings.dbCompress
             options.library?.hidePlaylistTargets = settings.hidePlaylistTargets
+            // Without `db_file` or a `database` block, as mpd: `mounts` beside the default database file.
+            let defaultFile = settings.dbFile == nil ? options.library?.databaseFile : nil
+            options.library?.cacheDirectory =
+                defaultFile.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) + "/mounts" }
+                ?? settings.cacheDirectory
+            // The storages `mount` makes: SMB shares (mpd's smbclient storage plugin).
+            options.library?.storageOpener = { uri in
+                SMBInputStream.canOpen(uri) ? try SMBStorage(uri: uri) : nil
+            }
         }
 
         for entry in settings.passwords {

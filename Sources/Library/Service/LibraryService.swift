@@ -48,12 +48,16 @@ public final class LibraryService {
         public var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
         public var autoUpdateDepth: Int?
+        /// Where mounted storages' databases are kept (`cache_directory`); `nil`: `mount` is refused.
+        public var cacheDirectory: String?
 
         /// Settings for the music directory `updater` scans.
         public init(
             updater: Updater, databaseFile: String?, metadata: TagMask, compress: Bool = true,
-            hidePlaylistTargets: Bool = true, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil
+            hidePlaylistTargets: Bool = true, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil,
+            cacheDirectory: String? = nil
         ) {
+            self.cacheDirectory = cacheDirectory
             self.updater = updater
             self.databaseFile = databaseFile
             self.metadata = metadata
@@ -74,17 +78,23 @@ public final class LibraryService {
         case updateFinished(job: Int, modified: Bool, database: Database?, replaced: Set<String>)
     }
 
-    /// The current snapshot.
-    public private(set) var database: Database
+    /// The current snapshot: the music directory's, with the mounted storages' grafted in (see `Mount`).
+    public internal(set) var database: Database
+    /// The music directory's snapshot alone.
+    private(set) var root: Database
+    /// The mounted storages, in the order they were mounted.
+    public internal(set) var mounts: [Mount] = []
+    /// The number of the last mount (a job's result is kept only if its mount is still there).
+    var lastMountNumber = 0
     /// Receives what happens, on the loop thread.
     public var onEvent: (Event) -> Void = { _ in }
 
-    private let configuration: Configuration
-    private let loop: EventLoop
-    private let logger: Logger
+    let configuration: Configuration
+    let loop: EventLoop
+    let logger: Logger
     private var watcher: AutoUpdateWatcher?
-    private var queue: [(uri: String, discard: Bool, id: Int)] = []
-    private var running = false
+    var queue: [(uri: String, discard: Bool, id: Int)] = []
+    var running = false
     /// Whether the database files are being written after start-up (an update waits for it).
     private var saving = false
     /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
@@ -100,6 +110,7 @@ public final class LibraryService {
         self.loop = loop
         self.logger = logger
         self.database = Database()
+        self.root = self.database
     }
 
     /// Loads the database (see the type's description), or starts a full scan when there is none (or it is
@@ -107,7 +118,8 @@ public final class LibraryService {
     public func start() {
         let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
-            self.database = database
+            self.root = database
+            self.graftMounts()
             releaseFreeMemory()
             self.logger.info(
                 "database loaded",
@@ -127,7 +139,7 @@ public final class LibraryService {
                 logger: self.logger
             ) { [unowned self] roots in self.enqueueChanged(roots) }
             self.watcher = watcher
-            watcher.start(self.database)
+            watcher.start(self.root)
         }
     }
 
@@ -285,7 +297,11 @@ public final class LibraryService {
     private func run(uri: String, discard: Bool, id: Int) {
         self.running = true
         self.onEvent(.updateStarted(job: id))
-        let current = self.database
+        if let (mount, rest) = self.mount(containing: uri) {
+            self.runMounted(mount, uri: rest, discard: discard, id: id)
+            return
+        }
+        let current = self.root
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
@@ -350,10 +366,13 @@ public final class LibraryService {
     private func finish(database: Database?, modified: Bool, replaced: [String], id: Int) {
         self.running = false
         if let database {
-            self.database = database
+            self.root = database
+            self.graftMounts()
             self.watcher?.watch(database)
         }
-        self.onEvent(.updateFinished(job: id, modified: modified, database: database, replaced: Set(replaced)))
+        self.onEvent(
+            .updateFinished(
+                job: id, modified: modified, database: database.map { _ in self.database }, replaced: Set(replaced)))
         if database != nil {
             // The previous snapshot and the job's tree are gone now (unless `onEvent` kept them). Trimming a large
             // heap takes a moment: not on the loop.
@@ -364,7 +383,7 @@ public final class LibraryService {
     }
 
     /// Starts the first queued job, if any.
-    private func startNextJob() {
+    func startNextJob() {
         guard !self.running, !self.saving, !self.queue.isEmpty else { return }
         let next = self.queue.removeFirst()
         self.run(uri: next.uri, discard: next.discard, id: next.id)

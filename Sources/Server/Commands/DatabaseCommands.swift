@@ -119,6 +119,8 @@ enum DatabaseCommands {
     /// One line group of a listing: a directory, a song, or a playlist file of a directory.
     enum Entry {
         case directory(Int32)
+        /// The root of a mounted storage's database, at its mount point's path.
+        case mountRoot(Int32)
         case song(Int32)
         case playlist(directory: Int32, index: Int)
     }
@@ -130,14 +132,19 @@ enum DatabaseCommands {
     static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
         var entries: [Entry] = []
         if let directory = database.directory(at: uri) {
-            if recursive && directory != 0 { entries.append(.directory(directory)) }
+            if recursive && directory != 0 {
+                entries.append(database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory))
+            }
             func visit(_ index: Int32) {
                 let node = database.directories[Int(index)]
                 for song in node.songs where !database.isHidden(song) { entries.append(.song(song)) }
                 for position in node.playlists.indices { entries.append(.playlist(directory: index, index: position)) }
                 for child in node.children {
                     entries.append(.directory(child))
-                    if recursive { visit(child) }
+                    guard recursive else { continue }
+                    // As mpd: a mount point, then the root of the storage's database, under the same path.
+                    if database.mountRootTime(child) != nil { entries.append(.mountRoot(child)) }
+                    visit(child)
                 }
             }
             visit(directory)
@@ -157,7 +164,13 @@ enum DatabaseCommands {
             // The root is never printed.
             guard !directory.path.isEmpty else { return }
             reply.rawLine("directory", directory.path)
-            if full { SongPrinter.appendLastModified(directory.modificationTime, to: &reply) }
+            // A mount point has no time (-1).
+            if full && directory.modificationTime >= 0 {
+                SongPrinter.appendLastModified(directory.modificationTime, to: &reply)
+            }
+        case .mountRoot(let index):
+            reply.rawLine("directory", database.directories[Int(index)].path)
+            if full { SongPrinter.appendLastModified(database.mountRootTime(index) ?? 0, to: &reply) }
         case .song(let index):
             if full {
                 SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
