@@ -28,6 +28,9 @@ extension LibraryService {
         case alreadyExists
     }
 
+    /// Whether storages can be mounted: there is a `cache_directory` for their databases.
+    public var canMount: Bool { self.configuration.cacheDirectory != nil }
+
     /// The file `mpd` keeps the database of the storage at `uri` in: the URI with every byte but ASCII letters,
     /// digits, `-`, `_` and `%` replaced by `_`, in `directory`.
     public static func mountDatabasePath(for uri: String, in directory: String) -> String {

@@ -85,6 +85,12 @@ enum StorageCommands {
         }
         guard let plugin = StoragePlugin.plugin(for: uri) else { throw AckError(.arg, "Unrecognized storage URI") }
         try plugin.check(uri)
+        // As mpd: the storage is mounted, which clients hear, before the database mounts it or refuses (the
+        // storage is then unmounted again without an event).
+        guard library.canMount else {
+            context.services.emit(.mount)
+            throw AckError(.noExist, "No 'cache_directory' configured")
+        }
         let storage: any Storage
         do {
             guard let made = try context.services.options.library?.storageOpener(uri) else {
@@ -96,8 +102,6 @@ enum StorageCommands {
         } catch {
             throw AckError(.unknown, "\(error)")
         }
-        // As mpd: the storage is mounted, which clients hear, before the database mounts it (or refuses, and
-        // the storage is unmounted again without an event).
         context.services.emit(.mount)
         do throws(LibraryService.MountError) {
             _ = try library.mount(mountPoint, storage: storage)
