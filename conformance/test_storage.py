@@ -239,7 +239,7 @@ def test_a_mounted_share_is_listed_and_searched_as_in_mpd(smbd):
 def test_mounts_are_kept_over_a_restart_and_a_mounted_song_plays(smbd):
     """A song of the mount point plays (from the share); the state file keeps the mount in mpd's
     `mount_begin`/`uri:`/`mounted_url:`/`mount_end` block, which a restart mounts again before the queue is
-    restored; an unmounted storage's song stays in the queue."""
+    restored; an unmounted storage's songs stay in the queue, also after an update."""
     root, pair = _mount_pair(state_file=True)
     try:
         _mount_and_settle(pair, smbd)
@@ -258,6 +258,13 @@ def test_mounts_are_kept_over_a_restart_and_a_mounted_song_plays(smbd):
         assert blocks[0] == blocks[1] == f"mount_begin\nuri: m\nmounted_url: {smbd}\n", blocks
         conftest._start(pair)
         _same(pair, ["listmounts", "lsinfo", "lsinfo m", "playlistinfo", "unmount m", "playlistinfo", "lsinfo"])
+        # An update of the music directory (which adds a song) leaves the songs of an unmounted storage in the
+        # queue.
+        _mp3(root / "music" / "added.mp3", 1, "Added")
+        _same(pair, ["update"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["playlistinfo", "lsinfo"])
     finally:
         _stop_pair(root, pair)
 

@@ -63,10 +63,12 @@ extension Server {
     /// queue as `mpd`'s deleted songs do.
     func databaseChanged(_ database: Database, replaced: Set<String> = []) {
         for partition in self.partitions.all {
-            partition.playlist.databaseModified { uri in
-                guard !replaced.contains(uri) else { return nil }
-                return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
-            }
+            partition.playlist.databaseModified(
+                lookup: { uri in
+                    guard !replaced.contains(uri) else { return nil }
+                    return database.song(at: uri).map { Self.queueSong(database.songs[Int($0)]) }
+                },
+                isKept: { uri in self.library?.wasRemovedByLastJob(uri) == false })
         }
     }
 }

@@ -59,6 +59,7 @@ extension LibraryService {
         let file = Self.mountDatabasePath(for: storage.uri, in: directory)
         let loaded = self.loadMountDatabase(file)
         self.lastMountNumber += 1
+        self.mountPointsUsed.insert(path)
         self.mounts.append(
             Mount(path: path, storage: storage, database: loaded ?? Database(), number: self.lastMountNumber))
         self.graftMounts()
@@ -89,6 +90,15 @@ extension LibraryService {
     public func mountedURI(for uri: String) -> String? {
         guard let (mount, rest) = self.mount(containing: uri), !rest.isEmpty else { return nil }
         return mount.storage.playableURI(rest)
+    }
+
+    /// Whether the update job that just finished (asked from its `updateFinished` event) can have removed the song
+    /// at `uri`, as `mpd`'s update removes songs from the queue: only those its walk deletes. A job of a mount
+    /// point removes none (`mpd` tells the queue the URI relative to the storage, which no queued song has), and
+    /// the music directory's job none of the songs of a storage mounted (or once mounted) at a mount point.
+    public func wasRemovedByLastJob(_ uri: String) -> Bool {
+        guard let previous = self.previousRoot else { return false }
+        return !self.mountPointsUsed.contains(Self.firstComponent(of: uri)) || previous.song(at: uri) != nil
     }
 
     static func firstComponent(of uri: String) -> String {
@@ -194,6 +204,7 @@ extension LibraryService {
             self.graftMounts()
             changed = self.database
         }
+        self.previousRoot = nil
         self.onEvent(.updateFinished(job: id, modified: modified && changed != nil, database: changed, replaced: []))
         self.logger.info("update finished", ["job": "\(id)", "mount": mount.path, "modified": "\(modified)"])
         self.startNextJob()

@@ -86,6 +86,10 @@ public final class LibraryService {
     public internal(set) var mounts: [Mount] = []
     /// The number of the last mount (a job's result is kept only if its mount is still there).
     var lastMountNumber = 0
+    /// Every mount point used since start-up.
+    var mountPointsUsed: Set<String> = []
+    /// While a job of the music directory reports its end: the snapshot it started from.
+    var previousRoot: Database?
     /// Receives what happens, on the loop thread.
     public var onEvent: (Event) -> Void = { _ in }
 
@@ -365,6 +369,8 @@ public final class LibraryService {
 
     private func finish(database: Database?, modified: Bool, replaced: [String], id: Int) {
         self.running = false
+        self.previousRoot = self.root
+        defer { self.previousRoot = nil }
         if let database {
             self.root = database
             self.graftMounts()

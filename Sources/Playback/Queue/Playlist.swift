@@ -805,12 +805,16 @@ public final class Playlist {
     /// After a database update: removes queued songs whose file is gone (except the one playing), then
     /// refreshes the tags of songs whose file changed.
     ///
-    /// - Parameter lookup: the song now in the database at a URI, or `nil` when it is gone.
-    public func databaseModified(lookup: (String) -> QueueSong?) {
+    /// - Parameters:
+    ///   - lookup: the song now in the database at a URI, or `nil` when it is gone.
+    ///   - isKept: whether a song no longer in the database stays all the same (the update did not remove it).
+    public func databaseModified(lookup: (String) -> QueueSong?, isKept: (String) -> Bool = { _ in false }) {
         let playingPosition = self.playing ? self.currentPosition : nil
         for position in stride(from: self.queue.count - 1, through: 0, by: -1) where position != playingPosition {
             let song = self.queue.items[position].song
-            if song.isInDatabase && lookup(song.uri) == nil { try? self.delete(position: position) }
+            if song.isInDatabase && lookup(song.uri) == nil && !isKept(song.uri) {
+                try? self.delete(position: position)
+            }
         }
         var modified = false
         for position in 0..<self.queue.count {
