@@ -200,6 +200,9 @@ enum DatabaseCommands {
         // "Broken/.." is the root as in mpd, but a path that climbs out of the music directory is refused
         // (mpd 0.23.12 would list the directory above it).
         guard let inside = resolvedInsideMusicDirectory(uri) else { throw AckError(.arg, "Malformed path") }
+        if let library = context.services.library, let (mount, rest) = library.mount(containing: inside) {
+            return .deferred(Self.listStorage(mount.storage, path: rest))
+        }
         let path = inside.isEmpty ? root : root + "/" + inside
         // Each entry described by the bytes on disk, as mpd's reader does: a name filesystem_charset cannot
         // convert back is listed all the same.
@@ -219,8 +222,46 @@ enum DatabaseCommands {
             }
             text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
         }
+        if inside.isEmpty, let library = context.services.library {
+            // As mpd's composite storage: then the mount points the music directory does not have, by name, as
+            // directories without a time.
+            let listed = Set(entries.map(\.name))
+            let points = library.mounts.map(\.path).filter { !listed.contains($0) }
+            for name in points.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                text += "directory: \(name)\n"
+            }
+        }
         context.write(raw: text)
         return .ok
+    }
+
+    /// `listfiles` of `path` in a mounted storage, read off the loop: its entries in the storage's order, as for
+    /// the music directory.
+    static func listStorage(_ storage: any Storage, path: String) -> DeferredReply {
+        DeferredReply(
+            work: { _ -> Result<String, AckError> in
+                let names: [String]
+                do {
+                    names = try storage.names(in: path)
+                } catch {
+                    return .failure(AckError(.system, "\(error)"))
+                }
+                var text = ""
+                for name in names where !name.contains("\n") {
+                    guard let status = try? storage.status(path.isEmpty ? name : path + "/" + name) else { continue }
+                    switch status.kind {
+                    case .regular: text += "file: \(name)\nsize: \(status.size)\n"
+                    case .directory: text += "directory: \(name)\n"
+                    case .other: continue
+                    }
+                    text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
+                }
+                return .success(text)
+            },
+            finish: { result, context throws(AckError) in
+                context.write(raw: try result.get())
+                return .ok
+            })
     }
 
     /// Resolves the "." and ".." segments of a relative path; `nil` when it would climb above the music
