@@ -131,14 +131,7 @@ public struct StorageUpdater: Sendable {
                 self.visitSong(
                     &directory, name: name, path: path, status: status, discard: discard, modified: &modified)
             } else if let suffix, self.reader.listsPlaylist(suffix: suffix) {
-                let playlist = TreePlaylist(name: name, modificationTime: status.modificationTime)
-                if let index = directory.playlistIndex(named: name) {
-                    if directory.playlists[index] != playlist {
-                        directory.playlists[index] = playlist
-                        modified = true
-                    }
-                } else {
-                    directory.playlists.append(playlist)
+                if directory.setPlaylist(TreePlaylist(name: name, modificationTime: status.modificationTime)) {
                     modified = true
                 }
             } else if directory.removeEntry(named: name, includingPlaylist: true) {

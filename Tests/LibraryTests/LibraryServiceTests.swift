@@ -231,4 +231,42 @@ struct LibraryServiceTests {
         let most = Set((1...AutoUpdateWatcher.maximumJobs).map { ByteString("d\($0)") })
         #expect(AutoUpdateWatcher.updateRoots(most).count == AutoUpdateWatcher.maximumJobs)
     }
+
+    @Test func aMountIsScannedGraftedSavedAndUnmounted() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3")
+        let cache = music.path + ".cache"
+        #expect(mkdir(cache, 0o755) == 0)
+        defer {
+            unlink(LibraryService.mountDatabasePath(for: "smb://127.0.0.1/share", in: cache))
+            rmdir(cache)
+        }
+        let harness = try ServiceHarness(
+            LibraryService.Configuration(
+                updater: Updater(root: music.path, reader: TextReader(), logger: .discarding), databaseFile: nil,
+                metadata: .all, cacheDirectory: cache))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntilIdle())
+        let storage = MemoryStorage(["x.mp3": ("X", 5), "sub/": ("", 6), "sub/y.mp3": ("Y", 6)])
+        // A directory of the music directory is no mount point.
+        #expect(harness.withService { service in (try? service.mount("a", storage: storage)) == nil })
+        #expect(harness.withService { service in service.mounts.isEmpty })
+        // Without a database file yet, an update of the mount point is queued.
+        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) != nil })
+        #expect(harness.waitUntilIdle())
+        let uris = { @Sendable (service: LibraryService) -> [String] in
+            (0..<Int32(service.database.songs.count)).map { service.database.songs.uri($0) }
+        }
+        #expect(harness.withService(uris) == ["a/1.mp3", "m/x.mp3", "m/sub/y.mp3"])
+        #expect(
+            harness.withService { service in service.mountedURI(for: "m/sub/y.mp3") }
+                == "smb://127.0.0.1/share/sub/y.mp3")
+        #expect(harness.withService { service in service.unmount("m") })
+        #expect(harness.withService { service in !service.unmount("m") })
+        #expect(harness.withService(uris) == ["a/1.mp3"])
+        // Mounted again, the database saved in the cache directory is read: no update.
+        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) == .some(nil) })
+        #expect(harness.withService(uris) == ["a/1.mp3", "m/x.mp3", "m/sub/y.mp3"])
+    }
 }
