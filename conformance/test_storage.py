@@ -224,13 +224,16 @@ def test_mount_unmount_and_their_errors_as_in_mpd(smbd):
 
 def test_a_mounted_share_is_listed_and_searched_as_in_mpd(smbd):
     """After the update `mount` starts, the share's songs are under the mount point for lsinfo, listall(info),
-    find, search, list and count, the same in both servers; `listfiles` lists the share itself."""
+    find, search, list and count, the same in both servers (file and base filters see a mounted song's URI relative
+    to the share, and a base equal to the mount point takes all its songs, as in mpd); `listfiles` lists the share
+    itself."""
     root, pair = _mount_pair()
     try:
         _mount_and_settle(pair, smbd)
         _same(pair, ["lsinfo", "listall", "listallinfo", "lsinfo m", "lsinfo m/sub", "lsinfo m/long.mp3", "listall m", "listall m/sub",
                      "listallinfo m", "listallinfo m/sub", 'find album "Share Album"', "search title Sh", "search file long",
-                     "list title", "list album group artist", 'count artist "Share Artist"',
+                     "find file long.mp3", "find file m/long.mp3", "find base m", "find base m/sub", "search base m",
+                     "find \"(file == 'sub/short.mp3')\"", "list title", "list album group artist", 'count artist "Share Artist"',
                      "count group album", "lsinfo m/nothing", "stats", "listfiles", "listfiles m", "listfiles m/sub",
                      "listfiles m/nothing"])
     finally:

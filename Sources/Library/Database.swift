@@ -188,6 +188,21 @@ public final class Database: Sendable {
     /// without a time, then that root, with it); `nil` for any other directory.
     public func mountRootTime(_ directory: Int32) -> Int64? { self.mountRoots[directory] }
 
+    /// Whether any directory is a mount point.
+    public var hasMountPoints: Bool { !self.mountRoots.isEmpty }
+
+    /// The mount point directory `directory` is in (itself or below), if any.
+    public func mountPoint(ofDirectory directory: Int32) -> String? {
+        guard !self.mountRoots.isEmpty else { return nil }
+        var index = directory
+        while index > 0 {
+            let parent = self.directories[Int(index)].parent
+            if parent == 0 { return self.mountRoots[index] != nil ? self.directories[Int(index)].path : nil }
+            index = parent
+        }
+        return nil
+    }
+
     /// The same snapshot with `mountRoots` marked (see `mountRootTime(_:)`).
     public func marking(mountRoots: [Int32: Int64]) -> Database {
         Database(
