@@ -128,17 +128,25 @@ extension LibraryService {
         }
     }
 
-    /// Makes `database` the music directory's snapshot with each mount's grafted in as a directory of the root
-    /// named after its mount point, after the music directory's own (where `mpd` adds a mount point), without a
-    /// modification time (-1: as `mpd` lists a mount point at the root), marked as mount points.
-    func graftMounts() {
-        guard !self.mounts.isEmpty else {
-            self.database = self.root
-            return
+    /// Makes `database` the music directory's snapshot with the mounts grafted in (see `grafted(_:mounts:)`), or
+    /// `prepared` when it was grafted (off the loop) from the same mounts as there are now.
+    func graftMounts(prepared: (database: Database, mounts: [Int])? = nil) {
+        if let prepared, prepared.mounts == self.mounts.map(\.number) {
+            self.database = prepared.database
+        } else {
+            self.database = Self.grafted(self.root, mounts: self.mounts)
         }
-        var tree = self.root.makeTree()
+    }
+
+    /// `root` with each mount's database grafted in as a directory of the root named after its mount point, after
+    /// the music directory's own (where `mpd` adds a mount point), without a modification time (-1: as `mpd` lists
+    /// a mount point at the root), marked as mount points; its URI lookups are ready. `root` itself without
+    /// mounts. Any thread: an update job grafts its result before it reaches the loop.
+    static func grafted(_ root: Database, mounts: [Mount]) -> Database {
+        guard !mounts.isEmpty else { return root }
+        var tree = root.makeTree()
         let rank = (tree.children.values.map(\.rank).max() ?? -1) + 1
-        for (offset, mount) in self.mounts.enumerated() {
+        for (offset, mount) in mounts.enumerated() {
             var child = mount.database.makeTree()
             child.name = mount.path
             // No time: `mpd` lists the mount point itself without one.
@@ -147,16 +155,16 @@ extension LibraryService {
             tree.children[ByteString(mount.path)] = child
         }
         let grafted = Database(
-            tree: tree, updateTime: self.root.updateTime, sorted: false, markTargets: self.root.hasHiddenSongs)
+            tree: tree, updateTime: root.updateTime, sorted: false, markTargets: root.hasHiddenSongs)
         var roots: [Int32: Int64] = [:]
-        for mount in self.mounts {
+        for mount in mounts {
             if let index = grafted.directory(at: mount.path) {
                 roots[index] = mount.database.directories.first?.modificationTime ?? 0
             }
         }
         let database = grafted.marking(mountRoots: roots)
         database.prepareURILookups()
-        self.database = database
+        return database
     }
 
     /// Runs an update job below mount point `mount` (`uri` relative to the storage): walks the storage, saves
@@ -167,6 +175,8 @@ extension LibraryService {
             storage: mount.storage, reader: configuration.updater.reader, logger: configuration.updater.logger)
         let file = configuration.cacheDirectory.map { Self.mountDatabasePath(for: mount.storage.uri, in: $0) }
         let current = mount.database
+        let root = self.root
+        let mounts = self.mounts
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
         NamedThread.detach("update") {
@@ -190,18 +200,29 @@ extension LibraryService {
                 }
                 database = built
             }
+            // Grafted here, with the mounts there were when the job started: the loop uses it if they are the same.
+            let prepared = database.map { database in
+                let updated = mounts.map { other in
+                    var other = other
+                    if other.number == mount.number { other.database = database }
+                    return other
+                }
+                return (Self.grafted(root, mounts: updated), updated.map(\.number))
+            }
             bound.execute { [database] service in
-                service.finishMounted(mount, database: database, modified: modified, id: id)
+                service.finishMounted(mount, database: database, prepared: prepared, modified: modified, id: id)
             }
         }
     }
 
-    private func finishMounted(_ mount: Mount, database: Database?, modified: Bool, id: Int) {
+    private func finishMounted(
+        _ mount: Mount, database: Database?, prepared: (Database, [Int])?, modified: Bool, id: Int
+    ) {
         self.running = false
         var changed: Database?
         if let database, let index = self.mounts.firstIndex(where: { $0.number == mount.number }) {
             self.mounts[index].database = database
-            self.graftMounts()
+            self.graftMounts(prepared: prepared)
             changed = self.database
         }
         self.previousRoot = nil

@@ -306,6 +306,7 @@ public final class LibraryService {
             return
         }
         let current = self.root
+        let mounts = self.mounts
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
@@ -322,10 +323,12 @@ public final class LibraryService {
                     alsoHidden: current.hiddenURIs)
                 if database == nil { logger.error("the new database does not read back; keeping the previous one") }
             }
-            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
+            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here,
+            // and graft the mounts (the loop uses that if they are still the same).
             database?.prepareURILookups()
+            let prepared = database.map { (Self.grafted($0, mounts: mounts), mounts.map(\.number)) }
             bound.execute { [database] service in
-                service.finish(database: database, modified: modified, replaced: replaced, id: id)
+                service.finish(database: database, prepared: prepared, modified: modified, replaced: replaced, id: id)
             }
         }
     }
@@ -367,13 +370,15 @@ public final class LibraryService {
         return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified, result.replacedTracks)
     }
 
-    private func finish(database: Database?, modified: Bool, replaced: [String], id: Int) {
+    private func finish(
+        database: Database?, prepared: (Database, [Int])?, modified: Bool, replaced: [String], id: Int
+    ) {
         self.running = false
         self.previousRoot = self.root
         defer { self.previousRoot = nil }
         if let database {
             self.root = database
-            self.graftMounts()
+            self.graftMounts(prepared: prepared)
             self.watcher?.watch(database)
         }
         self.onEvent(
