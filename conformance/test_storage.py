@@ -233,7 +233,8 @@ def test_a_mounted_share_is_listed_and_searched_as_in_mpd(smbd):
         _same(pair, ["lsinfo", "listall", "listallinfo", "lsinfo m", "lsinfo m/sub", "lsinfo m/long.mp3", "listall m", "listall m/sub",
                      "listallinfo m", "listallinfo m/sub", 'find album "Share Album"', "search title Sh", "search file long",
                      "find file long.mp3", "find file m/long.mp3", "find base m", "find base m/sub", "search base m",
-                     "find \"(file == 'sub/short.mp3')\"", "list title", "list album group artist", 'count artist "Share Artist"',
+                     "find \"(file == 'sub/short.mp3')\"", "search album Share sort -title",
+                     "find title Long window 0:1", "list file", "searchadd title Long", "playlistinfo", "list title", "list album group artist", 'count artist "Share Artist"',
                      "count group album", "lsinfo m/nothing", "stats", "listfiles", "listfiles m", "listfiles m/sub",
                      "listfiles m/nothing"])
     finally:
