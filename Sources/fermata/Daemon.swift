@@ -129,11 +129,10 @@ enum Daemon {
             if let curl, CurlInputStream.canOpen(url) {
                 return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
-            let lowered = url.prefix(32).lowercased()
-            if ffmpegSchemes.contains(where: { lowered.hasPrefix($0) }) {
+            if ffmpegSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
-            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
+            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url, cancellation: cancellation) }
             throw .plugin(message: "Unrecognized URI", uri: url)
         }
 
