@@ -86,6 +86,19 @@ import Testing
         buffer.condition.unlock()
     }
 
+    @Test func waitResponseLeavesALaterFailureToTheRead() throws {
+        let buffer = try AsyncStreamBuffer<Int>(capacity: 64, resumeAt: 32)
+        buffer.condition.lock()
+        buffer.response = 3
+        buffer.ready = true
+        buffer.failure = .plugin(message: "read failed", uri: "x://s")
+        buffer.ended = true
+        buffer.condition.unlock()
+        #expect(try buffer.waitResponse(uri: "x://s") == 3)
+        #expect(throws: InputError.plugin(message: "read failed", uri: "x://s")) { try self.read(buffer, 4) }
+        #expect(try self.read(buffer, 4) == [])
+    }
+
     @Test func aPausedProducerIsAskedToResumeBelowTheMark() throws {
         let buffer = try AsyncStreamBuffer<Int>(capacity: 8, resumeAt: 4)
         self.produce(buffer, [1, 2, 3, 4, 5, 6, 7, 8])
