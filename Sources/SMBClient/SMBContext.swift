@@ -26,8 +26,9 @@ public struct SMBFileStatus: Sendable, Hashable {
 /// libsmbclient is not thread-safe, not even across contexts: every call pushes a frame on Samba's talloc
 /// stack, which is one process-wide stack unless `smbc_thread_posix()` installed per-thread ones, and Debian's
 /// libsmbclient (4.17) does not export that function. Two calls at once on different threads would free each
-/// other's frames. So every call into it, from any context, holds one process-wide lock (`mpd` holds its lock
-/// only while creating and freeing contexts and takes that risk), and contexts may be used from any thread.
+/// other's frames (four threads reading through contexts of their own, locked as `mpd` locks them, only while
+/// creating and freeing contexts, crash within seconds: talloc's "Freed frame" errors, then SIGSEGV). So every
+/// call into it, from any context, holds one process-wide lock, and contexts may be used from any thread.
 /// No thread that must answer promptly waits on that lock: ``SMBInputStream``'s reads happen on a helper thread
 /// of its own, and its reader waits on its buffer, which a cancellation wakes. URLs are
 /// `smb://server[:port]/share/path`.
