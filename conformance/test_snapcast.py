@@ -351,13 +351,20 @@ def running(role: str, binary: Path, music: Path, root: Path, rooms: int, output
         shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def snapcast(snap_music, tmp_path_factory):
+@contextlib.contextmanager
+def running_under_test(snap_music, tmp_path_factory, name: str, output: str = "fifo"):
+    """`running` for the server under test, with two rooms."""
     _require_snapcast()
     binary = mpdtest.sut_binary()
     if not binary.exists():
         pytest.skip(f"system under test not found: {binary}")
-    with running("sut-snapcast", binary, snap_music, tmp_path_factory.mktemp("snapcast"), rooms=2) as made:
+    with running(f"sut-{name}", binary, snap_music, tmp_path_factory.mktemp(name), rooms=2, output=output) as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def snapcast(snap_music, tmp_path_factory):
+    with running_under_test(snap_music, tmp_path_factory, "snapcast") as made:
         yield made
 
 
@@ -385,12 +392,7 @@ def test_meta_mpd_shows_the_playing_songs_tags(snapcast):
 
 @pytest.fixture(scope="module")
 def snapcast_through_a_pipe(snap_music, tmp_path_factory):
-    _require_snapcast()
-    binary = mpdtest.sut_binary()
-    if not binary.exists():
-        pytest.skip(f"system under test not found: {binary}")
-    with running("sut-snapcast-pipe", binary, snap_music, tmp_path_factory.mktemp("snapcast-pipe"), rooms=2,
-                 output="pipe") as made:
+    with running_under_test(snap_music, tmp_path_factory, "snapcast-pipe", output="pipe") as made:
         yield made
 
 
