@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -60,8 +61,9 @@ SHARE: dict[str, object] = {}
 
 
 @pytest.fixture(scope="module")
-def smbd():
-    """``smb://127.0.0.1:PORT/share``, served by an smbd of the test's own."""
+def smbd_process():
+    """``smb://127.0.0.1:PORT/share``, served by an smbd of the test's own, and that smbd (the leader of its own
+    process group, which the processes serving connections join)."""
     binary = shutil.which("smbd") or "/usr/sbin/smbd"
     if not os.path.exists(binary):
         pytest.fail("smbd is not installed (scripts/install-deps.sh test installs samba)")
@@ -93,11 +95,18 @@ def smbd():
         log = state / "log"
         pytest.fail(f"smbd did not start: {log.read_text(errors='replace')[-2000:] if log.exists() else ''}")
     SHARE["path"] = share
-    yield f"smb://{HOST}:{port}/share"
+    yield f"smb://{HOST}:{port}/share", proc
+    os.killpg(proc.pid, signal.SIGCONT)
     proc.terminate()
     proc.wait(timeout=10)
     proc.stdin.close()
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def smbd(smbd_process):
+    """``smb://127.0.0.1:PORT/share``."""
+    return smbd_process[0]
 
 
 def _compare(server_factory, spec, case_id: str, **options):
@@ -296,3 +305,45 @@ def test_an_update_below_a_mount_point_rescans_only_that(smbd):
         for path in added:
             path.unlink(missing_ok=True)
         _stop_pair(root, pair)
+
+
+def _timed(server, command: str) -> float:
+    start = time.monotonic()
+    server.query(command)
+    return time.monotonic() - start
+
+
+@pytest.mark.serial
+def test_a_share_gone_silent_stalls_nobody(server_factory, smbd_process):
+    """Fermata only (mpd waits for libsmbclient's timeout here): a song of the share plays, then smbd stops
+    answering (SIGSTOP of its processes, connections left open). `seekcur` (which opens the song again),
+    `next` and `stop` return at once while the player's input waits on the silent share, and another client's
+    `status` answers meanwhile; then smbd goes on. About 2 s."""
+    url, proc = smbd_process
+    sut = server_factory("sut")
+    for command in ("clear", f"add {url}/long.mp3", f"add {url}/long.mp3", "play 0"):
+        sut.query(command)
+    assert mpdtest.wait_until(
+        lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    bound = mpdtest.scaled(2)
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        with sut.connect() as other:
+            assert _timed(sut, "seekcur 5") < bound
+            time.sleep(0.3)
+            start = time.monotonic()
+            assert b"state: play" in other.command("status")
+            assert time.monotonic() - start < bound
+            assert _timed(sut, "next") < bound
+            time.sleep(0.3)
+            assert _timed(sut, "stop") < bound
+            start = time.monotonic()
+            assert b"state: stop" in other.command("status")
+            assert time.monotonic() - start < bound
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    # The share answers again, and the server plays from it.
+    sut.query("play 0")
+    assert mpdtest.wait_until(
+        lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    sut.query("stop")

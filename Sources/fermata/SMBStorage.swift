@@ -2,6 +2,7 @@
 
 import Glibc
 import Library
+import Posix
 import SMBClient
 
 /// An SMB share mounted with `mount smb://server[:port]/share[/path]`, as `mpd`'s smbclient storage plugin reads
@@ -15,7 +16,7 @@ struct SMBStorage: Storage {
     private let context: SMBContext
 
     /// A storage for `uri` (an `smb://` URI: the plugin's check was made): no traffic until it is used.
-    init(uri: String) throws(SMBError) {
+    init(uri: String) throws(SystemCallError) {
         self.uri = uri
         self.context = try SMBContext()
     }
@@ -42,7 +43,9 @@ struct SMBStorage: Storage {
         let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array((directory + "/fermata-smb-XXXXXX" + suffix).utf8CString)
         let descriptor = mkstemps(&template, Int32(suffix.utf8.count))
-        guard descriptor >= 0 else { throw SMBError("Failed to create a temporary file", code: errno) }
+        guard descriptor >= 0 else {
+            throw SystemCallError("Failed to create a temporary file", Errno(rawValue: errno))
+        }
         let local = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(local) }
         do {
@@ -58,7 +61,7 @@ struct SMBStorage: Storage {
                     let result = write(descriptor, buffer.baseAddress! + written, count - written)
                     if result < 0 {
                         if errno == EINTR { continue }
-                        throw SMBError("Failed to write a temporary file", code: errno)
+                        throw SystemCallError("Failed to write a temporary file", Errno(rawValue: errno))
                     }
                     written += result
                 }
