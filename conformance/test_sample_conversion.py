@@ -16,7 +16,8 @@ Narrowing: 24- and 32-bit songs on a 16-bit device go through mpd's dither (its 
 one, whose state starts afresh when the output opens), 32-bit ones on a 24-bit device are shifted.
 
 Resampling with another channel count: mpd resamples first, in the song's channels (to float, libsamplerate's
-and libsoxr's output), then makes the device's sample format, then its channels with the integer rules above.
+and libsoxr's output), then makes the device's sample format, then its channels with the integer rules above; a
+float song (Ogg Vorbis) too is truncated to the device's format before its channels change.
 
 The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both). About 8 s.
 """
@@ -149,5 +150,19 @@ def test_resampling_with_channels_as_mpd(server_factory, format_music, tmp_path,
     ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device, **settings)
     rate, _, channels = device.split(":")
     assert len(sut) >= int(channels) * (round(0.7 * int(rate)) - 48), len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"
+
+
+@pytest.mark.parametrize("uri, device", [
+    ("ogg/vorbis/quad.ogg", "44100:16:2"),
+    ("ogg/vorbis/quad.ogg", "48000:16:1"),
+])
+def test_float_songs_change_channels_after_the_format(server_factory, format_music, tmp_path, uri, device):
+    """A float song (Ogg Vorbis, 1 s of four channels): mpd truncates its samples to the device's 16 bits first,
+    then averages them as integers (truncated), with or without a resampler before."""
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device)
+    rate, _, channels = device.split(":")
+    assert len(sut) >= int(channels) * (int(rate) - 48), len(sut)
     assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
     assert max(abs(v) for v in sut) > 1000, "no sound"
