@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -54,8 +55,9 @@ def _mp3(path, seconds: int, title: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def smbd():
-    """``smb://127.0.0.1:PORT/share``, served by an smbd of the test's own."""
+def smbd_process():
+    """``smb://127.0.0.1:PORT/share``, served by an smbd of the test's own, and that smbd (the leader of its own
+    process group, which the processes serving connections join)."""
     binary = shutil.which("smbd") or "/usr/sbin/smbd"
     if not os.path.exists(binary):
         pytest.fail("smbd is not installed (scripts/install-deps.sh test installs samba)")
@@ -86,11 +88,18 @@ def smbd():
         proc.kill()
         log = state / "log"
         pytest.fail(f"smbd did not start: {log.read_text(errors='replace')[-2000:] if log.exists() else ''}")
-    yield f"smb://{HOST}:{port}/share"
+    yield f"smb://{HOST}:{port}/share", proc
+    os.killpg(proc.pid, signal.SIGCONT)
     proc.terminate()
     proc.wait(timeout=10)
     proc.stdin.close()
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def smbd(smbd_process):
+    """``smb://127.0.0.1:PORT/share``."""
+    return smbd_process[0]
 
 
 def _compare(server_factory, spec, case_id: str, **options):
@@ -114,3 +123,45 @@ def test_a_missing_file_or_share_fails_as_in_mpd(server_factory, smbd):
     spec = [("a", f"add {smbd}/missing.mp3\nplay 0\n"), ("a", "status\n"),
             ("a", f"clear\nadd {base}/noshare/x.mp3\nplay 0\n"), ("a", "status\n")]
     _compare(server_factory, spec, "missing file and share", replies="auto")
+
+
+def _timed(server, command: str) -> float:
+    start = time.monotonic()
+    server.query(command)
+    return time.monotonic() - start
+
+
+@pytest.mark.serial
+def test_a_share_gone_silent_stalls_nobody(server_factory, smbd_process):
+    """Fermata only (mpd waits for libsmbclient's timeout here): a song of the share plays, then smbd stops
+    answering (SIGSTOP of its processes, connections left open). `seekcur` (which opens the song again),
+    `next` and `stop` return at once while the player's input waits on the silent share, and another client's
+    `status` answers meanwhile; then smbd goes on. About 2 s."""
+    url, proc = smbd_process
+    sut = server_factory("sut")
+    for command in ("clear", f"add {url}/long.mp3", f"add {url}/long.mp3", "play 0"):
+        sut.query(command)
+    assert mpdtest.wait_until(
+        lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    bound = mpdtest.scaled(2)
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        with sut.connect() as other:
+            assert _timed(sut, "seekcur 5") < bound
+            time.sleep(0.3)
+            start = time.monotonic()
+            assert b"state: play" in other.command("status")
+            assert time.monotonic() - start < bound
+            assert _timed(sut, "next") < bound
+            time.sleep(0.3)
+            assert _timed(sut, "stop") < bound
+            start = time.monotonic()
+            assert b"state: stop" in other.command("status")
+            assert time.monotonic() - start < bound
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    # The share answers again, and the server plays from it.
+    sut.query("play 0")
+    assert mpdtest.wait_until(
+        lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    sut.query("stop")

@@ -189,7 +189,7 @@ final class StateFileService {
     private func song(for entry: StateFile.Entry) -> QueueSong? {
         var song: QueueSong
         var uri = entry.uri
-        if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
+        if URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://") { uri = String(uri.dropFirst(7)) }
         let musicDirectory = self.server.options.musicDirectory
         if uri.hasPrefix("/"), let relative = PlaylistFile.relative(uri, to: musicDirectory) {
             uri = relative

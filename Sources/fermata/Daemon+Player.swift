@@ -10,7 +10,6 @@ import Input
 import Model
 import Playback
 import Posix
-import SMBClient
 import Samplerate
 import Server
 import Shout

@@ -11,6 +11,7 @@ import Input
 import Library
 import MPDProtocol
 import Model
+import NFS
 import Network
 import Playback
 import Playlists
@@ -125,22 +126,22 @@ enum Daemon {
         let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
             // As mpd's input plugins, in their order: curl takes http(s) only, then ffmpeg the schemes
-            // libavformat reads, then smbclient smb://.
+            // libavformat reads, then smbclient smb://, then nfs nfs://.
             if let curl, CurlInputStream.canOpen(url) {
                 return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
-            let lowered = url.prefix(32).lowercased()
-            if ffmpegSchemes.contains(where: { lowered.hasPrefix($0) }) {
+            if ffmpegSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
-            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
+            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url, cancellation: cancellation) }
+            if NFSInputStream.canOpen(url) { return try NFSInputStream(url: url, cancellation: cancellation) }
             throw .plugin(message: "Unrecognized URI", uri: url)
         }
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
-        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// among them).
-        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://"]).sorted()
+        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// and nfs's nfs:// among them).
+        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://", "nfs://"]).sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
             do throws(FormatError) {

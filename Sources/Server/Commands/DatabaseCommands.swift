@@ -33,7 +33,7 @@ enum DatabaseCommands {
     /// - Returns: the URI relative to the music directory.
     static func relativeURI(_ uri: String, context: CommandContext) throws(AckError) -> String {
         var path = uri
-        if path.lowercased().hasPrefix("file://") {
+        if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") {
             path = String(path.dropFirst(7))
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
