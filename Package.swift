@@ -66,6 +66,10 @@ let package = Package(
             name: "CSMBClient", path: "Sources/CSMBClient", pkgConfig: "smbclient",
             providers: [.apt(["libsmbclient-dev"])]),
 
+        // NFS exports (`nfs://` input, as Debian's mpd has it).
+        .systemLibrary(
+            name: "CNFS", path: "Sources/CNFS", pkgConfig: "libnfs", providers: [.apt(["libnfs-dev"])]),
+
         // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
         // map links the library.
         .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
@@ -253,6 +257,8 @@ let package = Package(
         // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
         // CSMBClient.
         .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Posix"], swiftSettings: settings),
+        // Files on NFS exports through libnfs (mpd's nfs input plugin); the only importer of CNFS.
+        .target(name: "NFS", dependencies: ["CNFS", "Input", "Model"], swiftSettings: settings),
 
         // The start-up notice to systemd (sd_notify READY=1, for Type=notify units); the only importer of CSystemd.
         .target(name: "Systemd", dependencies: ["CSystemd"], swiftSettings: settings),
@@ -276,7 +282,7 @@ let package = Package(
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
-                "Playlists", "ICU", "FFmpeg", "SMBClient",
+                "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -331,6 +337,7 @@ let package = Package(
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input", "TestTools"], swiftSettings: settings),

@@ -12,6 +12,7 @@ that same file. An `update` with nothing changed re-reads nothing on either side
 
 from __future__ import annotations
 
+import array
 import gzip
 import os
 import shutil
@@ -325,3 +326,48 @@ def test_replay_gain_of_songs_loaded_from_mpds_database(server_factory, tmp_path
     assert mismatch is None, mismatch
     assert b"db_update: 1700000000\n" in sut.query("stats")
     assert copy.read_bytes() == mpd_bytes, "Fermata leaves mpd's file as it is"
+
+
+def test_replay_gain_mode_set_while_a_song_plays_applies_to_it(server_factory, tmp_path):
+    """mpd's decoder submits the ReplayGain it reads in the file whatever the mode; its outputs apply the mode
+    of the moment. So `replay_gain_mode track` sent while a song plays with ReplayGain off scales the rest of
+    that song, also for a song loaded from mpd's database (which stores no ReplayGain). The pipe output's
+    command sleeps before it reads, so the mode changes while most of the song is still to be played; what
+    both servers played after the first 512 KiB is the same, scaled. (Ogg Vorbis: float samples, which mpd
+    scales without a dither, whose state would depend on when the mode changed.) About 5 s."""
+    import audiofiles
+    audiofiles.require_tools("sox", "oggenc")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = tmp_path / "tone.wav"
+    subprocess.run(["sox", "-n", "-r", "44100", "-b", "16", "-c", "2", str(wav), "synth", "3", "sine", "440",
+                    "vol", "0.5"], check=True)
+    subprocess.run(["oggenc", "-Q", "-c", "title=gain", "-c", "REPLAYGAIN_TRACK_GAIN=-7.25 dB",
+                    "-c", "REPLAYGAIN_TRACK_PEAK=0.5", "-o", str(music / "gain.ogg"), str(wav)], check=True)
+    database = tmp_path / "database"
+    recordings = {}
+    for kind in ("ref", "sut"):
+        (tmp_path / kind).mkdir()
+        record = tmp_path / kind / "rec-pipe.raw"
+        if kind == "sut":
+            copy = tmp_path / "mpd-database"
+            shutil.copy(database, copy)
+            _age(copy)
+        output = {"type": "pipe", "name": "p", "command": f"sleep {mpdtest.scaled(1)}; exec cat > {record}"}
+        server = server_factory(kind, music=music, outputs=[output], replaygain="off",
+                                db_file=str(database if kind == "ref" else copy))
+        if kind == "sut":
+            assert b"db_update: 1700000000\n" in server.query("stats"), "Fermata loaded mpd's file"
+        else:
+            assert mpdtest.wait_until(lambda: database.exists(), mpdtest.scaled(10)), "mpd saved its scan"
+        server.query('add "gain.ogg"\nplay\n')
+        # The decoder has opened the song (its format is known) before the mode changes.
+        assert mpdtest.wait_until(lambda: b"\naudio: " in server.query("status"), mpdtest.scaled(10))
+        server.query("replay_gain_mode track\n")
+        assert mpdtest.wait_until(lambda: b"state: stop" in server.query("status"), mpdtest.scaled(30))
+        _, recordings[kind] = audiofiles.settled_recording(server, tmp_path / kind)
+    ref, sut = recordings["ref"], recordings["sut"]
+    assert len(ref) == 3 * 44100 * 8, len(ref)
+    tail = array.array("f", ref[512 << 10:])
+    assert max(abs(v) for v in tail) < 0.6 * 0.5, "mpd scaled the rest of the song (-7.25 dB)"
+    assert len(sut) == len(ref) and sut[512 << 10:] == ref[512 << 10:], "Fermata scaled the rest as mpd did"

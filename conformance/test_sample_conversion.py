@@ -15,7 +15,12 @@ Resampling: a song whose rate the output does not take (`format "48000:16:2"`) i
 Narrowing: 24- and 32-bit songs on a 16-bit device go through mpd's dither (its noise-shaped, pseudo-random
 one, whose state starts afresh when the output opens), 32-bit ones on a 24-bit device are shifted.
 
-The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both). About 8 s.
+Resampling with another channel count: mpd resamples first, in the song's channels (to float, libsamplerate's
+and libsoxr's output), then makes the device's sample format, then its channels with the integer rules above; a
+float song (Ogg Vorbis) too is truncated to the device's format before its channels change.
+
+The songs are the format fixtures' 0.7 s FLAC files (libFLAC decodes them the same on both) and a 1 s Ogg Vorbis
+one. 23 cases, about 2 s each (49 s for the file on a 2-core machine at a load of 7).
 """
 
 from __future__ import annotations
@@ -128,5 +133,37 @@ def test_channels_as_mpd(server_factory, format_music, tmp_path, uri, device):
     ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device)
     rate, _, channels = device.split(":")
     assert len(sut) == int(channels) * round(0.7 * int(rate)), len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"
+
+
+@pytest.mark.parametrize("converter", ["libsamplerate", "soxr"])
+@pytest.mark.parametrize("uri, device", [
+    ("flac/formats/s8_44100_1ch.flac", "48000:16:2"),
+    ("flac/formats/s16_48000_6ch.flac", "44100:16:2"),
+    ("flac/formats/s16_44100_2ch.flac", "48000:16:1"),
+])
+def test_resampling_with_channels_as_mpd(server_factory, format_music, tmp_path, uri, device, converter):
+    """A rate and a channel change at once: mpd resamples in the song's channels (libsamplerate's default converter
+    or libsoxr's high recipe, float out), truncates to the device's sample format, then converts the channels with
+    its integer rules (mono copied, 5.1 averaged, stereo averaged to mono, truncated)."""
+    settings = {"samplerate_converter": "soxr"} if converter == "soxr" else {}
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device, **settings)
+    rate, _, channels = device.split(":")
+    assert len(sut) >= int(channels) * (round(0.7 * int(rate)) - 48), len(sut)
+    assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
+    assert max(abs(v) for v in sut) > 1000, "no sound"
+
+
+@pytest.mark.parametrize("uri, device", [
+    ("ogg/vorbis/quad.ogg", "44100:16:2"),
+    ("ogg/vorbis/quad.ogg", "48000:16:1"),
+])
+def test_float_songs_change_channels_after_the_format(server_factory, format_music, tmp_path, uri, device):
+    """A float song (Ogg Vorbis, 1 s of four channels): mpd truncates its samples to the device's 16 bits first,
+    then averages them as integers (truncated), with or without a resampler before."""
+    ref, sut = recordings(server_factory, format_music, tmp_path, uri, device=device)
+    rate, _, channels = device.split(":")
+    assert len(sut) >= int(channels) * (int(rate) - 48), len(sut)
     assert ref == sut, f"samples differ by up to {difference(ref, sut)} steps"
     assert max(abs(v) for v in sut) > 1000, "no sound"

@@ -292,12 +292,18 @@ def _require_snapcast() -> None:
 
 
 @contextlib.contextmanager
-def running(role: str, binary: Path, music: Path, root: Path, rooms: int):
-    """A server (mpd or the one under test) with a fifo output, the snapserver it feeds and `rooms` snapclients."""
+def running(role: str, binary: Path, music: Path, root: Path, rooms: int, output: str = "fifo"):
+    """A server (mpd or the one under test) with a fifo output, the snapserver it feeds and `rooms` snapclients.
+    With `output="pipe"`, a pipe output instead, whose command (`cat`) writes into a fifo the test made."""
     fifo = root / "snapfifo"
     server = mpdtest.Server(role, binary, music, conftest._workdir(role))
-    server.outputs = [{"type": "fifo", "name": "Snapcast", "path": str(fifo), "format": "48000:16:2",
-                       "mixer_type": "software"}]
+    if output == "pipe":
+        os.mkfifo(fifo)
+        server.outputs = [{"type": "pipe", "name": "Snapcast", "command": f"exec cat > '{fifo}'",
+                           "format": "48000:16:2", "mixer_type": "software"}]
+    else:
+        server.outputs = [{"type": "fifo", "name": "Snapcast", "path": str(fifo), "format": "48000:16:2",
+                           "mixer_type": "software"}]
     conftest._start([server])
     (root / "python" / "musicbrainzngs").mkdir(parents=True)
     (root / "python" / "musicbrainzngs" / "__init__.py").write_text(MUSICBRAINZNGS)
@@ -345,13 +351,20 @@ def running(role: str, binary: Path, music: Path, root: Path, rooms: int):
         shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def snapcast(snap_music, tmp_path_factory):
+@contextlib.contextmanager
+def running_under_test(snap_music, tmp_path_factory, name: str, output: str = "fifo"):
+    """`running` for the server under test, with two rooms."""
     _require_snapcast()
     binary = mpdtest.sut_binary()
     if not binary.exists():
         pytest.skip(f"system under test not found: {binary}")
-    with running("sut-snapcast", binary, snap_music, tmp_path_factory.mktemp("snapcast"), rooms=2) as made:
+    with running(f"sut-{name}", binary, snap_music, tmp_path_factory.mktemp(name), rooms=2, output=output) as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def snapcast(snap_music, tmp_path_factory):
+    with running_under_test(snap_music, tmp_path_factory, "snapcast") as made:
         yield made
 
 
@@ -377,7 +390,24 @@ def test_meta_mpd_shows_the_playing_songs_tags(snapcast):
     assert ["search_releases", {"artist": "Room Tone", "release": "Rooms", "limit": 1}] in calls, calls
 
 
+@pytest.fixture(scope="module")
+def snapcast_through_a_pipe(snap_music, tmp_path_factory):
+    with running_under_test(snap_music, tmp_path_factory, "snapcast-pipe", output="pipe") as made:
+        yield made
+
+
 def test_two_rooms_play_the_source_in_sync_and_pause_together(snapcast):
+    _two_rooms_in_sync_and_paused_together(snapcast)
+
+
+def test_through_a_pipe_output_too(snapcast_through_a_pipe):
+    """The pipe output feeding snapserver through `cat > fifo`: paced as the fifo output is, so nothing is lost,
+    skipped, or played twice, and the rooms pause together. (At a pause the pipe closes, as mpd's does: `cat` ends
+    and snapserver opens the fifo again; the music goes on where it stopped.)"""
+    _two_rooms_in_sync_and_paused_together(snapcast_through_a_pipe)
+
+
+def _two_rooms_in_sync_and_paused_together(snapcast: "Snapcast") -> None:
     server = snapcast.server
     server.query("clear")
     for index in range(len(SONGS)):

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|run|deb|test]   (default: test, which includes the others)
 set -eu
 
-BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev"
+BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev libnfs-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen flac ffmpeg musepack-tools vorbis-tools opus-tools wavpack"
 # dpkg-dev (dpkg-shlibdeps, dpkg-architecture; binutils' strip and readelf), patchelf, python3: `make deb`
 # (scripts/make-deb.py); conformance/test_deb.py builds the package too.
@@ -18,9 +18,11 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # 127.0.0.1) and records two snapclients; snapserver's meta_mpd.py plug-in controls Fermata over the protocol and
 # imports python3-mpd, python3-dbus and python3-gi (snapserver only recommends python3).
 # samba (smbd): Tests/SMBClientTests serves a share on 127.0.0.1 with its own smbd (no nmbd, no NetBIOS).
+# nfs-ganesha, nfs-ganesha-vfs, rpcbind, libnfs-utils: conformance/test_nfs.py serves an export with its own ganesha
+# and rpcbind in a private network namespace (nfs-ls tells when it is up).
 # python3-pytest-xdist: make test runs the conformance files in two workers.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;
@@ -55,40 +57,36 @@ if [ -n "$missing" ]; then
         fi
         ;;
     esac
-    case " $missing " in
-    *" icecast2 "*)
-        # Likewise a system icecast2 (port 8000 on every interface): conformance/test_shout.py runs its own.
-        if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-            $SUDO systemctl disable --now icecast2.service >/dev/null 2>&1 || true
-        elif [ -x /etc/init.d/icecast2 ]; then
-            $SUDO /etc/init.d/icecast2 stop >/dev/null 2>&1 || true
-        fi
-        ;;
-    esac
-    case " $missing " in
-    *" samba "*)
-        # Likewise a system smbd (ports 139 and 445 on every interface) and nmbd (NetBIOS broadcasts): the tests
-        # start their own smbd on 127.0.0.1.
-        for service in smbd nmbd samba-ad-dc; do
+    # Stops and disables the system services named (systemd units, or init.d scripts of the same name without
+    # `.socket`) that installing their package just started.
+    disable_services() {
+        for service in "$@"; do
             if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-                $SUDO systemctl disable --now "$service.service" >/dev/null 2>&1 || true
-            elif [ -x "/etc/init.d/$service" ]; then
-                $SUDO "/etc/init.d/$service" stop >/dev/null 2>&1 || true
+                $SUDO systemctl disable --now "$service" >/dev/null 2>&1 || true
+            elif [ -x "/etc/init.d/${service%.socket}" ]; then
+                $SUDO "/etc/init.d/${service%.socket}" stop >/dev/null 2>&1 || true
             fi
         done
-        ;;
+    }
+    case " $missing " in
+    # Likewise a system icecast2 (port 8000 on every interface): conformance/test_shout.py runs its own.
+    *" icecast2 "*) disable_services icecast2 ;;
     esac
+    case " $missing " in
+    # Likewise a system smbd (ports 139 and 445 on every interface) and nmbd (NetBIOS broadcasts): the tests start
+    # their own smbd on 127.0.0.1.
+    *" samba "*) disable_services smbd nmbd samba-ad-dc ;;
+    esac
+    case " $missing " in
+    # Likewise a system rpcbind (port 111 on every interface) and nfs-ganesha: conformance/test_nfs.py runs its own
+    # in a private network namespace.
+    *" nfs-ganesha "* | *" rpcbind "*) disable_services nfs-ganesha rpcbind.socket rpcbind ;;
+    esac
+    # Likewise a system snapserver (ports 1704, 1705 and 1780 on every interface, published over zeroconf) or
+    # snapclient (browsing the LAN): conformance/test_snapcast.py runs its own on loopback.
     for snapcast in snapserver snapclient; do
         case " $missing " in
-        *" $snapcast "*)
-            # Likewise a system snapserver (ports 1704, 1705 and 1780 on every interface, published over zeroconf)
-            # or snapclient (browsing the LAN): conformance/test_snapcast.py runs its own on loopback.
-            if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-                $SUDO systemctl disable --now "$snapcast.service" >/dev/null 2>&1 || true
-            elif [ -x "/etc/init.d/$snapcast" ]; then
-                $SUDO "/etc/init.d/$snapcast" stop >/dev/null 2>&1 || true
-            fi
-            ;;
+        *" $snapcast "*) disable_services "$snapcast" ;;
         esac
     done
 fi

@@ -144,7 +144,7 @@ extension Settings {
 
     /// The `database` block as `mpd` 0.23.12 reads it (`CreateConfiguredDatabase`, the simple plugin): not with
     /// `db_file`; `plugin` defaults to `simple`, which needs `path` and reads `compress` and
-    /// `hide_playlist_targets` (both default yes). Another
+    /// `hide_playlist_targets` (both default yes) and `cache_directory` (none by default). Another
     /// plugin (`proxy`, `upnp`) is warned about and ignored (see `warnings(for:)`).
     private mutating func readDatabaseBlock(_ file: ConfigFile, home: String) throws(ConfigError) {
         guard let block = file.blocks(named: "database").last else { return }
@@ -161,6 +161,7 @@ extension Settings {
         self.dbFile = path
         self.dbCompress = try settings.bool("compress") ?? true
         self.hidePlaylistTargets = try settings.bool("hide_playlist_targets") ?? true
+        self.cacheDirectory = try settings.path("cache_directory")
     }
 
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
@@ -181,13 +182,6 @@ extension Settings {
             lines.append("\(block.location): block \"\(block.name)\" is not supported by Fermata yet and is ignored")
         }
         for block in file.blocks(named: "database") {
-            if block["cache_directory"] != nil {
-                // mpd keeps a mounted share's database there; Fermata cannot mount a share yet (`mount` answers
-                // as mpd does without one).
-                lines.append(
-                    "\(block.location): database parameter \"cache_directory\" is not supported by Fermata yet and is "
-                        + "ignored")
-            }
             guard let plugin = block["plugin"], plugin != "simple" else { continue }
             let location = block.location
             lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")

@@ -43,6 +43,10 @@ public struct Settings: Sendable, Hashable {
     /// `db_file`), as in `mpd`.
     public var dbCompress: Bool
 
+    /// `cache_directory` of a `database` block: where the databases of mounted storages (`mount`) are kept, one
+    /// file per storage. Default: none, which makes `mount` fail as in `mpd`.
+    public var cacheDirectory: String?
+
     /// `hide_playlist_targets` of a `database` block: whether the files cue sheets' tracks name are left out of
     /// listings and searches. Default: yes, as in `mpd`.
     public var hidePlaylistTargets = true

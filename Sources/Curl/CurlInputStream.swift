@@ -38,7 +38,7 @@ public final class CurlInputStream: InputStream {
     public let metaInterval: Int
 
     private let settings: CurlSettings
-    private let buffer: AsyncStreamBuffer
+    private let buffer: CurlStreamBuffer
     private var thread: NamedThread?
     private var icy: IcyMetaDataParser
     /// The tag of the response's headers (`icy-name`…) not yet handed out by ``readTag()``.
@@ -51,8 +51,7 @@ public final class CurlInputStream: InputStream {
 
     /// Whether `mpd`'s curl plugin opens `uri`: it starts with `http://` or `https://` (any case).
     public static func canOpen(_ uri: String) -> Bool {
-        let lowered = uri.prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        URIScheme.hasPrefixIgnoringCase(uri.utf8, "http://") || URIScheme.hasPrefixIgnoringCase(uri.utf8, "https://")
     }
 
     /// Opens `url`: sends the request and waits for the response's headers.
@@ -71,7 +70,7 @@ public final class CurlInputStream: InputStream {
         self.uri = url
         self.settings = settings
         self.cancellation = cancellation ?? InputCancellation()
-        let buffer: AsyncStreamBuffer
+        let buffer: CurlStreamBuffer
         do {
             buffer = try AsyncStreamBuffer(capacity: settings.bufferSize, resumeAt: settings.resumeAt)
         } catch {
@@ -207,7 +206,7 @@ public final class CurlInputStream: InputStream {
 
     /// Starts a request of `uri` from `offset` on a new transfer thread.
     private static func start(
-        _ uri: String, _ settings: CurlSettings, _ buffer: AsyncStreamBuffer, offset: UInt64, generation: Int,
+        _ uri: String, _ settings: CurlSettings, _ buffer: CurlStreamBuffer, offset: UInt64, generation: Int,
         isSeek: Bool
     ) throws(InputError) -> NamedThread {
         let request: CurlRequest
@@ -228,7 +227,7 @@ public final class CurlInputStream: InputStream {
 
     /// Stops a request: moves the generation on, wakes the transfer thread, and waits for it to end (so that
     /// a seek's new request is the server's only one) or lets it end alone.
-    private static func stop(_ buffer: AsyncStreamBuffer, _ thread: NamedThread, wait: Bool = true) {
+    private static func stop(_ buffer: CurlStreamBuffer, _ thread: NamedThread, wait: Bool = true) {
         buffer.condition.lock()
         buffer.generation += 1
         buffer.condition.unlock()
@@ -237,46 +236,18 @@ public final class CurlInputStream: InputStream {
     }
 
     /// Waits until the current request's headers are in; returns them.
-    private static func waitReady(_ uri: String, _ buffer: AsyncStreamBuffer) throws(InputError) -> CurlResponseHeaders
-    {
-        buffer.condition.lock()
-        defer { buffer.condition.unlock() }
-        while !buffer.ready && !buffer.cancelled { buffer.condition.wait() }
-        if buffer.cancelled { throw .cancelled(uri: uri) }
-        if let failure = buffer.failure {
-            buffer.failure = nil
-            throw failure
-        }
-        return buffer.headers
+    private static func waitReady(
+        _ uri: String, _ buffer: CurlStreamBuffer
+    ) throws(InputError) -> CurlResponseHeaders {
+        try buffer.waitReady(uri: uri) ?? CurlResponseHeaders()
     }
 
     /// Reads buffered bytes of the server's stream (`mpd`'s `AsyncInputStream::Read`).
     private func readRaw(into destination: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        let buffer = self.buffer
-        buffer.condition.lock()
-        while true {
-            if buffer.cancelled {
-                buffer.condition.unlock()
-                throw .cancelled(uri: self.uri)
-            }
-            if let failure = buffer.failure {
-                buffer.failure = nil
-                buffer.condition.unlock()
-                throw failure
-            }
-            if buffer.count > 0 { break }
-            if buffer.ended || (self.size.map { self.rawOffset >= $0 } ?? false) {
-                buffer.condition.unlock()
-                return 0
-            }
-            buffer.condition.wait()
+        let count = try self.buffer.read(into: destination, uri: self.uri) {
+            self.size.map { self.rawOffset >= $0 } ?? false
         }
-        let count = buffer.take(into: destination)
         self.rawOffset += UInt64(count)
-        let resume = buffer.paused && !buffer.resumeRequested && buffer.count < buffer.resumeAt
-        if resume { buffer.resumeRequested = true }
-        buffer.condition.unlock()
-        if resume { EventFD.signal(buffer.wake) }
         return count
     }
 }

@@ -4,6 +4,9 @@ import CCurl
 import Input
 import Posix
 
+/// A stream's read-ahead buffer, whose producer's answer is the response's headers.
+typealias CurlStreamBuffer = AsyncStreamBuffer<CurlResponseHeaders>
+
 /// One HTTP request of a stream (the first, or the one a seek makes), on a thread of its own: a libcurl easy
 /// handle driven by a multi handle of its own, as `mpd`'s `CurlRequest` with `CurlInputStream::InitEasy`'s
 /// options. Received bytes go into the stream's ``AsyncStreamBuffer``; when a block does not fit the transfer
@@ -16,7 +19,7 @@ final class CurlRequest: @unchecked Sendable {
     struct SetupError: Error { let message: String }
 
     private let uri: String
-    private let buffer: AsyncStreamBuffer
+    private let buffer: CurlStreamBuffer
     private let generation: Int
     /// Whether this request is a seek's: its headers do not change the stream's size, type or tags.
     let isSeek: Bool
@@ -34,7 +37,7 @@ final class CurlRequest: @unchecked Sendable {
     ///
     /// - Throws: `SetupError` when libcurl refuses a handle or an option.
     init(
-        uri: String, settings: CurlSettings, offset: UInt64, buffer: AsyncStreamBuffer, generation: Int, isSeek: Bool
+        uri: String, settings: CurlSettings, offset: UInt64, buffer: CurlStreamBuffer, generation: Int, isSeek: Bool
     ) throws(SetupError) {
         guard CurlGlobal.initialized, let easy = curl_easy_init() else {
             throw SetupError(message: "curl_easy_init() failed")
@@ -209,7 +212,7 @@ final class CurlRequest: @unchecked Sendable {
             self.buffer.condition.broadcast()
             return false
         }
-        self.buffer.headers = self.headers
+        self.buffer.response = self.headers
         self.buffer.ready = true
         self.buffer.condition.broadcast()
         return true

@@ -25,6 +25,10 @@ public protocol Decoder {
     /// Whether `seek(toFrame:)` can work (what `mpd`'s plugin tells its player): `false` for raw AAC, which
     /// `mpd` answers a seek into with "Not seekable" and starts from its beginning when it must reopen it.
     var isSeekable: Bool { get }
+    /// The ReplayGain the decoder read in the stream (its comments, ID3 tag or header), as `mpd`'s plugin submits
+    /// it (`SubmitReplayGain`) whatever the ReplayGain mode, which the outputs apply as the song plays; `nil` when
+    /// it read none.
+    var replayGain: ReplayGainInfo? { get }
 
     /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
     ///
@@ -56,6 +60,8 @@ extension Decoder {
     public var mixRampEnd: String? { nil }
     /// Seekable.
     public var isSeekable: Bool { true }
+    /// No ReplayGain of its own.
+    public var replayGain: ReplayGainInfo? { nil }
     /// No tags beyond the library's.
     public func readTag() -> [TagItem]? { nil }
 }

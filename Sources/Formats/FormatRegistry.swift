@@ -94,12 +94,13 @@ public struct FormatRegistry: Sendable {
         throw firstError ?? .notRecognized(path: path)
     }
 
-    /// The ReplayGain of the file at `path`, as `readInfo` finds it (empty when the file has none or cannot be
-    /// read). What the player falls back on for a song the library knows no ReplayGain of: `mpd` reads it from
-    /// the file each time it decodes one, and its database (which Fermata may have loaded) does not store it.
-    /// Any thread.
-    public func readReplayGain(path: String) -> ReplayGainInfo {
-        (try? self.readInfo(path: path))?.replayGain ?? ReplayGainInfo()
+    /// The ReplayGain of the APE tag at the end of the file at `path` (its footer and items only), `nil` when it
+    /// has none or cannot be read: what `mpd`'s decoder thread reads before a plugin decodes a file while
+    /// ReplayGain is on (`MaybeLoadReplayGain`), for the formats whose plugins read no ReplayGain of their own
+    /// (WavPack, AAC, an MP3's APE tag). Any thread.
+    public func readAPEReplayGain(path: String) -> ReplayGainInfo? {
+        guard let file = try? TagSourceFile(path: path) else { return nil }
+        return APETag.read(from: file)?.replayGain()
     }
 
     /// What the registry adds to a plugin's answer: the generic scan's tags (and whether its ID3 tag has a

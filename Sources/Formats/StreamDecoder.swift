@@ -28,6 +28,7 @@ final class StreamDecoder: Decoder {
     var mixRampStart: String? { self.decoder.mixRampStart }
     var mixRampEnd: String? { self.decoder.mixRampEnd }
     var isSeekable: Bool { self.decoder.isSeekable && self.input.isSeekable }
+    var replayGain: ReplayGainInfo? { self.decoder.replayGain }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         try self.decoder.decode(into: buffer)

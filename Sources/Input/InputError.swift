@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Model
 import Posix
 
 /// Why an input stream could not be opened, read or moved.
@@ -18,7 +17,8 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// redirects): `message` is its error buffer, or its text for the code when that is empty.
     case curl(message: String, uri: String)
     /// An input plugin failed with `message`, all `mpd` says: FFmpeg's text for an `avio` error (its ffmpeg input
-    /// plugin), or `Unrecognized URI` when no plugin takes the URL.
+    /// plugin), libsmbclient's failed call and its errno (its smbclient plugin: `smbc_open() failed: No such
+    /// file or directory`), or `Unrecognized URI` when no plugin takes the URL.
     case plugin(message: String, uri: String)
     /// ``InputStream``'s user gave up on the stream (`InputCancellation.cancel()`): every later call fails too.
     case cancelled(uri: String)
@@ -30,9 +30,8 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text `mpd`'s input layer gives: "Failed to open '<uri>': <reason>" when opening a file failed;
-    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); a remote
-    /// plugin's failed call and its errno (`smbc_open() failed: No such file or directory`); else
-    /// ``description``. Any thread.
+    /// `mpd`'s own words for HTTP errors (`got HTTP status 300`, `CURL failed: <libcurl's message>`); a
+    /// plugin's message as it is; else ``description``. Any thread.
     public var mpdMessage: String {
         if case .io(let error, let uri) = self, error.function == "open" {
             return "Failed to open '\(uri)': \(error.errno)"
@@ -42,9 +41,6 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .curl(let message, _): return "CURL failed: \(message)"
         case .plugin(let message, _): return message
         case .cancelled: return "Cancelled"
-        // A remote input plugin's failed call (libsmbclient's `smbc_open() failed`), as mpd's system errors
-        // word it: the call and its errno, without the URL the caller names anyway.
-        case .io(let error, let uri) where URIScheme.hasScheme(uri): return error.description
         case .io, .notSeekable, .notAFile: return self.description
         }
     }

@@ -71,6 +71,9 @@ public final class Database: Sendable {
 
     /// Every directory; index 0 is the root.
     public let directories: [Directory]
+    /// The mount points grafted in (directories of the root, by index), each with its storage database's root's
+    /// modification time; see `mountRootTime(_:)`.
+    private let mountRoots: [Int32: Int64]
     /// Every song, in walk order.
     public let songs: SongTable
     /// When the last update that produced this snapshot finished, seconds since the epoch.
@@ -150,11 +153,15 @@ public final class Database: Sendable {
     }
 
     /// A snapshot from parts already in walk order (the database file stores them so), hiding the songs at
-    /// `hiddenURIs`.
-    init(directories: [Directory], songs: SongTable, updateTime: Int64, hiddenURIs: [String] = []) {
+    /// `hiddenURIs`; `mountRoots` marks the mount points (see `mountRootTime`).
+    init(
+        directories: [Directory], songs: SongTable, updateTime: Int64, hiddenURIs: [String] = [],
+        mountRoots: [Int32: Int64] = [:]
+    ) {
         self.directories = directories
         self.songs = songs
         self.updateTime = updateTime
+        self.mountRoots = mountRoots
         guard !hiddenURIs.isEmpty else {
             self.hidden = []
             return
@@ -174,6 +181,43 @@ public final class Database: Sendable {
             hidden[Int(song)] = true
         }
         self.hidden = hidden
+    }
+
+    /// For a mount point, the modification time of the root of the storage's database, which `mpd` lists as a
+    /// directory of its own at the mount point's path (a recursive listing of the root shows the mount point,
+    /// without a time, then that root, with it); `nil` for any other directory.
+    public func mountRootTime(_ directory: Int32) -> Int64? { self.mountRoots[directory] }
+
+    /// Whether any directory is a mount point.
+    public var hasMountPoints: Bool { !self.mountRoots.isEmpty }
+
+    /// The mount point directory `directory` is in (itself or below), if any.
+    public func mountPoint(ofDirectory directory: Int32) -> String? {
+        guard !self.mountRoots.isEmpty else { return nil }
+        var index = directory
+        while index > 0 {
+            let parent = self.directories[Int(index)].parent
+            if parent == 0 { return self.mountRoots[index] != nil ? self.directories[Int(index)].path : nil }
+            index = parent
+        }
+        return nil
+    }
+
+    /// The same snapshot with `mountRoots` marked (see `mountRootTime(_:)`).
+    public func marking(mountRoots: [Int32: Int64]) -> Database {
+        Database(
+            directories: self.directories, songs: self.songs, updateTime: self.updateTime, hidden: self.hidden,
+            mountRoots: mountRoots)
+    }
+
+    private init(
+        directories: [Directory], songs: SongTable, updateTime: Int64, hidden: [Bool], mountRoots: [Int32: Int64]
+    ) {
+        self.directories = directories
+        self.songs = songs
+        self.updateTime = updateTime
+        self.hidden = hidden
+        self.mountRoots = mountRoots
     }
 
     /// Whether song `song` is a file a playlist file's directory names, left out of listings and searches.

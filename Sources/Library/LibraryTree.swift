@@ -169,6 +169,19 @@ public struct TreeDirectory: Sendable, Hashable {
         return removed
     }
 
+    /// Adds the playlist file `playlist`, or replaces the one of its name.
+    ///
+    /// - Returns: whether anything changed.
+    mutating func setPlaylist(_ playlist: TreePlaylist) -> Bool {
+        guard let index = self.playlistIndex(named: playlist.name) else {
+            self.playlists.append(playlist)
+            return true
+        }
+        guard self.playlists[index] != playlist else { return false }
+        self.playlists[index] = playlist
+        return true
+    }
+
     /// The position of the playlist file called `name` (compared by bytes).
     func playlistIndex(named name: String) -> Int? {
         self.playlists.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }

@@ -280,14 +280,7 @@ public struct Updater: Sendable {
             guard isSong else {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
                 if let suffix, self.reader.listsPlaylist(suffix: suffix) {
-                    let entry = TreePlaylist(name: name, modificationTime: status.modificationTime)
-                    if let index = directory.playlistIndex(named: name) {
-                        if directory.playlists[index] != entry {
-                            directory.playlists[index] = entry
-                            modified = true
-                        }
-                    } else {
-                        directory.playlists.append(entry)
+                    if directory.setPlaylist(TreePlaylist(name: name, modificationTime: status.modificationTime)) {
                         modified = true
                     }
                 } else if let index = directory.playlistIndex(named: name) {

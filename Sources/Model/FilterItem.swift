@@ -42,7 +42,10 @@ public indirect enum FilterItem: Sendable {
                 return matcher.matchesIgnoringNegation(folded: subject.foldedURI) != matcher.negated
             }
             return matcher.matches(subject.uri)
-        case .base(let directory): return Self.isSameOrBelow(subject.uri, directory)
+        case .base(let directory):
+            // As mpd, which drops a base equal to the mount point before asking the mounted database.
+            if let mount = subject.mountPoint, mount == directory { return true }
+            return Self.isSameOrBelow(subject.uri, directory)
         case .modifiedSince(let seconds):
             guard let modified = subject.lastModified else { return false }
             return modified &* 1_000_000_000 >= seconds &* 1_000_000_000

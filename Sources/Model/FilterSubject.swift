@@ -33,6 +33,11 @@ public protocol FilterSubject {
     /// The tag types the song may have values for (a superset is fine): `any` looks only at these. Defaults to
     /// every tag type.
     var presentTags: TagMask { get }
+
+    /// For a song of a storage mounted into the database, its mount point: `uri` is then relative to the storage,
+    /// as `mpd`'s mounted database matches its songs (a `base` equal to the mount point matches them all).
+    /// Defaults to `nil`.
+    var mountPoint: String? { get }
 }
 
 extension FilterSubject {
@@ -43,6 +48,10 @@ extension FilterSubject {
     /// Folds `uri` on every call.
     @inlinable
     public var foldedURI: FoldedText { FoldedText(folding: self.uri) }
+
+    /// No mount point.
+    @inlinable
+    public var mountPoint: String? { nil }
 }
 
 extension FilterSubject where FoldedTagValues == LazyMapSequence<TagValues, FoldedText> {

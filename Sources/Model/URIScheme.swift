@@ -20,4 +20,16 @@ public enum URIScheme {
         }
         return nil
     }
+
+    /// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively (`strncasecmp`): how
+    /// `mpd` matches URI schemes and plugin prefixes (`smb://`, `http://`) and playlist keys.
+    public static func hasPrefixIgnoringCase(_ text: some Collection<UInt8>, _ prefix: String) -> Bool {
+        text.count >= prefix.utf8.count
+            && zip(text, prefix.utf8).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
+    }
+
+    /// `byte` with an ASCII capital letter made small.
+    public static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
 }

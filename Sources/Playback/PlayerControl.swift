@@ -13,8 +13,9 @@ public struct PlayableSong: Sendable, Hashable {
     public var path: String
     /// Whether the song is a URL an input plugin opens rather than a file.
     public var isRemote: Bool { URIScheme.hasScheme(self.path) }
-    /// ReplayGain values from the library (when empty, the player may read the file's: `Player.init`'s
-    /// `replayGainReader`).
+    /// ReplayGain values from the library, which the player uses when the decoder reports none
+    /// (`Decoder.replayGain`); when this is empty too, it may read the file's APE tag (`Player.init`'s
+    /// `apeReplayGainReader`).
     public var replayGain: ReplayGainInfo
     /// The length the library knows, in milliseconds (used for `duration:` until the decoder knows better).
     public var durationMilliseconds: UInt64?

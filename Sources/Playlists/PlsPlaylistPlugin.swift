@@ -63,7 +63,7 @@ enum PlsPlaylistPlugin {
 
     /// The entry number after `key` at the start of `name`, when it is in range.
     private static func index(_ name: ArraySlice<UInt8>, _ key: String, count: Int) -> Int? {
-        guard TextLines.hasPrefixIgnoringCase(name, key) else { return nil }
+        guard URIScheme.hasPrefixIgnoringCase(name, key) else { return nil }
         let number = UInt32(truncatingIfNeeded: TextLines.strtoul(name.dropFirst(key.utf8.count)))
         let limit = count > 0 ? count : Self.maximumEntries
         return number >= 1 && Int(number) <= limit ? Int(number) : nil

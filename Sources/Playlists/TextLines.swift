@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import RawText
 
 /// Text helpers with `mpd`'s exact rules, for the line-based plugins. Pure.
@@ -45,18 +46,9 @@ enum TextLines {
     /// `Strip`: both ends.
     static func strip(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> { Self.stripRight(Self.stripLeft(text)) }
 
-    /// Whether `text` starts with `prefix`, ASCII letters compared case-insensitively (`strncasecmp`).
-    static func hasPrefixIgnoringCase(_ text: some Collection<UInt8>, _ prefix: String) -> Bool {
-        text.count >= prefix.utf8.count && zip(text, prefix.utf8).allSatisfy { Self.lower($0) == Self.lower($1) }
-    }
-
     /// Whether `text` equals `other`, ASCII letters compared case-insensitively.
     static func equalsIgnoringCase(_ text: some Collection<UInt8>, _ other: String) -> Bool {
-        text.count == other.utf8.count && Self.hasPrefixIgnoringCase(text, other)
-    }
-
-    static func lower(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+        text.count == other.utf8.count && URIScheme.hasPrefixIgnoringCase(text, other)
     }
 
     /// C's `isspace` in the C locale.

@@ -2,23 +2,8 @@
 
 import CSMBClient
 import Glibc
+import Posix
 import Synchronization
-
-/// A failure of libsmbclient: what was tried, and the `errno` it left.
-public struct SMBError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What failed, as `mpd` words it ("Failed to open directory").
-    public var operation: String
-    /// The `errno` value.
-    public var code: Int32
-
-    /// Creates an error.
-    public init(_ operation: String, code: Int32) {
-        self.operation = operation
-        self.code = code
-    }
-
-    public var description: String { "\(self.operation): \(String(cString: strerror(self.code)))" }
-}
 
 /// What `stat` tells of a file on a share.
 public struct SMBFileStatus: Sendable, Hashable {
@@ -38,8 +23,14 @@ public struct SMBFileStatus: Sendable, Hashable {
 /// One libsmbclient context, as `mpd`'s smbclient storage and input plugins keep one each: anonymous (workgroup
 /// `WORKGROUP`, no user, no password), without debug output.
 ///
-/// libsmbclient is not thread-safe, not even across contexts (they share its event and memory pools): every call
-/// into it, from any context, holds one process-wide lock, so contexts may be used from any thread. URLs are
+/// libsmbclient is not thread-safe, not even across contexts: every call pushes a frame on Samba's talloc
+/// stack, which is one process-wide stack unless `smbc_thread_posix()` installed per-thread ones, and Debian's
+/// libsmbclient (4.17) does not export that function. Two calls at once on different threads would free each
+/// other's frames (four threads reading through contexts of their own, locked as `mpd` locks them, only while
+/// creating and freeing contexts, crash within seconds: talloc's "Freed frame" errors, then SIGSEGV). So every
+/// call into it, from any context, holds one process-wide lock, and contexts may be used from any thread.
+/// No thread that must answer promptly waits on that lock: ``SMBInputStream``'s reads happen on a helper thread
+/// of its own, and its reader waits on its buffer, which a cancellation wakes. URLs are
 /// `smb://server[:port]/share/path`.
 public final class SMBContext: Sendable {
     /// The context pointer; used only under `library`.
@@ -54,17 +45,17 @@ public final class SMBContext: Sendable {
     private static let library = Mutex(())
 
     /// Creates an anonymous context.
-    public init() throws(SMBError) {
-        let created: Result<UnsafeMutablePointer<SMBCCTX>, SMBError> = Self.library.withLock { _ in
+    public init() throws(SystemCallError) {
+        let created: Result<UnsafeMutablePointer<SMBCCTX>, SystemCallError> = Self.library.withLock { _ in
             guard let fresh = smbc_new_context() else {
-                return .failure(SMBError("smbc_new_context() failed", code: errno))
+                return .failure(SystemCallError("smbc_new_context() failed", Errno(rawValue: errno)))
             }
             smbc_setDebug(fresh, 0)
             smbc_setFunctionAuthData(fresh, smbAnonymousAuthentication)
             guard let initialised = smbc_init_context(fresh) else {
                 let code = errno
                 smbc_free_context(fresh, 1)
-                return .failure(SMBError("smbc_init_context() failed", code: code))
+                return .failure(SystemCallError("smbc_init_context() failed", Errno(rawValue: code)))
             }
             return .success(initialised)
         }
@@ -76,12 +67,12 @@ public final class SMBContext: Sendable {
     }
 
     /// The status of the file or directory at `url`.
-    public func status(_ url: String) throws(SMBError) -> SMBFileStatus {
-        let result: Result<SMBFileStatus, SMBError> = Self.library.withLock { _ in
+    public func status(_ url: String) throws(SystemCallError) -> SMBFileStatus {
+        let result: Result<SMBFileStatus, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             var st = stat()
             guard let function = smbc_getFunctionStat(context.pointer), function(context.pointer, url, &st) == 0 else {
-                return .failure(SMBError("Failed to access file", code: errno))
+                return .failure(SystemCallError("Failed to access file", Errno(rawValue: errno)))
             }
             return .success(Self.fileStatus(st))
         }
@@ -89,13 +80,13 @@ public final class SMBContext: Sendable {
     }
 
     /// The names in the directory at `url`, in the server's order, without `.` and `..`.
-    public func names(in url: String) throws(SMBError) -> [String] {
-        let result: Result<[String], SMBError> = Self.library.withLock { _ in
+    public func names(in url: String) throws(SystemCallError) -> [String] {
+        let result: Result<[String], SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             guard let open = smbc_getFunctionOpendir(context.pointer),
                 let read = smbc_getFunctionReaddir(context.pointer),
                 let close = smbc_getFunctionClosedir(context.pointer), let handle = open(context.pointer, url)
-            else { return .failure(SMBError("Failed to open directory", code: errno)) }
+            else { return .failure(SystemCallError("Failed to open directory", Errno(rawValue: errno))) }
             defer { _ = close(context.pointer, handle) }
             var names: [String] = []
             while let entry = read(context.pointer, handle) {
@@ -110,48 +101,48 @@ public final class SMBContext: Sendable {
     }
 
     /// Opens the file at `url` for reading.
-    public func open(_ url: String) throws(SMBError) -> SMBFile {
-        let result: Result<OpaquePointer, SMBError> = Self.library.withLock { _ in
+    public func open(_ url: String) throws(SystemCallError) -> SMBFile {
+        let result: Result<OpaquePointer, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             guard let open = smbc_getFunctionOpen(context.pointer), let handle = open(context.pointer, url, O_RDONLY, 0)
-            else { return .failure(SMBError("smbc_open() failed", code: errno)) }
+            else { return .failure(SystemCallError("smbc_open() failed", Errno(rawValue: errno))) }
             return .success(handle)
         }
         return SMBFile(context: self, handle: try result.get())
     }
 
     /// Reads up to `buffer.count` bytes of `handle`; 0 at its end.
-    func read(_ handle: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(SMBError) -> Int {
-        let result: Result<Int, SMBError> = Self.library.withLock { _ in
+    func read(_ handle: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+        let result: Result<Int, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             guard let read = smbc_getFunctionRead(context.pointer) else {
-                return .failure(SMBError("smbc_read() failed", code: ENOSYS))
+                return .failure(SystemCallError("smbc_read() failed", Errno(rawValue: ENOSYS)))
             }
             let count = read(context.pointer, handle, buffer.baseAddress, buffer.count)
-            return count < 0 ? .failure(SMBError("smbc_read() failed", code: errno)) : .success(count)
+            return count < 0 ? .failure(SystemCallError("smbc_read() failed", Errno(rawValue: errno))) : .success(count)
         }
         return try result.get()
     }
 
     /// Moves `handle` to `offset` bytes from its start.
-    func seek(_ handle: OpaquePointer, to offset: Int64) throws(SMBError) {
-        let result: Result<Void, SMBError> = Self.library.withLock { _ in
+    func seek(_ handle: OpaquePointer, to offset: Int64) throws(SystemCallError) {
+        let result: Result<Void, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             guard let seek = smbc_getFunctionLseek(context.pointer),
                 seek(context.pointer, handle, off_t(offset), SEEK_SET) >= 0
-            else { return .failure(SMBError("smbc_lseek() failed", code: errno)) }
+            else { return .failure(SystemCallError("smbc_lseek() failed", Errno(rawValue: errno))) }
             return .success(())
         }
         try result.get()
     }
 
     /// The status of the open `handle`.
-    func status(_ handle: OpaquePointer) throws(SMBError) -> SMBFileStatus {
-        let result: Result<SMBFileStatus, SMBError> = Self.library.withLock { _ in
+    func status(_ handle: OpaquePointer) throws(SystemCallError) -> SMBFileStatus {
+        let result: Result<SMBFileStatus, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             var st = stat()
             guard let function = smbc_getFunctionFstat(context.pointer), function(context.pointer, handle, &st) == 0
-            else { return .failure(SMBError("smbc_fstat() failed", code: errno)) }
+            else { return .failure(SystemCallError("smbc_fstat() failed", Errno(rawValue: errno))) }
             return .success(Self.fileStatus(st))
         }
         return try result.get()
@@ -200,17 +191,17 @@ public final class SMBFile: @unchecked Sendable {
     deinit { self.context.close(self.handle) }
 
     /// Reads up to `buffer.count` bytes; 0 at the end of the file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SMBError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
         try self.context.read(self.handle, into: buffer)
     }
 
     /// Moves to `offset` bytes from the start.
-    public func seek(to offset: Int64) throws(SMBError) {
+    public func seek(to offset: Int64) throws(SystemCallError) {
         try self.context.seek(self.handle, to: offset)
     }
 
     /// The open file's status.
-    public func status() throws(SMBError) -> SMBFileStatus {
+    public func status() throws(SystemCallError) -> SMBFileStatus {
         try self.context.status(self.handle)
     }
 }

@@ -1,14 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 import Posix
 
 /// A file on an SMB share as an input stream (`mpd`'s smbclient input plugin): `smb://server[:port]/share/path`,
 /// seekable, with the size the server gives when it is opened.
 ///
-/// Each stream has a libsmbclient context of its own, as in `mpd`, so its lock is never contended; a read waits
-/// on the network as an HTTP stream's does. Confined to one thread at a time.
+/// A helper thread of its own (``SMBReader``) opens the file with a libsmbclient context of its own, as in `mpd`,
+/// and reads ahead into a bounded buffer (``bufferSize``), as the curl input does; the reading side only waits on
+/// that buffer. ``cancellation``'s `cancel()` (any thread) therefore ends every wait (the open's, a read's, a
+/// seek's) at once with `InputError.cancelled`, even while the helper is stuck in `smbc_read` on a share gone
+/// silent: the helper is left to finish alone, and closes the file and frees its context when libsmbclient
+/// returns.
+///
+/// - ``seek(to:)``: forwards within the buffered bytes by skipping them; else the buffer is dropped and the
+///   helper restarts reading at the offset (`smbc_lseek`).
+/// - Releasing the stream never blocks either.
+///
+/// The reading side is confined to one thread at a time (the decoder's); reads never allocate.
 public final class SMBInputStream: InputStream {
+    /// The read-ahead buffer's size.
+    public static let bufferSize = 512 * 1024
+    /// How much the helper asks libsmbclient for at once.
+    static let blockSize = 64 * 1024
+
     /// The URL it was opened with.
     public let uri: String
     /// The file's size when it was opened.
@@ -19,56 +35,96 @@ public final class SMBInputStream: InputStream {
     public var mimeType: String? { nil }
     /// Where the next read starts.
     public private(set) var offset: UInt64 = 0
-    private let file: SMBFile
+    /// Cancels the stream from any thread: the one given at opening, or one of its own.
+    public let cancellation: InputCancellation
+    private let reader: SMBReader
 
-    /// Whether this plugin opens `url`: the `smb://` scheme, in any case.
+    /// Whether this plugin opens `url`: the `smb://` scheme, in any case (as `mpd`, a bare `smb://` too).
     public static func canOpen(_ url: String) -> Bool {
-        url.utf8.count > 6 && url.prefix(6).lowercased() == "smb://"
+        URIScheme.hasPrefixIgnoringCase(url.utf8, "smb://")
     }
 
-    /// Opens the file at `url` read-only.
+    /// Opens the file at `url` read-only (`mpd`'s `input_smbclient_open`), waiting for the helper thread.
     ///
-    /// - Throws: `InputError.io` naming libsmbclient's call (`smbc_open`, `smbc_fstat`) and its `errno`;
-    ///   `.notAFile` for a directory.
-    public init(url: String) throws(InputError) {
+    /// - Parameters:
+    ///   - url: An `smb://` URL.
+    ///   - cancellation: Cancels the open and the stream from another thread (its handler becomes this
+    ///     stream's); a new one if `nil`. Cancelled already: the open fails at once.
+    /// - Throws: `InputError.plugin` with `mpd`'s words (`smbc_open() failed: No such file or directory`),
+    ///   `.cancelled`, or `.io` when no eventfd can be made.
+    public convenience init(url: String, cancellation: InputCancellation? = nil) throws(InputError) {
+        try self.init(url: url, cancellation: cancellation, file: SMBReader.openFile)
+    }
+
+    /// Opens through `openFile`, which the helper thread calls (tests give one that blocks).
+    init(
+        url: String, cancellation: InputCancellation?,
+        file openFile: @escaping @Sendable (String) throws(SystemCallError) -> any SMBReadableFile
+    ) throws(InputError) {
         self.uri = url
+        self.cancellation = cancellation ?? InputCancellation()
+        let buffer: SMBStreamBuffer
         do {
-            let context = try SMBContext()
-            self.file = try context.open(url)
-            let status = try self.file.status()
-            guard status.kind == .regular else { throw InputError.notAFile(uri: url) }
-            self.size = UInt64(max(0, status.size))
-        } catch let error as SMBError {
-            throw .io(SystemCallError(error.operation, Errno(rawValue: error.code)), uri: url)
-        } catch let error as InputError {
-            throw error
+            buffer = try SMBStreamBuffer(capacity: Self.bufferSize, resumeAt: Self.bufferSize - Self.blockSize)
         } catch {
-            throw .notAFile(uri: url)
+            throw .io(error, uri: url)
+        }
+        // Weakly: a cancellation kept after the stream does not keep its buffer.
+        self.cancellation.onCancel { [weak buffer] in buffer?.cancel() }
+        buffer.condition.lock()
+        let generation = buffer.restart()
+        buffer.condition.unlock()
+        let reader = SMBReader(url: url, buffer: buffer, generation: generation, openFile: openFile)
+        self.reader = reader
+        NamedThread.detach("smbclient") { reader.run() }
+        do {
+            self.size = try Self.answer(buffer, url)
+        } catch {
+            buffer.cancel()
+            throw error
         }
     }
 
-    /// Reads at the current offset and moves past what was read.
+    /// Lets the helper thread end alone (at once, or when its call into libsmbclient returns).
+    deinit { self.reader.buffer.cancel() }
+
+    /// Reads at the current offset and moves past what was read, waiting for the helper.
+    ///
+    /// - Returns: 0 only at the end (the size, or where the helper found the end).
+    /// - Throws: `InputError.plugin` (`smbc_read() failed: …`, once), or `.cancelled`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         guard !buffer.isEmpty else { return 0 }
-        do {
-            let count = try self.file.read(into: buffer)
-            self.offset += UInt64(count)
-            return count
-        } catch {
-            throw .io(SystemCallError(error.operation, Errno(rawValue: error.code)), uri: self.uri)
+        let count = try self.reader.buffer.read(into: buffer, uri: self.uri) {
+            self.size.map { self.offset >= $0 } ?? false
         }
+        self.offset += UInt64(count)
+        return count
     }
 
-    /// Moves to `offset`, which may be at most the size.
+    /// Moves to `offset`, which may be at most the size: forwards within the buffered bytes by skipping
+    /// them, else the helper restarts reading there.
     ///
-    /// - Throws: `InputError.notSeekable` past the end; `.io` when the server refuses.
+    /// - Throws: `InputError.notSeekable` past the end; `.plugin` when `smbc_lseek` fails; `.cancelled`.
     public func seek(to offset: UInt64) throws(InputError) {
         if let size = self.size, offset > size { throw .notSeekable(uri: self.uri) }
-        do {
-            try self.file.seek(to: Int64(offset))
-        } catch {
-            throw .io(SystemCallError(error.operation, Errno(rawValue: error.code)), uri: self.uri)
+        let buffer = self.reader.buffer
+        buffer.condition.lock()
+        if offset >= self.offset && offset - self.offset <= UInt64(buffer.count) {
+            buffer.discard(Int(offset - self.offset))
+            buffer.condition.unlock()
+            self.offset = offset
+            return
         }
+        _ = buffer.restart()
+        self.reader.start = offset
+        buffer.condition.broadcast()
+        buffer.condition.unlock()
+        _ = try Self.answer(buffer, self.uri)
         self.offset = offset
+    }
+
+    /// Waits for the helper's answer to the open (the size) or a seek.
+    private static func answer(_ buffer: SMBStreamBuffer, _ uri: String) throws(InputError) -> UInt64? {
+        try buffer.waitResponse(uri: uri)?.get() ?? nil
     }
 }

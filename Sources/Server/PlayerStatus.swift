@@ -70,9 +70,22 @@ extension Server {
     /// queue as `mpd`'s deleted songs do.
     func databaseChanged(_ database: Database, replaced: Set<String> = []) {
         for partition in self.partitions.all {
-            partition.playlist.databaseModified(database) { uri in
-                guard !replaced.contains(uri) else { return nil }
-                return database.song(at: uri).map { Self.queueEntry($0, of: database) }
+            partition.playlist.databaseModified(
+                database,
+                lookup: { uri in
+                    guard !replaced.contains(uri) else { return nil }
+                    return database.song(at: uri).map { Self.queueEntry($0, of: database) }
+                },
+                isKept: { uri in self.library?.wasRemovedByLastJob(uri) == false })
+        }
+    }
+
+    /// A storage was mounted or unmounted: queued songs stay as they are (songs of an unmounted storage too, as
+    /// in `mpd`), held in the new snapshot where it has them unchanged, else as songs of their own.
+    func snapshotReplaced(_ database: Database) {
+        for partition in self.partitions.all {
+            partition.playlist.snapshotReplaced(database) { uri in
+                database.song(at: uri).map { Self.queueEntry($0, of: database) }
             }
         }
     }

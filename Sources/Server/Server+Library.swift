@@ -5,7 +5,8 @@ import MPDProtocol
 
 extension Server {
     /// What the library service reports becomes idle events (`update` when a job starts or ends, `database` when
-    /// one modified the library), and a new snapshot updates the queue's songs.
+    /// one modified the library), and a new snapshot updates the queue's songs (or only where they are held, after
+    /// a mount or an unmount).
     func libraryReported(_ event: LibraryService.Event) {
         switch event {
         case .updateStarted:
@@ -14,6 +15,9 @@ extension Server {
             if let database { self.databaseChanged(database, replaced: replaced) }
             self.emit(.update)
             if modified { self.emit(.database) }
+        case .mountsChanged(let database):
+            // `mount` and `unmount` tell clients themselves.
+            self.snapshotReplaced(database)
         }
     }
 }

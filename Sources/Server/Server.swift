@@ -88,7 +88,8 @@ public final class Server {
                 configuration: .init(
                     updater: library.updater, databaseFile: library.databaseFile, metadata: options.metadataToUse,
                     compress: library.compressDatabaseFile, hidePlaylistTargets: library.hidePlaylistTargets,
-                    autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth),
+                    autoUpdate: library.autoUpdate, autoUpdateDepth: library.autoUpdateDepth,
+                    cacheDirectory: library.cacheDirectory),
                 loop: loop, logger: logger)
             service.onEvent = { [unowned self] event in self.libraryReported(event) }
             self.library = service
@@ -101,8 +102,10 @@ public final class Server {
         let musicDirectory = self.options.musicDirectory ?? ""
         let playlist = Playlist(
             queue: Queue(maximumLength: self.options.maxPlaylistLength), player: player,
-            resolvePath: { uri in
-                uri.hasPrefix("/") || musicDirectory.isEmpty || URIScheme.hasScheme(uri)
+            resolvePath: { [unowned self] uri in
+                // A song of a mounted storage is opened from the storage (`MOUNT/path` → the storage's URI).
+                if let mounted = self.library?.mountedURI(for: uri) { return mounted }
+                return uri.hasPrefix("/") || musicDirectory.isEmpty || URIScheme.hasScheme(uri)
                     ? uri : musicDirectory + "/" + uri
             })
         playlist.replayGainMode = self.options.replayGainMode
@@ -291,7 +294,7 @@ public final class Server {
 
     private func scheduleIdleDelivery(_ event: IdleEvent) {
         switch event {
-        case .playlist, .player, .options, .mixer, .output, .partition: self.stateFile?.changed()
+        case .playlist, .player, .options, .mixer, .output, .partition, .mount: self.stateFile?.changed()
         default: break
         }
         guard !self.idleDeliveryScheduled else { return }

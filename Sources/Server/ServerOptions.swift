@@ -109,6 +109,11 @@ public struct LibraryOptions: Sendable {
     /// How deep below the music directory to watch (`auto_update_depth`; 0 is the music directory
     /// itself, `nil` is unlimited).
     public var autoUpdateDepth: Int?
+    /// Where mounted storages' databases are kept (`cache_directory`); `nil`: `mount` is refused, as in `mpd`.
+    public var cacheDirectory: String?
+    /// Makes the storage for a URI a storage plugin takes (`mount`): `nil` when Fermata has no such storage
+    /// (only SMB shares are mounted); throws when the storage cannot be made.
+    public var storageOpener: @Sendable (String) throws -> (any Storage)? = { _ in nil }
 
     /// Creates database settings.
     public init(updater: Updater, databaseFile: String?, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil) {

@@ -151,6 +151,9 @@ final class StateFileService {
             }
             _ = player.setOutput(id: id, enabled: output.enabled)
         }
+        if isDefault {
+            for mount in state.mounts { self.restore(mount) }
+        }
         guard state.hasPlayerState else { return }
         playlist.setRepeat(state.repeatMode)
         playlist.setSingle(state.single)
@@ -183,13 +186,43 @@ final class StateFileService {
         if playerState == .pause { playlist.setPaused(true) }
     }
 
+    /// Mounts a storage saved in the state file, as `mpd` restores it: its database is mounted without an update
+    /// (even when it has no file yet); any failure is logged and the mount skipped.
+    private func restore(_ mount: StateFile.MountState) {
+        guard let library = self.server.library, let options = self.server.options.library else { return }
+        let logger = self.server.logger
+        guard !mount.path.isEmpty, !mount.uri.isEmpty else {
+            logger.error("Missing value in mountpoint state.")
+            return
+        }
+        if library.mounts.contains(where: { $0.path == mount.path }) {
+            logger.error("Mount point busy", ["mount": mount.path])
+            return
+        }
+        if mount.uri == self.server.options.musicDirectory
+            || library.mounts.contains(where: { $0.storage.uri == mount.uri })
+        {
+            logger.error("This storage is already mounted", ["uri": mount.uri])
+            return
+        }
+        do {
+            guard let storage = try options.storageOpener(mount.uri) else {
+                logger.error("Unrecognized storage URI: \(mount.uri)")
+                return
+            }
+            _ = try library.mount(mount.path, storage: storage, update: false)
+        } catch {
+            logger.error("Failed to restore mount to \(mount.uri): \(error)")
+        }
+    }
+
     /// The queue song for a saved entry, as `mpd`'s song loader finds it: a database song (with the saved
     /// range), a URL the server can stream, or a file outside the music directory that can be read; `nil`
     /// (skipped) otherwise.
     private func song(for entry: StateFile.Entry) -> QueueEntry? {
         var song: QueueSong
         var uri = entry.uri
-        if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
+        if URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://") { uri = String(uri.dropFirst(7)) }
         let musicDirectory = self.server.options.musicDirectory
         if uri.hasPrefix("/"), let relative = PlaylistFile.relative(uri, to: musicDirectory) {
             uri = relative
@@ -232,6 +265,11 @@ final class StateFileService {
             partition === self.server.defaultPartition
             ? player.outputs : player.outputs.filter { !$0.isDummy }
         state.outputs = outputs.map { StateFile.OutputState(name: $0.name, enabled: $0.enabled) }
+        if partition === self.server.defaultPartition, let library = self.server.library {
+            state.mounts = library.mounts.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }.map {
+                StateFile.MountState(path: $0.path, uri: $0.storage.uri)
+            }
+        }
         state.hasPlayerState = true
         if playlist.playing {
             let snapshot = player.snapshot

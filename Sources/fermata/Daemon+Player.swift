@@ -10,7 +10,6 @@ import Input
 import Model
 import Playback
 import Posix
-import SMBClient
 import Samplerate
 import Server
 import Shout
@@ -52,7 +51,7 @@ extension Daemon {
         func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
             Player(
                 loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
-                streams: streams, replayGainReader: { formats.readReplayGain(path: $0) }, outputs: outputs,
+                streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,

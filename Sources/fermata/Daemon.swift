@@ -11,6 +11,7 @@ import Input
 import Library
 import MPDProtocol
 import Model
+import NFS
 import Network
 import Playback
 import Playlists
@@ -125,22 +126,22 @@ enum Daemon {
         let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
             // As mpd's input plugins, in their order: curl takes http(s) only, then ffmpeg the schemes
-            // libavformat reads, then smbclient smb://.
+            // libavformat reads, then smbclient smb://, then nfs nfs://.
             if let curl, CurlInputStream.canOpen(url) {
                 return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
-            let lowered = url.prefix(32).lowercased()
-            if ffmpegSchemes.contains(where: { lowered.hasPrefix($0) }) {
+            if ffmpegSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
-            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url) }
+            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url, cancellation: cancellation) }
+            if NFSInputStream.canOpen(url) { return try NFSInputStream(url: url, cancellation: cancellation) }
             throw .plugin(message: "Unrecognized URI", uri: url)
         }
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
-        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// among them).
-        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://"]).sorted()
+        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// and nfs's nfs:// among them).
+        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://", "nfs://"]).sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
             do throws(FormatError) {
@@ -188,6 +189,7 @@ enum Daemon {
         if settings.dbFile == nil, let database = options.library?.databaseFile {
             let directory = database[..<(database.lastIndex(of: "/") ?? database.endIndex)]
             try? DirectoryEntries.makeDirectories(atPath: String(directory))
+            if let mounts = options.library?.cacheDirectory { try? DirectoryEntries.makeDirectories(atPath: mounts) }
         }
 
         if let pidFile = settings.pidFile {
@@ -438,6 +440,15 @@ enum Daemon {
                 autoUpdate: settings.autoUpdate, autoUpdateDepth: settings.autoUpdateDepth)
             options.library?.compressDatabaseFile = settings.dbCompress
             options.library?.hidePlaylistTargets = settings.hidePlaylistTargets
+            // Without `db_file` or a `database` block, as mpd: `mounts` beside the default database file.
+            let defaultFile = settings.dbFile == nil ? options.library?.databaseFile : nil
+            options.library?.cacheDirectory =
+                defaultFile.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) + "/mounts" }
+                ?? settings.cacheDirectory
+            // The storages `mount` makes: SMB shares (mpd's smbclient storage plugin).
+            options.library?.storageOpener = { uri in
+                SMBInputStream.canOpen(uri) ? try SMBStorage(uri: uri) : nil
+            }
         }
 
         for entry in settings.passwords {

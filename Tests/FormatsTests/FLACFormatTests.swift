@@ -121,15 +121,15 @@ func decodeAll(_ decoder: inout any Formats.Decoder, chunkFrames: Int = 1024) th
 }
 
 @Suite struct FLACFormatTests {
-    /// What the player reads for a song the library knows no ReplayGain of (loaded from mpd's database).
-    @Test func registryReadsAFilesReplayGain() throws {
+    /// The decoder reports the ReplayGain of the comments it read (as `mpd`'s FLAC plugin submits it), whatever
+    /// the library knows; none for a file without.
+    @Test func decoderReportsTheCommentsReplayGain() throws {
         let tagged = try FLACFixtures.flac(
             "gain.flac", tags: ["TITLE=x", "REPLAYGAIN_TRACK_GAIN=-6.5 dB", "REPLAYGAIN_TRACK_PEAK=0.5"])
-        let gain = FormatRegistry.standard.readReplayGain(path: tagged)
-        #expect(gain.trackGain == -6.5 && gain.trackPeak == 0.5 && gain.albumGain == nil)
+        let gain = try FormatRegistry.standard.openDecoder(path: tagged).replayGain
+        #expect(gain?.trackGain == -6.5 && gain?.trackPeak == 0.5 && gain?.albumGain == nil)
         let plain = try FLACFixtures.flac("plain.flac", tags: ["TITLE=x"])
-        #expect(FormatRegistry.standard.readReplayGain(path: plain).isEmpty)
-        #expect(FormatRegistry.standard.readReplayGain(path: plain + ".missing.flac").isEmpty)
+        #expect(try FormatRegistry.standard.openDecoder(path: plain).replayGain == nil)
     }
 
     @Test func tagsInFileOrderWithMPDsMappings() throws {

@@ -227,4 +227,17 @@ func makeTagFixture(_ name: String) throws -> String {
         let info = try MP3Format().readInfo(path: path)
         #expect(info.tags.map { "\($0.type.name): \($0.value)" } == tagCase.expected)
     }
+
+    /// The decoder reports its leading ID3v2 tag's ReplayGain (as `mpd`'s mad plugin submits it); an APE tag's is
+    /// the registry's APE read (what `mpd`'s decoder thread reads while ReplayGain is on).
+    @Test func decoderReportsTheID3TagsReplayGainAndTheAPEReadTheAPETags() throws {
+        let id3 = try makeTagFixture("full_v24.mp3")
+        let gain = try MP3Format().makeDecoder(path: id3).replayGain
+        // Parsed as `strtof` parses them: in float.
+        #expect(gain?.trackGain == -6.5 && gain?.albumPeak.map(Float.init) == 0.988 && gain?.albumGain == nil)
+        #expect(FormatRegistry.standard.readAPEReplayGain(path: id3) == nil)
+        let ape = try makeTagFixture("ape_unrecognized.mp3")
+        #expect(try MP3Format().makeDecoder(path: ape).replayGain == nil)
+        #expect(FormatRegistry.standard.readAPEReplayGain(path: ape) == ReplayGainInfo(trackGain: -3))
+    }
 }

@@ -75,6 +75,9 @@ import Testing
         #expect(info.values(.movementNumber) == ["2"])
         #expect(info.values(.artist) == ["A", "B"])
         #expect(info.replayGain.trackGain == -6.5)
+        // The decoder reports it too (mpd's plugin submits it as it opens the stream).
+        #expect(try FormatRegistry.standard.openDecoder(path: path).replayGain?.trackGain == -6.5)
+        #expect(try FormatRegistry.standard.openDecoder(path: try Self.vorbis("plain.ogg")).replayGain == nil)
         let comments = try FormatRegistry.standard.readComments(path: path)
         #expect(
             comments.map(\.name) == ["TITLE", "tracknumber", "MOVEMENT", "REPLAYGAIN_TRACK_GAIN", "ARTIST", "ARTIST"])
@@ -99,6 +102,11 @@ import Testing
         #expect(info.values(.album).count == 1)
         // mpd's decoder: R128 gain plus the header's output gain (0) plus 5 dB.
         #expect(info.replayGain.trackGain == 3)
+        #expect(try FormatRegistry.standard.openDecoder(path: path).replayGain == info.replayGain)
+        // Without R128 entries, the output gain plus 5 dB as the track gain.
+        #expect(
+            try FormatRegistry.standard.openDecoder(path: try Self.opus("plain.opus")).replayGain
+                == ReplayGainInfo(trackGain: 5))
         let comments = try FormatRegistry.standard.readComments(path: path)
         #expect(comments.map(\.name) == ["TITLE", "MOVEMENT", "R128_TRACK_GAIN", "ALBUM"])
     }

@@ -30,6 +30,7 @@ private final class ServiceHarness: @unchecked Sendable {  // `service` is touch
                     case .updateStarted(let job): "started \(job)"
                     case .updateFinished(let job, let modified, let database, _):
                         "finished \(job) \(modified ? "modified" : "unmodified") \(database == nil ? "same" : "new")"
+                    case .mountsChanged(let database): "mounts \(database.songs.count)"
                     }
                 harness.events.withLock { $0.append(text) }
             }
@@ -230,5 +231,47 @@ struct LibraryServiceTests {
         #expect(AutoUpdateWatcher.updateRoots(many) == [""])
         let most = Set((1...AutoUpdateWatcher.maximumJobs).map { ByteString("d\($0)") })
         #expect(AutoUpdateWatcher.updateRoots(most).count == AutoUpdateWatcher.maximumJobs)
+    }
+
+    @Test func aMountIsScannedGraftedSavedAndUnmounted() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3")
+        let cache = music.path + ".cache"
+        #expect(mkdir(cache, 0o755) == 0)
+        defer {
+            unlink(LibraryService.mountDatabasePath(for: "smb://127.0.0.1/share", in: cache))
+            rmdir(cache)
+        }
+        let harness = try ServiceHarness(
+            LibraryService.Configuration(
+                updater: Updater(root: music.path, reader: TextReader(), logger: .discarding), databaseFile: nil,
+                metadata: .all, cacheDirectory: cache))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntilIdle())
+        let storage = MemoryStorage(["x.mp3": ("X", 5), "sub/": ("", 6), "sub/y.mp3": ("Y", 6)])
+        // A directory of the music directory is no mount point.
+        #expect(harness.withService { service in (try? service.mount("a", storage: storage)) == nil })
+        #expect(harness.withService { service in service.mounts.isEmpty })
+        // Without a database file yet, an update of the mount point is queued.
+        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) != nil })
+        // The queue hears of the new snapshot (the mount's songs are not scanned yet).
+        #expect(harness.events.withLock { $0.contains("mounts 1") })
+        #expect(harness.waitUntilIdle())
+        let uris = { @Sendable (service: LibraryService) -> [String] in
+            (0..<Int32(service.database.songs.count)).map { service.database.songs.uri($0) }
+        }
+        #expect(harness.withService(uris) == ["a/1.mp3", "m/x.mp3", "m/sub/y.mp3"])
+        #expect(
+            harness.withService { service in service.mountedURI(for: "m/sub/y.mp3") }
+                == "smb://127.0.0.1/share/sub/y.mp3")
+        #expect(harness.withService { service in service.unmount("m") })
+        #expect(harness.withService { service in !service.unmount("m") })
+        #expect(harness.withService(uris) == ["a/1.mp3"])
+        #expect(harness.events.withLock { $0.last } == "mounts 1")
+        // Mounted again, the database saved in the cache directory is read: no update.
+        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) == .some(nil) })
+        #expect(harness.events.withLock { $0.last } == "mounts 3")
+        #expect(harness.withService(uris) == ["a/1.mp3", "m/x.mp3", "m/sub/y.mp3"])
     }
 }

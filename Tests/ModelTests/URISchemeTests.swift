@@ -19,4 +19,20 @@ import Testing
         #expect(URIScheme.schemeEnd("a:/b://c") == 4)
         #expect(URIScheme.schemeEnd("no scheme") == nil)
     }
+
+    @Test(arguments: [
+        ("SMB://host/share", "smb://", true), ("smb://", "smb://", true), ("smb:/", "smb://", false),
+        ("HtTpS://x", "https://", true), ("http://x", "https://", false), ("ÉMB://x", "emb://", false),
+        ("[PlayList]", "[playlist]", true), ("file:///music", "file://", true), ("", "smb://", false),
+    ])
+    func prefixIgnoringCase(text: String, prefix: String, expected: Bool) {
+        #expect(URIScheme.hasPrefixIgnoringCase(text.utf8, prefix) == expected)
+    }
+
+    @Test func onlyAsciiLettersFold() {
+        #expect(URIScheme.lowercased(UInt8(ascii: "Q")) == UInt8(ascii: "q"))
+        #expect(URIScheme.lowercased(UInt8(ascii: "@")) == UInt8(ascii: "@"))
+        #expect(URIScheme.lowercased(UInt8(ascii: "[")) == UInt8(ascii: "["))
+        #expect(URIScheme.lowercased(0xC9) == 0xC9)
+    }
 }

@@ -2,6 +2,7 @@
 
 import Foundation
 import Model
+import Synchronization
 import TestSupport
 import Testing
 
@@ -58,6 +59,56 @@ import Testing
         let off = try self.play(
             gain: ReplayGainInfo(trackGain: -6), mode: .off, settings: ReplayGainSettings(missingPreampDB: -6))
         #expect(isRamp(off, from: 10_000, count: 6000))
+    }
+
+    /// As in `mpd`, whose decoder submits the ReplayGain it read whatever the mode and whose outputs apply the
+    /// mode: `replay_gain_mode track` sent while a song plays (here one the library has no ReplayGain for, as a
+    /// song loaded from mpd's database) scales the rest of it by the gain its decoder read.
+    @Test func aModeSetWhileTheSongPlaysAppliesToIt() throws {
+        let capture = CaptureOutput(sync: false)
+        capture.limit.store(4000 * 4, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 1000, frames: 30_000, format: "halfgain"), atSeconds: 0) }
+        #expect(eventually { capture.stalled.load(ordering: .acquiring) })
+        harness.withPlayer { $0.replayGainMode = .track }
+        capture.limit.store(Int.max, ordering: .relaxed)
+        #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+        let samples = capture.samples16()
+        #expect(samples.count == 30_000)
+        #expect(isRamp(Array(samples[0..<4000]), from: 1000, count: 4000))
+        // The chunk being played when the mode changed is played as it was converted; the ones after are halved.
+        #expect(self.scaled(Array(samples[10_000...]), base: 11_000, by: 0.5))
+    }
+
+    /// The APE tag is read (`apeReplayGainReader`) only for a song whose decoder and library entry have no
+    /// ReplayGain, while ReplayGain is on, as `mpd` reads it; the decoder's ReplayGain wins over the library's.
+    @Test func theAPETagIsReadOnlyWhenNothingElseHasReplayGain() throws {
+        func play(format: String = "", gain: ReplayGainInfo = ReplayGainInfo(), mode: ReplayGainMode) throws
+            -> (samples: [Int16], reads: Int)
+        {
+            let reads = Atomic<Int>(0)
+            let capture = CaptureOutput(sync: false)
+            let harness = try PlayerHarness(
+                outputs: [(nullConfiguration(), capture, nil)],
+                apeReplayGainReader: { _ in
+                    reads.add(1, ordering: .relaxed)
+                    return ReplayGainInfo(trackGain: -6.0206)
+                })
+            harness.withPlayer { player in
+                player.replayGainMode = mode
+                player.play(fakeSong(1, base: 1000, frames: 6000, format: format, gain: gain), atSeconds: 0)
+            }
+            #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
+            return (capture.samples16(), reads.load(ordering: .relaxed))
+        }
+        let decoder = try play(format: "halfgain", gain: ReplayGainInfo(trackGain: 0), mode: .track)
+        #expect(decoder.reads == 0 && self.scaled(decoder.samples, base: 1000, by: 0.5))
+        let library = try play(gain: ReplayGainInfo(trackGain: -12.0412), mode: .track)
+        #expect(library.reads == 0 && self.scaled(library.samples, base: 1000, by: 0.25))
+        let off = try play(mode: .off)
+        #expect(off.reads == 0 && isRamp(off.samples, from: 1000, count: 6000))
+        let ape = try play(mode: .track)
+        #expect(ape.reads == 1 && self.scaled(ape.samples, base: 1000, by: 0.5))
     }
 
     @Test func softwareVolumeUsesMPDsCurve() throws {

@@ -13,7 +13,7 @@ import Testing
 
 /// A decoder producing a ramp: frame `i` of the song holds `base + i` (wrapped to the sample width) in every
 /// channel, so a capture shows any missing or repeated frame. Paths: `fake:<base>:<frames>[:<format>]`, or
-/// `broken` (cannot open).
+/// `broken` (cannot open); a `halfgain` part makes the decoder report a track gain of −6.0206 dB (half the level).
 struct RampDecoder: Decoder {
     let format: AudioFormat
     let totalFrames: UInt64?
@@ -24,6 +24,8 @@ struct RampDecoder: Decoder {
     var bitRate: Int { 100 + Int(self.lastStart / 4410) }
     /// `false` for paths with an `unseekable` part (as raw AAC): `seek(toFrame:)` then throws.
     var isSeekable = true
+    /// What the decoder read in the file: set by a `halfgain` part.
+    var replayGain: ReplayGainInfo?
     /// Called with `base` before every `decode` (the test learns how far the decoder thread got).
     var onDecode: (@Sendable (Int64) -> Void)?
 
@@ -46,6 +48,7 @@ struct RampDecoder: Decoder {
         }
         var decoder = RampDecoder(format: format, totalFrames: frames, base: base)
         decoder.isSeekable = !parts.contains("unseekable")
+        if parts.contains("halfgain") { decoder.replayGain = ReplayGainInfo(trackGain: -6.0206, trackPeak: 0.5) }
         return decoder
     }
 
@@ -223,7 +226,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         clock: ManualClock = ManualClock(), bufferSize: Int = 1 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil
+        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil
     ) throws {
         self.clock = clock
         let ready = DispatchSemaphore(value: 0)
@@ -240,7 +244,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         let outputs = UncheckedBox(outputs)
         self.sync { harness in
             harness.player = Player(
-                loop: harness.loop, decoders: decoders, streams: streams, outputs: outputs.value,
+                loop: harness.loop, decoders: decoders, streams: streams,
+                apeReplayGainReader: apeReplayGainReader, outputs: outputs.value,
                 outputSlots: outputSlots, audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
                 clock: clock, logger: .discarding)

@@ -516,6 +516,51 @@ final class PlaylistFixture {
         #expect(f.playlist.queue.items[0].stored?.store === new)
         #expect(f.playlist.queue.items[0].song == new.songs[0])
     }
+
+    @Test func keptSongsGoneFromTheSnapshotStayAsSongsOfTheirOwn() throws {
+        // d/1 and d/2 are an unmounted storage's songs, which the update does not remove (`isKept`); d/3 is gone.
+        var old: SongList? = Self.snapshot(["A", "B", "C", "D"])
+        weak let released = old
+        let f = try PlaylistFixture(songs: 0)
+        for index in 0..<4 { try f.playlist.append(.stored(old!, Int32(index))) }
+        let version = f.playlist.queue.version
+        let before = f.playlist.queue.items.map(\.song)
+        let new = SongList([before[0]])
+        f.playlist.databaseModified(new, lookup: new.lookup, isKept: { $0 == "d/1" || $0 == "d/2" })
+        old = nil
+        #expect(released == nil)
+        let items = f.playlist.queue.items
+        #expect(items.map(\.uri) == ["d/0", "d/1", "d/2"])
+        #expect(items[0].stored?.store === new)
+        #expect(items[1].stored == nil && items[2].stored == nil)
+        #expect(items[1].song == before[1] && items[2].song == before[2])
+        #expect(items[1].version < version && items[2].version < version)
+        #expect(f.playlist.queue.version == version + 1)
+    }
+
+    @Test func aReplacedSnapshotChangesNothingQueuedAndNoItemKeepsTheOldOne() throws {
+        // A mount or an unmount: d/0 reads the same in the new snapshot, d/1 is not there (its storage was
+        // unmounted), d/2 reads otherwise there (a storage mounted again with other songs); none changes.
+        var old: SongList? = Self.snapshot(["A", "B", "C"])
+        weak let released = old
+        let f = try PlaylistFixture(songs: 0)
+        for index in 0..<3 { try f.playlist.append(.stored(old!, Int32(index))) }
+        try f.playlist.append(QueueSong(uri: "http://example.com/stream"))
+        let version = f.playlist.queue.version
+        let before = f.playlist.queue.items.map(\.song)
+        f.changes = []
+        let new = SongList([before[0], Self.snapshot(["A", "B", "C2"]).songs[2]])
+        f.playlist.snapshotReplaced(new, lookup: new.lookup)
+        old = nil
+        #expect(released == nil)
+        let items = f.playlist.queue.items
+        #expect(items.map(\.song) == before)
+        #expect(items[0].stored?.store === new)
+        #expect(items[1].stored == nil && items[2].stored == nil && items[3].stored == nil)
+        #expect(items.allSatisfy { $0.version < version })
+        #expect(f.playlist.queue.version == version)
+        #expect(f.changes.isEmpty)
+    }
 }
 
 /// A `SongStore` over song values.

@@ -90,6 +90,48 @@ import Testing
         #expect(text.contains("mixrampdelay: -1.000000\n"))
     }
 
+    @Test func mountBlocksAreReadAndWrittenAsMPDWritesThem() {
+        // As mpd 0.23.12 wrote it in a probe, after the outputs.
+        let text = """
+            sw_volume: 100
+            audio_device_state:1:Null
+            mount_begin
+            uri: m
+            mounted_url: smb://127.0.0.1:46997/share
+            mount_end
+            mount_begin
+            mounted_url: nfs://h/x
+            odd
+            mount_end
+            state: stop
+            random: 0
+            repeat: 0
+            single: 0
+            consume: 0
+            crossfade: 0
+            mixrampdb: 0.000000
+            mixrampdelay: -1.000000
+            playlist_begin
+            0:m/long.mp3
+            playlist_end
+
+            """
+        let (state, warnings) = StateFile.parse(text)
+        #expect(
+            state.mounts == [
+                StateFile.MountState(path: "m", uri: "smb://127.0.0.1:46997/share"),
+                StateFile.MountState(path: "", uri: "nfs://h/x"),
+            ])
+        #expect(warnings == ["Unrecognized line in mountpoint state: odd"])
+        // A block missing a value is not written back.
+        let written = state.serialized()
+        #expect(
+            written.contains(
+                "audio_device_state:1:Null\nmount_begin\nuri: m\nmounted_url: smb://127.0.0.1:46997/share\nmount_end\nstate: stop\n"
+            ))
+        #expect(!written.contains("nfs://"))
+    }
+
     @Test func unknownLinesBeforeThePlayerSectionAreReported() {
         let (state, warnings) = StateFile.parse("bogus: 1\nsw_volume: x\nstate: play\nwhatever\nrandom: 1\n")
         #expect(warnings == ["Unrecognized line in state file: bogus: 1", "Can't parse software volume: sw_volume: x"])

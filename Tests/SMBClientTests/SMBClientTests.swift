@@ -3,10 +3,11 @@
 import Glibc
 import Input
 import Posix
-import SMBClient
 import Synchronization
 import TestTools
 import Testing
+
+@testable import SMBClient
 
 /// A real `smbd` serving a read-only guest share of a few files, on 127.0.0.1 only (no nmbd, no NetBIOS), at a
 /// free high port; one for each test (it starts in a few tenths of a second), stopped when released or when the
@@ -110,11 +111,41 @@ final class LoopbackSMBServer: Sendable {
 
     deinit {
         close(self.standardInput)
+        kill(-self.pid, SIGCONT)
         kill(self.pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(self.pid, &status, 0) < 0 && errno == EINTR {}
         _ = try? runTool("/bin/rm", ["-rf", self.directory])
     }
+
+    /// Stops every smbd process of the server (the one that serves a connection too) and returns once each is
+    /// stopped: the share goes silent, connections stay open.
+    func stop() {
+        kill(-self.pid, SIGSTOP)
+        for _ in 0..<500 {
+            if self.groupIsStopped() { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Whether every process of smbd's group shows state `T` (or `Z`) in `/proc/PID/stat`.
+    private func groupIsStopped() -> Bool {
+        let names = (try? DirectoryEntries.names(in: "/proc")) ?? []
+        for name in names where name.allSatisfy(\.isNumber) {
+            guard let bytes = try? readFile(atPath: "/proc/\(name)/stat"),
+                let close = bytes.lastIndex(of: UInt8(ascii: ")"))
+            else { continue }
+            // After the command's `)`: state, parent, process group.
+            let fields = bytes[(close + 2)...].split(separator: UInt8(ascii: " "))
+            guard fields.count > 2, String(decoding: fields[2], as: UTF8.self) == "\(self.pid)" else { continue }
+            // Stopped, or a zombie (smbd leaves one behind at start).
+            if fields[0].first != UInt8(ascii: "T") && fields[0].first != UInt8(ascii: "Z") { return false }
+        }
+        return true
+    }
+
+    /// Lets the stopped processes go on.
+    func resume() { kill(-self.pid, SIGCONT) }
 
     /// `smb://127.0.0.1:PORT/share`.
     var shareURL: String { "smb://127.0.0.1:\(self.port)/share" }
@@ -195,15 +226,15 @@ final class LoopbackSMBServer: Sendable {
     @Test func missingFilesAndSharesFailWithErrno() throws {
         let server = try LoopbackSMBServer()
         let context = try SMBContext()
-        #expect(throws: SMBError("Failed to access file", code: ENOENT)) {
+        #expect(throws: SystemCallError("Failed to access file", Errno(rawValue: ENOENT))) {
             try context.status(server.shareURL + "/missing.bin")
         }
-        #expect(throws: SMBError("Failed to open directory", code: ENOENT)) {
+        #expect(throws: SystemCallError("Failed to open directory", Errno(rawValue: ENOENT))) {
             try context.names(in: server.shareURL + "/missing")
         }
-        #expect(throws: SMBError.self) { try context.open(server.shareURL + "/missing.bin") }
+        #expect(throws: SystemCallError.self) { try context.open(server.shareURL + "/missing.bin") }
         // A share the server does not have.
-        #expect(throws: SMBError.self) {
+        #expect(throws: SystemCallError.self) {
             try context.names(in: "smb://127.0.0.1:\(server.port)/noshare")
         }
     }
@@ -213,7 +244,8 @@ final class LoopbackSMBServer: Sendable {
         let expected = LoopbackSMBServer.files[1].1
         #expect(SMBInputStream.canOpen(server.shareURL + "/b.bin"))
         #expect(SMBInputStream.canOpen("SMB://127.0.0.1/share/b.bin"))
-        #expect(!SMBInputStream.canOpen("smb://"))
+        // As mpd's prefix test: a bare scheme too (opening it fails).
+        #expect(SMBInputStream.canOpen("smb://"))
         #expect(!SMBInputStream.canOpen("http://127.0.0.1/b.bin"))
         let stream = try SMBInputStream(url: server.shareURL + "/b.bin")
         #expect(stream.size == 70_000)
@@ -228,12 +260,213 @@ final class LoopbackSMBServer: Sendable {
     @Test func inputStreamErrorsNameLibsmbclientsCall() throws {
         let server = try LoopbackSMBServer()
         let url = server.shareURL + "/missing.bin"
-        #expect(throws: InputError.io(SystemCallError("smbc_open() failed", Errno(rawValue: ENOENT)), uri: url)) {
-            try SMBInputStream(url: url)
-        }
+        let missing = InputError.plugin(message: "smbc_open() failed: No such file or directory", uri: url)
+        #expect(throws: missing) { try SMBInputStream(url: url) }
+        #expect(missing.mpdMessage == "smbc_open() failed: No such file or directory")
         let directory = server.shareURL + "/sub"
-        #expect(throws: InputError.io(SystemCallError("smbc_open() failed", Errno(rawValue: EISDIR)), uri: directory)) {
+        #expect(throws: InputError.plugin(message: "smbc_open() failed: Is a directory", uri: directory)) {
             try SMBInputStream(url: directory)
         }
+    }
+
+    @Test func aCancelledReadReturnsWhileTheShareIsStopped() throws {
+        let server = try LoopbackSMBServer()
+        let expected = LoopbackSMBServer.files[1].1
+        let cancellation = InputCancellation()
+        let stream = try SMBInputStream(url: server.shareURL + "/b.bin", cancellation: cancellation)
+        #expect(try stream.readBytes(4) == Array(expected[0..<4]))
+        // Back to the start: the read-ahead is dropped and the helper asks the silent server again.
+        server.stop()
+        defer { server.resume() }
+        NamedThread.detach("canceller") {
+            usleep(200_000)
+            cancellation.cancel()
+        }
+        // Without the helper thread this waits for libsmbclient's timeout and fails another way; the share
+        // is resumed only after the cancelled read returned.
+        #expect(throws: InputError.cancelled(uri: stream.uri)) {
+            try stream.seek(to: 0)
+            _ = try stream.readBytes(4)
+        }
+        #expect(throws: InputError.cancelled(uri: stream.uri)) { _ = try stream.readBytes(1) }
+    }
+
+    @Test func aStreamReadsAheadAcrossItsBufferAndSeeksBack() throws {
+        let size = SMBInputStream.bufferSize * 2 + 12_345
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let probe = FileProbe()
+        let stream = try probe.stream(of: bytes)
+        #expect(stream.size == UInt64(size))
+        #expect(try stream.readToEnd(limit: size + 1) == bytes)
+        try stream.seek(to: 1000)
+        #expect(try stream.readBytes(3) == Array(bytes[1000..<1003]))
+        // Forwards within what was read ahead: no new position asked of the file.
+        let seeks = probe.seekCount
+        try stream.seek(to: 5000)
+        #expect(try stream.readBytes(2) == Array(bytes[5000..<5002]))
+        #expect(probe.seekCount == seeks)
+    }
+
+    @Test func aReadErrorIsMpdsPluginErrorOnce() throws {
+        let probe = FileProbe()
+        probe.failure = SystemCallError("smbc_read() failed", Errno(rawValue: ETIMEDOUT))
+        let stream = try probe.stream(of: [1, 2, 3])
+        #expect(throws: InputError.plugin(message: "smbc_read() failed: Connection timed out", uri: stream.uri)) {
+            _ = try stream.readBytes(1)
+        }
+        #expect(try stream.readBytes(1) == nil)
+    }
+
+    @Test func aCancelledOpenReturnsWhileTheHelperIsStuck() throws {
+        let gate = Gate()
+        let cancellation = InputCancellation()
+        NamedThread.detach("canceller") {
+            gate.waitEntered()
+            cancellation.cancel()
+        }
+        let probe = FileProbe()
+        #expect(throws: InputError.cancelled(uri: "smb://host/share/f")) {
+            _ = try SMBInputStream(url: "smb://host/share/f", cancellation: cancellation) {
+                _ throws(SystemCallError) in
+                gate.enterAndWait()
+                return ScriptedFile(bytes: [1], probe: probe)
+            }
+        }
+        gate.open()
+        // The helper lets the file it opened late go at once.
+        probe.released.wait()
+    }
+
+    @Test func anAbandonedHelperClosesItsFileWhenTheReadReturns() throws {
+        let probe = FileProbe()
+        let cancellation = InputCancellation()
+        let gate = Gate()
+        do {
+            let stream = try probe.stream(of: Array(repeating: 9, count: 100), cancellation: cancellation)
+            #expect(try stream.readBytes(10) == Array(repeating: 9, count: 10))
+            probe.gate = gate
+            NamedThread.detach("canceller") {
+                gate.waitEntered()
+                cancellation.cancel()
+            }
+            // Back to the start: the helper's read is stuck until the gate opens.
+            #expect(throws: InputError.cancelled(uri: stream.uri)) {
+                try stream.seek(to: 0)
+                _ = try stream.readBytes(1)
+            }
+        }
+        // The stream is gone, the helper still holds its file.
+        #expect(probe.releaseCount == 0)
+        gate.open()
+        // It notices the cancellation once its read returns, and lets the file go.
+        probe.released.wait()
+        #expect(probe.releaseCount == 1)
+    }
+}
+
+/// A gate a helper thread stops at until a test opens it.
+final class Gate: @unchecked Sendable {
+    private let condition = Condition()
+    private var entered = false
+    private var isOpen = false
+
+    /// Called by the thread that must block.
+    func enterAndWait() {
+        self.condition.lock()
+        self.entered = true
+        self.condition.broadcast()
+        while !self.isOpen { self.condition.wait() }
+        self.condition.unlock()
+    }
+
+    /// Waits until a thread stopped at the gate.
+    func waitEntered() {
+        self.condition.lock()
+        while !self.entered { self.condition.wait() }
+        self.condition.unlock()
+    }
+
+    func open() {
+        self.condition.lock()
+        self.isOpen = true
+        self.condition.broadcast()
+        self.condition.unlock()
+    }
+}
+
+/// What a test sees of its ``ScriptedFile``, which only the stream's helper holds: the gate its reads stop at,
+/// the failure they throw, how often it was moved, and when the helper let it go.
+final class FileProbe: @unchecked Sendable {
+    private let lock = Condition()
+    private var gateValue: Gate?
+    private var failureValue: SystemCallError?
+    private var seeks = 0
+    private var releases = 0
+    /// Posted when the helper lets the file go (closes it).
+    let released = Semaphore()
+
+    private func locked<T>(_ body: () -> T) -> T {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return body()
+    }
+
+    /// Where the next reads stop until it opens.
+    var gate: Gate? {
+        get { self.locked { self.gateValue } }
+        set { self.locked { self.gateValue = newValue } }
+    }
+    /// What every read throws, if set.
+    var failure: SystemCallError? {
+        get { self.locked { self.failureValue } }
+        set { self.locked { self.failureValue = newValue } }
+    }
+    var seekCount: Int { self.locked { self.seeks } }
+    var releaseCount: Int { self.locked { self.releases } }
+
+    func didSeek() { self.locked { self.seeks += 1 } }
+
+    func didRelease() {
+        self.locked { self.releases += 1 }
+        self.released.post()
+    }
+
+    /// A stream whose helper reads `bytes`.
+    func stream(of bytes: [UInt8], cancellation: InputCancellation? = nil) throws -> SMBInputStream {
+        try SMBInputStream(url: "smb://host/share/f", cancellation: cancellation) { _ throws(SystemCallError) in
+            ScriptedFile(bytes: bytes, probe: self)
+        }
+    }
+}
+
+/// A file of given bytes in place of a share's; only the helper thread uses it.
+final class ScriptedFile: SMBReadableFile {
+    private let bytes: [UInt8]
+    private let probe: FileProbe
+    private var position = 0
+
+    init(bytes: [UInt8], probe: FileProbe) {
+        self.bytes = bytes
+        self.probe = probe
+    }
+
+    deinit { self.probe.didRelease() }
+
+    func fileSize() throws(SystemCallError) -> UInt64 { UInt64(self.bytes.count) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+        self.probe.gate?.enterAndWait()
+        if let failure = self.probe.failure { throw failure }
+        let count = min(buffer.count, self.bytes.count - self.position)
+        self.bytes.withUnsafeBytes { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[self.position..<self.position + count]))
+        }
+        self.position += count
+        return count
+    }
+
+    func seek(to offset: Int64) throws(SystemCallError) {
+        self.position = Int(offset)
+        self.probe.didSeek()
     }
 }

@@ -161,6 +161,8 @@ public final class FFmpegDecoder: Decoder {
     public let mixRampStart: String?
     /// The `mixramp_end` entry.
     public let mixRampEnd: String?
+    /// The `replaygain_*` entries of the container's and stream's metadata, if any (`mpd`'s plugin submits them).
+    public let replayGain: ReplayGainInfo?
     private let decoder: FFmpegAudioDecoder
 
     /// Opens the first audio stream read through `input`, with libavformat options for the opening.
@@ -212,10 +214,12 @@ public final class FFmpegDecoder: Decoder {
             let (frames, overflow) = UInt64(value).multipliedReportingOverflow(by: UInt64(format.sampleRate))
             return overflow ? nil : frames / 1000
         }
-        let mixRamp = FFmpegTags.mixRamp(
-            container: decoder.input.containerMetadata, stream: decoder.input.streamMetadata(decoder.streamIndex))
+        let (container, stream) = (decoder.input.containerMetadata, decoder.input.streamMetadata(decoder.streamIndex))
+        let mixRamp = FFmpegTags.mixRamp(container: container, stream: stream)
         self.mixRampStart = mixRamp.start
         self.mixRampEnd = mixRamp.end
+        let replayGain = FFmpegTags.replayGain(container: container, stream: stream)
+        self.replayGain = replayGain.isEmpty ? nil : replayGain
     }
 
     /// The codec's bit rate in kbit/s (constant for a stream, as `mpd` reports it).

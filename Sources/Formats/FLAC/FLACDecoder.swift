@@ -17,6 +17,8 @@ public final class FLACDecoder: Decoder {
     public let mixRampStart: String?
     /// The `MIXRAMP_END` comment, if any.
     public let mixRampEnd: String?
+    /// The `REPLAYGAIN_*` comments' values, if any (`mpd`'s FLAC plugin submits them).
+    public let replayGain: ReplayGainInfo?
     private let decoder: FLACStreamDecoder
     /// The VORBIS_COMMENT block's tags, until `readTag()` hands them over.
     private var pendingTags: [TagItem]?
@@ -44,16 +46,19 @@ public final class FLACDecoder: Decoder {
         var start: String?
         var end: String?
         var comments: [[UInt8]] = []
+        var replayGain = ReplayGainInfo()
         for case .vorbisComment(_, let entries) in self.decoder.metadata {
             comments += entries
             for entry in entries {
                 let ramp = VorbisComment.mixRamp(entry[...])
                 start = ramp.start ?? start
                 end = ramp.end ?? end
+                VorbisComment.applyReplayGain(entry[...], to: &replayGain)
             }
         }
         self.mixRampStart = start
         self.mixRampEnd = end
+        self.replayGain = replayGain.isEmpty ? nil : replayGain
         self.pendingTags = VorbisComment.streamTags(comments)
     }
 

@@ -21,6 +21,8 @@ public final class MP3Decoder: Decoder {
     var pendingTags: [TagItem]?
     /// The ID3 `TXXX` `mixramp_end` value.
     public internal(set) var mixRampEnd: String?
+    /// The ReplayGain of the leading ID3v2 tag (`TXXX` or `RVA2`), if any: what `mpd`'s mad plugin submits.
+    public internal(set) var replayGain: ReplayGainInfo?
     private let handle: MPG123Handle
     /// Set once the stream changed rate or channels: libmpg123 now delivers frames of another size than
     /// `format`, so every later `decode(into:)` fails too, even after a seek.

@@ -78,12 +78,13 @@ public struct MP3Format: FormatPlugin {
 
     /// Opens a libmpg123 decoder over `input`, delivering 24-bit samples in 32-bit words, gapless.
     /// Like `mpd`'s mad plugin it takes MixRamp tags from the `TXXX` frames of the ID3v2 tag at the start of
-    /// the stream (names compared without regard to ASCII case).
+    /// the stream (names compared without regard to ASCII case), and its ReplayGain.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         let decoder = try MP3Decoder(input: input)
         if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
             let tags = TagCollector.tagItems(id3.mpdTagItems())
             decoder.pendingTags = tags.isEmpty ? nil : tags
+            decoder.replayGain = id3.replayGain()
             for pair in id3.txxxPairs() {
                 let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
                 switch String(decoding: asciiLowered, as: UTF8.self) {

@@ -13,6 +13,8 @@ public final class MusepackDecoder: Decoder {
     public let format: AudioFormat
     /// The playable length in samples per channel (`mpc_streaminfo_get_length_samples`).
     public let totalFrames: UInt64?
+    /// The stream header's ReplayGain, if it has any (`mpd`'s plugin submits it).
+    public let replayGain: ReplayGainInfo?
     /// The bit rate of the frame decoded last, in kbit/s: its bits × rate / (1000 × samples), as `mpd` reports it.
     public private(set) var bitRate = 0
     private let demux: MPCDemux
@@ -33,6 +35,8 @@ public final class MusepackDecoder: Decoder {
         guard info.sampleRate > 0 else { throw .unsupportedFormat("sample rate \(info.sampleRate)") }
         self.format = AudioFormat(sampleRate: info.sampleRate, sampleFormat: .s24, channels: info.channels)
         self.totalFrames = UInt64(max(0, info.lengthSamples))
+        let replayGain = MusepackFormat.replayGain(info)
+        self.replayGain = replayGain.isEmpty ? nil : replayGain
     }
 
     /// Decodes into `buffer` (whole frames of `format.frameSize` bytes).

@@ -41,27 +41,8 @@ public struct OpusFormat: FormatPlugin {
     ///   `.input` when it cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let (stream, entries) = try Self.scan(path)
-        var hasPicture = false
-        var trackGain: Double?
-        var albumGain: Double?
-        for entry in entries {
-            if entry.isPicture {
-                hasPicture = hasPicture || VorbisComment.picture(base64: entry.value) != nil
-                continue
-            }
-            if entry.isSkipped { continue }
-            let lowered = entry.name.map(Entry.lowered)
-            if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
-            if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
-        }
-        let outputGain = Double(Float(stream.head.outputGain) / 256) + 5
-        var replayGain = ReplayGainInfo()
-        if trackGain != nil || albumGain != nil {
-            replayGain.trackGain = trackGain.map { $0 + outputGain }
-            replayGain.albumGain = albumGain.map { $0 + outputGain }
-        } else {
-            replayGain.trackGain = outputGain
-        }
+        let hasPicture = entries.contains { $0.isPicture && VorbisComment.picture(base64: $0.value) != nil }
+        let replayGain = Self.replayGain(entries, head: stream.head)
         let preSkip = Int64(stream.head.preSkip)
         let duration = stream.endGranulePosition.flatMap { granule in
             granule >= preSkip ? UInt64(granule).multipliedReportingOverflow(by: 1000).partialValue / 48000 : nil
@@ -102,7 +83,8 @@ public struct OpusFormat: FormatPlugin {
             // `48000:16:channels`, the end granule position as the length (as `mpd`, pre-skip included).
             return OggDecoder(
                 codec, format: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: codec.channels),
-                tags: { Self.streamTags(packet: $0.tagsPacket) })
+                tags: { Self.streamTags(packet: $0.tagsPacket) },
+                replayGain: { Self.replayGain(Self.entries(packet: $0.tagsPacket) ?? [], head: $0.head) })
         } catch {
             throw VorbisFormat.formatError(error, uri: input.uri)
         }
@@ -110,10 +92,37 @@ public struct OpusFormat: FormatPlugin {
 
     /// The tags of an `OpusTags` packet as `mpd`'s decoder submits them (`HandleTags`), if it has any.
     static func streamTags(packet: [UInt8]) -> [TagItem]? {
-        guard let entries = CommentPacket.entries(packet[...], magic: Array("OpusTags".utf8)) else { return nil }
-        let tags = Self.tagItems(
-            entries.compactMap { entry in VorbisComment.pair(entry).map { Entry(name: $0.name, value: $0.value) } })
+        guard let entries = Self.entries(packet: packet) else { return nil }
+        let tags = Self.tagItems(entries)
         return tags.isEmpty ? nil : tags
+    }
+
+    /// The entries of an `OpusTags` packet that have a name and an `=`; `nil` when it is not one.
+    static func entries(packet: [UInt8]) -> [Entry]? {
+        CommentPacket.entries(packet[...], magic: Array("OpusTags".utf8))?.compactMap { entry in
+            VorbisComment.pair(entry).map { Entry(name: $0.name, value: $0.value) }
+        }
+    }
+
+    /// What `mpd`'s decoder submits as ReplayGain: the `R128_*_GAIN` entries plus the header's output gain plus
+    /// 5 dB, else the output gain plus 5 dB as the track gain.
+    static func replayGain(_ entries: [Entry], head: OpusHead) -> ReplayGainInfo {
+        var trackGain: Double?
+        var albumGain: Double?
+        for entry in entries where !entry.isPicture && !entry.isSkipped {
+            let lowered = entry.name.map(Entry.lowered)
+            if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
+            if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
+        }
+        let outputGain = Double(Float(head.outputGain) / 256) + 5
+        var replayGain = ReplayGainInfo()
+        if trackGain != nil || albumGain != nil {
+            replayGain.trackGain = trackGain.map { $0 + outputGain }
+            replayGain.albumGain = albumGain.map { $0 + outputGain }
+        } else {
+            replayGain.trackGain = outputGain
+        }
+        return replayGain
     }
 
     /// The tags of `entries`: pictures, long values and names no tag type has left out.

@@ -96,7 +96,13 @@ public struct VorbisFormat: FormatPlugin {
         do {
             let codec = try OggVorbisDecoder(input: input)
             let format = AudioFormat(sampleRate: codec.sampleRate, sampleFormat: .float, channels: codec.channels)
-            return OggDecoder(codec, format: format, tags: { VorbisComment.streamTags($0.comments) })
+            return OggDecoder(
+                codec, format: format, tags: { VorbisComment.streamTags($0.comments) },
+                replayGain: { codec in
+                    var replayGain = ReplayGainInfo()
+                    for entry in codec.comments { VorbisComment.applyReplayGain(entry[...], to: &replayGain) }
+                    return replayGain.isEmpty ? nil : replayGain
+                })
         } catch {
             throw Self.formatError(error, uri: input.uri)
         }

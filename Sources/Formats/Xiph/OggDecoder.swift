@@ -5,7 +5,8 @@ import Ogg
 
 /// The `Decoder` over an Ogg Vorbis or Ogg Opus decoder: the end granule position as the length, seekable
 /// as in `mpd` (when that position was found), the codec's errors as `FormatError.decoder`, and the tags of
-/// each comment header the codec reads (every stream of a chain has one), handed over once each.
+/// each comment header the codec reads (every stream of a chain has one), handed over once each; the ReplayGain
+/// of the headers read when it opened.
 ///
 /// Confined to the decoding thread; does not allocate per call.
 final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
@@ -14,17 +15,23 @@ final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
     /// Seekable as in `mpd`: when the end granule position was found (the `Decoder` requirement of that
     /// name, where the protocol has it).
     let isSeekable: Bool
+    let replayGain: ReplayGainInfo?
     private let codec: Codec
     /// The codec's current comments as tags.
     private let tags: (Codec) -> [TagItem]?
     /// The codec's `commentsRevision` that `readTag()` last handed over.
     private var reportedRevision = 0
 
-    /// `codec`'s output, which is in `format`; `tags`: what its current comment header says.
-    init(_ codec: Codec, format: AudioFormat, tags: @escaping (Codec) -> [TagItem]?) {
+    /// `codec`'s output, which is in `format`; `tags`: what its current comment header says; `replayGain`: the
+    /// ReplayGain its headers give (`mpd`'s plugin submits it), if any.
+    init(
+        _ codec: Codec, format: AudioFormat, tags: @escaping (Codec) -> [TagItem]?,
+        replayGain: (Codec) -> ReplayGainInfo?
+    ) {
         self.codec = codec
         self.format = format
         self.tags = tags
+        self.replayGain = replayGain(codec)
         self.totalFrames = codec.endGranulePosition.flatMap { $0 >= 0 ? UInt64($0) : nil }
         self.isSeekable = codec.mpdSeekable
     }

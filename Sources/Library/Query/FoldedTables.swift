@@ -6,6 +6,8 @@ import Model
 /// fallbacks) that a case-folding tag item compares.
 final class FoldedTables {
     let indexes: [FoldedTagIndex?]
+    /// The snapshot, when it has mount points (see `IndexedSong.uri`).
+    let mounted: Database?
     /// The tables `filter` needs from `database` (none when it folds `any`, which reads every tag type: not worth
     /// indexing all of them for one query; `IndexedSong` folds them as it reads them).
     init(_ database: Database, filter: SongFilter) {
@@ -29,5 +31,6 @@ final class FoldedTables {
             for type in types { indexes[type.rawValue] = database.foldedIndex(type) }
         }
         self.indexes = indexes
+        self.mounted = database.hasMountPoints ? database : nil
     }
 }

@@ -13,7 +13,16 @@ struct IndexedSong: FilterSubject {
     /// The folded values the filter reads.
     unowned(unsafe) let folded: FoldedTables
 
-    var uri: String { self.songs.pointee.uri(self.index) }
+    /// The URI; for a song of a mounted storage relative to the storage, as `mpd`'s mounted database matches it.
+    var uri: String {
+        let uri = self.songs.pointee.uri(self.index)
+        guard let mount = self.mountPoint else { return uri }
+        return String(uri.utf8.dropFirst(mount.utf8.count + 1))!
+    }
+
+    var mountPoint: String? {
+        self.folded.mounted?.mountPoint(ofDirectory: self.songs.pointee.directory(self.index))
+    }
 
     var lastModified: Int64? { self.songs.pointee.modificationTime(self.index) }
 

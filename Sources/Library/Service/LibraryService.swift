@@ -49,12 +49,16 @@ public final class LibraryService {
         public var autoUpdate = false
         /// Watch depth; `nil` is unlimited.
         public var autoUpdateDepth: Int?
+        /// Where mounted storages' databases are kept (`cache_directory`); `nil`: `mount` is refused.
+        public var cacheDirectory: String?
 
         /// Settings for the music directory `updater` scans.
         public init(
             updater: Updater, databaseFile: String?, metadata: TagMask, compress: Bool = true,
-            hidePlaylistTargets: Bool = true, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil
+            hidePlaylistTargets: Bool = true, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil,
+            cacheDirectory: String? = nil
         ) {
+            self.cacheDirectory = cacheDirectory
             self.updater = updater
             self.databaseFile = databaseFile
             self.metadata = metadata
@@ -73,19 +77,32 @@ public final class LibraryService {
         /// new snapshot, is the current one now; `replaced` holds the URIs of the cue sheet tracks it replaced
         /// (see `Updater.Result.replacedTracks`), which queued songs must not be matched to.
         case updateFinished(job: Int, modified: Bool, database: Database?, replaced: Set<String>)
+        /// A storage was mounted or unmounted (`mount`, `unmount`): `database` is the current snapshot now, the
+        /// music directory's songs as before with the mounts' songs grafted in. No idle event of its own.
+        case mountsChanged(database: Database)
     }
 
-    /// The current snapshot.
-    public private(set) var database: Database
+    /// The current snapshot: the music directory's, with the mounted storages' grafted in (see `Mount`).
+    public internal(set) var database: Database
+    /// The music directory's snapshot alone.
+    private(set) var root: Database
+    /// The mounted storages, in the order they were mounted.
+    public internal(set) var mounts: [Mount] = []
+    /// The number of the last mount (a job's result is kept only if its mount is still there).
+    var lastMountNumber = 0
+    /// Every mount point used since start-up.
+    var mountPointsUsed: Set<String> = []
+    /// While a job of the music directory reports its end: the snapshot it started from.
+    var previousRoot: Database?
     /// Receives what happens, on the loop thread.
     public var onEvent: (Event) -> Void = { _ in }
 
-    private let configuration: Configuration
-    private let loop: EventLoop
-    private let logger: Logger
+    let configuration: Configuration
+    let loop: EventLoop
+    let logger: Logger
     private var watcher: AutoUpdateWatcher?
-    private var queue: [(uri: String, discard: Bool, id: Int)] = []
-    private var running = false
+    var queue: [(uri: String, discard: Bool, id: Int)] = []
+    var running = false
     /// Whether the database files are being written after start-up (an update waits for it).
     private var saving = false
     /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
@@ -101,6 +118,7 @@ public final class LibraryService {
         self.loop = loop
         self.logger = logger
         self.database = Database()
+        self.root = self.database
     }
 
     /// Loads the database (see the type's description), or starts a full scan when there is none (or it is
@@ -108,7 +126,8 @@ public final class LibraryService {
     public func start() {
         let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
-            self.database = database
+            self.root = database
+            self.graftMounts()
             releaseFreeMemory()
             self.logger.info(
                 "database loaded",
@@ -128,7 +147,7 @@ public final class LibraryService {
                 logger: self.logger
             ) { [unowned self] roots in self.enqueueChanged(roots) }
             self.watcher = watcher
-            watcher.start(self.database)
+            watcher.start(self.root)
         }
     }
 
@@ -288,19 +307,26 @@ public final class LibraryService {
     private func run(uri: String, discard: Bool, id: Int) {
         self.running = true
         self.onEvent(.updateStarted(job: id))
+        if let (mount, rest) = self.mount(containing: uri) {
+            self.runMounted(mount, uri: rest, discard: discard, id: id)
+            return
+        }
         // Handed over so that the job's thread lets go of the previous snapshot before the loop swaps the new one
         // in: the heap is trimmed after the swap (`finish`), and a snapshot freed later would stay resident.
-        let current = Handover(self.database)
+        let current = Handover(self.root)
+        let mounts = self.mounts
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
         NamedThread.detach("update") {
             let (database, modified, replaced) = Self.update(
                 current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger)
-            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here.
+            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here,
+            // and graft the mounts (the loop uses that if they are still the same).
             database?.prepareURILookups()
+            let prepared = database.map { (Self.grafted($0, mounts: mounts), mounts.map(\.number)) }
             bound.execute { [database] service in
-                service.finish(database: database, modified: modified, replaced: replaced, id: id)
+                service.finish(database: database, prepared: prepared, modified: modified, replaced: replaced, id: id)
             }
         }
     }
@@ -376,13 +402,21 @@ public final class LibraryService {
         return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified, result.replacedTracks)
     }
 
-    private func finish(database: Database?, modified: Bool, replaced: [String], id: Int) {
+    private func finish(
+        database: Database?, prepared: (Database, [Int])?, modified: Bool, replaced: [String], id: Int
+    ) {
         self.running = false
+        self.previousRoot = self.root
         if let database {
-            self.database = database
+            self.root = database
+            self.graftMounts(prepared: prepared)
             self.watcher?.watch(database)
         }
-        self.onEvent(.updateFinished(job: id, modified: modified, database: database, replaced: Set(replaced)))
+        self.onEvent(
+            .updateFinished(
+                job: id, modified: modified, database: database.map { _ in self.database }, replaced: Set(replaced)))
+        // Asked only while the event is reported; let go of before the trim.
+        self.previousRoot = nil
         if database != nil {
             // The previous snapshot and the job's tree are gone now (unless `onEvent` kept them). Trimming a large
             // heap takes a moment: not on the loop.
@@ -393,7 +427,7 @@ public final class LibraryService {
     }
 
     /// Starts the first queued job, if any.
-    private func startNextJob() {
+    func startNextJob() {
         guard !self.running, !self.saving, !self.queue.isEmpty else { return }
         let next = self.queue.removeFirst()
         self.run(uri: next.uri, discard: next.discard, id: next.id)

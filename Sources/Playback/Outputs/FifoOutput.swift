@@ -28,16 +28,12 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
     private var drainBuffer = [UInt8](repeating: 0, count: 16384)
-    /// How far ahead of the clock the writes run (nanoseconds): 100 ms, at most 20 KiB (less than a third of a
-    /// pipe, so a chunk and a tick of the reader's more still fit).
+    /// How far ahead of the clock the writes run (nanoseconds): ``OutputTimer/pipeLead``.
     private var lead: UInt64 = 0
     /// While paused: when what is left in the pipe turns stale (nanoseconds of `clock`), 0 once it is emptied;
     /// `nil` while playing.
     private var staleAt: UInt64?
 
-    /// The most the writes run ahead of the clock.
-    static let maximumLead: UInt64 = 100_000_000
-    static let maximumLeadBytes = 20480
     /// How long after it was due unread audio stays in the pipe during a pause.
     static let staleAfter: UInt64 = 500_000_000
 
@@ -106,7 +102,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
-        self.lead = min(Self.maximumLead, self.timer.nanoseconds(of: Self.maximumLeadBytes))
+        self.lead = self.timer.pipeLead
         self.staleAt = nil
         return format
     }

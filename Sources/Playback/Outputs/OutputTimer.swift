@@ -69,6 +69,11 @@ public struct OutputTimer: ~Copyable {
     /// Counts `bytes` written: they are heard once everything written before them is.
     public mutating func add(_ bytes: Int) { self.target += self.nanoseconds(of: bytes) }
 
+    /// How far ahead of the clock a writer into a pipe (fifo, pipe) runs, in nanoseconds of the stream's format:
+    /// 100 ms, at most 20 KiB (less than a third of a pipe, so a chunk and a tick of a reader's more still fit,
+    /// and a reader taking its data in ticks of its own, as snapserver's 20 ms, always finds a tick's worth).
+    public var pipeLead: UInt64 { min(100_000_000, self.nanoseconds(of: 20480)) }
+
     /// Nanoseconds `bytes` take to be heard.
     public func nanoseconds(of bytes: Int) -> UInt64 { UInt64(bytes) * 1_000_000_000 / UInt64(self.bytesPerSecond) }
 

@@ -3,20 +3,38 @@
 import Glibc
 import Model
 import Posix
+import Synchronization
 
 /// `type "pipe"`: runs `command` through `/bin/sh -c` when a stream opens and writes the PCM to its standard
-/// input (blocking, as `mpd`'s `popen`); closing the stream closes the pipe and waits for the command.
+/// input (blocking, as `mpd`'s `popen`: nothing is dropped when the command reads slowly); closing the stream
+/// closes the pipe and waits for the command. A pause closes the stream too, as `mpd`'s pipe output has no pause.
 ///
-/// Used on its output thread. `@unchecked Sendable`: the child and its pipe are confined to the output thread.
+/// Beyond `mpd`, whose writes run as far ahead as the pipe holds (a third of a second at CD rate, more in whatever
+/// the command buffers): the writes are paced in real time, kept ahead of the clock by ``OutputTimer/pipeLead``, so
+/// that a command that hands the audio on to a real-time reader (`cat > fifo` for snapserver) holds little of it,
+/// and little stale audio is left to play after a pause, a `stop` or a seek.
+///
+/// Used on its output thread, except `interrupt()`. `@unchecked Sendable`: the child, its pipe and the timer are
+/// confined to the output thread; `interrupted` and the wake-up are thread-safe.
 public final class PipeOutput: AudioOutput, @unchecked Sendable {
     public let plugin = "pipe"
     /// The shell command.
     public let command: String
     private var child: pid_t = 0
     private var input: FileDescriptor?
+    private var timer: OutputTimer
+    private let clock: any PlaybackClock
+    private let interrupted = Atomic<Bool>(false)
+    private let wakeup = PlayerWakeup()
+    /// How far ahead of the clock the writes run (nanoseconds): ``OutputTimer/pipeLead``.
+    private var lead: UInt64 = 0
 
-    /// Creates the output; nothing runs until a stream opens.
-    public init(command: String) { self.command = command }
+    /// Creates the output; nothing runs until a stream opens. The writes are paced by `clock`.
+    public init(command: String, clock: any PlaybackClock = SystemClock()) {
+        self.command = command
+        self.clock = clock
+        self.timer = OutputTimer(clock: clock)
+    }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         let read: FileDescriptor
@@ -47,10 +65,13 @@ public final class PipeOutput: AudioOutput, @unchecked Sendable {
         }
         self.child = pid
         self.input = write
+        self.timer.open(format)
+        self.lead = self.timer.pipeLead
         return format
     }
 
     public func close() {
+        self.timer.reset()
         self.input?.close()
         self.input = nil
         if self.child > 0 {
@@ -62,6 +83,8 @@ public final class PipeOutput: AudioOutput, @unchecked Sendable {
 
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let input = self.input else { throw OutputError("Write error on pipe") }
+        self.timer.wait(ahead: self.lead, wakeup: self.wakeup, interrupted: self.interrupted)
+        self.interrupted.store(false, ordering: .releasing)
         let result: IOResult<Int>
         do {
             result = try input.write(data)
@@ -69,7 +92,32 @@ public final class PipeOutput: AudioOutput, @unchecked Sendable {
             throw OutputError("Write error on pipe: \(error.errno)")
         }
         guard case .processed(let count) = result, count > 0 else { throw OutputError("Write error on pipe") }
+        self.timer.add(count)
         return count
+    }
+
+    /// What was written and, by the clock, not yet heard.
+    public var delayFrames: Int { self.timer.delayFrames }
+
+    /// What is in the pipe cannot be taken back: the clock starts again with the next write.
+    public func cancel() { self.timer.reset() }
+
+    /// Stays paused, the command running: writes nothing and waits a little (so the output thread does not spin);
+    /// the clock starts again with the first write after it.
+    public func pause() -> Bool {
+        self.timer.reset()
+        if !self.interrupted.load(ordering: .acquiring) {
+            let now = self.clock.now()
+            self.clock.sleep(
+                until: now + 100_000_000, on: self.wakeup, unless: { self.interrupted.load(ordering: .acquiring) })
+        }
+        self.interrupted.store(false, ordering: .releasing)
+        return true
+    }
+
+    public func interrupt() {
+        self.interrupted.store(true, ordering: .releasing)
+        self.wakeup.signal()
     }
 }
 

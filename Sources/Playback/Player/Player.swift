@@ -82,8 +82,9 @@ public final class Player: PlayerControl {
     ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
     ///   - streams: opens a decoder for a URL (on the decoder thread), reading through an input that the
     ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
-    ///   - replayGainReader: reads a file's ReplayGain (on the decoder thread) for a song that reaches the player
-    ///     without any while ReplayGain is on, as `mpd` reads it from the file it decodes; `nil`: none is read.
+    ///   - apeReplayGainReader: reads the ReplayGain of a file's APE tag (on the decoder thread) for a song whose
+    ///     decoder and library entry have none, while ReplayGain is on, as `mpd`'s decoder thread reads it;
+    ///     `nil`: none is read.
     ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
     ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
     ///   - outputSlots: how many outputs may ever play from this player: every configured output, when outputs
@@ -101,7 +102,7 @@ public final class Player: PlayerControl {
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
-        replayGainReader: (@Sendable (String) -> ReplayGainInfo)? = nil,
+        apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
@@ -129,7 +130,7 @@ public final class Player: PlayerControl {
         let post: @Sendable (PlayerEngineEvent) -> Void = { event in relay.post(event) }
         self.post = post
         self.decoder = PlayerDecoderThread(
-            pipe: pipe, shared: shared, factory: decoders, streams: streams, replayGainReader: replayGainReader,
+            pipe: pipe, shared: shared, factory: decoders, streams: streams, apeReplayGainReader: apeReplayGainReader,
             logger: logger, post: post)
         self.listing = outputs.enumerated().map { index, output in
             let (configuration, device, given) = output

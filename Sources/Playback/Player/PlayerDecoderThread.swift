@@ -42,8 +42,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let shared: PlayerShared
     private let factory: @Sendable (String) throws(FormatError) -> any Decoder
     private let streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
-    /// Reads a file's ReplayGain for a song the library knows none of (`Player.init`'s `replayGainReader`).
-    private let replayGainReader: (@Sendable (String) -> ReplayGainInfo)?
+    /// Reads the ReplayGain of a file's APE tag (`Player.init`'s `apeReplayGainReader`).
+    private let apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)?
     /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
     /// waits for this thread, which may be blocked on a stalled server.
     private let inputCancellation = Mutex<InputCancellation?>(nil)
@@ -85,14 +85,14 @@ final class PlayerDecoderThread: @unchecked Sendable {
         pipe: PlayerChunkPipe, shared: PlayerShared,
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
-        replayGainReader: (@Sendable (String) -> ReplayGainInfo)? = nil,
+        apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.pipe = pipe
         self.shared = shared
         self.factory = factory
         self.streams = streams
-        self.replayGainReader = replayGainReader
+        self.apeReplayGainReader = apeReplayGainReader
         self.logger = logger
         self.post = post
     }
@@ -223,11 +223,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             let cancellation = InputCancellation()
             do throws(FormatError) {
                 var decoder = try self.openDecoder(song, cancellation: cancellation)
-                // mpd takes ReplayGain from the file it decodes: a song the library has none for (loaded from
-                // mpd's database, which does not store it) gets the file's, when ReplayGain is on.
-                if let read = self.replayGainReader, song.replayGain.isEmpty, !song.isRemote, self.shared.mode != .off {
-                    song.replayGain = read(song.path)
-                }
+                song.replayGain = self.replayGain(of: song, decoder: decoder)
                 let rate = UInt64(max(1, decoder.format.sampleRate))
                 self.rangeStartFrame = song.rangeStartMilliseconds * rate / 1000
                 let total = decoder.totalFrames
@@ -278,6 +274,17 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 seconds = 0
             }
         }
+    }
+
+    /// The ReplayGain the chunks of `song` carry, which the outputs apply in the mode of the moment (so a mode set
+    /// while the song plays applies to it at once, as in `mpd`): what the decoder read in the file (`mpd`'s
+    /// plugins submit it whatever the mode), else the library's, else, while ReplayGain is on, the file's APE
+    /// tag's (`mpd`'s decoder thread reads that only then).
+    private func replayGain(of song: PlayableSong, decoder: any Decoder) -> ReplayGainInfo {
+        if let gain = decoder.replayGain { return gain }
+        guard song.replayGain.isEmpty, !song.isRemote, self.shared.mode != .off, let read = self.apeReplayGainReader
+        else { return song.replayGain }
+        return read(song.path) ?? song.replayGain
     }
 
     /// Opens the decoder for `song`: a remote stream through `streams`, with `cancellation` published for

@@ -6,6 +6,9 @@ import Model
 /// Converts chunks from the decoder's format to the device's (sample format, channel count, and sample rate
 /// through the configured ``Resampler``) and scales them by a gain ramp (ReplayGain × software volume), on the output thread.
 ///
+/// In `mpd`'s `PcmConvert` order: the rate first, in the song's channels (the resamplers take and give floats),
+/// then the sample format, then the channels, in the device's sample format and with `mpd`'s rules for it.
+///
 /// Its scratch buffers and resampler are made by `configure` (when a stream opens), never per chunk. Identical
 /// formats at unity gain are copied byte for byte. DSD goes to a device that takes DSD as it is, and to any
 /// other through `DSDToPCM` (PCM at the DSD format's `sampleRate`, bits per second / 8), as `mpd` converts it;
@@ -15,15 +18,16 @@ struct PlayerPCMConverter: ~Copyable {
     private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private var maxFrames = 0
-    private var samples: UnsafeMutablePointer<Float>
     private var mixed: UnsafeMutablePointer<Float>
     /// The song fading in, while cross-fading.
     private var otherMixed: UnsafeMutablePointer<Float>
     /// Rate conversion, when the device runs at another rate than the decoder.
     private var resampler: (any PCMRateConverter)?
-    /// The resampler's output and its room in frames.
+    /// The resampler's output (in the input's channels) and its room in frames.
     private var resampled: UnsafeMutablePointer<Float>
     private var resampledCapacity = 0
+    /// The resampler's room in samples.
+    private var resampledSamples = 0
     /// The converted PCM of the last chunk.
     private(set) var converted: UnsafeMutableRawBufferPointer
     /// DSD to PCM, when the input is DSD and the output is not.
@@ -39,7 +43,6 @@ struct PlayerPCMConverter: ~Copyable {
     private var widening16To24 = false
 
     init() {
-        self.samples = .allocate(capacity: 1)
         self.mixed = .allocate(capacity: 1)
         self.otherMixed = .allocate(capacity: 1)
         self.resampled = .allocate(capacity: 1)
@@ -48,7 +51,6 @@ struct PlayerPCMConverter: ~Copyable {
     }
 
     deinit {
-        self.samples.deallocate()
         self.mixed.deallocate()
         self.otherMixed.deallocate()
         self.resampled.deallocate()
@@ -85,8 +87,9 @@ struct PlayerPCMConverter: ~Copyable {
         }
         if input.sampleRate != output.sampleRate {
             do {
+                // mpd resamples before it converts the channels: in the song's.
                 let resampler = try choice.makeConverter(
-                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: output.channels)
+                    inputRate: input.sampleRate, outputRate: output.sampleRate, channels: input.channels)
                 // Room for the resampler's tail too (`flush`), which outlasts one chunk's output when the rate
                 // falls a lot (DSD64's 352800 Hz PCM to 44100 Hz): 100 ms.
                 outFrames = max(resampler.maxOutputFrames(forInput: maxFrames), output.sampleRate / 10)
@@ -96,10 +99,8 @@ struct PlayerPCMConverter: ~Copyable {
         let channels = max(8, input.channels, output.channels)
         if maxFrames > self.maxFrames || channels > 8 {
             let frames = max(maxFrames, self.maxFrames)
-            self.samples.deallocate()
             self.mixed.deallocate()
             self.otherMixed.deallocate()
-            self.samples = .allocate(capacity: frames * channels)
             self.mixed = .allocate(capacity: frames * channels)
             self.otherMixed = .allocate(capacity: frames * channels)
             self.maxFrames = frames
@@ -114,10 +115,13 @@ struct PlayerPCMConverter: ~Copyable {
             self.volumed.deallocate()
             self.volumed = .allocate(byteCount: volumedBytes, alignment: 16)
         }
-        if self.resampler != nil, outFrames > self.resampledCapacity {
-            self.resampled.deallocate()
-            self.resampled = .allocate(capacity: outFrames * output.channels)
-            self.resampledCapacity = outFrames
+        if self.resampler != nil {
+            if outFrames * input.channels > self.resampledSamples {
+                self.resampled.deallocate()
+                self.resampled = .allocate(capacity: outFrames * input.channels)
+                self.resampledSamples = outFrames * input.channels
+            }
+            self.resampledCapacity = self.resampledSamples / input.channels
         }
     }
 
@@ -200,66 +204,85 @@ struct PlayerPCMConverter: ~Copyable {
     }
 
     /// Integer samples converted as `mpd`'s `PcmConvert` converts them: the sample format first (its dither from 24
-    /// and 32 bits to 16, shifts otherwise), then the channels in the new format with its integer rules (mono
-    /// copied to every channel; stereo averaged to mono; more channels averaged into every channel of the output;
-    /// stereo to surround on the front pair, the rest silent), averages truncated towards zero. `nil` when a format
-    /// is not 16, 24 or 32-bit integer (the float path). Returns the bytes written to `converted`.
+    /// and 32 bits to 16, shifts otherwise), then the channels in the new format (``remix(_:frames:format:)``).
+    /// `nil` when a format is not 16, 24 or 32-bit integer (the float path). Returns the bytes written to
+    /// `converted`.
     private mutating func convertIntegers(_ source: UnsafeRawBufferPointer, frames: Int) -> Int? {
         let (from, to) = (self.input.sampleFormat, self.output.sampleFormat)
         func isInteger(_ format: SampleFormat) -> Bool { format == .s16 || format == .s24 || format == .s32 }
         guard isInteger(from), isInteger(to) else { return nil }
-        let inChannels = self.input.channels
-        let outChannels = self.output.channels
-        // The samples in the output's format, in the input's channels (the float scratch holds 32-bit words).
-        let scratch = UnsafeMutableRawPointer(self.samples).assumingMemoryBound(to: Int32.self)
-        for index in 0..<(frames * inChannels) {
+        let target = self.converted
+        for index in 0..<(frames * self.input.channels) {
             // 24-bit samples are 32-bit words, sign-extended by the decoders (mpd's S24_P32).
             let value =
                 from == .s16
                 ? Int32(source.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))
                 : source.loadUnaligned(fromByteOffset: index * 4, as: Int32.self)
             switch (from, to) {
-            case (.s16, .s24), (.s24, .s32): scratch[index] = value << 8
-            case (.s16, .s32): scratch[index] = value << 16
-            case (.s32, .s24): scratch[index] = value >> 8
+            case (.s16, .s24), (.s24, .s32):
+                target.storeBytes(of: value << 8, toByteOffset: index * 4, as: Int32.self)
+            case (.s16, .s32):
+                target.storeBytes(of: value << 16, toByteOffset: index * 4, as: Int32.self)
+            case (.s32, .s24):
+                target.storeBytes(of: value >> 8, toByteOffset: index * 4, as: Int32.self)
             case (.s24, .s16), (.s32, .s16):
                 let (bits, scale) = from == .s24 ? (24, 8) : (32, 16)
-                scratch[index] = Int32(
-                    Int16(truncatingIfNeeded: self.dither.shift(Int64(value), bits: bits, by: scale)))
-            default: scratch[index] = value
-            }
-        }
-        let target = self.converted
-        let width = to == .s16 ? 2 : 4
-        func store(_ value: Int64, at index: Int) {
-            if width == 2 {
+                let narrowed = Int16(truncatingIfNeeded: self.dither.shift(Int64(value), bits: bits, by: scale))
+                target.storeBytes(of: narrowed, toByteOffset: index * 2, as: Int16.self)
+            case (.s16, _):
                 target.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: index * 2, as: Int16.self)
-            } else {
-                target.storeBytes(of: Int32(truncatingIfNeeded: value), toByteOffset: index * 4, as: Int32.self)
+            default:
+                target.storeBytes(of: value, toByteOffset: index * 4, as: Int32.self)
             }
         }
-        for frame in 0..<frames {
-            let input = scratch + frame * inChannels
-            let base = frame * outChannels
-            if inChannels == outChannels {
-                for channel in 0..<outChannels { store(Int64(input[channel]), at: base + channel) }
-            } else if inChannels == 2, outChannels > 2 {
-                store(Int64(input[0]), at: base)
-                store(Int64(input[1]), at: base + 1)
-                for channel in 2..<outChannels { store(0, at: base + channel) }
-            } else if inChannels == 1 {
-                for channel in 0..<outChannels { store(Int64(input[0]), at: base + channel) }
-            } else {
-                var sum: Int64 = 0
-                for channel in 0..<inChannels { sum += Int64(input[channel]) }
-                let average = sum / Int64(inChannels)
-                for channel in 0..<outChannels { store(average, at: base + channel) }
-            }
-        }
-        return frames * outChannels * width
+        return self.remix(target.baseAddress!, frames: frames, format: to)
     }
 
-    /// Resamples (when needed) and encodes `frames` frames of float samples in the output's channel layout.
+    /// Changes the channels of `frames` frames of `format` samples in `buffer` (the input's channels in, the
+    /// output's out, in place) as `mpd`'s `PcmChannels` does in that format: mono copied to every channel, stereo
+    /// to surround on the front pair with the rest silent, anything else averaged into every channel (integer
+    /// sums divided with truncation towards zero; floats divided in float). Returns the bytes of the result.
+    private func remix(_ buffer: UnsafeMutableRawPointer, frames: Int, format: SampleFormat) -> Int {
+        let (from, to) = (self.input.channels, self.output.channels)
+        switch format {
+        case .s8, .dsd: Self.remix(buffer.assumingMemoryBound(to: Int8.self), frames: frames, from: from, to: to)
+        case .s16: Self.remix(buffer.assumingMemoryBound(to: Int16.self), frames: frames, from: from, to: to)
+        case .s24, .s32: Self.remix(buffer.assumingMemoryBound(to: Int32.self), frames: frames, from: from, to: to)
+        case .float: Self.remix(buffer.assumingMemoryBound(to: Float.self), frames: frames, from: from, to: to)
+        }
+        return frames * to * format.bytesPerSample
+    }
+
+    /// `remix(_:frames:format:)` for one sample type: frames in order when they shrink, from the last when they grow,
+    /// so no frame is overwritten before it is read.
+    private static func remix<Sample: RemixedSample>(
+        _ samples: UnsafeMutablePointer<Sample>, frames: Int, from: Int, to: Int
+    ) {
+        guard from != to else { return }
+        if to < from {
+            for frame in 0..<frames {
+                let value = Sample.average(samples + frame * from, count: from)
+                for channel in 0..<to { samples[frame * to + channel] = value }
+            }
+            return
+        }
+        for frame in stride(from: frames - 1, through: 0, by: -1) {
+            let input = samples + frame * from
+            let output = samples + frame * to
+            if from == 2 {
+                let (left, right) = (input[0], input[1])
+                for channel in 2..<to { output[channel] = .zero }
+                output[0] = left
+                output[1] = right
+            } else {
+                let value = Sample.average(input, count: from)
+                for channel in 0..<to { output[channel] = value }
+            }
+        }
+    }
+
+    /// Resamples (when needed) `frames` frames of float samples in the input's channels, encodes them in the
+    /// output's sample format, then changes the channels: `mpd`'s order.
     private mutating func finish(_ floats: UnsafeMutablePointer<Float>, frames: Int) -> UnsafeRawBufferPointer {
         var source = floats
         var count = frames
@@ -268,9 +291,18 @@ struct PlayerPCMConverter: ~Copyable {
             count = resampler.convert(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)
             source = self.resampled
         }
-        let bytes = Self.encode(
-            source, count: count * self.output.channels, format: self.output.sampleFormat,
-            truncating: self.convertsFromFloat, into: self.converted)
+        return self.encode(source, frames: count, truncating: self.convertsFromFloat)
+    }
+
+    /// Encodes `frames` frames of float samples in the input's channels in the output's sample format, then
+    /// changes the channels in that format.
+    private func encode(_ floats: UnsafeMutablePointer<Float>, frames: Int, truncating: Bool)
+        -> UnsafeRawBufferPointer
+    {
+        _ = Self.encode(
+            floats, count: frames * self.input.channels, format: self.output.sampleFormat, truncating: truncating,
+            into: self.converted)
+        let bytes = self.remix(self.converted.baseAddress!, frames: frames, format: self.output.sampleFormat)
         return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
     }
 
@@ -287,10 +319,7 @@ struct PlayerPCMConverter: ~Copyable {
         guard let resampler = self.resampler else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let count = resampler.flushTail(into: self.resampled, capacity: self.resampledCapacity)
         resampler.reset()
-        let bytes = Self.encode(
-            self.resampled, count: count * self.output.channels, format: self.output.sampleFormat, truncating: true,
-            into: self.converted)
-        return UnsafeRawBufferPointer(rebasing: self.converted[0..<bytes])
+        return self.encode(self.resampled, frames: count, truncating: true)
     }
 
     /// Drops what the resampler and the DSD filter hold (seek, skip). Output thread.
@@ -330,49 +359,33 @@ struct PlayerPCMConverter: ~Copyable {
         }
         self.scale(other, frames: otherFrames, fromGain: otherGain, toGain: otherGain, into: self.otherMixed)
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
-        let channels = self.output.channels
+        let channels = self.input.channels
         for index in 0..<(min(frames, otherFrames) * channels) {
             self.otherMixed[index] = self.otherMixed[index] * newWeight + self.mixed[index] * oldWeight
         }
         return self.finish(self.otherMixed, frames: otherFrames)
     }
 
-    /// Decodes `frames` frames of `source` to floats in the output's channel layout, scaled by a gain ramp.
+    /// Decodes `frames` frames of `source` to floats in the input's channels, scaled by a gain ramp.
     private func scale(
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
         into target: UnsafeMutablePointer<Float>
     ) {
-        let inChannels = self.input.channels
-        let outChannels = self.output.channels
+        let channels = self.input.channels
         if self.input.sampleFormat == .dsd {
             // `mpd` makes floats for a float output, else 24-bit integers.
             self.dsd.translate(
-                source, frames: frames, channels: inChannels, integer24: self.output.sampleFormat != .float,
-                into: self.samples)
+                source, frames: frames, channels: channels, integer24: self.output.sampleFormat != .float,
+                into: target)
         } else {
-            Self.decode(source, format: self.input.sampleFormat, count: frames * inChannels, into: self.samples)
+            Self.decode(source, format: self.input.sampleFormat, count: frames * channels, into: target)
         }
-        // Channels and gain in one pass.
+        guard fromGain != 1 || toGain != 1 else { return }
         let step = frames > 1 ? (toGain - fromGain) / Float(frames) : 0
         var gain = fromGain
         for frame in 0..<frames {
-            let inBase = self.samples + frame * inChannels
-            let outBase = target + frame * outChannels
-            // `mpd`'s channel rules (``convertIntegers(_:frames:)``), in float.
-            if inChannels == outChannels {
-                for channel in 0..<outChannels { outBase[channel] = inBase[channel] * gain }
-            } else if inChannels == 2, outChannels > 2 {
-                outBase[0] = inBase[0] * gain
-                outBase[1] = inBase[1] * gain
-                for channel in 2..<outChannels { outBase[channel] = 0 }
-            } else if inChannels == 1 {
-                for channel in 0..<outChannels { outBase[channel] = inBase[0] * gain }
-            } else {
-                var sum: Float = 0
-                for channel in 0..<inChannels { sum += inBase[channel] }
-                let average = sum / Float(inChannels) * gain
-                for channel in 0..<outChannels { outBase[channel] = average }
-            }
+            let samples = target + frame * channels
+            for channel in 0..<channels { samples[channel] *= gain }
             gain += step
         }
     }
@@ -460,5 +473,34 @@ struct PlayerPCMConverter: ~Copyable {
             for index in 0..<count { target.storeBytes(of: samples[index], toByteOffset: index * 4, as: Float.self) }
             return count * 4
         }
+    }
+}
+
+/// A sample type `PlayerPCMConverter` changes the channels of, with `mpd`'s arithmetic for it.
+private protocol RemixedSample {
+    static var zero: Self { get }
+    /// The mean of `count` samples (`mpd`'s sum in a wider type, divided by the count).
+    static func average(_ samples: UnsafeMutablePointer<Self>, count: Int) -> Self
+}
+
+extension RemixedSample where Self: FixedWidthInteger {
+    /// Summed as `Int`, divided with truncation towards zero.
+    static func average(_ samples: UnsafeMutablePointer<Self>, count: Int) -> Self {
+        var sum = 0
+        for index in 0..<count { sum += Int(samples[index]) }
+        return Self(truncatingIfNeeded: sum / count)
+    }
+}
+
+extension Int8: RemixedSample {}
+extension Int16: RemixedSample {}
+extension Int32: RemixedSample {}
+
+extension Float: RemixedSample {
+    /// Summed from the first sample on (a lone `-0.0` stays one) and divided in float.
+    static func average(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var sum = samples[0]
+        for index in 1..<count { sum += samples[index] }
+        return sum / Float(count)
     }
 }

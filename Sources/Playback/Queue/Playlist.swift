@@ -812,16 +812,22 @@ public final class Playlist {
     /// refreshes the tags of songs whose file changed (their audio format stays); the others keep what they had.
     ///
     /// No item refers to an older snapshot afterwards, so that it can be freed: an unchanged song of the library
-    /// is held in `store` when it reads the same there, else as a value of its own.
+    /// is held in `store` when it reads the same there, else as a value of its own (also a song kept though it is
+    /// no longer in the database).
     ///
     /// - Parameters:
     ///   - store: the new snapshot.
     ///   - lookup: the song now in the database at a URI, or `nil` when it is gone.
-    public func databaseModified(_ store: any SongStore, lookup: (String) -> QueueEntry?) {
+    ///   - isKept: whether a song no longer in the database stays all the same (the update did not remove it).
+    public func databaseModified(
+        _ store: any SongStore, lookup: (String) -> QueueEntry?, isKept: (String) -> Bool = { _ in false }
+    ) {
         let playingPosition = self.playing ? self.currentPosition : nil
         for position in stride(from: self.queue.count - 1, through: 0, by: -1) where position != playingPosition {
             let item = self.queue.items[position]
-            if item.isInDatabase && lookup(item.uri) == nil { try? self.delete(position: position) }
+            if item.isInDatabase && lookup(item.uri) == nil && !isKept(item.uri) {
+                try? self.delete(position: position)
+            }
         }
         var modified = false
         for position in 0..<self.queue.count {
@@ -829,7 +835,7 @@ public final class Playlist {
             let old = item.stored
             if let old, old.store === store { continue }
             guard item.isInDatabase, let fresh = lookup(item.uri) else {
-                // The song playing, gone from the database: it keeps what it had.
+                // The song playing, or one kept, gone from the database: it keeps what it had.
                 if old != nil { self.queue.rehold(at: position, as: .song(item.song)) }
                 continue
             }
@@ -839,13 +845,7 @@ public final class Playlist {
                 case .song(let song): song.modificationTime
                 }
             guard freshTime != item.modificationTime else {
-                guard let old else { continue }
-                if case .stored(let freshStore, let number) = fresh, freshStore.isSame(number, as: old.store, old.song)
-                {
-                    self.queue.rehold(at: position, as: fresh)
-                } else {
-                    self.queue.rehold(at: position, as: .song(item.song))
-                }
+                if let old { self.queue.rehold(at: position, as: Self.entry(old, in: fresh) ?? .song(item.song)) }
                 continue
             }
             var song = item.song
@@ -862,5 +862,28 @@ public final class Playlist {
             modified = true
         }
         if modified { self.onModified() }
+    }
+
+    /// After the snapshot was replaced by one with the same songs and more or fewer others (a storage mounted or
+    /// unmounted): nothing queued changes, as `mpd`'s queue hears nothing of it, but no item refers to an older
+    /// snapshot afterwards (see `databaseModified`), so that it can be freed.
+    ///
+    /// - Parameters:
+    ///   - store: the new snapshot.
+    ///   - lookup: the song now in the database at a URI, or `nil` when there is none.
+    public func snapshotReplaced(_ store: any SongStore, lookup: (String) -> QueueEntry?) {
+        for position in 0..<self.queue.count {
+            let item = self.queue.items[position]
+            guard let old = item.stored, old.store !== store else { continue }
+            self.queue.rehold(at: position, as: Self.entry(old, in: lookup(item.uri)) ?? .song(item.song))
+        }
+    }
+
+    /// `fresh` when it is a stored song that reads as song `old.song` of `old.store`.
+    private static func entry(_ old: (store: any SongStore, song: Int32), in fresh: QueueEntry?) -> QueueEntry? {
+        guard case .stored(let store, let number)? = fresh, store.isSame(number, as: old.store, old.song) else {
+            return nil
+        }
+        return fresh
     }
 }

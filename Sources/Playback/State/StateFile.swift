@@ -63,6 +63,23 @@ public struct StateFile: Equatable, Sendable {
     public var softwareVolume: Int?
     /// `audio_device_state` lines, in file order.
     public var outputs: [OutputState] = []
+    /// `mount_begin` … `mount_end` blocks, in file order: each mount point (`uri:`) and its storage's URI
+    /// (`mounted_url:`), either empty when its line is missing.
+    public var mounts: [MountState] = []
+
+    /// One mounted storage.
+    public struct MountState: Equatable, Sendable {
+        /// The mount point.
+        public var path: String
+        /// The storage's URI.
+        public var uri: String
+
+        /// Creates a mount's state.
+        public init(path: String, uri: String) {
+            self.path = path
+            self.uri = uri
+        }
+    }
     /// Whether the file had a player section (`state:`); without it nothing below applies.
     public var hasPlayerState = false
     /// `state`.
@@ -121,9 +138,19 @@ public struct StateFile: Equatable, Sendable {
                 }
                 let name = String(decoding: bytes[(end + 1)...], as: UTF8.self)
                 result.outputs.append(OutputState(name: name, enabled: enabled != 0))
-            } else if line == "mount_begin" {
-                warnings.append("Mounted storage in the state file is not supported; skipped")
-                while let next = lines.next(), next != "mount_end" {}
+            } else if line.hasPrefix("mount_begin") {
+                // As mpd: a block's lines until one starting with `mount_end`, each `mounted_url: ` or `uri: `.
+                var mount = MountState(path: "", uri: "")
+                while let next = lines.next(), !next.hasPrefix("mount_end") {
+                    if let value = next.after("mounted_url: ") {
+                        mount.uri = String(value)
+                    } else if let value = next.after("uri: ") {
+                        mount.path = String(value)
+                    } else {
+                        warnings.append("Unrecognized line in mountpoint state: \(next)")
+                    }
+                }
+                result.mounts.append(mount)
             } else if let value = line.after("state: ") {
                 result.hasPlayerState = true
                 result.state = value == "play" ? .play : (value == "pause" ? .pause : .stop)
@@ -274,6 +301,9 @@ public struct StateFile: Equatable, Sendable {
         var text = ""
         if let volume = self.softwareVolume { text += "sw_volume: \(volume)\n" }
         for output in self.outputs { text += "audio_device_state:\(output.enabled ? 1 : 0):\(output.name)\n" }
+        for mount in self.mounts where !mount.path.isEmpty && !mount.uri.isEmpty {
+            text += "mount_begin\nuri: \(mount.path)\nmounted_url: \(mount.uri)\nmount_end\n"
+        }
         text += "state: \(self.state.rawValue)\n"
         if let current = self.current { text += "current: \(current)\n" }
         if self.state != .stop { text += "time: \(Self.fixed6(self.elapsedSeconds))\n" }

@@ -33,7 +33,7 @@ enum DatabaseCommands {
     /// - Returns: the URI relative to the music directory.
     static func relativeURI(_ uri: String, context: CommandContext) throws(AckError) -> String {
         var path = uri
-        if path.lowercased().hasPrefix("file://") {
+        if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") {
             path = String(path.dropFirst(7))
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
@@ -119,6 +119,8 @@ enum DatabaseCommands {
     /// One line group of a listing: a directory, a song, or a playlist file of a directory.
     enum Entry {
         case directory(Int32)
+        /// The root of a mounted storage's database, at its mount point's path.
+        case mountRoot(Int32)
         case song(Int32)
         case playlist(directory: Int32, index: Int)
     }
@@ -130,14 +132,19 @@ enum DatabaseCommands {
     static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
         var entries: [Entry] = []
         if let directory = database.directory(at: uri) {
-            if recursive && directory != 0 { entries.append(.directory(directory)) }
+            if recursive && directory != 0 {
+                entries.append(database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory))
+            }
             func visit(_ index: Int32) {
                 let node = database.directories[Int(index)]
                 for song in node.songs where !database.isHidden(song) { entries.append(.song(song)) }
                 for position in node.playlists.indices { entries.append(.playlist(directory: index, index: position)) }
                 for child in node.children {
                     entries.append(.directory(child))
-                    if recursive { visit(child) }
+                    guard recursive else { continue }
+                    // As mpd: a mount point, then the root of the storage's database, under the same path.
+                    if database.mountRootTime(child) != nil { entries.append(.mountRoot(child)) }
+                    visit(child)
                 }
             }
             visit(directory)
@@ -157,7 +164,13 @@ enum DatabaseCommands {
             // The root is never printed.
             guard !directory.path.isEmpty else { return }
             reply.rawLine("directory", directory.path)
-            if full { SongPrinter.appendLastModified(directory.modificationTime, to: &reply) }
+            // A mount point has no time (-1).
+            if full && directory.modificationTime >= 0 {
+                SongPrinter.appendLastModified(directory.modificationTime, to: &reply)
+            }
+        case .mountRoot(let index):
+            reply.rawLine("directory", database.directories[Int(index)].path)
+            if full { SongPrinter.appendLastModified(database.mountRootTime(index) ?? 0, to: &reply) }
         case .song(let index):
             if full {
                 SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
@@ -187,6 +200,9 @@ enum DatabaseCommands {
         // "Broken/.." is the root as in mpd, but a path that climbs out of the music directory is refused
         // (mpd 0.23.12 would list the directory above it).
         guard let inside = resolvedInsideMusicDirectory(uri) else { throw AckError(.arg, "Malformed path") }
+        if let library = context.services.library, let (mount, rest) = library.mount(containing: inside) {
+            return .deferred(Self.listStorage(mount.storage, path: rest))
+        }
         let path = inside.isEmpty ? root : root + "/" + inside
         // Each entry described by the bytes on disk, as mpd's reader does: a name filesystem_charset cannot
         // convert back is listed all the same.
@@ -206,8 +222,46 @@ enum DatabaseCommands {
             }
             text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
         }
+        if inside.isEmpty, let library = context.services.library {
+            // As mpd's composite storage: then the mount points the music directory does not have, by name, as
+            // directories without a time.
+            let listed = Set(entries.map(\.name))
+            let points = library.mounts.map(\.path).filter { !listed.contains($0) }
+            for name in points.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                text += "directory: \(name)\n"
+            }
+        }
         context.write(raw: text)
         return .ok
+    }
+
+    /// `listfiles` of `path` in a mounted storage, read off the loop: its entries in the storage's order, as for
+    /// the music directory.
+    static func listStorage(_ storage: any Storage, path: String) -> DeferredReply {
+        DeferredReply(
+            work: { _ -> Result<String, AckError> in
+                let names: [String]
+                do {
+                    names = try storage.names(in: path)
+                } catch {
+                    return .failure(AckError(.system, "\(error)"))
+                }
+                var text = ""
+                for name in names where !name.contains("\n") {
+                    guard let status = try? storage.status(path.isEmpty ? name : path + "/" + name) else { continue }
+                    switch status.kind {
+                    case .regular: text += "file: \(name)\nsize: \(status.size)\n"
+                    case .directory: text += "directory: \(name)\n"
+                    case .other: continue
+                    }
+                    text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
+                }
+                return .success(text)
+            },
+            finish: { result, context throws(AckError) in
+                context.write(raw: try result.get())
+                return .ok
+            })
     }
 
     /// Resolves the "." and ".." segments of a relative path; `nil` when it would climb above the music

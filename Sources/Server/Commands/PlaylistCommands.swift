@@ -110,7 +110,7 @@ enum PlaylistCommands {
     /// playlist plugin its suffix names (`Playlists.PlaylistRegistry`).
     static func listedSongs(_ name: String, context: CommandContext) throws(AckError) -> [ListedSong]? {
         var located = name
-        if located.lowercased().hasPrefix("file://") {
+        if URIScheme.hasPrefixIgnoringCase(located.utf8, "file://") {
             located = String(located.dropFirst(7))
             guard located.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
@@ -192,7 +192,7 @@ enum PlaylistCommands {
     ) -> (String, Int32)? {
         guard let database else { return nil }
         var path = uri
-        if path.lowercased().hasPrefix("file://") { path = String(path.dropFirst(7)) }
+        if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") { path = String(path.dropFirst(7)) }
         if path.hasPrefix("/") {
             guard let relative = PlaylistFile.relative(path, to: musicDirectory) else { return nil }
             path = relative
@@ -464,7 +464,7 @@ enum PlaylistCommands {
             return Server.queueSong(database.songs[Int(index)])
         }
         var uri = entry.uri
-        if uri.lowercased().hasPrefix("file://") { uri = String(uri.dropFirst(7)) }
+        if URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://") { uri = String(uri.dropFirst(7)) }
         if uri.hasPrefix("/") {
             // Inside the music directory only the database counts; outside it, a local client's readable file.
             guard PlaylistFile.relative(uri, to: context.services.options.musicDirectory) == nil,

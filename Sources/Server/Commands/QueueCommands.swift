@@ -125,14 +125,14 @@ enum QueueCommands {
     /// Whether an input plugin opens `uri` (`mpd`'s `uri_supported_scheme`: its scheme, ASCII
     /// case-insensitively).
     static func isRemote(_ uri: String, options: ServerOptions) -> Bool {
-        let lowered = uri.prefix(32).lowercased()
-        return options.remoteSchemes.contains { lowered.hasPrefix($0) }
+        options.remoteSchemes.contains { URIScheme.hasPrefixIgnoringCase(uri.utf8, $0) }
     }
 
     /// How to open `uri` when it names something an input plugin reads (`http://…`, not `file://`), or nil
     /// for a song path, a local file, a scheme no plugin opens, or a server without remote input.
     static func remoteOpener(for uri: String, options: ServerOptions) -> RemoteOpener? {
-        guard URIScheme.hasScheme(uri), !uri.lowercased().hasPrefix("file://"), Self.isRemote(uri, options: options)
+        guard URIScheme.hasScheme(uri), !URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://"),
+            Self.isRemote(uri, options: options)
         else { return nil }
         return options.remoteOpener
     }
@@ -144,7 +144,7 @@ enum QueueCommands {
     ///   `Failed to access PATH: …` (52).
     static func locate(_ uri: String, context: CommandContext) throws(AckError) -> Location {
         var path = uri
-        if path.lowercased().hasPrefix("file://") {
+        if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") {
             path = String(path.dropFirst(7))
             guard path.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }

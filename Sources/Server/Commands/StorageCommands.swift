@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Library
 import MPDProtocol
 import Network
 
@@ -7,9 +8,10 @@ import Network
 ///
 /// `mount` recognises the URIs of Debian's `mpd`'s remote storage plugins (`StoragePlugin.all`: smb, nfs, WebDAV)
 /// and refuses the rest as it does. A mounted share's songs live in a database of their own in `mpd`'s
-/// `cache_directory`; Fermata's database reads no `cache_directory` yet, so every recognised URI ends as `mpd`'s
-/// does without one: the storage is mounted (clients waiting in `idle` hear `mount`), the simple database
-/// refuses, and the mount is undone. There is no neighbor plugin.
+/// `cache_directory` (see `LibraryService.mount`), shown under the mount point; without a `cache_directory` the
+/// storage is mounted (clients waiting in `idle` hear `mount`), the simple database refuses, and the mount is
+/// undone, as in `mpd`. Fermata mounts SMB shares; an nfs:// or WebDAV URI, which `mpd` mounts, is refused after
+/// `mpd`'s checks. There is no neighbor plugin.
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
@@ -39,37 +41,88 @@ enum StorageCommands {
         return .ok
     }
 
-    /// `listmounts`: the root's mount; its local path only for local clients.
+    /// `listmounts`: the root's mount (its local path only for local clients), then each mounted storage by mount
+    /// point, as `mpd` keeps them (sorted by bytes), its URI without credentials.
     static func listmounts(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         guard let path = Self.storagePath(context) else { throw AckError(.noExist, "No database") }
         context.write(raw: "mount: \n")
         if context.session.isLocal { context.write("storage", path) }
+        let mounts = context.services.library?.mounts ?? []
+        for mount in mounts.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
+            context.write("mount", mount.path)
+            context.write("storage", Self.withoutCredentials(mount.storage.uri))
+        }
         return .ok
     }
 
-    /// `mount PATH URI`: `mpd`'s checks, in its order, then the storage plugin's, then the database's.
+    /// `uri` without a `user:password@` before its host (`mpd`'s `uri_remove_auth`).
+    static func withoutCredentials(_ uri: String) -> String {
+        let bytes = Array(uri.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
+            return uri
+        }
+        let hostStart = colon + 3
+        let hostEnd = bytes[hostStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        guard let at = bytes[hostStart..<hostEnd].lastIndex(of: UInt8(ascii: "@")) else { return uri }
+        return String(decoding: bytes[..<hostStart] + bytes[(at + 1)...], as: UTF8.self)
+    }
+
+    /// `mount PATH URI`: `mpd`'s checks, in its order, then the storage plugin's, then the database's; then an
+    /// update of the mount point when its database has no file yet.
     static func mount(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        guard let path = Self.storagePath(context) else { throw AckError(.noExist, "No database") }
+        guard let path = Self.storagePath(context), let library = context.services.library else {
+            throw AckError(.noExist, "No database")
+        }
         let mountPoint = context.arguments[0]
-        // Top-level mount points only; the root is the only mount point, and "" is refused first.
+        let uri = context.arguments[1]
+        // Top-level mount points only, and "" is refused first.
         guard !mountPoint.isEmpty, !mountPoint.utf8.contains(UInt8(ascii: "/")) else {
             throw AckError(.arg, "Bad mount point")
         }
-        if context.arguments[1] == path { throw AckError(.arg, "This storage is already mounted") }
-        guard let plugin = StoragePlugin.plugin(for: context.arguments[1]) else {
-            throw AckError(.arg, "Unrecognized storage URI")
+        if library.mounts.contains(where: { $0.path == mountPoint }) { throw AckError(.arg, "Mount point busy") }
+        if uri == path || library.mounts.contains(where: { $0.storage.uri == uri }) {
+            throw AckError(.arg, "This storage is already mounted")
         }
-        try plugin.check(context.arguments[1])
-        // As mpd: the storage is mounted, which clients hear, before the database, which keeps no mounted
-        // database without a cache directory, refuses; the storage is then unmounted without an event.
+        guard let plugin = StoragePlugin.plugin(for: uri) else { throw AckError(.arg, "Unrecognized storage URI") }
+        try plugin.check(uri)
+        // As mpd: the storage is mounted, which clients hear, before the database mounts it or refuses (the
+        // storage is then unmounted again without an event).
+        guard library.canMount else {
+            context.services.emit(.mount)
+            throw AckError(.noExist, "No 'cache_directory' configured")
+        }
+        let storage: any Storage
+        do {
+            guard let made = try context.services.options.library?.storageOpener(uri) else {
+                throw AckError(.unknown, "Storage plugin \"\(plugin.name)\" is not supported by Fermata")
+            }
+            storage = made
+        } catch let error as AckError {
+            throw error
+        } catch {
+            throw AckError(.unknown, "\(error)")
+        }
         context.services.emit(.mount)
-        throw AckError(.noExist, "No 'cache_directory' configured")
+        do throws(LibraryService.MountError) {
+            _ = try library.mount(mountPoint, storage: storage)
+        } catch .noCacheDirectory {
+            throw AckError(.noExist, "No 'cache_directory' configured")
+        } catch {
+            throw AckError(.arg, "Already exists")
+        }
+        context.services.emit(.database)
+        return .ok
     }
 
-    /// `unmount PATH`: nothing but the root is mounted, and it cannot be unmounted.
+    /// `unmount PATH`: the database's mount first (clients hear `database`), then the storage's (`mount`).
     static func unmount(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         guard Self.storagePath(context) != nil else { throw AckError(.noExist, "No database") }
         if context.arguments[0].isEmpty { throw AckError(.arg, "Bad mount point") }
-        throw AckError(.arg, "Not a mount point")
+        guard let library = context.services.library, library.unmount(context.arguments[0]) else {
+            throw AckError(.arg, "Not a mount point")
+        }
+        context.services.emit(.database)
+        context.services.emit(.mount)
+        return .ok
     }
 }

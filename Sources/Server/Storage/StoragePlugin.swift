@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import MPDProtocol
+import Model
 
 /// A storage plugin as `mpd`'s registry lists it: a name, the URI prefixes it takes (in any case) and the check its
 /// constructor makes of a URI before any network traffic.
@@ -16,14 +17,7 @@ struct StoragePlugin: Sendable {
 
     /// Whether the plugin takes `uri`.
     func supports(_ uri: String) -> Bool {
-        self.prefixes.contains { prefix in
-            uri.utf8.count >= prefix.utf8.count
-                && zip(uri.utf8, prefix.utf8).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
-        }
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        self.prefixes.contains { URIScheme.hasPrefixIgnoringCase(uri.utf8, $0) }
     }
 
     /// The plugin that takes `uri`, in `mpd`'s order; `nil` for an unrecognised URI.

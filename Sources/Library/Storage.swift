@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// What a storage tells of one of its files.
+public struct StorageFileStatus: Sendable, Hashable {
+    /// The kind of a file.
+    public enum Kind: Sendable, Hashable {
+        case regular, directory, other
+    }
+
+    /// Regular file, directory, or anything else.
+    public var kind: Kind
+    /// Size in bytes.
+    public var size: Int64
+    /// Modification time, seconds since the epoch.
+    public var modificationTime: Int64
+
+    /// Creates a status.
+    public init(kind: Kind, size: Int64, modificationTime: Int64) {
+        self.kind = kind
+        self.size = size
+        self.modificationTime = modificationTime
+    }
+}
+
+/// A tree of files the database can be filled from, as `mpd`'s storage plugins are: the music directory, or a
+/// storage mounted with `mount` (an SMB share). Paths are relative to the storage's root ("" is the root itself),
+/// with `/` between names.
+///
+/// Called from update threads.
+public protocol Storage: Sendable {
+    /// The URI the storage was mounted from, as `listmounts` and the state file show it.
+    var uri: String { get }
+    /// The status of the file or directory at `path`.
+    func status(_ path: String) throws -> StorageFileStatus
+    /// The names in the directory at `path`, without `.` and `..`.
+    func names(in path: String) throws -> [String]
+    /// Runs `body` with the path of a local file holding the bytes of the file at `path` (the storage itself, or
+    /// a temporary copy with the same suffix, removed when `body` returns): what the format plugins read tags from.
+    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result
+    /// The URI the player opens for the file at `path`.
+    func playableURI(_ path: String) -> String
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// Brings the tree of a mounted storage's database up to date with the storage, as `mpd`'s update walks a
+/// storage without a local path: every directory is listed again; a song whose modification time and size are
+/// unchanged is kept (unless the job discards what it knows, as `rescan`), any other file the format plugins take
+/// is read; playlist files are listed as playlists; what is gone is removed. A file that cannot be read is left
+/// out, and tried again by the next update.
+///
+/// The music directory itself is walked by `Updater`, which also knows symlinks, `.mpdignore`, containers and cue
+/// sheets; a mounted storage has none of those here.
+public struct StorageUpdater: Sendable {
+    /// The storage walked.
+    public let storage: any Storage
+    /// Reads songs (from local copies of the storage's files).
+    public let reader: any SongInfoReader
+    /// Where failures go.
+    public let logger: Logger
+
+    /// Creates an updater of `storage`.
+    public init(storage: any Storage, reader: any SongInfoReader, logger: Logger) {
+        self.storage = storage
+        self.reader = reader
+        self.logger = logger
+    }
+
+    /// Updates `tree` (the storage's database as it was) below `uri` ("" for everything, else a directory or
+    /// file path relative to the storage's root); `discard`: read every song again. Returns the new tree and
+    /// whether any song or playlist was added, changed or removed.
+    public func update(_ tree: TreeDirectory, uri: String, discard: Bool) -> (tree: TreeDirectory, modified: Bool) {
+        var tree = tree
+        var modified = false
+        let components = uri.split(separator: "/").map(String.init)
+        if components.isEmpty {
+            if let status = self.status(""), status.kind == .directory {
+                tree.modificationTime = status.modificationTime
+                self.walk(&tree, path: "", discard: discard, modified: &modified)
+            }
+        } else {
+            self.updatePath(&tree, components: components[...], parent: "", discard: discard, modified: &modified)
+        }
+        self.reader.readingFinished()
+        if modified { tree.pruneEmpty() }
+        return (tree, modified)
+    }
+
+    private static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "/" + name }
+
+    private func status(_ path: String) -> StorageFileStatus? {
+        do {
+            return try self.storage.status(path)
+        } catch {
+            self.logger.warning("cannot stat", ["uri": self.storage.playableURI(path), "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// One named path below `directory` (at `parent`): the directories on the way must exist on the storage.
+    private func updatePath(
+        _ directory: inout TreeDirectory, components: ArraySlice<String>, parent: String, discard: Bool,
+        modified: inout Bool
+    ) {
+        guard let name = components.first else { return }
+        let path = Self.join(parent, name)
+        guard let status = try? self.storage.status(path) else {
+            if directory.removeEntry(named: name, includingPlaylist: true) { modified = true }
+            return
+        }
+        guard components.count > 1 else {
+            self.visit(&directory, name: name, path: path, status: status, discard: discard, modified: &modified)
+            return
+        }
+        guard status.kind == .directory else { return }
+        if directory.children[ByteString(name)] == nil {
+            var child = TreeDirectory(name: name, rank: directory.children.count)
+            child.modificationTime = status.modificationTime
+            directory.children[ByteString(name)] = child
+        }
+        self.updatePath(
+            &directory.children[ByteString(name)]!, components: components.dropFirst(), parent: path,
+            discard: discard, modified: &modified)
+    }
+
+    /// Lists the directory at `path` again and visits each entry.
+    private func walk(_ directory: inout TreeDirectory, path: String, discard: Bool, modified: inout Bool) {
+        let names: [String]
+        do {
+            names = try self.storage.names(in: path)
+        } catch {
+            self.logger.warning("cannot list", ["uri": self.storage.playableURI(path), "error": "\(error)"])
+            return
+        }
+        var seen: Set<ByteString> = []
+        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) {
+            let child = Self.join(path, name)
+            guard let status = self.status(child) else { continue }
+            seen.insert(ByteString(name))
+            self.visit(&directory, name: name, path: child, status: status, discard: discard, modified: &modified)
+        }
+        for name in Array(directory.children.keys) where !seen.contains(name) {
+            directory.children.removeValue(forKey: name)
+            modified = true
+        }
+        for name in Array(directory.songs.keys) where !seen.contains(name) {
+            directory.songs.removeValue(forKey: name)
+            modified = true
+        }
+        let before = directory.playlists.count
+        directory.playlists.removeAll { !seen.contains(ByteString($0.name)) }
+        if directory.playlists.count != before { modified = true }
+    }
+
+    /// One entry of a directory: a sub-directory (walked), a song (read unless known), or a playlist file.
+    private func visit(
+        _ directory: inout TreeDirectory, name: String, path: String, status: StorageFileStatus, discard: Bool,
+        modified: inout Bool
+    ) {
+        switch status.kind {
+        case .directory:
+            if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+            var child =
+                directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
+            child.modificationTime = status.modificationTime
+            self.walk(&child, path: path, discard: discard, modified: &modified)
+            directory.children[ByteString(name)] = child
+        case .regular:
+            if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }
+            let suffix = Self.suffix(of: name)
+            if let suffix, self.reader.supports(suffix: suffix) {
+                self.visitSong(
+                    &directory, name: name, path: path, status: status, discard: discard, modified: &modified)
+            } else if let suffix, self.reader.listsPlaylist(suffix: suffix) {
+                if directory.setPlaylist(TreePlaylist(name: name, modificationTime: status.modificationTime)) {
+                    modified = true
+                }
+            } else if directory.removeEntry(named: name, includingPlaylist: true) {
+                modified = true
+            }
+        case .other:
+            if directory.removeEntry(named: name, includingPlaylist: true) { modified = true }
+        }
+    }
+
+    private func visitSong(
+        _ directory: inout TreeDirectory, name: String, path: String, status: StorageFileStatus, discard: Bool,
+        modified: inout Bool
+    ) {
+        if !discard, let known = directory.songs[ByteString(name)], known.modificationTime == status.modificationTime,
+            known.size == status.size
+        {
+            return
+        }
+        do {
+            let info = try self.storage.withLocalFile(path) { local in try self.reader.readInfo(path: local) }
+            directory.songs[ByteString(name)] = TreeSong(
+                name: name, modificationTime: status.modificationTime, size: status.size, info: info)
+            modified = true
+        } catch {
+            self.logger.warning("cannot read song", ["uri": self.storage.playableURI(path), "error": "\(error)"])
+            if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+        }
+    }
+
+    /// The suffix of a file name (after its last dot, not a leading one), if any.
+    static func suffix(of name: String) -> String? {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.utf8.startIndex else { return nil }
+        let suffix = String(name[name.utf8.index(after: dot)...])
+        return suffix.isEmpty ? nil : suffix
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+
+/// Where an `nfs://` URL points, split as `mpd` splits it: the server (up to the first `/`), the export (the
+/// directories) and the file inside it (its last component).
+///
+/// `nfs://host/srv/music/a.flac` is server `host`, export `/srv/music`, path `/a.flac`. Pure.
+struct NFSLocation: Equatable {
+    /// The host, as written (`host`, `host:port` is not `mpd`'s form).
+    var server: String
+    /// The exported directory, with its leading `/`.
+    var export: String
+    /// The file, relative to the export, with a leading `/`.
+    var path: String
+
+    /// Splits `url`.
+    ///
+    /// - Throws: `NFSError.failed("Malformed nfs:// URI")` without the scheme, a path, an export, or a file name.
+    init(_ url: String) throws(NFSError) {
+        guard Self.hasScheme(url) else { throw .failed("Malformed nfs:// URI") }
+        let rest = url.utf8.dropFirst(6)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { throw .failed("Malformed nfs:// URI") }
+        let location = rest[slash...]
+        // The last `/` after the path's first character; the file after it must not be empty.
+        guard let last = location.dropFirst().lastIndex(of: UInt8(ascii: "/")),
+            location.index(after: last) != location.endIndex
+        else { throw .failed("Malformed nfs:// URI") }
+        self.server = String(Substring(rest[..<slash]))
+        self.export = String(Substring(location[..<last]))
+        self.path = String(Substring(location[last...]))
+    }
+
+    /// Whether `url` starts with `nfs://`, in any case.
+    static func hasScheme(_ url: String) -> Bool { URIScheme.hasPrefixIgnoringCase(url.utf8, "nfs://") }
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Foundation
+import Model
+import Synchronization
+import Testing
+
+@testable import Library
+
+/// A storage held in memory: paths to file contents (a directory is a path ending in `/`) and times.
+final class MemoryStorage: Storage {
+    let uri = "smb://127.0.0.1/share"
+    let files: Mutex<[String: (text: String, time: Int64)]>
+    let reads = Mutex<[String]>([])
+
+    init(_ files: [String: (text: String, time: Int64)]) { self.files = Mutex(files) }
+
+    func status(_ path: String) throws -> StorageFileStatus {
+        try self.files.withLock { files in
+            if path.isEmpty { return StorageFileStatus(kind: .directory, size: 0, modificationTime: 1) }
+            if let directory = files[path + "/"] {
+                return StorageFileStatus(kind: .directory, size: 0, modificationTime: directory.time)
+            }
+            guard let file = files[path] else { throw CocoaError(.fileNoSuchFile) }
+            return StorageFileStatus(kind: .regular, size: Int64(file.text.utf8.count), modificationTime: file.time)
+        }
+    }
+
+    func names(in path: String) throws -> [String] {
+        let prefix = path.isEmpty ? "" : path + "/"
+        return self.files.withLock { files in
+            Set(
+                files.keys.filter { $0.hasPrefix(prefix) && $0 != prefix }.compactMap {
+                    $0.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+                }
+            ).sorted()
+        }
+    }
+
+    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
+        self.reads.withLock { $0.append(path) }
+        return try body(self.files.withLock { $0[path]?.text } ?? "")
+    }
+
+    func playableURI(_ path: String) -> String { self.uri + "/" + path }
+}
+
+/// "Reads" a song from its text: the title is the text; `.bad` files cannot be read.
+struct TextReader: SongInfoReader {
+    func supports(suffix: String) -> Bool { suffix == "mp3" || suffix == "bad" }
+
+    func readInfo(path: String) throws -> SongInfo {
+        guard path != "bad" else { throw CocoaError(.fileReadCorruptFile) }
+        return SongInfo(tags: [TagItem(.title, path)], durationMilliseconds: 1000)
+    }
+}
+
+struct StorageUpdaterTests {
+    private func titles(_ database: Database) -> [String] {
+        (0..<Int32(database.songs.count)).map {
+            "\(database.songs.uri($0))=\(database.songs.firstValue($0, .title) ?? "")"
+        }
+    }
+
+    @Test func aStorageIsWalkedSongsPlaylistsAndDirectories() {
+        let storage = MemoryStorage([
+            "a.mp3": ("A", 5), "list.m3u": ("", 5), "notes.txt": ("", 5), "sub/": ("", 7), "sub/b.mp3": ("B", 6),
+            "sub/c.bad": ("bad", 6), "empty/": ("", 3),
+        ])
+        let updater = StorageUpdater(storage: storage, reader: TextReader(), logger: .discarding)
+        let (tree, modified) = updater.update(TreeDirectory(name: ""), uri: "", discard: false)
+        #expect(modified)
+        let database = Database(tree: tree, updateTime: 0)
+        #expect(self.titles(database) == ["a.mp3=A", "sub/b.mp3=B"])
+        #expect(database.directories.map(\.path) == ["", "sub"])
+        #expect(database.directories[0].playlists.map(\.name) == ["list.m3u"])
+        #expect(database.directories[1].modificationTime == 7)
+    }
+
+    @Test func anUpdateKeepsWhatIsUnchangedAndDropsWhatIsGone() {
+        let storage = MemoryStorage(["a.mp3": ("A", 5), "sub/": ("", 7), "sub/b.mp3": ("B", 6)])
+        let updater = StorageUpdater(storage: storage, reader: TextReader(), logger: .discarding)
+        let first = updater.update(TreeDirectory(name: ""), uri: "", discard: false).tree
+        storage.reads.withLock { $0 = [] }
+        let same = updater.update(first, uri: "", discard: false)
+        #expect(!same.modified)
+        #expect(storage.reads.withLock { $0 }.isEmpty)
+        storage.files.withLock { files in
+            files["a.mp3"] = ("A2", 9)
+            files["sub/b.mp3"] = nil
+        }
+        let changed = updater.update(first, uri: "", discard: false)
+        #expect(changed.modified)
+        #expect(self.titles(Database(tree: changed.tree, updateTime: 0)) == ["a.mp3=A2"])
+        #expect(storage.reads.withLock { $0 } == ["a.mp3"])
+    }
+
+    @Test func anUpdateOfAPathReadsOnlyThatPath() {
+        let storage = MemoryStorage(["a.mp3": ("A", 5), "sub/": ("", 7), "sub/b.mp3": ("B", 6)])
+        let updater = StorageUpdater(storage: storage, reader: TextReader(), logger: .discarding)
+        let first = updater.update(TreeDirectory(name: ""), uri: "", discard: false).tree
+        storage.files.withLock { files in
+            files["new.mp3"] = ("N", 8)
+            files["sub/c.mp3"] = ("C", 8)
+        }
+        storage.reads.withLock { $0 = [] }
+        let (tree, modified) = updater.update(first, uri: "sub", discard: false)
+        #expect(modified)
+        #expect(storage.reads.withLock { $0 } == ["sub/c.mp3"])
+        #expect(self.titles(Database(tree: tree, updateTime: 0)) == ["a.mp3=A", "sub/b.mp3=B", "sub/c.mp3=C"])
+        // A rescan reads again what it finds.
+        let rescan = updater.update(tree, uri: "sub/b.mp3", discard: true)
+        #expect(rescan.modified)
+        #expect(storage.reads.withLock { $0 } == ["sub/c.mp3", "sub/b.mp3"])
+    }
+
+    @Test func mountDatabaseFilesAreNamedAsMpdNamesThem() {
+        #expect(
+            LibraryService.mountDatabasePath(for: "smb://127.0.0.1:4455/share", in: "/var/cache/mpd")
+                == "/var/cache/mpd/smb___127_0_0_1_4455_share")
+        #expect(LibraryService.mountDatabasePath(for: "nfs://h/a-b_c%20", in: "/c") == "/c/nfs___h_a-b_c%20")
+    }
+}
