@@ -256,7 +256,7 @@ let package = Package(
 
         // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
         // CSMBClient.
-        .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Posix"], swiftSettings: settings),
+        .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Model", "Posix"], swiftSettings: settings),
         // Files on NFS exports through libnfs (mpd's nfs input plugin); the only importer of CNFS.
         .target(name: "NFS", dependencies: ["CNFS", "Input", "Model"], swiftSettings: settings),
 

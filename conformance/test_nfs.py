@@ -23,6 +23,7 @@ import pytest
 
 import conftest
 import mpdtest
+from test_storage import _same, _settle
 
 HOST = mpdtest.HOST
 
@@ -174,9 +175,15 @@ def namespaced_servers(nfs, music_dir):
     """``start("ref"|"sut")``: mpd or Fermata inside the namespace, stopped at the end of the test."""
     started: list[NamespacedServer] = []
 
-    def start(kind: str) -> NamespacedServer:
+    def start(kind: str, cache: bool = False) -> NamespacedServer:
         binary = mpdtest.sut_binary() if kind == "sut" else mpdtest.ref_binary()
-        server = NamespacedServer(kind, binary, music_dir, conftest._workdir(f"nfs-{kind}"))
+        work = conftest._workdir(f"nfs-{kind}")
+        server = NamespacedServer(kind, binary, music_dir, work, {"db_file": None} if cache else None)
+        if cache:
+            # mpd's simple database with a cache_directory: what `mount` needs.
+            (work / "cache").mkdir()
+            server.extra_config = (f'database {{\n    plugin "simple"\n    path "{work}/db"\n'
+                                   f'    cache_directory "{work}/cache"\n}}')
         server.namespace = nfs
         started.append(server)
         server.start()
@@ -219,6 +226,23 @@ def test_missing_files_and_exports_fail_as_in_mpd(namespaced_servers, nfs):
             ("a", f"clear\nadd nfs://{HOST}/no/such/export/x.flac\nplay 0\n"), ("a", "status\n"),
             ("a", f"clear\nadd nfs://{HOST}/x.flac\nplay 0\n"), ("a", "status\n")]
     _compare(namespaced_servers, spec, "missing file and export", replies="auto")
+
+
+def test_a_mounted_export_is_listed_and_played_as_in_mpd(namespaced_servers, nfs):
+    """`mount` of the export into the database (mpd's nfs storage plugin): its songs under the mount point for
+    lsinfo, listall(info), find, search, list, count and listfiles, a song of it plays from the export, and
+    `unmount` takes them away again, the same in both servers."""
+    pair = [namespaced_servers("ref", cache=True), namespaced_servers("sut", cache=True)]
+    _same(pair, [f"mount n {nfs.url}", "listmounts"])
+    for server in pair:
+        _settle(server)
+    _same(pair, ["lsinfo", "lsinfo n", "lsinfo n/Artist", "listall n", "listallinfo n", 'find artist "Export Artist"',
+                 "search title Sho", "list album group artist", "count artist \"Export Artist\"", "listfiles n",
+                 "listfiles n/Artist", "add n/Artist/long.flac", "playlistinfo"])
+    for server in pair:
+        assert server.query("play 0") == b"OK\n"
+        assert mpdtest.wait_until(lambda: b"elapsed:" in server.query("status"), timeout=10), server.label
+    _same(pair, ["currentsong", "stop", "unmount n", "lsinfo", "listmounts", "playlistinfo"])
 
 
 def test_no_nfs_server_fails_as_in_mpd(server_factory):

@@ -1,26 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// What a storage tells of one of its files.
-public struct StorageFileStatus: Sendable, Hashable {
-    /// The kind of a file.
-    public enum Kind: Sendable, Hashable {
-        case regular, directory, other
-    }
-
-    /// Regular file, directory, or anything else.
-    public var kind: Kind
-    /// Size in bytes.
-    public var size: Int64
-    /// Modification time, seconds since the epoch.
-    public var modificationTime: Int64
-
-    /// Creates a status.
-    public init(kind: Kind, size: Int64, modificationTime: Int64) {
-        self.kind = kind
-        self.size = size
-        self.modificationTime = modificationTime
-    }
-}
+import Model
 
 /// A tree of files the database can be filled from, as `mpd`'s storage plugins are: the music directory, or a
 /// storage mounted with `mount` (an SMB share). Paths are relative to the storage's root ("" is the root itself),

@@ -3,6 +3,7 @@
 import CNFS
 import Glibc
 import Input
+import Model
 
 /// A failure of libnfs, in `mpd`'s words ("nfs_mount_async() failed: …", or libnfs's own text for a failed
 /// call), or a cancelled wait.
@@ -11,6 +12,16 @@ public enum NFSError: Error, Sendable, Hashable {
     case failed(String)
     /// The connection's ``InputCancellation`` fired while it waited on the server.
     case cancelled
+}
+
+extension StorageFileStatus {
+    /// libnfs's status of a file.
+    init(_ status: nfs_stat_64) {
+        let type = status.nfs_mode & UInt64(Glibc.S_IFMT)
+        self.init(
+            kind: type == UInt64(Glibc.S_IFREG) ? .regular : type == UInt64(Glibc.S_IFDIR) ? .directory : .other,
+            size: Int64(clamping: status.nfs_size), modificationTime: Int64(clamping: status.nfs_mtime))
+    }
 }
 
 /// One mounted NFS export, as `mpd`'s `NfsConnection`: libnfs's asynchronous calls driven by `poll` on the
@@ -67,13 +78,37 @@ final class NFSConnection {
         _ = nfs_close_async(self.context, handle, nfsIgnoredCallback, nil)
     }
 
-    /// The size and kind of an open file.
-    func status(_ handle: OpaquePointer) throws(NFSError) -> (size: UInt64, isRegular: Bool) {
+    /// The size, kind and modification time of an open file.
+    func status(_ handle: OpaquePointer) throws(NFSError) -> StorageFileStatus {
         try self.call("nfs_fstat64_async()", expecting: .status) { context, callback, data in
             nfs_fstat64_async(context, handle, callback, data)
         }
-        let status = self.completion.status
-        return (status.nfs_size, status.nfs_mode & UInt64(Glibc.S_IFMT) == UInt64(Glibc.S_IFREG))
+        return StorageFileStatus(self.completion.status)
+    }
+
+    /// The size, kind and modification time of the file or directory at `path` (inside the export).
+    func status(path: String) throws(NFSError) -> StorageFileStatus {
+        try self.call("nfs_stat64_async()", expecting: .status) { context, callback, data in
+            nfs_stat64_async(context, path, callback, data)
+        }
+        return StorageFileStatus(self.completion.status)
+    }
+
+    /// The names in the directory at `path` (inside the export), in the server's order, without `.` and `..`.
+    func names(in path: String) throws(NFSError) -> [String] {
+        try self.call("nfs_opendir_async()", expecting: .handle) { context, callback, data in
+            nfs_opendir_async(context, path, callback, data)
+        }
+        guard let directory = self.completion.handle else { throw .failed("nfs_opendir_async() failed") }
+        defer { nfs_closedir(self.context, directory) }
+        var names: [String] = []
+        // libnfs read the whole directory before the callback: nfs_readdir does not wait.
+        while let entry = nfs_readdir(self.context, directory) {
+            guard let name = entry.pointee.name else { continue }
+            let text = String(cString: name)
+            if text != "." && text != ".." { names.append(text) }
+        }
+        return names
     }
 
     /// Reads at most `buffer.count` bytes (at most ``readMaximum``) at `offset`.
@@ -165,7 +200,7 @@ private final class Completion {
     enum Result {
         /// Nothing (a mount).
         case nothing
-        /// `struct nfsfh *` (an open).
+        /// `struct nfsfh *` (an open) or `struct nfsdir *` (an opendir).
         case handle
         /// `struct nfs_stat_64 *` (a status).
         case status

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 
 /// A file on an NFS export as an input stream (`mpd`'s nfs input plugin): `nfs://server/export/file`, seekable,
 /// with the size the server gives when it is opened. Each stream mounts its export on a connection of its own.
@@ -36,8 +37,8 @@ public final class NFSInputStream: InputStream {
                 server: location.server, export: location.export, cancellation: cancellation)
             self.handle = try self.connection.open(location.path)
             let status = try self.connection.status(self.handle)
-            guard status.isRegular else { throw .failed("Not a regular file") }
-            self.size = status.size
+            guard status.kind == .regular else { throw .failed("Not a regular file") }
+            self.size = UInt64(status.size)
             self.readMaximum = max(1, self.connection.readMaximum)
         } catch {
             throw Self.inputError(error, uri: url)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import Synchronization
 
 /// Where an `nfs://` URL points, split as `mpd` splits it: the server (up to the first `/`), the export (the
 /// directories) and the file inside it (its last component).
@@ -22,13 +23,39 @@ struct NFSLocation: Equatable {
         let rest = url.utf8.dropFirst(6)
         guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { throw .failed("Malformed nfs:// URI") }
         let location = rest[slash...]
+        let server = String(Substring(rest[..<slash]))
+        // Below a mounted export, the export and the path inside it (`mpd`'s `nfs_check_base`).
+        if let export = Self.base(server: server, path: Substring(location)) {
+            self.server = server
+            self.export = export
+            let inside = String(Substring(location).dropFirst(export.count))
+            self.path = inside.isEmpty ? "/" : inside
+            return
+        }
         // The last `/` after the path's first character; the file after it must not be empty.
         guard let last = location.dropFirst().lastIndex(of: UInt8(ascii: "/")),
             location.index(after: last) != location.endIndex
         else { throw .failed("Malformed nfs:// URI") }
-        self.server = String(Substring(rest[..<slash]))
+        self.server = server
         self.export = String(Substring(location[..<last]))
         self.path = String(Substring(location[last...]))
+    }
+
+    /// The exports mounted with `mount`, per server.
+    private static let bases = Mutex<[String: Set<String>]>([:])
+
+    /// Registers `export` of `server` as a base: URLs below it open it as their export.
+    static func addBase(server: String, export: String) {
+        bases.withLock { _ = $0[server, default: []].insert(export) }
+    }
+
+    /// The longest registered export of `server` that `path` is or lies below.
+    private static func base(server: String, path: Substring) -> String? {
+        bases.withLock { bases in
+            bases[server]?.filter { path == $0 || path.hasPrefix($0 == "/" ? $0 : $0 + "/") }.max {
+                $0.count < $1.count
+            }
+        }
     }
 
     /// Whether `url` starts with `nfs://`, in any case.

@@ -2,23 +2,9 @@
 
 import CSMBClient
 import Glibc
+import Model
 import Posix
 import Synchronization
-
-/// What `stat` tells of a file on a share.
-public struct SMBFileStatus: Sendable, Hashable {
-    /// The kind of a file.
-    public enum Kind: Sendable, Hashable {
-        case regular, directory, other
-    }
-
-    /// Regular file, directory, or anything else.
-    public var kind: Kind
-    /// Size in bytes.
-    public var size: Int64
-    /// Modification time, seconds since the epoch.
-    public var modificationTime: Int64
-}
 
 /// One libsmbclient context, as `mpd`'s smbclient storage and input plugins keep one each: anonymous (workgroup
 /// `WORKGROUP`, no user, no password), without debug output.
@@ -67,8 +53,8 @@ public final class SMBContext: Sendable {
     }
 
     /// The status of the file or directory at `url`.
-    public func status(_ url: String) throws(SystemCallError) -> SMBFileStatus {
-        let result: Result<SMBFileStatus, SystemCallError> = Self.library.withLock { _ in
+    public func status(_ url: String) throws(SystemCallError) -> StorageFileStatus {
+        let result: Result<StorageFileStatus, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             var st = stat()
             guard let function = smbc_getFunctionStat(context.pointer), function(context.pointer, url, &st) == 0 else {
@@ -137,8 +123,8 @@ public final class SMBContext: Sendable {
     }
 
     /// The status of the open `handle`.
-    func status(_ handle: OpaquePointer) throws(SystemCallError) -> SMBFileStatus {
-        let result: Result<SMBFileStatus, SystemCallError> = Self.library.withLock { _ in
+    func status(_ handle: OpaquePointer) throws(SystemCallError) -> StorageFileStatus {
+        let result: Result<StorageFileStatus, SystemCallError> = Self.library.withLock { _ in
             let context = self.context
             var st = stat()
             guard let function = smbc_getFunctionFstat(context.pointer), function(context.pointer, handle, &st) == 0
@@ -148,14 +134,14 @@ public final class SMBContext: Sendable {
         return try result.get()
     }
 
-    private static func fileStatus(_ st: stat) -> SMBFileStatus {
-        let kind: SMBFileStatus.Kind =
+    private static func fileStatus(_ st: stat) -> StorageFileStatus {
+        let kind: StorageFileStatus.Kind =
             switch st.st_mode & S_IFMT {
             case S_IFREG: .regular
             case S_IFDIR: .directory
             default: .other
             }
-        return SMBFileStatus(kind: kind, size: Int64(st.st_size), modificationTime: Int64(st.st_mtim.tv_sec))
+        return StorageFileStatus(kind: kind, size: Int64(st.st_size), modificationTime: Int64(st.st_mtim.tv_sec))
     }
 
     /// Closes `handle`.
@@ -201,7 +187,7 @@ public final class SMBFile: @unchecked Sendable {
     }
 
     /// The open file's status.
-    public func status() throws(SystemCallError) -> SMBFileStatus {
+    public func status() throws(SystemCallError) -> StorageFileStatus {
         try self.context.status(self.handle)
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Input
+import Model
 import Posix
 
 /// An SMB stream's read-ahead buffer, whose helper answers the open with the file's size (a seek with `nil`),

@@ -445,9 +445,11 @@ enum Daemon {
             options.library?.cacheDirectory =
                 defaultFile.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) + "/mounts" }
                 ?? settings.cacheDirectory
-            // The storages `mount` makes: SMB shares (mpd's smbclient storage plugin).
+            // The storages `mount` makes: SMB shares and NFS exports (mpd's smbclient and nfs storage plugins).
             options.library?.storageOpener = { uri in
-                SMBInputStream.canOpen(uri) ? try SMBStorage(uri: uri) : nil
+                if SMBInputStream.canOpen(uri) { return try SMBStorage(uri: uri) }
+                if NFSInputStream.canOpen(uri) { return try NFSStorage(uri: uri) }
+                return nil
             }
         }
 

@@ -16,6 +16,18 @@ import Testing
         #expect(upper.server == "h" && upper.export == "/e" && upper.path == "/f")
     }
 
+    /// Below a mounted export the export is the mount's, not the song's directory (`mpd`'s `nfs_check_base`).
+    @Test func aMountedExportIsTheBaseOfItsSongs() throws {
+        _ = try NFSExport(uri: "nfs://base-host/srv/music/")
+        let location = try NFSLocation("nfs://base-host/srv/music/Artist/Album/a.flac")
+        #expect(location.export == "/srv/music" && location.path == "/Artist/Album/a.flac")
+        let elsewhere = try NFSLocation("nfs://other-host/srv/music/Artist/a.flac")
+        #expect(elsewhere.export == "/srv/music/Artist" && elsewhere.path == "/a.flac")
+        let sibling = try NFSLocation("nfs://base-host/srv/musical/a.flac")
+        #expect(sibling.export == "/srv/musical" && sibling.path == "/a.flac")
+        #expect(throws: NFSError.failed("Malformed nfs:// URI")) { try NFSExport(uri: "nfs://host") }
+    }
+
     @Test(arguments: ["nfs://host", "nfs://host/", "nfs://host/file.mp3", "nfs://host/dir/", "smb://host/e/f", "nfs:/"])
     func refusesMalformedURLs(url: String) {
         #expect(throws: NFSError.failed("Malformed nfs:// URI")) { try NFSLocation(url) }

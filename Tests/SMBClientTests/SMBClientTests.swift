@@ -2,6 +2,7 @@
 
 import Glibc
 import Input
+import Model
 import Posix
 import Synchronization
 import TestTools
