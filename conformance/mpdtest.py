@@ -490,13 +490,13 @@ def known_commands(server: "Server") -> set[str]:
             | set(command_names(server.query("notcommands"))))
 
 
-def compare_on_pair(pair, spec, case_id: str) -> None:
+def compare_on_pair(pair, spec, case_id: str, **options) -> None:
     """Runs `spec` on an extra server pair (conftest's `server_pair`), skipping the test when the system
-    under test is missing or lacks a command the case needs."""
+    under test is missing or lacks a command the case needs. `options` go to `make_case` (`volatile=…`)."""
     import pytest
     if pair.sut is None:
         pytest.skip(pair.sut_missing)
-    case = make_case(spec, replies="auto")
+    case = make_case(spec, replies="auto", **options)
     missing = missing_commands(case, known_commands(pair.ref), known_commands(pair.sut))
     if missing:
         pytest.skip(f"the system under test does not list {', '.join(missing)}")

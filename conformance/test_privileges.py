@@ -74,7 +74,11 @@ def credentials(pid: int) -> set[tuple[str, str, str]]:
     seen = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
         fields = {}
-        for line in (task / "status").read_text().splitlines():
+        try:
+            status = (task / "status").read_text()
+        except FileNotFoundError:
+            continue  # a thread that ended since the listing (a command's worker)
+        for line in status.splitlines():
             key, _, value = line.partition(":")
             fields[key] = " ".join(value.split())
         seen.add((fields["Uid"], fields["Gid"], " ".join(sorted(fields["Groups"].split(), key=int))))
