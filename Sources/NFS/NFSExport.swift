@@ -21,12 +21,10 @@ public final class NFSExport: Sendable {
     ///
     /// - Throws: `NFSError.failed("Malformed nfs:// URI")` without a server and an export path.
     public init(uri: String) throws(NFSError) {
-        guard NFSLocation.hasScheme(uri) else { throw .failed("Malformed nfs:// URI") }
-        let rest = uri.utf8.dropFirst(6)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { throw .failed("Malformed nfs:// URI") }
+        let (server, path) = try NFSLocation.serverAndPath(uri)
         self.uri = uri
-        self.server = String(Substring(rest[..<slash]))
-        var export = String(Substring(rest[slash...]))
+        self.server = server
+        var export = String(Substring(path))
         while export.count > 1 && export.hasSuffix("/") { export.removeLast() }
         self.export = export
         NFSLocation.addBase(server: self.server, export: export)

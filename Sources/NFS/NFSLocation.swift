@@ -19,11 +19,7 @@ struct NFSLocation: Equatable {
     ///
     /// - Throws: `NFSError.failed("Malformed nfs:// URI")` without the scheme, a path, an export, or a file name.
     init(_ url: String) throws(NFSError) {
-        guard Self.hasScheme(url) else { throw .failed("Malformed nfs:// URI") }
-        let rest = url.utf8.dropFirst(6)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { throw .failed("Malformed nfs:// URI") }
-        let location = rest[slash...]
-        let server = String(Substring(rest[..<slash]))
+        let (server, location) = try Self.serverAndPath(url)
         // Below a mounted export, the export and the path inside it (`mpd`'s `nfs_check_base`).
         if let export = Self.base(server: server, path: Substring(location)) {
             self.server = server
@@ -39,6 +35,16 @@ struct NFSLocation: Equatable {
         self.server = server
         self.export = String(Substring(location[..<last]))
         self.path = String(Substring(location[last...]))
+    }
+
+    /// The server (up to the first `/` after the scheme) and the path from that `/` on, as `mpd` splits them.
+    ///
+    /// - Throws: `NFSError.failed("Malformed nfs:// URI")` without the scheme or a path.
+    static func serverAndPath(_ url: String) throws(NFSError) -> (server: String, path: Substring.UTF8View) {
+        guard Self.hasScheme(url) else { throw .failed("Malformed nfs:// URI") }
+        let rest = Substring(url).utf8.dropFirst(6)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { throw .failed("Malformed nfs:// URI") }
+        return (String(Substring(rest[..<slash])), rest[slash...])
     }
 
     /// The exports mounted with `mount`, per server.
