@@ -123,10 +123,11 @@ extension Settings {
             self.replayGainMissingPreamp = try ConfigValue.preamp(parameter)
         }
         self.replayGainLimit = try reader.bool("replaygain_limit") ?? self.replayGainLimit
-        _ = try reader.bool("volume_normalization")
+        self.volumeNormalization = try reader.bool("volume_normalization") ?? false
         self.resampler = try ResamplerSetting(
             block: file.blocks(named: "resampler").first, converter: file.parameter(named: "samplerate_converter"))
         self.audioOutputs = file.blocks(named: "audio_output")
+        self.filters = file.blocks(named: "filter")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
@@ -135,11 +136,9 @@ extension Settings {
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
 
-    /// Whether Fermata does what `parameter` asks: a supported option, or `volume_normalization` off (the default,
-    /// which is what Fermata does).
+    /// Whether Fermata does what `parameter` asks: a supported option.
     static func isActedOn(_ parameter: ConfigParameter) -> Bool {
-        if parameter.name == "volume_normalization" { return (try? ConfigValue.bool(parameter)) == false }
-        return Self.supportedOptions.contains(parameter.name)
+        Self.supportedOptions.contains(parameter.name)
     }
 
     /// The `database` block as `mpd` 0.23.12 reads it (`CreateConfiguredDatabase`, the simple plugin): not with

@@ -20,12 +20,12 @@ public struct Settings: Sendable, Hashable {
         "zeroconf_enabled", "zeroconf_name", "audio_output_format", "mixer_type", "audio_buffer_size",
         "replaygain", "replaygain_preamp", "replaygain_missing_preamp", "replaygain_limit", "max_playlist_length",
         "state_file", "state_file_interval", "restore_paused", "user", "group",
-        "filesystem_charset", "samplerate_converter",
+        "filesystem_charset", "samplerate_converter", "volume_normalization",
     ]
 
     /// The blocks Fermata reads (the others are warned about and ignored).
     public static let supportedBlocks: Set<String> = [
-        "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database",
+        "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database", "filter",
     ]
 
     // MARK: - Files and directories
@@ -178,6 +178,9 @@ public struct Settings: Sendable, Hashable {
     /// `replaygain_limit`: lower the gain so the peak does not clip. Default: yes.
     public var replayGainLimit: Bool
 
+    /// `volume_normalization`: every output's filter chain starts with the `normalize` filter. Default: no.
+    public var volumeNormalization: Bool
+
     /// The `resampler` block or the `samplerate_converter` line. Default: soxr, high quality.
     public var resampler: ResamplerSetting
 
@@ -185,6 +188,9 @@ public struct Settings: Sendable, Hashable {
 
     /// Every `audio_output` block, in order.
     public var audioOutputs: [ConfigBlock]
+
+    /// Every `filter` block (a template an output's `filters` list names), in order.
+    public var filters: [ConfigBlock]
 
     /// The `decoder` blocks, checked (each names its plugin); the format registry reads each plugin's.
     public var decoders: DecoderBlocks
@@ -241,8 +247,10 @@ public struct Settings: Sendable, Hashable {
         self.replayGainPreamp = 0
         self.replayGainMissingPreamp = 0
         self.replayGainLimit = true
+        self.volumeNormalization = false
         self.resampler = ResamplerSetting()
         self.audioOutputs = []
+        self.filters = []
         self.decoders = .none
         self.inputs = .none
         self.playlistPlugins = .noPlaylistPlugins

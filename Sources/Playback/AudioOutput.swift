@@ -30,6 +30,9 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Every parameter of the block as written (the plugin reads its own, such as `device`, `path`,
     /// `command`, `sync`, `buffer_time`, `period_time`, `mixer_device`, `mixer_control`).
     public var parameters: [String: String]
+    /// The filter chain the PCM goes through after ReplayGain and before the software volume and the conversion
+    /// to the device's format (`volume_normalization`, then the `filters` list), as `mpd` chains them.
+    public var filters: [PCMFilter] = []
 
     /// Creates a configuration.
     public init(

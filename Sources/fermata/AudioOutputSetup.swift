@@ -48,10 +48,23 @@ enum AudioOutputSetup {
             }
         }
         var outputs: [Output] = []
+        let templates = settings.filters.map { block in
+            Dictionary(block.params.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+        var usedTemplates: Set<Int> = []
         for entry in list {
             // The type was checked against this list.
             guard let plugin = plugins.first(where: { $0.name == entry.type }) else { continue }
-            let configuration = Self.configuration(entry)
+            var configuration = Self.configuration(entry)
+            let (chain, error, used) = FilterRegistry.chain(
+                normalization: settings.volumeNormalization, filters: entry.parameters["filters"] ?? "",
+                templates: templates)
+            if let error {
+                // As mpd: logged, and the output plays through the filters set up before the failing one.
+                logger.error("Failed to initialize filter chain for '\(entry.name)': \(error.message)")
+            }
+            configuration.filters = chain
+            usedTemplates.formUnion(used)
             let output: any AudioOutput
             do {
                 output = try plugin.makeOutput(configuration)
@@ -66,6 +79,15 @@ enum AudioOutputSetup {
                         for: entry, configuration: configuration, plugin: plugin, logger: logger,
                         makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
                 ))
+        }
+        // As mpd: the keys of a template an output used that its plugin does not read.
+        for index in usedTemplates.sorted() {
+            let block = settings.filters[index]
+            let keys = FilterRegistry.readKeys(of: block["plugin"])
+            for parameter in block.params where !keys.contains(parameter.name) {
+                let at = "\(parameter.file): option '\(parameter.name)' on line \(parameter.line)"
+                logger.warning("\(at) was not recognized")
+            }
         }
         return outputs
     }

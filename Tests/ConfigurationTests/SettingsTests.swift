@@ -421,7 +421,6 @@ struct SettingsTests {
         let settings = try self.settings(
             """
             music_directory "/music"
-            volume_normalization "yes"
             port "6600"
             gapless_mp3_playback "yes"
             port "6601"
@@ -436,9 +435,8 @@ struct SettingsTests {
             """)
         #expect(
             settings.warnings == [
-                "\(Self.path):2: option \"volume_normalization\" is not supported by Fermata yet and is ignored",
-                "\(Self.path):4: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
-                "\(Self.path):10: block \"neighbors\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):3: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
+                "\(Self.path):9: block \"neighbors\" is not supported by Fermata yet and is ignored",
             ])
     }
 
@@ -495,12 +493,14 @@ struct SettingsTests {
         #expect(try Settings(file: file, environment: Self.environment).warnings.isEmpty)
     }
 
-    @Test func volumeNormalizationOffIsWhatFermataDoes() throws {
-        #expect(try self.settings("volume_normalization \"no\"\n").warnings.isEmpty)
-        #expect(
-            try self.settings("volume_normalization \"yes\"\n").warnings == [
-                "\(Self.path):1: option \"volume_normalization\" is not supported by Fermata yet and is ignored"
-            ])
+    @Test func readsVolumeNormalizationAndFilterTemplates() throws {
+        #expect(try self.settings("").volumeNormalization == false)
+        let settings = try self.settings(
+            "volume_normalization \"yes\"\nfilter {\n  plugin \"route\"\n  name \"swap\"\n  routes \"0>1, 1>0\"\n}\n")
+        #expect(settings.volumeNormalization)
+        #expect(settings.filters.map { $0["name"] } == ["swap"])
+        #expect(settings.warnings.isEmpty)
+        #expect(throws: ConfigError.self) { try self.settings("volume_normalization \"maybe\"\n") }
     }
 
     @Test func readsTheResampler() throws {

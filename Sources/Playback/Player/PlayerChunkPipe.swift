@@ -84,6 +84,18 @@ final class PlayerChunkPipe: @unchecked Sendable {
     private let storage: UnsafeMutableRawPointer
     private let headers: UnsafeMutablePointer<ChunkHeader>
 
+    /// How many bytes of PCM one of `mpd` 0.23's music chunks holds on a 64-bit machine (4096 less its header).
+    static let mpdChunkBytes = 4024
+
+    /// The frames the decoder puts in a chunk of `frameSize`-byte frames: a whole number of `mpd`'s chunks
+    /// (what its `normalize` filter takes at a time), as many as fit.
+    func chunkFrames(frameSize: Int) -> Int {
+        let frames = self.chunkBytes / max(1, frameSize)
+        let mpdFrames = Self.mpdChunkBytes / max(1, frameSize)
+        guard mpdFrames > 0, frames >= mpdFrames else { return frames }
+        return frames / mpdFrames * mpdFrames
+    }
+
     /// Creates a ring of `bufferSize / chunkBytes` chunks (at least 8). Loop thread.
     init(bufferSize: Int, chunkBytes: Int = 8192, readers: Int) {
         self.chunkBytes = chunkBytes

@@ -358,7 +358,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         var chunks = 0
         if let previous = self.fadingOut {
             let next = self.crossFadeSide(decoder, song: song)
-            let chunkFrames = self.pipe.chunkBytes / max(1, next.format.frameSize)
+            let chunkFrames = self.pipe.chunkFrames(frameSize: next.format.frameSize)
             let capped: Bool
             (chunks, capped) = settings.chunks(
                 from: previous, to: next, chunkSeconds: Double(chunkFrames) / Double(max(1, next.format.sampleRate)),
@@ -390,7 +390,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         }
         let sequence = self.pipe.written.load(ordering: .acquiring)
         let frameSize = decoder.format.frameSize
-        var capacityFrames = self.pipe.chunkBytes / frameSize
+        var capacityFrames = self.pipe.chunkFrames(frameSize: frameSize)
         if let endFrame = self.endFrame {
             capacityFrames = Int(min(UInt64(capacityFrames), endFrame - min(endFrame, self.songFrame)))
         }

@@ -407,8 +407,9 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.post(.streamTag(token: header.token, revision: header.tagRevision, generation: header.generation))
         }
         let target = self.gain(for: header)
-        // A new song starts at its own gain; within a song the gain glides over one chunk.
-        let from = header.start == .none ? self.gain : target
+        // A new song starts at its own gain; within a song the gain glides over one chunk (not through a filter
+        // chain: there the gains step, as `mpd`'s).
+        let from = header.start == .none && !self.filtering ? self.gain : target
         let bytes = header.frames * header.format.frameSize
         let source = UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes])
         var next = cursor + 1
@@ -422,8 +423,13 @@ final class PlayerOutputThread: @unchecked Sendable {
                     source, frames: header.frames, fromGain: from, toGain: target,
                     other: UnsafeRawBufferPointer(
                         rebasing: self.pipe.pcm(otherSequence)[0..<(other.frames * other.format.frameSize)]),
-                    otherFrames: other.frames, otherGain: fade.otherGain, ratio: ratio)
+                    otherFrames: other.frames, otherGain: fade.otherGain, ratio: ratio,
+                    softwareSteps: self.filtering ? self.volumeSteps(for: header).software : PCMVolume.unity)
                 fade.mixed += 1
+            } else if self.filtering {
+                let (replayGain, software) = self.volumeSteps(for: header)
+                self.remaining = self.converter.convert(
+                    source, frames: header.frames, replayGainSteps: replayGain, softwareSteps: software)
             } else {
                 self.remaining = self.converter.convert(source, frames: header.frames, fromGain: from, toGain: target)
             }
@@ -474,11 +480,16 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
     }
 
-    /// ReplayGain × software volume for a chunk, as a factor.
+    /// ReplayGain × software volume for a chunk, as a factor; ReplayGain alone in front of a filter chain (the
+    /// software volume follows the chain).
     private func gain(for header: ChunkHeader) -> Float {
         let (replayGain, software) = self.volumeSteps(for: header)
-        return Float(replayGain) / Float(PCMVolume.unity) * (Float(software) / Float(PCMVolume.unity))
+        let softwareFactor = self.filtering ? 1 : Float(software) / Float(PCMVolume.unity)
+        return Float(replayGain) / Float(PCMVolume.unity) * softwareFactor
     }
+
+    /// Whether the output has a filter chain (`volume_normalization`, `filters`).
+    private var filtering: Bool { !self.configuration.filters.isEmpty }
 
     /// The ReplayGain filter's and the software mixer's volumes for a chunk, in `mpd`'s 1/1024 steps.
     private func volumeSteps(for header: ChunkHeader) -> (replayGain: Int, software: Int) {
@@ -550,6 +561,10 @@ final class PlayerOutputThread: @unchecked Sendable {
         // `allow_convert`), whatever the volumes: such an output plays 16-bit songs as 24-bit.
         let widen = self.softwareMixer != nil && format.sampleFormat == .s16 && wanted.sampleFormat == .s16
         if widen { wanted.sampleFormat = .s24 }
+        // The device gets what the filter chain makes (16 bits after `normalize`, a route's channels).
+        wanted = PlayerPCMConverter.filteredFormat(
+            wanted, widening16To24: false, filters: self.configuration.filters,
+            softwareVolume: self.softwareMixer != nil)
         if let mask = self.formatMask { wanted = mask.applied(to: wanted) }
         do throws(OutputError) {
             let output: AudioFormat
@@ -561,7 +576,8 @@ final class PlayerOutputThread: @unchecked Sendable {
             do throws(OutputError) {
                 try self.converter.configure(
                     input: format, output: output, maxFrames: self.pipe.chunkBytes / max(1, format.frameSize),
-                    widening16To24: widen, resampler: self.shared.resampler)
+                    widening16To24: widen, filters: self.configuration.filters,
+                    softwareVolume: self.softwareMixer != nil, resampler: self.shared.resampler)
             } catch {
                 self.device.close()
                 throw OutputError("Failed to convert for \(self.logName); \(error.message)")

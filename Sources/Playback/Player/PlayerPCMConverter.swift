@@ -41,6 +41,18 @@ struct PlayerPCMConverter: ~Copyable {
     private var dither = PCMDither()
     /// 16-bit input goes through `mpd`'s volume stages as 24-bit (its ReplayGain filter's `allow_convert`).
     private var widening16To24 = false
+    /// The output's filter chain (`normalize`, `route`), run after ReplayGain and before the software volume;
+    /// empty without one (and for DSD, which it leaves alone). With one, `input` is the chain's output format
+    /// and `decoded` the chunks' format.
+    private var filters: [FilterStage] = []
+    /// The chunks' format when `filters` is not empty.
+    private var decoded = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+    /// The second scratch buffer of the filter chain (a route filter writes to the other one).
+    private var filtered: UnsafeMutableRawBufferPointer
+    /// The frames in one of `mpd`'s chunks of the decoded format: what its compressor takes at a time.
+    private var chunkFrames = 1
+    /// A software mixer follows the chain: it makes 16-bit samples 24-bit (`mpd`'s volume filter's conversion).
+    private var softwareVolumeWidens = false
 
     init() {
         self.mixed = .allocate(capacity: 1)
@@ -48,6 +60,7 @@ struct PlayerPCMConverter: ~Copyable {
         self.resampled = .allocate(capacity: 1)
         self.converted = .allocate(byteCount: 1, alignment: 16)
         self.volumed = .allocate(byteCount: 1, alignment: 16)
+        self.filtered = .allocate(byteCount: 1, alignment: 16)
     }
 
     deinit {
@@ -56,6 +69,7 @@ struct PlayerPCMConverter: ~Copyable {
         self.resampled.deallocate()
         self.converted.deallocate()
         self.volumed.deallocate()
+        self.filtered.deallocate()
     }
 
     /// Whether the sample rate changes on the way.
@@ -67,12 +81,30 @@ struct PlayerPCMConverter: ~Copyable {
     ///
     /// - Throws: `OutputError` when the resampler cannot convert between the two rates.
     mutating func configure(
-        input: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
-        resampler choice: Resampler = .standard
+        input decoded: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
+        filters: [PCMFilter] = [], softwareVolume: Bool = false, resampler choice: Resampler = .standard
     ) throws(OutputError) {
+        self.widening16To24 = widening16To24 && decoded.sampleFormat == .s16
+        self.filters = []
+        if decoded.sampleFormat != .dsd {
+            for filter in filters {
+                switch filter {
+                case .null: break
+                case .route(let table): self.filters.append(.route(table))
+                case .normalize: self.filters.append(.normalize(NormalizeStage()))
+                }
+            }
+        }
+        self.decoded = decoded
+        self.chunkFrames = max(1, PlayerChunkPipe.mpdChunkBytes / max(1, decoded.frameSize))
+        let input =
+            self.filters.isEmpty
+            ? decoded
+            : Self.filteredFormat(
+                decoded, widening16To24: self.widening16To24, filters: filters, softwareVolume: softwareVolume)
+        self.softwareVolumeWidens = softwareVolume
         self.input = input
         self.output = output
-        self.widening16To24 = widening16To24 && input.sampleFormat == .s16
         self.resampler = nil
         self.dsd.reset()
         self.replayGainVolume.reset()
@@ -115,6 +147,10 @@ struct PlayerPCMConverter: ~Copyable {
             self.volumed.deallocate()
             self.volumed = .allocate(byteCount: volumedBytes, alignment: 16)
         }
+        if !self.filters.isEmpty, volumedBytes > self.filtered.count {
+            self.filtered.deallocate()
+            self.filtered = .allocate(byteCount: volumedBytes, alignment: 16)
+        }
         if self.resampler != nil {
             if outFrames * input.channels > self.resampledSamples {
                 self.resampled.deallocate()
@@ -134,6 +170,10 @@ struct PlayerPCMConverter: ~Copyable {
     mutating func convert(
         _ source: UnsafeRawBufferPointer, frames: Int, replayGainSteps: Int, softwareSteps: Int
     ) -> UnsafeRawBufferPointer {
+        if !self.filters.isEmpty {
+            return self.convertFiltered(
+                source, frames: frames, replayGainSteps: replayGainSteps, softwareSteps: softwareSteps)
+        }
         var format = self.input.sampleFormat
         guard format != .dsd, replayGainSteps != PCMVolume.unity || softwareSteps != PCMVolume.unity else {
             // Unity: a 16-bit sample widened to 24 bits is the sample << 8, which the plain conversion makes too.
@@ -322,7 +362,8 @@ struct PlayerPCMConverter: ~Copyable {
         return self.encode(self.resampled, frames: count, truncating: true)
     }
 
-    /// Drops what the resampler and the DSD filter hold (seek, skip). Output thread.
+    /// Drops what the resampler and the DSD filter hold (seek, skip); a compressor keeps its history, as
+    /// `mpd`'s. Output thread.
     mutating func reset() {
         self.resampler?.reset()
         self.dsd.reset()
@@ -342,7 +383,7 @@ struct PlayerPCMConverter: ~Copyable {
     /// - Returns: `otherFrames` converted frames (valid until the next call).
     mutating func convertMixing(
         _ source: UnsafeRawBufferPointer, frames: Int, fromGain: Float, toGain: Float,
-        other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float
+        other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float, softwareSteps: Int = 1024
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames && otherFrames <= self.maxFrames)
         // `mpd` cannot mix DSD; the song fading in is played as it is.
@@ -357,13 +398,117 @@ struct PlayerPCMConverter: ~Copyable {
             newWeight = Float(volume) / 1024
             oldWeight = Float(1024 - volume) / 1024
         }
+        // With a filter chain the chunks are mixed in their own format, as `mpd` mixes before its filters.
+        let filtering = !self.filters.isEmpty
+        let conversionInput = self.input
+        if filtering { self.input = self.decoded }
         self.scale(other, frames: otherFrames, fromGain: otherGain, toGain: otherGain, into: self.otherMixed)
         self.scale(source, frames: frames, fromGain: fromGain, toGain: toGain, into: self.mixed)
         let channels = self.input.channels
         for index in 0..<(min(frames, otherFrames) * channels) {
             self.otherMixed[index] = self.otherMixed[index] * newWeight + self.mixed[index] * oldWeight
         }
-        return self.finish(self.otherMixed, frames: otherFrames)
+        guard filtering else { return self.finish(self.otherMixed, frames: otherFrames) }
+        self.input = conversionInput
+        // Back to the samples the chain takes (24-bit when ReplayGain widens), then the chain.
+        let format: SampleFormat = self.widening16To24 ? .s24 : self.decoded.sampleFormat
+        _ = Self.encode(
+            self.otherMixed, count: otherFrames * channels, format: format, truncating: false, into: self.volumed)
+        return self.runFilters(
+            UnsafeMutableRawPointer(self.volumed.baseAddress!), format: format, frames: otherFrames,
+            softwareSteps: softwareSteps)
+    }
+
+    /// `convert(_:frames:replayGainSteps:softwareSteps:)` through the filter chain, in `mpd`'s order: the
+    /// ReplayGain volume in the chunk's format (widened to 24 bits before a software mixer), each filter, the
+    /// software volume in the format the chain gives, then the conversion to the device's format.
+    private mutating func convertFiltered(
+        _ source: UnsafeRawBufferPointer, frames: Int, replayGainSteps: Int, softwareSteps: Int
+    ) -> UnsafeRawBufferPointer {
+        precondition(frames <= self.maxFrames)
+        let samples = frames * self.decoded.channels
+        var format = self.decoded.sampleFormat
+        let target = self.volumed.baseAddress!
+        if self.widening16To24 {
+            PCMVolume.widen16To24(source.baseAddress!, samples: samples, volume: replayGainSteps, into: target)
+            format = .s24
+        } else if replayGainSteps != PCMVolume.unity {
+            self.replayGainVolume.apply(
+                source.baseAddress!, format: format, samples: samples, volume: replayGainSteps, into: target)
+        } else {
+            // The filters work in place: never on the pipe's chunk.
+            target.copyMemory(from: source.baseAddress!, byteCount: samples * format.bytesPerSample)
+        }
+        return self.runFilters(target, format: format, frames: frames, softwareSteps: softwareSteps)
+    }
+
+    /// Runs the filter chain on `frames` frames of the decoded channels in `format` at `start` (one of the
+    /// chain's buffers), applies the software volume, and converts to the device's format. The compressor takes
+    /// `mpd`'s chunks whole: the decoder fills our chunks with whole ones (`PlayerChunkPipe.chunkFrames`).
+    private mutating func runFilters(
+        _ start: UnsafeMutableRawPointer, format: SampleFormat, frames: Int, softwareSteps: Int
+    ) -> UnsafeRawBufferPointer {
+        var data = start
+        var format = format
+        var channels = self.decoded.channels
+        for stage in self.filters {
+            switch stage {
+            case .normalize(let normalize):
+                let samples = frames * channels
+                normalize.narrow(data, format: format, samples: samples)
+                format = .s16
+                // One compressor block per `mpd` chunk: ours hold whole ones but at a song's end.
+                var done = 0
+                while done < frames {
+                    let count = min(frames - done, self.chunkFrames)
+                    normalize.compressor.process(
+                        data.assumingMemoryBound(to: Int16.self) + done * channels, count: count * channels)
+                    done += count
+                }
+            case .route(let table):
+                let other =
+                    data == UnsafeMutableRawPointer(self.volumed.baseAddress!)
+                    ? self.filtered.baseAddress! : self.volumed.baseAddress!
+                table.apply(
+                    data, frames: frames, inputChannels: channels, bytesPerSample: format.bytesPerSample, into: other)
+                data = other
+                channels = table.outputChannels
+            }
+        }
+        let samples = frames * channels
+        if self.softwareVolumeWidens, format == .s16 {
+            let other =
+                data == UnsafeMutableRawPointer(self.volumed.baseAddress!)
+                ? self.filtered.baseAddress! : self.volumed.baseAddress!
+            PCMVolume.widen16To24(data, samples: samples, volume: softwareSteps, into: other)
+            data = other
+            format = .s24
+        } else if softwareSteps != PCMVolume.unity {
+            self.softwareVolume.apply(data, format: format, samples: samples, volume: softwareSteps, into: data)
+        }
+        return self.convert(
+            UnsafeRawBufferPointer(start: data, count: samples * format.bytesPerSample), frames: frames, fromGain: 1,
+            toGain: 1)
+    }
+
+    /// The format the filter chain makes of `decoded` (24-bit first when ReplayGain widens 16-bit samples): 16
+    /// bits after a `normalize`, a `route`'s channel count; 24 bits again when a `softwareVolume` follows and
+    /// the chain ends in 16 bits (`mpd`'s volume filter widens them). The device is opened for it.
+    static func filteredFormat(
+        _ decoded: AudioFormat, widening16To24: Bool, filters: [PCMFilter], softwareVolume: Bool = false
+    ) -> AudioFormat {
+        var format = decoded
+        guard format.sampleFormat != .dsd, !filters.isEmpty else { return format }
+        if widening16To24, format.sampleFormat == .s16 { format.sampleFormat = .s24 }
+        for filter in filters {
+            switch filter {
+            case .null: break
+            case .normalize: format.sampleFormat = .s16
+            case .route(let table): format.channels = table.outputChannels
+            }
+        }
+        if softwareVolume, format.sampleFormat == .s16 { format.sampleFormat = .s24 }
+        return format
     }
 
     /// Decodes `frames` frames of `source` to floats in the input's channels, scaled by a gain ramp.
@@ -502,5 +647,44 @@ extension Float: RemixedSample {
         var sum = samples[0]
         for index in 1..<count { sum += samples[index] }
         return sum / Float(count)
+    }
+}
+
+/// One stage of the filter chain on the output thread.
+private enum FilterStage {
+    case route(RouteTable)
+    case normalize(NormalizeStage)
+}
+
+/// The `normalize` filter on the output thread: `mpd`'s conversion to 16 bits in front of it (its autoconvert
+/// filter: dithered from 24 and 32 bits, truncated from float) and the compressor. Allocated when the stream
+/// opens; no allocation per chunk.
+private final class NormalizeStage {
+    let compressor = NormalizeCompressor()
+    private var dither = PCMDither()
+
+    /// Makes `samples` samples of `format` at `data` 16-bit, in place (front to back: never narrower to wider).
+    func narrow(_ data: UnsafeMutableRawPointer, format: SampleFormat, samples: Int) {
+        switch format {
+        case .s16, .dsd: return
+        case .s8:
+            // Widening in place: back to front.
+            for index in stride(from: samples - 1, through: 0, by: -1) {
+                let value = Int16(data.load(fromByteOffset: index, as: Int8.self)) << 8
+                data.storeBytes(of: value, toByteOffset: index * 2, as: Int16.self)
+            }
+        case .s24, .s32:
+            let (bits, scale) = format == .s24 ? (24, 8) : (32, 16)
+            for index in 0..<samples {
+                let value = data.load(fromByteOffset: index * 4, as: Int32.self)
+                let narrowed = Int16(truncatingIfNeeded: self.dither.shift(Int64(value), bits: bits, by: scale))
+                data.storeBytes(of: narrowed, toByteOffset: index * 2, as: Int16.self)
+            }
+        case .float:
+            for index in 0..<samples {
+                let value = PCMToS16.fromFloat(data.load(fromByteOffset: index * 4, as: Float.self))
+                data.storeBytes(of: value, toByteOffset: index * 2, as: Int16.self)
+            }
+        }
     }
 }
