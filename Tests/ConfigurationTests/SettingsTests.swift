@@ -456,6 +456,7 @@ struct SettingsTests {
             "replaygain_missing_preamp": "2", "replaygain_limit": "no", "max_playlist_length": "100",
             "state_file": "/var/state", "state_file_interval": "10", "restore_paused": "yes", "user": "root",
             "group": "root", "filesystem_charset": "UTF-8", "samplerate_converter": "soxr very high",
+            "volume_normalization": "no",
         ]
         #expect(Set(values.keys) == Settings.supportedOptions)
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(name) \"\(value)\"\n" }

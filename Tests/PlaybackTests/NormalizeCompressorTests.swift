@@ -25,10 +25,18 @@ import Testing
         // Peak 1000: wanted 2^24 / 1000 = 16777; smoothed (1024 · 255 + 16777) >> 8 = 1085; over 61 samples the
         // gain rises by (1085 − 1024) / 61 = 1 per sample from 1024.
         let got = Self.process(compressor, [Int16](repeating: 1000, count: 61))
-        #expect(got == (0..<61).map { Int16((1000 * (1024 + $0)) >> 10) })
+        let rising: [Int16] = (0..<61).map { (index: Int) -> Int16 in
+            let gain: Int = 1024 + index
+            return Int16((1000 * gain) >> 10)
+        }
+        #expect(got == rising)
         // Next block: from 1085 towards (1085 · 255 + 16777) >> 8 = 1146, again 1 per sample.
         let next = Self.process(compressor, [Int16](repeating: -1000, count: 61))
-        #expect(next == (0..<61).map { Int16((-1000 * (1085 + $0)) >> 10) })
+        let falling: [Int16] = (0..<61).map { (index: Int) -> Int16 in
+            let gain: Int = 1085 + index
+            return Int16((-1000 * gain) >> 10)
+        }
+        #expect(next == falling)
     }
 
     @Test func theGainNeverClipsTheLoudestSample() {

@@ -96,9 +96,9 @@ import Testing
 
     // MARK: - Playing
 
-    /// 8 kHz mono 16-bit: a chunk holds 4096 frames (0.512 s), so a 2 s fade is 4 chunks.
+    /// 8 kHz mono 16-bit: a chunk holds 4024 frames (two of `mpd`'s, 0.503 s), so a 2 s fade is 4 chunks.
     private static let rate = 8000
-    private static let chunkFrames = 4096
+    private static let chunkFrames = 4024
 
     private func song(_ token: UInt64, base: Int64, seconds: Int, channels: Int = 1) -> PlayableSong {
         fakeSong(token, base: base, frames: seconds * Self.rate, format: "\(Self.rate):16:\(channels)")
@@ -124,7 +124,7 @@ import Testing
         #expect(harness.waitFor(timeout: 20) { $0.contains(.finished(token: 2)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
 
-        let frames = 21 * Self.rate  // 41 chunks and 64 frames
+        let frames = 21 * Self.rate  // 41 chunks and 3016 frames
         let fadeChunks = 4
         let firstFaded = (frames / Self.chunkFrames + 1 - fadeChunks) * Self.chunkFrames
         var expected: [ClosedRange<Int>] = (0..<firstFaded).map { Self.ramp(0, $0)...Self.ramp(0, $0) }
