@@ -11,6 +11,7 @@ file, and dropped by `unmount`, the same in both servers. Without a `cache_direc
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import socket
@@ -141,13 +142,13 @@ def _local_library(root):
     return music
 
 
-def _mount_pair(state_file: bool = False):
-    """mpd and Fermata on a one-song music directory, each with a `database` block that has a `cache_directory`
-    (no `db_file`), started; the caller stops them with `_stop_pair`."""
+def _mount_pair(state_file: bool = False, kinds: tuple[str, ...] = ("ref", "sut")):
+    """mpd and Fermata (or those of `kinds`) on a one-song music directory, each with a `database` block that has a
+    `cache_directory` (no `db_file`), started; the caller stops them with `_stop_pair`."""
     root = conftest._workdir("mount")
     music = _local_library(root)
     pair = []
-    for kind in ("ref", "sut"):
+    for kind in kinds:
         binary = mpdtest.ref_binary() if kind == "ref" else mpdtest.sut_binary()
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
@@ -347,3 +348,48 @@ def test_a_share_gone_silent_stalls_nobody(server_factory, smbd_process):
     assert mpdtest.wait_until(
         lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
     sut.query("stop")
+
+
+def _mount_database_path(server, uri: str):
+    """The file mpd (and Fermata) keep the database of the storage at `uri` in, in `server`'s cache directory."""
+    name = "".join(chr(b) if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "-_%") else "_"
+                   for b in uri.encode())
+    return server.workdir / "cache" / name
+
+
+@pytest.mark.serial
+def test_the_loop_answers_while_a_mount_reads_and_grafts(smbd):
+    """Fermata only (mpd mounts on its main thread): `mount` reads the storage's database and rebuilds the snapshot
+    off the loop. The database file is a FIFO that nobody writes yet, so the mount waits on it; meanwhile another
+    client's `ping` and `status` answer at once, and the mounting client's reply waits. Once the FIFO ends (no
+    database: an update is queued, as for a new mount), `mount` answers OK, clients waiting in `idle` hear
+    `database` and `mount` together, and the share's songs are under the mount point. About 2 s."""
+    root, pair = _mount_pair(kinds=("sut",))
+    sut = pair[0]
+    fifo = _mount_database_path(sut, smbd)
+    os.mkfifo(fifo)
+    try:
+        bound = mpdtest.scaled(2)
+        with sut.connect() as idler, sut.connect() as mounter, sut.connect() as other:
+            idler.send("idle database mount\n")
+            mounter.send(f"mount m {smbd}\n")
+            # The mounting client waits for its reply; the others do not wait.
+            time.sleep(0.3)
+            for command in ("ping", "status", "listmounts"):
+                start = time.monotonic()
+                reply = other.command(command)
+                assert reply.endswith(b"OK\n") and time.monotonic() - start < bound, (command, reply)
+            # Not mounted yet: the snapshot changes only when the mount is done.
+            assert b"mount: m" not in other.command("listmounts")
+            assert select.select([mounter.sock], [], [], 0.2)[0] == []
+            mounter.sock.settimeout(mpdtest.scaled(10))
+            # Opened for reading and writing, it never blocks; closed, the reader sees the end of an empty file.
+            os.close(os.open(fifo, os.O_RDWR))
+            assert mounter.read_reply() == b"OK\n"
+            assert set(idler.read_reply().splitlines()) == {b"changed: database", b"changed: mount", b"OK"}
+        _settle(sut)
+        assert b"file: m/long.mp3" in sut.query("listall m")
+    finally:
+        if fifo.exists() and not fifo.is_file():
+            os.close(os.open(fifo, os.O_RDWR))
+        _stop_pair(root, pair)
