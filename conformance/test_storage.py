@@ -308,6 +308,39 @@ def test_an_update_below_a_mount_point_rescans_only_that(smbd):
         _stop_pair(root, pair)
 
 
+def test_mpdignore_files_of_the_share_are_honoured_as_in_mpd(smbd):
+    """A `.mpdignore` of the share (at its top, and in `sub`) leaves out what it matches there and below at the next
+    `update` of the mount point, and an update of an excluded path adds nothing; removed, the songs come back."""
+    share = SHARE["path"]
+    root, pair = _mount_pair()
+    added = []
+    try:
+        _mount_and_settle(pair, smbd)
+        _mp3(share / "sub" / "other.mp3", 1, "Other")
+        added.append(share / "sub" / "other.mp3")
+        (share / ".mpdignore").write_text("# the long one\nlong.*\n")
+        added.append(share / ".mpdignore")
+        (share / "sub" / ".mpdignore").write_text("short.mp3\n")
+        added.append(share / "sub" / ".mpdignore")
+        _same(pair, ["update m"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m", "update m/sub/short.mp3"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m", "count artist \"Share Artist\""])
+        for path in added[1:]:
+            path.unlink()
+        _same(pair, ["update m"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m"])
+    finally:
+        for path in added:
+            path.unlink(missing_ok=True)
+        _stop_pair(root, pair)
+
+
 def _timed(server, command: str) -> float:
     start = time.monotonic()
     server.query(command)
