@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "Model", "PCRE"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
-        .testTarget(name: "NetworkTests", dependencies: ["Network"], swiftSettings: settings),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "EventLoop", "Posix"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
             name: "CurlTests",
