@@ -300,9 +300,15 @@ final class PlayerDecoderThread: @unchecked Sendable {
         return try streams(song.path, cancellation)
     }
 
-    /// Seeks within the song being decoded (reopening it when the decoder refuses).
+    /// Seeks within the song being decoded (reopening it when the decoder refuses, or when the loop cancelled its
+    /// remote input for the seek: a decoder that seeks within what it holds would otherwise go on to a read that
+    /// fails as cancelled, and the song would stop).
     private func seek(toSeconds seconds: Double, reopening start: Start) {
         guard var decoder = self.decoder else { return }
+        if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
+            self.open(start.song, atSeconds: seconds, start: .none)
+            return
+        }
         let rate = UInt64(max(1, decoder.format.sampleRate))
         var target = Self.frame(atSeconds: seconds, of: start.song, rate: rate)
         if let endFrame = self.endFrame { target = min(target, self.rangeStartFrame + endFrame) }
