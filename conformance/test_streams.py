@@ -345,3 +345,17 @@ def test_a_stream_in_the_queue_survives_a_restart_and_mpd_reads_the_file(server_
               for s in (again, ref)]
     assert listed[0] == [f"file: {url}", "Pos: 0"]
     assert listed[1] == listed[0]
+
+
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/type/audio~flac/tone.flac", "/nolength/tagged.mp3",
+                                  "/status/404", "closed:/x.mp3", "/file/hls/tone.hls"])
+def test_albumart_of_a_url_sends_the_cover_beside_it(pair, http, path):
+    """`albumart URL` opens cover.png, cover.jpg, cover.webp beside the URL through the input plugins (mpd's
+    read_stream_art): the cover's size and the chunk at the offset (binarylimit bytes at most), `Offset too large`
+    past its end, `Cannot get size for stream` without a length, `No file exists` when none opens."""
+    url = mpdtest.arg(remote(http, path))
+    commands = [f"albumart {url} {offset}" for offset in (0, 8192, 16384, 19999, 20000, 20001)]
+    commands += ["binarylimit 64", f"albumart {url} 100"]
+    ref, sut = both(pair, lambda s: query(s, *commands))
+    assert sut == ref
+
