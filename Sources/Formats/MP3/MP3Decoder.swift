@@ -5,7 +5,7 @@ import MPG123
 import Model
 
 /// Decodes MPEG audio with libmpg123, gapless: into 24-bit samples in 32-bit words (`mpd`'s mad output format), or
-/// into libmpg123's own signed 16-bit samples (`mpd`'s mpg123 plugin, when mad is disabled or declines a file).
+/// into libmpg123's own signed 16-bit samples (`mpd`'s mpg123 plugin, which plays MP3s when mad is disabled).
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 public final class MP3Decoder: Decoder {
