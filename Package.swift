@@ -346,6 +346,7 @@ let package = Package(
             name: "FormatsTests",
             dependencies: [
                 "Formats", "ID3Tag", "FLAC", "FFmpeg", "Input", "Model", "TestTools", "Configuration", "ModPlug",
+                "MPG123",
             ],
             swiftSettings: settings),
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),

@@ -106,6 +106,35 @@ def test_samples_16_bit(server_factory, audio_music, tmp_path):
     assert sum(1 for d in differences if d) > len(want) // 4, "no dither"
 
 
+#: libmad's plugin off: MP3s go to the `mpg123` plugin.
+NO_MAD = 'decoder {\n    plugin "mad"\n    enabled "no"\n}'
+
+
+def test_samples_of_the_mpg123_plugin_as_mpd(server_factory, audio_music, tmp_path):
+    """libmad's plugin disabled: mpd plays MP3s with its `mpg123` plugin, libmpg123's own 16-bit samples
+    unconverted (`44100:16:2`), and so does Fermata: the device (no `format`) opens at the decoder's 16 bits
+    and gets `mpg123 -s`'s samples, every one, from both (no 24-bit decode dithered down). Both play at once."""
+    want = audiofiles.mpg123_s16(audio_music / "tone.mp3")
+    servers = {kind: audiofiles.file_recorder(server_factory, kind, audio_music, tmp_path / kind,
+                                              extra_config=NO_MAD) for kind in ("ref", "sut")}
+    for server in servers.values():
+        audiofiles.commands(server, "clear", 'add "tone.mp3"', "play")
+    wait_for(lambda: all([status(server).get("state") == "stop" for server in servers.values()]), 30,
+             "the end of both queues")
+    got = {}
+    for kind, server in servers.items():
+        name, data = audiofiles.settled_recording(server, tmp_path / kind)
+        assert name == "rec-S16_LE-44100-2.raw", f"{kind}: {name}"
+        got[kind] = array.array("h", data)
+    assert got["sut"] == want, first_difference(got["sut"], want)
+    # mpd's plugin drops the samples libmpg123 returns with MPG123_DONE (the end of its last 8 KiB read), then
+    # fills its last period with silence: the same samples up to there.
+    ref = got["ref"]
+    same = next((i for i, (a, b) in enumerate(zip(ref, want)) if a != b), min(len(ref), len(want)))
+    assert same >= len(want) - 8192 // 2, first_difference(ref, want)
+    assert not any(ref[same:]), "mpd's recording goes on with other sound"
+
+
 def test_gapless_join(server_factory, audio_music, tmp_path):
     """Two tracks cut from one sweep, each encoded on its own, played back to back: the recording is
     both mpg123 decodes end to end (each trimmed of its encoder delay and padding), as long as the

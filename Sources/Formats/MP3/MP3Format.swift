@@ -76,7 +76,8 @@ public struct MP3Format: FormatPlugin {
         return GenericTags.read(file).comments()
     }
 
-    /// Opens a libmpg123 decoder over `input`, delivering 24-bit samples in 32-bit words, gapless.
+    /// Opens a libmpg123 decoder over `input`, gapless, delivering 24-bit samples in 32-bit words as `mpd`'s mad
+    /// plugin, or signed 16-bit ones as its mpg123 plugin.
     /// Like `mpd`'s mad plugin it takes MixRamp tags from the `TXXX` frames of the ID3v2 tag at the start of
     /// the stream (names compared without regard to ASCII case), and its ReplayGain.
     ///
@@ -85,7 +86,7 @@ public struct MP3Format: FormatPlugin {
     /// it is done where going back is cheap (local files), not for remote streams.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         let lameReplayGain = self.scan == .mad ? Self.lameReplayGain(input) : nil
-        let decoder = try MP3Decoder(input: input)
+        let decoder = try MP3Decoder(input: input, samples: self.scan == .mad ? .s24 : .s16)
         decoder.replayGain = lameReplayGain
         if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
             let tags = TagCollector.tagItems(id3.mpdTagItems())
