@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -426,3 +427,59 @@ def test_the_loop_answers_while_a_mount_reads_and_grafts(smbd):
         if fifo.exists() and not fifo.is_file():
             os.close(os.open(fifo, os.O_RDWR))
         _stop_pair(root, pair)
+
+
+def _elapsed(server) -> float:
+    return float(mpdtest.parse_pairs(server.query("status")).get("elapsed", "-1"))
+
+
+def _smb_helpers(server) -> int:
+    """The server's SMB helper threads (named `smbclient`)."""
+    count = 0
+    for task in Path(f"/proc/{server.proc.pid}/task").iterdir():
+        try:
+            count += (task / "comm").read_text().strip() == "smbclient"
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return count
+
+
+def _smb_connections(server, port: int) -> set[str]:
+    """The local addresses of the server's established TCP connections to smbd."""
+    listed = subprocess.run(["ss", "-tnpH", "state", "established", f"( dport = :{port} )"],
+                            capture_output=True, text=True, check=True).stdout
+    return {line.split()[2] for line in listed.splitlines() if f"pid={server.proc.pid}," in line}
+
+
+@pytest.mark.serial
+def test_seeks_take_the_open_file_over(server_factory, smbd_process):
+    """Fermata only (mpd seeks within its stream): the player opens a remote song again for every seek, and the
+    new stream takes over the helper thread and the open file of the last, so one connection to smbd serves the
+    tags at `add`, the play and every seek. With the share silent, ten seeks in a row leave one helper thread
+    (not one more stuck helper per seek), and once smbd goes on the song plays from the last seek. About 4 s."""
+    url, proc = smbd_process
+    port = int(url.split(":")[2].split("/")[0])
+    sut = server_factory("sut")
+    for command in ("clear", f"add {url}/long.mp3", "play 0"):
+        sut.query(command)
+    assert mpdtest.wait_until(lambda: _elapsed(sut) > 0.3, mpdtest.scaled(10))
+    seen = [_smb_connections(sut, port)]
+    for position in (10, 3, 20):
+        sut.query(f"seekcur {position}")
+        assert mpdtest.wait_until(lambda: position <= _elapsed(sut) < position + 5, mpdtest.scaled(10)), \
+            (position, sut.query("status"))
+        seen.append(_smb_connections(sut, port))
+    assert len(seen[0]) == 1 and seen == [seen[0]] * 4, seen
+    assert _smb_helpers(sut) == 1
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        for position in range(10):
+            assert _timed(sut, f"seekcur {position}") < mpdtest.scaled(2)
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert _smb_helpers(sut) == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    assert mpdtest.wait_until(lambda: 9.3 < _elapsed(sut) < 15, mpdtest.scaled(10)), sut.query("status")
+    assert _smb_helpers(sut) == 1 and _smb_connections(sut, port) == seen[0]
+    sut.query("stop")
