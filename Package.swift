@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "Model", "PCRE"], swiftSettings: settings),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "RawText", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
-        .testTarget(name: "NetworkTests", dependencies: ["Network"], swiftSettings: settings),
+        .testTarget(name: "NetworkTests", dependencies: ["Network", "EventLoop", "Posix"], swiftSettings: settings),
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
             name: "CurlTests",
@@ -337,7 +337,7 @@ let package = Package(
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),
-        .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FAADTests", dependencies: ["FAAD", "Input", "TestTools"], swiftSettings: settings),
@@ -346,6 +346,7 @@ let package = Package(
             name: "FormatsTests",
             dependencies: [
                 "Formats", "ID3Tag", "FLAC", "FFmpeg", "Input", "Model", "TestTools", "Configuration", "ModPlug",
+                "MPG123",
             ],
             swiftSettings: settings),
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"], swiftSettings: settings),

@@ -4,14 +4,18 @@
 Usage (from the repository root, with Debian's Python):
 
     /usr/bin/python3 benchmarks/httpd.py [--encoders lame,vorbis] [--fermata .build/release/fermata]
+                                         [--default-decoders] [--no-write]
 
 For each encoder (`lame` at 128 kbit/s, `vorbis` at quality 5 by default), mpd and Fermata each get an
 `httpd` output on a loopback port and the minute of MP3 that benchmarks/playback.py makes; both play it at
 the same time (the output is paced in real time, so this takes a minute per encoder), each with one
 listener reading its stream (an httpd output encodes only while someone listens). The figure is the
 user+system CPU time of each whole process from `play` to the end of the queue, as a ratio Fermata/mpd in
-the same run. mpd decodes the MP3 with libmpg123 (its libmad plugin disabled), as Fermata does. Writes the
-"httpd" section of benchmarks/RESULTS.md. Not part of `make test`; `make bench` runs it.
+the same run. Both servers get the same decoder block, libmad's plugin disabled, so both decode the MP3 with
+their `mpg123` plugin (libmpg123, signed 16-bit samples, which lame takes as they are). With
+--default-decoders, neither gets it: mpd decodes with libmad and Fermata with libmpg123 as mpd's `mad` plugin,
+both into 24-bit samples that are dithered down to 16 bits for lame (printed only). Writes the "httpd" section
+of benchmarks/RESULTS.md. Not part of `make test`; `make bench` runs it.
 """
 
 from __future__ import annotations
@@ -76,10 +80,10 @@ def measure(server: mpdtest.Server, port: int, results: dict, key: str) -> None:
     results[key] = {"cpu": cpu1 - cpu0, "wall": wall, "bytes": received[0]}
 
 
-def run(encoder: str, fermata: Path, mpd: Path, music: Path) -> dict:
+def run(encoder: str, fermata: Path, mpd: Path, music: Path, decoders: list[str] | None = NO_MAD) -> dict:
     servers = {}
     ports = {}
-    for key, binary, extra in (("mpd", mpd, NO_MAD), ("fermata", fermata, None)):
+    for key, binary, extra in (("mpd", mpd, decoders), ("fermata", fermata, decoders)):
         ports[key] = mpdtest.free_port()
         servers[key] = playback.start(
             f"httpd-{encoder}-{key}", binary, music,
@@ -113,22 +117,24 @@ def main(argv=None) -> int:
     ap.add_argument("--encoders", default="lame,vorbis")
     ap.add_argument("--fermata", type=Path, default=HERE.parent / ".build" / "release" / "fermata")
     ap.add_argument("--mpd", type=Path, default=Path("/usr/bin/mpd"))
+    ap.add_argument("--default-decoders", action="store_true",
+                    help="each server's default MP3 decoder (mpd: libmad); implies --no-write")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     args = ap.parse_args(argv)
     music = playback.make_music()
     rows = []
     for encoder in args.encoders.split(","):
-        results = run(encoder, args.fermata, args.mpd, music)
+        results = run(encoder, args.fermata, args.mpd, music, None if args.default_decoders else NO_MAD)
         ratio = results["fermata"]["cpu"] / max(results["mpd"]["cpu"], 0.01)
         print(f"httpd {encoder}: Fermata {results['fermata']['cpu']:.2f} s, mpd {results['mpd']['cpu']:.2f} s "
               f"CPU for 60 s: ratio {ratio:.2f}")
         rows.append(f"| `{encoder}` | {results['mpd']['cpu']:.2f} s | {results['fermata']['cpu']:.2f} s | "
                     f"{ratio:.2f} |")
-    if not args.no_write:
+    if not args.no_write and not args.default_decoders:
         write_results([
             f"Measured {datetime.date.today().isoformat()} by `benchmarks/httpd.py`: CPU time (user+system, all "
             f"threads) of playing {playback.SECONDS} s of MP3 through an `httpd` output with one listener, mpd "
-            "(libmpg123) and Fermata at the same time.",
+            "and Fermata at the same time, both decoding with their `mpg123` plugin (libmad's disabled).",
             "",
             "| encoder | mpd | Fermata | Fermata/mpd |",
             "|---|---|---|---|",

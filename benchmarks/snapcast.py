@@ -10,8 +10,9 @@ mpd and Fermata each get the `fifo` output of the README's "Multi-room" section 
 127.0.0.1 and no zeroconf, no control script, no clients: the server's side of the chain is what is measured);
 both play the minute of MP3 that benchmarks/playback.py makes at the same time (the fifo is paced in real time,
 so this takes a minute). The figure is the user+system CPU time of each server process from `play` to the end
-of the queue, as a ratio Fermata/mpd in the same run; snapserver's own CPU time is shown beside it. mpd decodes
-the MP3 with libmpg123 (its libmad plugin disabled), as Fermata does. Both resample 44.1 to 48 kHz: once with
+of the queue, as a ratio Fermata/mpd in the same run; snapserver's own CPU time is shown beside it. Both
+servers get the same decoder block, libmad's plugin disabled: both decode the MP3 with their `mpg123` plugin
+(libmpg123, signed 16-bit samples). Both resample 44.1 to 48 kHz: once with
 each server's default resampler (libsamplerate's Fastest Sinc Interpolator for both), once with
 `resampler { plugin "soxr" quality "high" }` for both, so two minutes in all.
 Writes the "Snapcast" section of benchmarks/RESULTS.md. Not part of `make test`; `make bench` runs it.
@@ -75,7 +76,7 @@ def run(fermata: Path, mpd: Path, music: Path, resampler: list[str]) -> dict:
     servers, readers, roots = {}, {}, {}
     results: dict = {}
     try:
-        for key, binary, extra in (("mpd", mpd, NO_MAD + resampler), ("fermata", fermata, resampler)):
+        for key, binary, extra in (("mpd", mpd, NO_MAD + resampler), ("fermata", fermata, NO_MAD + resampler)):
             root = Path(tempfile.mkdtemp(prefix=f"fermata-bench-snapcast-{key}-"))
             roots[key] = root
             servers[key] = playback.start(
@@ -136,8 +137,9 @@ def main(argv=None) -> int:
         write_results([
             f"Measured {datetime.date.today().isoformat()} by `benchmarks/snapcast.py`: CPU time (user+system, all "
             f"threads) of playing {playback.SECONDS} s of MP3 (44.1 kHz) through a `fifo` output (`48000:16:2`, "
-            "software mixer) into a snapserver of its own, mpd (libmpg123) and Fermata at the same time; first "
-            "with each server's default resampler (libsamplerate for both), then "
+            "software mixer) into a snapserver of its own, mpd and Fermata at the same time, both decoding with "
+            "their `mpg123` plugin (libmad's disabled); first with each server's default resampler "
+            "(libsamplerate's Fastest Sinc Interpolator for both), then "
             "with `resampler { plugin \"soxr\" quality \"high\" }` for both.",
             "",
             "| resampler | mpd | Fermata | Fermata/mpd | mpd's snapserver | Fermata's snapserver |",

@@ -400,8 +400,12 @@ class Step:
     data: bytes
     #: Wait (up to SETTLE_MAX) until this connection has the replies to what the step
     #: sent, instead of only until the servers are quiet: for ``idle`` that ends when a
-    #: song does, and for commands that a busy player may answer late.
+    #: song does, and for commands that a busy player may answer late. A silence of
+    #: LATE_QUIET does not end such a step: a command that computes (getfingerprint) is
+    #: silent until it answers.
     wait: bool = False
+    #: With ``wait``: the longest the step waits, in seconds before TIME_SCALE (None: SETTLE_MAX).
+    wait_max: float | None = None
 
 
 @dataclasses.dataclass
@@ -731,8 +735,9 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
     events: list[tuple] = []
     lines_per_step: dict[tuple[int, str], int] = {}
 
-    def pump(step: int, quiet: float, done: Callable[[], bool] | None) -> None:
-        """Read (and write pending data) until quiet, or until done() + GRACE."""
+    def pump(step: int, quiet: float, done: Callable[[], bool] | None, patience: float | None = None) -> None:
+        """Read (and write pending data) until quiet, or until done() + GRACE; with `patience`, only done()
+        or that many seconds end it."""
         last = time.monotonic()
         start = last
         done_at = None
@@ -746,9 +751,9 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
             # Short of the reference's lines (or of the replies counted for the last step), only a long silence
             # ends the step: a server that pauses under load is not cut off (a real shortfall then fails).
             late = done is not None and done_at is None
-            if not pending and now - last >= (LATE_QUIET if late else quiet):
+            if not pending and now - last >= (LATE_QUIET if late and patience is None else quiet):
                 return
-            if now - start > SETTLE_MAX:
+            if now - start > (patience or SETTLE_MAX):
                 return
             for c in conns.values():
                 if c.closed:
@@ -802,8 +807,10 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
             last_step = i == nsteps - 1
             quiet = FINAL_QUIET if last_step else (case.step_quiet or STEP_QUIET)
             done = None
+            patience = None
             if step.wait:
-                quiet = SETTLE_MAX
+                patience = SETTLE_MAX if step.wait_max is None else step.wait_max * TIME_SCALE
+                quiet = patience
                 if expect is None:
                     def done(c=c, need=c.replies + (count_replies(step.data) or 1)):
                         return c.closed or c.replies >= need
@@ -821,7 +828,7 @@ def run_case(port: int, case: Case, expect: "Expectation | None" = None) -> Tran
             elif last_step and case.replies is not None:
                 def done():
                     return sum(x.replies for x in conns.values()) >= case.replies
-            pump(i, quiet, done)
+            pump(i, quiet, done, patience)
             for name, x in conns.items():
                 lines_per_step[(i, name)] = x.lines
                 if x.step_bytes.get(i):

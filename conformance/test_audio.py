@@ -14,6 +14,7 @@ mpd has, so mpd passing them proves the test, and Fermata must pass them as well
 from __future__ import annotations
 
 import array
+import subprocess
 import time
 from pathlib import Path
 
@@ -103,6 +104,35 @@ def test_samples_16_bit(server_factory, audio_music, tmp_path):
     assert max(abs(d) for d in differences) <= 4, first_difference(got, want)
     assert abs(sum(differences) / len(differences)) < 0.01, "the dither is biased"
     assert sum(1 for d in differences if d) > len(want) // 4, "no dither"
+
+
+#: libmad's plugin off: MP3s go to the `mpg123` plugin.
+NO_MAD = 'decoder {\n    plugin "mad"\n    enabled "no"\n}'
+
+
+def test_samples_of_the_mpg123_plugin_as_mpd(server_factory, audio_music, tmp_path):
+    """libmad's plugin disabled: mpd plays MP3s with its `mpg123` plugin, libmpg123's own 16-bit samples
+    unconverted (`44100:16:2`), and so does Fermata: the device (no `format`) opens at the decoder's 16 bits
+    and gets `mpg123 -s`'s samples, every one, from both (no 24-bit decode dithered down). Both play at once."""
+    want = audiofiles.mpg123_s16(audio_music / "tone.mp3")
+    servers = {kind: audiofiles.file_recorder(server_factory, kind, audio_music, tmp_path / kind,
+                                              extra_config=NO_MAD) for kind in ("ref", "sut")}
+    for server in servers.values():
+        audiofiles.commands(server, "clear", 'add "tone.mp3"', "play")
+    wait_for(lambda: all([status(server).get("state") == "stop" for server in servers.values()]), 30,
+             "the end of both queues")
+    got = {}
+    for kind, server in servers.items():
+        name, data = audiofiles.settled_recording(server, tmp_path / kind)
+        assert name == "rec-S16_LE-44100-2.raw", f"{kind}: {name}"
+        got[kind] = array.array("h", data)
+    assert got["sut"] == want, first_difference(got["sut"], want)
+    # mpd's plugin drops the samples libmpg123 returns with MPG123_DONE (the end of its last 8 KiB read), then
+    # fills its last period with silence: the same samples up to there.
+    ref = got["ref"]
+    same = next((i for i, (a, b) in enumerate(zip(ref, want)) if a != b), min(len(ref), len(want)))
+    assert same >= len(want) - 8192 // 2, first_difference(ref, want)
+    assert not any(ref[same:]), "mpd's recording goes on with other sound"
 
 
 def test_gapless_join(server_factory, audio_music, tmp_path):
@@ -248,3 +278,44 @@ def test_the_only_output_failing_says_which_as_mpd(server_factory, audio_music, 
         got[kind] = (s.get("state"), s.get("error"))
     assert got["sut"] == got["ref"]
     assert got["ref"][1].startswith('Failed to open "Card" (alsa); '), got
+
+
+def test_replay_gain_of_a_lame_tag_as_mpd(server_factory, tmp_path):
+    """mpd's mad plugin takes the track ("radio") gain LAME writes into the Info frame of every file it encodes
+    when the ID3 tag carries no ReplayGain, if it is above 0 dB (LAME wrote no peak, so nothing limits it).
+    A quiet tone from `lame` gets about +12 dB in `replay_gain_mode track`; the same file with an ID3
+    `TXXX` gain plays with that gain instead. Fermata must play both at mpd's level (RMS within 0.05 dB; mpd
+    decodes with libmad, Fermata with libmpg123, so the samples are not bit-identical). About 6 s."""
+    import math
+    audiofiles.require_tools("sox", "lame", "mpg123")
+    mutagen_id3 = pytest.importorskip("mutagen.id3")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = audiofiles.tone_wav(tmp_path / "quiet.wav", 1.0, gain=-26)
+    for name in ("lame.mp3", "id3.mp3"):
+        subprocess.run(["lame", "--quiet", str(wav), str(music / name)], check=True, timeout=60)
+    tag = mutagen_id3.ID3()
+    tag.add(mutagen_id3.TXXX(encoding=3, desc="replaygain_track_gain", text=["-3.00 dB"]))
+    tag.save(music / "id3.mp3")
+    plain = audiofiles.mpg123_s32(music / "lame.mp3")
+
+    def rms(samples) -> float:
+        return math.sqrt(sum(float(v) * v for v in samples) / max(1, len(samples)))
+
+    def level(data: bytes) -> float:
+        """dB of the recording's RMS (24-bit samples in 32-bit words) above the plain decode's."""
+        words = array.array("i", data[:len(plain) * 4])     # not the silence the device took after the song
+        return 20 * math.log10(rms(words) / rms(plain[:len(words)]))
+
+    levels: dict[str, dict[str, float]] = {}
+    for kind in ("ref", "sut"):
+        server = audiofiles.file_recorder(server_factory, kind, music, tmp_path / kind, replaygain="track")
+        levels[kind] = {}
+        for name in ("lame.mp3", "id3.mp3"):
+            _, data = audiofiles.record_queue(server, tmp_path / kind, [f'add "{name}"', "play"])
+            levels[kind][name] = level(data)
+    # mpd's own answer, so the test proves its premise: a positive LAME gain, and the ID3 gain winning.
+    assert levels["ref"]["lame.mp3"] > 6, levels
+    assert abs(levels["ref"]["id3.mp3"] + 3) < 0.1, levels
+    for name in ("lame.mp3", "id3.mp3"):
+        assert abs(levels["sut"][name] - levels["ref"][name]) < 0.05, (name, levels)

@@ -1,8 +1,9 @@
 """The httpd output against mpd's: one mpd and one Fermata, each with an httpd output per encoder (lame, vorbis,
-opus, flac, Ogg FLAC, wave) on its own loopback port, playing the same short tagged tones on repeat. Listeners are raw
-sockets: the response headers are compared byte for byte, the streams are decoded with ffmpeg (the tone that is
-playing, growing in real time), and late, parallel, non-reading and surplus listeners, pause, stop and song
-changes (ICY `StreamTitle`) behave as with mpd."""
+opus, opus with `opustags`, flac, Ogg FLAC, wave) on its own loopback port, playing the same short tagged tones on
+repeat. Listeners are raw sockets: the response headers are compared byte for byte, the streams are decoded with
+ffmpeg (the tone that is playing, growing in real time), and late, parallel, non-reading and surplus listeners,
+pause, stop and song changes (ICY `StreamTitle`, or a chained Ogg stream whose comments opusinfo reads) behave as
+with mpd."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ ENCODERS = {
     "lame": {"encoder": "lame", "bitrate": "128", "max_clients": "2"},
     "vorbis": {"encoder": "vorbis", "quality": "4"},
     "opus": {"encoder": "opus", "bitrate": "96000"},
+    "opustags": {"encoder": "opus", "bitrate": "64000", "opustags": "yes"},
     "flac": {"encoder": "flac", "compression": "1"},
     "oggflac": {"encoder": "flac", "oggflac": "yes"},
     "wave": {"encoder": "wave"},
@@ -330,6 +332,43 @@ def test_icy_stream_title_follows_the_song_as_mpd(sides):
     ref, sut = both(run)
     assert sut[0][:1] == ref[0][:1] == [b"StreamTitle='Tones - Tone Maker - Second Tone';StreamUrl='';"]
     assert b"StreamTitle='Tones - Tone Maker - Third Tone';StreamUrl='';" in sut[0]
+    assert sut == ref
+
+
+def opus_titles(data: bytes, path: Path) -> list[list[str]]:
+    """The TITLE comments of each logical stream of an Ogg Opus stream, as opusinfo lists them."""
+    path.write_bytes(data)
+    result = subprocess.run(["opusinfo", str(path)], capture_output=True, text=True, timeout=30)
+    streams: list[list[str]] = []
+    for line in result.stdout.splitlines():
+        if line.startswith("New logical stream"):
+            streams.append([])
+        elif line.strip().upper().startswith("TITLE=") and streams:
+            streams[-1].append(line.strip().split("=", 1)[1])
+    return streams
+
+
+def test_opustags_chain_a_stream_with_the_new_title_as_mpd(sides, tmp_path):
+    """`opustags "yes"`: each song starts a chained logical stream whose OpusTags carry its tags (a listener
+    joining gets the current one's headers first); without it, the Opus stream has no tags of its own."""
+    def run(kind):
+        side = sides[kind]
+        side.server.query("play 0")
+        time.sleep(0.5)
+        tagged, _ = request(side.ports["opustags"])
+        plain, _ = request(side.ports["opus"])
+        first = read_for(tagged, 1.0)
+        side.server.query("next")
+        tagged_data = first + read_for(tagged, 1.5)
+        plain_data = read_for(plain, 0.2)
+        tagged.close()
+        plain.close()
+        return (opus_titles(tagged_data, tmp_path / f"{kind}-tagged.opus"),
+                opus_titles(plain_data, tmp_path / f"{kind}-plain.opus"))
+
+    ref, sut = both(run)
+    # The song playing when the listener joined, then the next one; the untagged stream: one, no title.
+    assert ref == ([["First Tone"], ["Second Tone"]], [[]]), ref
     assert sut == ref
 
 

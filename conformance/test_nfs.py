@@ -273,3 +273,32 @@ def test_a_silent_server_never_stalls_the_other_clients(namespaced_servers, nfs)
         finally:
             os.kill(nfs.pid, signal.SIGCONT)
         assert sut.alive()
+
+
+def _nfs_connections(nfs, server) -> set[str]:
+    """The local addresses of the server's established TCP connections to the NFS port, seen in the namespace."""
+    listed = subprocess.run(nfs.enter() + ["ss", "-tnpH", "state", "established", "( dport = :2049 )"],
+                            capture_output=True, text=True, check=True).stdout
+    return {line.split()[2] for line in listed.splitlines() if f"pid={server.proc.pid}," in line}
+
+
+def test_one_mount_serves_every_song_and_seek_of_an_export(namespaced_servers, nfs):
+    """Both servers share one connection per server and export (mpd's NfsManager): the song's tags at `add`, its
+    play, a seek and the next song of the same export all go through one mount, the same TCP connection."""
+    for server in (namespaced_servers("ref"), namespaced_servers("sut")):
+        with server.connect() as a:
+            for _ in range(2):
+                assert a.command(f"add {nfs.url}/Artist/long.flac").endswith(b"OK\n")
+            assert a.command("play 0") == b"OK\n"
+            assert mpdtest.wait_until(lambda: b"elapsed:" in a.command("status"), timeout=10), server.label
+            seen = [_nfs_connections(nfs, server)]
+            assert a.command("seekcur 20") == b"OK\n"
+            assert mpdtest.wait_until(lambda: b"song: 0\n" in (s := a.command("status")) and
+                                      float(s.split(b"elapsed: ")[1].split(b"\n")[0]) >= 20, timeout=10)
+            seen.append(_nfs_connections(nfs, server))
+            assert a.command("next") == b"OK\n"
+            assert mpdtest.wait_until(lambda: b"song: 1\n" in (s := a.command("status")) and b"elapsed:" in s,
+                                      timeout=10), server.label
+            seen.append(_nfs_connections(nfs, server))
+            assert a.command("stop") == b"OK\n"
+        assert len(seen[0]) == 1 and seen == [seen[0]] * 3, (server.label, seen)

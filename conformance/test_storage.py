@@ -11,11 +11,13 @@ file, and dropped by `unmount`, the same in both servers. Without a `cache_direc
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,13 +143,13 @@ def _local_library(root):
     return music
 
 
-def _mount_pair(state_file: bool = False):
-    """mpd and Fermata on a one-song music directory, each with a `database` block that has a `cache_directory`
-    (no `db_file`), started; the caller stops them with `_stop_pair`."""
+def _mount_pair(state_file: bool = False, kinds: tuple[str, ...] = ("ref", "sut")):
+    """mpd and Fermata (or those of `kinds`) on a one-song music directory, each with a `database` block that has a
+    `cache_directory` (no `db_file`), started; the caller stops them with `_stop_pair`."""
     root = conftest._workdir("mount")
     music = _local_library(root)
     pair = []
-    for kind in ("ref", "sut"):
+    for kind in kinds:
         binary = mpdtest.ref_binary() if kind == "ref" else mpdtest.sut_binary()
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
@@ -307,6 +309,39 @@ def test_an_update_below_a_mount_point_rescans_only_that(smbd):
         _stop_pair(root, pair)
 
 
+def test_mpdignore_files_of_the_share_are_honoured_as_in_mpd(smbd):
+    """A `.mpdignore` of the share (at its top, and in `sub`) leaves out what it matches there and below at the next
+    `update` of the mount point, and an update of an excluded path adds nothing; removed, the songs come back."""
+    share = SHARE["path"]
+    root, pair = _mount_pair()
+    added = []
+    try:
+        _mount_and_settle(pair, smbd)
+        _mp3(share / "sub" / "other.mp3", 1, "Other")
+        added.append(share / "sub" / "other.mp3")
+        (share / ".mpdignore").write_text("# the long one\nlong.*\n")
+        added.append(share / ".mpdignore")
+        (share / "sub" / ".mpdignore").write_text("short.mp3\n")
+        added.append(share / "sub" / ".mpdignore")
+        _same(pair, ["update m"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m", "update m/sub/short.mp3"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m", "count artist \"Share Artist\""])
+        for path in added[1:]:
+            path.unlink()
+        _same(pair, ["update m"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["listall m"])
+    finally:
+        for path in added:
+            path.unlink(missing_ok=True)
+        _stop_pair(root, pair)
+
+
 def _timed(server, command: str) -> float:
     start = time.monotonic()
     server.query(command)
@@ -346,4 +381,105 @@ def test_a_share_gone_silent_stalls_nobody(server_factory, smbd_process):
     sut.query("play 0")
     assert mpdtest.wait_until(
         lambda: float(mpdtest.parse_pairs(sut.query("status")).get("elapsed", "0")) > 0.3, mpdtest.scaled(10))
+    sut.query("stop")
+
+
+def _mount_database_path(server, uri: str):
+    """The file mpd (and Fermata) keep the database of the storage at `uri` in, in `server`'s cache directory."""
+    name = "".join(chr(b) if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "-_%") else "_"
+                   for b in uri.encode())
+    return server.workdir / "cache" / name
+
+
+@pytest.mark.serial
+def test_the_loop_answers_while_a_mount_reads_and_grafts(smbd):
+    """Fermata only (mpd mounts on its main thread): `mount` reads the storage's database and rebuilds the snapshot
+    off the loop. The database file is a FIFO that nobody writes yet, so the mount waits on it; meanwhile another
+    client's `ping` and `status` answer at once, and the mounting client's reply waits. Once the FIFO ends (no
+    database: an update is queued, as for a new mount), `mount` answers OK, clients waiting in `idle` hear
+    `database` and `mount` together, and the share's songs are under the mount point. About 2 s."""
+    root, pair = _mount_pair(kinds=("sut",))
+    sut = pair[0]
+    fifo = _mount_database_path(sut, smbd)
+    os.mkfifo(fifo)
+    try:
+        bound = mpdtest.scaled(2)
+        with sut.connect() as idler, sut.connect() as mounter, sut.connect() as other:
+            idler.send("idle database mount\n")
+            mounter.send(f"mount m {smbd}\n")
+            # The mounting client waits for its reply; the others do not wait.
+            time.sleep(0.3)
+            for command in ("ping", "status", "listmounts"):
+                start = time.monotonic()
+                reply = other.command(command)
+                assert reply.endswith(b"OK\n") and time.monotonic() - start < bound, (command, reply)
+            # Not mounted yet: the snapshot changes only when the mount is done.
+            assert b"mount: m" not in other.command("listmounts")
+            assert select.select([mounter.sock], [], [], 0.2)[0] == []
+            mounter.sock.settimeout(mpdtest.scaled(10))
+            # Opened for reading and writing, it never blocks; closed, the reader sees the end of an empty file.
+            os.close(os.open(fifo, os.O_RDWR))
+            assert mounter.read_reply() == b"OK\n"
+            assert set(idler.read_reply().splitlines()) == {b"changed: database", b"changed: mount", b"OK"}
+        _settle(sut)
+        assert b"file: m/long.mp3" in sut.query("listall m")
+    finally:
+        if fifo.exists() and not fifo.is_file():
+            os.close(os.open(fifo, os.O_RDWR))
+        _stop_pair(root, pair)
+
+
+def _elapsed(server) -> float:
+    return float(mpdtest.parse_pairs(server.query("status")).get("elapsed", "-1"))
+
+
+def _smb_helpers(server) -> int:
+    """The server's SMB helper threads (named `smbclient`)."""
+    count = 0
+    for task in Path(f"/proc/{server.proc.pid}/task").iterdir():
+        try:
+            count += (task / "comm").read_text().strip() == "smbclient"
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return count
+
+
+def _smb_connections(server, port: int) -> set[str]:
+    """The local addresses of the server's established TCP connections to smbd."""
+    listed = subprocess.run(["ss", "-tnpH", "state", "established", f"( dport = :{port} )"],
+                            capture_output=True, text=True, check=True).stdout
+    return {line.split()[2] for line in listed.splitlines() if f"pid={server.proc.pid}," in line}
+
+
+@pytest.mark.serial
+def test_seeks_take_the_open_file_over(server_factory, smbd_process):
+    """Fermata only (mpd seeks within its stream): the player opens a remote song again for every seek, and the
+    new stream takes over the helper thread and the open file of the last, so one connection to smbd serves the
+    tags at `add`, the play and every seek. With the share silent, ten seeks in a row leave one helper thread
+    (not one more stuck helper per seek), and once smbd goes on the song plays from the last seek. About 4 s."""
+    url, proc = smbd_process
+    port = int(url.split(":")[2].split("/")[0])
+    sut = server_factory("sut")
+    for command in ("clear", f"add {url}/long.mp3", "play 0"):
+        sut.query(command)
+    assert mpdtest.wait_until(lambda: _elapsed(sut) > 0.3, mpdtest.scaled(10))
+    seen = [_smb_connections(sut, port)]
+    for position in (10, 3, 20):
+        sut.query(f"seekcur {position}")
+        assert mpdtest.wait_until(lambda: position <= _elapsed(sut) < position + 5, mpdtest.scaled(10)), \
+            (position, sut.query("status"))
+        seen.append(_smb_connections(sut, port))
+    assert len(seen[0]) == 1 and seen == [seen[0]] * 4, seen
+    assert _smb_helpers(sut) == 1
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        for position in range(10):
+            assert _timed(sut, f"seekcur {position}") < mpdtest.scaled(2)
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert _smb_helpers(sut) == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    assert mpdtest.wait_until(lambda: 9.3 < _elapsed(sut) < 15, mpdtest.scaled(10)), sut.query("status")
+    assert _smb_helpers(sut) == 1 and _smb_connections(sut, port) == seen[0]
     sut.query("stop")

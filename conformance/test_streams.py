@@ -345,3 +345,93 @@ def test_a_stream_in_the_queue_survives_a_restart_and_mpd_reads_the_file(server_
               for s in (again, ref)]
     assert listed[0] == [f"file: {url}", "Pos: 0"]
     assert listed[1] == listed[0]
+
+
+@pytest.mark.parametrize("path", ["/file/tagged.mp3", "/type/audio~flac/tone.flac", "/nolength/tagged.mp3",
+                                  "/status/404", "closed:/x.mp3", "/file/hls/tone.hls"])
+def test_albumart_of_a_url_sends_the_cover_beside_it(pair, http, path):
+    """`albumart URL` opens cover.png, cover.jpg, cover.webp beside the URL through the input plugins (mpd's
+    read_stream_art): the cover's size and the chunk at the offset (binarylimit bytes at most), `Offset too large`
+    past its end, `Cannot get size for stream` without a length, `No file exists` when none opens."""
+    url = mpdtest.arg(remote(http, path))
+    commands = [f"albumart {url} {offset}" for offset in (0, 8192, 16384, 19999, 20000, 20001)]
+    commands += ["binarylimit 64", f"albumart {url} 100"]
+    ref, sut = both(pair, lambda s: query(s, *commands))
+    assert sut == ref
+
+
+def test_each_stream_of_an_ogg_chain_plays_with_its_own_replay_gain(server_factory, tmp_path):
+    """A radio stream of chained Ogg (unseekable: no Content-Length) whose streams carry different ReplayGain:
+    mpd's Vorbis plugin submits each comment header's gain as it reads it, and its Opus plugin each `R128_*`
+    gain (with that stream's output gain), so every song of the chain plays at its own level in
+    `replay_gain_mode track`. Vorbis gives float samples, which mpd scales without a dither: both servers' pipe
+    outputs must write the same bytes. Opus gives 16-bit samples (mpd dithers): each stream's level must be
+    mpd's within 0.05 dB. About 8 s."""
+    import array
+    import math
+    import audiofiles
+    audiofiles.require_tools("sox", "oggenc", "opusenc")
+    root = tmp_path / "root"
+    root.mkdir()
+    parts = {"vorbis": [], "opus": []}
+    for index, (frequency, gain) in enumerate(((440, "-6.00"), (660, "-14.00"), (550, None))):
+        wav = tmp_path / f"tone{index}.wav"
+        subprocess.run(["sox", "-n", "-r", "48000", "-b", "16", "-c", "2", str(wav), "synth", "1", "sine",
+                        str(frequency), "vol", "0.5"], check=True, timeout=60)
+        ogg, opus = tmp_path / f"part{index}.ogg", tmp_path / f"part{index}.opus"
+        vorbis_gain = ["-c", f"REPLAYGAIN_TRACK_GAIN={gain} dB", "-c", "REPLAYGAIN_TRACK_PEAK=0.5"] if gain else []
+        subprocess.run(["oggenc", "-Q", "-c", f"title=part {index}", *vorbis_gain, "-o", str(ogg), str(wav)],
+                       check=True, timeout=60)
+        # R128 gains are Q7.8 dB relative to -23 LUFS (mpd adds 5 dB to reach ReplayGain's reference).
+        opus_gain = ["--comment", f"R128_TRACK_GAIN={int(float(gain) * 256)}"] if gain else []
+        subprocess.run(["opusenc", "--quiet", "--title", f"part {index}", *opus_gain, str(wav), str(opus)],
+                       check=True, timeout=60)
+        parts["vorbis"].append(ogg.read_bytes())
+        parts["opus"].append(opus.read_bytes())
+    (root / "chain.ogg").write_bytes(b"".join(parts["vorbis"]))
+    (root / "chain.opus").write_bytes(b"".join(parts["opus"]))
+    port_file = tmp_path / "port"
+    http = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "streamserver.py"), "--root", str(root),
+                             "--port-file", str(port_file), "--lifetime", "600"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert mpdtest.wait_until(port_file.exists, 10), "streamserver did not start"
+        base = f"http://127.0.0.1:{port_file.read_text().strip()}/nolength"
+        recordings: dict[str, dict[str, bytes]] = {}
+        for kind in ("ref", "sut"):
+            record = tmp_path / f"{kind}.raw"
+            server = server_factory(kind, music=tmp_path / "empty", replaygain="track",
+                                    outputs=[{"type": "pipe", "name": "p", "command": f"cat >> {record}"}])
+            recordings[kind] = {}
+            for name in ("chain.ogg", "chain.opus"):
+                record.write_bytes(b"")
+                server.query(f'clear\nadd "{base}/{name}"\nplay\n')
+                assert mpdtest.wait_until(lambda: b"state: stop" in server.query("status"), mpdtest.scaled(30)), kind
+                size = -1
+                while size != record.stat().st_size:    # the pipe's reader may still be writing
+                    size = record.stat().st_size
+                    time.sleep(mpdtest.scaled(0.3))
+                recordings[kind][name] = record.read_bytes()
+    finally:
+        http.terminate()
+        http.wait(timeout=10)
+    ref, sut = recordings["ref"], recordings["sut"]
+    # mpd's premise: the streams differ in level (the first -6 dB, the second -14 dB, the third keeps -14 dB).
+    samples = array.array("f", ref["chain.ogg"])
+    second = len(samples) // 3
+
+    def level(values) -> float:
+        return 20 * math.log10(math.sqrt(sum(v * v for v in values) / len(values)))
+    first_level = level(samples[second // 4:second // 2])
+    second_level = level(samples[second + second // 4:2 * second - second // 4])
+    assert 7 < first_level - second_level < 9, (first_level, second_level)
+    mine = array.array("f", sut["chain.ogg"])
+    differing = [i for i in range(min(len(mine), len(samples))) if mine[i] != samples[i]]
+    assert len(mine) == len(samples) and not differing, \
+        f"Fermata's Vorbis chain differs from mpd's in {len(differing)} samples, from {differing[:1]}"
+    want, got = array.array("h", ref["chain.opus"]), array.array("h", sut["chain.opus"])
+    assert abs(len(want) - len(got)) <= 2 * 960, (len(want), len(got))
+    third = min(len(want), len(got)) // 3
+    for part in range(3):
+        window = slice(part * third + third // 4, (part + 1) * third - third // 4)
+        assert abs(level(got[window]) - level(want[window])) < 0.05, (part, level(got[window]), level(want[window]))

@@ -8,7 +8,8 @@ Usage:
 - `tagged.mp3`: the same with an ID3v2 tag (artist, title);
 - `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.opus`: the same in Opus at 48 kbit/s;
   `tone.flac`: 4 s, 16-bit, with comments;
-- `noise.bin`: bytes no decoder takes;
+- `noise.bin`: bytes no decoder takes; `cover.jpg`: 20000 bytes standing for a cover (`albumart` of a URL sends
+  the bytes of the cover file beside it, whatever they are);
 - `hls/tone.hls`: an HLS playlist of 4 s of AAC in MPEG-TS segments of 1 s (`hls/seg*.bin`; suffixes no plugin
   takes, so the library stays as it was), for `hls+http://` (mpd's ffmpeg input plugin);
 - `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries), a URL on a closed
@@ -46,6 +47,7 @@ def make(out: Path):
             "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", out / "hls" / "seg%d.bin",
             out / "hls" / "tone.hls")
     (out / "noise.bin").write_bytes(bytes((i * 37 + 11) % 256 for i in range(64 * 1024)))
+    (out / "cover.jpg").write_bytes(bytes((i * 53 + 7) % 256 for i in range(20000)))
     # Remote playlists (`load URL`): entries relative to the playlist's URL, and a URL on a closed loopback port
     # (queued, never opened).
     # Local files it names are refused over TCP, as mpd's song loader refuses them.

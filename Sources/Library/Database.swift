@@ -231,10 +231,20 @@ public final class Database: Sendable {
     /// Whether any song is hidden.
     public var hasHiddenSongs: Bool { !self.hidden.isEmpty }
 
-    /// The tree this snapshot was built from, for the next update job to start from. Built on each call
-    /// (an update job calls it once, off the loop).
-    public func makeTree() -> TreeDirectory {
-        var nodes = self.directories.map { directory in
+    /// The tree this snapshot was built from, for the next update job to start from; `withoutMounts`: without the
+    /// mount points and what they hold (the music directory's own tree). Built on each call (an update job calls
+    /// it once, off the loop).
+    public func makeTree(withoutMounts: Bool = false) -> TreeDirectory {
+        // A mount point, and everything below it (children follow their parent), is left out.
+        var leftOut = [Bool](
+            repeating: false, count: withoutMounts && !self.mountRoots.isEmpty ? self.directories.count : 0)
+        if !leftOut.isEmpty {
+            for (index, directory) in self.directories.enumerated().dropFirst() {
+                leftOut[index] = self.mountRoots[Int32(index)] != nil || leftOut[Int(directory.parent)]
+            }
+        }
+        var nodes = self.directories.enumerated().map { (index, directory) in
+            if !leftOut.isEmpty && leftOut[index] { return TreeDirectory(name: "") }
             var node = TreeDirectory(name: Self.lastComponent(of: directory.path))
             node.modificationTime = directory.modificationTime
             node.inode = directory.inode
@@ -255,7 +265,7 @@ public final class Database: Sendable {
             for (rank, child) in directory.children.enumerated() { nodes[Int(child)].rank = rank }
         }
         // Children have higher indices than their parent: fold them in from the last.
-        for index in nodes.indices.dropFirst().reversed() {
+        for index in nodes.indices.dropFirst().reversed() where leftOut.isEmpty || !leftOut[index] {
             let node = nodes[index]
             nodes[index] = TreeDirectory(name: "")
             nodes[Int(self.directories[index].parent)].children[ByteString(node.name)] = node

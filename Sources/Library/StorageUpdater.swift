@@ -3,13 +3,15 @@
 import Model
 
 /// Brings the tree of a mounted storage's database up to date with the storage, as `mpd`'s update walks a
-/// storage without a local path: every directory is listed again; a song whose modification time and size are
-/// unchanged is kept (unless the job discards what it knows, as `rescan`), any other file the format plugins take
-/// is read; playlist files are listed as playlists; what is gone is removed. A file that cannot be read is left
-/// out, and tried again by the next update.
+/// storage without a local path: every directory is listed again (as `mpd` lists every one, and as `Updater` does
+/// for the music directory: a file changed in place leaves its directory's time as it was); a song whose
+/// modification time and size are unchanged is kept (unless the job discards what it knows, as `rescan`), any
+/// other file the format plugins take is read; playlist files are listed as playlists; what is gone is removed. A
+/// file that cannot be read is left out, and tried again by the next update. A directory's `.mpdignore` (read
+/// from the storage) leaves out what its patterns match there and below, as in the music directory.
 ///
-/// The music directory itself is walked by `Updater`, which also knows symlinks, `.mpdignore`, containers and cue
-/// sheets; a mounted storage has none of those here.
+/// The music directory itself is walked by `Updater`, which also knows symlinks, containers and cue sheets; a
+/// mounted storage has none of those here.
 public struct StorageUpdater: Sendable {
     /// The storage walked.
     public let storage: any Storage
@@ -35,7 +37,7 @@ public struct StorageUpdater: Sendable {
         if components.isEmpty {
             if let status = self.status(""), status.kind == .directory {
                 tree.modificationTime = status.modificationTime
-                self.walk(&tree, path: "", discard: discard, modified: &modified)
+                self.walk(&tree, path: "", exclude: ExcludeList(), discard: discard, modified: &modified)
             }
         } else {
             self.updatePath(&tree, components: components[...], parent: "", discard: discard, modified: &modified)
@@ -68,7 +70,12 @@ public struct StorageUpdater: Sendable {
             return
         }
         guard components.count > 1 else {
-            self.visit(&directory, name: name, path: path, status: status, discard: discard, modified: &modified)
+            // As `mpd` updates one path of a storage: the path itself is taken whatever the `.mpdignore` files say,
+            // and a directory there is walked with the patterns of its parent's `.mpdignore` alone.
+            let exclude = self.excludeList(in: parent, inheriting: ExcludeList())
+            self.visit(
+                &directory, name: name, path: path, status: status, exclude: exclude, discard: discard,
+                modified: &modified)
             return
         }
         guard status.kind == .directory else { return }
@@ -82,8 +89,29 @@ public struct StorageUpdater: Sendable {
             discard: discard, modified: &modified)
     }
 
-    /// Lists the directory at `path` again and visits each entry.
-    private func walk(_ directory: inout TreeDirectory, path: String, discard: Bool, modified: inout Bool) {
+    /// `inherited` with the patterns of the `.mpdignore` in the storage's directory `path`, if it has one (an
+    /// error other than its absence is logged).
+    private func excludeList(in path: String, inheriting inherited: ExcludeList) -> ExcludeList {
+        let file = Self.join(path, ".mpdignore")
+        guard let status = try? self.storage.status(file), status.kind == .regular else { return inherited }
+        return self.readExcludeList(file, inheriting: inherited)
+    }
+
+    private func readExcludeList(_ file: String, inheriting inherited: ExcludeList) -> ExcludeList {
+        do {
+            return try self.storage.withLocalFile(file) { local in ExcludeList(inheriting: inherited, path: local) }
+        } catch {
+            self.logger.warning("cannot read", ["uri": self.storage.playableURI(file), "error": "\(error)"])
+            return inherited
+        }
+    }
+
+    /// Lists the directory at `path` again and visits each entry but those its `.mpdignore` (or one above it,
+    /// `inherited`) excludes; what they exclude is removed.
+    private func walk(
+        _ directory: inout TreeDirectory, path: String, exclude inherited: ExcludeList, discard: Bool,
+        modified: inout Bool
+    ) {
         let names: [String]
         do {
             names = try self.storage.names(in: path)
@@ -91,12 +119,17 @@ public struct StorageUpdater: Sendable {
             self.logger.warning("cannot list", ["uri": self.storage.playableURI(path), "error": "\(error)"])
             return
         }
+        let exclude =
+            names.contains(".mpdignore")
+            ? self.readExcludeList(Self.join(path, ".mpdignore"), inheriting: inherited) : inherited
         var seen: Set<ByteString> = []
-        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) {
+        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
             let child = Self.join(path, name)
             guard let status = self.status(child) else { continue }
             seen.insert(ByteString(name))
-            self.visit(&directory, name: name, path: child, status: status, discard: discard, modified: &modified)
+            self.visit(
+                &directory, name: name, path: child, status: status, exclude: exclude, discard: discard,
+                modified: &modified)
         }
         for name in Array(directory.children.keys) where !seen.contains(name) {
             directory.children.removeValue(forKey: name)
@@ -113,8 +146,8 @@ public struct StorageUpdater: Sendable {
 
     /// One entry of a directory: a sub-directory (walked), a song (read unless known), or a playlist file.
     private func visit(
-        _ directory: inout TreeDirectory, name: String, path: String, status: StorageFileStatus, discard: Bool,
-        modified: inout Bool
+        _ directory: inout TreeDirectory, name: String, path: String, status: StorageFileStatus,
+        exclude: ExcludeList, discard: Bool, modified: inout Bool
     ) {
         switch status.kind {
         case .directory:
@@ -122,7 +155,7 @@ public struct StorageUpdater: Sendable {
             var child =
                 directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
             child.modificationTime = status.modificationTime
-            self.walk(&child, path: path, discard: discard, modified: &modified)
+            self.walk(&child, path: path, exclude: exclude, discard: discard, modified: &modified)
             directory.children[ByteString(name)] = child
         case .regular:
             if directory.children.removeValue(forKey: ByteString(name)) != nil { modified = true }

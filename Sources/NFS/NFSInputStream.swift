@@ -4,9 +4,11 @@ import Input
 import Model
 
 /// A file on an NFS export as an input stream (`mpd`'s nfs input plugin): `nfs://server/export/file`, seekable,
-/// with the size the server gives when it is opened. Each stream mounts its export on a connection of its own.
+/// with the size the server gives when it is opened. Streams of the same server and export share one connection
+/// (``NFSConnectionPool``), so the next song opens without mounting again.
 ///
-/// Every wait on the server ends as soon as the ``InputCancellation`` fires. Confined to one thread at a time.
+/// Every wait on the server ends as soon as the ``InputCancellation`` fires, which leaves the shared connection
+/// usable by the other streams. Confined to one thread at a time.
 public final class NFSInputStream: InputStream {
     /// The URL it was opened with.
     public let uri: String
@@ -18,14 +20,16 @@ public final class NFSInputStream: InputStream {
     public var mimeType: String? { nil }
     /// Where the next read starts.
     public private(set) var offset: UInt64 = 0
-    private let connection: NFSConnection
+    private let lease: NFSConnectionLease<NFSConnection>
+    private var connection: NFSConnection { self.lease.connection }
+    private let waiter: NFSWaiter
     private let handle: OpaquePointer
     private let readMaximum: Int
 
     /// Whether this plugin opens `url`: the `nfs://` scheme, in any case.
     public static func canOpen(_ url: String) -> Bool { NFSLocation.hasScheme(url) }
 
-    /// Mounts the export that holds `url` and opens the file read-only.
+    /// Opens the file read-only, on the connection to its export (mounted first when it is new).
     ///
     /// - Throws: `InputError.plugin` with `mpd`'s text (`Malformed nfs:// URI`, `nfs_mount_async() failed: …`,
     ///   libnfs's text for a failed open, `Not a regular file`); `.cancelled` when `cancellation` fires first.
@@ -33,13 +37,22 @@ public final class NFSInputStream: InputStream {
         self.uri = url
         do throws(NFSError) {
             let location = try NFSLocation(url)
-            self.connection = try NFSConnection(
-                server: location.server, export: location.export, cancellation: cancellation)
-            self.handle = try self.connection.open(location.path)
-            let status = try self.connection.status(self.handle)
-            guard status.kind == .regular else { throw .failed("Not a regular file") }
+            self.lease = try NFSConnection.pool.lease(server: location.server, export: location.export)
+            self.waiter = NFSWaiter(cancellation: cancellation)
+            self.handle = try self.lease.connection.open(location.path, waiter: self.waiter)
+            let status: StorageFileStatus
+            do throws(NFSError) {
+                status = try self.lease.connection.status(self.handle, waiter: self.waiter)
+            } catch {
+                self.lease.connection.close(self.handle)
+                throw error
+            }
+            guard status.kind == .regular else {
+                self.lease.connection.close(self.handle)
+                throw .failed("Not a regular file")
+            }
             self.size = UInt64(status.size)
-            self.readMaximum = max(1, self.connection.readMaximum)
+            self.readMaximum = max(1, self.lease.connection.readMaximum)
         } catch {
             throw Self.inputError(error, uri: url)
         }
@@ -54,7 +67,7 @@ public final class NFSInputStream: InputStream {
         guard !buffer.isEmpty, !self.isAtEnd else { return 0 }
         let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(buffer.count, self.readMaximum)])
         do throws(NFSError) {
-            let count = try self.connection.read(self.handle, at: self.offset, into: chunk)
+            let count = try self.connection.read(self.handle, at: self.offset, into: chunk, waiter: self.waiter)
             self.offset += UInt64(count)
             return count
         } catch {

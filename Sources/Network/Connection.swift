@@ -248,15 +248,18 @@ public final class Connection {
     ///
     /// When the delegate stopped because output piled up and the kernel then took all of it at once, no
     /// writability event will come to wake it: a resume is posted to the loop instead, after the other
-    /// ready descriptors, so one client with a long pipeline cannot starve the rest.
+    /// ready descriptors, so one client with a long pipeline cannot starve the rest. Only then: a delegate that
+    /// paused with nothing to write (it waits for work of its own, a deferred reply) is not woken again and
+    /// again while it waits.
     private func dispatch(_ body: (any ConnectionDelegate) -> Void) {
         guard let delegate = self.delegate else { return }
         self.dispatching = true
         body(delegate)
         self.dispatching = false
         guard !self.isClosed else { return }
+        let hadOutput = self.pendingOutputCount > 0
         self.flush()
-        if !self.isClosed && self.isReadingPaused && self.pendingOutputCount < self.lowWaterMark
+        if hadOutput && !self.isClosed && self.isReadingPaused && self.pendingOutputCount < self.lowWaterMark
             && !self.resumeScheduled
         {
             self.resumeScheduled = true

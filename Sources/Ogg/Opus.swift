@@ -66,6 +66,8 @@ public final class OggOpusDecoder {
     public private(set) var channels = 0
     /// The first stream's identification header.
     public private(set) var head: OpusHead
+    /// The identification header of the stream being decoded (a later one of a chain has its own output gain).
+    public private(set) var streamHead: OpusHead
     /// The first stream's end granule position (`mpd`'s duration, pre-skip included), if found.
     public private(set) var endGranulePosition: Int64?
     /// The last `OpusTags` packet read, whole (empty before the first).
@@ -105,6 +107,7 @@ public final class OggOpusDecoder {
         try? self.demuxer.rewind()
         self.buffer = .allocate(capacity: 1)
         self.head = OpusHead(Array("OpusHead".utf8) + [UInt8](repeating: 0, count: 11))!
+        self.streamHead = self.head
         while !self.hasStream {
             switch self.demuxer.next() {
             case .end: throw self.demuxer.sync.inputError.map(OggError.input) ?? .malformed("no OpusHead")
@@ -160,6 +163,7 @@ public final class OggOpusDecoder {
             self.head = head
             self.channels = head.channels
         }
+        self.streamHead = head
         self.hasStream = true
         self.granulePosition = 0
         self.skip = head.preSkip

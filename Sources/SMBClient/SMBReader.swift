@@ -19,26 +19,28 @@ protocol SMBReadableFile: AnyObject {
 }
 
 /// The helper thread of an ``SMBInputStream`` (`mpd`'s smbclient plugin behind its buffering input stream): it
-/// opens the file with a context of its own, then reads blocks into the stream's buffer while there is room,
-/// and moves to where a seek asks. It is the only user of its context and file, and frees both when it ends:
-/// when the stream is cancelled or released (noticed after the call into libsmbclient under way returns).
+/// opens the file with a context of its own, then reads blocks into its stream's buffer while there is room, and
+/// moves to where a seek asks. It is the only user of its context and file.
 ///
-/// `@unchecked Sendable`: ``start`` is guarded by the buffer's mutex; the rest is immutable.
+/// When its stream lets it go (a cancellation, a released stream; noticed after the call into libsmbclient under
+/// way returns), it waits in its ``SMBReaderPool`` for the next stream of the same URL, which takes the open file
+/// over (the player opens a song again for every seek), and frees the file and its context when nobody did.
+///
+/// `@unchecked Sendable`: ``handoff`` is guarded by the pool's lock; the rest is immutable.
 final class SMBReader: @unchecked Sendable {
     let url: String
-    let buffer: SMBStreamBuffer
-    /// Where the current generation's reading starts (a seek's offset). Guarded by the buffer's mutex.
-    var start: UInt64 = 0
-    private let generation: Int
+    let pool: SMBReaderPool
+    /// Which stream it serves, and what the pool decided for it. Guarded by the pool's lock.
+    var handoff: SMBHandoff
     private let openFile: @Sendable (String) throws(SystemCallError) -> any SMBReadableFile
 
     init(
-        url: String, buffer: SMBStreamBuffer, generation: Int,
+        url: String, session: SMBSession, pool: SMBReaderPool,
         openFile: @escaping @Sendable (String) throws(SystemCallError) -> any SMBReadableFile
     ) {
         self.url = url
-        self.buffer = buffer
-        self.generation = generation
+        self.pool = pool
+        self.handoff = SMBHandoff(session: session)
         self.openFile = openFile
     }
 
@@ -47,39 +49,63 @@ final class SMBReader: @unchecked Sendable {
         try SMBContext().open(url)
     }
 
-    /// The thread's body: opens, then reads and seeks until the stream is cancelled or released.
-    func run() {
+    /// The thread's body: opens, then serves its stream, and each stream that takes it over, until nobody does.
+    func run(first: SMBSession) {
+        var session = first
         let file: any SMBReadableFile
         let size: UInt64
         do {
             file = try self.openFile(self.url)
             size = try file.fileSize()
         } catch {
-            self.answer(self.generation, failure: error)
+            // To the stream that waits for the open: the first, or one that took the helper over meanwhile.
+            let waiting = self.pool.endAfterFailedOpen(self)
+            self.answer(waiting, waiting.openGeneration, .failure(.plugin(message: error.description, uri: self.url)))
             return
         }
-        self.answer(self.generation, size: size)
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: SMBInputStream.blockSize, alignment: 16)
         defer { block.deallocate() }
-        var generation = self.generation
+        var isTakenOver = false
         while true {
-            guard let next = self.nextTask(&generation) else { return }
+            do throws(SystemCallError) {
+                // A stream that took the file over starts at its beginning.
+                if isTakenOver { try file.seek(to: 0) }
+                self.answer(session, session.openGeneration, .success(size))
+            } catch {
+                self.pool.didFail(self)
+                self.answer(
+                    session, session.openGeneration, .failure(.plugin(message: error.description, uri: self.url)))
+            }
+            self.serve(session, file: file, block: block)
+            guard let next = self.pool.waitForNextSession(self) else { return }
+            session = next
+            isTakenOver = true
+        }
+    }
+
+    /// Reads and seeks for `session` until its stream lets the helper go.
+    private func serve(_ session: SMBSession, file: any SMBReadableFile, block: UnsafeMutableRawBufferPointer) {
+        var generation = session.openGeneration
+        while true {
+            guard let next = self.nextTask(session, &generation) else { return }
             switch next {
             case .seek(let offset):
                 do {
                     try file.seek(to: Int64(offset))
-                    self.answer(generation, size: nil)
+                    self.answer(session, generation, .success(nil))
                 } catch {
-                    self.answer(generation, failure: error)
+                    self.pool.didFail(self)
+                    self.answer(session, generation, .failure(.plugin(message: error.description, uri: self.url)))
                 }
             case .read:
                 let result: Result<Int, SystemCallError>
                 do throws(SystemCallError) {
                     result = .success(try file.read(into: block))
                 } catch {
+                    self.pool.didFail(self)
                     result = .failure(error)
                 }
-                self.deliver(generation, result, block)
+                self.deliver(session, generation, result, block)
             }
         }
     }
@@ -91,15 +117,15 @@ final class SMBReader: @unchecked Sendable {
 
     /// Waits for something to do: a seek (a new generation), or a read once the buffer has room for a block;
     /// `nil` once the stream is cancelled.
-    private func nextTask(_ generation: inout Int) -> Task? {
-        let buffer = self.buffer
+    private func nextTask(_ session: SMBSession, _ generation: inout Int) -> Task? {
+        let buffer = session.buffer
         buffer.condition.lock()
         defer { buffer.condition.unlock() }
         while true {
             if buffer.cancelled { return nil }
             if buffer.generation != generation {
                 generation = buffer.generation
-                return .seek(self.start)
+                return .seek(session.start)
             }
             if !buffer.ended && buffer.failure == nil {
                 if buffer.space >= SMBInputStream.blockSize {
@@ -115,9 +141,10 @@ final class SMBReader: @unchecked Sendable {
 
     /// Appends what a read gave, or records its end or failure, unless a seek or a cancellation came since.
     private func deliver(
-        _ generation: Int, _ result: Result<Int, SystemCallError>, _ block: UnsafeMutableRawBufferPointer
+        _ session: SMBSession, _ generation: Int, _ result: Result<Int, SystemCallError>,
+        _ block: UnsafeMutableRawBufferPointer
     ) {
-        let buffer = self.buffer
+        let buffer = session.buffer
         buffer.condition.lock()
         defer { buffer.condition.unlock() }
         guard buffer.generation == generation, !buffer.cancelled else { return }
@@ -131,24 +158,17 @@ final class SMBReader: @unchecked Sendable {
         buffer.condition.broadcast()
     }
 
-    /// Answers the open or a seek: ready, with the size or a failure.
-    private func answer(_ generation: Int, size: UInt64?) {
-        self.answer(generation, .success(size))
-    }
-
-    /// Answers with a failure: nothing is read until a seek asks again.
-    private func answer(_ generation: Int, failure: SystemCallError) {
-        self.answer(generation, .failure(.plugin(message: failure.description, uri: self.url)))
-    }
-
-    private func answer(_ generation: Int, _ response: Result<UInt64?, InputError>) {
-        self.buffer.condition.lock()
-        defer { self.buffer.condition.unlock() }
-        guard self.buffer.generation == generation else { return }
-        if case .failure = response { self.buffer.ended = true }
-        self.buffer.response = response
-        self.buffer.ready = true
-        self.buffer.condition.broadcast()
+    /// Answers the open (with the size) or a seek (`nil`), or their failure (then nothing is read until a seek
+    /// asks again), unless a seek or a cancellation came since.
+    private func answer(_ session: SMBSession, _ generation: Int, _ response: Result<UInt64?, InputError>) {
+        let buffer = session.buffer
+        buffer.condition.lock()
+        defer { buffer.condition.unlock() }
+        guard buffer.generation == generation, !buffer.cancelled else { return }
+        if case .failure = response { buffer.ended = true }
+        buffer.response = response
+        buffer.ready = true
+        buffer.condition.broadcast()
     }
 }
 

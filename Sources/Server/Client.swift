@@ -259,6 +259,11 @@ public final class Client: ConnectionDelegate, ReplySink {
         guard let reply = self.deferred else { return }
         self.connection.isReadingPaused = true
         let bound = LoopBound(self, loop: self.server.loop)
+        if let begin = reply.begin {
+            // Finished in a later turn of the loop, also when `begin` is done at once.
+            begin { value in bound.execute { client in client.finishDeferred(value) } }
+            return
+        }
         let (work, cancellation) = (reply.work, reply.cancellation)
         NamedThread.detach("command") {
             let value = work(cancellation)

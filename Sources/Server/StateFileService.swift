@@ -151,9 +151,7 @@ final class StateFileService {
             }
             _ = player.setOutput(id: id, enabled: output.enabled)
         }
-        if isDefault {
-            for mount in state.mounts { self.restore(mount) }
-        }
+        if isDefault { self.restore(state.mounts) }
         guard state.hasPlayerState else { return }
         playlist.setRepeat(state.repeatMode)
         playlist.setSingle(state.single)
@@ -186,33 +184,40 @@ final class StateFileService {
         if playerState == .pause { playlist.setPaused(true) }
     }
 
-    /// Mounts a storage saved in the state file, as `mpd` restores it: its database is mounted without an update
-    /// (even when it has no file yet); any failure is logged and the mount skipped.
-    private func restore(_ mount: StateFile.MountState) {
-        guard let library = self.server.library, let options = self.server.options.library else { return }
+    /// Mounts the storages saved in the state file, as `mpd` restores them: their databases are mounted without an
+    /// update (even when one has no file yet), all in one rebuild of the snapshot; any failure is logged and that
+    /// mount skipped.
+    private func restore(_ saved: [StateFile.MountState]) {
+        guard let library = self.server.library, let options = self.server.options.library, !saved.isEmpty else {
+            return
+        }
         let logger = self.server.logger
-        guard !mount.path.isEmpty, !mount.uri.isEmpty else {
-            logger.error("Missing value in mountpoint state.")
-            return
-        }
-        if library.mounts.contains(where: { $0.path == mount.path }) {
-            logger.error("Mount point busy", ["mount": mount.path])
-            return
-        }
-        if mount.uri == self.server.options.musicDirectory
-            || library.mounts.contains(where: { $0.storage.uri == mount.uri })
-        {
-            logger.error("This storage is already mounted", ["uri": mount.uri])
-            return
-        }
-        do {
-            guard let storage = try options.storageOpener(mount.uri) else {
-                logger.error("Unrecognized storage URI: \(mount.uri)")
-                return
+        var storages: [(path: String, storage: any Storage)] = []
+        for mount in saved {
+            guard !mount.path.isEmpty, !mount.uri.isEmpty else {
+                logger.error("Missing value in mountpoint state.")
+                continue
             }
-            _ = try library.mount(mount.path, storage: storage, update: false)
-        } catch {
-            logger.error("Failed to restore mount to \(mount.uri): \(error)")
+            if mount.uri == self.server.options.musicDirectory {
+                logger.error("This storage is already mounted", ["uri": mount.uri])
+                continue
+            }
+            do {
+                guard let storage = try options.storageOpener(mount.uri) else {
+                    logger.error("Unrecognized storage URI: \(mount.uri)")
+                    continue
+                }
+                storages.append((mount.path, storage))
+            } catch {
+                logger.error("Failed to restore mount to \(mount.uri): \(error)")
+            }
+        }
+        for (path, error) in library.restoreMounts(storages) {
+            switch error {
+            case .mountPointBusy: logger.error("Mount point busy", ["mount": path])
+            case .storageMounted: logger.error("This storage is already mounted", ["mount": path])
+            default: logger.error("Failed to restore mount at \(path): \(error)")
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Formats
+import MPG123
 import Model
 import Testing
 
@@ -35,6 +36,34 @@ import Testing
             #expect(total == expected)
             #expect(decoder.totalFrames == expected)
         }
+    }
+
+    /// `mpd`'s mpg123 plugin (mad disabled) plays libmpg123's own 16-bit output: `status` shows `rate:16:channels`
+    /// and no 24-to-16-bit dither is needed on the way to a 16-bit output or encoder.
+    @Test func mpg123PluginDecodesLibmpg123s16Samples() throws {
+        let path = try Fixtures.lame("dec_s16.mp3", rate: 44100, channels: 2, seconds: "1")
+        var decoder = try MP3Format(scan: .mpg123).makeDecoder(path: path)
+        #expect(decoder.format == AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 * 4, alignment: 8)
+        defer { buffer.deallocate() }
+        var decoded: [Int16] = []
+        while true {
+            let frames = try decoder.decode(into: buffer)
+            if frames == 0 { break }
+            decoded += (0..<(frames * 2)).map { buffer.load(fromByteOffset: $0 * 2, as: Int16.self) }
+        }
+        #expect(decoded.count == 44100 * 2)
+        // Exactly libmpg123's 16-bit synthesis with its defaults (what mpd's plugin reads).
+        let reference = try MPG123Handle(options: .libraryDefaults)
+        try reference.open(path: path)
+        var expected: [Int16] = []
+        while true {
+            let frames = try reference.read(into: buffer)
+            if frames == 0 { break }
+            expected += (0..<(frames * 2)).map { buffer.load(fromByteOffset: $0 * 2, as: Int16.self) }
+        }
+        #expect(decoded == expected)
+        #expect(decoded.contains { abs(Int($0)) > 1 << 12 })
     }
 
     @Test func seekIsSampleAccurate() throws {

@@ -151,3 +151,74 @@ import Testing
         }
     }
 }
+
+/// A stream of unknown length that can go back (as a remote stream's buffer can): its end granule position
+/// cannot be found, so `mpd` plays on through a chain.
+private final class SizelessStream: Input.InputStream {
+    let inner: MemoryInputStream
+    init(_ bytes: [UInt8]) { self.inner = MemoryInputStream(bytes, uri: "http://localhost/stream") }
+    var uri: String { self.inner.uri }
+    var size: UInt64? { nil }
+    var isSeekable: Bool { true }
+    var mimeType: String? { nil }
+    var offset: UInt64 { self.inner.offset }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        try self.inner.read(into: buffer)
+    }
+    func seek(to offset: UInt64) throws(InputError) { try self.inner.seek(to: offset) }
+}
+
+extension OggFormatTests {
+    /// Decodes all of `decoder`, noting its ReplayGain track gain whenever it changes, with the frame it changed at.
+    static func trackGains(_ decoder: any Decoder) throws -> [(frame: Int, gain: Double?)] {
+        var decoder = decoder
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        var changes = [(frame: 0, gain: decoder.replayGain?.trackGain)]
+        var frame = 0
+        while true {
+            let frames = try decoder.decode(into: buffer)
+            if frames == 0 { break }
+            if decoder.replayGain?.trackGain != changes.last?.gain {
+                changes.append((frame, decoder.replayGain?.trackGain))
+            }
+            frame += frames
+        }
+        return changes
+    }
+
+    /// Each stream of a chain replaces the ReplayGain when its comment header has one, from its first frame on
+    /// (`mpd`'s Vorbis plugin plays through a chain in a file too).
+    @Test func aChainedVorbisStreamReportsEachStreamsReplayGain() throws {
+        var bytes: [UInt8] = []
+        for (index, gain) in ["-6.00 dB", nil, "-14.50 dB"].enumerated() {
+            let plain = try Self.vorbis("chain-rg-\(index).ogg")
+            let pairs = [("TITLE", "part \(index)")] + (gain.map { [("REPLAYGAIN_TRACK_GAIN", $0)] } ?? [])
+            let path = try Fixtures.tagged(
+                "chain-rg-tagged-\(index).ogg", from: plain, script: Self.comments("OggVorbis", pairs))
+            bytes += try Fixtures.contents(path)
+        }
+        let changes = try Self.trackGains(VorbisFormat().makeDecoder(input: SizelessStream(bytes)))
+        #expect(changes.map(\.gain) == [-6, -14.5], "a stream without a gain keeps the one before")
+        #expect(changes.last?.frame == 2 * 44100)
+        let file = try Self.trackGains(VorbisFormat().makeDecoder(input: MemoryInputStream(bytes)))
+        #expect(file.map(\.gain) == [-6, -14.5])
+    }
+
+    /// Opus: the first stream's gain is its output gain (plus 5 dB) when it has no `R128_TRACK_GAIN`; a later
+    /// stream replaces it only with an `R128_*` gain (plus its own output gain). A file stops after its first
+    /// stream, as in `mpd`, so only a stream of unknown length gets there.
+    @Test func aChainedOpusStreamReportsLaterR128Gains() throws {
+        var bytes: [UInt8] = []
+        for (index, gain) in [nil, "-1536", nil].enumerated() {
+            let plain = try Self.opus("chain-r128-\(index).opus")
+            let pairs = [("TITLE", "part \(index)")] + (gain.map { [("R128_TRACK_GAIN", $0)] } ?? [])
+            let path = try Fixtures.tagged(
+                "chain-r128-tagged-\(index).opus", from: plain, script: Self.comments("OggOpus", pairs))
+            bytes += try Fixtures.contents(path)
+        }
+        let changes = try Self.trackGains(OpusFormat().makeDecoder(input: SizelessStream(bytes)))
+        #expect(changes.map(\.gain) == [5, -1])
+        #expect(try Self.trackGains(OpusFormat().makeDecoder(input: MemoryInputStream(bytes))).map(\.gain) == [5])
+    }
+}

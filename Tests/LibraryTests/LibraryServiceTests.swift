@@ -69,6 +69,24 @@ private final class ServiceHarness: @unchecked Sendable {  // `service` is touch
     /// Waits until no job runs or waits.
     func waitUntilIdle() -> Bool { self.waitUntil { service, _ in service.updatingJobID == nil } }
 
+    /// Mounts `storage` at `path` and waits for the outcome (`nil`: none after the safety net's time).
+    func mount(_ path: String, _ storage: any Storage) -> Result<Int?, LibraryService.MountError>? {
+        let outcome = Mutex<Result<Int?, LibraryService.MountError>?>(nil)
+        self.withService { service in
+            service.mount(path, storage: storage) { result in outcome.withLock { $0 = result } }
+        }
+        guard self.waitUntil({ _, _ in outcome.withLock { $0 } != nil }) else { return nil }
+        return outcome.withLock { $0 }
+    }
+
+    /// Unmounts `path` and waits for the outcome (`nil`: none after the safety net's time).
+    func unmount(_ path: String) -> Bool? {
+        let outcome = Mutex<Bool?>(nil)
+        self.withService { service in service.unmount(path) { unmounted in outcome.withLock { $0 = unmounted } } }
+        guard self.waitUntil({ _, _ in outcome.withLock { $0 } != nil }) else { return nil }
+        return outcome.withLock { $0 }
+    }
+
     func stop() {
         _ = self.onLoop { harness in
             harness.service?.stopWatching()
@@ -233,6 +251,18 @@ struct LibraryServiceTests {
         #expect(AutoUpdateWatcher.updateRoots(most).count == AutoUpdateWatcher.maximumJobs)
     }
 
+    /// A service of `music` (read by `TextReader`) with the cache directory `cache` and no database file, started
+    /// (its first scan done).
+    private func startedWithCache(_ music: MusicDirectory, _ cache: String) throws -> ServiceHarness {
+        let harness = try ServiceHarness(
+            LibraryService.Configuration(
+                updater: Updater(root: music.path, reader: TextReader(), logger: .discarding), databaseFile: nil,
+                metadata: .all, cacheDirectory: cache))
+        harness.withService { $0.start() }
+        #expect(harness.waitUntilIdle())
+        return harness
+    }
+
     @Test func aMountIsScannedGraftedSavedAndUnmounted() throws {
         let music = try MusicDirectory()
         try music.song("a/1.mp3")
@@ -242,19 +272,14 @@ struct LibraryServiceTests {
             unlink(LibraryService.mountDatabasePath(for: "smb://127.0.0.1/share", in: cache))
             rmdir(cache)
         }
-        let harness = try ServiceHarness(
-            LibraryService.Configuration(
-                updater: Updater(root: music.path, reader: TextReader(), logger: .discarding), databaseFile: nil,
-                metadata: .all, cacheDirectory: cache))
+        let harness = try self.startedWithCache(music, cache)
         defer { harness.stop() }
-        harness.withService { $0.start() }
-        #expect(harness.waitUntilIdle())
         let storage = MemoryStorage(["x.mp3": ("X", 5), "sub/": ("", 6), "sub/y.mp3": ("Y", 6)])
         // A directory of the music directory is no mount point.
-        #expect(harness.withService { service in (try? service.mount("a", storage: storage)) == nil })
+        #expect(harness.mount("a", storage) == .failure(.alreadyExists))
         #expect(harness.withService { service in service.mounts.isEmpty })
         // Without a database file yet, an update of the mount point is queued.
-        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) != nil })
+        #expect(harness.mount("m", storage) == .success(2))
         // The queue hears of the new snapshot (the mount's songs are not scanned yet).
         #expect(harness.events.withLock { $0.contains("mounts 1") })
         #expect(harness.waitUntilIdle())
@@ -265,13 +290,83 @@ struct LibraryServiceTests {
         #expect(
             harness.withService { service in service.mountedURI(for: "m/sub/y.mp3") }
                 == "smb://127.0.0.1/share/sub/y.mp3")
-        #expect(harness.withService { service in service.unmount("m") })
-        #expect(harness.withService { service in !service.unmount("m") })
+        // Busy, and mounted already.
+        #expect(harness.mount("m", MemoryStorage([:])) == .failure(.mountPointBusy))
+        #expect(harness.mount("n", storage) == .failure(.storageMounted))
+        #expect(harness.unmount("m") == true)
+        #expect(harness.unmount("m") == false)
         #expect(harness.withService(uris) == ["a/1.mp3"])
         #expect(harness.events.withLock { $0.last } == "mounts 1")
         // Mounted again, the database saved in the cache directory is read: no update.
-        #expect(harness.withService { service in (try? service.mount("m", storage: storage)) == .some(nil) })
+        #expect(harness.mount("m", storage) == .success(nil))
         #expect(harness.events.withLock { $0.last } == "mounts 3")
         #expect(harness.withService(uris) == ["a/1.mp3", "m/x.mp3", "m/sub/y.mp3"])
+        // An update of the music directory starts from its part of the one snapshot and keeps the mount's.
+        try music.song("b/2.mp3")
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } != nil)
+        #expect(harness.waitUntilIdle())
+        #expect(harness.withService(uris) == ["a/1.mp3", "b/2.mp3", "m/x.mp3", "m/sub/y.mp3"])
+        #expect(harness.withService { $0.database.mountRootTime($0.database.directory(at: "m")!) } != nil)
+    }
+
+    @Test func aMountReadsAndGraftsOffTheLoop() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3")
+        let cache = music.path + ".cache"
+        #expect(mkdir(cache, 0o755) == 0)
+        let file = LibraryService.mountDatabasePath(for: "smb://127.0.0.1/share", in: cache)
+        defer {
+            unlink(file)
+            rmdir(cache)
+        }
+        let harness = try self.startedWithCache(music, cache)
+        defer { harness.stop() }
+        // The mount's database file is a FIFO: reading it waits until a writer comes and goes.
+        #expect(mkfifo(file, 0o644) == 0)
+        let outcome = Mutex<Result<Int?, LibraryService.MountError>?>(nil)
+        let storage = MemoryStorage(["x.mp3": ("X", 5)])
+        let before = harness.withService { service in
+            service.mount("m", storage: storage) { result in outcome.withLock { $0 = result } }
+            return service.database.songs.count
+        }
+        #expect(before == 1)
+        // The loop runs on (the harness waits for it) while the mount waits for its file; nothing changed yet.
+        for _ in 0..<3 {
+            #expect(harness.withService { service in service.database.songs.count } == 1)
+            #expect(harness.withService { service in service.mounts.isEmpty })
+        }
+        #expect(outcome.withLock { $0 } == nil)
+        // An update queued meanwhile waits for nothing; the mount's rebuild comes after the one it started from.
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } == 2)
+        let writer = open(file, O_WRONLY)
+        #expect(writer >= 0)
+        close(writer)
+        // An empty file is no database: mounted without one, and an update of the mount point is queued.
+        #expect(harness.waitUntil { _, _ in outcome.withLock { $0 } != nil })
+        #expect(outcome.withLock { $0 } == .success(3))
+        #expect(harness.waitUntilIdle())
+        #expect(harness.withService { service in service.database.song(at: "m/x.mp3") != nil })
+        #expect(harness.withService { service in service.database.song(at: "a/1.mp3") != nil })
+    }
+
+    @Test func aTreeWithoutMountsLeavesOutTheMountPointsAndWhatTheyHold() {
+        var root = TreeDirectory(name: "")
+        root.songs[ByteString("top.mp3")] = TreeSong(
+            name: "top.mp3", modificationTime: 0, size: 0, info: SongInfo(tags: []))
+        var a = TreeDirectory(name: "a")
+        a.songs[ByteString("1.mp3")] = TreeSong(name: "1.mp3", modificationTime: 0, size: 0, info: SongInfo(tags: []))
+        root.children[ByteString("a")] = a
+        var m = TreeDirectory(name: "m")
+        var sub = TreeDirectory(name: "sub")
+        sub.songs[ByteString("x.mp3")] = TreeSong(name: "x.mp3", modificationTime: 0, size: 0, info: SongInfo(tags: []))
+        m.children[ByteString("sub")] = sub
+        root.children[ByteString("m")] = m
+        let plain = Database(tree: root, updateTime: 1)
+        let marked = plain.marking(mountRoots: [plain.directory(at: "m")!: 7])
+        let without = Database(tree: marked.makeTree(withoutMounts: true), updateTime: 1)
+        #expect(without.directories.map(\.path) == ["", "a"])
+        #expect((0..<Int32(without.songs.count)).map { without.songs.uri($0) } == ["top.mp3", "a/1.mp3"])
+        // Unmarked, the same directory is the music directory's own.
+        #expect(Database(tree: plain.makeTree(withoutMounts: true), updateTime: 1).directories.count == 4)
     }
 }

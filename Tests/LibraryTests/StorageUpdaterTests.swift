@@ -37,9 +37,16 @@ final class MemoryStorage: Storage {
         }
     }
 
+    /// `body` gets the file's text as its path (`TextReader` reads that); an `.mpdignore` is written to a
+    /// temporary file, whose path `body` gets.
     func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
         self.reads.withLock { $0.append(path) }
-        return try body(self.files.withLock { $0[path]?.text } ?? "")
+        let text = self.files.withLock { $0[path]?.text } ?? ""
+        guard path.hasSuffix(".mpdignore") else { return try body(text) }
+        let local = FileManager.default.temporaryDirectory.appendingPathComponent("mpdignore-\(UUID())").path
+        try text.write(toFile: local, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: local) }
+        return try body(local)
     }
 
     func playableURI(_ path: String) -> String { self.uri + "/" + path }
@@ -112,6 +119,41 @@ struct StorageUpdaterTests {
         let rescan = updater.update(tree, uri: "sub/b.mp3", discard: true)
         #expect(rescan.modified)
         #expect(storage.reads.withLock { $0 } == ["sub/c.mp3", "sub/b.mp3"])
+    }
+
+    @Test func mpdignoreFilesOfTheStorageLeaveOutWhatTheyMatchThereAndBelow() {
+        let storage = MemoryStorage([
+            "a.mp3": ("A", 5), "skip.mp3": ("S", 5), "sub/": ("", 7), "sub/b.mp3": ("B", 6),
+            "sub/skip.mp3": ("S2", 6), "sub/deep/": ("", 7), "sub/deep/c.mp3": ("C", 6), "sub/deep/d.mp3": ("D", 6),
+        ])
+        let updater = StorageUpdater(storage: storage, reader: TextReader(), logger: .discarding)
+        let first = updater.update(TreeDirectory(name: ""), uri: "", discard: false).tree
+        #expect(Database(tree: first, updateTime: 0).songs.count == 6)
+        // Added later: what they exclude goes at the next update.
+        storage.files.withLock { files in
+            files[".mpdignore"] = ("# comment\nskip.*\n", 8)
+            files["sub/.mpdignore"] = ("d.mp3\n", 8)
+        }
+        let (tree, modified) = updater.update(first, uri: "", discard: false)
+        #expect(modified)
+        #expect(self.titles(Database(tree: tree, updateTime: 0)) == ["a.mp3=A", "sub/b.mp3=B", "sub/deep/c.mp3=C"])
+        // As in mpd, an update of a path takes it whatever the patterns say; its directories inherit only the
+        // patterns of the parent's `.mpdignore`.
+        let path = updater.update(tree, uri: "sub/deep/d.mp3", discard: false)
+        #expect(path.modified)
+        #expect(self.titles(Database(tree: path.tree, updateTime: 0)).contains("sub/deep/d.mp3=D"))
+        // The parent's patterns still leave out what they match below.
+        let deep = updater.update(tree, uri: "sub/deep", discard: false)
+        #expect(!deep.modified)
+        let inSub = updater.update(path.tree, uri: "sub", discard: false)
+        #expect(
+            self.titles(Database(tree: inSub.tree, updateTime: 0)) == ["a.mp3=A", "sub/b.mp3=B", "sub/deep/c.mp3=C"])
+        // Without them, everything is there again.
+        storage.files.withLock { files in
+            files[".mpdignore"] = nil
+            files["sub/.mpdignore"] = nil
+        }
+        #expect(Database(tree: updater.update(tree, uri: "", discard: false).tree, updateTime: 0).songs.count == 6)
     }
 
     @Test func mountDatabaseFilesAreNamedAsMpdNamesThem() {

@@ -327,7 +327,7 @@ final class LoopbackSMBServer: Sendable {
         }
         let probe = FileProbe()
         #expect(throws: InputError.cancelled(uri: "smb://host/share/f")) {
-            _ = try SMBInputStream(url: "smb://host/share/f", cancellation: cancellation) {
+            _ = try SMBInputStream(url: "smb://host/share/f", cancellation: cancellation, pool: probe.pool) {
                 _ throws(SystemCallError) in
                 gate.enterAndWait()
                 return ScriptedFile(bytes: [1], probe: probe)
@@ -362,6 +362,113 @@ final class LoopbackSMBServer: Sendable {
         // It notices the cancellation once its read returns, and lets the file go.
         probe.released.wait()
         #expect(probe.releaseCount == 1)
+    }
+
+    /// The player opens a song again for every seek: the new stream takes the helper and its open file over
+    /// instead of opening the file on a new thread.
+    @Test func theNextStreamOfTheURLTakesTheHelperOver() throws {
+        let probe = FileProbe(pool: SMBReaderPool(capacity: 4, idleTimeout: .seconds(600)))
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        for round in 0..<5 {
+            let cancellation = InputCancellation()
+            let stream = try probe.stream(of: bytes, cancellation: cancellation)
+            #expect(stream.size == UInt64(bytes.count))
+            // From the start, wherever the previous stream left the file.
+            #expect(try stream.readBytes(5) == Array(bytes[0..<5]))
+            try stream.seek(to: UInt64(150_000 + round))
+            #expect(try stream.readBytes(3) == Array(bytes[150_000 + round..<150_003 + round]))
+            if round % 2 == 0 { cancellation.cancel() }
+        }
+        #expect(probe.openCount == 1 && probe.pool.count == 1)
+        // Another URL is another file.
+        _ = try probe.stream(of: bytes, url: "smb://host/share/g")
+        #expect(probe.openCount == 2)
+    }
+
+    /// As the player does: read a while, cancel, open again and seek far; every stream reads the file's bytes.
+    @Test func streamsThatTakeTheHelperOverReadTheRightBytes() throws {
+        let probe = FileProbe(pool: SMBReaderPool(capacity: 4, idleTimeout: .seconds(600)))
+        let size = SMBInputStream.bufferSize * 3 + 777
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 9)) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<30 {
+            let cancellation = InputCancellation()
+            let stream = try probe.stream(of: bytes, cancellation: cancellation)
+            #expect(try stream.readBytes(16) == Array(bytes[0..<16]))
+            for _ in 0..<3 {
+                let offset = Int.random(in: 0..<size - 70_000, using: &generator)
+                try stream.seek(to: UInt64(offset))
+                let count = Int.random(in: 1..<70_000, using: &generator)
+                #expect(try stream.readBytes(count) == Array(bytes[offset..<offset + count]))
+            }
+            cancellation.cancel()
+        }
+        #expect(probe.openCount == 1)
+    }
+
+    /// A share gone silent, and a client that seeks again and again: every new stream takes over the one helper
+    /// stuck in its read, and each cancellation returns at once. When the read returns, the helper serves the
+    /// newest stream.
+    @Test func repeatedSeeksOnASilentShareKeepOneHelper() throws {
+        let probe = FileProbe(pool: SMBReaderPool(capacity: 4, idleTimeout: .seconds(600)))
+        let bytes = (0..<(SMBInputStream.bufferSize * 2)).map { UInt8(truncatingIfNeeded: $0 &* 3) }
+        let gate = Gate()
+        do {
+            let cancellation = InputCancellation()
+            let stream = try probe.stream(of: bytes, cancellation: cancellation)
+            #expect(try stream.readBytes(4) == Array(bytes[0..<4]))
+            // Back to the start: the helper's next read is stuck until the gate opens.
+            probe.gate = gate
+            try stream.seek(to: 0)
+            NamedThread.detach("canceller") {
+                gate.waitEntered()
+                cancellation.cancel()
+            }
+            #expect(throws: InputError.cancelled(uri: stream.uri)) { _ = try stream.readBytes(1) }
+        }
+        for _ in 0..<20 {
+            let cancellation = InputCancellation()
+            cancellation.cancel()
+            #expect(throws: InputError.cancelled(uri: "smb://host/share/f")) {
+                try probe.stream(of: bytes, cancellation: cancellation)
+            }
+        }
+        #expect(probe.openCount == 1 && probe.pool.count == 1)
+        probe.gate = nil
+        gate.open()
+        let stream = try probe.stream(of: bytes)
+        #expect(try stream.readToEnd(limit: bytes.count + 1) == bytes)
+        #expect(probe.openCount == 1 && probe.releaseCount == 0)
+    }
+
+    /// At most one helper per URL and the pool's capacity in all wait to be taken over; the others, and one whose
+    /// file failed, let their file go.
+    @Test func thePoolKeepsFewHelpers() throws {
+        let probe = FileProbe(pool: SMBReaderPool(capacity: 2, idleTimeout: .seconds(600)))
+        let first = try probe.stream(of: [1, 2, 3], url: "smb://host/share/a")
+        let second = try probe.stream(of: [1, 2, 3], url: "smb://host/share/a")
+        _ = consume first
+        _ = consume second
+        probe.released.wait()
+        #expect(probe.pool.count == 1 && probe.releaseCount == 1)
+        for name in ["b", "c"] { _ = try probe.stream(of: [1], url: "smb://host/share/" + name) }
+        // The oldest (a's) goes for c's.
+        probe.released.wait()
+        #expect(probe.pool.count == 2 && probe.releaseCount == 2)
+        probe.failure = SystemCallError("smbc_read() failed", Errno(rawValue: EIO))
+        let failing = try probe.stream(of: [1, 2, 3], url: "smb://host/share/b")
+        #expect(throws: InputError.self) { _ = try failing.readBytes(1) }
+        _ = consume failing
+        probe.released.wait()
+        #expect(probe.pool.count == 1 && probe.releaseCount == 3)
+    }
+
+    /// Nobody takes the helper over within the idle time: it lets its file go.
+    @Test func anIdleHelperLetsItsFileGo() throws {
+        let probe = FileProbe(pool: SMBReaderPool(capacity: 4, idleTimeout: .milliseconds(1)))
+        _ = try probe.stream(of: [1, 2, 3])
+        probe.released.wait()
+        #expect(probe.pool.count == 0 && probe.releaseCount == 1)
     }
 }
 
@@ -432,10 +539,23 @@ final class FileProbe: @unchecked Sendable {
         self.released.post()
     }
 
-    /// A stream whose helper reads `bytes`.
-    func stream(of bytes: [UInt8], cancellation: InputCancellation? = nil) throws -> SMBInputStream {
-        try SMBInputStream(url: "smb://host/share/f", cancellation: cancellation) { _ throws(SystemCallError) in
-            ScriptedFile(bytes: bytes, probe: self)
+    /// Where its streams' helpers go when their stream lets them go: by default none waits to be taken over.
+    let pool: SMBReaderPool
+    private var opens = 0
+    /// How many helpers opened a file.
+    var openCount: Int { self.locked { self.opens } }
+
+    init(pool: SMBReaderPool = SMBReaderPool(capacity: 0, idleTimeout: .zero)) {
+        self.pool = pool
+    }
+
+    /// A stream whose helper reads `bytes` (a new helper, or one of the pool's).
+    func stream(
+        of bytes: [UInt8], url: String = "smb://host/share/f", cancellation: InputCancellation? = nil
+    ) throws -> SMBInputStream {
+        try SMBInputStream(url: url, cancellation: cancellation, pool: self.pool) { _ throws(SystemCallError) in
+            self.locked { self.opens += 1 }
+            return ScriptedFile(bytes: bytes, probe: self)
         }
     }
 }

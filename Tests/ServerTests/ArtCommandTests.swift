@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Foundation
+import Input
 import Model
 import Server
 import Synchronization
@@ -77,6 +78,44 @@ import Testing
         #expect(
             f.request("command_list_begin\nping\nreadcomments top.mp3\nping\ncommand_list_end")
                 == ["ACK [50@1] {readcomments} Failed to load file"])
+    }
+
+    /// `albumart URL`: cover.png, cover.jpg, cover.webp beside the URL through the input plugins, the first that
+    /// opens (`mpd`'s `read_stream_art`).
+    @Test func albumartOfAURLReadsTheCoverBesideIt() throws {
+        let opened = Mutex<[String]>([])
+        let f = try QueueFixture {
+            $0.remoteSchemes = ["http://"]
+            $0.remoteOpener = { url, _ throws(InputError) in
+                opened.withLock { $0.append(url) }
+                switch url {
+                case "http://h/d/cover.jpg": return MemoryInputStream(Array("0123456789".utf8), uri: url)
+                case "http://h/n/cover.png": return UnsizedStream(uri: url)
+                default: throw .curl(message: "The requested URL returned error: 404", uri: url)
+                }
+            }
+        }
+        #expect(f.request("binarylimit 64") == ["OK"])
+        #expect(f.request("albumart http://h/d/a.mp3 4") == ["size: 10", "binary: 6", "456789", "OK"])
+        #expect(opened.withLock { $0 } == ["http://h/d/cover.png", "http://h/d/cover.jpg"])
+        #expect(f.request("albumart http://h/d/a.mp3 10") == ["size: 10", "binary: 0", "", "OK"])
+        #expect(f.request("albumart http://h/d/a.mp3 11") == ["ACK [2@0] {albumart} Offset too large"])
+        #expect(f.request("albumart http://h/e/a.mp3 0") == ["ACK [50@0] {albumart} No file exists"])
+        #expect(f.request("albumart http://h/n/a.mp3 0") == ["ACK [50@0] {albumart} Cannot get size for stream"])
+        // A scheme no input plugin opens.
+        #expect(f.request("albumart smb://h/s/a.mp3 0") == ["ACK [2@0] {albumart} Unsupported URI scheme"])
+    }
+
+    /// A stream that does not know its size (HTTP without Content-Length).
+    private final class UnsizedStream: Input.InputStream {
+        let uri: String
+        var size: UInt64? { nil }
+        var isSeekable: Bool { false }
+        var mimeType: String? { nil }
+        var offset: UInt64 { 0 }
+        init(uri: String) { self.uri = uri }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int { 0 }
+        func seek(to offset: UInt64) throws(InputError) { throw .notSeekable(uri: self.uri) }
     }
 
     @Test func albumartReadsTheChunkAskedFor() throws {

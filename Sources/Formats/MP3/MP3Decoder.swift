@@ -4,12 +4,24 @@ import Input
 import MPG123
 import Model
 
-/// Decodes MPEG audio with libmpg123 into 24-bit samples in 32-bit words (`mpd`'s mad output format), gapless.
+/// Decodes MPEG audio with libmpg123, gapless: into 24-bit samples in 32-bit words (`mpd`'s mad output format), or
+/// into libmpg123's own signed 16-bit samples (`mpd`'s mpg123 plugin, which plays MP3s when mad is disabled).
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 public final class MP3Decoder: Decoder {
-    /// `rate:24:channels`.
+    /// The samples a decoder delivers, as the `mpd` plugin it stands for.
+    public enum Samples: Sendable, Hashable {
+        /// `rate:24:channels`: libmpg123's 32-bit output rounded to 24 bits (`mpd`'s mad plugin).
+        case s24
+        /// `rate:16:channels`: libmpg123's 16-bit synthesis, unconverted (`mpd`'s mpg123 plugin).
+        case s16
+
+        var encoding: MPG123Encoding { self == .s24 ? .signed32 : .signed16 }
+    }
+
+    /// `rate:24:channels` or `rate:16:channels` (``Samples``).
     public let format: AudioFormat
+    private let samples: Samples
     /// libmpg123's gapless length (exact with a LAME/Info header, estimated otherwise).
     public let totalFrames: UInt64?
     /// The bit rate of the frame decoded last, in kbit/s (as `mpd`'s mad plugin reports it: per frame).
@@ -32,13 +44,19 @@ public final class MP3Decoder: Decoder {
     ///
     /// - Throws: `FormatError.notRecognized` when libmpg123 cannot open it or find a frame (`mpd`'s plugin
     ///   declines: the next plugin is tried).
-    public init(input: any InputStream) throws(FormatError) {
+    public init(input: any InputStream, samples: Samples = .s24) throws(FormatError) {
+        self.samples = samples
         do {
-            self.handle = try MPG123Handle(options: .playback)
+            var options = MPG123Handle.Options.playback
+            options.encoding = samples.encoding
+            self.handle = try MPG123Handle(options: options)
             try self.handle.open(input: input)
             let format = try self.handle.format()
-            guard format.encoding == .signed32 else { throw FormatError.unsupportedFormat("\(format.encoding)") }
-            self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s24, channels: format.channels)
+            guard format.encoding == samples.encoding else {
+                throw FormatError.unsupportedFormat("\(format.encoding)")
+            }
+            self.format = AudioFormat(
+                sampleRate: format.sampleRate, sampleFormat: samples == .s24 ? .s24 : .s16, channels: format.channels)
             if input is FileInputStream {
                 self.totalFrames = self.handle.length().map { UInt64($0) }
             } else {
@@ -85,7 +103,7 @@ public final class MP3Decoder: Decoder {
             } catch {
                 guard error.isNewFormat else { throw .decoder("\(error)") }
                 guard let now = try? self.handle.format(), now.sampleRate == self.format.sampleRate,
-                    now.channels == self.format.channels, now.encoding == .signed32
+                    now.channels == self.format.channels, now.encoding == self.samples.encoding
                 else {
                     self.formatChanged = true
                     throw .unsupportedFormat("format changed mid-stream")
@@ -94,7 +112,7 @@ public final class MP3Decoder: Decoder {
         }
         // libmpg123 counted whole frames of `format`; anything else would convert past the buffer.
         precondition(frames * self.format.frameSize <= buffer.count, "libmpg123 delivered more than fits")
-        Self.convertToS24(buffer, samples: frames * self.format.channels)
+        if self.samples == .s24 { Self.convertToS24(buffer, samples: frames * self.format.channels) }
         if frames > 0 { self.bitRate = self.handle.currentBitRate() }
         return frames
     }

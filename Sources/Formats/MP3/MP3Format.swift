@@ -76,15 +76,22 @@ public struct MP3Format: FormatPlugin {
         return GenericTags.read(file).comments()
     }
 
-    /// Opens a libmpg123 decoder over `input`, delivering 24-bit samples in 32-bit words, gapless.
+    /// Opens a libmpg123 decoder over `input`, gapless, delivering 24-bit samples in 32-bit words as `mpd`'s mad
+    /// plugin, or signed 16-bit ones as its mpg123 plugin.
     /// Like `mpd`'s mad plugin it takes MixRamp tags from the `TXXX` frames of the ID3v2 tag at the start of
     /// the stream (names compared without regard to ASCII case), and its ReplayGain.
+    ///
+    /// When the ID3 tag has no ReplayGain, the mad plugin takes the track gain of a LAME tag in the first
+    /// frame (`MadScanner.parseLame`). That needs a look at the stream's start before libmpg123 reads it, so
+    /// it is done where going back is cheap (local files), not for remote streams.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        let decoder = try MP3Decoder(input: input)
+        let lameReplayGain = self.scan == .mad ? Self.lameReplayGain(input) : nil
+        let decoder = try MP3Decoder(input: input, samples: self.scan == .mad ? .s24 : .s16)
+        decoder.replayGain = lameReplayGain
         if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
             let tags = TagCollector.tagItems(id3.mpdTagItems())
             decoder.pendingTags = tags.isEmpty ? nil : tags
-            decoder.replayGain = id3.replayGain()
+            if let gain = id3.replayGain() { decoder.replayGain = gain }
             for pair in id3.txxxPairs() {
                 let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
                 switch String(decoding: asciiLowered, as: UTF8.self) {
@@ -95,6 +102,33 @@ public struct MP3Format: FormatPlugin {
             }
         }
         return decoder
+    }
+
+    /// The LAME tag's ReplayGain of a local stream, read from its start; the stream is left at offset 0.
+    static func lameReplayGain(_ input: any InputStream) -> ReplayGainInfo? {
+        guard input.isCheapToSeek, input.offset == 0 else { return nil }
+        let gain = MadScanner.scan(InputScanSource(input: input))?.lameReplayGain
+        do {
+            try input.seek(to: 0)
+        } catch {
+            return nil
+        }
+        return gain
+    }
+
+    /// Positional reads over a seekable input stream, for `MadScanner`.
+    private struct InputScanSource: MadScanSource {
+        let input: any InputStream
+        var size: Int { self.input.size.map { Int(clamping: $0) } ?? Int.max }
+
+        func scanRead(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            do {
+                if UInt64(offset) != self.input.offset { try self.input.seek(to: UInt64(offset)) }
+                return try self.input.readFully(into: buffer)
+            } catch {
+                return 0
+            }
+        }
     }
 
     // MARK: - Audio scan

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ID3Tag
+import Model
 
 /// What `mpd` 0.23's mad plugin reports when it scans an MPEG audio file.
 struct MadScanResult: Sendable, Hashable {
@@ -16,6 +17,22 @@ struct MadScanResult: Sendable, Hashable {
     var firstFrameOffset: Int
     /// The Xing/Info frame count, when the first frame carried one.
     var xingFrames: UInt32?
+    /// The ReplayGain the plugin submits from a LAME tag after the Xing/Info header, when it finds one.
+    var lameReplayGain: ReplayGainInfo?
+}
+
+/// Where the scan reads its bytes: positional reads and a size (`Int.max` when unknown).
+protocol MadScanSource {
+    /// The size in bytes, or `Int.max` when the stream does not say.
+    var size: Int { get }
+    /// Reads up to `buffer.count` bytes at `offset`; 0 at the end or on any failure.
+    func scanRead(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+extension TagSourceFile: MadScanSource {
+    func scanRead(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        (try? self.read(at: offset, into: buffer)) ?? 0
+    }
 }
 
 /// Reproduces the scan of `mpd` 0.23's mad decoder plugin (`MadDecoder::RunScan`) without libmad.
@@ -55,7 +72,7 @@ struct MadScanner {
         var samplesPerFrame: Int { 32 * (self.layer == 1 ? 12 : (self.layer == 3 && self.lsf ? 18 : 36)) }
     }
 
-    private let file: TagSourceFile
+    private let file: any MadScanSource
     private var fileOffset = 0
     private var buffer: [UInt8]
     private var bufferLength = 0
@@ -75,7 +92,7 @@ struct MadScanner {
     private var ancillaryBitOffset = 0
     private var ancillaryBitLength = 0
 
-    private init(file: TagSourceFile) {
+    private init(file: any MadScanSource) {
         self.file = file
         self.buffer = [UInt8](repeating: 0, count: Self.bufferSize)
         self.reservoir = [UInt8](repeating: 0, count: Self.mainDataCapacity)
@@ -85,7 +102,7 @@ struct MadScanner {
     ///
     /// - Returns: `nil` where the plugin fails (no decodable frame, or an absurd frame count), so `mpd` would
     ///   try its next decoder plugin.
-    static func scan(_ file: TagSourceFile) -> MadScanResult? {
+    static func scan(_ file: any MadScanSource) -> MadScanResult? {
         var scanner = MadScanner(file: file)
         return scanner.run()
     }
@@ -105,15 +122,20 @@ struct MadScanner {
         var duration = rest * 1000 / UInt64(header.bitRate / 8)
         var maxFrames = (frameMilliseconds > 0 ? duration / frameMilliseconds : 0) + Self.framesCushion
         var xingFrames: UInt32?
-        if let (flags, frames) = self.parseXing(), flags & 1 != 0, frames != 0 {
-            duration = UInt64(frames) * UInt64(header.samplesPerFrame) * 1000 / UInt64(header.sampleRate)
-            maxFrames = UInt64(frames)
-            xingFrames = frames
+        var lameReplayGain: ReplayGainInfo?
+        if var xing = self.parseXing() {
+            if xing.flags & 1 != 0, xing.frames != 0 {
+                duration = UInt64(xing.frames) * UInt64(header.samplesPerFrame) * 1000 / UInt64(header.sampleRate)
+                maxFrames = UInt64(xing.frames)
+                xingFrames = xing.frames
+            }
+            lameReplayGain = Self.parseLame(&xing.bits, bitLength: xing.bitLength)
         }
         guard maxFrames > 0, maxFrames <= UInt64(Self.maximumFrames) else { return nil }
         return MadScanResult(
             durationMilliseconds: duration, sampleRate: header.sampleRate, channels: header.channels,
-            layer: header.layer, firstFrameOffset: frameOffset, xingFrames: xingFrames)
+            layer: header.layer, firstFrameOffset: frameOffset, xingFrames: xingFrames,
+            lameReplayGain: lameReplayGain)
     }
 
     // MARK: - The plugin's loop (DecodeNextFrame / FillBuffer / ParseId3)
@@ -155,8 +177,9 @@ struct MadScanner {
         }
         let maxRead = Self.bufferSize - rest
         if maxRead == 0 { return false }
+        let (file, offset) = (self.file, self.fileOffset)
         var count = self.buffer.withUnsafeMutableBytes { raw in
-            (try? self.file.read(at: self.fileOffset, into: UnsafeMutableRawBufferPointer(rebasing: raw[rest...]))) ?? 0
+            file.scanRead(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[rest...]))
         }
         self.fileOffset += count
         if count == 0 {
@@ -596,8 +619,9 @@ struct MadScanner {
 
     // MARK: - Xing/Info header (the plugin's parse_xing)
 
-    /// The Xing flags and frame count, when the first frame's ancillary data holds a header the plugin accepts.
-    private func parseXing() -> (flags: UInt32, frames: UInt32)? {
+    /// The Xing flags and frame count, when the first frame's ancillary data holds a header the plugin accepts,
+    /// with the reader and bits left after it: the plugin then looks for a LAME tag there.
+    private func parseXing() -> (flags: UInt32, frames: UInt32, bits: BitReader, bitLength: Int)? {
         var bitLength = self.ancillaryBitLength
         let initial = bitLength
         var bits = BitReader(
@@ -626,18 +650,76 @@ struct MadScanner {
         }
         if flags & 2 != 0 {
             if bitLength < 32 { return nil }
+            bits.skip(32)
             bitLength -= 32
         }
         if flags & 4 != 0 {
             if bitLength < 800 { return nil }
+            bits.skip(800)
             bitLength -= 800
         }
         if flags & 8 != 0 {
             if bitLength < 32 { return nil }
+            bits.skip(32)
             bitLength -= 32
         }
-        if 960 - (initial - bitLength) < 0 { return nil }
-        return (flags, frames)
+        // The LAME tag is looked for no earlier than 120 bytes into the ancillary data.
+        let rest = 960 - (initial - bitLength)
+        if rest < 0 { return nil }
+        bits.skip(rest)
+        return (flags, frames, bits, bitLength - rest)
+    }
+
+    // MARK: - LAME tag (the plugin's parse_lame)
+
+    /// The ReplayGain the plugin submits from the LAME tag at `bits`, if any.
+    ///
+    /// As `mpd` 0.23's mad plugin: only a "radio" (track) gain set by someone and above 0 dB is used, 6 dB
+    /// higher for encoders older than LAME 3.95 (their reference level was 83 dB). The album gain is never
+    /// read. The peak is what the plugin computes: the tag's 32 bits shifted left by 5 and cut to a signed
+    /// 32-bit integer, taken as a linear peak. LAME writes 0 there unless asked to find the peak, so the
+    /// gain is then not limited; any other value limits the gain to the reciprocal of that large number,
+    /// exactly as `mpd` plays such files.
+    static func parseLame(_ bits: inout BitReader, bitLength: Int) -> ReplayGainInfo? {
+        guard bitLength >= 288 else { return nil }
+        var encoder: [UInt8] = []
+        for _ in 0..<9 { encoder.append(UInt8(bits.read(8))) }
+        guard encoder.starts(with: Array("LAME".utf8)), let version = Self.lameVersion(encoder.dropFirst(4))
+        else { return nil }
+        let adjustment = version.major < 3 || (version.major == 3 && version.minor < 95) ? 6 : 0
+        bits.skip(16)
+        let peakBits = UInt64(bits.read(32))
+        let peak = Float(Int32(truncatingIfNeeded: peakBits << 5))
+        let name = bits.read(3)
+        let originator = bits.read(3)
+        let negative = bits.read(1) == 1
+        let tenths = Int(bits.read(9))
+        guard tenths != 0, name == 1, originator != 0 else { return nil }
+        let gain = Float(negative ? -tenths : tenths) / 10 + Float(adjustment)
+        guard gain > 0 else { return nil }
+        var info = ReplayGainInfo()
+        info.trackGain = Double(gain)
+        info.trackPeak = Double(peak)
+        return info
+    }
+
+    /// `major.minor` as `sscanf("%u.%u")` reads it from the bytes after "LAME" (up to a NUL).
+    static func lameVersion(_ bytes: ArraySlice<UInt8>) -> (major: UInt32, minor: UInt32)? {
+        var rest = bytes.prefix { $0 != 0 }[...]
+        func number() -> UInt32? {
+            while let first = rest.first, first == 0x20 || (0x09...0x0D).contains(first) { rest.removeFirst() }
+            if let first = rest.first, first == 0x2B { rest.removeFirst() }
+            let digits = rest.prefix { (0x30...0x39).contains($0) }
+            guard !digits.isEmpty else { return nil }
+            rest.removeFirst(digits.count)
+            var value: UInt32 = 0
+            for digit in digits { value = value &* 10 &+ UInt32(digit - 0x30) }
+            return value
+        }
+        guard let major = number(), rest.first == 0x2E else { return nil }
+        rest.removeFirst()
+        guard let minor = number() else { return nil }
+        return (major, minor)
     }
 }
 

@@ -84,7 +84,15 @@ public struct OpusFormat: FormatPlugin {
             return OggDecoder(
                 codec, format: AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: codec.channels),
                 tags: { Self.streamTags(packet: $0.tagsPacket) },
-                replayGain: { Self.replayGain(Self.entries(packet: $0.tagsPacket) ?? [], head: $0.head) })
+                replayGain: { Self.replayGain(Self.entries(packet: $0.tagsPacket) ?? [], head: $0.head) },
+                linkReplayGain: { codec in
+                    // Later streams of a chain: only `R128_*` gains are submitted (the plugin sends the header's
+                    // output gain alone once, for the first stream).
+                    let entries = Self.entries(packet: codec.tagsPacket) ?? []
+                    let gains = Self.r128Gains(entries)
+                    guard gains.track != nil || gains.album != nil else { return nil }
+                    return Self.replayGain(entries, head: codec.streamHead)
+                })
         } catch {
             throw VorbisFormat.formatError(error, uri: input.uri)
         }
@@ -107,13 +115,7 @@ public struct OpusFormat: FormatPlugin {
     /// What `mpd`'s decoder submits as ReplayGain: the `R128_*_GAIN` entries plus the header's output gain plus
     /// 5 dB, else the output gain plus 5 dB as the track gain.
     static func replayGain(_ entries: [Entry], head: OpusHead) -> ReplayGainInfo {
-        var trackGain: Double?
-        var albumGain: Double?
-        for entry in entries where !entry.isPicture && !entry.isSkipped {
-            let lowered = entry.name.map(Entry.lowered)
-            if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
-            if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
-        }
+        let (trackGain, albumGain) = Self.r128Gains(entries)
         let outputGain = Double(Float(head.outputGain) / 256) + 5
         var replayGain = ReplayGainInfo()
         if trackGain != nil || albumGain != nil {
@@ -123,6 +125,18 @@ public struct OpusFormat: FormatPlugin {
             replayGain.trackGain = outputGain
         }
         return replayGain
+    }
+
+    /// The `R128_TRACK_GAIN` and `R128_ALBUM_GAIN` values in dB, where valid.
+    static func r128Gains(_ entries: [Entry]) -> (track: Double?, album: Double?) {
+        var trackGain: Double?
+        var albumGain: Double?
+        for entry in entries where !entry.isPicture && !entry.isSkipped {
+            let lowered = entry.name.map(Entry.lowered)
+            if lowered == Array("r128_track_gain".utf8), let gain = Self.q78(entry.value) { trackGain = gain }
+            if lowered == Array("r128_album_gain".utf8), let gain = Self.q78(entry.value) { albumGain = gain }
+        }
+        return (trackGain, albumGain)
     }
 
     /// The tags of `entries`: pictures, long values and names no tag type has left out.

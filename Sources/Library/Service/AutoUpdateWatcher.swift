@@ -64,11 +64,14 @@ final class AutoUpdateWatcher {
         self.flushTimer = nil
     }
 
-    /// Watches every directory of `database` within the depth limit; drops watches of directories that are gone.
+    /// Watches every directory of `database` within the depth limit (not those of mounted storages); drops watches
+    /// of directories that are gone.
     func watch(_ database: Database) {
         guard let fd = self.inotify else { return }
         var wanted = Set<ByteString>()
-        for directory in database.directories {
+        for (index, directory) in database.directories.enumerated() {
+            // A mounted storage's directories are not the music directory's.
+            if database.hasMountPoints && database.mountPoint(ofDirectory: Int32(index)) != nil { continue }
             let depth = directory.path.isEmpty ? 0 : directory.path.utf8.split(separator: UInt8(ascii: "/")).count
             if let limit = self.depth, depth > limit { continue }
             wanted.insert(ByteString(directory.path))

@@ -26,6 +26,10 @@ extension LibraryService {
         case noCacheDirectory
         /// The music directory has a directory of that name: `mpd`'s `Already exists`.
         case alreadyExists
+        /// A storage is mounted there already (`mpd`'s `Mount point busy`).
+        case mountPointBusy
+        /// The storage is mounted already, elsewhere (`mpd`'s `This storage is already mounted`).
+        case storageMounted
     }
 
     /// Whether storages can be mounted: there is a `cache_directory` for their databases.
@@ -45,38 +49,110 @@ extension LibraryService {
         return directory + "/" + String(decoding: name, as: UTF8.self)
     }
 
-    /// Mounts `storage` at `path` (a name at the root): its database is read from the cache directory, and when
-    /// there is none yet (and `update`) an update of `path` is queued, as `mpd` does. Returns the id of that job,
-    /// if any.
-    ///
-    /// The database file is read here, on the loop, as `mpd` reads it in its main thread (one storage's
-    /// database: small).
-    ///
-    /// - Throws: `MountError`, as `mpd`'s simple database refuses.
-    public func mount(_ path: String, storage: any Storage, update: Bool = true) throws(MountError) -> Int? {
-        guard let directory = self.configuration.cacheDirectory else { throw .noCacheDirectory }
-        if self.root.directory(at: path) != nil { throw .alreadyExists }
-        let file = Self.mountDatabasePath(for: storage.uri, in: directory)
-        let loaded = self.loadMountDatabase(file)
-        self.lastMountNumber += 1
-        self.mountPointsUsed.insert(path)
-        self.mounts.append(
-            Mount(path: path, storage: storage, database: loaded ?? Database(), number: self.lastMountNumber))
-        self.graftMounts()
-        self.onEvent(.mountsChanged(database: self.database))
-        guard loaded == nil, update else { return nil }
-        return try? self.enqueue(uri: path, discard: false)
+    /// Mounts `storage` at `path` (a name at the root), after the snapshot changes before it: its database is read
+    /// from the cache directory and grafted into the snapshot off the loop; when there is none yet (and `update`)
+    /// an update of `path` is queued, as `mpd` does. `completion` gets, on the loop, the id of that job, if any,
+    /// or why the database refused (`mpd`'s simple database's errors, and the mount point or storage being
+    /// mounted by then).
+    public func mount(
+        _ path: String, storage: any Storage, update: Bool = true,
+        completion: @escaping (Result<Int?, MountError>) -> Void
+    ) {
+        let file = self.configuration.cacheDirectory.map { Self.mountDatabasePath(for: storage.uri, in: $0) }
+        self.changeSnapshot(
+            prepare: { [unowned self] () -> (@Sendable () -> (database: Database, mount: Mount, loaded: Bool)?)? in
+                guard let file else {
+                    completion(.failure(.noCacheDirectory))
+                    return nil
+                }
+                if self.mounts.contains(where: { $0.path == path }) {
+                    completion(.failure(.mountPointBusy))
+                    return nil
+                }
+                if self.mounts.contains(where: { $0.storage.uri == storage.uri }) {
+                    completion(.failure(.storageMounted))
+                    return nil
+                }
+                let (base, others, configuration, logger) = (
+                    self.database, self.mounts, self.configuration, self.logger
+                )
+                self.lastMountNumber += 1
+                let number = self.lastMountNumber
+                return {
+                    // The snapshot holds exactly `others`: any other directory of this name is the music directory's.
+                    if base.directory(at: path) != nil { return nil }
+                    let loaded = Self.loadMountDatabase(file, configuration: configuration, logger: logger)
+                    let mount = Mount(path: path, storage: storage, database: loaded ?? Database(), number: number)
+                    return (Self.grafted(base, mounts: others + [mount]), mount, loaded != nil)
+                }
+            },
+            apply: { [unowned self] result in
+                guard let result else {
+                    completion(.failure(.alreadyExists))
+                    return
+                }
+                self.mountPointsUsed.insert(path)
+                self.mounts.append(result.mount)
+                self.replaceSnapshot(result.database)
+                self.onEvent(.mountsChanged(database: self.database))
+                completion(.success(!result.loaded && update ? try? self.enqueue(uri: path, discard: false) : nil))
+            })
     }
 
-    /// Unmounts the storage at `path`: its waiting update jobs are dropped, a running one's result will be;
-    /// `false` when nothing is mounted there.
-    public func unmount(_ path: String) -> Bool {
-        guard let index = self.mounts.firstIndex(where: { $0.path == path }) else { return false }
-        self.mounts.remove(at: index)
-        self.queue.removeAll { Self.firstComponent(of: $0.uri) == path }
-        self.graftMounts()
+    /// Mounts each of `storages` at its mount point, as `mount(_:storage:update:completion:)` without an update,
+    /// all in one rebuild of the snapshot, made here: for the state file's mounts, restored at start-up before the
+    /// loop serves anyone (as the database itself is loaded), so that the queue restored next finds their songs.
+    /// Returns the mounts refused, with why.
+    public func restoreMounts(_ storages: [(path: String, storage: any Storage)]) -> [(path: String, MountError)] {
+        guard let directory = self.configuration.cacheDirectory else {
+            return storages.map { ($0.path, .noCacheDirectory) }
+        }
+        var refused: [(path: String, MountError)] = []
+        var added: [Mount] = []
+        for (path, storage) in storages {
+            if self.mounts.contains(where: { $0.path == path }) || added.contains(where: { $0.path == path }) {
+                refused.append((path, .mountPointBusy))
+            } else if (self.mounts + added).contains(where: { $0.storage.uri == storage.uri }) {
+                refused.append((path, .storageMounted))
+            } else if self.database.directory(at: path) != nil {
+                refused.append((path, .alreadyExists))
+            } else {
+                self.lastMountNumber += 1
+                let file = Self.mountDatabasePath(for: storage.uri, in: directory)
+                let loaded = Self.loadMountDatabase(file, configuration: self.configuration, logger: self.logger)
+                added.append(
+                    Mount(path: path, storage: storage, database: loaded ?? Database(), number: self.lastMountNumber))
+            }
+        }
+        guard !added.isEmpty else { return refused }
+        self.mountPointsUsed.formUnion(added.map(\.path))
+        self.mounts += added
+        self.replaceSnapshot(Self.grafted(self.database, mounts: self.mounts))
         self.onEvent(.mountsChanged(database: self.database))
-        return true
+        return refused
+    }
+
+    /// Unmounts the storage at `path`, after the snapshot changes before it: its waiting update jobs are dropped,
+    /// a running one's result will be. `completion` gets, on the loop, `false` when nothing is mounted there.
+    public func unmount(_ path: String, completion: @escaping (Bool) -> Void) {
+        self.changeSnapshot(
+            prepare: { [unowned self] () -> (@Sendable () -> (database: Database, number: Int))? in
+                guard let index = self.mounts.firstIndex(where: { $0.path == path }) else {
+                    completion(false)
+                    return nil
+                }
+                var others = self.mounts
+                let number = others.remove(at: index).number
+                let base = self.database
+                return { [others] in (Self.grafted(base, mounts: others), number) }
+            },
+            apply: { [unowned self] result in
+                self.mounts.removeAll { $0.number == result.number }
+                self.queue.removeAll { Self.firstComponent(of: $0.uri) == path }
+                self.replaceSnapshot(result.database)
+                self.onEvent(.mountsChanged(database: self.database))
+                completion(true)
+            })
     }
 
     /// The mount `uri` is in, and the rest of `uri` below its mount point.
@@ -99,8 +175,11 @@ extension LibraryService {
     /// point removes none (`mpd` tells the queue the URI relative to the storage, which no queued song has), and
     /// the music directory's job none of the songs of a storage mounted (or once mounted) at a mount point.
     public func wasRemovedByLastJob(_ uri: String) -> Bool {
-        guard let previous = self.previousRoot else { return false }
-        return !self.mountPointsUsed.contains(Self.firstComponent(of: uri)) || previous.song(at: uri) != nil
+        guard let previous = self.previousDatabase else { return false }
+        guard self.mountPointsUsed.contains(Self.firstComponent(of: uri)) else { return true }
+        // A song of the music directory's own directory of that name (not of a storage mounted there).
+        guard let song = previous.song(at: uri) else { return false }
+        return previous.mountPoint(ofDirectory: previous.songs.directory(song)) == nil
     }
 
     static func firstComponent(of uri: String) -> String {
@@ -108,45 +187,36 @@ extension LibraryService {
         return String(uri[..<slash])
     }
 
-    /// The database of a mount from its file, or `nil` when there is none (or it is unusable: logged).
-    private func loadMountDatabase(_ file: String) -> Database? {
+    /// The database of a mount from its file, or `nil` when there is none (or it is unusable: logged). Any thread.
+    static func loadMountDatabase(_ file: String, configuration: Configuration, logger: Logger) -> Database? {
         let bytes: [UInt8]
         do {
             bytes = try readFileRange(atPath: file, offset: 0, count: .max).bytes
         } catch {
             if error.errno != .noSuchFile {
-                self.logger.warning("cannot read a mount's database", ["file": file, "error": "\(error)"])
+                logger.warning("cannot read a mount's database", ["file": file, "error": "\(error)"])
             }
             return nil
         }
         let modificationTime = (try? FileStatus(path: file))?.modificationTime ?? 0
         do {
             return try MPDDatabaseFile.decode(
-                bytes, tags: self.configuration.metadata, fsCharset: self.configuration.fsCharset,
-                updateTime: modificationTime)
+                bytes, tags: configuration.metadata, fsCharset: configuration.fsCharset, updateTime: modificationTime)
         } catch {
-            self.logger.warning("a mount's database is unusable", ["file": file, "error": "\(error)"])
+            logger.warning("a mount's database is unusable", ["file": file, "error": "\(error)"])
             return nil
         }
     }
 
-    /// Makes `database` the music directory's snapshot with the mounts grafted in (see `grafted(_:mounts:)`), or
-    /// `prepared` when it was grafted (off the loop) from the same mounts as there are now.
-    func graftMounts(prepared: (database: Database, mounts: [Int])? = nil) {
-        if let prepared, prepared.mounts == self.mounts.map(\.number) {
-            self.database = prepared.database
-        } else {
-            self.database = Self.grafted(self.root, mounts: self.mounts)
-        }
-    }
-
-    /// `root` with each mount's database grafted in as a directory of the root named after its mount point, after
-    /// the music directory's own (where `mpd` adds a mount point), without a modification time (-1: as `mpd` lists
-    /// a mount point at the root), marked as mount points; its URI lookups are ready. `root` itself without
-    /// mounts. Any thread: an update job grafts its result before it reaches the loop.
-    static func grafted(_ root: Database, mounts: [Mount]) -> Database {
-        guard !mounts.isEmpty else { return root }
-        var tree = root.makeTree()
+    /// `base`'s music directory part (any mount points it has are left out) with each mount's database grafted in
+    /// as a directory of the root named after its mount point, after the music directory's own (where `mpd` adds a
+    /// mount point), without a modification time (-1: as `mpd` lists a mount point at the root), marked as mount
+    /// points; its URI lookups are ready. The one snapshot kept: the music directory's part is not held apart.
+    /// `base` itself when it has no mount points and there are no mounts. Any thread; a rebuild of the whole
+    /// snapshot, so never the loop's.
+    static func grafted(_ base: Database, mounts: [Mount]) -> Database {
+        guard !mounts.isEmpty || base.hasMountPoints else { return base }
+        var tree = base.makeTree(withoutMounts: true)
         let rank = (tree.children.values.map(\.rank).max() ?? -1) + 1
         for (offset, mount) in mounts.enumerated() {
             var child = mount.database.makeTree()
@@ -157,14 +227,14 @@ extension LibraryService {
             tree.children[ByteString(mount.path)] = child
         }
         let grafted = Database(
-            tree: tree, updateTime: root.updateTime, sorted: false, markTargets: root.hasHiddenSongs)
+            tree: tree, updateTime: base.updateTime, sorted: false, markTargets: base.hasHiddenSongs)
         var roots: [Int32: Int64] = [:]
         for mount in mounts {
             if let index = grafted.directory(at: mount.path) {
                 roots[index] = mount.database.directories.first?.modificationTime ?? 0
             }
         }
-        let database = grafted.marking(mountRoots: roots)
+        let database = roots.isEmpty ? grafted : grafted.marking(mountRoots: roots)
         database.prepareURILookups()
         return database
     }
@@ -177,8 +247,7 @@ extension LibraryService {
             storage: mount.storage, reader: configuration.updater.reader, logger: configuration.updater.logger)
         let file = configuration.cacheDirectory.map { Self.mountDatabasePath(for: mount.storage.uri, in: $0) }
         let current = mount.database
-        let root = self.root
-        let mounts = self.mounts
+        let (base, generation, mounts) = (self.database, self.snapshotGeneration, self.mounts)
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
         NamedThread.detach("update") {
@@ -202,14 +271,14 @@ extension LibraryService {
                 }
                 database = built
             }
-            // Grafted here, with the mounts there were when the job started: the loop uses it if they are the same.
+            // Grafted here into the snapshot the job started from: the loop uses it if that is still the current one.
             let prepared = database.map { database in
                 let updated = mounts.map { other in
                     var other = other
                     if other.number == mount.number { other.database = database }
                     return other
                 }
-                return (Self.grafted(root, mounts: updated), updated.map(\.number))
+                return Prepared(database: Self.grafted(base, mounts: updated), generation: generation)
             }
             bound.execute { [database] service in
                 service.finishMounted(mount, database: database, prepared: prepared, modified: modified, id: id)
@@ -217,19 +286,43 @@ extension LibraryService {
         }
     }
 
-    private func finishMounted(
-        _ mount: Mount, database: Database?, prepared: (Database, [Int])?, modified: Bool, id: Int
-    ) {
-        self.running = false
-        var changed: Database?
-        if let database, let index = self.mounts.firstIndex(where: { $0.number == mount.number }) {
-            self.mounts[index].database = database
-            self.graftMounts(prepared: prepared)
-            changed = self.database
+    private func finishMounted(_ mount: Mount, database: Database?, prepared: Prepared?, modified: Bool, id: Int) {
+        let end = { [unowned self] (changed: Database?) in
+            self.running = false
+            self.previousDatabase = nil
+            self.onEvent(
+                .updateFinished(job: id, modified: modified && changed != nil, database: changed, replaced: []))
+            self.logger.info("update finished", ["job": "\(id)", "mount": mount.path, "modified": "\(modified)"])
+            self.startNextJob()
         }
-        self.previousRoot = nil
-        self.onEvent(.updateFinished(job: id, modified: modified && changed != nil, database: changed, replaced: []))
-        self.logger.info("update finished", ["job": "\(id)", "mount": mount.path, "modified": "\(modified)"])
-        self.startNextJob()
+        guard let database, let index = self.mounts.firstIndex(where: { $0.number == mount.number }) else {
+            end(nil)
+            return
+        }
+        if let prepared, self.isCurrent(prepared) {
+            self.mounts[index].database = database
+            self.replaceSnapshot(prepared.database)
+            end(self.database)
+            return
+        }
+        // The snapshot changed meanwhile (a mount, an unmount): grafted again, off the loop, after those changes.
+        self.changeSnapshot(
+            prepare: { [unowned self] () -> (@Sendable () -> Database)? in
+                guard let index = self.mounts.firstIndex(where: { $0.number == mount.number }) else {
+                    end(nil)
+                    return nil
+                }
+                var updated = self.mounts
+                updated[index].database = database
+                let base = self.database
+                return { [updated] in Self.grafted(base, mounts: updated) }
+            },
+            apply: { [unowned self] grafted in
+                if let index = self.mounts.firstIndex(where: { $0.number == mount.number }) {
+                    self.mounts[index].database = database
+                }
+                self.replaceSnapshot(grafted)
+                end(self.database)
+            })
     }
 }

@@ -13,7 +13,9 @@ import Synchronization
 ///
 /// Loop-confined: create it, call every method and read every property on the loop thread. Update jobs run one
 /// at a time on their own thread; each ends by saving the database files (atomically) and posting the new
-/// snapshot to the loop, which swaps it in.
+/// snapshot to the loop, which swaps it in. One snapshot is kept: the music directory's songs with the mounted
+/// storages' grafted in. Every rebuild of it (a job's result, `mount`, `unmount`) is made off the loop; those that
+/// must start from the current snapshot wait their turn (`changeSnapshot`), so the loop never waits for one.
 ///
 /// The database files: `db_file` always holds `mpd`'s own format (`MPDDatabaseFile`, gzip-compressed as
 /// `mpd` writes it by default), so that `mpd` started on the same configuration serves the library at once;
@@ -82,10 +84,20 @@ public final class LibraryService {
         case mountsChanged(database: Database)
     }
 
-    /// The current snapshot: the music directory's, with the mounted storages' grafted in (see `Mount`).
-    public internal(set) var database: Database
-    /// The music directory's snapshot alone.
-    private(set) var root: Database
+    /// The current snapshot: the music directory's, with the mounted storages' grafted in (see `Mount`); the only
+    /// one kept (an update of the music directory starts from its part of it). Replaced only through
+    /// `replaceSnapshot`, and holds exactly `mounts`.
+    public private(set) var database: Database
+    /// Counts the snapshots swapped in: a job's result grafted off the loop is used only if none was since it
+    /// started.
+    private(set) var snapshotGeneration = 0
+    /// Changes of the snapshot waiting for the one running (see `changeSnapshot`): each starts its work and
+    /// returns whether it did.
+    private var snapshotChanges: [() -> Bool] = []
+    /// Takes the value of the running change's work, on the loop; `nil` while none runs.
+    private var applyChange: ((any Sendable) -> Void)?
+    /// Whether a change of the snapshot is running.
+    private var changingSnapshot = false
     /// The mounted storages, in the order they were mounted.
     public internal(set) var mounts: [Mount] = []
     /// The number of the last mount (a job's result is kept only if its mount is still there).
@@ -93,7 +105,7 @@ public final class LibraryService {
     /// Every mount point used since start-up.
     var mountPointsUsed: Set<String> = []
     /// While a job of the music directory reports its end: the snapshot it started from.
-    var previousRoot: Database?
+    var previousDatabase: Database?
     /// Receives what happens, on the loop thread.
     public var onEvent: (Event) -> Void = { _ in }
 
@@ -118,7 +130,6 @@ public final class LibraryService {
         self.loop = loop
         self.logger = logger
         self.database = Database()
-        self.root = self.database
     }
 
     /// Loads the database (see the type's description), or starts a full scan when there is none (or it is
@@ -126,8 +137,7 @@ public final class LibraryService {
     public func start() {
         let started = MonotonicClock.now()
         if let path = self.configuration.databaseFile, let (database, source, stamp) = self.load(path) {
-            self.root = database
-            self.graftMounts()
+            self.replaceSnapshot(database)
             releaseFreeMemory()
             self.logger.info(
                 "database loaded",
@@ -147,7 +157,7 @@ public final class LibraryService {
                 logger: self.logger
             ) { [unowned self] roots in self.enqueueChanged(roots) }
             self.watcher = watcher
-            watcher.start(self.root)
+            watcher.start(self.database)
         }
     }
 
@@ -313,8 +323,8 @@ public final class LibraryService {
         }
         // Handed over so that the job's thread lets go of the previous snapshot before the loop swaps the new one
         // in: the heap is trimmed after the swap (`finish`), and a snapshot freed later would stay resident.
-        let current = Handover(self.root)
-        let mounts = self.mounts
+        let current = Handover(self.database)
+        let (mounts, generation) = (self.mounts, self.snapshotGeneration)
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
@@ -324,7 +334,9 @@ public final class LibraryService {
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here,
             // and graft the mounts (the loop uses that if they are still the same).
             database?.prepareURILookups()
-            let prepared = database.map { (Self.grafted($0, mounts: mounts), mounts.map(\.number)) }
+            let prepared = database.map {
+                Prepared(database: Self.grafted($0, mounts: mounts), generation: generation)
+            }
             bound.execute { [database] service in
                 service.finish(database: database, prepared: prepared, modified: modified, replaced: replaced, id: id)
             }
@@ -374,7 +386,7 @@ public final class LibraryService {
     private static func scan(
         _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
     ) -> (encoded: [UInt8]?, modified: Bool, replaced: [String]) {
-        let tree = current.makeTree()
+        let tree = current.makeTree(withoutMounts: true)
         let result = configuration.updater.update(tree, uri: uri, discard: discard)
         let updateTime = Int64(time(nil))
         // As mpd: the database is saved when the job modified it or its file is missing (the first scan produces
@@ -402,21 +414,37 @@ public final class LibraryService {
         return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified, result.replacedTracks)
     }
 
-    private func finish(
-        database: Database?, prepared: (Database, [Int])?, modified: Bool, replaced: [String], id: Int
-    ) {
+    private func finish(database: Database?, prepared: Prepared?, modified: Bool, replaced: [String], id: Int) {
+        guard let database else {
+            self.end(id, modified: modified, database: nil, replaced: replaced)
+            return
+        }
+        if let prepared, self.isCurrent(prepared) {
+            self.end(id, modified: modified, database: prepared.database, replaced: replaced)
+            return
+        }
+        // Mounted or unmounted meanwhile: grafted again with the mounts there are, off the loop, after those changes.
+        self.changeSnapshot(
+            prepare: { [unowned self] () -> (@Sendable () -> Database)? in
+                let mounts = self.mounts
+                return { Self.grafted(database, mounts: mounts) }
+            },
+            apply: { [unowned self] grafted in
+                self.end(id, modified: modified, database: grafted, replaced: replaced)
+            })
+    }
+
+    /// Ends job `id` of the music directory, with `database` (grafted) as the new snapshot if it made one.
+    private func end(_ id: Int, modified: Bool, database: Database?, replaced: [String]) {
         self.running = false
-        self.previousRoot = self.root
+        self.previousDatabase = self.database
         if let database {
-            self.root = database
-            self.graftMounts(prepared: prepared)
+            self.replaceSnapshot(database)
             self.watcher?.watch(database)
         }
-        self.onEvent(
-            .updateFinished(
-                job: id, modified: modified, database: database.map { _ in self.database }, replaced: Set(replaced)))
+        self.onEvent(.updateFinished(job: id, modified: modified, database: database, replaced: Set(replaced)))
         // Asked only while the event is reported; let go of before the trim.
-        self.previousRoot = nil
+        self.previousDatabase = nil
         if database != nil {
             // The previous snapshot and the job's tree are gone now (unless `onEvent` kept them). Trimming a large
             // heap takes a moment: not on the loop.
@@ -424,6 +452,67 @@ public final class LibraryService {
         }
         self.logger.info("update finished", ["job": "\(id)", "modified": "\(modified)"])
         self.startNextJob()
+    }
+
+    // MARK: - Changes of the snapshot
+
+    /// A snapshot a job grafted off the loop, and the generation of the snapshot it was grafted into.
+    struct Prepared: Sendable {
+        let database: Database
+        let generation: Int
+    }
+
+    /// Whether `prepared` was grafted into the current snapshot, with no change waiting to replace it.
+    func isCurrent(_ prepared: Prepared) -> Bool {
+        prepared.generation == self.snapshotGeneration && !self.changingSnapshot && self.snapshotChanges.isEmpty
+    }
+
+    /// Swaps `database` in as the snapshot.
+    func replaceSnapshot(_ database: Database) {
+        self.database = database
+        self.snapshotGeneration += 1
+    }
+
+    /// Changes the snapshot after the changes before it are done, rebuilding it off the loop: `prepare` runs on the
+    /// loop when its turn comes and returns the work (a thread of its own runs it), or `nil` when there is nothing
+    /// to do (it has told its caller why); `apply` then gets the work's value on the loop, and swaps the new
+    /// snapshot in. One at a time, so each starts from the snapshot the one before it made.
+    func changeSnapshot<Value: Sendable>(
+        prepare: @escaping () -> (@Sendable () -> Value)?, apply: @escaping (Value) -> Void
+    ) {
+        self.snapshotChanges.append { [unowned self] in
+            guard let work = prepare() else { return false }
+            self.applyChange = { value in
+                // `work` below made the value: it is a `Value`.
+                guard let value = value as? Value else { preconditionFailure("a snapshot change's value changed type") }
+                apply(value)
+            }
+            let bound = LoopBound(self, loop: self.loop)
+            NamedThread.detach("graft") {
+                let value = work()
+                bound.execute { service in service.snapshotChanged(value) }
+            }
+            return true
+        }
+        self.startNextChange()
+    }
+
+    private func snapshotChanged(_ value: any Sendable) {
+        let apply = self.applyChange
+        self.applyChange = nil
+        apply?(value)
+        self.changingSnapshot = false
+        self.startNextChange()
+        // The snapshot before it is gone now: give back what it and the rebuild left, not on the loop.
+        NamedThread.detach("trim") { releaseFreeMemory() }
+    }
+
+    private func startNextChange() {
+        while !self.changingSnapshot, !self.snapshotChanges.isEmpty {
+            let next = self.snapshotChanges.removeFirst()
+            self.changingSnapshot = true
+            self.changingSnapshot = next()
+        }
     }
 
     /// Starts the first queued job, if any.

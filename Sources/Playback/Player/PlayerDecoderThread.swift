@@ -78,6 +78,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var songFramesOverrideLibrary = false
     private var rangeStartFrame: UInt64 = 0
     private var chunkStamp = ChunkHeader()
+    /// The ReplayGain the decoder reported last: a new one (a later stream of an Ogg chain) re-stamps the chunks.
+    private var decoderReplayGain: ReplayGainInfo?
     /// The song decoded to its end last in this run of songs: the old side of the next song change.
     private var fadingOut: PlayerCrossFade.Song?
 
@@ -250,6 +252,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.shared.publishSongTags(song.tags, token: song.token)
                 self.nextStart = start
                 self.stamp(song, format: decoder.format)
+                self.decoderReplayGain = decoder.replayGain
                 self.control.lock()
                 self.newestToken = song.token
                 self.unseekableToken = decoder.isSeekable ? nil : song.token
@@ -300,9 +303,15 @@ final class PlayerDecoderThread: @unchecked Sendable {
         return try streams(song.path, cancellation)
     }
 
-    /// Seeks within the song being decoded (reopening it when the decoder refuses).
+    /// Seeks within the song being decoded (reopening it when the decoder refuses, or when the loop cancelled its
+    /// remote input for the seek: a decoder that seeks within what it holds would otherwise go on to a read that
+    /// fails as cancelled, and the song would stop).
     private func seek(toSeconds seconds: Double, reopening start: Start) {
         guard var decoder = self.decoder else { return }
+        if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
+            self.open(start.song, atSeconds: seconds, start: .none)
+            return
+        }
         let rate = UInt64(max(1, decoder.format.sampleRate))
         var target = Self.frame(atSeconds: seconds, of: start.song, rate: rate)
         if let endFrame = self.endFrame { target = min(target, self.rangeStartFrame + endFrame) }
@@ -369,12 +378,17 @@ final class PlayerDecoderThread: @unchecked Sendable {
     }
 
     private func stamp(_ song: PlayableSong, format: AudioFormat) {
-        let gain = song.replayGain
         self.chunkStamp = ChunkHeader(
             token: song.token, generation: self.generation, songFrame: 0, songFrames: self.songFrames,
-            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format, start: .none,
-            trackGain: gain.trackGain.map(Float.init) ?? .nan, trackPeak: gain.trackPeak.map(Float.init) ?? .nan,
-            albumGain: gain.albumGain.map(Float.init) ?? .nan, albumPeak: gain.albumPeak.map(Float.init) ?? .nan)
+            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format, start: .none)
+        self.stampReplayGain(song.replayGain)
+    }
+
+    private func stampReplayGain(_ gain: ReplayGainInfo) {
+        self.chunkStamp.trackGain = gain.trackGain.map(Float.init) ?? .nan
+        self.chunkStamp.trackPeak = gain.trackPeak.map(Float.init) ?? .nan
+        self.chunkStamp.albumGain = gain.albumGain.map(Float.init) ?? .nan
+        self.chunkStamp.albumPeak = gain.albumPeak.map(Float.init) ?? .nan
     }
 
     /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.
@@ -401,6 +415,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
             do throws(FormatError) {
                 frames = try decoder.decode(into: buffer)
                 self.decoder = decoder
+                // As mpd's SubmitReplayGain: the frames just decoded and all after them take the new gain.
+                if let gain = decoder.replayGain, gain != self.decoderReplayGain {
+                    self.decoderReplayGain = gain
+                    self.song?.replayGain = gain
+                    self.stampReplayGain(gain)
+                }
                 // Only a remote song takes the tags its stream brings (mpd's `LockUpdateSongTag` skips files).
                 if song.isRemote, let tags = decoder.readTag() {
                     self.tagRevision += 1

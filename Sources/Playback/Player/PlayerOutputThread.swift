@@ -88,6 +88,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var chunk = ChunkHeader()
     private var hasChunk = false
     private var gain: Float = 1
+    /// The ReplayGain values of the chunk played last (bit patterns: NaN is "unknown").
+    private var chunkReplayGain = SIMD4<UInt32>()
     private var ended = false
     private var recovering = false
     private var retryAt: UInt64 = 0
@@ -407,9 +409,15 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.post(.streamTag(token: header.token, revision: header.tagRevision, generation: header.generation))
         }
         let target = self.gain(for: header)
-        // A new song starts at its own gain; within a song the gain glides over one chunk (not through a filter
-        // chain: there the gains step, as `mpd`'s).
-        let from = header.start == .none && !self.filtering ? self.gain : target
+        // A new song starts at its own gain, and so does a new stream of an Ogg chain (its ReplayGain, from
+        // its first chunk on, as mpd); a volume or mode change within a song glides over one chunk (not through
+        // a filter chain: there the gains step, as `mpd`'s).
+        let replayGain = SIMD4(
+            header.trackGain.bitPattern, header.trackPeak.bitPattern, header.albumGain.bitPattern,
+            header.albumPeak.bitPattern)
+        let sameReplayGain = replayGain == self.chunkReplayGain
+        self.chunkReplayGain = replayGain
+        let from = header.start == .none && sameReplayGain && !self.filtering ? self.gain : target
         let bytes = header.frames * header.format.frameSize
         let source = UnsafeRawBufferPointer(rebasing: self.pipe.pcm(cursor)[0..<bytes])
         var next = cursor + 1

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import MPDProtocol
 import Model
@@ -30,10 +31,18 @@ enum ArtCommands {
     static func albumart(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let argument = context.arguments[0]
         let offset = Int(try ArgumentParser.unsigned(context.arguments[1]))
-        let lowered = argument.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            // Remote streams have no cover files Fermata can reach (mpd's curl attempt fails the same way).
-            throw AckError(.noExist, "No file exists")
+        if let opener = QueueCommands.remoteOpener(for: argument, options: context.services.options) {
+            // mpd's `read_stream_art`: the cover files beside the URL, opened through the input plugins.
+            let directory = argument.lastIndex(of: "/").map { String(argument[..<$0]) } ?? "."
+            let limit = context.session.binaryLimit
+            return .deferred(
+                DeferredReply(work: { cancellation in
+                    Self.readRemoteCover(in: directory, offset: offset, count: limit, opener, cancellation)
+                }) { cover, context throws(AckError) in
+                    let (size, chunk) = try cover.get()
+                    writeChunk(size: size, chunk: chunk, type: nil, context: context)
+                    return .ok
+                })
         }
         let uri = try DatabaseCommands.relativeURI(argument, context: context)
         guard let root = context.services.options.musicDirectory, context.services.library != nil else {
@@ -67,6 +76,37 @@ enum ArtCommands {
             }
         }
         return nil
+    }
+
+    /// The first cover file beside a URL that an input plugin opens, in `mpd`'s order: its size and the `count`
+    /// bytes at `offset`, or `mpd`'s error. Blocks (off the loop); a failed open tries the next name, as in `mpd`.
+    private static func readRemoteCover(
+        in directory: String, offset: Int, count: Int, _ opener: RemoteOpener, _ cancellation: InputCancellation
+    ) -> Result<(size: Int, chunk: [UInt8]), AckError> {
+        Result { () throws(AckError) in
+            var opened: (any InputStream)?
+            for name in Self.coverNames where opened == nil && !cancellation.isCancelled {
+                opened = try? opener(directory + "/" + name, cancellation)
+            }
+            guard let stream = opened else { throw AckError(.noExist, "No file exists") }
+            guard let known = stream.size else { throw AckError(.noExist, "Cannot get size for stream") }
+            let size = Int(clamping: known)
+            if offset > size { throw AckError(.arg, "Offset too large") }
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size - offset, count), alignment: 1)
+            defer { chunk.deallocate() }
+            var filled = 0
+            do throws(InputError) {
+                if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
+                while filled < chunk.count {
+                    let read = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[filled...]))
+                    if read == 0 { break }
+                    filled += read
+                }
+            } catch {
+                throw AckError(.unknown, error.mpdMessage)
+            }
+            return (size, Array(chunk[..<filled]))
+        }
     }
 
     /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`

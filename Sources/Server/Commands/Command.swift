@@ -31,6 +31,9 @@ public final class DeferredReply {
     /// The command's name, for its `ACK` (set by the session).
     var commandName = ""
     let work: @Sendable (InputCancellation) -> any Sendable
+    /// When set, started on the loop instead of `work`: it calls its argument (from any thread) with the value,
+    /// once, when what it started is done (a change of the library's snapshot, done by the library's own worker).
+    let begin: ((@escaping @Sendable (any Sendable) -> Void) -> Void)?
     let finish: (any Sendable, inout CommandContext) throws(AckError) -> CommandResult
     /// Whether it replies as `mpd`'s background commands (`getfingerprint`) do: its `ACK` names no command
     /// and counts from 0 whatever its place in a command list, and the rest of the list is dropped (its reply
@@ -45,8 +48,27 @@ public final class DeferredReply {
     ) {
         self.isBackground = isBackground
         self.work = { work($0) }
-        self.finish = { value, context throws(AckError) in
-            // `work` above made the value: it is a `Value`.
+        self.begin = nil
+        self.finish = Self.finishing(finish)
+    }
+
+    /// A reply made by `finish` from the value that what `begin` starts (on the loop) hands to its argument when
+    /// it is done; no thread of its own waits for it.
+    init<Value: Sendable>(
+        begin: @escaping (@escaping @Sendable (Value) -> Void) -> Void,
+        finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
+    ) {
+        self.isBackground = false
+        self.work = { _ in () }
+        self.begin = { done in begin { value in done(value) } }
+        self.finish = Self.finishing(finish)
+    }
+
+    private static func finishing<Value: Sendable>(
+        _ finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
+    ) -> (any Sendable, inout CommandContext) throws(AckError) -> CommandResult {
+        { value, context throws(AckError) in
+            // `work` or `begin` made the value: it is a `Value`.
             guard let value = value as? Value else { preconditionFailure("a deferred reply's value changed type") }
             return try finish(value, &context)
         }

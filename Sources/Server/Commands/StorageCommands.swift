@@ -10,8 +10,10 @@ import Network
 /// and refuses the rest as it does. A mounted share's songs live in a database of their own in `mpd`'s
 /// `cache_directory` (see `LibraryService.mount`), shown under the mount point; without a `cache_directory` the
 /// storage is mounted (clients waiting in `idle` hear `mount`), the simple database refuses, and the mount is
-/// undone, as in `mpd`. Fermata mounts SMB shares; an nfs:// or WebDAV URI, which `mpd` mounts, is refused after
-/// `mpd`'s checks. There is no neighbor plugin.
+/// undone, as in `mpd`. Fermata mounts SMB shares and NFS exports; a WebDAV URI, which `mpd` mounts, is refused
+/// after `mpd`'s checks. The database's part of `mount` and `unmount` (reading the storage's database, rebuilding
+/// the snapshot) runs off the loop: the command's reply waits for it, other clients do not. There is no neighbor
+/// plugin.
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
@@ -102,27 +104,57 @@ enum StorageCommands {
         } catch {
             throw AckError(.unknown, "\(error)")
         }
-        context.services.emit(.mount)
-        do throws(LibraryService.MountError) {
-            _ = try library.mount(mountPoint, storage: storage)
-        } catch .noCacheDirectory {
-            throw AckError(.noExist, "No 'cache_directory' configured")
-        } catch {
-            throw AckError(.arg, "Already exists")
-        }
-        context.services.emit(.database)
-        return .ok
+        // The database's mount rebuilds the snapshot off the loop; clients hear `mount` and `database` together
+        // when it is done (or only `mount` when the database refuses), as `mpd`'s idle clients do.
+        let services = context.services
+        return .deferred(
+            DeferredReply(
+                begin: { (done: @escaping @Sendable (LibraryService.MountError?) -> Void) in
+                    library.mount(mountPoint, storage: storage) { result in
+                        switch result {
+                        case .success:
+                            services.emit(.mount)
+                            services.emit(.database)
+                            done(nil)
+                        case .failure(let error):
+                            // mpd mounted the storage before its database refused; not after its own checks.
+                            if error == .alreadyExists || error == .noCacheDirectory { services.emit(.mount) }
+                            done(error)
+                        }
+                    }
+                },
+                finish: { error, _ throws(AckError) in
+                    switch error {
+                    case nil: return .ok
+                    case .noCacheDirectory: throw AckError(.noExist, "No 'cache_directory' configured")
+                    case .alreadyExists: throw AckError(.arg, "Already exists")
+                    case .mountPointBusy: throw AckError(.arg, "Mount point busy")
+                    case .storageMounted: throw AckError(.arg, "This storage is already mounted")
+                    }
+                }))
     }
 
-    /// `unmount PATH`: the database's mount first (clients hear `database`), then the storage's (`mount`).
+    /// `unmount PATH`: the database's mount first (clients hear `database`), then the storage's (`mount`); the
+    /// snapshot is rebuilt off the loop.
     static func unmount(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         guard Self.storagePath(context) != nil else { throw AckError(.noExist, "No database") }
         if context.arguments[0].isEmpty { throw AckError(.arg, "Bad mount point") }
-        guard let library = context.services.library, library.unmount(context.arguments[0]) else {
-            throw AckError(.arg, "Not a mount point")
-        }
-        context.services.emit(.database)
-        context.services.emit(.mount)
-        return .ok
+        guard let library = context.services.library else { throw AckError(.arg, "Not a mount point") }
+        let (path, services) = (context.arguments[0], context.services)
+        return .deferred(
+            DeferredReply(
+                begin: { (done: @escaping @Sendable (Bool) -> Void) in
+                    library.unmount(path) { unmounted in
+                        if unmounted {
+                            services.emit(.database)
+                            services.emit(.mount)
+                        }
+                        done(unmounted)
+                    }
+                },
+                finish: { unmounted, _ throws(AckError) in
+                    guard unmounted else { throw AckError(.arg, "Not a mount point") }
+                    return .ok
+                }))
     }
 }
