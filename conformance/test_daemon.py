@@ -146,9 +146,8 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     finally:
         code, err = daemon.stop()
     assert code == 0
-    assert f'{config}:4: option "volume_normalization" is not supported by Fermata yet and is ignored' in err
     assert f'{config}:5: block "neighbors" is not supported by Fermata yet and is ignored' in err
-    for supported in ("zeroconf_enabled", "replaygain", "audio_output", "user"):
+    for supported in ("zeroconf_enabled", "volume_normalization", "replaygain", "audio_output", "user"):
         assert f'"{supported}" is not supported' not in err, f"{supported} is supported"
 
 
