@@ -247,9 +247,16 @@ def test_a_mounted_export_is_listed_and_played_as_in_mpd(namespaced_servers, nfs
 
 def test_no_nfs_server_fails_as_in_mpd(server_factory):
     """Outside the namespace nothing serves NFS (nor a portmapper) on 127.0.0.1: the mount fails, in mpd's words."""
-    spec = [("a", f"add nfs://{HOST}/nowhere/a.flac\nplay 0\n"), ("a", "status\n")]
-    ref, sut = server_factory("ref"), server_factory("sut")
-    mpdtest.compare(mpdtest.make_case(spec, replies="auto"), ref, sut, "no server")
+    answers: dict[str, list[bytes]] = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind)
+        answers[kind] = [server.query(f"add nfs://{HOST}/nowhere/a.flac")]
+        # Not compared: mpd answers `play` with the decoder's error when the decoder failed before the player
+        # took the command, else OK (under load either); Fermata answers OK.
+        server.query("play 0")
+        assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(10)), kind
+        answers[kind].append(server.query("status"))
+    assert answers["sut"] == answers["ref"]
 
 
 def test_a_silent_server_never_stalls_the_other_clients(namespaced_servers, nfs):
