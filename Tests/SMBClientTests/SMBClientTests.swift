@@ -417,14 +417,18 @@ final class LoopbackSMBServer: Sendable {
             let cancellation = InputCancellation()
             let stream = try probe.stream(of: bytes, cancellation: cancellation)
             #expect(try stream.readBytes(4) == Array(bytes[0..<4]))
-            // Back to the start: the helper's next read is stuck until the gate opens.
+            // Back to the start: the helper's next read is stuck until the gate opens. The seek itself may wait
+            // on that read (when the helper was already reading ahead), so the canceller runs first: the seek or
+            // the read after it is cancelled.
             probe.gate = gate
-            try stream.seek(to: 0)
             NamedThread.detach("canceller") {
                 gate.waitEntered()
                 cancellation.cancel()
             }
-            #expect(throws: InputError.cancelled(uri: stream.uri)) { _ = try stream.readBytes(1) }
+            #expect(throws: InputError.cancelled(uri: stream.uri)) {
+                try stream.seek(to: 0)
+                _ = try stream.readBytes(1)
+            }
         }
         for _ in 0..<20 {
             let cancellation = InputCancellation()
