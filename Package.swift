@@ -242,8 +242,11 @@ let package = Package(
             ],
             swiftSettings: settings),
 
-        // The ALSA output and hardware mixer; the only importer of CALSA.
-        .target(name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The ALSA output and hardware mixer, and the alsa input plugin (`alsa://`, capture); the only importer of
+        // CALSA.
+        .target(
+            name: "ALSA", dependencies: ["CALSA", "Playback", "Model", "Posix", "Input", "Configuration"],
+            swiftSettings: settings),
         // The httpd output: a stream server of its own for listeners (phones, browsers), any encoder.
         .target(
             name: "Httpd", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
@@ -364,7 +367,8 @@ let package = Package(
                 "TestTools",
             ], swiftSettings: settings),
         .testTarget(
-            name: "ALSATests", dependencies: ["ALSA", "Playback", "Model", "Posix", "TestSupport"],
+            name: "ALSATests",
+            dependencies: ["ALSA", "Playback", "Model", "Posix", "TestSupport", "Input", "Configuration"],
             swiftSettings: settings),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: settings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf", "Model", "Posix"], swiftSettings: settings),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import ALSA
 import Configuration
 import Curl
 import EventLoop
@@ -122,11 +123,19 @@ enum Daemon {
             return (Self.ffmpegInputSchemes(logger: logger), block.warnings)
         }
         let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
+        // mpd's alsa input plugin (capture from a sound card, `alsa://`), unless disabled.
+        let alsa = try plugins { () throws(ConfigError) in
+            let configured = try ALSAInputSettings.configured(settings.inputs)
+            return (configured?.settings, configured?.warnings ?? [])
+        }
 
         let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
-            // As mpd's input plugins, in their order: curl takes http(s) only, then ffmpeg the schemes
-            // libavformat reads, then smbclient smb://, then nfs nfs://.
+            // As mpd's input plugins, in their order: alsa takes alsa://, curl http(s) only, then ffmpeg the
+            // schemes libavformat reads, then smbclient smb://, then nfs nfs://.
+            if let alsa, ALSAInputStream.canOpen(url) {
+                return try ALSAInputStream(url: url, settings: alsa, cancellation: cancellation)
+            }
             if let curl, CurlInputStream.canOpen(url) {
                 return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
@@ -140,8 +149,10 @@ enum Daemon {
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
-        // What urlhandlers lists: every plugin's schemes, once each (smbclient's smb:// and nfs's nfs:// among them).
-        options.remoteSchemes = Set(curlSchemes + ffmpegSchemes + ["smb://", "nfs://"]).sorted()
+        // What urlhandlers lists: every plugin's schemes, once each (alsa's alsa://, smbclient's smb:// and nfs's
+        // nfs:// among them).
+        let alsaSchemes = alsa == nil ? [] : [ALSAInputURL.scheme]
+        options.remoteSchemes = Set(alsaSchemes + curlSchemes + ffmpegSchemes + ["smb://", "nfs://"]).sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
             do throws(FormatError) {
