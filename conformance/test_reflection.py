@@ -112,7 +112,7 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata's remote input plugins are curl, ffmpeg, smbclient and nfs: mpd's alsa, cdio and mms "
+        "urlhandlers\n", "Fermata's remote input plugins are alsa, curl, ffmpeg, smbclient and nfs: mpd's cdio and mms "
         "input plugins and its ffmpeg decoder's rtsp add their schemes"),
 }, replies=1)
 
