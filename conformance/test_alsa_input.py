@@ -9,6 +9,7 @@ a second of playing.
 * What the queue and `status` say while a capture plays (`audio: 44100:16:2`, no duration), and that the
   samples that reach the output are the infile's, byte for byte, on both servers.
 * The errors of an unknown device and of bad formats (`Failed to decode URI; REASON`), as mpd's.
+* `default_device` and `default_format` from `input { plugin "alsa" … }`; pause and resume.
 * `urlhandlers` lists `alsa://`; `input { plugin "alsa" enabled "no" }` refuses `add alsa://…` as mpd does.
 """
 
@@ -64,11 +65,11 @@ def status(server) -> dict[str, str]:
 VOLATILE = ("elapsed", "bitrate")
 
 
-def capture(server, directory: Path) -> tuple[list[str], bytes, bytes, str, bytes]:
-    """Plays URL until the recording holds twice the infile; `status` (times normalised), `currentsong`,
+def capture(server, directory: Path, url: str = URL) -> tuple[list[str], bytes, bytes, str, bytes]:
+    """Plays `url` until the recording holds twice the infile; `status` (times normalised), `currentsong`,
     `playlistinfo`, the recording's name and its first len(INFILE) bytes."""
     with server.connect() as c:
-        for line in ("clear", f"add {URL}", "play"):
+        for line in ("clear", f"add {url}", "play"):
             reply = c.command(line)
             assert reply == b"OK\n", f"{server.label}: {line} -> {reply!r}"
     if not mpdtest.wait_until(lambda: "audio" in status(server), 5):
@@ -108,6 +109,38 @@ def test_capture_plays_the_device_samples(pair):
     assert sut[2] == ref[2]
     assert sut[3] == ref[3] == "rec-S16_LE-44100-2.raw"
     assert sut[4] == INFILE, "Fermata's recording is not the infile"
+
+
+def test_configured_defaults(server_factory, tmp_path):
+    """`default_device` and `default_format` of the `input` block: `alsa://` captures `cap` in mono."""
+    block = 'input {\n    plugin "alsa"\n    default_device "cap"\n    default_format "44100:16:1"\n}'
+    results = {}
+    for kind in ("ref", "sut"):
+        server = start(server_factory, kind, tmp_path / kind, extra_config=block)
+        results[kind] = capture(server, tmp_path / kind, "alsa://")
+    assert "audio: 44100:16:1" in results["ref"][0]
+    assert results["sut"][:4] == results["ref"][:4]
+    assert results["ref"][3] == "rec-S16_LE-44100-1.raw"
+    assert results["ref"][4] == results["sut"][4] == INFILE
+
+
+def test_pause_and_resume(pair):
+    """Paused, the capture stops being read (the device overruns); resumed, it plays on without an error."""
+    for kind, (server, directory) in pair.items():
+        with server.connect() as c:
+            for line in ("clear", f"add {URL}", "play"):
+                assert c.command(line) == b"OK\n"
+        assert mpdtest.wait_until(lambda: "audio" in status(server), 5), server.label
+        server.query("pause 1")
+        assert status(server)["state"] == "pause"
+        time.sleep(0.3)
+        size = sum(f.stat().st_size for f in directory.glob("rec-*.raw"))
+        server.query("pause 0")
+        assert mpdtest.wait_until(
+            lambda: sum(f.stat().st_size for f in directory.glob("rec-*.raw")) > size + len(INFILE), 5), server.label
+        now = status(server)
+        assert now["state"] == "play" and "error" not in now and now["audio"] == "44100:16:2", (server.label, now)
+        server.query("stop")
 
 
 #: URLs that fail, each for its own reason.
