@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import audiofiles
+import formatcases
 import mpdtest
 
 #: One second of 44100:16:2 (a pattern no tone repeats: every 16-bit word is distinct over 64 Ki words).
@@ -151,13 +152,8 @@ ERRORS = ["alsa://nosuch?format=44100:16:2", "alsa://cap?format=44100:17:2", "al
 def test_errors(pair):
     """An unknown device and bad formats: the same `error:` once playback stopped."""
     for url in ERRORS:
-        got = {}
-        for kind, (server, _) in pair.items():
-            for line in ("clear", f"add {url}", "play"):
-                server.query(line)
-            mpdtest.wait_until(lambda: status(server).get("state") == "stop", 5)
-            got[kind] = {k: v for k, v in status(server).items() if k in ("state", "error")}
-            server.query("clearerror")
+        got = {kind: formatcases.state_after_playing(server, url, ("state", "error"), timeout=5)
+               for kind, (server, _) in pair.items()}
         assert got["ref"]["error"].startswith(f"Failed to decode {url}; "), got
         assert got["sut"] == got["ref"], url
 
