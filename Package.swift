@@ -70,6 +70,11 @@ let package = Package(
         .systemLibrary(
             name: "CNFS", path: "Sources/CNFS", pkgConfig: "libnfs", providers: [.apt(["libnfs-dev"])]),
 
+        // Audio CDs (`cdda://` input, as Debian's mpd has it): libcdio-paranoia with libcdio_cdda and libcdio.
+        .systemLibrary(
+            name: "CCdioParanoia", path: "Sources/CCdioParanoia", pkgConfig: "libcdio_paranoia",
+            providers: [.apt(["libcdio-paranoia-dev"])]),
+
         // No pkgConfig: Debian's libmpcdec-dev has no .pc file; its headers are in /usr/include/mpc and the module
         // map links the library.
         .systemLibrary(name: "CMPCDec", path: "Sources/CMPCDec", providers: [.apt(["libmpcdec-dev"])]),
@@ -260,6 +265,11 @@ let package = Package(
         // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
         // CSMBClient.
         .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Model", "Posix"], swiftSettings: settings),
+        // Audio CD tracks through libcdio-paranoia (mpd's cdio_paranoia input plugin); the only importer of
+        // CCdioParanoia.
+        .target(
+            name: "CdioParanoia", dependencies: ["CCdioParanoia", "Input", "Model", "Configuration"],
+            swiftSettings: settings),
         // Files on NFS exports through libnfs (mpd's nfs input plugin); the only importer of CNFS.
         .target(name: "NFS", dependencies: ["CNFS", "Input", "Model"], swiftSettings: settings),
 
@@ -285,7 +295,7 @@ let package = Package(
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
-                "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS",
+                "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -340,6 +350,9 @@ let package = Package(
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "CdioParanoiaTests", dependencies: ["CdioParanoia", "Input", "Configuration"],
+            swiftSettings: settings),
         .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),

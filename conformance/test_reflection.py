@@ -112,8 +112,8 @@ test_plugin_lists = mpdtest.differential_table({
     # Every decoder plugin Debian's mpd enables here, with its suffixes and MIME types, in mpd's order.
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
-        "urlhandlers\n", "Fermata's remote input plugins are alsa, curl, ffmpeg, smbclient and nfs: mpd's cdio and mms "
-        "input plugins and its ffmpeg decoder's rtsp add their schemes"),
+        "urlhandlers\n", "Fermata's remote input plugins are alsa, curl, ffmpeg, smbclient, nfs and cdio_paranoia: "
+        "mpd's mms input plugin and its ffmpeg decoder's rtsp add their schemes"),
 }, replies=1)
 
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ALSA
+import CdioParanoia
 import Configuration
 import Curl
 import EventLoop
@@ -123,6 +124,12 @@ enum Daemon {
             return (Self.ffmpegInputSchemes(logger: logger), block.warnings)
         }
         let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
+        // mpd's cdio_paranoia input plugin (audio CDs, `cdda://`), unless disabled.
+        let cdda = try plugins { () throws(ConfigError) in
+            let configured = try CdioParanoiaSettings.configured(settings.inputs)
+            return (configured?.settings, configured?.warnings ?? [])
+        }
+        if cdda != nil { CdioLog.install(logger.labelled("cdio")) }
         // mpd's alsa input plugin (capture from a sound card, `alsa://`), unless disabled.
         let alsa = try plugins { () throws(ConfigError) in
             let configured = try ALSAInputSettings.configured(settings.inputs)
@@ -132,7 +139,7 @@ enum Daemon {
         let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
             // As mpd's input plugins, in their order: alsa takes alsa://, curl http(s) only, then ffmpeg the
-            // schemes libavformat reads, then smbclient smb://, then nfs nfs://.
+            // schemes libavformat reads, then smbclient smb://, nfs nfs://, then cdio_paranoia cdda://.
             if let alsa, ALSAInputStream.canOpen(url) {
                 return try ALSAInputStream(url: url, settings: alsa, cancellation: cancellation)
             }
@@ -144,15 +151,20 @@ enum Daemon {
             }
             if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url, cancellation: cancellation) }
             if NFSInputStream.canOpen(url) { return try NFSInputStream(url: url, cancellation: cancellation) }
+            if let cdda, CdioParanoiaInputStream.canOpen(url) {
+                return try CdioParanoiaInputStream(url: url, settings: cdda)
+            }
             throw .plugin(message: "Unrecognized URI", uri: url)
         }
 
         var options = try Self.serverOptions(
             from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
-        // What urlhandlers lists: every plugin's schemes, once each (alsa's alsa://, smbclient's smb:// and nfs's
-        // nfs:// among them).
+        // What urlhandlers lists: every plugin's schemes, once each (alsa's alsa://, smbclient's smb://, nfs's
+        // nfs:// and cdio_paranoia's cdda:// among them).
         let alsaSchemes = alsa == nil ? [] : [ALSAInputURL.scheme]
-        options.remoteSchemes = Set(alsaSchemes + curlSchemes + ffmpegSchemes + ["smb://", "nfs://"]).sorted()
+        let cddaSchemes = cdda == nil ? [] : ["cdda://"]
+        options.remoteSchemes = Set(alsaSchemes + curlSchemes + ffmpegSchemes + ["smb://", "nfs://"] + cddaSchemes)
+            .sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
             do throws(FormatError) {
