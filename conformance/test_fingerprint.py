@@ -186,12 +186,7 @@ def compare(pair, spec, name):
     assert ref.replies >= 1, f"mpd did not answer {spec!r} in time"
 
 
-#: Fermata decodes MP3 with libmpg123, Debian's mpd with libmad (its `mad` plugin comes before `mpg123` for
-#: mp3). The two decoders' PCM differs in its lowest bits, which here flips one bit in each of 2 of the 948
-#: sub-fingerprints (items 443 and 851) of this two-minute song; the 6 s songs happen to come out the same.
-MP3_DECODER = ("Fermata decodes MP3 with libmpg123, mpd with libmad: 2 of 948 sub-fingerprints differ by one bit")
-
-EXPECTED_FAILURES = {"song/song.opus": OPUS_SHORT, "long/long.mp3": MP3_DECODER}
+EXPECTED_FAILURES = {"song/song.opus": OPUS_SHORT}
 
 
 def _song(uri):
