@@ -79,13 +79,13 @@ def record(server, directory: Path, uri: str, want_bytes: int) -> tuple[str, byt
 
 
 def recordings_of_both(server_factory, music: Path, tmp_path: Path, uri: str, bits: int = 24,
-                       **settings) -> dict[str, array.array]:
+                       start: str = "play", **settings) -> dict[str, array.array]:
     """mpd and Fermata, each with one ALSA `file` recorder and no `format` (and the server `settings`
-    given), play `uri` at once: each one's recording, which must be at `bits` (24 or 16)."""
+    given), play `uri` at once (started by `start`): each one's recording, which must be at `bits`."""
     servers = {kind: audiofiles.file_recorder(server_factory, kind, music, tmp_path / kind, **settings)
                for kind in ("ref", "sut")}
     for server in servers.values():
-        audiofiles.commands(server, "clear", f'add "{uri}"', "play")
+        audiofiles.commands(server, "clear", f'add "{uri}"', start)
     wait_for(lambda: all([status(server).get("state") == "stop" for server in servers.values()]), 30,
              "the end of both queues")
     got = {}
@@ -114,6 +114,17 @@ def test_samples_24_bit_exact(server_factory, audio_music, tmp_path):
     got = recordings_of_both(server_factory, audio_music, tmp_path, "tone.mp3")
     assert_as_mpd(got, len(want))
     assert max(abs(a - b) for a, b in zip(got["sut"], want)) <= 32, first_difference(got["sut"], want)
+
+
+def test_seek_before_play_as_mpd(server_factory, audio_music, tmp_path):
+    """`seek 0 1.5` on a stopped player: mpd's mad plugin, asked to seek when it first submits samples, has no
+    seek table yet, so it goes on decoding frame headers only until a frame starts at or after 1.5 s and plays
+    from the one after it (libmad's bit reservoir empty). Fermata's recording must be mpd's, every sample:
+    about the last 1.5 s of the song. About 3 s."""
+    got = recordings_of_both(server_factory, audio_music, tmp_path, "tone.mp3", start="seek 0 1.5")
+    length = len(got["sut"])
+    assert abs(length // 2 - 1.5 * RATE) < 3 * 1152, f"{length // 2} frames after the seek"
+    assert_as_mpd(got, length)
 
 
 def test_samples_16_bit(server_factory, audio_music, tmp_path):

@@ -98,9 +98,7 @@ public final class MadDecoder: Decoder {
     public private(set) var mixRampEnd: String?
     private var pendingTags: [TagItem]?
 
-    private let input: any InputStream
     private let stream: MadStream
-    private let header: MadHeader
     private let maxFrames: Int
     private let frameOffsets: UnsafeMutablePointer<UInt64>
     private let times: UnsafeMutablePointer<MadTimer>
@@ -121,6 +119,8 @@ public final class MadDecoder: Decoder {
     private var finished = false
     /// A seek waiting for the next frame the plugin would submit.
     private var pendingSeek: Int?
+    /// The input could not seek to the frame a pending seek chose.
+    private var seekFailed = false
     /// One frame's samples, converted; `outputOffset` of `outputCount` handed out.
     private let output: UnsafeMutablePointer<Int32>
     private var outputCount = 0
@@ -131,7 +131,6 @@ public final class MadDecoder: Decoder {
     /// - Throws: `FormatError.notRecognized` where the plugin fails ("input does not appear to be a mp3 bit
     ///   stream"): `mpd` then tries its next plugin.
     public init(input: any InputStream) throws(FormatError) {
-        self.input = input
         self.stream = MadStream(input: input) { ID3Tag.query($0) }
         var tags: [TagItem]?
         var replayGain: ReplayGainInfo?
@@ -144,7 +143,6 @@ public final class MadDecoder: Decoder {
             if ramp.start != nil || ramp.end != nil { mixRamp = ramp }
         }
         guard let first = found else { throw .notRecognized(path: input.uri) }
-        self.header = first.header
         self.format = AudioFormat(
             sampleRate: first.header.sampleRate, sampleFormat: .s24, channels: first.header.channels)
         self.totalFrames = first.milliseconds.map { $0 * UInt64(first.header.sampleRate) / 1000 }
@@ -234,8 +232,6 @@ public final class MadDecoder: Decoder {
         }
         return frame
     }
-
-    private var seekFailed = false
 
     private func performSeek(_ milliseconds: Int) throws(FormatError) {
         self.pendingSeek = nil
