@@ -34,9 +34,7 @@ public final class MP3Decoder: Decoder {
     ///   declines: the next plugin is tried).
     public init(input: any InputStream) throws(FormatError) {
         do {
-            var options = MPG123Handle.Options.playback
-            options.encoding = .signed16
-            self.handle = try MPG123Handle(options: options)
+            self.handle = try MPG123Handle(options: .playback)
             try self.handle.open(input: input)
             let format = try self.handle.format()
             guard format.encoding == .signed16 else {
