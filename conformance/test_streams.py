@@ -202,6 +202,43 @@ def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
     assert sut == ref
 
 
+#: `readcomments` and `readpicture` of URLs (mpd's TagScanStream): by suffix and by MIME type, without and with
+#: an embedded picture (FLAC PICTURE block, ID3 APIC through the generic scan, Vorbis METADATA_BLOCK_PICTURE),
+#: without a length (no generic scan), a playlist and bytes no decoder takes (both served as
+#: application/octet-stream, which mpd's ffmpeg plugin claims and fails on), an HTTP error, a refused
+#: connection, an SMB and an NFS server that is not there.
+URL_SCANS = ["/file/tone.ogg", "/file/tone.flac", "/file/plain.mp3", "/file/tagged.mp3", "/file/tone.opus",
+             "/type/audio~flac/tone.flac", "/file/pictured.flac", "/file/pictured.mp3", "/file/pictured.ogg",
+             "/nolength/pictured.mp3", "/file/radio.m3u", "/file/noise.bin", "/status/404", "closed:/x.ogg",
+             "smb://127.0.0.1:9/share/x.flac", f"nfs://{mpdtest.HOST}/nowhere/x.flac"]
+
+
+@pytest.mark.parametrize("path", URL_SCANS)
+def test_readcomments_and_readpicture_of_a_url(pair, http, path):
+    """The stream's pairs (ASCII names only) and its first picture, a chunk at a time; `Failed to load file`
+    when no plugin's scan takes it; the input's error when it does not open. About 1 s each."""
+    url = mpdtest.arg(path if "://" in path else remote(http, path))
+    commands = [f"readcomments {url}", f"readpicture {url} 0", f"readpicture {url} 60", f"readpicture {url} 71",
+                "binarylimit 64", f"readpicture {url} 0", f"readpicture {url} 64"]
+
+    def replies(server) -> list[bytes]:
+        with server.connect() as c:
+            return [re.sub(rb"after \d+ ms", b"after N ms", c.command(command)) for command in commands]
+
+    ref, sut = both(pair, replies)
+    assert sut == ref
+
+
+def test_readcomments_of_a_stalled_url_stalls_nobody_else(pair, http):
+    """Fermata reads the stream off its loop: other clients go on while a server sends nothing, and the client
+    that asked gets its answer once the transfer ends (here: the server cuts the connection)."""
+    with pair.sut.connect() as waiting:
+        waiting.send(f"readcomments {mpdtest.arg(http + '/stall/headers/tone.ogg')}\n")
+        time.sleep(0.3)
+        assert pair.sut.query("ping") == b"OK\n"
+        assert pair.sut.query("readcomments " + mpdtest.arg(http + "/file/tone.flac")).endswith(b"OK\n")
+
+
 @pytest.mark.parametrize("subsystem", ["player", "playlist"])
 def test_a_new_title_wakes_idle_clients(pair, http, subsystem):
     """mpd raises `player` and `playlist` (the queue's version goes up) when the station's title changes."""

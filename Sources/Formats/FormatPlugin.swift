@@ -46,6 +46,19 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]
 
+    /// The pairs `readcomments` prints for a remote stream, from what `mpd`'s plugin reports while scanning
+    /// it (`scan_stream`); the registry appends the generic tags'. Reads through `input` from its start.
+    ///
+    /// - Throws: `FormatError.notRecognized` when this plugin's scan does not take the stream (the registry
+    ///   tries the next); any other error ends the scan with it, as an exception from `mpd`'s plugin does.
+    func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)]
+
+    /// The picture `readpicture` sends for a remote stream from the format's own metadata, `nil` when it has
+    /// none (the registry then looks at the generic tags). Reads through `input` from its start.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    func readPicture(input: any InputStream) throws(FormatError) -> Picture?
+
     /// Opens a decoder that reads through `input` from its current offset (the start of the stream). Call
     /// it on the thread that will decode; the decoder keeps `input`.
     ///
@@ -113,6 +126,33 @@ extension FormatPlugin {
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         _ = try self.readInfo(path: path)
         return []
+    }
+
+    /// A format whose stream scan reports no pairs: the stream must still be one the plugin decodes.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `makeDecoder(input:)` fails but for its input (a stream
+    ///   the plugin does not take); the input's error.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        try self.requireDecodable(input)
+        return []
+    }
+
+    /// A format whose stream scan reports no picture: the stream must still be one the plugin decodes.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        try self.requireDecodable(input)
+        return nil
+    }
+
+    /// Whether the plugin decodes `input`: its decoder opens. A failure of the plugin is "not this plugin".
+    private func requireDecodable(_ input: any InputStream) throws(FormatError) {
+        do {
+            _ = try self.makeDecoder(input: input)
+        } catch {
+            if case .input = error { throw error }
+            throw .notRecognized(path: input.uri)
+        }
     }
 
     /// Opens a `FileInputStream` over `path` and a decoder over it.

@@ -151,6 +151,12 @@ enum Daemon {
                 return .failed(message: error.mpdMessage)
             }
         }
+        options.streamCommentReader = { input throws(StreamReadError) in
+            try Self.readStream { () throws(FormatError) in try formats.readComments(input: RewindInputStream(input)) }
+        }
+        options.streamPictureReader = { input throws(StreamReadError) in
+            try Self.readStream { () throws(FormatError) in try formats.readPicture(input: RewindInputStream(input)) }
+        }
 
         options.fingerprinter = { [openRemote] source, cancellation in
             Self.fingerprint(source, formats: formats, openRemote: openRemote, cancellation: cancellation)
@@ -495,6 +501,17 @@ enum Daemon {
 }
 
 extension Daemon {
+    /// What `read` (a scan of a remote stream by the format plugins) gives, its error as the server reports it:
+    /// no plugin took the stream, or the plugin's or the input's words.
+    static func readStream<Value>(_ read: () throws(FormatError) -> Value) throws(StreamReadError) -> Value {
+        do {
+            return try read()
+        } catch {
+            if case .notRecognized = error { throw .notRecognized }
+            throw .failed(message: error.mpdMessage)
+        }
+    }
+
     /// The URL schemes of the ffmpeg input plugin, as this program run with `--ffmpeg-input-schemes` prints them;
     /// none (logged) when that fails. Blocks for the child's run: start-up only.
     static func ffmpegInputSchemes(logger: Logger) -> [String] {

@@ -100,6 +100,23 @@ public struct FFmpegFormat: FormatPlugin {
         return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
     }
 
+    /// As `readComments(path:)`, over a remote stream (`mpd`'s `ffmpeg_scan_stream`).
+    ///
+    /// - Throws: `FormatError.decoder` ("avformat_open_input() failed: …") when FFmpeg cannot open the stream,
+    ///   which `mpd`'s plugin throws; `.notRecognized` when it finds no audio stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        let (file, index) = try self.open(input: input)
+        return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        let (file, _) = try self.open(input: input)
+        return file.attachedPicture.map { Picture(data: $0.data, mimeType: $0.mimeType) }
+    }
+
     /// Opens a decoder of the first audio stream read through `input` (FFmpeg probes `input.uri`'s extension
     /// too). It delivers the codec's own sample format (16-bit, 32-bit or float, interleaved), as `mpd` does.
     ///
@@ -143,6 +160,22 @@ public struct FFmpegFormat: FormatPlugin {
         else {
             throw .notRecognized(path: path)
         }
+        return (file, index)
+    }
+
+    /// The container read through a remote stream and its first audio stream's index.
+    private func open(input: any InputStream) throws(FormatError) -> (FFmpegInput, Int) {
+        let file: FFmpegInput
+        do {
+            file = try FFmpegInput(input: input, url: input.uri, options: self.formatOptions, libraries: self.libraries)
+        } catch {
+            // mpd's scan throws when libavformat cannot open the stream, and declines when it finds no streams.
+            guard error.function == "avformat_open_input", error.code != 0 else {
+                throw .notRecognized(path: input.uri)
+            }
+            throw .decoder("\(error.function)() failed: \(error.message)")
+        }
+        guard let index = file.firstAudioStreamIndex else { throw .notRecognized(path: input.uri) }
         return (file, index)
     }
 }

@@ -94,14 +94,10 @@ enum ArtCommands {
             if offset > size { throw AckError(.arg, "Offset too large") }
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size - offset, count), alignment: 1)
             defer { chunk.deallocate() }
-            var filled = 0
+            let filled: Int
             do throws(InputError) {
                 if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
-                while filled < chunk.count {
-                    let read = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[filled...]))
-                    if read == 0 { break }
-                    filled += read
-                }
+                filled = try stream.readFully(into: chunk)
             } catch {
                 throw AckError(.unknown, error.mpdMessage)
             }
@@ -112,6 +108,13 @@ enum ArtCommands {
     /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`
     /// (starting with a letter) and values without control characters, as `mpd` does.
     static func readcomments(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamCommentReader) {
+            return .deferred(
+                DeferredReply(work: scan) { pairs, context throws(AckError) in
+                    context.write(raw: Self.commentLines(try pairs.get()))
+                    return .ok
+                })
+        }
         let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
         guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
@@ -122,26 +125,74 @@ enum ArtCommands {
         let path = root + "/" + uri
         return .deferred(
             DeferredReply(work: { _ in Self.readSongFile(path, with: comments) }) { pairs, context throws(AckError) in
-                func isLetter(_ byte: UInt8) -> Bool {
-                    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                }
-                var text = ""
-                for (name, value) in try pairs.get() {
-                    let nameBytes = Array(name.utf8)
-                    guard let first = nameBytes.first, isLetter(first),
-                        nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
-                        value.utf8.allSatisfy({ $0 >= 0x20 })
-                    else { continue }
-                    text += "\(name): \(value)\n"
-                }
-                context.write(raw: text)
+                context.write(raw: Self.commentLines(try pairs.get()))
                 return .ok
             })
     }
 
+    /// The lines `readcomments` prints for `pairs`: `name: value` for names of ASCII letters, `_` and `-`
+    /// starting with a letter and values without control characters, as `mpd` filters them.
+    static func commentLines(_ pairs: [(name: String, value: String)]) -> String {
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        }
+        var text = ""
+        for (name, value) in pairs {
+            let nameBytes = Array(name.utf8)
+            guard let first = nameBytes.first, isLetter(first),
+                nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
+                value.utf8.allSatisfy({ $0 >= 0x20 })
+            else { continue }
+            text += "\(name): \(value)\n"
+        }
+        return text
+    }
+
+    /// The work that opens the URL `uri` off the loop and runs `read` over it (`mpd`'s `TagScanStream`), when an
+    /// input plugin opens its scheme and the daemon can read streams; `nil` otherwise.
+    private static func remoteScan<Value: Sendable>(
+        _ uri: String, _ context: CommandContext,
+        _ read: (@Sendable (any InputStream) throws(StreamReadError) -> Value)?
+    ) -> (@Sendable (InputCancellation) -> Result<Value, AckError>)? {
+        guard let read, let opener = QueueCommands.remoteOpener(for: uri, options: context.services.options) else {
+            return nil
+        }
+        return { cancellation in
+            Result { () throws(AckError) in
+                let input: any InputStream
+                do throws(InputError) {
+                    input = try opener(uri, cancellation)
+                } catch {
+                    throw AckError(Self.isSystemError(error) ? .system : .unknown, error.mpdMessage)
+                }
+                do throws(StreamReadError) {
+                    return try read(input)
+                } catch {
+                    switch error {
+                    case .notRecognized: throw AckError(.noExist, "Failed to load file")
+                    case .failed(let message): throw AckError(.unknown, message)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `mpd` answers an input plugin's failure to open as a system error (52): its smbclient plugin's
+    /// failed calls are (`smbc_open() failed: Connection refused`), other plugins' are not.
+    static func isSystemError(_ error: InputError) -> Bool {
+        if case .plugin = error { return URIScheme.hasPrefixIgnoringCase(error.uri.utf8, "smb://") }
+        return false
+    }
+
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let offset = Int(try ArgumentParser.unsigned(context.arguments[1]))
+        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamPictureReader) {
+            return .deferred(
+                DeferredReply(work: scan) { picture, context throws(AckError) in
+                    try Self.writePicture(try picture.get(), offset: offset, context: context)
+                })
+        }
+        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
         guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
             let pictures = context.services.options.pictureReader
@@ -151,15 +202,21 @@ enum ArtCommands {
         let path = root + "/" + uri
         return .deferred(
             DeferredReply(work: { _ in Self.readSongFile(path, with: pictures) }) { picture, context throws(AckError) in
-                // No embedded picture: an empty reply, which clients read as "no picture".
-                guard let picture = try picture.get() else { return .ok }
-                if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
-                let end = offset + min(picture.data.count - offset, context.session.binaryLimit)
-                writeChunk(
-                    size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType,
-                    context: context)
-                return .ok
+                try Self.writePicture(try picture.get(), offset: offset, context: context)
             })
+    }
+
+    /// `readpicture`'s reply: the chunk of `picture` at `offset`, or nothing (which clients read as "no
+    /// picture") when there is none.
+    private static func writePicture(_ picture: Picture?, offset: Int, context: CommandContext) throws(AckError)
+        -> CommandResult
+    {
+        guard let picture else { return .ok }
+        if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
+        let end = offset + min(picture.data.count - offset, context.session.binaryLimit)
+        writeChunk(
+            size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType, context: context)
+        return .ok
     }
 
     /// What `read` finds in the song file at `path`, or `mpd`'s error: the file cannot be opened, or `read` fails.
