@@ -397,6 +397,26 @@ def test_albumart_of_a_url_sends_the_cover_beside_it(pair, http, path):
     assert sut == ref
 
 
+def test_albumart_of_a_url_reads_the_cover_once_for_a_clients_chunks(pair, http):
+    """Fermata keeps the last cover a client read (mpd keeps its stream open for 20 s): a client fetching a cover
+    chunk by chunk downloads it once. Under 1 s."""
+    import urllib.parse
+    import urllib.request
+
+    def requests(path: str) -> int:
+        stats = f"{http}/stats?id={urllib.parse.quote('GET ' + path)}"
+        with urllib.request.urlopen(stats, timeout=10) as reply:
+            return int(reply.read().decode().strip().removeprefix("bytes="))
+
+    before = requests("/file/cover.jpg")
+    url = mpdtest.arg(f"{http}/file/plain.mp3")
+    with pair.sut.connect() as c:
+        chunks = [c.command(f"albumart {url} {offset}") for offset in (0, 8192, 16384)]
+    assert [reply.split(b"\n")[:2] for reply in chunks] == \
+        [[b"size: 20000", b"binary: 8192"], [b"size: 20000", b"binary: 8192"], [b"size: 20000", b"binary: 3616"]]
+    assert requests("/file/cover.jpg") == before + 1
+
+
 def test_each_stream_of_an_ogg_chain_plays_with_its_own_replay_gain(server_factory, tmp_path):
     """A radio stream of chained Ogg (unseekable: no Content-Length) whose streams carry different ReplayGain:
     mpd's Vorbis plugin submits each comment header's gain as it reads it, and its Opus plugin each `R128_*`

@@ -4,6 +4,7 @@ import Input
 import Library
 import MPDProtocol
 import Model
+import Playback
 import Posix
 
 /// Cover art: `albumart` (a cover file next to the song) and `readpicture` (a picture embedded in it).
@@ -34,14 +35,28 @@ enum ArtCommands {
         if let opener = QueueCommands.remoteOpener(for: argument, options: context.services.options) {
             // mpd's `read_stream_art`: the cover files beside the URL, opened through the input plugins.
             let directory = argument.lastIndex(of: "/").map { String(argument[..<$0]) } ?? "."
+            // The client's next chunk of the cover it read last comes from memory, as long as it keeps asking.
+            let now = context.services.clock.now()
+            if var cover = context.session.lastRemoteCover, cover.serves(directory, now: now) {
+                cover.touch(now: now)
+                context.session.lastRemoteCover = cover
+                return try Self.writeCover(cover, offset: offset, context: context)
+            }
+            context.session.lastRemoteCover = nil
             let limit = context.session.binaryLimit
             return .deferred(
                 DeferredReply(work: { cancellation in
                     Self.readRemoteCover(in: directory, offset: offset, count: limit, opener, cancellation)
-                }) { cover, context throws(AckError) in
-                    let (size, chunk) = try cover.get()
-                    writeChunk(size: size, chunk: chunk, type: nil, context: context)
-                    return .ok
+                }) { read, context throws(AckError) in
+                    switch try read.get() {
+                    case .whole(let bytes):
+                        let cover = RemoteCover(directory: directory, bytes: bytes, now: context.services.clock.now())
+                        context.session.lastRemoteCover = cover
+                        return try Self.writeCover(cover, offset: offset, context: context)
+                    case .chunk(let size, let chunk):
+                        writeChunk(size: size, chunk: chunk, type: nil, context: context)
+                        return .ok
+                    }
                 })
         }
         let uri = try DatabaseCommands.relativeURI(argument, context: context)
@@ -78,11 +93,31 @@ enum ArtCommands {
         return nil
     }
 
-    /// The first cover file beside a URL that an input plugin opens, in `mpd`'s order: its size and the `count`
-    /// bytes at `offset`, or `mpd`'s error. Blocks (off the loop); a failed open tries the next name, as in `mpd`.
+    /// The chunk of a kept cover at `offset` (`binarylimit` bytes at most).
+    ///
+    /// - Throws: `Offset too large` (2) past its end.
+    private static func writeCover(_ cover: RemoteCover, offset: Int, context: CommandContext) throws(AckError)
+        -> CommandResult
+    {
+        guard let chunk = cover.chunk(at: offset, count: context.session.binaryLimit) else {
+            throw AckError(.arg, "Offset too large")
+        }
+        writeChunk(size: cover.bytes.count, chunk: chunk, type: nil, context: context)
+        return .ok
+    }
+
+    /// What `readRemoteCover` read: the whole cover (small enough to keep), or its size and one chunk.
+    private enum RemoteCoverRead: Sendable {
+        case whole([UInt8])
+        case chunk(size: Int, bytes: [UInt8])
+    }
+
+    /// The first cover file beside a URL that an input plugin opens, in `mpd`'s order: all of it when it is at most
+    /// `RemoteCover.maximumSize` bytes, else its size and the `count` bytes at `offset`; or `mpd`'s error. Blocks
+    /// (off the loop); a failed open tries the next name, as in `mpd`.
     private static func readRemoteCover(
         in directory: String, offset: Int, count: Int, _ opener: RemoteOpener, _ cancellation: InputCancellation
-    ) -> Result<(size: Int, chunk: [UInt8]), AckError> {
+    ) -> Result<RemoteCoverRead, AckError> {
         Result { () throws(AckError) in
             var opened: (any InputStream)?
             for name in Self.coverNames where opened == nil && !cancellation.isCancelled {
@@ -91,17 +126,29 @@ enum ArtCommands {
             guard let stream = opened else { throw AckError(.noExist, "No file exists") }
             guard let known = stream.size else { throw AckError(.noExist, "Cannot get size for stream") }
             let size = Int(clamping: known)
-            if offset > size { throw AckError(.arg, "Offset too large") }
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size - offset, count), alignment: 1)
-            defer { chunk.deallocate() }
-            let filled: Int
-            do throws(InputError) {
-                if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
-                filled = try stream.readFully(into: chunk)
-            } catch {
-                throw AckError(.unknown, error.mpdMessage)
+            if size <= RemoteCover.maximumSize {
+                let bytes = try Self.read(stream, at: 0, count: size)
+                if bytes.count == size { return .whole(bytes) }
+                // Cut short: this chunk only, as `mpd` reads it.
+                if offset > size { throw AckError(.arg, "Offset too large") }
+                return .chunk(size: size, bytes: Array(bytes.dropFirst(offset).prefix(count)))
             }
-            return (size, Array(chunk[..<filled]))
+            if offset > size { throw AckError(.arg, "Offset too large") }
+            return .chunk(size: size, bytes: try Self.read(stream, at: offset, count: min(size - offset, count)))
+        }
+    }
+
+    /// Up to `count` bytes of `stream` at `offset` (fewer at its end).
+    ///
+    /// - Throws: the input's error, in `mpd`'s words (5).
+    private static func read(_ stream: any InputStream, at offset: Int, count: Int) throws(AckError) -> [UInt8] {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+        defer { chunk.deallocate() }
+        do throws(InputError) {
+            if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
+            return Array(chunk[..<(try stream.readFully(into: chunk))])
+        } catch {
+            throw AckError(.unknown, error.mpdMessage)
         }
     }
 
