@@ -24,6 +24,9 @@ public protocol FormatPlugin: Sendable {
     var readsGenericTags: Bool { get }
     /// Whether a stream scan (`lsinfo URL`) reports the tags the plugin's decoder reads in the stream.
     var scansStreamTags: Bool { get }
+    /// Whether `mpd`'s plugin scans streams at all (has a `scan_stream`): `readcomments URL` and `readpicture URL`
+    /// pass over one that does not. `true` by default.
+    var scansStreams: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
@@ -106,6 +109,9 @@ extension FormatPlugin {
 
     /// Whether `mpd`'s scan of a stream by this plugin (`lsinfo URL`) reports the tags its decoder reads.
     public var scansStreamTags: Bool { true }
+
+    /// `mpd`'s plugin scans streams.
+    public var scansStreams: Bool { true }
 
     /// Nothing to give back.
     public func releaseIdleResources() {}

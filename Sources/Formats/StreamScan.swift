@@ -40,7 +40,7 @@ extension FormatRegistry {
         _ input: any InputStream, _ body: (any FormatPlugin) throws(FormatError) -> Result
     ) throws(FormatError) -> Result {
         let start = input.offset
-        for (index, plugin) in self.streamCandidates(input).enumerated() {
+        for (index, plugin) in self.streamCandidates(input).filter(\.scansStreams).enumerated() {
             // mpd rewinds before each plugin, and tries it even when the stream cannot rewind.
             if index > 0 { try? input.seek(to: start) }
             do {

@@ -58,6 +58,15 @@ import Testing
         #expect(picture == Picture(data: Self.png, mimeType: "image/png"))
     }
 
+    @Test func aPluginWithoutAStreamScanIsPassedOver() throws {
+        let path = try Self.pictureMP3()
+        let uri = "http://h/a.mp3"
+        #expect(throws: FormatError.notRecognized(path: uri)) {
+            try FormatRegistry([MP3Format(scan: .mpg123)]).readComments(input: try Self.stream(path, uri: uri))
+        }
+        #expect(try FormatRegistry([MP3Format()]).readComments(input: try Self.stream(path, uri: uri)).count == 1)
+    }
+
     @Test func aStreamThatCannotSeekHasNoGenericScan() throws {
         let path = try Self.pictureMP3()
         let registry = FormatRegistry.standard

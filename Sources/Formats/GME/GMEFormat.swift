@@ -44,6 +44,8 @@ public struct GMEFormat: FormatPlugin {
 
     /// `gme`.
     public var name: String { "gme" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mpd`'s list.
     public var suffixes: [String] {
         ["ay", "gbs", "gym", "hes", "kss", "nsf", "nsfe", "rsn", "sap", "spc", "vgm", "vgz"]

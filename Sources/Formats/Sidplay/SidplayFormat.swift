@@ -25,6 +25,8 @@ import Synchronization
 public struct SidplayFormat: FormatPlugin {
     /// `sidplay`.
     public var name: String { "sidplay" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mpd`'s list (with its upper-case `P00`).
     public var suffixes: [String] { ["sid", "mus", "str", "prg", "P00"] }
     /// None.
