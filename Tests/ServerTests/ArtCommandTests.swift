@@ -157,6 +157,43 @@ import Testing
         #expect(f.request("readcomments nfs://h/e/a.flac") == ["ACK [2@0] {readcomments} Unsupported URI scheme"])
     }
 
+    /// A cover cut short after 80 of its 100 bytes: the chunk before the break is sent, the cover is not kept.
+    @Test func aCoverCutShortIsNotKept() throws {
+        let opened = Mutex(0)
+        let f = try QueueFixture {
+            $0.remoteSchemes = ["http://"]
+            $0.remoteOpener = { url, _ throws(InputError) in
+                guard url == "http://h/d/cover.png" else { throw .curl(message: "404", uri: url) }
+                opened.withLock { $0 += 1 }
+                return CutStream(uri: url)
+            }
+        }
+        #expect(f.request("binarylimit 64") == ["OK"])
+        let first = f.request("albumart http://h/d/a.mp3 0")
+        #expect(first.first == "size: 100" && first.dropFirst().first == "binary: 64" && first.last == "OK")
+        #expect(
+            f.request("albumart http://h/d/a.mp3 64") == ["ACK [5@0] {albumart} CURL failed: transfer closed"])
+        #expect(opened.withLock { $0 } == 2)
+    }
+
+    /// 100 bytes announced, a failure after 80.
+    private final class CutStream: Input.InputStream {
+        let uri: String
+        var size: UInt64? { 100 }
+        var isSeekable: Bool { true }
+        var mimeType: String? { nil }
+        private(set) var offset: UInt64 = 0
+        init(uri: String) { self.uri = uri }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+            if self.offset >= 80 { throw .curl(message: "transfer closed", uri: self.uri) }
+            let count = min(buffer.count, 80 - Int(self.offset))
+            for index in 0..<count { buffer[index] = UInt8(ascii: "a") }
+            self.offset += UInt64(count)
+            return count
+        }
+        func seek(to offset: UInt64) throws(InputError) { self.offset = offset }
+    }
+
     /// A stream that does not know its size (HTTP without Content-Length).
     private final class UnsizedStream: Input.InputStream {
         let uri: String

@@ -126,15 +126,17 @@ enum ArtCommands {
             guard let stream = opened else { throw AckError(.noExist, "No file exists") }
             guard let known = stream.size else { throw AckError(.noExist, "Cannot get size for stream") }
             let size = Int(clamping: known)
-            if size <= RemoteCover.maximumSize {
-                let bytes = try Self.read(stream, at: 0, count: size)
-                if bytes.count == size { return .whole(bytes) }
-                // Cut short: this chunk only, as `mpd` reads it.
-                if offset > size { throw AckError(.arg, "Offset too large") }
-                return .chunk(size: size, bytes: Array(bytes.dropFirst(offset).prefix(count)))
-            }
             if offset > size { throw AckError(.arg, "Offset too large") }
-            return .chunk(size: size, bytes: try Self.read(stream, at: offset, count: min(size - offset, count)))
+            guard size <= RemoteCover.maximumSize else {
+                return .chunk(size: size, bytes: try Self.read(stream, at: offset, count: min(size - offset, count)))
+            }
+            // Small enough to keep: everything up to the chunk asked for, then (unless that fails) the rest.
+            let end = min(size, offset + count)
+            let head = try Self.read(stream, at: 0, count: end)
+            guard head.count == end, let tail = try? Self.read(stream, at: end, count: size - end),
+                tail.count == size - end
+            else { return .chunk(size: size, bytes: Array(head.dropFirst(offset))) }
+            return .whole(head + tail)
         }
     }
 
@@ -145,7 +147,7 @@ enum ArtCommands {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
         defer { chunk.deallocate() }
         do throws(InputError) {
-            if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
+            if !chunk.isEmpty && stream.offset != UInt64(offset) { try stream.seek(to: UInt64(offset)) }
             return Array(chunk[..<(try stream.readFully(into: chunk))])
         } catch {
             throw AckError(.unknown, error.mpdMessage)
