@@ -204,13 +204,14 @@ def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
 
 #: `readcomments` and `readpicture` of URLs (mpd's TagScanStream): by suffix and by MIME type, without and with
 #: an embedded picture (FLAC PICTURE block, ID3 APIC through the generic scan, Vorbis METADATA_BLOCK_PICTURE),
-#: without a length (no generic scan), a playlist and bytes no decoder takes (both served as
-#: application/octet-stream, which mpd's ffmpeg plugin claims and fails on), an HTTP error, a refused
-#: connection, an SMB and an NFS server that is not there.
+#: without a length (no generic scan), an endless ICY station, a playlist and bytes no decoder takes (both served
+#: as application/octet-stream, which mpd's ffmpeg plugin claims and fails on), an HTTP error, a refused connection,
+#: an SMB and an NFS server that is not there.
 URL_SCANS = ["/file/tone.ogg", "/file/tone.flac", "/file/plain.mp3", "/file/tagged.mp3", "/file/tone.opus",
              "/type/audio~flac/tone.flac", "/file/pictured.flac", "/file/pictured.mp3", "/file/pictured.ogg",
-             "/nolength/pictured.mp3", "/file/radio.m3u", "/file/noise.bin", "/status/404", "closed:/x.ogg",
-             "smb://127.0.0.1:9/share/x.flac", f"nfs://{mpdtest.HOST}/nowhere/x.flac"]
+             "/nolength/pictured.mp3", "/nolength/tone.ogg", "/radio/plain.mp3?titles=A", "/file/radio.m3u",
+             "/file/noise.bin", "/status/404", "closed:/x.ogg", "smb://127.0.0.1:9/share/x.flac",
+             f"nfs://{mpdtest.HOST}/nowhere/x.flac"]
 
 
 @pytest.mark.parametrize("path", URL_SCANS)
