@@ -90,6 +90,7 @@ ERRORS = {
     "absolute path over TCP": 'getfingerprint "/etc/passwd"\n',
     "file URI over TCP": 'getfingerprint "file:///etc/passwd"\n',
     "unsupported scheme": 'getfingerprint "foo://x"\n',
+    "refused smb share": 'getfingerprint "smb://127.0.0.1:9/share/x.flac"\n',
     "no argument": "getfingerprint\n",
     "two arguments": "getfingerprint a b\n",
     # A failed command list stops at the failing background command; a good one drops the rest of the list.

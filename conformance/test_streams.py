@@ -194,10 +194,12 @@ def test_a_remote_files_own_tags_show(pair, http, path):
 
 @pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/file/tone.opus",
                                   "/type/audio~flac/tone.flac",
-                                  "/file/noise.bin", "/status/404", "closed:/x.mp3"])
+                                  "/file/noise.bin", "/status/404", "closed:/x.mp3",
+                                  "smb://127.0.0.1:9/share/x.flac"])
 def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
-    """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan)."""
-    command = f"lsinfo {mpdtest.arg(remote(http, path))}"
+    """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan); a
+    failed open is the input's error (libsmbclient's a system error, 52)."""
+    command = f"lsinfo {mpdtest.arg(path if '://' in path else remote(http, path))}"
     ref, sut = both(pair, lambda s: without_timing(lines(s.query(command))))
     assert sut == ref
 

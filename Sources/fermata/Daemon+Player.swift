@@ -147,6 +147,9 @@ extension Daemon {
                     decoder = try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
                 } catch {
                     if case .notRecognized = error { throw .decodingFailed }
+                    if case .input(let failure) = error, failure.isSystemError {
+                        throw FingerprintError(.system, error.mpdMessage)
+                    }
                     throw FingerprintError(.unknown, error.mpdMessage)
                 }
                 return .success(try ChromaprintDecoderClient.fingerprint(decoder, cancellation: cancellation))

@@ -212,7 +212,7 @@ enum ArtCommands {
                 do throws(InputError) {
                     input = try opener(uri, cancellation)
                 } catch {
-                    throw AckError(Self.isSystemError(error) ? .system : .unknown, error.mpdMessage)
+                    throw AckError(error.isSystemError ? .system : .unknown, error.mpdMessage)
                 }
                 do throws(StreamReadError) {
                     return try read(input)
@@ -224,13 +224,6 @@ enum ArtCommands {
                 }
             }
         }
-    }
-
-    /// Whether `mpd` answers an input plugin's failure to open as a system error (52): its smbclient plugin's
-    /// failed calls are (`smbc_open() failed: Connection refused`), other plugins' are not.
-    static func isSystemError(_ error: InputError) -> Bool {
-        if case .plugin = error { return URIScheme.hasPrefixIgnoringCase(error.uri.utf8, "smb://") }
-        return false
     }
 
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
