@@ -153,6 +153,8 @@ import Testing
                 gate.wait()
             }
         }
+        // However the test ends, the filler is let go before the cache joins its thread.
+        defer { gate.signal() }
         let input = try #require(cache.open(song.path))
         reached.wait()
         // The filler holds after its first chunk: 100 bytes from memory, the rest from the file.
