@@ -24,6 +24,9 @@ public protocol FormatPlugin: Sendable {
     var readsGenericTags: Bool { get }
     /// Whether a stream scan (`lsinfo URL`) reports the tags the plugin's decoder reads in the stream.
     var scansStreamTags: Bool { get }
+    /// Whether the plugin decodes a local file by its path, with a library that opens the file itself (`mpd`'s
+    /// `file_decode` plugins): the input cache cannot serve it. `false` by default.
+    var decodesByPath: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
@@ -93,6 +96,9 @@ extension FormatPlugin {
 
     /// Whether `mpd`'s scan of a stream by this plugin (`lsinfo URL`) reports the tags its decoder reads.
     public var scansStreamTags: Bool { true }
+
+    /// The plugin decodes through an input stream.
+    public var decodesByPath: Bool { false }
 
     /// Nothing to give back.
     public func releaseIdleResources() {}

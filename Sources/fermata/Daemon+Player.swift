@@ -27,11 +27,13 @@ extension Daemon {
 
     /// The player the default partition's queue drives, with the outputs of the `audio_output` blocks (or ALSA's
     /// default device), and a maker of players for new partitions: the same settings, no output until one moves
-    /// in. Called once, on the loop thread.
+    /// in. Every player decodes local files through `cache` (the `input_cache`, shared as `mpd`'s instance shares
+    /// it) and prefetches into it. Called once, on the loop thread.
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
-        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, loop: EventLoop, logger: Logger
+        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, cache: InputCache?, loop: EventLoop,
+        logger: Logger
     ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
@@ -50,13 +52,14 @@ extension Daemon {
         let slots = outputs.count
         func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
             Player(
-                loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
+                loop: loop,
+                decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path, cache: cache) },
                 streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                     limit: settings.replayGainLimit),
-                audioOutputFormat: settings.audioOutputFormat, resampler: resampler, logger: logger)
+                audioOutputFormat: settings.audioOutputFormat, resampler: resampler, inputCache: cache, logger: logger)
         }
         let player = make(outputs.map { ($0.configuration, $0.output, $0.mixer) })
         // As mpd: a hardware mixer's changes reach the partition its output was configured in, wherever it moves.

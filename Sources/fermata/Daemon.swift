@@ -202,8 +202,12 @@ enum Daemon {
         }
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
+        let inputCache = settings.inputCache.map {
+            InputCache(capacity: $0.size, logger: logger.labelled("cache"))
+        }
         let (player, newPlayer) = try Self.makePlayer(
-            settings: settings, formats: formats, openRemote: openRemote, loop: loop, logger: logger.labelled("player"))
+            settings: settings, formats: formats, openRemote: openRemote, cache: inputCache, loop: loop,
+            logger: logger.labelled("player"))
         let server = Server(
             loop: loop, options: options, logger: logger.labelled("server"), player: player, newPlayer: newPlayer
         ) {
@@ -227,7 +231,8 @@ enum Daemon {
                 while let signal = SignalFD.read(signals) {
                     switch signal {
                     case SIGHUP:
-                        // As mpd: reopen the log file, so logrotate can move it away.
+                        // As mpd: reopen the log file, so logrotate can move it away, and flush the input cache.
+                        inputCache?.flush()
                         do {
                             try sink.reopen()
                             logger.info("SIGHUP: log reopened")
