@@ -70,6 +70,16 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError` when the file cannot be read (the scanner then treats it as a song).
     func containerSongs(path: String) throws(FormatError) -> [ContainerSong]?
 
+    /// Whether the plugin opens URLs of some schemes itself, with no input plugin (`mpd`'s `uri_decode`: its
+    /// ffmpeg plugin for `rtsp://`). `false` by default.
+    var decodesURLs: Bool { get }
+
+    /// Opens a decoder that reads `url` itself (`mpd`'s `uri_decode`); a blocking open or read returns once
+    /// `cancellation` fires. Decoder thread. The default throws `FormatError.notRecognized`.
+    ///
+    /// - Throws: `FormatError` when the URL cannot be opened or decoded.
+    func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder
+
     /// Gives back what the plugin holds only while it reads files, now that a database update has read every
     /// file (the ffmpeg plugin closes FFmpeg's libraries unless a decoder still uses them). No-op by default.
     /// Any thread.
@@ -136,4 +146,12 @@ extension FormatPlugin {
 
     /// No containers.
     public func containerSongs(path: String) throws(FormatError) -> [ContainerSong]? { nil }
+
+    /// No URLs of its own.
+    public var decodesURLs: Bool { false }
+
+    /// Declines: the plugin reads only through input plugins.
+    public func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        throw .notRecognized(path: url)
+    }
 }

@@ -222,6 +222,18 @@ public struct FormatRegistry: Sendable {
         throw firstError ?? .notRecognized(path: path)
     }
 
+    /// Whether a plugin opens URLs itself (`mpd`'s ffmpeg plugin, unless disabled).
+    public var decodesURLs: Bool { self.plugins.contains { $0.decodesURLs } }
+
+    /// Opens a decoder for a URL of a scheme decoder plugins open themselves (`rtsp://`), as `mpd`'s
+    /// `TryUriDecode`: the first plugin that does, in the plugins' order. Decoder thread.
+    ///
+    /// - Throws: that plugin's error; `FormatError.notRecognized` when no plugin opens URLs.
+    public func openDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        guard let plugin = self.plugins.first(where: { $0.decodesURLs }) else { throw .notRecognized(path: url) }
+        return try plugin.makeDecoder(url: url, cancellation: cancellation)
+    }
+
     /// Opens a decoder for a stream, as `mpd`'s `decoder_run_stream` chooses: the plugins for its MIME
     /// type, then those for the suffix of its URI, each tried from the start of the stream. Decoder thread.
     ///

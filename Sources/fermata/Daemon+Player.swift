@@ -32,8 +32,8 @@ extension Daemon {
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
-        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, cache: InputCache?, loop: EventLoop,
-        logger: Logger
+        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, decoderSchemes: [String],
+        cache: InputCache?, loop: EventLoop, logger: Logger
     ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
@@ -45,7 +45,8 @@ extension Daemon {
         var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
         if let openRemote {
             streams = { (url, cancellation) throws(FormatError) in
-                try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
+                try Self.openStream(
+                    url, open: openRemote, decoderSchemes: decoderSchemes, cancellation: cancellation, formats: formats)
             }
         }
         let resampler = try Self.resampler(settings.resampler)
@@ -72,15 +73,20 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// Opens a decoder for a URL as `mpd`'s decoder thread does: the input plugin for its scheme (curl for
-    /// http(s), ffmpeg for `hls+http://`, `rtp://` and the rest libavformat reads), with the first 64 KiB kept for probing when it cannot seek, then the format plugin by MIME type
-    /// and suffix. Decoder thread.
+    /// Opens a decoder for a URL as `mpd`'s decoder thread does: for a scheme the decoder plugins open themselves
+    /// (`rtsp://`, `rtp://`: `decoderSchemes`), that plugin; else the input plugin for its scheme (curl for
+    /// http(s), ffmpeg for `hls+http://` and the rest libavformat reads), with the first 64 KiB kept for probing
+    /// when it cannot seek, then the format plugin by MIME type and suffix. Decoder thread.
     ///
     /// - Throws: `FormatError.input` when the stream cannot be opened (`CURL failed: …`) or no input plugin
     ///   opens the scheme; what the format plugins throw.
     static func openStream(
-        _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
+        _ url: String, open: RemoteOpener, decoderSchemes: [String], cancellation: InputCancellation,
+        formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
+        if decoderSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
+            return try formats.openDecoder(url: url, cancellation: cancellation)
+        }
         let stream: any InputStream
         do {
             stream = try open(url, cancellation)
@@ -147,7 +153,10 @@ extension Daemon {
                 guard let openRemote else { throw FingerprintError(.unknown, "Unsupported URI scheme") }
                 let decoder: any Decoder
                 do throws(FormatError) {
-                    decoder = try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
+                    // mpd's getfingerprint opens every URL through an input plugin, never a decoder plugin's
+                    // own (`rtsp://` is "Unrecognized URI" there).
+                    decoder = try Self.openStream(
+                        url, open: openRemote, decoderSchemes: [], cancellation: cancellation, formats: formats)
                 } catch {
                     if case .notRecognized = error { throw .decodingFailed }
                     throw FingerprintError(.unknown, error.mpdMessage)
