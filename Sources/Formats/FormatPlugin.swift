@@ -27,6 +27,9 @@ public protocol FormatPlugin: Sendable {
     /// Whether `mpd`'s plugin scans streams at all (has a `scan_stream`): `readcomments URL` and `readpicture URL`
     /// pass over one that does not. `true` by default.
     var scansStreams: Bool { get }
+    /// Whether the plugin decodes a local file by its path, with a library that opens the file itself (`mpd`'s
+    /// `file_decode` plugins): the input cache cannot serve it. `false` by default.
+    var decodesByPath: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
@@ -83,6 +86,16 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError` when the file cannot be read (the scanner then treats it as a song).
     func containerSongs(path: String) throws(FormatError) -> [ContainerSong]?
 
+    /// Whether the plugin opens URLs of some schemes itself, with no input plugin (`mpd`'s `uri_decode`: its
+    /// ffmpeg plugin for `rtsp://`). `false` by default.
+    var decodesURLs: Bool { get }
+
+    /// Opens a decoder that reads `url` itself (`mpd`'s `uri_decode`); a blocking open or read returns once
+    /// `cancellation` fires. Decoder thread. The default throws `FormatError.notRecognized`.
+    ///
+    /// - Throws: `FormatError` when the URL cannot be opened or decoded.
+    func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder
+
     /// Gives back what the plugin holds only while it reads files, now that a database update has read every
     /// file (the ffmpeg plugin closes FFmpeg's libraries unless a decoder still uses them). No-op by default.
     /// Any thread.
@@ -112,6 +125,8 @@ extension FormatPlugin {
 
     /// `mpd`'s plugin scans streams.
     public var scansStreams: Bool { true }
+    /// The plugin decodes through an input stream.
+    public var decodesByPath: Bool { false }
 
     /// Nothing to give back.
     public func releaseIdleResources() {}
@@ -176,4 +191,12 @@ extension FormatPlugin {
 
     /// No containers.
     public func containerSongs(path: String) throws(FormatError) -> [ContainerSong]? { nil }
+
+    /// No URLs of its own.
+    public var decodesURLs: Bool { false }
+
+    /// Declines: the plugin reads only through input plugins.
+    public func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        throw .notRecognized(path: url)
+    }
 }

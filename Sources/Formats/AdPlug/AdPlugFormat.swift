@@ -81,6 +81,9 @@ public struct AdPlugFormat: FormatPlugin {
         }
     }
 
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
+
     /// A decoder of the file at `path`.
     ///
     /// - Throws: `FormatError.decoder` when no AdPlug player loads the file.

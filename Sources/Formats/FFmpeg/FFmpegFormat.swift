@@ -125,6 +125,19 @@ public struct FFmpegFormat: FormatPlugin {
         try FFmpegDecoder(input: input, formatOptions: self.formatOptions, libraries: self.libraries)
     }
 
+    /// `mpd`'s plugin opens the URLs of libavformat's rtsp and rtp demuxers itself.
+    public var decodesURLs: Bool { true }
+
+    /// Opens `url` with libavformat's protocol and demuxer for it (`rtsp://…`), as `mpd`'s `ffmpeg_uri_decode`.
+    ///
+    /// - Throws: as `makeDecoder(input:)`: "avformat_open_input() failed: Connection refused".
+    public func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        try FFmpegDecoder(uri: url) { () throws(FFmpegError) in
+            try FFmpegInput(
+                url: url, options: self.formatOptions, cancellation: cancellation, libraries: self.libraries)
+        }
+    }
+
     /// Closes FFmpeg's libraries now if no decoder uses them (the scan that loaded them is over); they are
     /// loaded again by the next file.
     public func releaseIdleResources() { self.libraries.unloadIfIdle() }
@@ -204,20 +217,28 @@ public final class FFmpegDecoder: Decoder {
     ///   the codec ("avformat_open_input() failed: End of file") or the rate or channel count is out of range
     ///   ("Invalid sample rate: 0"); `.notRecognized` where it declines (no stream information, no audio stream,
     ///   no decoder, a sample format it has no equivalent for).
-    public init(
+    public convenience init(
         input: any InputStream, formatOptions: [(name: String, value: String)] = [],
         libraries: FFmpegLibraries = .shared
     ) throws(FormatError) {
+        try self.init(uri: input.uri) { () throws(FFmpegError) in
+            try FFmpegInput(input: input, url: input.uri, options: formatOptions, libraries: libraries)
+        }
+    }
+
+    /// Opens the first audio stream of the container `open` opens; `uri` names it in errors.
+    ///
+    /// - Throws: as `init(input:formatOptions:libraries:)`.
+    init(uri: String, open: () throws(FFmpegError) -> FFmpegInput) throws(FormatError) {
         let decoder: FFmpegAudioDecoder
         do {
-            decoder = try FFmpegAudioDecoder(
-                input: try FFmpegInput(input: input, url: input.uri, options: formatOptions, libraries: libraries))
+            decoder = try FFmpegAudioDecoder(input: try open())
         } catch {
             switch error.function {
             case "avformat_find_stream_info", "avcodec_find_decoder", "dlopen", "dlsym":
                 // mpd's plugin logs these and declines; without FFmpeg's libraries the plugin is off and
                 // declines every stream (FFmpegLibraries reported why, once).
-                throw .notRecognized(path: input.uri)
+                throw .notRecognized(path: uri)
             default:
                 // mpd's plugin throws these, as "avformat_open_input() failed: End of file".
                 throw .decoder(error.code != 0 ? "\(error.function)() failed: \(error.message)" : "\(error)")
@@ -230,7 +251,7 @@ public final class FFmpegDecoder: Decoder {
             // mpd's plugin declines a sample format it has no equivalent for, and throws for a rate or channel
             // count out of range (its CheckAudioFormat).
             if FFmpegFormat.audioFormat(decoder.sampleFormat, rate: 44100, channels: 2) == nil {
-                throw .notRecognized(path: input.uri)
+                throw .notRecognized(path: uri)
             }
             if !(1..<(1 << 30)).contains(decoder.sampleRate) {
                 throw .decoder("Invalid sample rate: \(decoder.sampleRate)")

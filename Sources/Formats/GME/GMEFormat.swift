@@ -105,6 +105,9 @@ public struct GMEFormat: FormatPlugin {
         return try GMEDecoder(emulator: emulator, track: 0, options: self.options)
     }
 
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
+
     /// A decoder of the file at `path`, or of track n of its parent when `path` ends in `tune_<n>.<suffix>`.
     ///
     /// - Throws: `FormatError` when the file cannot be read or libgme cannot load it or has no such track.

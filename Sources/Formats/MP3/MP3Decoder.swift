@@ -57,7 +57,7 @@ public final class MP3Decoder: Decoder {
             }
             self.format = AudioFormat(
                 sampleRate: format.sampleRate, sampleFormat: samples == .s24 ? .s24 : .s16, channels: format.channels)
-            if input is FileInputStream {
+            if input is FileInputStream || input is InputCacheStream {
                 self.totalFrames = self.handle.length().map { UInt64($0) }
             } else {
                 // A remote stream has no library length: status shows what mpd's mad plugin computes from the

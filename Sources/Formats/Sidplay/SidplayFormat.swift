@@ -93,6 +93,9 @@ public struct SidplayFormat: FormatPlugin {
         }
     }
 
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
+
     /// A decoder of the song the path means (song n of its parent for `…/tune_<n>.sid`, else song 1).
     ///
     /// - Throws: `FormatError` when the file cannot be read or libsidplayfp cannot load or play it.
