@@ -113,7 +113,7 @@ test_plugin_lists = mpdtest.differential_table({
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
         "urlhandlers\n", "Fermata's remote input plugins are curl, ffmpeg, smbclient and nfs: mpd's alsa, cdio and mms "
-        "input plugins and its ffmpeg decoder's rtsp add their schemes"),
+        "input plugins add their schemes"),
 }, replies=1)
 
 

@@ -194,28 +194,14 @@ extension SndfilePluginTests {
     }
 }
 
-/// A stream that cannot seek (as an HTTP stream), over bytes in memory.
-final class UnseekableStream: InputStream {
-    let inner: MemoryInputStream
-    init(_ bytes: [UInt8]) { self.inner = MemoryInputStream(bytes, uri: "stream.wv") }
-    var uri: String { self.inner.uri }
-    var size: UInt64? { nil }
-    var isSeekable: Bool { false }
-    var mimeType: String? { nil }
-    var offset: UInt64 { self.inner.offset }
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
-        try self.inner.read(into: buffer)
-    }
-    func seek(to offset: UInt64) throws(InputError) { throw .notSeekable(uri: self.uri) }
-}
-
 extension WavPackPluginTests {
     /// A stream that cannot seek is unpacked in streaming mode; a seek is refused and playback goes on.
     @Test func unseekableStreams() throws {
         let path = try PCMFixtures.wavpack("wv-stream.wv", samples: 30000)
         var reference = try self.plugin.makeDecoder(path: path)
         let want = try PCMFixtures.decodeAll(&reference)
-        var decoder = try self.plugin.makeDecoder(input: UnseekableStream(try Fixtures.contents(path)))
+        var decoder = try self.plugin.makeDecoder(
+            input: SizelessStream(try Fixtures.contents(path), uri: "stream.wv", isSeekable: false))
         #expect(throws: FormatError.self) { try decoder.seek(toFrame: 100) }
         let same = try PCMFixtures.decodeAll(&decoder) == want
         #expect(same, "the streamed decode differs")

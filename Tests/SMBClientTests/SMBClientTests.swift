@@ -345,16 +345,8 @@ final class LoopbackSMBServer: Sendable {
         do {
             let stream = try probe.stream(of: Array(repeating: 9, count: 100), cancellation: cancellation)
             #expect(try stream.readBytes(10) == Array(repeating: 9, count: 10))
-            probe.gate = gate
-            NamedThread.detach("canceller") {
-                gate.waitEntered()
-                cancellation.cancel()
-            }
             // Back to the start: the helper's read is stuck until the gate opens.
-            #expect(throws: InputError.cancelled(uri: stream.uri)) {
-                try stream.seek(to: 0)
-                _ = try stream.readBytes(1)
-            }
+            Self.expectCancelledAtTheGate(stream, probe: probe, gate: gate, cancellation: cancellation)
         }
         // The stream is gone, the helper still holds its file.
         #expect(probe.releaseCount == 0)
@@ -417,18 +409,8 @@ final class LoopbackSMBServer: Sendable {
             let cancellation = InputCancellation()
             let stream = try probe.stream(of: bytes, cancellation: cancellation)
             #expect(try stream.readBytes(4) == Array(bytes[0..<4]))
-            // Back to the start: the helper's next read is stuck until the gate opens. The seek itself may wait
-            // on that read (when the helper was already reading ahead), so the canceller runs first: the seek or
-            // the read after it is cancelled.
-            probe.gate = gate
-            NamedThread.detach("canceller") {
-                gate.waitEntered()
-                cancellation.cancel()
-            }
-            #expect(throws: InputError.cancelled(uri: stream.uri)) {
-                try stream.seek(to: 0)
-                _ = try stream.readBytes(1)
-            }
+            // Back to the start: the helper's next read is stuck until the gate opens.
+            Self.expectCancelledAtTheGate(stream, probe: probe, gate: gate, cancellation: cancellation)
         }
         for _ in 0..<20 {
             let cancellation = InputCancellation()
@@ -473,6 +455,23 @@ final class LoopbackSMBServer: Sendable {
         _ = try probe.stream(of: [1, 2, 3])
         probe.released.wait()
         #expect(probe.pool.count == 0 && probe.releaseCount == 1)
+    }
+
+    /// Stops the helper's next read at `gate`, then seeks `stream` back to its start and reads: the seek itself may
+    /// wait on that read (when the helper was already reading ahead), so a canceller is started first, and the
+    /// seek or the read after it is cancelled once the helper is stuck.
+    static func expectCancelledAtTheGate(
+        _ stream: SMBInputStream, probe: FileProbe, gate: Gate, cancellation: InputCancellation
+    ) {
+        probe.gate = gate
+        NamedThread.detach("canceller") {
+            gate.waitEntered()
+            cancellation.cancel()
+        }
+        #expect(throws: InputError.cancelled(uri: stream.uri)) {
+            try stream.seek(to: 0)
+            _ = try stream.readBytes(1)
+        }
     }
 }
 

@@ -41,7 +41,7 @@ public final class MP3Decoder: Decoder {
                 throw FormatError.unsupportedFormat("\(format.encoding)")
             }
             self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s16, channels: format.channels)
-            if input is FileInputStream {
+            if input is FileInputStream || input is InputCacheStream {
                 self.totalFrames = self.handle.length().map { UInt64($0) }
             } else {
                 // A remote stream has no library length: the MPEG frame count, when an Info header gives one.

@@ -38,6 +38,9 @@ public struct MP3Format: FormatPlugin {
     /// (playing it does show its ID3v2 tag).
     public var scansStreamTags: Bool { false }
 
+    /// `mpd`'s mpg123 plugin scans files only.
+    public var scansStreams: Bool { self.scan == .mad }
+
     /// Creates the plugin with mad's scan or mpg123's.
     public init(scan: Scan = .mad) { self.scan = scan }
 
