@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(
             name: "CMPG123", path: "Sources/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CMad", path: "Sources/CMad", pkgConfig: "mad", providers: [.apt(["libmad0-dev"])]),
         .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(
             name: "CID3Tag", path: "Sources/CID3Tag", pkgConfig: "id3tag", providers: [.apt(["libid3tag0-dev"])]),
@@ -159,6 +160,8 @@ let package = Package(
 
         // C library wrappers: each the only importer of its C module.
         .target(name: "MPG123", dependencies: ["CMPG123", "Input", "Model", "Posix"], swiftSettings: settings),
+        // MPEG audio decoding through libmad, stepped as mpd's mad plugin steps it; the only importer of CMad.
+        .target(name: "Mad", dependencies: ["CMad", "Input"], swiftSettings: settings),
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model", "Posix"], swiftSettings: settings),
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
@@ -208,8 +211,8 @@ let package = Package(
         .target(
             name: "Formats",
             dependencies: [
-                "Input", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD", "GME",
-                "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Sidplay", "AdPlug", "Model",
+                "Input", "Mad", "MPG123", "ID3Tag", "Ogg", "FLAC", "Sndfile", "WavPack", "FFmpeg", "MPCDec", "FAAD",
+                "GME", "OpenMPT", "ModPlug", "MikMod", "WildMidi", "FluidSynth", "Sidplay", "AdPlug", "Model",
                 "Configuration", "Posix", "RawText",
             ],
             swiftSettings: settings),
@@ -327,6 +330,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
+        .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
         .testTarget(

@@ -1,5 +1,5 @@
-"""The rest of a usual mpd.conf: `resampler` blocks and `samplerate_converter` lines are read as
-mpd 0.23.12 reads them (its errors, compared with the real `mpd` run on the same file), and the
+"""The rest of a usual mpd.conf: `resampler` blocks, `samplerate_converter` lines and the `input_cache` block's
+`size` are read as mpd 0.23.12 reads them (its errors, compared with the real `mpd` run on the same file), and the
 options Fermata acts on start it without an ignored-option warning.  127.0.0.1 only."""
 
 import socket
@@ -39,8 +39,9 @@ def lines(port: int, *body: str) -> list[str]:
     ['resampler {', '  plugin "soxr"', '  quality "custom"', '  precision "20"', '  phase_response "25"',
      '  passband_end "91"', '  stopband_begin "104.5"', '  attenuation "1.5"', '  flags "0x3"', '  threads "1"',
      '}'],
+    ['input_cache {', '  size "1 GB"', '}'],
 ], ids=["resampler-block", "samplerate_converter", "defaults-spelled-out", "libsamplerate-block",
-        "libsamplerate-converter", "internal", "soxr-custom"])
+        "libsamplerate-converter", "internal", "soxr-custom", "input_cache"])
 def test_acted_on_without_warnings(tmp_path, body):
     err = start_and_stop(write_config(tmp_path, lines(free_port(), *body)))
     for word in ("not supported", "ignored", "deprecated"):
@@ -105,3 +106,17 @@ def test_soxr_custom_errors_as_mpd(tmp_path, body, line):
     assert ours.returncode == theirs.returncode == 1, theirs.stderr
     mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
     assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:{line}: {mpd_message}"
+
+
+@pytest.mark.parametrize("size", ["x", "", "10 Q", "5B", "7 k ", "5 MiB", "99999999999999999999 G",
+                                  "18014398509481984 k"])
+def test_input_cache_size_errors_as_mpd(tmp_path, size):
+    """mpd 0.23.12's `ParseSize` for `input_cache { size }`: its texts, at the `size` line."""
+    config = write_config(tmp_path, lines(free_port(), 'input_cache {', f'  size "{size}"', '}'))
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert ours.returncode == theirs.returncode == 1, theirs.stderr
+    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
+    assert mpd_message.startswith('Error in setting "size" on line 5; ')
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:5: {mpd_message}"

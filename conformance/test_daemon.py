@@ -139,7 +139,8 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     config = write_config(tmp_path, [
         'bind_to_address "127.0.0.1"', f'port "{port}"', 'zeroconf_enabled "no"',
         'volume_normalization "yes"', "neighbors {", '  plugin "upnp"', "}",
-        'replaygain "album"', "audio_output {", '  type "null"', '  name "n"', "}"])
+        'replaygain "album"', "input_cache {", '  size "1 M"', "}", "audio_output {", '  type "null"', '  name "n"',
+        "}"])
     daemon = Daemon(config)
     try:
         assert ping(connect(socket.AF_INET, ("127.0.0.1", port))) == GREETING + b"OK\n"
@@ -147,7 +148,8 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
         code, err = daemon.stop()
     assert code == 0
     assert f'{config}:5: block "neighbors" is not supported by Fermata yet and is ignored' in err
-    for supported in ("zeroconf_enabled", "volume_normalization", "replaygain", "audio_output", "user"):
+    for supported in ("zeroconf_enabled", "volume_normalization", "replaygain", "input_cache", "audio_output",
+                      "user"):
         assert f'"{supported}" is not supported' not in err, f"{supported} is supported"
 
 

@@ -113,7 +113,7 @@ test_plugin_lists = mpdtest.differential_table({
     "decoders": "decoders\n",
     "urlhandlers over TCP": mpdtest.deviation(
         "urlhandlers\n", "Fermata's remote input plugins are alsa, curl, ffmpeg, smbclient, nfs and cdio_paranoia: "
-        "mpd's mms input plugin and its ffmpeg decoder's rtsp add their schemes"),
+        "mpd's mms input plugin adds its schemes"),
 }, replies=1)
 
 

@@ -152,6 +152,21 @@ def test_a_missing_file_or_share_fails_as_in_mpd(server_factory, smbd):
     assert answers["sut"] == answers["ref"]
 
 
+def test_readcomments_and_readpicture_of_the_shares_songs_as_in_mpd(server_factory, smbd):
+    """`readcomments` and `readpicture` of smb:// URLs: the song scanned through the share (lame's ID3 tags carry no
+    pairs or picture), a missing file and a missing share in libsmbclient's words (ACK 52). Under 1 s."""
+    base = smbd.rsplit("/", 1)[0]
+    uris = (f"{smbd}/sub/short.mp3", f"{smbd}/missing.mp3", f"{base}/noshare/x.mp3")
+    commands = [command for uri in uris for command in (f"readcomments {uri}", f"readpicture {uri} 0")]
+    answers = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind)
+        with server.connect() as c:
+            answers[kind] = [c.command(command) for command in commands]
+    assert answers["sut"] == answers["ref"]
+    assert answers["sut"][0] == b"OK\n"
+
+
 def _local_library(root):
     """A music directory of one song, ``A/local.mp3``, tagged like the share's."""
     music = root / "music"

@@ -194,12 +194,52 @@ def test_a_remote_files_own_tags_show(pair, http, path):
 
 @pytest.mark.parametrize("path", ["/file/tagged.mp3", "/file/plain.mp3", "/file/tone.ogg", "/file/tone.opus",
                                   "/type/audio~flac/tone.flac",
-                                  "/file/noise.bin", "/status/404", "closed:/x.mp3"])
+                                  "/file/noise.bin", "/status/404", "closed:/x.mp3",
+                                  "smb://127.0.0.1:9/share/x.flac"])
 def test_lsinfo_of_a_url_prints_its_tags(pair, http, path):
-    """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan)."""
-    command = f"lsinfo {mpdtest.arg(remote(http, path))}"
+    """`lsinfo URL` opens the stream and prints the tags a format plugin reads in it (mpd's tag_stream_scan); a
+    failed open is the input's error (libsmbclient's a system error, 52)."""
+    command = f"lsinfo {mpdtest.arg(path if '://' in path else remote(http, path))}"
     ref, sut = both(pair, lambda s: without_timing(lines(s.query(command))))
     assert sut == ref
+
+
+#: `readcomments` and `readpicture` of URLs (mpd's TagScanStream): by suffix and by MIME type, without and with
+#: an embedded picture (FLAC PICTURE block, ID3 APIC through the generic scan, Vorbis METADATA_BLOCK_PICTURE),
+#: without a length (no generic scan), an endless ICY station, a playlist and bytes no decoder takes (both served
+#: as application/octet-stream, which mpd's ffmpeg plugin claims and fails on), an HTTP error, a refused connection,
+#: an SMB and an NFS server that is not there.
+URL_SCANS = ["/file/tone.ogg", "/file/tone.flac", "/file/plain.mp3", "/file/tagged.mp3", "/file/tone.opus",
+             "/type/audio~flac/tone.flac", "/file/pictured.flac", "/file/pictured.mp3", "/file/pictured.ogg",
+             "/nolength/pictured.mp3", "/nolength/tone.ogg", "/radio/plain.mp3?titles=A", "/file/radio.m3u",
+             "/file/noise.bin", "/status/404", "closed:/x.ogg", "smb://127.0.0.1:9/share/x.flac",
+             f"nfs://{mpdtest.HOST}/nowhere/x.flac"]
+
+
+@pytest.mark.parametrize("path", URL_SCANS)
+def test_readcomments_and_readpicture_of_a_url(pair, http, path):
+    """The stream's pairs (ASCII names only) and its first picture, a chunk at a time; `Failed to load file`
+    when no plugin's scan takes it; the input's error when it does not open. About 1 s each."""
+    url = mpdtest.arg(path if "://" in path else remote(http, path))
+    commands = [f"readcomments {url}", f"readpicture {url} 0", f"readpicture {url} 60", f"readpicture {url} 71",
+                "binarylimit 64", f"readpicture {url} 0", f"readpicture {url} 64"]
+
+    def replies(server) -> list[bytes]:
+        with server.connect() as c:
+            return [re.sub(rb"after \d+ ms", b"after N ms", c.command(command)) for command in commands]
+
+    ref, sut = both(pair, replies)
+    assert sut == ref
+
+
+def test_readcomments_of_a_stalled_url_stalls_nobody_else(pair, http):
+    """Fermata reads the stream off its loop: other clients go on while a server sends nothing, and the client
+    that asked gets its answer once the transfer ends (here: the server cuts the connection)."""
+    with pair.sut.connect() as waiting:
+        waiting.send(f"readcomments {mpdtest.arg(http + '/stall/headers/tone.ogg')}\n")
+        time.sleep(0.3)
+        assert pair.sut.query("ping") == b"OK\n"
+        assert pair.sut.query("readcomments " + mpdtest.arg(http + "/file/tone.flac")).endswith(b"OK\n")
 
 
 @pytest.mark.parametrize("subsystem", ["player", "playlist"])
@@ -358,6 +398,26 @@ def test_albumart_of_a_url_sends_the_cover_beside_it(pair, http, path):
     commands += ["binarylimit 64", f"albumart {url} 100"]
     ref, sut = both(pair, lambda s: query(s, *commands))
     assert sut == ref
+
+
+def test_albumart_of_a_url_reads_the_cover_once_for_a_clients_chunks(pair, http):
+    """Fermata keeps the last cover a client read (mpd keeps its stream open for 20 s): a client fetching a cover
+    chunk by chunk downloads it once. Under 1 s."""
+    import urllib.parse
+    import urllib.request
+
+    def requests(path: str) -> int:
+        stats = f"{http}/stats?id={urllib.parse.quote('GET ' + path)}"
+        with urllib.request.urlopen(stats, timeout=10) as reply:
+            return int(reply.read().decode().strip().removeprefix("bytes="))
+
+    before = requests("/file/cover.jpg")
+    url = mpdtest.arg(f"{http}/file/plain.mp3")
+    with pair.sut.connect() as c:
+        chunks = [c.command(f"albumart {url} {offset}") for offset in (0, 8192, 16384)]
+    assert [reply.split(b"\n")[:2] for reply in chunks] == \
+        [[b"size: 20000", b"binary: 8192"], [b"size: 20000", b"binary: 8192"], [b"size: 20000", b"binary: 3616"]]
+    assert requests("/file/cover.jpg") == before + 1
 
 
 def test_each_stream_of_an_ogg_chain_plays_with_its_own_replay_gain(server_factory, tmp_path):

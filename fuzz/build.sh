@@ -14,13 +14,13 @@ ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ff
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
 # format plugin's wrapper module (add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
-FORMAT_MODULES="Formats Input Posix RawText MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
+FORMAT_MODULES="Formats Input Posix RawText Mad MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
 # The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need
 # (ICU's for CSidplayShim and for CICUShim, the C shim under the ICU module).
 FORMAT_MODULES="$FORMAT_MODULES CSidplayShim CAdPlugShim Model Configuration"
 CXX_LIBS="$(pkg-config --libs libsidplayfp adplug icu-i18n) -lstdc++"
 # The C libraries' header directories those wrappers need (pkg-config names).
-FORMAT_PKGS="libmpg123 id3tag flac libavformat faad2 ogg vorbis opus sndfile wavpack libgme libopenmpt libmodplug libmikmod zlib"
+FORMAT_PKGS="mad libmpg123 id3tag flac libavformat faad2 ogg vorbis opus sndfile wavpack libgme libopenmpt libmodplug libmikmod zlib"
 
 is_format_target() { case " $FORMAT_TARGETS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 

@@ -8,6 +8,9 @@ Usage:
 - `tagged.mp3`: the same with an ID3v2 tag (artist, title);
 - `tone.ogg`: 8 s, Vorbis quality 2, with comments; `tone.opus`: the same in Opus at 48 kbit/s;
   `tone.flac`: 4 s, 16-bit, with comments;
+- `pictured.flac`, `pictured.mp3`, `pictured.ogg`: 4 s with tags and a 1×1 PNG as an embedded picture (a
+  PICTURE block, an ID3v2 APIC frame with a TXXX frame, a METADATA_BLOCK_PICTURE comment): `readpicture` and
+  `readcomments` of URLs;
 - `noise.bin`: bytes no decoder takes; `cover.jpg`: 20000 bytes standing for a cover (`albumart` of a URL sends
   the bytes of the cover file beside it, whatever they are);
 - `hls/tone.hls`: an HLS playlist of 4 s of AAC in MPEG-TS segments of 1 s (`hls/seg*.bin`; suffixes no plugin
@@ -29,6 +32,35 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 from common import run, set_mtimes, sine_wav  # noqa: E402
 
+#: A 1×1 PNG for the embedded pictures.
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+def add_pictures(out: Path):
+    """The `pictured.*` files: tags and the PNG, written with mutagen."""
+    import base64
+    from mutagen.flac import FLAC, Picture
+    from mutagen.id3 import APIC, ID3, TIT2, TPE1, TXXX
+    from mutagen.oggvorbis import OggVorbis
+
+    picture = Picture()
+    picture.type, picture.mime, picture.desc, picture.width, picture.height, picture.depth = \
+        3, "image/png", "cover", 1, 1, 32
+    picture.data = PNG
+    flac = FLAC(out / "pictured.flac")
+    flac.add_picture(picture)
+    flac.save()
+    ogg = OggVorbis(out / "pictured.ogg")
+    ogg["metadata_block_picture"] = [base64.b64encode(picture.write()).decode("ascii")]
+    ogg.save()
+    id3 = ID3()
+    id3.add(TIT2(encoding=3, text="Pictured Title"))
+    id3.add(TPE1(encoding=3, text="Pictured Artist"))
+    id3.add(TXXX(encoding=3, desc="MOOD", text="calm"))
+    id3.add(APIC(encoding=3, mime="image/png", type=3, desc="cover", data=PNG))
+    id3.save(out / "pictured.mp3", v2_version=4)
+
 
 def make(out: Path):
     with tempfile.TemporaryDirectory() as scratch:
@@ -42,6 +74,12 @@ def make(out: Path):
             out / "tone.opus")
         run("flac", "--silent", "-T", "ARTIST=Flac Artist", "-T", "TITLE=Flac Title", "-o", out / "tone.flac",
             short)
+        run("flac", "--silent", "-T", "ARTIST=Pictured Artist", "-T", "TITLE=Pictured Title", "-o",
+            out / "pictured.flac", short)
+        run("oggenc", "--quiet", "-q", "2", "-c", "artist=Pictured Artist", "-c", "title=Pictured Title", "-o",
+            out / "pictured.ogg", short)
+        run("lame", "--quiet", "-b", "128", "--cbr", short, out / "pictured.mp3")
+        add_pictures(out)
         (out / "hls").mkdir()
         run("ffmpeg", "-nostdin", "-loglevel", "error", "-i", short, "-c:a", "aac", "-b:a", "64k", "-f", "hls",
             "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", out / "hls" / "seg%d.bin",

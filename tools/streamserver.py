@@ -48,7 +48,8 @@ URL scheme (NAME is a file's path under --root; numbers are decimal):
     /drop/B/NAME             as /file/NAME (full Content-Length) but closes after B bytes: cut short.
     /dropnolength/B/NAME     as /nolength/NAME but closes after B bytes: indistinguishable from an end.
     /trickle/R/NAME          as /file/NAME at R bytes per second, in small pieces.
-    /stats?id=X              `bytes=<n>` sent so far by /radio streams with id=X (text/plain).
+    /stats?id=X              `bytes=<n>` sent so far by /radio streams with id=X (text/plain); with id=GET PATH,
+                             the number of requests for PATH (its path alone, without the query) so far.
     /headers                 echoes the request line and headers as text/plain (what a client sends).
 """
 
@@ -152,6 +153,8 @@ class Handler(BaseHTTPRequestHandler):
         parsed = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(parsed.query, keep_blank_values=True))
         parts = parsed.path.lstrip("/").split("/")
+        if parts[0] != "stats":
+            count_sent("GET " + parsed.path, 1)
         kind = parts[0]
         rest = parts[1:]
         try:

@@ -56,7 +56,8 @@ static inline int fermata_averror_exit(void) { return AVERROR_EXIT; }
     X(avformat, avio_read) \
     X(avformat, avio_seek) \
     X(avformat, avio_size) \
-    X(avformat, avio_enum_protocols)
+    X(avformat, avio_enum_protocols) \
+    X(avformat, av_demuxer_iterate)
 
 /* The resolved functions of one load of the libraries; valid until they are closed. */
 #pragma clang assume_nonnull begin

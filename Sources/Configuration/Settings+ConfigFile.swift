@@ -126,6 +126,9 @@ extension Settings {
         self.volumeNormalization = try reader.bool("volume_normalization") ?? false
         self.resampler = try ResamplerSetting(
             block: file.blocks(named: "resampler").first, converter: file.parameter(named: "samplerate_converter"))
+        self.inputCache = try file.blocks(named: "input_cache").first.map { (block) throws(ConfigError) in
+            try InputCacheSetting(block: block)
+        }
         self.audioOutputs = file.blocks(named: "audio_output")
         self.filters = file.blocks(named: "filter")
         self.decoders = try DecoderBlocks(file.blocks(named: "decoder"))

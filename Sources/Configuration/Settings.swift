@@ -25,7 +25,7 @@ public struct Settings: Sendable, Hashable {
 
     /// The blocks Fermata reads (the others are warned about and ignored).
     public static let supportedBlocks: Set<String> = [
-        "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database", "filter",
+        "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database", "filter", "input_cache",
     ]
 
     // MARK: - Files and directories
@@ -184,6 +184,9 @@ public struct Settings: Sendable, Hashable {
     /// The `resampler` block or the `samplerate_converter` line. Default: soxr, high quality.
     public var resampler: ResamplerSetting
 
+    /// The `input_cache` block: local song files kept in memory. Default: none (no cache).
+    public var inputCache: InputCacheSetting?
+
     // MARK: - Blocks and diagnostics
 
     /// Every `audio_output` block, in order.
@@ -249,6 +252,7 @@ public struct Settings: Sendable, Hashable {
         self.replayGainLimit = true
         self.volumeNormalization = false
         self.resampler = ResamplerSetting()
+        self.inputCache = nil
         self.audioOutputs = []
         self.filters = []
         self.decoders = .none

@@ -71,16 +71,19 @@ public struct FFmpegAttachedPicture: Sendable, Hashable {
 ///
 /// Thread confinement: create on any thread, then use from one thread at a time. libavformat reads through
 /// the `InputStream` with an `AVIOContext` of 8 KiB (read and, when the input can seek, seek callbacks with
-/// `AVSEEK_SIZE`).
+/// `AVSEEK_SIZE`), or, opened from a URL, through its own protocols.
 public final class FFmpegInput {
     /// The format context; valid until `deinit`.
     let context: UnsafeMutablePointer<AVFormatContext>
-    private let io: UnsafeMutablePointer<AVIOContext>
+    /// The context reading the `InputStream`; `nil` when libavformat opened a URL itself.
+    private let io: UnsafeMutablePointer<AVIOContext>?
     /// FFmpeg's functions, valid while this input holds its use of `libraries` (from `init` to `deinit`).
     let ffmpeg: fermata_ffmpeg_functions
     let libraries: FFmpegLibraries
     /// The input the callbacks read through; kept alive while libavformat holds a pointer to it.
-    private let source: InputSource
+    private let source: InputSource?
+    /// What the interrupt callback of an input opened from a URL asks; kept alive while libavformat may call it.
+    private let interrupt: FFmpegInterrupt?
 
     /// Opens the container read through `input` (from its current offset) and reads its stream information.
     /// `url` is the name FFmpeg's format probe sees (it scores demuxers by the name's extension too);
@@ -97,6 +100,8 @@ public final class FFmpegInput {
         var opened = false
         // Every failure below gives the use back; success keeps it until deinit.
         defer { if !opened { libraries.release() } }
+        var dictionary = try Self.dictionary(options, ffmpeg)
+        defer { ffmpeg.av_dict_free(&dictionary) }
         let bufferSize: Int32 = 8192
         guard let buffer = ffmpeg.av_malloc(Int(bufferSize)) else {
             throw FFmpegError(function: "av_malloc", message: "out of memory")
@@ -119,18 +124,6 @@ public final class FFmpegInput {
         allocated.pointee.pb = io
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         // On failure avformat_open_input frees the context (not our AVIOContext) and clears the pointer.
-        var dictionary: OpaquePointer?
-        defer { ffmpeg.av_dict_free(&dictionary) }
-        for option in options {
-            let set = option.name.withCString { name in
-                option.value.withCString { value in ffmpeg.av_dict_set(&dictionary, name, value, 0) }
-            }
-            guard set >= 0 else {
-                ffmpeg.avformat_free_context(allocated)
-                Self.free(io, ffmpeg)
-                throw FFmpegError(function: "av_dict_set(\(option.name))", code: set, ffmpeg)
-            }
-        }
         let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
         guard result >= 0, let context else {
             Self.free(io, ffmpeg)
@@ -146,6 +139,51 @@ public final class FFmpegInput {
         self.context = context
         self.io = io
         self.source = source
+        self.interrupt = nil
+        self.ffmpeg = ffmpeg
+        self.libraries = libraries
+        opened = true
+    }
+
+    /// Opens `url` with libavformat's own protocol and demuxer for it (`rtsp://…`), as `mpd`'s ffmpeg decoder
+    /// plugin opens the URIs of its protocols, and reads its stream information. A blocking open or read returns
+    /// once `cancellation` fires (libavformat's interrupt callback asks it); `mpd` has none.
+    ///
+    /// Allocates; any thread but the event loop's (it waits on the network). Holds one use of `libraries` until
+    /// `deinit`.
+    /// - Throws: `FFmpegError` when the libraries cannot be loaded, the URL cannot be opened
+    ///   (`avformat_open_input`: `Connection refused`, `Server returned 404 Not Found`, `Immediate exit requested`
+    ///   when cancelled) or no stream information is found.
+    public init(
+        url: String, options: [(name: String, value: String)] = [], cancellation: InputCancellation,
+        libraries: FFmpegLibraries = .shared
+    ) throws(FFmpegError) {
+        let ffmpeg = try libraries.acquire()
+        var opened = false
+        defer { if !opened { libraries.release() } }
+        var dictionary = try Self.dictionary(options, ffmpeg)
+        defer { ffmpeg.av_dict_free(&dictionary) }
+        guard let allocated = ffmpeg.avformat_alloc_context() else {
+            throw FFmpegError(function: "avformat_alloc_context", message: "out of memory")
+        }
+        let interrupt = FFmpegInterrupt(cancellation)
+        allocated.pointee.interrupt_callback = interrupt.callback
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context and clears the pointer.
+        let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
+        guard result >= 0, let context else {
+            throw FFmpegError(function: "avformat_open_input", code: result, ffmpeg)
+        }
+        let found = ffmpeg.avformat_find_stream_info(context, nil)
+        if found < 0 {
+            var closing: UnsafeMutablePointer<AVFormatContext>? = context
+            ffmpeg.avformat_close_input(&closing)
+            throw FFmpegError(function: "avformat_find_stream_info", code: found, ffmpeg)
+        }
+        self.context = context
+        self.io = nil
+        self.source = nil
+        self.interrupt = interrupt
         self.ffmpeg = ffmpeg
         self.libraries = libraries
         opened = true
@@ -154,9 +192,28 @@ public final class FFmpegInput {
     deinit {
         var closing: UnsafeMutablePointer<AVFormatContext>? = self.context
         self.ffmpeg.avformat_close_input(&closing)
-        Self.free(self.io, self.ffmpeg)
+        if let io = self.io { Self.free(io, self.ffmpeg) }
         // The last FFmpeg call of this input (its decoder, which keeps it, is gone already).
         self.libraries.release()
+    }
+
+    /// libavformat's options for an opening, in order, as a dictionary the caller frees (`av_dict_free`).
+    ///
+    /// - Throws: `FFmpegError` when libavutil refuses an option (nothing is left to free then).
+    private static func dictionary(
+        _ options: [(name: String, value: String)], _ ffmpeg: fermata_ffmpeg_functions
+    ) throws(FFmpegError) -> OpaquePointer? {
+        var dictionary: OpaquePointer?
+        for option in options {
+            let set = option.name.withCString { name in
+                option.value.withCString { value in ffmpeg.av_dict_set(&dictionary, name, value, 0) }
+            }
+            guard set >= 0 else {
+                ffmpeg.av_dict_free(&dictionary)
+                throw FFmpegError(function: "av_dict_set(\(option.name))", code: set, ffmpeg)
+            }
+        }
+        return dictionary
     }
 
     private static func free(_ io: UnsafeMutablePointer<AVIOContext>, _ ffmpeg: fermata_ffmpeg_functions) {

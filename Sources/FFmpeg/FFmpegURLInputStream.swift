@@ -25,7 +25,7 @@ public final class FFmpegURLInputStream: InputStream {
     private let io: UnsafeMutablePointer<AVIOContext>
     private let ffmpeg: fermata_ffmpeg_functions
     private let libraries: FFmpegLibraries
-    private let interrupt: Interrupt
+    private let interrupt: FFmpegInterrupt
     private var ended = false
 
     /// Opens `url` for reading. Blocks until the protocol answered, failed or `cancellation` fired; any thread
@@ -43,12 +43,8 @@ public final class FFmpegURLInputStream: InputStream {
         }
         var opened = false
         defer { if !opened { libraries.release() } }
-        let interrupt = Interrupt(cancellation)
-        var callback = AVIOInterruptCB(
-            callback: { opaque in
-                guard let opaque else { return 0 }
-                return Unmanaged<Interrupt>.fromOpaque(opaque).takeUnretainedValue().isCancelled ? 1 : 0
-            }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        let interrupt = FFmpegInterrupt(cancellation)
+        var callback = interrupt.callback
         var context: UnsafeMutablePointer<AVIOContext>?
         let result = url.withCString { ffmpeg.avio_open2(&context, $0, AVIO_FLAG_READ, &callback, nil) }
         guard result >= 0, let context else {
@@ -98,17 +94,6 @@ public final class FFmpegURLInputStream: InputStream {
         self.offset = UInt64(result)
         self.ended = false
     }
-
-    /// What libavformat's interrupt callback asks: set once `cancellation` fires. Any thread.
-    private final class Interrupt: Sendable {
-        private let cancelled = Atomic<Bool>(false)
-
-        init(_ cancellation: InputCancellation) {
-            cancellation.onCancel { [weak self] in self?.cancelled.store(true, ordering: .releasing) }
-        }
-
-        var isCancelled: Bool { self.cancelled.load(ordering: .acquiring) }
-    }
 }
 
 extension FFmpegLibraries {
@@ -133,6 +118,25 @@ extension FFmpegLibraries {
                 schemes.insert("hls+https://")
             } else if Self.whitelist.contains(protocolName.lowercased()) {
                 schemes.insert(protocolName + "://")
+            }
+        }
+        return schemes.sorted()
+    }
+
+    /// The URI schemes `mpd`'s ffmpeg decoder plugin opens itself, without an input plugin (its `protocols`):
+    /// `rtsp://` and `rtsps://` when this libavformat has the rtsp demuxer, `rtp://` when it has the rtp one. Loads
+    /// the libraries if they are not (blocking: at start-up); empty when they cannot be loaded.
+    public func decoderSchemes() -> [String] {
+        guard let ffmpeg = try? self.acquire() else { return [] }
+        defer { self.release() }
+        var schemes = Set<String>()
+        var opaque: UnsafeMutableRawPointer?
+        while let format = ffmpeg.av_demuxer_iterate(&opaque) {
+            guard let name = format.pointee.name else { continue }
+            switch String(cString: name) {
+            case "rtsp": schemes.formUnion(["rtsp://", "rtsps://"])
+            case "rtp": schemes.insert("rtp://")
+            default: break
             }
         }
         return schemes.sorted()

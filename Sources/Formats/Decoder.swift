@@ -29,6 +29,11 @@ public protocol Decoder {
     /// it (`SubmitReplayGain`) whatever the ReplayGain mode, which the outputs apply as the song plays; `nil` when
     /// it read none.
     var replayGain: ReplayGainInfo? { get }
+    /// Whether the song ended as `mpd`'s plugin ends it by throwing `StopDecoder` rather than returning (its Opus
+    /// plugin at the end of a seekable stream). The player sees no difference; `getfingerprint` does: `mpd` then
+    /// skips `chromaprint_finish`, so the fingerprint leaves out what libchromaprint still buffers. `false` by
+    /// default.
+    var endedWithStop: Bool { get }
 
     /// Decodes the next PCM frames into `buffer`, filling as many whole frames as fit.
     ///
@@ -62,6 +67,7 @@ extension Decoder {
     public var isSeekable: Bool { true }
     /// No ReplayGain of its own.
     public var replayGain: ReplayGainInfo? { nil }
+    public var endedWithStop: Bool { false }
     /// No tags beyond the library's.
     public func readTag() -> [TagItem]? { nil }
 }

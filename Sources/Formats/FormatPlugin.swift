@@ -24,6 +24,12 @@ public protocol FormatPlugin: Sendable {
     var readsGenericTags: Bool { get }
     /// Whether a stream scan (`lsinfo URL`) reports the tags the plugin's decoder reads in the stream.
     var scansStreamTags: Bool { get }
+    /// Whether `mpd`'s plugin scans streams at all (has a `scan_stream`): `readcomments URL` and `readpicture URL`
+    /// pass over one that does not. `true` by default.
+    var scansStreams: Bool { get }
+    /// Whether the plugin decodes a local file by its path, with a library that opens the file itself (`mpd`'s
+    /// `file_decode` plugins): the input cache cannot serve it. `false` by default.
+    var decodesByPath: Bool { get }
 
     /// Reads what the database stores about a file: tags, duration, format.
     ///
@@ -46,6 +52,19 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError.notRecognized` when this plugin cannot read the file.
     func readComments(path: String) throws(FormatError) -> [(name: String, value: String)]
 
+    /// The pairs `readcomments` prints for a remote stream, from what `mpd`'s plugin reports while scanning
+    /// it (`scan_stream`); the registry appends the generic tags'. Reads through `input` from its start.
+    ///
+    /// - Throws: `FormatError.notRecognized` when this plugin's scan does not take the stream (the registry
+    ///   tries the next); any other error ends the scan with it, as an exception from `mpd`'s plugin does.
+    func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)]
+
+    /// The picture `readpicture` sends for a remote stream from the format's own metadata, `nil` when it has
+    /// none (the registry then looks at the generic tags). Reads through `input` from its start.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    func readPicture(input: any InputStream) throws(FormatError) -> Picture?
+
     /// Opens a decoder that reads through `input` from its current offset (the start of the stream). Call
     /// it on the thread that will decode; the decoder keeps `input`.
     ///
@@ -66,6 +85,16 @@ public protocol FormatPlugin: Sendable {
     ///
     /// - Throws: `FormatError` when the file cannot be read (the scanner then treats it as a song).
     func containerSongs(path: String) throws(FormatError) -> [ContainerSong]?
+
+    /// Whether the plugin opens URLs of some schemes itself, with no input plugin (`mpd`'s `uri_decode`: its
+    /// ffmpeg plugin for `rtsp://`). `false` by default.
+    var decodesURLs: Bool { get }
+
+    /// Opens a decoder that reads `url` itself (`mpd`'s `uri_decode`); a blocking open or read returns once
+    /// `cancellation` fires. Decoder thread. The default throws `FormatError.notRecognized`.
+    ///
+    /// - Throws: `FormatError` when the URL cannot be opened or decoded.
+    func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder
 
     /// Gives back what the plugin holds only while it reads files, now that a database update has read every
     /// file (the ffmpeg plugin closes FFmpeg's libraries unless a decoder still uses them). No-op by default.
@@ -94,6 +123,11 @@ extension FormatPlugin {
     /// Whether `mpd`'s scan of a stream by this plugin (`lsinfo URL`) reports the tags its decoder reads.
     public var scansStreamTags: Bool { true }
 
+    /// `mpd`'s plugin scans streams.
+    public var scansStreams: Bool { true }
+    /// The plugin decodes through an input stream.
+    public var decodesByPath: Bool { false }
+
     /// Nothing to give back.
     public func releaseIdleResources() {}
 
@@ -115,6 +149,33 @@ extension FormatPlugin {
         return []
     }
 
+    /// A format whose stream scan reports no pairs: the stream must still be one the plugin decodes.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `makeDecoder(input:)` fails but for its input (a stream
+    ///   the plugin does not take); the input's error.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        try self.requireDecodable(input)
+        return []
+    }
+
+    /// A format whose stream scan reports no picture: the stream must still be one the plugin decodes.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        try self.requireDecodable(input)
+        return nil
+    }
+
+    /// Whether the plugin decodes `input`: its decoder opens. A failure of the plugin is "not this plugin".
+    private func requireDecodable(_ input: any InputStream) throws(FormatError) {
+        do {
+            _ = try self.makeDecoder(input: input)
+        } catch {
+            if case .input = error { throw error }
+            throw .notRecognized(path: input.uri)
+        }
+    }
+
     /// Opens a `FileInputStream` over `path` and a decoder over it.
     ///
     /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.
@@ -130,4 +191,12 @@ extension FormatPlugin {
 
     /// No containers.
     public func containerSongs(path: String) throws(FormatError) -> [ContainerSong]? { nil }
+
+    /// No URLs of its own.
+    public var decodesURLs: Bool { false }
+
+    /// Declines: the plugin reads only through input plugins.
+    public func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        throw .notRecognized(path: url)
+    }
 }

@@ -195,9 +195,21 @@ public struct FormatRegistry: Sendable {
     ///
     /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin claims the suffix.
     public func openDecoder(path: String) throws(FormatError) -> any Decoder {
+        try self.openDecoder(path: path, cache: nil)
+    }
+
+    /// Opens a decoder for the local file at `path` as ``openDecoder(path:)`` does, each plugin that reads an input
+    /// stream reading it through `cache` when the cache takes the file (`mpd`'s `DecoderBridge::OpenLocal`): from
+    /// memory once the cache has it. Decoder thread.
+    ///
+    /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin claims the suffix.
+    public func openDecoder(path: String, cache: InputCache?) throws(FormatError) -> any Decoder {
         var firstError: FormatError?
         for plugin in self.plugins(forPath: path) {
             do {
+                if !plugin.decodesByPath, let input = cache?.open(path) {
+                    return try plugin.makeDecoder(input: input)
+                }
                 return try plugin.makeDecoder(path: path)
             } catch {
                 // As mpd: a file that cannot be opened fails before any plugin sees it.
@@ -208,6 +220,18 @@ public struct FormatRegistry: Sendable {
             }
         }
         throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// Whether a plugin opens URLs itself (`mpd`'s ffmpeg plugin, unless disabled).
+    public var decodesURLs: Bool { self.plugins.contains { $0.decodesURLs } }
+
+    /// Opens a decoder for a URL of a scheme decoder plugins open themselves (`rtsp://`), as `mpd`'s
+    /// `TryUriDecode`: the first plugin that does, in the plugins' order. Decoder thread.
+    ///
+    /// - Throws: that plugin's error; `FormatError.notRecognized` when no plugin opens URLs.
+    public func openDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        guard let plugin = self.plugins.first(where: { $0.decodesURLs }) else { throw .notRecognized(path: url) }
+        return try plugin.makeDecoder(url: url, cancellation: cancellation)
     }
 
     /// Opens a decoder for a stream, as `mpd`'s `decoder_run_stream` chooses: the plugins for its MIME

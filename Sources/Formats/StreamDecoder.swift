@@ -82,9 +82,7 @@ extension FormatRegistry {
     private func openStream(input: any InputStream) throws(FormatError)
         -> (plugin: any FormatPlugin, decoder: any Decoder)
     {
-        let mimePlugins = input.mimeType.map { Set(self.plugins(forMimeType: $0).map(\.name)) } ?? []
-        let suffixPlugins = Set((Suffix.ofURI(input.uri).map { self.plugins(forSuffix: $0) } ?? []).map(\.name))
-        var candidates = self.plugins.filter { mimePlugins.contains($0.name) || suffixPlugins.contains($0.name) }
+        var candidates = self.streamCandidates(input)
         if candidates.isEmpty, let fallback = self.plugins.first(where: { $0.name == "ffmpeg" }) {
             candidates = [fallback]
         }
@@ -101,5 +99,12 @@ extension FormatRegistry {
             }
         }
         throw firstError ?? .notRecognized(path: input.uri)
+    }
+
+    /// The plugins for a stream's MIME type or the suffix of its URL, in the registry's order.
+    func streamCandidates(_ input: any InputStream) -> [any FormatPlugin] {
+        let mimePlugins = input.mimeType.map { Set(self.plugins(forMimeType: $0).map(\.name)) } ?? []
+        let suffixPlugins = Set((Suffix.ofURI(input.uri).map { self.plugins(forSuffix: $0) } ?? []).map(\.name))
+        return self.plugins.filter { mimePlugins.contains($0.name) || suffixPlugins.contains($0.name) }
     }
 }

@@ -24,7 +24,8 @@ public struct TagFileError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(self.function)(\(self.path)): \(String(cString: strerror(self.errno)))" }
 }
 
-/// A read-only file opened for tag and header reading, with positional reads; closes itself.
+/// A read-only file opened for tag and header reading, with positional reads; closes itself. Or any other
+/// source of positional reads of known size (a remote stream that seeks, `init(name:size:reader:)`).
 ///
 /// It calls Glibc directly (retrying `EINTR`) because this target may depend only on `CID3Tag` and `Model`.
 ///
@@ -35,7 +36,10 @@ public final class TagSourceFile {
     public let path: String
     /// The size in bytes when opened.
     public let size: Int
+    /// The open file; -1 for a source read through `reader`.
     private let descriptor: Int32
+    /// Reads at an offset from a source that is no file descriptor.
+    private let reader: ((Int, UnsafeMutableRawBufferPointer) throws(TagFileError) -> Int)?
 
     /// Opens `path` for reading.
     ///
@@ -59,9 +63,21 @@ public final class TagSourceFile {
         }
         self.descriptor = fd
         self.size = Int(status.st_size)
+        self.reader = nil
     }
 
-    deinit { Glibc.close(self.descriptor) }
+    /// A source of `size` bytes named `name` (in errors) that `reader` reads: `reader(offset, buffer)` fills
+    /// `buffer` from `offset`, short only at the end.
+    public init(
+        name: String, size: Int, reader: @escaping (Int, UnsafeMutableRawBufferPointer) throws(TagFileError) -> Int
+    ) {
+        self.path = name
+        self.size = max(0, size)
+        self.descriptor = -1
+        self.reader = reader
+    }
+
+    deinit { if self.descriptor >= 0 { Glibc.close(self.descriptor) } }
 
     /// Reads up to `buffer.count` bytes at `offset`; short only at the end of the file.
     ///
@@ -69,6 +85,7 @@ public final class TagSourceFile {
     /// - Throws: `TagFileError` from `pread`.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(TagFileError) -> Int {
         guard offset >= 0, let base = buffer.baseAddress else { return 0 }
+        if let reader = self.reader { return try reader(offset, buffer) }
         var total = 0
         while total < buffer.count {
             let result = pread(self.descriptor, base + total, buffer.count - total, off_t(offset + total))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Posix
 
 /// Why an input stream could not be opened, read or moved.
@@ -43,6 +44,14 @@ public enum InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: return "Cancelled"
         case .io, .notSeekable, .notAFile: return self.description
         }
+    }
+
+    /// Whether `mpd` reports the failure as a system error (ACK 52) rather than a plain one (5): its smbclient
+    /// plugin throws its failed calls as system errors (`smbc_open() failed: Connection refused`); curl, nfs and
+    /// ffmpeg throw plain ones.
+    public var isSystemError: Bool {
+        if case .plugin = self { return URIScheme.hasPrefixIgnoringCase(self.uri.utf8, "smb://") }
+        return false
     }
 
     /// A one-line explanation naming the stream.

@@ -41,8 +41,9 @@ public final class MPG123Handle {
         /// What `mpd` 0.23's mpg123 scan uses: library defaults (gapless on, signed 16-bit).
         public static let libraryDefaults = Options()
 
-        /// For playback: gapless, `MPG123_SKIP_ID3V2 | MPG123_STORE_RAW_ID3` as `mpd` sets them, 32-bit output.
-        public static let playback = Options(skipID3v2: true, storeRawID3: true, encoding: .signed32)
+        /// For playback as `mpd`'s mpg123 plugin: gapless, `MPG123_SKIP_ID3V2 | MPG123_STORE_RAW_ID3` as `mpd` sets
+        /// them, signed 16-bit output.
+        public static let playback = Options(skipID3v2: true, storeRawID3: true, encoding: .signed16)
     }
 
     private let handle: OpaquePointer

@@ -56,6 +56,9 @@ public protocol OggAudioDecoder: AnyObject {
     /// How many comment headers (Vorbis) or `OpusTags` packets were read: each stream of a chain brings its
     /// own, which `mpd` submits as the song's new tag.
     var commentsRevision: Int { get }
+    /// Whether the decoder ended as `mpd`'s plugin does by throwing `StopDecoder` rather than returning: its Opus
+    /// plugin at the end of a stream it can seek in (`OnOggEnd`); its Vorbis plugin never does.
+    var endedWithStop: Bool { get }
     /// Decodes whole frames into `buffer`; 0 at the end.
     ///
     /// - Throws: `OggError` when the stream cannot be decoded further.
@@ -66,5 +69,9 @@ public protocol OggAudioDecoder: AnyObject {
     func seek(toFrame frame: UInt64) throws(OggError) -> UInt64
 }
 
-extension OggVorbisDecoder: OggAudioDecoder {}
+extension OggVorbisDecoder: OggAudioDecoder {
+    /// `mpd`'s Vorbis plugin returns at the end of every stream.
+    public var endedWithStop: Bool { false }
+}
+
 extension OggOpusDecoder: OggAudioDecoder {}

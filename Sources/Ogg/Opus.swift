@@ -169,6 +169,9 @@ public final class OggOpusDecoder {
         self.skip = head.preSkip
     }
 
+    /// Whether `endStream()` stopped the decoder (`mpd`'s `OnOggEnd` throws `StopDecoder` there).
+    public var endedWithStop: Bool { self.finished }
+
     /// `mpd`'s `OnOggEnd`: a seekable input stops after its first stream; an unseekable one may chain.
     private func endStream() {
         guard self.hasStream else { return }

@@ -197,6 +197,9 @@ public protocol PlayerControl: AnyObject {
     func seek(token: UInt64, toSeconds seconds: Double) -> Bool
     /// What `status` shows now.
     var snapshot: PlayerSnapshot { get }
+    /// Asks the input cache, when there is one, to read the local file at `path` into memory ahead of its turn
+    /// (`mpd`'s `PrefetchSong`). Returns at once: the cache's own thread reads.
+    func prefetch(path: String)
 
     /// `crossfade` in seconds (0: off).
     var crossfadeSeconds: Double { get set }
@@ -276,4 +279,9 @@ public struct DetachedOutput {
     public init(name: String, enabled: Bool) {
         self.init(name: name, enabled: enabled, engine: nil)
     }
+}
+
+extension PlayerControl {
+    /// No input cache: nothing to prefetch.
+    public func prefetch(path: String) {}
 }

@@ -45,7 +45,7 @@ public final class Server {
     private func makeServices() -> SharedServices {
         SharedServices(
             startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
-            stickers: self.stickers, commands: self.commands, partitions: self.partitions,
+            stickers: self.stickers, commands: self.commands, partitions: self.partitions, clock: self.clock,
             raise: self.raiseForEveryone, sessions: self.everySession)
     }
 

@@ -66,6 +66,13 @@ public struct ServerOptions: Sendable {
     /// What the format plugins make of an opened remote stream (`lsinfo URL`, `mpd`'s `tag_stream_scan`).
     /// Blocks: only called off the loop.
     public var streamTagScanner: (@Sendable (any InputStream) -> StreamTagScan)?
+    /// What the format plugins' scan of an opened remote stream reports as name/value pairs, then the generic
+    /// tags' (`readcomments URL`, `mpd`'s `TagScanStream`). Blocks: only called off the loop.
+    public var streamCommentReader:
+        (@Sendable (any InputStream) throws(StreamReadError) -> [(name: String, value: String)])?
+    /// The first picture the format plugins' scan of an opened remote stream reports, else the generic tags'
+    /// (`readpicture URL`); `nil` when it has none. Blocks: only called off the loop.
+    public var streamPictureReader: (@Sendable (any InputStream) throws(StreamReadError) -> Picture?)?
 
     /// Computes `getfingerprint`'s answer (libchromaprint over the song's decoded audio); `nil` when
     /// Fermata has none. Blocks: only called off the loop.
@@ -90,6 +97,14 @@ public enum StreamTagScan: Sendable {
     /// No plugin takes the stream (`mpd`: "No such file").
     case notRecognized
     /// The plugin failed (`mpd` answers with its error).
+    case failed(message: String)
+}
+
+/// Why reading a remote stream's comments or picture failed (`ServerOptions.streamCommentReader`).
+public enum StreamReadError: Error, Sendable {
+    /// No plugin's scan takes the stream (`mpd`: "Failed to load file").
+    case notRecognized
+    /// A plugin or the input failed: `mpd`'s words.
     case failed(message: String)
 }
 

@@ -27,6 +27,9 @@ final class SessionSettings {
     var addPendingIdle: (IdleMask) -> Void = { _ in }
     /// The partition this client's commands act on (`partition` switches it).
     var partition: Partition
+    /// The cover `albumart` of a URL read last, whole, so that the client's next chunks need no new download
+    /// (`mpd` keeps the last cover's stream open for each client).
+    var lastRemoteCover: RemoteCover?
     /// Whether the client is connected over a local socket.
     let isLocal: Bool
     /// The user id of a local client's process, when the socket tells it.

@@ -3,6 +3,7 @@
 import Library
 import MPDProtocol
 import Model
+import Playback
 import Sticker
 
 /// The services every client's commands share, whatever their partition, as `mpd`'s `Instance` holds them beside
@@ -25,15 +26,18 @@ struct SharedServices {
     let commands: CommandTable
     /// Every partition, `default` first.
     let partitions: PartitionList
+    /// The server's monotonic clock (a test's, or the system's).
+    let clock: any PlaybackClock
     private let raise: (IdleEvent) -> Void
     private let sessions: () -> [SessionSettings]
 
     init(
         startTime: UInt64, options: ServerOptions, logger: Logger, library: LibraryService?,
         stickers: StickerDatabase?, commands: CommandTable, partitions: PartitionList,
-        raise: @escaping (IdleEvent) -> Void,
+        clock: any PlaybackClock = SystemClock(), raise: @escaping (IdleEvent) -> Void,
         sessions: @escaping () -> [SessionSettings]
     ) {
+        self.clock = clock
         self.startTime = startTime
         self.options = options
         self.logger = logger

@@ -27,11 +27,13 @@ extension Daemon {
 
     /// The player the default partition's queue drives, with the outputs of the `audio_output` blocks (or ALSA's
     /// default device), and a maker of players for new partitions: the same settings, no output until one moves
-    /// in. Called once, on the loop thread.
+    /// in. Every player decodes local files through `cache` (the `input_cache`, shared as `mpd`'s instance shares
+    /// it) and prefetches into it. Called once, on the loop thread.
     ///
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
-        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, loop: EventLoop, logger: Logger
+        settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, decoderSchemes: [String],
+        cache: InputCache?, loop: EventLoop, logger: Logger
     ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
@@ -43,20 +45,22 @@ extension Daemon {
         var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
         if let openRemote {
             streams = { (url, cancellation) throws(FormatError) in
-                try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
+                try Self.openStream(
+                    url, open: openRemote, decoderSchemes: decoderSchemes, cancellation: cancellation, formats: formats)
             }
         }
         let resampler = try Self.resampler(settings.resampler)
         let slots = outputs.count
         func make(_ outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)]) -> Player {
             Player(
-                loop: loop, decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path) },
+                loop: loop,
+                decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path, cache: cache) },
                 streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,
                     limit: settings.replayGainLimit),
-                audioOutputFormat: settings.audioOutputFormat, resampler: resampler, logger: logger)
+                audioOutputFormat: settings.audioOutputFormat, resampler: resampler, inputCache: cache, logger: logger)
         }
         let player = make(outputs.map { ($0.configuration, $0.output, $0.mixer) })
         // As mpd: a hardware mixer's changes reach the partition its output was configured in, wherever it moves.
@@ -69,15 +73,20 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// Opens a decoder for a URL as `mpd`'s decoder thread does: the input plugin for its scheme (curl for
-    /// http(s), ffmpeg for `hls+http://`, `rtp://` and the rest libavformat reads), with the first 64 KiB kept for probing when it cannot seek, then the format plugin by MIME type
-    /// and suffix. Decoder thread.
+    /// Opens a decoder for a URL as `mpd`'s decoder thread does: for a scheme the decoder plugins open themselves
+    /// (`rtsp://`, `rtp://`: `decoderSchemes`), that plugin; else the input plugin for its scheme (curl for
+    /// http(s), ffmpeg for `hls+http://` and the rest libavformat reads), with the first 64 KiB kept for probing
+    /// when it cannot seek, then the format plugin by MIME type and suffix. Decoder thread.
     ///
     /// - Throws: `FormatError.input` when the stream cannot be opened (`CURL failed: …`) or no input plugin
     ///   opens the scheme; what the format plugins throw.
     static func openStream(
-        _ url: String, open: RemoteOpener, cancellation: InputCancellation, formats: FormatRegistry
+        _ url: String, open: RemoteOpener, decoderSchemes: [String], cancellation: InputCancellation,
+        formats: FormatRegistry
     ) throws(FormatError) -> any Decoder {
+        if decoderSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
+            return try formats.openDecoder(url: url, cancellation: cancellation)
+        }
         let stream: any InputStream
         do {
             stream = try open(url, cancellation)
@@ -144,9 +153,15 @@ extension Daemon {
                 guard let openRemote else { throw FingerprintError(.unknown, "Unsupported URI scheme") }
                 let decoder: any Decoder
                 do throws(FormatError) {
-                    decoder = try Self.openStream(url, open: openRemote, cancellation: cancellation, formats: formats)
+                    // mpd's getfingerprint opens every URL through an input plugin, never a decoder plugin's
+                    // own (`rtsp://` is "Unrecognized URI" there).
+                    decoder = try Self.openStream(
+                        url, open: openRemote, decoderSchemes: [], cancellation: cancellation, formats: formats)
                 } catch {
                     if case .notRecognized = error { throw .decodingFailed }
+                    if case .input(let failure) = error, failure.isSystemError {
+                        throw FingerprintError(.system, error.mpdMessage)
+                    }
                     throw FingerprintError(.unknown, error.mpdMessage)
                 }
                 return .success(try ChromaprintDecoderClient.fingerprint(decoder, cancellation: cancellation))

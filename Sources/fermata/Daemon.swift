@@ -119,10 +119,16 @@ enum Daemon {
         // Then mpd's ffmpeg input plugin for the schemes curl does not take (`hls+http://`, `rtp://`…), unless
         // disabled: the schemes libavformat reads, which a child process tells (loading FFmpeg here would keep
         // ~12 MiB of its libraries resident for good, though they are closed again).
-        let ffmpegSchemes = try plugins { () throws(ConfigError) in
-            guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return ([String](), []) }
-            return (Self.ffmpegInputSchemes(logger: logger), block.warnings)
+        // mpd's ffmpeg decoder plugin also opens `rtsp://`, `rtsps://` and `rtp://` itself, before any input plugin
+        // is asked (its `TryUriDecode`), unless it is disabled.
+        let inputBlock = try plugins { () throws(ConfigError) in
+            guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return (false, []) }
+            return (true, block.warnings)
         }
+        let ffmpeg: (input: [String], decoder: [String]) =
+            inputBlock || formats.decodesURLs ? Self.ffmpegSchemes(logger: logger) : ([], [])
+        let ffmpegSchemes = inputBlock ? ffmpeg.input : []
+        let decoderSchemes = formats.decodesURLs ? ffmpeg.decoder : []
         let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
         // mpd's cdio_paranoia input plugin (audio CDs, `cdda://`), unless disabled.
         let cdda = try plugins { () throws(ConfigError) in
@@ -139,7 +145,8 @@ enum Daemon {
         let openRemote: RemoteOpener = {
             url, cancellation throws(InputError) in
             // As mpd's input plugins, in their order: alsa takes alsa://, curl http(s) only, then ffmpeg the
-            // schemes libavformat reads, then smbclient smb://, nfs nfs://, then cdio_paranoia cdda://.
+            // schemes libavformat reads, then smbclient smb://, nfs nfs://, then cdio_paranoia cdda://. (The decoder
+            // schemes have none.)
             if let alsa, ALSAInputStream.canOpen(url) {
                 return try ALSAInputStream(url: url, settings: alsa, cancellation: cancellation)
             }
@@ -163,8 +170,9 @@ enum Daemon {
         // nfs:// and cdio_paranoia's cdda:// among them).
         let alsaSchemes = alsa == nil ? [] : [ALSAInputURL.scheme]
         let cddaSchemes = cdda == nil ? [] : ["cdda://"]
-        options.remoteSchemes = Set(alsaSchemes + curlSchemes + ffmpegSchemes + ["smb://", "nfs://"] + cddaSchemes)
-            .sorted()
+        options.remoteSchemes = Set(
+            alsaSchemes + curlSchemes + ffmpegSchemes + decoderSchemes + ["smb://", "nfs://"] + cddaSchemes
+        ).sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
             do throws(FormatError) {
@@ -173,6 +181,12 @@ enum Daemon {
                 if case .notRecognized = error { return .notRecognized }
                 return .failed(message: error.mpdMessage)
             }
+        }
+        options.streamCommentReader = { input throws(StreamReadError) in
+            try Self.readStream { () throws(FormatError) in try formats.readComments(input: RewindInputStream(input)) }
+        }
+        options.streamPictureReader = { input throws(StreamReadError) in
+            try Self.readStream { () throws(FormatError) in try formats.readPicture(input: RewindInputStream(input)) }
         }
 
         options.fingerprinter = { [openRemote] source, cancellation in
@@ -225,8 +239,13 @@ enum Daemon {
         }
         defer { if let pidFile = settings.pidFile { unlinkPath(pidFile) } }
 
+        let inputCache = settings.inputCache.map {
+            InputCache(capacity: $0.size, logger: logger.labelled("cache"))
+        }
         let (player, newPlayer) = try Self.makePlayer(
-            settings: settings, formats: formats, openRemote: openRemote, loop: loop, logger: logger.labelled("player"))
+            settings: settings, formats: formats, openRemote: openRemote, decoderSchemes: decoderSchemes,
+            cache: inputCache, loop: loop,
+            logger: logger.labelled("player"))
         let server = Server(
             loop: loop, options: options, logger: logger.labelled("server"), player: player, newPlayer: newPlayer
         ) {
@@ -250,7 +269,8 @@ enum Daemon {
                 while let signal = SignalFD.read(signals) {
                     switch signal {
                     case SIGHUP:
-                        // As mpd: reopen the log file, so logrotate can move it away.
+                        // As mpd: reopen the log file, so logrotate can move it away, and flush the input cache.
+                        inputCache?.flush()
                         do {
                             try sink.reopen()
                             logger.info("SIGHUP: log reopened")
@@ -518,16 +538,34 @@ enum Daemon {
 }
 
 extension Daemon {
-    /// The URL schemes of the ffmpeg input plugin, as this program run with `--ffmpeg-input-schemes` prints them;
-    /// none (logged) when that fails. Blocks for the child's run: start-up only.
-    static func ffmpegInputSchemes(logger: Logger) -> [String] {
+    /// What `read` (a scan of a remote stream by the format plugins) gives, its error as the server reports it:
+    /// no plugin took the stream, or the plugin's or the input's words.
+    static func readStream<Value>(_ read: () throws(FormatError) -> Value) throws(StreamReadError) -> Value {
         do {
-            let output = try ChildProcess.output(
-                of: "/proc/self/exe", arguments: ["fermata", "--ffmpeg-input-schemes"])
-            return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+            return try read()
         } catch {
-            logger.warning("ffmpeg input plugin unavailable", ["error": "\(error)"])
-            return []
+            if case .notRecognized = error { throw .notRecognized }
+            throw .failed(message: error.mpdMessage)
+        }
+    }
+
+    /// The URL schemes of the ffmpeg input plugin and of the ffmpeg decoder plugin, as this program run with
+    /// `--ffmpeg-schemes` prints them; none when that fails (logged: the plugins are then unavailable, as `mpd`'s
+    /// are without FFmpeg). Start-up.
+    static func ffmpegSchemes(logger: Logger) -> (input: [String], decoder: [String]) {
+        do {
+            let output = try ChildProcess.output(of: "/proc/self/exe", arguments: ["fermata", "--ffmpeg-schemes"])
+            var schemes: (input: [String], decoder: [String]) = ([], [])
+            for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+                let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard fields.count == 2 else { continue }
+                if fields[0] == "input" { schemes.input.append(fields[1]) }
+                if fields[0] == "decoder" { schemes.decoder.append(fields[1]) }
+            }
+            return schemes
+        } catch {
+            logger.warning("ffmpeg plugins unavailable", ["error": "\(error)"])
+            return ([], [])
         }
     }
 }

@@ -16,8 +16,9 @@ if commandLine.showHelp {
     print(CommandLineOptions.usage)
     exit(0)
 }
-if commandLine.showFFmpegInputSchemes {
-    for scheme in FFmpegLibraries.shared.inputSchemes() { print(scheme) }
+if commandLine.showFFmpegSchemes {
+    for scheme in FFmpegLibraries.shared.inputSchemes() { print("input", scheme) }
+    for scheme in FFmpegLibraries.shared.decoderSchemes() { print("decoder", scheme) }
     exit(0)
 }
 if commandLine.showVersion {

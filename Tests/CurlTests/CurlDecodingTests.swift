@@ -52,8 +52,12 @@ import Testing
         #expect(format.channels == 2)
         // Ten seconds of an endless stream: the three-second file looped, and titles changing on the way.
         #expect(frames >= 44100 * 10)
-        #expect(tags.first == [TagItem(.name, "Fermata Test Radio")])
-        #expect(tags.contains([TagItem(.title, "Title 2"), TagItem(.name, "Fermata Test Radio")]))
+        // The mad plugin reads up to 40 KiB at a time, as mpd's: by the first tag read, a title may have come.
+        #expect(tags.first?.contains(TagItem(.name, "Fermata Test Radio")) == true)
+        // Only the newest title is read after each decode (as mpd's input tag): which ones is up to the reads.
+        let titles = Set(tags.compactMap { tag in tag.first { $0.type == .title }?.value })
+        #expect(titles.count >= 2 && titles.allSatisfy { $0.hasPrefix("Title ") })
+        #expect(tags.allSatisfy { $0.contains(TagItem(.name, "Fermata Test Radio")) })
     }
 
     @Test func aFileDecodesWhole() throws {

@@ -125,4 +125,31 @@ import Testing
         // The moov atom is at the end (ffmpeg's default), so most prefixes do not open.
         #expect(opened < 97)
     }
+
+    /// A URL opened by libavformat itself (`mpd`'s `ffmpeg_uri_decode`), tried on its `file:` protocol.
+    @Test func aURLIsOpenedWithLibavformatsOwnProtocol() throws {
+        let path = try FFmpegSample.file("url.m4a", channels: 2, codec: ["-c:a", "alac", "-sample_fmt", "s16p"])
+        let input = try FFmpegInput(url: "file:" + path, cancellation: InputCancellation())
+        #expect(input.formatName.hasPrefix("mov,mp4,m4a"))
+        let index = try #require(input.firstAudioStreamIndex)
+        #expect(input.audioStreamInfo(index)?.codecName == "alac")
+    }
+
+    @Test func aURLThatCannotBeOpenedIsFFmpegsTextAndACancelledOpenStops() throws {
+        // Nothing listens on port 1 of the loopback.
+        let refused = #expect(throws: FFmpegError.self) {
+            try FFmpegInput(url: "rtsp://127.0.0.1:1/x", cancellation: InputCancellation())
+        }
+        #expect(refused?.function == "avformat_open_input" && refused?.message == "Connection refused")
+        let cancellation = InputCancellation()
+        cancellation.cancel()
+        let cancelled = #expect(throws: FFmpegError.self) {
+            try FFmpegInput(url: "rtsp://127.0.0.1:1/x", cancellation: cancellation)
+        }
+        #expect(cancelled?.function == "avformat_open_input" && cancelled?.message == "Immediate exit requested")
+    }
+
+    @Test func theDecoderSchemesAreThoseOfTheRTSPAndRTPDemuxers() {
+        #expect(FFmpegLibraries.shared.decoderSchemes() == ["rtp://", "rtsp://", "rtsps://"])
+    }
 }

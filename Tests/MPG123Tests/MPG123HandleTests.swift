@@ -68,8 +68,8 @@ enum Sample {
         let path = try Sample.mp3(rate: 44100, channels: 2, seconds: "1.5")
         let handle = try MPG123Handle(options: .playback)
         try handle.open(path: path)
-        #expect(try handle.format().encoding == .signed32)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 8 * 1000 + 3, alignment: 8)
+        #expect(try handle.format().encoding == .signed16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 * 1000 + 3, alignment: 8)
         defer { buffer.deallocate() }
         var total: Int64 = 0
         while case let frames = try handle.read(into: buffer), frames > 0 {

@@ -22,7 +22,7 @@ import Testing
         }
     }
 
-    @Test func playsARealMP3ThroughLibmpg123Gaplessly() throws {
+    @Test func playsARealMP3ThroughLibmadGaplessly() throws {
         let mp3 = try self.tone(seconds: 1)
 
         let capture = CaptureOutput(sync: false)
@@ -35,7 +35,7 @@ import Testing
         #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
         #expect(capture.opens == [AudioFormat(sampleRate: 44100, sampleFormat: .s24, channels: 2)])
-        // libmpg123 removes the encoder delay and padding: exactly two seconds of 24-bit stereo.
+        // mpd's mad plugin drops the encoder delay and padding: exactly two seconds of 24-bit stereo.
         let words = capture.bytes.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
         #expect(words.count == 2 * 44100 * 2)
         let peak = words.map { abs(Int($0)) }.max() ?? 0

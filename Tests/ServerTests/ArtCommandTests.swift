@@ -100,10 +100,98 @@ import Testing
         #expect(opened.withLock { $0 } == ["http://h/d/cover.png", "http://h/d/cover.jpg"])
         #expect(f.request("albumart http://h/d/a.mp3 10") == ["size: 10", "binary: 0", "", "OK"])
         #expect(f.request("albumart http://h/d/a.mp3 11") == ["ACK [2@0] {albumart} Offset too large"])
+        // The client's next chunks come from the cover it read last: nothing is opened again.
+        #expect(opened.withLock { $0 } == ["http://h/d/cover.png", "http://h/d/cover.jpg"])
         #expect(f.request("albumart http://h/e/a.mp3 0") == ["ACK [50@0] {albumart} No file exists"])
         #expect(f.request("albumart http://h/n/a.mp3 0") == ["ACK [50@0] {albumart} Cannot get size for stream"])
+        // Another directory in between: the cover is read again.
+        #expect(f.request("albumart http://h/d/b.mp3 0") == ["size: 10", "binary: 10", "0123456789", "OK"])
+        #expect(opened.withLock { $0.filter { $0 == "http://h/d/cover.jpg" }.count } == 2)
         // A scheme no input plugin opens.
         #expect(f.request("albumart smb://h/s/a.mp3 0") == ["ACK [2@0] {albumart} Unsupported URI scheme"])
+    }
+
+    /// `readcomments URL` and `readpicture URL`: the stream opened off the loop, read by the format plugins
+    /// (`streamCommentReader`, `streamPictureReader`), errors in `mpd`'s words.
+    @Test func readcommentsAndReadpictureOfAURL() throws {
+        let f = try QueueFixture {
+            $0.remoteSchemes = ["http://", "smb://"]
+            $0.remoteOpener = { url, _ throws(InputError) in
+                switch url {
+                case let url where url.hasPrefix("http://h/ok"): return MemoryInputStream([], uri: url)
+                case let url where url.hasPrefix("smb://"):
+                    throw .plugin(message: "smbc_open() failed: Connection refused", uri: url)
+                default: throw .curl(message: "The requested URL returned error: 404", uri: url)
+                }
+            }
+            $0.streamCommentReader = { input throws(StreamReadError) in
+                switch input.uri {
+                case "http://h/ok/a.ogg": return [("title", "T"), ("bad name", "x"), ("ARTIST", "a\u{1}b")]
+                case "http://h/ok/a.m3u": throw .failed(message: "avformat_open_input() failed: Invalid data")
+                default: throw .notRecognized
+                }
+            }
+            $0.streamPictureReader = { input throws(StreamReadError) in
+                input.uri == "http://h/ok/a.flac" ? Picture(data: Array("0123456789".utf8), mimeType: "image/png") : nil
+            }
+        }
+        #expect(f.request("readcomments http://h/ok/a.ogg") == ["title: T", "OK"])
+        #expect(
+            f.request("readcomments http://h/ok/a.m3u")
+                == ["ACK [5@0] {readcomments} avformat_open_input() failed: Invalid data"])
+        #expect(f.request("readcomments http://h/ok/x") == ["ACK [50@0] {readcomments} Failed to load file"])
+        #expect(
+            f.request("readcomments http://h/gone.ogg")
+                == ["ACK [5@0] {readcomments} CURL failed: The requested URL returned error: 404"])
+        #expect(
+            f.request("readpicture smb://h/s/a.flac 0")
+                == ["ACK [52@0] {readpicture} smbc_open() failed: Connection refused"])
+        #expect(f.request("readpicture http://h/ok/a.ogg 0") == ["OK"])
+        #expect(f.request("binarylimit 64") == ["OK"])
+        #expect(
+            f.request("readpicture http://h/ok/a.flac 4") == [
+                "size: 10", "type: image/png", "binary: 6", "456789", "OK",
+            ])
+        #expect(f.request("readpicture http://h/ok/a.flac 11") == ["ACK [2@0] {readpicture} Bad file offset"])
+        // A scheme no input plugin opens.
+        #expect(f.request("readcomments nfs://h/e/a.flac") == ["ACK [2@0] {readcomments} Unsupported URI scheme"])
+    }
+
+    /// A cover cut short after 80 of its 100 bytes: the chunk before the break is sent, the cover is not kept.
+    @Test func aCoverCutShortIsNotKept() throws {
+        let opened = Mutex(0)
+        let f = try QueueFixture {
+            $0.remoteSchemes = ["http://"]
+            $0.remoteOpener = { url, _ throws(InputError) in
+                guard url == "http://h/d/cover.png" else { throw .curl(message: "404", uri: url) }
+                opened.withLock { $0 += 1 }
+                return CutStream(uri: url)
+            }
+        }
+        #expect(f.request("binarylimit 64") == ["OK"])
+        let first = f.request("albumart http://h/d/a.mp3 0")
+        #expect(first.first == "size: 100" && first.dropFirst().first == "binary: 64" && first.last == "OK")
+        #expect(
+            f.request("albumart http://h/d/a.mp3 64") == ["ACK [5@0] {albumart} CURL failed: transfer closed"])
+        #expect(opened.withLock { $0 } == 2)
+    }
+
+    /// 100 bytes announced, a failure after 80.
+    private final class CutStream: Input.InputStream {
+        let uri: String
+        var size: UInt64? { 100 }
+        var isSeekable: Bool { true }
+        var mimeType: String? { nil }
+        private(set) var offset: UInt64 = 0
+        init(uri: String) { self.uri = uri }
+        func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+            if self.offset >= 80 { throw .curl(message: "transfer closed", uri: self.uri) }
+            let count = min(buffer.count, 80 - Int(self.offset))
+            for index in 0..<count { buffer[index] = UInt8(ascii: "a") }
+            self.offset += UInt64(count)
+            return count
+        }
+        func seek(to offset: UInt64) throws(InputError) { self.offset = offset }
     }
 
     /// A stream that does not know its size (HTTP without Content-Length).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 // Fuzz target `id3`: the input is a `.mp3` file. It is written to a scratch file and read the three ways the
-// daemon reads song files: `readInfo` (the mad-style frame scan or libmpg123's, APEv2 and ID3 tags through
+// daemon reads song files: `readInfo` (libmad's first-frame scan or libmpg123's, APEv2 and ID3 tags through
 // libid3tag, ReplayGain, tag mapping), `readPicture` (`APIC`) and `readComments` (APE items, `TXXX`).
 
 import Formats

@@ -27,6 +27,8 @@ public struct AdPlugOptions: Sendable, Hashable {
 public struct AdPlugFormat: FormatPlugin {
     /// `adplug`.
     public var name: String { "adplug" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mpd`'s list.
     public var suffixes: [String] { ["amd", "d00", "hsc", "laa", "rad", "raw", "sa2"] }
     /// None.
@@ -78,6 +80,9 @@ public struct AdPlugFormat: FormatPlugin {
             throw .decoder("\(error)")
         }
     }
+
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
 
     /// A decoder of the file at `path`.
     ///

@@ -17,6 +17,8 @@ import Model
 public struct HybridDSDFormat: FormatPlugin {
     /// `hybrid_dsd`.
     public var name: String { "hybrid_dsd" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `m4a`.
     public var suffixes: [String] { ["m4a"] }
     /// None.

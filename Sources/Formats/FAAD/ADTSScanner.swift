@@ -49,10 +49,10 @@ enum ADTSScanner {
         }
     }
 
-    /// Whether mpd would call the input's seeking cheap (a local file, or bytes in memory): then it counts every
+    /// Whether mpd would call the input's seeking cheap (a local file, cached or not, or bytes in memory): then it counts every
     /// frame, else it extrapolates from the first 128.
     private static func seeksCheaply(_ input: any InputStream) -> Bool {
-        input is FileInputStream || input is MemoryInputStream
+        input is FileInputStream || input is InputCacheStream || input is MemoryInputStream
     }
 
     /// mpd's `adts_song_duration`: counts frames from the buffer's head; `nil` when it cannot tell.

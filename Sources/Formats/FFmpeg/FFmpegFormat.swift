@@ -100,12 +100,42 @@ public struct FFmpegFormat: FormatPlugin {
         return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
     }
 
+    /// As `readComments(path:)`, over a remote stream (`mpd`'s `ffmpeg_scan_stream`).
+    ///
+    /// - Throws: `FormatError.decoder` ("avformat_open_input() failed: …") when FFmpeg cannot open the stream,
+    ///   which `mpd`'s plugin throws; `.notRecognized` when it finds no audio stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        let (file, index) = try self.open(input: input)
+        return FFmpegTags.pairs(container: file.containerMetadata, stream: file.streamMetadata(index))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    ///
+    /// - Throws: as `readComments(input:)`.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        let (file, _) = try self.open(input: input)
+        return file.attachedPicture.map { Picture(data: $0.data, mimeType: $0.mimeType) }
+    }
+
     /// Opens a decoder of the first audio stream read through `input` (FFmpeg probes `input.uri`'s extension
     /// too). It delivers the codec's own sample format (16-bit, 32-bit or float, interleaved), as `mpd` does.
     ///
     /// - Throws: what `FFmpegDecoder.init` throws.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         try FFmpegDecoder(input: input, formatOptions: self.formatOptions, libraries: self.libraries)
+    }
+
+    /// `mpd`'s plugin opens the URLs of libavformat's rtsp and rtp demuxers itself.
+    public var decodesURLs: Bool { true }
+
+    /// Opens `url` with libavformat's protocol and demuxer for it (`rtsp://…`), as `mpd`'s `ffmpeg_uri_decode`.
+    ///
+    /// - Throws: as `makeDecoder(input:)`: "avformat_open_input() failed: Connection refused".
+    public func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder {
+        try FFmpegDecoder(uri: url) { () throws(FFmpegError) in
+            try FFmpegInput(
+                url: url, options: self.formatOptions, cancellation: cancellation, libraries: self.libraries)
+        }
     }
 
     /// Closes FFmpeg's libraries now if no decoder uses them (the scan that loaded them is over); they are
@@ -145,6 +175,22 @@ public struct FFmpegFormat: FormatPlugin {
         }
         return (file, index)
     }
+
+    /// The container read through a remote stream and its first audio stream's index.
+    private func open(input: any InputStream) throws(FormatError) -> (FFmpegInput, Int) {
+        let file: FFmpegInput
+        do {
+            file = try FFmpegInput(input: input, url: input.uri, options: self.formatOptions, libraries: self.libraries)
+        } catch {
+            // mpd's scan throws when libavformat cannot open the stream, and declines when it finds no streams.
+            guard error.function == "avformat_open_input", error.code != 0 else {
+                throw .notRecognized(path: input.uri)
+            }
+            throw .decoder("\(error.function)() failed: \(error.message)")
+        }
+        guard let index = file.firstAudioStreamIndex else { throw .notRecognized(path: input.uri) }
+        return (file, index)
+    }
 }
 
 /// Decodes with libavcodec in the codec's sample format, as `mpd`'s FFmpeg plugin: `FFmpegAudioDecoder`, with
@@ -171,20 +217,28 @@ public final class FFmpegDecoder: Decoder {
     ///   the codec ("avformat_open_input() failed: End of file") or the rate or channel count is out of range
     ///   ("Invalid sample rate: 0"); `.notRecognized` where it declines (no stream information, no audio stream,
     ///   no decoder, a sample format it has no equivalent for).
-    public init(
+    public convenience init(
         input: any InputStream, formatOptions: [(name: String, value: String)] = [],
         libraries: FFmpegLibraries = .shared
     ) throws(FormatError) {
+        try self.init(uri: input.uri) { () throws(FFmpegError) in
+            try FFmpegInput(input: input, url: input.uri, options: formatOptions, libraries: libraries)
+        }
+    }
+
+    /// Opens the first audio stream of the container `open` opens; `uri` names it in errors.
+    ///
+    /// - Throws: as `init(input:formatOptions:libraries:)`.
+    init(uri: String, open: () throws(FFmpegError) -> FFmpegInput) throws(FormatError) {
         let decoder: FFmpegAudioDecoder
         do {
-            decoder = try FFmpegAudioDecoder(
-                input: try FFmpegInput(input: input, url: input.uri, options: formatOptions, libraries: libraries))
+            decoder = try FFmpegAudioDecoder(input: try open())
         } catch {
             switch error.function {
             case "avformat_find_stream_info", "avcodec_find_decoder", "dlopen", "dlsym":
                 // mpd's plugin logs these and declines; without FFmpeg's libraries the plugin is off and
                 // declines every stream (FFmpegLibraries reported why, once).
-                throw .notRecognized(path: input.uri)
+                throw .notRecognized(path: uri)
             default:
                 // mpd's plugin throws these, as "avformat_open_input() failed: End of file".
                 throw .decoder(error.code != 0 ? "\(error.function)() failed: \(error.message)" : "\(error)")
@@ -197,7 +251,7 @@ public final class FFmpegDecoder: Decoder {
             // mpd's plugin declines a sample format it has no equivalent for, and throws for a rate or channel
             // count out of range (its CheckAudioFormat).
             if FFmpegFormat.audioFormat(decoder.sampleFormat, rate: 44100, channels: 2) == nil {
-                throw .notRecognized(path: input.uri)
+                throw .notRecognized(path: uri)
             }
             if !(1..<(1 << 30)).contains(decoder.sampleRate) {
                 throw .decoder("Invalid sample rate: \(decoder.sampleRate)")

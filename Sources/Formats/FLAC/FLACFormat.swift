@@ -41,6 +41,16 @@ public struct FLACFormat: FormatPlugin {
         FLACScan.comments(try FLACScan.blocks(path: path, container: .native))
     }
 
+    /// As `readComments(path:)`, over a remote stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        FLACScan.comments(try FLACScan.blocks(input: input, container: .native))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        FLACScan.picture(try FLACScan.blocks(input: input, container: .native))
+    }
+
     /// Opens a libFLAC stream decoder over `input`.
     ///
     /// - Throws: what `FLACDecoder.init` throws.
@@ -84,6 +94,16 @@ public struct OggFLACFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg FLAC.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         FLACScan.comments(try FLACScan.blocks(path: path, container: .ogg))
+    }
+
+    /// As `readComments(path:)`, over a remote stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        FLACScan.comments(try FLACScan.blocks(input: input, container: .ogg))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        FLACScan.picture(try FLACScan.blocks(input: input, container: .ogg))
     }
 
     /// Opens a libFLAC Ogg decoder over `input` when its first 41 bytes look like Ogg FLAC (`mpd`'s

@@ -29,6 +29,19 @@ enum FLACScan {
         }
     }
 
+    /// The metadata blocks of a remote stream, read from its start.
+    ///
+    /// - Throws: `FormatError.input` when reading fails; `.notRecognized` when libFLAC cannot read the metadata.
+    static func blocks(input: any InputStream, container: FLACMetadata.Container) throws(FormatError)
+        -> [FLACMetadataBlock]
+    {
+        do {
+            return try FLACMetadata.read(input: input, container: container)
+        } catch {
+            throw .notRecognized(path: input.uri)
+        }
+    }
+
     /// Tags, duration, format, ReplayGain and picture presence, block by block in stored order: every
     /// Vorbis comment entry through `VorbisComment.tagItem`; from STREAMINFO the duration (total samples ×
     /// 1000 / rate, truncated, kept in 32 bits as `mpd`'s `SongTime`; none when the rate is 0) and the

@@ -33,6 +33,8 @@ public struct FluidSynthOptions: Sendable, Hashable {
 public struct FluidSynthFormat: FormatPlugin {
     /// `fluidsynth`.
     public var name: String { "fluidsynth" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mid`.
     public var suffixes: [String] { ["mid"] }
     /// None.

@@ -44,6 +44,8 @@ public struct GMEFormat: FormatPlugin {
 
     /// `gme`.
     public var name: String { "gme" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mpd`'s list.
     public var suffixes: [String] {
         ["ay", "gbs", "gym", "hes", "kss", "nsf", "nsfe", "rsn", "sap", "spc", "vgm", "vgz"]
@@ -102,6 +104,9 @@ public struct GMEFormat: FormatPlugin {
         }
         return try GMEDecoder(emulator: emulator, track: 0, options: self.options)
     }
+
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
 
     /// A decoder of the file at `path`, or of track n of its parent when `path` ends in `tune_<n>.<suffix>`.
     ///

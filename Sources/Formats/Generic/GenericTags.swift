@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import ID3Tag
+import Input
 import RawText
 
 /// The result of `mpd`'s generic tag scan (`ScanGenericTags`): APE first, ID3 if APE recognised nothing.
@@ -28,6 +30,23 @@ public struct GenericTags {
         result.id3 = ID3Loader.load(from: file)
         if !result.apeRecognized, let id3 = result.id3 { result.items = id3.mpdTagItems() }
         return result
+    }
+
+    /// Reads both tags of a remote stream, as `mpd`'s `ScanGenericTags` over an input stream: only one that
+    /// seeks and knows its size (each read seeks first: an HTTP stream makes a range request). `nil` otherwise.
+    /// Blocks; the thread that owns `input`.
+    public static func read(input: any InputStream) -> GenericTags? {
+        guard input.isSeekable, let size = input.size else { return nil }
+        let source = TagSourceFile(name: input.uri, size: Int(clamping: size)) {
+            offset, buffer throws(TagFileError) in
+            do throws(InputError) {
+                try input.seek(to: UInt64(offset))
+                return try input.readFully(into: buffer)
+            } catch {
+                throw TagFileError(function: "read", errno: EIO, path: input.uri)
+            }
+        }
+        return Self.read(source)
     }
 
     /// The pairs `readcomments` prints from these tags: every text item of the APE tag (each value of a list

@@ -4,36 +4,24 @@ import Input
 import MPG123
 import Model
 
-/// Decodes MPEG audio with libmpg123, gapless: into 24-bit samples in 32-bit words (`mpd`'s mad output format), or
-/// into libmpg123's own signed 16-bit samples (`mpd`'s mpg123 plugin, which plays MP3s when mad is disabled).
+/// Decodes MPEG audio with libmpg123, gapless, into its own signed 16-bit samples (`mpd`'s mpg123 plugin, which
+/// plays MP3s when mad is disabled or rejects a file).
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate.
 public final class MP3Decoder: Decoder {
-    /// The samples a decoder delivers, as the `mpd` plugin it stands for.
-    public enum Samples: Sendable, Hashable {
-        /// `rate:24:channels`: libmpg123's 32-bit output rounded to 24 bits (`mpd`'s mad plugin).
-        case s24
-        /// `rate:16:channels`: libmpg123's 16-bit synthesis, unconverted (`mpd`'s mpg123 plugin).
-        case s16
-
-        var encoding: MPG123Encoding { self == .s24 ? .signed32 : .signed16 }
-    }
-
-    /// `rate:24:channels` or `rate:16:channels` (``Samples``).
+    /// `rate:16:channels`.
     public let format: AudioFormat
-    private let samples: Samples
     /// libmpg123's gapless length (exact with a LAME/Info header, estimated otherwise).
     public let totalFrames: UInt64?
-    /// The bit rate of the frame decoded last, in kbit/s (as `mpd`'s mad plugin reports it: per frame).
+    /// The bit rate of the frame decoded last, in kbit/s.
     public private(set) var bitRate = 0
     /// The ID3 `TXXX` `mixramp_start` value (set by `MP3Format.makeDecoder`).
     public internal(set) var mixRampStart: String?
-    /// The stream's leading ID3v2 tag as tags, until `readTag()` hands them over (`mpd`'s MP3 plugin submits
-    /// the ID3 tag it finds in a stream).
+    /// The stream's leading ID3v2 tag as tags, until `readTag()` hands them over.
     var pendingTags: [TagItem]?
     /// The ID3 `TXXX` `mixramp_end` value.
     public internal(set) var mixRampEnd: String?
-    /// The ReplayGain of the leading ID3v2 tag (`TXXX` or `RVA2`), if any: what `mpd`'s mad plugin submits.
+    /// The ReplayGain of the leading ID3v2 tag (`TXXX` or `RVA2`), if any.
     public internal(set) var replayGain: ReplayGainInfo?
     private let handle: MPG123Handle
     /// Set once the stream changed rate or channels: libmpg123 now delivers frames of another size than
@@ -44,24 +32,19 @@ public final class MP3Decoder: Decoder {
     ///
     /// - Throws: `FormatError.notRecognized` when libmpg123 cannot open it or find a frame (`mpd`'s plugin
     ///   declines: the next plugin is tried).
-    public init(input: any InputStream, samples: Samples = .s24) throws(FormatError) {
-        self.samples = samples
+    public init(input: any InputStream) throws(FormatError) {
         do {
-            var options = MPG123Handle.Options.playback
-            options.encoding = samples.encoding
-            self.handle = try MPG123Handle(options: options)
+            self.handle = try MPG123Handle(options: .playback)
             try self.handle.open(input: input)
             let format = try self.handle.format()
-            guard format.encoding == samples.encoding else {
+            guard format.encoding == .signed16 else {
                 throw FormatError.unsupportedFormat("\(format.encoding)")
             }
-            self.format = AudioFormat(
-                sampleRate: format.sampleRate, sampleFormat: samples == .s24 ? .s24 : .s16, channels: format.channels)
-            if input is FileInputStream {
+            self.format = AudioFormat(sampleRate: format.sampleRate, sampleFormat: .s16, channels: format.channels)
+            if input is FileInputStream || input is InputCacheStream {
                 self.totalFrames = self.handle.length().map { UInt64($0) }
             } else {
-                // A remote stream has no library length: status shows what mpd's mad plugin computes from the
-                // Info header, every MPEG frame's samples (encoder delay and padding included).
+                // A remote stream has no library length: the MPEG frame count, when an Info header gives one.
                 self.totalFrames = Self.untrimmedFrames(self.handle) ?? self.handle.length().map { UInt64($0) }
             }
         } catch is MPG123Error {
@@ -103,7 +86,7 @@ public final class MP3Decoder: Decoder {
             } catch {
                 guard error.isNewFormat else { throw .decoder("\(error)") }
                 guard let now = try? self.handle.format(), now.sampleRate == self.format.sampleRate,
-                    now.channels == self.format.channels, now.encoding == self.samples.encoding
+                    now.channels == self.format.channels, now.encoding == .signed16
                 else {
                     self.formatChanged = true
                     throw .unsupportedFormat("format changed mid-stream")
@@ -112,7 +95,6 @@ public final class MP3Decoder: Decoder {
         }
         // libmpg123 counted whole frames of `format`; anything else would convert past the buffer.
         precondition(frames * self.format.frameSize <= buffer.count, "libmpg123 delivered more than fits")
-        if self.samples == .s24 { Self.convertToS24(buffer, samples: frames * self.format.channels) }
         if frames > 0 { self.bitRate = self.handle.currentBitRate() }
         return frames
     }
@@ -135,17 +117,5 @@ public final class MP3Decoder: Decoder {
     public func readTag() -> [TagItem]? {
         defer { self.pendingTags = nil }
         return self.pendingTags
-    }
-
-    /// Full-scale 32-bit samples to 24-bit in 32-bit words, rounding to nearest, in place.
-    @inline(__always)
-    static func convertToS24(_ buffer: UnsafeMutableRawBufferPointer, samples: Int) {
-        var offset = 0
-        for _ in 0..<samples {
-            let sample = buffer.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-            let rounded = sample >= Int32.max - 127 ? Int32.max >> 8 : (sample + 128) >> 8
-            buffer.storeBytes(of: rounded, toByteOffset: offset, as: Int32.self)
-            offset += 4
-        }
     }
 }

@@ -9,16 +9,16 @@ import Model
 ///
 /// That `mpd` tries its `mad` plugin first, so durations and formats follow it: `Format:` is
 /// `rate:24:channels` and `duration:` comes from the first frame's Xing/Info frame count, or else from the
-/// file size and the first frame's bit rate (see `MadScanner`). When mad rejects a `.mp3` file, `mpd` asks its
-/// `mpg123` plugin (`MP3Format(scan: .mpg123)`), whose answer (`rate:16:channels`, libmpg123's gapless length)
-/// is used then. Both decode with libmpg123 (`MP3Decoder`).
+/// file size and the first frame's bit rate (`MadFirstFrame`), and libmad decodes (`MadDecoder`). When mad
+/// rejects a `.mp3` file, `mpd` asks its `mpg123` plugin (`MP3Format(scan: .mpg123)`), whose answer
+/// (`rate:16:channels`, libmpg123's gapless length) is used then, and libmpg123 decodes (`MP3Decoder`).
 ///
 /// Tags follow `mpd`'s generic scan: an APEv2 tag at the very end wins if any of its items maps to a tag;
 /// otherwise the ID3 tag `ID3Loader` finds. Any thread.
 public struct MP3Format: FormatPlugin {
     /// Whose scan the plugin reproduces.
     public enum Scan: Sendable, Hashable {
-        /// `mpd`'s mad plugin: `MadScanner`, 24-bit.
+        /// `mpd`'s mad plugin: libmad, 24-bit.
         case mad
         /// `mpd`'s mpg123 plugin: libmpg123 with its defaults, 16-bit.
         case mpg123
@@ -38,6 +38,9 @@ public struct MP3Format: FormatPlugin {
     /// (playing it does show its ID3v2 tag).
     public var scansStreamTags: Bool { false }
 
+    /// `mpd`'s mpg123 plugin scans files only.
+    public var scansStreams: Bool { self.scan == .mad }
+
     /// Creates the plugin with mad's scan or mpg123's.
     public init(scan: Scan = .mad) { self.scan = scan }
 
@@ -47,7 +50,7 @@ public struct MP3Format: FormatPlugin {
     ///   file cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let file = try Self.open(path)
-        guard let audio = self.scanAudio(file, path: path) else { throw .notRecognized(path: path) }
+        guard let audio = self.scanAudio(path: path) else { throw .notRecognized(path: path) }
         let tags = GenericTags.read(file)
         var replayGain = tags.id3?.replayGain() ?? tags.ape?.replayGain() ?? ReplayGainInfo()
         if replayGain.isEmpty { replayGain = ReplayGainInfo() }
@@ -62,7 +65,7 @@ public struct MP3Format: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when `mpd` would answer "Failed to load file".
     public func readPicture(path: String) throws(FormatError) -> Picture? {
         let file = try Self.open(path)
-        guard self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
+        guard self.scanAudio(path: path) != nil else { throw .notRecognized(path: path) }
         let tags = GenericTags.read(file)
         guard !tags.apeRecognized else { return nil }
         return tags.id3?.pictures().first
@@ -72,63 +75,40 @@ public struct MP3Format: FormatPlugin {
     /// when none of those items maps to a tag, it goes on to the ID3 tag, whose `TXXX` frames it reports.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         let file = try Self.open(path)
-        guard self.scanAudio(file, path: path) != nil else { throw .notRecognized(path: path) }
+        guard self.scanAudio(path: path) != nil else { throw .notRecognized(path: path) }
         return GenericTags.read(file).comments()
     }
 
-    /// Opens a libmpg123 decoder over `input`, gapless, delivering 24-bit samples in 32-bit words as `mpd`'s mad
-    /// plugin, or signed 16-bit ones as its mpg123 plugin.
-    /// Like `mpd`'s mad plugin it takes MixRamp tags from the `TXXX` frames of the ID3v2 tag at the start of
-    /// the stream (names compared without regard to ASCII case), and its ReplayGain.
+    /// Opens libmad over `input` as `mpd`'s mad plugin (`MadDecoder`: 24-bit samples in 32-bit words), or
+    /// libmpg123 as its mpg123 plugin (`MP3Decoder`: signed 16-bit).
     ///
-    /// When the ID3 tag has no ReplayGain, the mad plugin takes the track gain of a LAME tag in the first
-    /// frame (`MadScanner.parseLame`). That needs a look at the stream's start before libmpg123 reads it, so
-    /// it is done where going back is cheap (local files), not for remote streams.
+    /// Like `mpd`'s plugins they take tags, MixRamp tags (`TXXX` frames, names compared without regard to
+    /// ASCII case) and ReplayGain from the ID3v2 tag at the start of the stream; mad, lacking ID3 ReplayGain,
+    /// takes a LAME tag's track gain.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        let lameReplayGain = self.scan == .mad ? Self.lameReplayGain(input) : nil
-        let decoder = try MP3Decoder(input: input, samples: self.scan == .mad ? .s24 : .s16)
-        decoder.replayGain = lameReplayGain
+        if self.scan == .mad { return try MadDecoder(input: input) }
+        let decoder = try MP3Decoder(input: input)
         if let raw = decoder.leadingID3v2(), let id3 = ID3Tag(parsing: raw) {
             let tags = TagCollector.tagItems(id3.mpdTagItems())
             decoder.pendingTags = tags.isEmpty ? nil : tags
             if let gain = id3.replayGain() { decoder.replayGain = gain }
-            for pair in id3.txxxPairs() {
-                let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-                switch String(decoding: asciiLowered, as: UTF8.self) {
-                case "mixramp_start": decoder.mixRampStart = String(decoding: pair.value, as: UTF8.self)
-                case "mixramp_end": decoder.mixRampEnd = String(decoding: pair.value, as: UTF8.self)
-                default: break
-                }
-            }
+            (decoder.mixRampStart, decoder.mixRampEnd) = Self.mixRamp(id3)
         }
         return decoder
     }
 
-    /// The LAME tag's ReplayGain of a local stream, read from its start; the stream is left at offset 0.
-    static func lameReplayGain(_ input: any InputStream) -> ReplayGainInfo? {
-        guard input.isCheapToSeek, input.offset == 0 else { return nil }
-        let gain = MadScanner.scan(InputScanSource(input: input))?.lameReplayGain
-        do {
-            try input.seek(to: 0)
-        } catch {
-            return nil
-        }
-        return gain
-    }
-
-    /// Positional reads over a seekable input stream, for `MadScanner`.
-    private struct InputScanSource: MadScanSource {
-        let input: any InputStream
-        var size: Int { self.input.size.map { Int(clamping: $0) } ?? Int.max }
-
-        func scanRead(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-            do {
-                if UInt64(offset) != self.input.offset { try self.input.seek(to: UInt64(offset)) }
-                return try self.input.readFully(into: buffer)
-            } catch {
-                return 0
+    /// The `TXXX` `mixramp_start`/`mixramp_end` values (names compared without regard to ASCII case).
+    static func mixRamp(_ id3: ID3Tag) -> (start: String?, end: String?) {
+        var ramp: (start: String?, end: String?) = (nil, nil)
+        for pair in id3.txxxPairs() {
+            let asciiLowered = pair.name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            switch String(decoding: asciiLowered, as: UTF8.self) {
+            case "mixramp_start": ramp.start = String(decoding: pair.value, as: UTF8.self)
+            case "mixramp_end": ramp.end = String(decoding: pair.value, as: UTF8.self)
+            default: break
             }
         }
+        return ramp
     }
 
     // MARK: - Audio scan
@@ -148,13 +128,11 @@ public struct MP3Format: FormatPlugin {
     }
 
     /// The plugin's answer: mad's scan or mpg123's; `nil` when it rejects the file.
-    func scanAudio(_ file: TagSourceFile, path: String) -> AudioInfo? {
+    func scanAudio(path: String) -> AudioInfo? {
         switch self.scan {
         case .mad:
-            guard let mad = MadScanner.scan(file) else { return nil }
-            return AudioInfo(
-                durationMilliseconds: mad.durationMilliseconds,
-                format: AudioFormat(sampleRate: mad.sampleRate, sampleFormat: .s24, channels: mad.channels))
+            guard let input = try? FileInputStream(path: path), let mad = MadFirstFrame.scan(input) else { return nil }
+            return AudioInfo(durationMilliseconds: mad.milliseconds ?? 0, format: mad.format)
         case .mpg123:
             return Self.mpg123Scan(path)
         }

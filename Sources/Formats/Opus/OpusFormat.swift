@@ -57,7 +57,17 @@ public struct OpusFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        for entry in try Self.scan(path).entries where entry.isPicture {
+        Self.picture(try Self.scan(path).entries)
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        Self.picture(try Self.scan(input: input).entries)
+    }
+
+    /// The first picture entry that decodes.
+    private static func picture(_ entries: [Entry]) -> Picture? {
+        for entry in entries where entry.isPicture {
             if let picture = VorbisComment.picture(base64: entry.value) { return picture }
         }
         return nil
@@ -67,7 +77,17 @@ public struct OpusFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        try Self.scan(path).entries.compactMap { entry in
+        Self.pairs(try Self.scan(path).entries)
+    }
+
+    /// As `readComments(path:)`, over a remote stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        Self.pairs(try Self.scan(input: input).entries)
+    }
+
+    /// The entries' pairs, large values left out.
+    private static func pairs(_ entries: [Entry]) -> [(name: String, value: String)] {
+        entries.compactMap { entry in
             entry.isSkipped
                 ? nil : (RawText.decode(entry.name), RawText.decode(entry.value))
         }
@@ -158,14 +178,19 @@ public struct OpusFormat: FormatPlugin {
         } catch {
             throw .input(error)
         }
+        return try Self.scan(input: input)
+    }
+
+    /// The headers and the `OpusTags` entries of a stream, read from its start.
+    static func scan(input: any InputStream) throws(FormatError) -> (stream: OpusStreamInfo, entries: [Entry]) {
         let stream: OpusStreamInfo
         do {
             stream = try OpusStreamInfo.read(input)
         } catch {
-            throw VorbisFormat.formatError(error, uri: path)
+            throw VorbisFormat.formatError(error, uri: input.uri)
         }
         guard let entries = CommentPacket.entries(stream.tags[...], magic: Array("OpusTags".utf8)) else {
-            throw .notRecognized(path: path)
+            throw .notRecognized(path: input.uri)
         }
         return (
             stream,

@@ -18,6 +18,8 @@ import Model
 public struct PCMStreamFormat: FormatPlugin {
     /// `pcm`.
     public var name: String { "pcm" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// None: the plugin is only chosen by MIME type.
     public var suffixes: [String] { [] }
     /// `mpd`'s list, in its order.

@@ -25,6 +25,8 @@ import Synchronization
 public struct SidplayFormat: FormatPlugin {
     /// `sidplay`.
     public var name: String { "sidplay" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mpd`'s list (with its upper-case `P00`).
     public var suffixes: [String] { ["sid", "mus", "str", "prg", "P00"] }
     /// None.
@@ -90,6 +92,9 @@ public struct SidplayFormat: FormatPlugin {
             throw .decoder("\(error)")
         }
     }
+
+    /// Always `true`: the library opens the file (and the files it needs beside it) by its path.
+    public var decodesByPath: Bool { true }
 
     /// A decoder of the song the path means (song n of its parent for `…/tune_<n>.sid`, else song 1).
     ///

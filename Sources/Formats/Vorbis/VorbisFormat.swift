@@ -66,7 +66,17 @@ public struct VorbisFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        for comment in try Self.scan(path).comments {
+        Self.picture(try Self.scan(path).comments)
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        Self.picture(try Self.scan(input: input).comments)
+    }
+
+    /// The first `METADATA_BLOCK_PICTURE` comment that decodes.
+    private static func picture(_ comments: [[UInt8]]) -> Picture? {
+        for comment in comments {
             if let value = VorbisComment.value(of: comment[...], named: Self.pictureName),
                 let picture = VorbisComment.picture(base64: value)
             {
@@ -81,7 +91,17 @@ public struct VorbisFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        try Self.scan(path).comments.compactMap { comment in
+        Self.pairs(try Self.scan(path).comments)
+    }
+
+    /// As `readComments(path:)`, over a remote stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        Self.pairs(try Self.scan(input: input).comments)
+    }
+
+    /// Every comment with a name as a pair.
+    private static func pairs(_ comments: [[UInt8]]) -> [(name: String, value: String)] {
+        comments.compactMap { comment in
             VorbisComment.pair(comment[...]).map {
                 (RawText.decode($0.name), RawText.decode($0.value))
             }
@@ -117,10 +137,15 @@ public struct VorbisFormat: FormatPlugin {
         } catch {
             throw .input(error)
         }
+        return try Self.scan(input: input)
+    }
+
+    /// The headers and comments of a stream, read from its start.
+    static func scan(input: any InputStream) throws(FormatError) -> VorbisStreamInfo {
         do {
             return try VorbisStreamInfo.read(input)
         } catch {
-            throw Self.formatError(error, uri: path)
+            throw Self.formatError(error, uri: input.uri)
         }
     }
 

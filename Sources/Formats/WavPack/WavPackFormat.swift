@@ -40,7 +40,7 @@ public struct WavPackFormat: FormatPlugin {
     /// - Throws: `FormatError` when libwavpack cannot open the stream or `mpd` refuses its format.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
         let correction: (any InputStream)? =
-            input is FileInputStream ? try? FileInputStream(path: input.uri + "c") : nil
+            input is FileInputStream || input is InputCacheStream ? try? FileInputStream(path: input.uri + "c") : nil
         return try WavPackDecoder(input: input, correction: correction)
     }
 

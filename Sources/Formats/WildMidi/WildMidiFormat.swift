@@ -27,6 +27,8 @@ public struct WildMidiFormat: FormatPlugin {
     static let format = AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: 2)
     /// `wildmidi`.
     public var name: String { "wildmidi" }
+    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
+    public var scansStreams: Bool { false }
     /// `mid`.
     public var suffixes: [String] { ["mid"] }
     /// None.

@@ -44,6 +44,8 @@ final class OggDecoder<Codec: OggAudioDecoder>: Decoder {
         self.isSeekable = codec.mpdSeekable
     }
 
+    var endedWithStop: Bool { self.codec.endedWithStop }
+
     func readTag() -> [TagItem]? {
         let revision = self.codec.commentsRevision
         guard revision != self.reportedRevision else { return nil }

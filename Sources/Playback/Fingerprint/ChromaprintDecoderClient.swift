@@ -112,6 +112,7 @@ public enum ChromaprintDecoderClient {
         let chunkFrames = 4096
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkFrames * frameSize, alignment: 16)
         defer { buffer.deallocate() }
+        var reachedEnd = false
         while remaining > 0, !(cancellation?.isCancelled ?? false) {
             let wanted = min(chunkFrames, (remaining + frameSize - 1) / frameSize)
             let frames: Int
@@ -124,7 +125,10 @@ public enum ChromaprintDecoderClient {
                 if case .input(let failure) = error { throw FingerprintError(.unknown, failure.mpdMessage) }
                 break
             }
-            if frames == 0 { break }
+            if frames == 0 {
+                reachedEnd = true
+                break
+            }
             let bytes = frames * frameSize
             remaining -= min(remaining, bytes)
             do {
@@ -136,7 +140,9 @@ public enum ChromaprintDecoderClient {
             }
         }
         do {
-            try context.finish()
+            // A decoder that stopped itself at its end (mpd's Opus plugin on a seekable file throws StopDecoder,
+            // which mpd's command catches before its `Finish`) leaves libchromaprint unflushed, as in mpd.
+            if !(reachedEnd && decoder.endedWithStop) { try context.finish() }
             return try context.fingerprint()
         } catch {
             throw FingerprintError(.unknown, error.message)

@@ -45,6 +45,8 @@ public final class Player: PlayerControl {
 
     private let loop: EventLoop
     private let logger: Logger
+    /// The `input_cache`, if any.
+    private let inputCache: InputCache?
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let decoder: PlayerDecoderThread
@@ -97,6 +99,8 @@ public final class Player: PlayerControl {
     ///     ignored (the configuration layer should have refused it, as `mpd` does).
     ///   - resampler: what the outputs resample with (the `resampler` block; Debian's `mpd` default).
     ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
+    ///   - inputCache: the `input_cache` that ``prefetch(path:)`` fills (`decoders` should open files through it);
+    ///     `nil`: none.
     ///   - logger: where the player logs (never per period).
     public init(
         loop: EventLoop,
@@ -107,11 +111,12 @@ public final class Player: PlayerControl {
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
         audioOutputFormat: String? = nil, resampler: Resampler = .standard,
-        clock: any PlaybackClock = SystemClock(), logger: Logger
+        clock: any PlaybackClock = SystemClock(), inputCache: InputCache? = nil, logger: Logger
     ) {
         loop.preconditionOnLoop()
         self.loop = loop
         self.logger = logger
+        self.inputCache = inputCache
         let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: max(outputs.count, outputSlots))
         var outputFormatMask: AudioFormatMask?
         if let audioOutputFormat {
@@ -343,6 +348,12 @@ public final class Player: PlayerControl {
     /// The format the decoder opened the song with `token` in (mpd's `audio_format` after the decoder's
     /// start-up), shown until an output plays it; kept over seeks within the song.
     private var decodedFormat: (token: UInt64, format: AudioFormat)?
+
+    /// Queues a local file for the input cache's thread (only absolute paths are cached). Loop thread; returns at
+    /// once.
+    public func prefetch(path: String) {
+        self.inputCache?.prefetch(path)
+    }
 
     public var snapshot: PlayerSnapshot {
         self.loop.preconditionOnLoop()

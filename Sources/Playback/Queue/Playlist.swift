@@ -114,6 +114,13 @@ public final class Playlist {
             tags: URIScheme.hasScheme(song.uri) ? [] : song.info.tags)
     }
 
+    /// `mpd`'s `Partition::PrefetchQueue`: the song after the current one goes to the player's input cache.
+    private func prefetchNext() {
+        guard self.playing, self.current >= 0, let next = self.queue.nextOrder(after: self.current) else { return }
+        let song = self.queue.item(atOrder: next).song
+        self.player.prefetch(path: self.resolvePath(song.realURI ?? song.uri))
+    }
+
     private func updateEffectiveReplayGainMode() {
         var mode = self.replayGainMode
         if mode == .auto { mode = self.queue.random ? .track : .album }
@@ -191,6 +198,14 @@ public final class Playlist {
 
     /// Reacts to a player event (the player's `onEvent` calls this).
     public func handle(_ event: PlayerEvent) {
+        defer {
+            // As mpd's player sync (a decoder started for `play`, a seek or a song border): the input cache gets
+            // the next song.
+            switch event {
+            case .songStarted, .decoderStarting: self.prefetchNext()
+            default: break
+            }
+        }
         switch event {
         case .songStarted(let token):
             // Only a border is news: the start of a song `play` or `seek` asked for raised `player` with the

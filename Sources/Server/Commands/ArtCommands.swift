@@ -4,6 +4,7 @@ import Input
 import Library
 import MPDProtocol
 import Model
+import Playback
 import Posix
 
 /// Cover art: `albumart` (a cover file next to the song) and `readpicture` (a picture embedded in it).
@@ -34,14 +35,28 @@ enum ArtCommands {
         if let opener = QueueCommands.remoteOpener(for: argument, options: context.services.options) {
             // mpd's `read_stream_art`: the cover files beside the URL, opened through the input plugins.
             let directory = argument.lastIndex(of: "/").map { String(argument[..<$0]) } ?? "."
+            // The client's next chunk of the cover it read last comes from memory, as long as it keeps asking.
+            let now = context.services.clock.now()
+            if var cover = context.session.lastRemoteCover, cover.serves(directory, now: now) {
+                cover.touch(now: now)
+                context.session.lastRemoteCover = cover
+                return try Self.writeCover(cover, offset: offset, context: context)
+            }
+            context.session.lastRemoteCover = nil
             let limit = context.session.binaryLimit
             return .deferred(
                 DeferredReply(work: { cancellation in
                     Self.readRemoteCover(in: directory, offset: offset, count: limit, opener, cancellation)
-                }) { cover, context throws(AckError) in
-                    let (size, chunk) = try cover.get()
-                    writeChunk(size: size, chunk: chunk, type: nil, context: context)
-                    return .ok
+                }) { read, context throws(AckError) in
+                    switch try read.get() {
+                    case .whole(let bytes):
+                        let cover = RemoteCover(directory: directory, bytes: bytes, now: context.services.clock.now())
+                        context.session.lastRemoteCover = cover
+                        return try Self.writeCover(cover, offset: offset, context: context)
+                    case .chunk(let size, let chunk):
+                        writeChunk(size: size, chunk: chunk, type: nil, context: context)
+                        return .ok
+                    }
                 })
         }
         let uri = try DatabaseCommands.relativeURI(argument, context: context)
@@ -78,11 +93,31 @@ enum ArtCommands {
         return nil
     }
 
-    /// The first cover file beside a URL that an input plugin opens, in `mpd`'s order: its size and the `count`
-    /// bytes at `offset`, or `mpd`'s error. Blocks (off the loop); a failed open tries the next name, as in `mpd`.
+    /// The chunk of a kept cover at `offset` (`binarylimit` bytes at most).
+    ///
+    /// - Throws: `Offset too large` (2) past its end.
+    private static func writeCover(_ cover: RemoteCover, offset: Int, context: CommandContext) throws(AckError)
+        -> CommandResult
+    {
+        guard let chunk = cover.chunk(at: offset, count: context.session.binaryLimit) else {
+            throw AckError(.arg, "Offset too large")
+        }
+        writeChunk(size: cover.bytes.count, chunk: chunk, type: nil, context: context)
+        return .ok
+    }
+
+    /// What `readRemoteCover` read: the whole cover (small enough to keep), or its size and one chunk.
+    private enum RemoteCoverRead: Sendable {
+        case whole([UInt8])
+        case chunk(size: Int, bytes: [UInt8])
+    }
+
+    /// The first cover file beside a URL that an input plugin opens, in `mpd`'s order: all of it when it is at most
+    /// `RemoteCover.maximumSize` bytes, else its size and the `count` bytes at `offset`; or `mpd`'s error. Blocks
+    /// (off the loop); a failed open tries the next name, as in `mpd`.
     private static func readRemoteCover(
         in directory: String, offset: Int, count: Int, _ opener: RemoteOpener, _ cancellation: InputCancellation
-    ) -> Result<(size: Int, chunk: [UInt8]), AckError> {
+    ) -> Result<RemoteCoverRead, AckError> {
         Result { () throws(AckError) in
             var opened: (any InputStream)?
             for name in Self.coverNames where opened == nil && !cancellation.isCancelled {
@@ -92,26 +127,43 @@ enum ArtCommands {
             guard let known = stream.size else { throw AckError(.noExist, "Cannot get size for stream") }
             let size = Int(clamping: known)
             if offset > size { throw AckError(.arg, "Offset too large") }
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(size - offset, count), alignment: 1)
-            defer { chunk.deallocate() }
-            var filled = 0
-            do throws(InputError) {
-                if !chunk.isEmpty && offset > 0 { try stream.seek(to: UInt64(offset)) }
-                while filled < chunk.count {
-                    let read = try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[filled...]))
-                    if read == 0 { break }
-                    filled += read
-                }
-            } catch {
-                throw AckError(.unknown, error.mpdMessage)
+            guard size <= RemoteCover.maximumSize else {
+                return .chunk(size: size, bytes: try Self.read(stream, at: offset, count: min(size - offset, count)))
             }
-            return (size, Array(chunk[..<filled]))
+            // Small enough to keep: everything up to the chunk asked for, then (unless that fails) the rest.
+            let end = min(size, offset + count)
+            let head = try Self.read(stream, at: 0, count: end)
+            guard head.count == end, let tail = try? Self.read(stream, at: end, count: size - end),
+                tail.count == size - end
+            else { return .chunk(size: size, bytes: Array(head.dropFirst(offset))) }
+            return .whole(head + tail)
+        }
+    }
+
+    /// Up to `count` bytes of `stream` at `offset` (fewer at its end).
+    ///
+    /// - Throws: the input's error, in `mpd`'s words (5).
+    private static func read(_ stream: any InputStream, at offset: Int, count: Int) throws(AckError) -> [UInt8] {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+        defer { chunk.deallocate() }
+        do throws(InputError) {
+            if !chunk.isEmpty && stream.offset != UInt64(offset) { try stream.seek(to: UInt64(offset)) }
+            return Array(chunk[..<(try stream.readFully(into: chunk))])
+        } catch {
+            throw AckError(.unknown, error.mpdMessage)
         }
     }
 
     /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`
     /// (starting with a letter) and values without control characters, as `mpd` does.
     static func readcomments(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamCommentReader) {
+            return .deferred(
+                DeferredReply(work: scan) { pairs, context throws(AckError) in
+                    context.write(raw: Self.commentLines(try pairs.get()))
+                    return .ok
+                })
+        }
         let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
         guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
@@ -122,26 +174,67 @@ enum ArtCommands {
         let path = root + "/" + uri
         return .deferred(
             DeferredReply(work: { _ in Self.readSongFile(path, with: comments) }) { pairs, context throws(AckError) in
-                func isLetter(_ byte: UInt8) -> Bool {
-                    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                }
-                var text = ""
-                for (name, value) in try pairs.get() {
-                    let nameBytes = Array(name.utf8)
-                    guard let first = nameBytes.first, isLetter(first),
-                        nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
-                        value.utf8.allSatisfy({ $0 >= 0x20 })
-                    else { continue }
-                    text += "\(name): \(value)\n"
-                }
-                context.write(raw: text)
+                context.write(raw: Self.commentLines(try pairs.get()))
                 return .ok
             })
     }
 
+    /// The lines `readcomments` prints for `pairs`: `name: value` for names of ASCII letters, `_` and `-`
+    /// starting with a letter and values without control characters, as `mpd` filters them.
+    static func commentLines(_ pairs: [(name: String, value: String)]) -> String {
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        }
+        var text = ""
+        for (name, value) in pairs {
+            let nameBytes = Array(name.utf8)
+            guard let first = nameBytes.first, isLetter(first),
+                nameBytes.allSatisfy({ isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }),
+                value.utf8.allSatisfy({ $0 >= 0x20 })
+            else { continue }
+            text += "\(name): \(value)\n"
+        }
+        return text
+    }
+
+    /// The work that opens the URL `uri` off the loop and runs `read` over it (`mpd`'s `TagScanStream`), when an
+    /// input plugin opens its scheme and the daemon can read streams; `nil` otherwise.
+    private static func remoteScan<Value: Sendable>(
+        _ uri: String, _ context: CommandContext,
+        _ read: (@Sendable (any InputStream) throws(StreamReadError) -> Value)?
+    ) -> (@Sendable (InputCancellation) -> Result<Value, AckError>)? {
+        guard let read, let opener = QueueCommands.remoteOpener(for: uri, options: context.services.options) else {
+            return nil
+        }
+        return { cancellation in
+            Result { () throws(AckError) in
+                let input: any InputStream
+                do throws(InputError) {
+                    input = try opener(uri, cancellation)
+                } catch {
+                    throw AckError(error.isSystemError ? .system : .unknown, error.mpdMessage)
+                }
+                do throws(StreamReadError) {
+                    return try read(input)
+                } catch {
+                    switch error {
+                    case .notRecognized: throw AckError(.noExist, "Failed to load file")
+                    case .failed(let message): throw AckError(.unknown, message)
+                    }
+                }
+            }
+        }
+    }
+
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let offset = Int(try ArgumentParser.unsigned(context.arguments[1]))
+        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamPictureReader) {
+            return .deferred(
+                DeferredReply(work: scan) { picture, context throws(AckError) in
+                    try Self.writePicture(try picture.get(), offset: offset, context: context)
+                })
+        }
+        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
         guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
             let pictures = context.services.options.pictureReader
@@ -151,15 +244,21 @@ enum ArtCommands {
         let path = root + "/" + uri
         return .deferred(
             DeferredReply(work: { _ in Self.readSongFile(path, with: pictures) }) { picture, context throws(AckError) in
-                // No embedded picture: an empty reply, which clients read as "no picture".
-                guard let picture = try picture.get() else { return .ok }
-                if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
-                let end = offset + min(picture.data.count - offset, context.session.binaryLimit)
-                writeChunk(
-                    size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType,
-                    context: context)
-                return .ok
+                try Self.writePicture(try picture.get(), offset: offset, context: context)
             })
+    }
+
+    /// `readpicture`'s reply: the chunk of `picture` at `offset`, or nothing (which clients read as "no
+    /// picture") when there is none.
+    private static func writePicture(_ picture: Picture?, offset: Int, context: CommandContext) throws(AckError)
+        -> CommandResult
+    {
+        guard let picture else { return .ok }
+        if offset > picture.data.count { throw AckError(.arg, "Bad file offset") }
+        let end = offset + min(picture.data.count - offset, context.session.binaryLimit)
+        writeChunk(
+            size: picture.data.count, chunk: picture.data[offset..<end], type: picture.mimeType, context: context)
+        return .ok
     }
 
     /// What `read` finds in the song file at `path`, or `mpd`'s error: the file cannot be opened, or `read` fails.

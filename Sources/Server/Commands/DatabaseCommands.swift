@@ -58,7 +58,7 @@ enum DatabaseCommands {
             return .deferred(
                 DeferredReply(work: scan) { outcome, context throws(AckError) in
                     switch outcome {
-                    case .failure(let error): throw AckError(.unknown, error.mpdMessage)
+                    case .failure(let error): throw AckError(error.isSystemError ? .system : .unknown, error.mpdMessage)
                     case .success(.notRecognized): throw AckError(.noExist, "No such file")
                     case .success(.failed(let message)): throw AckError(.unknown, message)
                     case .success(.tags(let tags)):
