@@ -11,6 +11,7 @@ talks to them unchanged. Nothing leaves the namespace but the relayed protocol c
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -200,11 +201,6 @@ def namespaced_servers(nfs, music_dir):
         pytest.fail(f"{', '.join(crashed)} crashed during the test", pytrace=False)
 
 
-def _compare(namespaced_servers, spec, case_id: str, **options):
-    ref, sut = namespaced_servers("ref"), namespaced_servers("sut")
-    mpdtest.compare(mpdtest.make_case(spec, **options), ref, sut, case_id)
-
-
 def test_urlhandlers_list_nfs(namespaced_servers):
     """mpd's nfs input plugin's scheme is among the URL handlers, as in mpd."""
     for server in (namespaced_servers("ref"), namespaced_servers("sut")):
@@ -214,18 +210,42 @@ def test_urlhandlers_list_nfs(namespaced_servers):
 def test_a_song_of_the_export_plays_as_in_mpd(namespaced_servers, nfs):
     """`add` of nfs:// URLs, then `play`: both servers read the song's tags from the export (`currentsong`) and
     play it."""
-    spec = [("a", f"add {nfs.url}/Artist/long.flac\nadd {nfs.url}/short.flac\nplaylistinfo\nplay 0\n"),
-            ("a", "currentsong\nstatus\n")]
-    _compare(namespaced_servers, spec, "play from the export", replies="auto", volatile=("bitrate",))
+    # The bit rate shows once the first chunk has played, which may be after `audio:`: left out.
+    volatile = re.compile(rb"^(elapsed|time): .*$", re.M)
+    bitrate = re.compile(rb"^bitrate: .*\n", re.M)
+    answers: dict[str, list[bytes]] = {}
+    for kind in ("ref", "sut"):
+        server = namespaced_servers(kind)
+        adds = f"add {nfs.url}/Artist/long.flac\nadd {nfs.url}/short.flac\n"
+        answers[kind] = [server.query(f"command_list_begin\n{adds}playlistinfo\nplay 0\ncommand_list_end\n")]
+        # `audio:` comes once the decoder has opened the song, after `play` has answered: compared once it has
+        # (as test_storage's share case).
+        assert mpdtest.wait_until(lambda: b"\naudio: " in server.query("status"), mpdtest.scaled(10)), kind
+        playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
+        answers[kind].append(volatile.sub(b"\\1: <volatile>", bitrate.sub(b"", playing)))
+    assert answers["sut"] == answers["ref"]
 
 
 def test_missing_files_and_exports_fail_as_in_mpd(namespaced_servers, nfs):
     """A file the export does not have, an export the server does not have, a URL with no export: mpd's error
     in `status`."""
-    spec = [("a", f"add {nfs.url}/missing.flac\nplay 0\n"), ("a", "status\n"),
-            ("a", f"clear\nadd nfs://{HOST}/no/such/export/x.flac\nplay 0\n"), ("a", "status\n"),
-            ("a", f"clear\nadd nfs://{HOST}/x.flac\nplay 0\n"), ("a", "status\n")]
-    _compare(namespaced_servers, spec, "missing file and export", replies="auto")
+    uris = [f"{nfs.url}/missing.flac", f"nfs://{HOST}/no/such/export/x.flac", f"nfs://{HOST}/x.flac"]
+    answers: dict[str, list[bytes]] = {}
+    for kind in ("ref", "sut"):
+        server = namespaced_servers(kind)
+        answers[kind] = []
+        for uri in uris:
+            with server.connect() as c:
+                c.command("clear")
+                c.command(f"add {uri}")
+                played = c.command("play 0")
+            # `play` carries the decoder's error only when the decoder has failed by the time it answers, in
+            # either server (a malformed URL fails at once, but not always under load): the error is compared in
+            # `status` once it is there.
+            assert played == b"OK\n" or played.startswith(b"ACK [5@0] {play} Failed to decode "), (kind, played)
+            assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(10)), kind
+            answers[kind].append(server.query("status"))
+    assert answers["sut"] == answers["ref"]
 
 
 def test_a_mounted_export_is_listed_and_played_as_in_mpd(namespaced_servers, nfs):

@@ -121,7 +121,9 @@ def _compare(server_factory, spec, case_id: str, **options):
 def test_a_song_of_the_share_plays_as_in_mpd(server_factory, smbd):
     """`add` of an smb:// URL, then `play`: both servers read the song's tags from the share (`currentsong`)
     and play it."""
-    volatile = re.compile(rb"^(elapsed|time|bitrate): .*$", re.M)
+    # The bit rate shows once the first chunk has played, which may be after `audio:`: left out.
+    volatile = re.compile(rb"^(elapsed|time): .*$", re.M)
+    bitrate = re.compile(rb"^bitrate: .*\n", re.M)
     answers: dict[str, list[bytes]] = {}
     for kind in ("ref", "sut"):
         server = server_factory(kind)
@@ -131,7 +133,7 @@ def test_a_song_of_the_share_plays_as_in_mpd(server_factory, smbd):
         # (under load a status taken at once raced it, in either server).
         assert mpdtest.wait_until(lambda: b"\naudio: " in server.query("status"), mpdtest.scaled(10)), kind
         playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
-        answers[kind].append(volatile.sub(b"\\1: <volatile>", playing))
+        answers[kind].append(volatile.sub(b"\\1: <volatile>", bitrate.sub(b"", playing)))
     assert answers["sut"] == answers["ref"]
 
 
