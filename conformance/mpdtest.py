@@ -997,6 +997,21 @@ def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 
     return predicate()
 
 
+_PLAYING_VOLATILE = re.compile(rb"^(elapsed|time): .*$", re.M)
+_BITRATE = re.compile(rb"^bitrate: .*\n", re.M)
+
+
+def settled_play(server: "Server", commands: str) -> list[bytes]:
+    """Sends `commands` (ending in a `play`) as one command list, waits until the decoder has opened the song
+    (`audio:` in `status`, which comes after `play` has answered: a status taken at once races it, in either
+    server), then returns the list's reply and `currentsong` plus `status`, times masked and the bit rate left
+    out (it shows once the first chunk has played, which may be after `audio:`)."""
+    queued = server.query(f"command_list_begin\n{commands}command_list_end\n")
+    assert wait_until(lambda: b"\naudio: " in server.query("status"), 10), (server.label, server.query("status"))
+    playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
+    return [queued, _PLAYING_VOLATILE.sub(b"\\1: <volatile>", _BITRATE.sub(b"", playing))]
+
+
 # ---------------------------------------------------------------------------
 # Quoting, for writing cases that contain awkward values
 
