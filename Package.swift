@@ -57,10 +57,11 @@ let package = Package(
         .systemLibrary(
             name: "CSamplerate", path: "Sources/CSamplerate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]),
-        // Acoustic fingerprints (`getfingerprint`), as Debian's mpd computes them.
+        // Acoustic fingerprints (`getfingerprint`), as Debian's mpd computes them. The header only (no pkgConfig,
+        // whose `--libs` would link the library and the libavcodec it needs): the Chromaprint module loads it with
+        // dlopen on the first fingerprint.
         .systemLibrary(
-            name: "CChromaprint", path: "Sources/CChromaprint", pkgConfig: "libchromaprint",
-            providers: [.apt(["libchromaprint-dev"])]),
+            name: "CChromaprint", path: "Sources/CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
 
         // SMB/CIFS shares (`smb://` storage and input, as Debian's mpd has them).
         .systemLibrary(
@@ -137,6 +138,10 @@ let package = Package(
         // them through; no dependencies, so Posix and the pure layers share it.
         .target(name: "RawText", swiftSettings: settings),
 
+        // Shared libraries a C wrapper loads with dlopen on first use instead of linking them (FFmpeg's,
+        // libchromaprint): loading, the use count, closing when idle, the failure reported once. No C module.
+        .target(name: "DynamicLibrary", swiftSettings: settings),
+
         // Pure, I/O-free layers.
         .target(name: "Model", swiftSettings: settings),
         .target(name: "MPDProtocol", dependencies: ["Model", "RawText"], swiftSettings: settings),
@@ -165,7 +170,7 @@ let package = Package(
         .target(name: "ID3Tag", dependencies: ["CID3Tag", "Model", "Posix"], swiftSettings: settings),
         .target(name: "FLAC", dependencies: ["CFLAC", "Input"], swiftSettings: settings),
         // libavformat/libavcodec demuxing and decoding over an InputStream; the only importer of CFFmpeg.
-        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input"], swiftSettings: settings),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "Input", "DynamicLibrary"], swiftSettings: settings),
         // Musepack through libmpcdec and raw AAC (ADTS, ADIF) through libfaad, as mpd's mpcdec and faad plugins.
         .target(name: "MPCDec", dependencies: ["CMPCDec", "Input"], swiftSettings: settings),
         .target(name: "FAAD", dependencies: ["CFAAD", "Input"], swiftSettings: settings),
@@ -204,8 +209,8 @@ let package = Package(
         // Sample-rate conversion through libsamplerate (mpd's libsamplerate resampler, Debian's default); the only
         // importer of CSamplerate.
         .target(name: "Samplerate", dependencies: ["CSamplerate"], swiftSettings: settings),
-        // Acoustic fingerprints through libchromaprint; the only importer of CChromaprint.
-        .target(name: "Chromaprint", dependencies: ["CChromaprint"], swiftSettings: settings),
+        // Acoustic fingerprints through libchromaprint, loaded on the first one; the only importer of CChromaprint.
+        .target(name: "Chromaprint", dependencies: ["CChromaprint", "DynamicLibrary"], swiftSettings: settings),
 
         // Format plugins: tag/info readers for the library and decoders for playback, one folder per plugin.
         .target(
@@ -351,6 +356,7 @@ let package = Package(
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "SamplerateTests", dependencies: ["Samplerate"], swiftSettings: settings),
         .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
+        .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"], swiftSettings: settings),
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),

@@ -11,8 +11,8 @@ Prints the path of the .deb. The package holds:
   /usr/lib/systemd/system/fermata.{service,socket}   etc/'s units
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
-and the shipped libraries, plus the FFmpeg libraries Fermata loads with dlopen (the sonames its
-headers name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint;
+the sonames their headers name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -30,12 +30,14 @@ NAME = "fermata"
 PRIVATE_LIBS = "/usr/lib/fermata"
 # Where Debian's own libraries live; anything ldd finds elsewhere ships in the package.
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/")
-# The FFmpeg libraries Sources/FFmpeg/FFmpegLibraries.swift opens with dlopen, by the header that
-# gives each one's major version (the soname the build expects).
+# The libraries Fermata opens with dlopen (Sources/FFmpeg/FFmpegLibraries.swift,
+# Sources/Chromaprint/ChromaprintContext.swift), by the header that gives each one's major version
+# (the soname the build expects).
 DLOPENED = {
     "libavutil": ("libavutil/version.h", "LIBAVUTIL_VERSION_MAJOR"),
     "libavcodec": ("libavcodec/version_major.h", "LIBAVCODEC_VERSION_MAJOR"),
     "libavformat": ("libavformat/version_major.h", "LIBAVFORMAT_VERSION_MAJOR"),
+    "libchromaprint": ("chromaprint.h", "CHROMAPRINT_VERSION_MAJOR"),
 }
 MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True,
                            text=True).stdout.strip()
@@ -85,7 +87,7 @@ def dlopened_sonames() -> list[str]:
                     names.append(f"{library}.so.{match.group(1)}")
                     break
         else:
-            fail(f"{header} (the FFmpeg headers the build used) not found")
+            fail(f"{header} (the header the build used) not found")
     return names
 
 

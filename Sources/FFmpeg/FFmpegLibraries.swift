@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CFFmpeg
+import DynamicLibrary
 import Glibc
-import Synchronization
 
 /// The file names `dlopen` loads FFmpeg's libraries by: Debian's sonames, from the major versions of the headers
 /// the module was compiled with (`libavformat.so.59` for `LIBAVFORMAT_VERSION_MAJOR` 59), so the structures the
@@ -44,53 +44,38 @@ public struct FFmpegSonames: Sendable, Hashable {
 /// When the libraries cannot be loaded (not installed, a missing function), every `acquire()` throws the same
 /// error and the failure is reported once, on stderr: the ffmpeg plugin then declines every file, as if off.
 ///
+/// Loading, counting and reporting are `DynamicLibraries`' (shared with the other libraries loaded on first use).
+///
 /// Thread-safe: the state is under a lock, taken per object opened or released (never per packet or frame).
 public final class FFmpegLibraries: Sendable {
     /// The process's libraries: Debian's sonames, closed only by `unloadIfIdle()` (at the end of an update).
     public static let shared = FFmpegLibraries(sonames: .headers)
 
-    private struct Loaded {
-        var avutil: UnsafeMutableRawPointer
-        var avcodec: UnsafeMutableRawPointer
-        var avformat: UnsafeMutableRawPointer
-        var functions: fermata_ffmpeg_functions
-    }
-
-    private struct State {
-        var loaded: Loaded?
-        /// Why loading failed; then set for good.
-        var failure: FFmpegError?
-        var users = 0
-        var loads = 0
-        var unloads = 0
-    }
-
     /// The libraries' names.
     public let sonames: FFmpegSonames
-    private let reportFailure: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let libraries: DynamicLibraries<fermata_ffmpeg_functions>
 
     /// Libraries loaded from `sonames` on first use, closed by `unloadIfIdle()`.
     ///
     /// - Parameter reportFailure: Told once why the libraries cannot be loaded (stderr by default).
-    public init(
-        sonames: FFmpegSonames,
-        reportFailure: @escaping @Sendable (String) -> Void = { message in
-            let line = Array("ffmpeg: decoder plugin unavailable: \(message)\n".utf8)
-            _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-        }
-    ) {
+    public init(sonames: FFmpegSonames, reportFailure: (@Sendable (String) -> Void)? = nil) {
         self.sonames = sonames
-        self.reportFailure = reportFailure
+        self.libraries = DynamicLibraries(
+            names: [sonames.avutil, sonames.avcodec, sonames.avformat], what: "the FFmpeg libraries",
+            prefix: "ffmpeg: decoder plugin unavailable: ",
+            fill: { table, handles in fermata_ffmpeg_resolve(table, handles[0], handles[1], handles[2]) },
+            // Global state of FFmpeg's, gone with the libraries: set again on every load.
+            configure: { functions in functions.av_log_set_level(AV_LOG_QUIET) },
+            reportFailure: reportFailure)
     }
 
     /// Whether the libraries are loaded now.
-    public var isLoaded: Bool { self.state.withLock { $0.loaded != nil } }
+    public var isLoaded: Bool { self.libraries.isLoaded }
     /// How many objects use the libraries now.
-    public var users: Int { self.state.withLock { $0.users } }
+    public var users: Int { self.libraries.users }
     /// How many times the libraries were loaded, and closed.
-    public var loadCount: Int { self.state.withLock { $0.loads } }
-    public var unloadCount: Int { self.state.withLock { $0.unloads } }
+    public var loadCount: Int { self.libraries.loadCount }
+    public var unloadCount: Int { self.libraries.unloadCount }
 
     /// One more use of the libraries, loading them first if they are not loaded; pair it with `release()`.
     ///
@@ -98,80 +83,23 @@ public final class FFmpegLibraries: Sendable {
     /// - Returns: The resolved functions, valid until the matching `release()`.
     /// - Throws: `FFmpegError` (function `dlopen` or `dlsym`) when the libraries cannot be loaded.
     func acquire() throws(FFmpegError) -> fermata_ffmpeg_functions {
-        let (result, report) = self.state.withLock {
-            state -> (Result<fermata_ffmpeg_functions, FFmpegError>, String?) in
-            if let failure = state.failure { return (.failure(failure), nil) }
-            if state.loaded == nil {
-                switch Self.load(self.sonames) {
-                case .success(let loaded):
-                    // Global state of FFmpeg's, gone with the libraries: set again on every load.
-                    loaded.functions.av_log_set_level(AV_LOG_QUIET)
-                    state.loaded = loaded
-                    state.loads += 1
-                case .failure(let error):
-                    state.failure = error
-                    return (.failure(error), error.description)
-                }
-            }
-            guard let loaded = state.loaded else { preconditionFailure("loaded above") }
-            state.users += 1
-            return (.success(loaded.functions), nil)
+        do {
+            return try self.libraries.acquire()
+        } catch {
+            throw FFmpegError(function: error.function, message: error.message)
         }
-        if let report { self.reportFailure(report) }
-        return try result.get()
     }
 
     /// Ends a use `acquire()` began; the libraries stay loaded until `unloadIfIdle()`.
     ///
     /// Locks; any thread.
-    func release() {
-        self.state.withLock { state in
-            precondition(state.users > 0, "FFmpeg libraries released more often than acquired")
-            state.users -= 1
-        }
-    }
+    func release() { self.libraries.release() }
 
     /// Closes the libraries if nothing uses them. Any thread.
     ///
     /// - Returns: Whether they were closed now.
     @discardableResult
-    public func unloadIfIdle() -> Bool {
-        self.state.withLock { state in
-            guard state.users == 0, let loaded = state.loaded else { return false }
-            // Reverse order of loading; libraries that dependencies mark NODELETE stay mapped.
-            dlclose(loaded.avformat)
-            dlclose(loaded.avcodec)
-            dlclose(loaded.avutil)
-            state.loaded = nil
-            state.unloads += 1
-            return true
-        }
-    }
-
-    /// Opens the three libraries and resolves the table; closes what it opened when something is missing.
-    private static func load(_ sonames: FFmpegSonames) -> Result<Loaded, FFmpegError> {
-        var opened: [UnsafeMutableRawPointer] = []
-        func open(_ name: String) -> UnsafeMutableRawPointer? {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { return nil }
-            opened.append(handle)
-            return handle
-        }
-        func fail(_ function: String, _ message: String) -> Result<Loaded, FFmpegError> {
-            for handle in opened.reversed() { dlclose(handle) }
-            return .failure(FFmpegError(function: function, message: message))
-        }
-        guard let avutil = open(sonames.avutil), let avcodec = open(sonames.avcodec),
-            let avformat = open(sonames.avformat)
-        else {
-            return fail("dlopen", dlerror().map { String(cString: $0) } ?? "cannot load the FFmpeg libraries")
-        }
-        let table = UnsafeMutablePointer<fermata_ffmpeg_functions>.allocate(capacity: 1)
-        defer { table.deallocate() }
-        if let missing = fermata_ffmpeg_resolve(table, avutil, avcodec, avformat) {
-            return fail("dlsym", "\(String(cString: missing)) not found in the FFmpeg libraries")
-        }
-        return .success(Loaded(avutil: avutil, avcodec: avcodec, avformat: avformat, functions: table.pointee))
-    }
+    public func unloadIfIdle() -> Bool { self.libraries.unloadIfIdle() }
 }
 
 /// FFmpeg's constants and messages.

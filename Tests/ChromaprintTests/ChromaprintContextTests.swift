@@ -2,7 +2,15 @@
 
 import Chromaprint
 import Foundation
+import Synchronization
 import Testing
+
+/// Messages `ChromaprintLibrary` reported.
+final class Reports: Sendable {
+    private let messages = Mutex<[String]>([])
+    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
+    var all: [String] { self.messages.withLock { $0 } }
+}
 
 @Suite struct ChromaprintContextTests {
     /// `seconds` of stereo "music" at `rate` Hz: a melody of notes a third apart, each 0.4 s long, so the chroma
@@ -37,8 +45,51 @@ import Testing
         return (try context.fingerprint(), try context.rawFingerprint())
     }
 
-    @Test func versionIsDebians() {
-        #expect(ChromaprintContext.version.hasPrefix("1."))
+    @Test func versionIsDebians() throws {
+        #expect(try ChromaprintContext().version.hasPrefix("1."))
+    }
+
+    @Test func sonameComesFromTheHeadersMajorVersion() {
+        #expect(ChromaprintLibrary.headerSoname == "libchromaprint.so.1")
+    }
+
+    /// The library is opened by the first context, counted per context, and stays loaded after the last.
+    @Test func loadedOnFirstUseAndKept() throws {
+        let library = ChromaprintLibrary(soname: ChromaprintLibrary.headerSoname)
+        #expect(!library.isLoaded)
+        #expect(library.loadCount == 0)
+        var first: ChromaprintContext? = try ChromaprintContext(library: library)
+        #expect(library.isLoaded)
+        #expect(library.users == 1)
+        let second = try ChromaprintContext(library: library)
+        #expect(library.users == 2)
+        #expect(library.loadCount == 1)
+        try first?.start(sampleRate: 44100, channels: 2)
+        first = nil
+        #expect(library.users == 1)
+        try second.start(sampleRate: 44100, channels: 2)
+        try second.feed(self.melody(seconds: 1))
+        try second.finish()
+        #expect(try second.fingerprint() == "AQAAAA")
+        _ = consume second
+        #expect(library.users == 0)
+        #expect(library.isLoaded)
+        _ = try ChromaprintContext(library: library)
+        #expect(library.loadCount == 1)
+    }
+
+    /// A library that cannot be loaded fails every context with the error of one libchromaprint cannot make, and
+    /// is reported once with dlopen's reason.
+    @Test func missingLibraryFailsEveryContextReportedOnce() {
+        let reports = Reports()
+        let library = ChromaprintLibrary(soname: "/nonexistent/libchromaprint.so.1", reportFailure: reports.reporter)
+        for _ in 0..<3 {
+            #expect(throws: ChromaprintError("chromaprint_new() failed")) { try ChromaprintContext(library: library) }
+        }
+        #expect(!library.isLoaded)
+        #expect(library.users == 0)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.contains("/nonexistent/libchromaprint.so.1") == true)
     }
 
     /// One second is too short for a single item: the empty fingerprint of the default algorithm (what `mpd`
