@@ -63,10 +63,11 @@ let package = Package(
         .systemLibrary(
             name: "CChromaprint", path: "Sources/CChromaprint", providers: [.apt(["libchromaprint-dev"])]),
 
-        // SMB/CIFS shares (`smb://` storage and input, as Debian's mpd has them).
+        // SMB/CIFS shares (`smb://` storage and input, as Debian's mpd has them). The header only (no pkgConfig,
+        // whose `--libs` would link the library and its ~80 Samba libraries): the SMBClient module loads it with
+        // dlopen on the first SMB context.
         .systemLibrary(
-            name: "CSMBClient", path: "Sources/CSMBClient", pkgConfig: "smbclient",
-            providers: [.apt(["libsmbclient-dev"])]),
+            name: "CSMBClient", path: "Sources/CSMBClient", providers: [.apt(["libsmbclient-dev"])]),
 
         // NFS exports (`nfs://` input, as Debian's mpd has it).
         .systemLibrary(
@@ -139,7 +140,8 @@ let package = Package(
         .target(name: "RawText", swiftSettings: settings),
 
         // Shared libraries a C wrapper loads with dlopen on first use instead of linking them (FFmpeg's,
-        // libchromaprint): loading, the use count, closing when idle, the failure reported once. No C module.
+        // libchromaprint, libsmbclient): loading, the use count, closing when idle, the failure reported once. No C
+        // module.
         .target(name: "DynamicLibrary", swiftSettings: settings),
 
         // Pure, I/O-free layers.
@@ -272,7 +274,9 @@ let package = Package(
 
         // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
         // CSMBClient.
-        .target(name: "SMBClient", dependencies: ["CSMBClient", "Input", "Model", "Posix"], swiftSettings: settings),
+        .target(
+            name: "SMBClient", dependencies: ["CSMBClient", "DynamicLibrary", "Input", "Model", "Posix"],
+            swiftSettings: settings),
         // Audio CD tracks through libcdio-paranoia (mpd's cdio_paranoia input plugin); the only importer of
         // CCdioParanoia.
         .target(

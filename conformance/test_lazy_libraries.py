@@ -1,5 +1,6 @@
 """Libraries Fermata loads on first use instead of linking them (issues 12/17): an idle server maps neither
-libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's,
+libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
+(nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them),
 and a libchromaprint that cannot be loaded gives the command's error, a logged reason and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -59,7 +60,7 @@ def test_chromaprint_and_libavcodec_are_mapped_only_after_a_fingerprint(tmp_path
         assert b"file: 16.flac\n" in sut.query("listall")
         idle = _mapped(sut.proc.pid)
         assert _has(idle, "libFLAC.so"), sorted(idle)
-        for library in ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so"):
+        for library in ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so"):
             assert not _has(idle, library), f"{library} mapped by an idle server"
 
         command = 'getfingerprint "16.flac"\n'
@@ -71,6 +72,7 @@ def test_chromaprint_and_libavcodec_are_mapped_only_after_a_fingerprint(tmp_path
         # Kept loaded: the next fingerprint is the same.
         assert sut.query(command, timeout=mpdtest.scaled(60)) == answer
         assert _has(_mapped(sut.proc.pid), "libchromaprint.so.1")
+        assert not _has(_mapped(sut.proc.pid), "libsmbclient.so")
     finally:
         ref.stop()
         sut.stop()

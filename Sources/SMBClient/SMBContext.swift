@@ -1,10 +1,53 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CSMBClient
+import DynamicLibrary
 import Glibc
 import Model
 import Posix
 import Synchronization
+
+/// libsmbclient, loaded by the first SMB context and kept loaded.
+///
+/// The `fermata` binary does not link libsmbclient: its ~80 Samba libraries cost every server ~7 MiB of
+/// resident memory at start-up, used only by `smb://` storage and inputs. The first `SMBContext` opens it
+/// (`dlopen`) and resolves every function the wrapper calls into a table. It is never closed: libsmbclient
+/// keeps process-wide state beyond its contexts (Samba's talloc stack, its configuration, the client's
+/// connection cache), which `dlclose` would leave dangling or leak on every reload.
+///
+/// When it cannot be loaded (not installed, a missing function), every context fails to be made and the
+/// reason is reported once, on stderr.
+public final class SMBLibrary: Sendable {
+    /// The process's library: Debian's soname, `libsmbclient.so.0`.
+    public static let shared = SMBLibrary(soname: SMBLibrary.headerSoname)
+
+    /// The soname Debian's development package links.
+    public static let headerSoname = FERMATA_SMBCLIENT_SONAME
+
+    private let library: DynamicLibraries<fermata_smbclient_functions>
+
+    /// The library loaded from `soname` (any name or path `dlopen` takes) on first use.
+    ///
+    /// - Parameter reportFailure: Told once why the library cannot be loaded (stderr by default).
+    public init(soname: String, reportFailure: (@Sendable (String) -> Void)? = nil) {
+        self.library = DynamicLibraries(
+            names: [soname], what: soname, prefix: "smbclient: smb:// unavailable: ",
+            fill: { table, handles in fermata_smbclient_resolve(table, handles[0]) }, reportFailure: reportFailure)
+    }
+
+    /// Whether the library is loaded now.
+    public var isLoaded: Bool { self.library.isLoaded }
+    /// How many contexts use it now.
+    public var users: Int { self.library.users }
+    /// How many times it was loaded.
+    public var loadCount: Int { self.library.loadCount }
+
+    fileprivate func acquire() throws(DynamicLibraryError) -> fermata_smbclient_functions {
+        try self.library.acquire()
+    }
+
+    fileprivate func release() { self.library.release() }
+}
 
 /// One libsmbclient context, as `mpd`'s smbclient storage and input plugins keep one each: anonymous (workgroup
 /// `WORKGROUP`, no user, no password), without debug output.
@@ -28,36 +71,60 @@ public final class SMBContext: Sendable {
     }
 
     /// The lock every call into libsmbclient holds.
-    private static let library = Mutex(())
+    private static let lock = Mutex(())
+    /// The library's functions, and the library this context holds one use of.
+    private let smb: fermata_smbclient_functions
+    private let library: SMBLibrary
 
-    /// Creates an anonymous context.
-    public init() throws(SystemCallError) {
-        let created: Result<UnsafeMutablePointer<SMBCCTX>, SystemCallError> = Self.library.withLock { _ in
-            guard let fresh = smbc_new_context() else {
+    /// Creates an anonymous context, loading libsmbclient first if it is the first context.
+    ///
+    /// - Throws: `SystemCallError` "smbc_new_context() failed" (`ELIBACC` when the library cannot be loaded,
+    ///   the reason reported once by `library`), or "smbc_init_context() failed".
+    public init(library: SMBLibrary = .shared) throws(SystemCallError) {
+        let smb: fermata_smbclient_functions
+        do {
+            smb = try library.acquire()
+        } catch {
+            throw SystemCallError("smbc_new_context() failed", Errno(rawValue: ELIBACC))
+        }
+        let created: Result<UnsafeMutablePointer<SMBCCTX>, SystemCallError> = Self.lock.withLock { _ in
+            guard let fresh = smb.smbc_new_context() else {
                 return .failure(SystemCallError("smbc_new_context() failed", Errno(rawValue: errno)))
             }
-            smbc_setDebug(fresh, 0)
-            smbc_setFunctionAuthData(fresh, smbAnonymousAuthentication)
-            guard let initialised = smbc_init_context(fresh) else {
+            smb.smbc_setDebug(fresh, 0)
+            smb.smbc_setFunctionAuthData(fresh, smbAnonymousAuthentication)
+            guard let initialised = smb.smbc_init_context(fresh) else {
                 let code = errno
-                smbc_free_context(fresh, 1)
+                _ = smb.smbc_free_context(fresh, 1)
                 return .failure(SystemCallError("smbc_init_context() failed", Errno(rawValue: code)))
             }
             return .success(initialised)
         }
-        self.context = ContextPointer(pointer: try created.get())
+        switch created {
+        case .success(let pointer):
+            self.context = ContextPointer(pointer: pointer)
+            self.smb = smb
+            self.library = library
+        case .failure(let error):
+            library.release()
+            throw error
+        }
     }
 
     deinit {
-        Self.library.withLock { _ in _ = smbc_free_context(self.context.pointer, 1) }
+        let smb = self.smb
+        Self.lock.withLock { _ in _ = smb.smbc_free_context(self.context.pointer, 1) }
+        self.library.release()
     }
 
     /// The status of the file or directory at `url`.
     public func status(_ url: String) throws(SystemCallError) -> StorageFileStatus {
-        let result: Result<StorageFileStatus, SystemCallError> = Self.library.withLock { _ in
+        let result: Result<StorageFileStatus, SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
             var st = stat()
-            guard let function = smbc_getFunctionStat(context.pointer), function(context.pointer, url, &st) == 0 else {
+            guard let function = self.smb.smbc_getFunctionStat(context.pointer),
+                function(context.pointer, url, &st) == 0
+            else {
                 return .failure(SystemCallError("Failed to access file", Errno(rawValue: errno)))
             }
             return .success(Self.fileStatus(st))
@@ -67,11 +134,11 @@ public final class SMBContext: Sendable {
 
     /// The names in the directory at `url`, in the server's order, without `.` and `..`.
     public func names(in url: String) throws(SystemCallError) -> [String] {
-        let result: Result<[String], SystemCallError> = Self.library.withLock { _ in
+        let result: Result<[String], SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
-            guard let open = smbc_getFunctionOpendir(context.pointer),
-                let read = smbc_getFunctionReaddir(context.pointer),
-                let close = smbc_getFunctionClosedir(context.pointer), let handle = open(context.pointer, url)
+            guard let open = self.smb.smbc_getFunctionOpendir(context.pointer),
+                let read = self.smb.smbc_getFunctionReaddir(context.pointer),
+                let close = self.smb.smbc_getFunctionClosedir(context.pointer), let handle = open(context.pointer, url)
             else { return .failure(SystemCallError("Failed to open directory", Errno(rawValue: errno))) }
             defer { _ = close(context.pointer, handle) }
             var names: [String] = []
@@ -88,9 +155,10 @@ public final class SMBContext: Sendable {
 
     /// Opens the file at `url` for reading.
     public func open(_ url: String) throws(SystemCallError) -> SMBFile {
-        let result: Result<OpaquePointer, SystemCallError> = Self.library.withLock { _ in
+        let result: Result<OpaquePointer, SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
-            guard let open = smbc_getFunctionOpen(context.pointer), let handle = open(context.pointer, url, O_RDONLY, 0)
+            guard let open = self.smb.smbc_getFunctionOpen(context.pointer),
+                let handle = open(context.pointer, url, O_RDONLY, 0)
             else { return .failure(SystemCallError("smbc_open() failed", Errno(rawValue: errno))) }
             return .success(handle)
         }
@@ -99,9 +167,9 @@ public final class SMBContext: Sendable {
 
     /// Reads up to `buffer.count` bytes of `handle`; 0 at its end.
     func read(_ handle: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
-        let result: Result<Int, SystemCallError> = Self.library.withLock { _ in
+        let result: Result<Int, SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
-            guard let read = smbc_getFunctionRead(context.pointer) else {
+            guard let read = self.smb.smbc_getFunctionRead(context.pointer) else {
                 return .failure(SystemCallError("smbc_read() failed", Errno(rawValue: ENOSYS)))
             }
             let count = read(context.pointer, handle, buffer.baseAddress, buffer.count)
@@ -112,9 +180,9 @@ public final class SMBContext: Sendable {
 
     /// Moves `handle` to `offset` bytes from its start.
     func seek(_ handle: OpaquePointer, to offset: Int64) throws(SystemCallError) {
-        let result: Result<Void, SystemCallError> = Self.library.withLock { _ in
+        let result: Result<Void, SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
-            guard let seek = smbc_getFunctionLseek(context.pointer),
+            guard let seek = self.smb.smbc_getFunctionLseek(context.pointer),
                 seek(context.pointer, handle, off_t(offset), SEEK_SET) >= 0
             else { return .failure(SystemCallError("smbc_lseek() failed", Errno(rawValue: errno))) }
             return .success(())
@@ -124,10 +192,11 @@ public final class SMBContext: Sendable {
 
     /// The status of the open `handle`.
     func status(_ handle: OpaquePointer) throws(SystemCallError) -> StorageFileStatus {
-        let result: Result<StorageFileStatus, SystemCallError> = Self.library.withLock { _ in
+        let result: Result<StorageFileStatus, SystemCallError> = Self.lock.withLock { _ in
             let context = self.context
             var st = stat()
-            guard let function = smbc_getFunctionFstat(context.pointer), function(context.pointer, handle, &st) == 0
+            guard let function = self.smb.smbc_getFunctionFstat(context.pointer),
+                function(context.pointer, handle, &st) == 0
             else { return .failure(SystemCallError("smbc_fstat() failed", Errno(rawValue: errno))) }
             return .success(Self.fileStatus(st))
         }
@@ -146,9 +215,9 @@ public final class SMBContext: Sendable {
 
     /// Closes `handle`.
     func close(_ handle: OpaquePointer) {
-        Self.library.withLock { _ in
+        Self.lock.withLock { _ in
             let context = self.context
-            if let close = smbc_getFunctionClose(context.pointer) { _ = close(context.pointer, handle) }
+            if let close = self.smb.smbc_getFunctionClose(context.pointer) { _ = close(context.pointer, handle) }
         }
     }
 }

@@ -594,3 +594,51 @@ final class ScriptedFile: SMBReadableFile {
         self.probe.didSeek()
     }
 }
+
+/// Messages `SMBLibrary` reported.
+final class SMBReports: Sendable {
+    private let messages = Mutex<[String]>([])
+    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
+    var all: [String] { self.messages.withLock { $0 } }
+}
+
+@Suite struct SMBLibraryTests {
+    @Test func sonameIsDebians() {
+        #expect(SMBLibrary.headerSoname == "libsmbclient.so.0")
+    }
+
+    /// Opened by the first context, counted per context, kept after the last.
+    @Test func loadedOnFirstUseAndKept() throws {
+        let server = try LoopbackSMBServer()
+        let library = SMBLibrary(soname: SMBLibrary.headerSoname)
+        #expect(!library.isLoaded)
+        #expect(library.loadCount == 0)
+        var context: SMBContext? = try SMBContext(library: library)
+        #expect(library.isLoaded)
+        #expect(library.users == 1)
+        #expect(try context?.names(in: server.shareURL).sorted() == ["a.bin", "b.bin", "sub"])
+        context = nil
+        #expect(library.users == 0)
+        #expect(library.isLoaded)
+        let again = try SMBContext(library: library)
+        #expect(try again.status(server.shareURL + "/a.bin").size == 11)
+        #expect(library.loadCount == 1)
+    }
+
+    /// A library that cannot be loaded fails every context as `smbc_new_context` failing would, reported once.
+    @Test func missingLibraryFailsEveryContextReportedOnce() {
+        let reports = SMBReports()
+        let library = SMBLibrary(soname: "/nonexistent/libsmbclient.so.0", reportFailure: reports.reporter)
+        for _ in 0..<3 {
+            #expect {
+                _ = try SMBContext(library: library)
+            } throws: { error in
+                (error as? SystemCallError).map { "\($0)" } == "smbc_new_context() failed: \(Errno(rawValue: ELIBACC))"
+            }
+        }
+        #expect(!library.isLoaded)
+        #expect(library.users == 0)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.contains("/nonexistent/libsmbclient.so.0") == true)
+    }
+}
