@@ -31,6 +31,8 @@ def music(tmp_path_factory) -> Path:
 def _server(tmp_path: Path, music: Path, role: str, binary: Path) -> mpdtest.Server:
     if not binary.exists():
         pytest.skip(f"server not found: {binary}")
+    if role == "sut" and mpdtest.is_mpd(binary):
+        pytest.skip("mpd links these libraries")
     server = mpdtest.Server(role, binary, music, tmp_path / role)
     server.deny_io_uring = mpdtest.is_mpd(binary)
     return server
@@ -82,15 +84,8 @@ def test_chromaprint_and_libavcodec_are_mapped_only_after_a_fingerprint(tmp_path
 def test_a_libchromaprint_that_cannot_be_loaded_fails_the_command_not_the_server(tmp_path, music):
     """A library by libchromaprint's soname without its functions (zlib's, first on LD_LIBRARY_PATH): the
     error `chromaprint_new()` failing would give, the reason on the log once, and the server goes on."""
-    libraries = tmp_path / "lib"
-    libraries.mkdir()
-    zlib = next(p for p in (Path("/usr/lib/x86_64-linux-gnu/libz.so.1"), Path("/lib/x86_64-linux-gnu/libz.so.1"))
-                if p.exists())
-    shutil.copyfile(zlib, libraries / "libchromaprint.so.1")
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
-    if mpdtest.is_mpd(sut.binary):
-        pytest.skip("mpd links libchromaprint")
-    sut.env = {"LD_LIBRARY_PATH": str(libraries)}
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libchromaprint.so.1"))}
     try:
         sut.start(songs_hint=1)
         for _ in range(2):
@@ -99,6 +94,64 @@ def test_a_libchromaprint_that_cannot_be_loaded_fails_the_command_not_the_server
         assert sut.query("ping") == b"OK\n"
         log = sut.log_path.read_text()
         assert log.count("chromaprint_get_version not found") == 1, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def _fake_library(tmp_path: Path, soname: str) -> Path:
+    """A directory holding zlib under `soname`: it loads, but has none of the library's functions."""
+    libraries = tmp_path / "lib"
+    libraries.mkdir(exist_ok=True)
+    zlib = next(p for p in (Path("/usr/lib/x86_64-linux-gnu/libz.so.1"), Path("/lib/x86_64-linux-gnu/libz.so.1"))
+                if p.exists())
+    shutil.copyfile(zlib, libraries / soname)
+    return libraries
+
+
+def _with_mount_cache(server: mpdtest.Server) -> None:
+    """A simple database with a cache directory, so that `mount` is possible."""
+    server.overrides["db_file"] = None
+    (server.workdir / "cache").mkdir(parents=True, exist_ok=True)
+    server.extra_config = (f'database {{\n    plugin "simple"\n    path "{server.workdir / "db"}"\n'
+                           f'    cache_directory "{server.workdir / "cache"}"\n}}')
+
+
+SMB_URI = "smb://127.0.0.1:9/share"
+
+
+def test_libsmbclient_is_mapped_from_the_first_smb_use_on(tmp_path, music):
+    """A refused share (nothing listens on port 9) answers as mpd's (test_fingerprint, test_storage compare it);
+    here: the library comes in with the first SMB context."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert not _has(_mapped(sut.proc.pid), "libsmbclient.so")
+        assert sut.query(f'getfingerprint "{SMB_URI}/x.flac"\n', timeout=mpdtest.scaled(30)) == \
+            b"ACK [52@0] {} smbc_open() failed: Connection refused\n"
+        assert _has(_mapped(sut.proc.pid), "libsmbclient.so.0")
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libsmbclient_that_cannot_be_loaded_fails_smb_uses_not_the_server(tmp_path, music):
+    """Without libsmbclient's functions, every SMB context fails as `smbc_new_context()` failing would, the
+    reason is logged once, and the server goes on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libsmbclient.so.0"))}
+    _with_mount_cache(sut)
+    failure = b"smbc_new_context() failed: Can not access a needed shared library\n"
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            assert sut.query(f'getfingerprint "{SMB_URI}/x.flac"\n', timeout=mpdtest.scaled(30)) == \
+                b"ACK [52@0] {} " + failure
+            assert sut.query(f"mount m {SMB_URI}\n", timeout=mpdtest.scaled(30)) == b"ACK [5@0] {mount} " + failure
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("smbc_new_context not found") == 1, log
     finally:
         sut.stop()
     assert not sut.crashed
