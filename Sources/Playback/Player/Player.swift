@@ -95,9 +95,11 @@ public final class Player: PlayerControl {
     ///   - replayGain: preamp, missing preamp, limit.
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
     ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
-    ///     converted to before each output's own `format`; `nil`: none. A text that does not parse is logged and
+    ///     converted to by the decoder thread, before ReplayGain, each output's filter chain and its own `format`
+    ///     (as `mpd`'s decoder converts); `nil`: none. A text that does not parse is logged and
     ///     ignored (the configuration layer should have refused it, as `mpd` does).
-    ///   - resampler: what the outputs resample with (the `resampler` block; Debian's `mpd` default).
+    ///   - resampler: what the outputs and `audio_output_format` resample with (the `resampler` block; Debian's
+    ///     `mpd` default).
     ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
     ///   - inputCache: the `input_cache` that ``prefetch(path:)`` fills (`decoders` should open files through it);
     ///     `nil`: none.

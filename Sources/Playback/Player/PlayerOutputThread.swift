@@ -563,8 +563,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
-        // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
-        var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        // The chunks come in `audio_output_format` already (the decoder converts, as mpd's); the output's own
+        // `format` applies after the filter chain, as mpd's convert filter ends its chain.
+        var wanted = format
         // mpd's ReplayGain filter widens 16-bit samples to 24 bits when a software mixer follows (its
         // `allow_convert`), whatever the volumes: such an output plays 16-bit songs as 24-bit.
         let widen = self.softwareMixer != nil && format.sampleFormat == .s16 && wanted.sampleFormat == .s16
