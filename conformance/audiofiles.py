@@ -180,10 +180,12 @@ def to_alsa_order(samples: array.array, channels: int) -> array.array:
 
 def recording_mismatch(label: str, ref: tuple[str, bytes], sut: tuple[str, bytes]) -> str | None:
     """How the system under test's recording (file name, bytes) differs from mpd's, or None when the names
-    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song)."""
+    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song;
+    DSD's silence is 0x69)."""
     (ref_name, ref_data), (sut_name, sut_data) = ref, sut
     padding = ref_data[len(sut_data):]
-    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(0) == len(padding):
+    silence = 0x69 if ref_name.startswith("rec-DSD") else 0
+    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(silence) == len(padding):
         return None
     index = next((i for i, (a, b) in enumerate(zip(sut_data, ref_data)) if a != b), min(len(sut_data), len(ref_data)))
     return f"{label}: {sut_name} ({len(sut_data)} bytes) / {ref_name} ({len(ref_data)} bytes): first difference at {index}"
