@@ -29,6 +29,7 @@ import pytest
 
 import audiofiles
 import formatcases
+import mpdtest
 
 
 def dynamic_song(path: Path, rate: int, bits: int, seed: int) -> None:
@@ -166,3 +167,22 @@ def test_filter_chain_samples_as_mpd(server_factory, dynamic_music, tmp_path, ca
     if "log" in spec:
         for kind, server in servers.items():
             assert spec["log"] in server.log_path.read_text(errors="replace"), kind
+
+
+@pytest.mark.parametrize("audio_output_format", ["48000:24:2", "*:*:1"])
+def test_status_shows_the_converted_format_as_mpd(server_factory, dynamic_music, audio_output_format):
+    """`audio:` in `status` stays the song's own format although audio_output_format converts it before the
+    outputs (mpd shows its decoder's in_audio_format), once the decoder opened the song and while it plays
+    (paused, so both show the same moment); the duration is the song's."""
+    seen = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind, music=dynamic_music, audio_output_format=audio_output_format)
+        replies = mpdtest.settled_play(server, 'clear\nadd "a16.flac"\nplay\n')
+        assert mpdtest.wait_until(lambda: b"\nbitrate: " in server.query("status"), 10)
+        server.query("pause 1")
+        paused = mpdtest.parse_pairs(server.query("status"))
+        seen[kind] = (replies[1], {k: paused.get(k) for k in ("state", "audio", "duration")})
+    ref_lines, sut_lines = (seen[kind][0].decode().splitlines() for kind in ("ref", "sut"))
+    assert sut_lines == ref_lines, [(r, s) for r, s in zip(ref_lines, sut_lines) if r != s]
+    assert seen["sut"][1] == seen["ref"][1]
+    assert seen["ref"][1]["audio"] == "44100:16:2"

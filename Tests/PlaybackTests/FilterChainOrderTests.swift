@@ -80,6 +80,8 @@ import Testing
         #expect(conversion.outputFrames(44100) == 48000)
         conversion.reset(songFrame: 22050)
         #expect(conversion.outputFrame == 24000)
+        // The chunks count in the song's frames again (status shows the song's format and its time).
+        #expect(conversion.songFrame(ofOutputFrame: 24000) == 22050)
     }
 
     /// `frames` frames of two-channel DSD: a 0x96 pattern on the left, 0x0F on the right.

@@ -61,6 +61,11 @@ final class PlayerDecoderConversion {
         songFrame * UInt64(self.output.sampleRate) / UInt64(max(1, self.input.sampleRate))
     }
 
+    /// A converted frame's position in input frames (what the chunks' positions count in).
+    func songFrame(ofOutputFrame frame: UInt64) -> UInt64 {
+        frame * UInt64(self.input.sampleRate) / UInt64(max(1, self.output.sampleRate))
+    }
+
     /// Converts `frames` frames the decoder wrote to ``scratch`` and stages the result.
     func decode(_ frames: Int) {
         let converted = self.converter.convert(

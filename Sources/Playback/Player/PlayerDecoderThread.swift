@@ -257,7 +257,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.song = song
                 self.shared.publishSongTags(song.tags, token: song.token)
                 self.nextStart = start
-                self.stamp(song, format: conversion?.output ?? decoder.format)
+                self.stamp(song, format: conversion?.output ?? decoder.format, songFormat: decoder.format)
                 self.decoderReplayGain = decoder.replayGain
                 self.control.lock()
                 self.newestToken = song.token
@@ -269,10 +269,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                     self.planCrossFade(into: decoder, song: song, border: border)
                 } else {
                     // mpd's decoder start-up (`CheckDecoderStartup`): the format is known, idle `player`.
-                    self.post(
-                        .decoderOpened(
-                            token: song.token, format: conversion?.output ?? decoder.format,
-                            generation: self.generation))
+                    self.post(.decoderOpened(token: song.token, format: decoder.format, generation: self.generation))
                 }
                 return
             } catch {
@@ -403,11 +400,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.shared.publish(PlayerFadePlan(border: border, chunks: chunks, adds: settings.adds))
     }
 
-    private func stamp(_ song: PlayableSong, format: AudioFormat) {
+    private func stamp(_ song: PlayableSong, format: AudioFormat, songFormat: AudioFormat) {
         self.chunkStamp = ChunkHeader(
             token: song.token, generation: self.generation, songFrame: 0,
-            songFrames: self.conversion?.outputFrames(self.songFrames) ?? self.songFrames,
-            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format, start: .none)
+            songFrames: self.songFrames,
+            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format,
+            songFormat: songFormat,
+            start: .none)
         self.stampReplayGain(song.replayGain)
     }
 
@@ -433,7 +432,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         let frames: Int
         let songFrame: UInt64
         if let conversion = self.conversion {
-            songFrame = conversion.outputFrame
+            songFrame = conversion.songFrame(ofOutputFrame: conversion.outputFrame)
             guard let converted = self.decodeConverted(conversion, into: sequence) else { return }
             frames = converted
         } else {
