@@ -40,8 +40,10 @@ final class PlayerDecoderConversion {
         self.input = input
         self.output = output
         self.inputFrames = max(1, chunkBytes / max(1, input.frameSize))
+        // The resampler takes what the decoder gave at once, as `mpd`'s decoder converts what its plugin submits.
         try self.converter.configure(
-            input: input, output: output, maxFrames: self.inputFrames, resampler: resampler)
+            input: input, output: output, maxFrames: self.inputFrames, resampler: resampler,
+            resamplingPerChunk: false)
         self.scratch = .allocate(byteCount: self.inputFrames * input.frameSize, alignment: 16)
         // One conversion's output (at most the converter's room) and less than a chunk left over before it.
         let room = max(self.converter.capacityBytes, self.inputFrames * output.frameSize * 8)

@@ -57,6 +57,8 @@ struct PlayerPCMConverter: ~Copyable {
     private var filtered: UnsafeMutableRawBufferPointer
     /// The frames in one of `mpd`'s chunks of the decoded format: what its compressor takes at a time.
     private var chunkFrames = 1
+    /// The most frames the resampler takes per call: `chunkFrames` on an output, everything on the decoder's side.
+    private var resamplerPiece = Int.max
     /// A software mixer follows the chain: it makes 16-bit samples 24-bit (`mpd`'s volume filter's conversion).
     private var softwareVolumeWidens = false
 
@@ -86,12 +88,14 @@ struct PlayerPCMConverter: ~Copyable {
 
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
     /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer); a rate change
-    /// resamples with `resampler`. Allocates.
+    /// resamples with `resampler`, one `mpd` chunk per call (`resamplingPerChunk`, as an output of `mpd`'s) or all
+    /// that a call converts at once. Allocates.
     ///
     /// - Throws: `OutputError` when the resampler cannot convert between the two rates.
     mutating func configure(
         input decoded: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
-        filters: [PCMFilter] = [], softwareVolume: Bool = false, resampler choice: Resampler = .standard
+        filters: [PCMFilter] = [], softwareVolume: Bool = false, resampler choice: Resampler = .standard,
+        resamplingPerChunk: Bool = true
     ) throws(OutputError) {
         self.widening16To24 = widening16To24 && decoded.sampleFormat == .s16
         self.filters = []
@@ -109,6 +113,7 @@ struct PlayerPCMConverter: ~Copyable {
         }
         self.decoded = decoded
         self.chunkFrames = max(1, PlayerChunkPipe.mpdChunkBytes / max(1, decoded.frameSize))
+        self.resamplerPiece = resamplingPerChunk ? self.chunkFrames : Int.max
         let input =
             self.filters.isEmpty
             ? decoded
@@ -339,8 +344,19 @@ struct PlayerPCMConverter: ~Copyable {
         var source = floats
         var count = frames
         if let resampler = self.resampler {
+            // One call per `mpd` chunk, as `mpd`'s output filters a chunk at a time: what libsoxr gives per call
+            // is capped by the call's input (see `SoxrResampler.convert`).
             // A failure here would be a library bug (its arguments were checked at creation): play silence.
-            count = resampler.convert(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)
+            let channels = self.input.channels
+            count = 0
+            var done = 0
+            while done < frames {
+                let piece = min(frames - done, self.resamplerPiece)
+                count += resampler.convert(
+                    floats + done * channels, frames: piece, into: self.resampled + count * channels,
+                    capacity: self.resampledCapacity - count)
+                done += piece
+            }
             source = self.resampled
         }
         return self.encode(source, frames: count, truncating: self.convertsFromFloat)
