@@ -158,3 +158,25 @@ def test_the_propfind_requests_are_mpds(webdav):
         assert list(requests.values()) == [expected, expected], requests
     finally:
         _stop_pair(root, pair)
+
+
+@pytest.mark.parametrize("block", ['proxy "127.0.0.1:{port}"', 'enabled "no"'], ids=["dead proxy", "disabled"])
+def test_the_curl_input_settings_count_for_the_songs_not_the_listing_as_in_mpd(webdav, block):
+    """As mpd's curl storage, the PROPFIND requests ignore `input { plugin "curl" }`: with a proxy where nothing
+    listens the directory is listed (`listfiles`) but its songs, read through the curl input plugin, are not, so the
+    mount point is empty; with the plugin disabled the songs are read through ffmpeg's http input instead. The same
+    in both."""
+    root, pair = _mount_pair()
+    for server in pair:
+        server.extra_config += '\ninput {\n    plugin "curl"\n    ' + block.format(port=mpdtest.free_port()) + "\n}"
+        conftest._stop(server)
+    conftest._start(pair)
+    try:
+        _same(pair, [f"mount d {webdav}/dav/sub"])
+        for server in pair:
+            _settle(server)
+        reply = _same(pair, ["lsinfo", "lsinfo d", "listall d", "listfiles d", "stats"], skip=(b"db_playtime:",))
+        assert b"file: \xc3\x9cn\xc3\xafcode #1.flac\n" in reply[3][1]
+        assert (b"\nfile: " in reply[2][1]) == ("enabled" in block), reply[2][1]
+    finally:
+        _stop_pair(root, pair)

@@ -11,17 +11,17 @@ import Model
 /// made, as in `mpd`; its requests block the update thread that makes them, never the event loop.
 ///
 /// As in `mpd`, the PROPFIND requests do not use the `input { plugin "curl" }` settings; reading a song (for its
-/// tags, into a temporary copy, which `mpd` instead streams) and playing it go through the curl input plugin, with
-/// them, and fail when that plugin is disabled.
+/// tags, into a temporary copy, which `mpd` instead streams) and playing it go through the input plugins, as any
+/// URL is opened: curl with those settings, or libavformat's http when curl is disabled.
 struct WebDAVStorage: Storage {
     let uri: String
-    /// The curl input plugin's settings; `nil` when it is disabled.
-    private let inputSettings: CurlSettings?
+    /// Opens a song's URL (the daemon's input plugins).
+    private let open: RemoteOpener
 
     /// A storage for `uri` (an `http://` or `https://` URI): no traffic until it is used.
-    init(uri: String, inputSettings: CurlSettings?) {
+    init(uri: String, open: @escaping RemoteOpener) {
         self.uri = uri
-        self.inputSettings = inputSettings
+        self.open = open
     }
 
     func playableURI(_ path: String) -> String {
@@ -58,11 +58,7 @@ struct WebDAVStorage: Storage {
     }
 
     func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        let url = self.playableURI(path)
-        guard let settings = self.inputSettings else {
-            throw InputError.plugin(message: "Unrecognized URI", uri: url)
-        }
-        let file = try CurlInputStream(url: url, settings: settings)
+        let file = try self.open(self.playableURI(path), InputCancellation())
         return try withTemporaryCopy(of: path, read: { buffer in try file.read(into: buffer) }, body)
     }
 
