@@ -13,7 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +30,14 @@ REPO_ROOT = mpdtest.REPO_ROOT
 SONGS = [("Artist Dir/long song.flac", 30, "Long"), ("short.flac", 1, "Short"), ("sub/Ünïcode #1.flac", 2, "Uni"),
          ("x-404first.flac", 1, "Q404"), ("x-newline.flac", 1, "QNewline"), ("x-nohref.flac", 1, "QNohref"),
          ("x-nodate.flac", 1, "QNodate"), ("x-baddate.flac", 1, "QBaddate"), ("x-ns.flac", 1, "QNs")]
+
+
+#: The directory the fixture's server serves (for the cases that change it).
+SHARE: dict[str, object] = {}
+
+
+def webdav_share():
+    return SHARE["path"]
 
 
 def _flac(path, seconds: int, title: str) -> None:
@@ -53,6 +63,7 @@ def webdav():
                              "--port-file", str(port_file), "--lifetime", "3600"],
                             stdout=subprocess.DEVNULL, stderr=open(root / "server.log", "wb"))
     assert mpdtest.wait_until(port_file.exists, 10), "webdavserver did not start"
+    SHARE["path"] = share
     try:
         yield f"http://{mpdtest.HOST}:{port_file.read_text().strip()}"
     finally:
@@ -140,6 +151,35 @@ def test_roots_that_cannot_be_listed_leave_empty_mount_points_as_in_mpd(webdav):
         _stop_pair(root, pair)
 
 
+def test_an_update_and_a_restart_of_a_mount_as_in_mpd(webdav, tmp_path):
+    """`update d` after a song is added to the server's directory and one removed (mpd asks each known entry again,
+    Fermata lists the directory: the same database), then a restart, which mounts it again from the state file."""
+    root, pair = _mount_pair(state_file=True)
+    share = Path(webdav_share())
+    added, removed = share / "sub" / "added.flac", share / "sub" / "x-gone.flac"
+    try:
+        _flac(removed, 1, "Gone")
+        _same(pair, [f"mount d {webdav}/dav/sub"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["lsinfo d"])
+        _flac(added, 1, "Added")
+        removed.unlink()
+        _same(pair, ["update d"])
+        for server in pair:
+            _settle(server)
+        _same(pair, ["lsinfo d", 'find title "Added"'])
+        for server in pair:
+            conftest._stop(server)
+        conftest._start(pair)
+        after = _same(pair, ["listmounts", "lsinfo", "lsinfo d"])
+        assert b"file: d/added.flac\n" in after[2][1] and b"x-gone" not in after[2][1]
+    finally:
+        added.unlink(missing_ok=True)
+        removed.unlink(missing_ok=True)
+        _stop_pair(root, pair)
+
+
 def test_the_propfind_requests_are_mpds(webdav):
     """Both servers ask with a Depth 0 PROPFIND of the root, a Depth 1 of each directory (its URL ending in a
     slash), and a Depth 0 of each song before reading it."""
@@ -178,5 +218,24 @@ def test_the_curl_input_settings_count_for_the_songs_not_the_listing_as_in_mpd(w
         reply = _same(pair, ["lsinfo", "lsinfo d", "listall d", "listfiles d", "stats"], skip=(b"db_playtime:",))
         assert b"file: \xc3\x9cn\xc3\xafcode #1.flac\n" in reply[3][1]
         assert (b"\nfile: " in reply[2][1]) == ("enabled" in block), reply[2][1]
+    finally:
+        _stop_pair(root, pair)
+
+
+def test_a_silent_server_stalls_nobody(webdav):
+    """Fermata only (mpd's update thread waits the same, but its `unmount` then waits for that update: probed, 20 s
+    with the server's `--stall 20`): the server never answers the PROPFIND of a mount's root. The update waits on its own thread: `status` (with
+    `updating_db:`), `lsinfo` of the mount point, a second `mount` and `unmount` of both answer at once."""
+    root, pair = _mount_pair(kinds=("sut",))
+    sut = pair[0]
+    try:
+        assert sut.query(f"mount s {webdav}/stall/x") == b"OK\n"
+        for command, expected in (("status", b"updating_db:"), ("lsinfo s", b"OK\n"),
+                                  (f"mount d {webdav}/dav/sub", b"OK\n"), ("unmount s", b"OK\n"),
+                                  ("listmounts", b"storage: " + webdav.encode()), ("unmount d", b"OK\n")):
+            start = time.monotonic()
+            assert expected in sut.query(command), command
+            assert time.monotonic() - start < mpdtest.scaled(2), command
+        assert sut.alive()
     finally:
         _stop_pair(root, pair)

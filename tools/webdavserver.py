@@ -7,7 +7,7 @@ files of one directory, and stops by itself: when the process that started it go
 seconds (default 900).
 
 Usage:
-    tools/webdavserver.py --root DIR [--port-file FILE] [--lifetime SECONDS]
+    tools/webdavserver.py --root DIR [--port-file FILE] [--lifetime SECONDS] [--stall SECONDS]
 
 It prints `PORT <n>` on its standard output (and writes `<n>` to --port-file, atomically) once it listens. Each
 request is logged to standard error, and kept for /log.
@@ -35,6 +35,7 @@ URL scheme (PATH is a path under --root, escaped):
     /malformed/PATH      207 text/xml with a body that is not well-formed XML.
     /empty/PATH          207 text/xml with an empty body.
     /status/CODE/PATH    CODE (with an XML content type and a multistatus body, which must not count).
+    /stall/PATH          reads the PROPFIND and never answers (closes after --stall seconds, default 300).
     /redirect/PATH       301 to /dav/PATH (one redirect, which mpd follows).
     /redirect2/PATH      301 to /redirect/PATH (two redirects: one too many for mpd).
     /log                 the requests so far, one `METHOD PATH depth=D` line each (text/plain).
@@ -53,6 +54,7 @@ from pathlib import Path
 
 ROOT = Path(".")
 LOG: list[str] = []
+STALL = 300.0
 LOG_LOCK = threading.Lock()
 
 MODES = ("dav", "absolute", "quirks")
@@ -123,6 +125,11 @@ class Handler(BaseHTTPRequestHandler):
             code, _, rest = rest.partition("/")
             return self._reply(int(code), self._multistatus("dav", rest, self._local(rest), 1),
                                'text/xml; charset="utf-8"')
+        if mode == "stall":
+            # Never answers; the connection is closed after a few minutes.
+            time.sleep(STALL)
+            self.close_connection = True
+            return
         if mode == "redirect":
             return self._reply(301, b"", headers={"Location": "/dav/" + urllib.parse.quote(rest)})
         if mode == "redirect2":
@@ -228,13 +235,15 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    global ROOT
+    global ROOT, STALL
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", required=True)
     parser.add_argument("--port-file")
     parser.add_argument("--lifetime", type=float, default=900)
+    parser.add_argument("--stall", type=float, default=300)
     args = parser.parse_args()
     ROOT = Path(args.root)
+    STALL = args.stall
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     port = server.server_address[1]
