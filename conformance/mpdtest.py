@@ -1012,6 +1012,16 @@ def settled_play(server: "Server", commands: str) -> list[bytes]:
     return [queued, _PLAYING_VOLATILE.sub(b"\\1: <volatile>", _BITRATE.sub(b"", playing))]
 
 
+def settled_failure(server: "Server", uri: str) -> bytes:
+    """Queues `uri` alone and plays it, then returns `status` once the decoder's `error:` shows there. `play`
+    answers OK, or with the decoder's error when the decoder has failed by the time it answers (a malformed URL
+    fails at once, but not always under load; in either server): that answer is checked, not compared."""
+    played = server.query(f"command_list_begin\nclear\nadd {uri}\nplay 0\ncommand_list_end\n")
+    assert played == b"OK\n" or played.startswith(b"ACK [5@2] {play} Failed to decode "), (server.label, played)
+    assert wait_until(lambda: b"\nerror: " in server.query("status"), scaled(10)), (server.label, uri)
+    return server.query("status")
+
+
 # ---------------------------------------------------------------------------
 # Quoting, for writing cases that contain awkward values
 
