@@ -183,6 +183,25 @@ def test_an_update_and_a_restart_of_a_mount_as_in_mpd(webdav, tmp_path):
         _stop_pair(root, pair)
 
 
+def test_a_mounted_song_gone_from_the_server_fails_to_play_as_in_mpd(webdav):
+    """A song of the mount that the server no longer has: `play` fails with the curl input's error for the 404, in
+    `status` as in mpd."""
+    root, pair = _mount_pair()
+    gone = Path(webdav_share()) / "sub" / "later gone.flac"
+    try:
+        _flac(gone, 1, "Later")
+        _same(pair, [f"mount d {webdav}/dav/sub"])
+        for server in pair:
+            _settle(server)
+        gone.unlink()
+        statuses = [mpdtest.settled_failure(server, '"d/later gone.flac"') for server in pair]
+        assert statuses[1] == statuses[0]
+        assert b"error: " in statuses[0]
+    finally:
+        gone.unlink(missing_ok=True)
+        _stop_pair(root, pair)
+
+
 def test_the_propfind_requests_are_mpds(webdav):
     """Both servers ask with a Depth 0 PROPFIND of the root, a Depth 1 of each directory (its URL ending in a
     slash), and a Depth 0 of each song before reading it."""
