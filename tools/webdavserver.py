@@ -8,6 +8,9 @@ seconds (default 900).
 
 Usage:
     tools/webdavserver.py --root DIR [--port-file FILE] [--lifetime SECONDS] [--stall SECONDS]
+                          [--tls CERT KEY]
+
+With --tls it speaks https (the certificate and key files in PEM) instead of http.
 
 It prints `PORT <n>` on its standard output (and writes `<n>` to --port-file, atomically) once it listens. Each
 request is logged to standard error, and kept for /log.
@@ -45,6 +48,7 @@ import argparse
 import email.utils
 import mimetypes
 import os
+import ssl
 import sys
 import threading
 import time
@@ -241,11 +245,16 @@ def main() -> None:
     parser.add_argument("--port-file")
     parser.add_argument("--lifetime", type=float, default=900)
     parser.add_argument("--stall", type=float, default=300)
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = parser.parse_args()
     ROOT = Path(args.root)
     STALL = args.stall
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*args.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
     if args.port_file:
         temporary = args.port_file + ".tmp"
