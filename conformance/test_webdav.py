@@ -245,9 +245,10 @@ def test_the_curl_input_settings_count_for_the_songs_not_the_listing_as_in_mpd(w
 
 
 def test_a_silent_server_stalls_nobody(webdav):
-    """Fermata only (mpd's update thread waits the same, but its `unmount` then waits for that update: probed, 20 s
-    with the server's `--stall 20`): the server never answers the PROPFIND of a mount's root. The update waits on its own thread: `status` (with
-    `updating_db:`), `lsinfo` of the mount point, a second `mount` and `unmount` of both answer at once."""
+    """Fermata only (mpd's update thread waits the same, but its `unmount` then waits for that update: probed, 20 s with
+    the server's `--stall 20`): the server never answers the PROPFIND of a mount's root. The update waits on its own
+    thread: `status` (with `updating_db:`), `lsinfo` of the mount point, a second `mount` and `unmount` of both
+    answer at once."""
     root, pair = _mount_pair(kinds=("sut",))
     sut = pair[0]
     try:

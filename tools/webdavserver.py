@@ -25,14 +25,16 @@ GET and HEAD answer files with Content-Length, `Accept-Ranges: bytes` and Last-M
 URL scheme (PATH is a path under --root, escaped):
 
     /dav/PATH            the tree as above, relative hrefs (`/dav/a%20b.flac`).
-    /absolute/PATH       the same with absolute hrefs, their first segment upper-cased (`http://127.0.0.1:P/ABSOLUTE/…`):
-                         mpd compares the listed path with the requested one without regard to case.
+    /absolute/PATH       the same with absolute hrefs, their first segment upper-cased
+                         (`http://127.0.0.1:P/ABSOLUTE/…`): mpd compares the listed path with the requested one
+                         without regard to case.
     /quirks/PATH         the same, in the shapes mpd's parser takes its own way: a file whose name has `404first`
                          gets a propstat `HTTP/1.1 404 Not Found` before its 200 one; `newline` a status ending in a
                          line break; `nohref` its href after its propstat; `nodate` no getlastmodified; `baddate`
                          an unreadable one; `ns` its elements in a default namespace (no prefix). (An href after the
-                         propstat is kept by mpd's parser for the next response, whose own href it then prefixes.) A listing also
-                         names an entry two levels down, one outside the collection, and one whose status is 404.
+                         propstat is kept by mpd's parser for the next response, whose own href it then prefixes.)
+                         A listing also names an entry two levels down, one outside the collection, and one whose
+                         status is 404.
     /missing/PATH        404 Not Found (text/html) to everything.
     /plain/PATH          207 with `Content-Type: text/plain`.
     /malformed/PATH      207 text/xml with a body that is not well-formed XML.
