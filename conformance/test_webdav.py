@@ -102,18 +102,21 @@ def test_listings_mpds_parser_reads_its_own_way_as_in_mpd(webdav):
     """The quirks of mpd's multistatus parser decide what is listed: only a response's first propstat counts, a
     status ending in a line break is no 200, an href after the propstat is added to the next response's, entries
     deeper down, elsewhere or with a 404 are left out; absolute hrefs in another case are taken; a collection
-    reached through a redirect lists names under another path, which mpd drops; a mount URI ending in a slash."""
+    reached through a redirect lists names under another path, which mpd drops; a mount URI ending in a slash, and one
+    with an escaped space (the listing's base path is unescaped)."""
     root, pair = _mount_pair()
     try:
         _same(pair, [f"mount q {webdav}/quirks", f"mount ab {webdav}/absolute/", f"mount r {webdav}/redirect/sub",
-                     f"mount s {webdav}/dav/sub/", "listmounts"])
+                     f"mount s {webdav}/dav/sub/", f"mount e {webdav}/dav/Artist%20Dir", "listmounts"])
         for server in pair:
             _settle(server)
         listed = _same(pair, ["lsinfo", "listallinfo q", "listallinfo ab", "listallinfo r", "listallinfo s",
-                              'find title "QNodate"', "listfiles q", "listfiles ab", "listfiles r", "listfiles s"])
+                              'find title "QNodate"', "listfiles q", "listfiles ab", "listfiles r", "listfiles s",
+                              "listallinfo e", "listfiles e"])
         # What mpd's parser takes (the default namespace, no date) and drops (the rest of the quirks).
         assert b"file: q/ns-x.flac\n" in listed[1][1] and b"file: q/x-nodate.flac\nFormat" in listed[1][1]
         assert b"404first" not in listed[1][1] and b"newline" not in listed[1][1] and b"nohref" not in listed[1][1]
+        assert b"file: e/long song.flac\n" in listed[10][1]
     finally:
         _stop_pair(root, pair)
 
