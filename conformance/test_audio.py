@@ -345,3 +345,44 @@ def test_replay_gain_of_a_lame_tag_as_mpd(server_factory, tmp_path):
     assert abs(levels["ref"]["id3.mp3"] + 3) < 0.1, levels
     for name in ("lame.mp3", "id3.mp3"):
         assert abs(levels["sut"][name] - levels["ref"][name]) < 0.05, (name, levels)
+
+
+def test_replay_gain_of_a_later_id3_tag_as_mpd(server_factory, tmp_path):
+    """mpd's mad plugin submits the ReplayGain of every ID3 tag it meets in the stream, not only the leading one,
+    and ends its chunk there: in `replay_gain_mode track` a tone with no gain of its own (`lame --noreplaygain`)
+    plays at its level up to a second ID3 tag, 2 s in, with `REPLAYGAIN_TRACK_GAIN` -6 dB (and MixRamp values),
+    and 6 dB softer from the first sample after it. Fermata's recording must be mpd's, every sample. About 6 s."""
+    import math
+    audiofiles.require_tools("sox", "lame")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = audiofiles.tone_wav(tmp_path / "quiet.wav", 4.0, gain=-20)
+    plain = tmp_path / "plain.mp3"
+    subprocess.run(["lame", "--quiet", "-b", "128", "--noreplaygain", str(wav), str(plain)], check=True, timeout=60)
+    data = plain.read_bytes()
+    offsets = audiofiles.mp3_frame_offsets(data)
+    assert len(offsets) > 150, len(offsets)
+    cut = offsets[77]        # the Info frame and 76 frames of audio: 76 * 1152 - 1105 samples per channel
+    tag = audiofiles.id3v24_txxx({"REPLAYGAIN_TRACK_GAIN": "-6.00 dB", "MIXRAMP_START": "-20.00 0.50",
+                                  "MIXRAMP_END": "-20.00 3.00"})
+    (music / "later.mp3").write_bytes(data[:cut] + tag + data[cut:])
+    boundary = 2 * (76 * 1152 - 1105)
+
+    got = {}
+    for kind in ("ref", "sut"):
+        server = audiofiles.file_recorder(server_factory, kind, music, tmp_path / kind, replaygain="track")
+        name, recording = audiofiles.record_queue(server, tmp_path / kind, ['add "later.mp3"', "play"])
+        assert name == "rec-S24_LE-44100-2.raw", f"{kind}: {name}"
+        got[kind] = array.array("i", recording)
+
+    def rms(samples) -> float:
+        return math.sqrt(sum(float(v) * v for v in samples) / max(1, len(samples)))
+
+    # mpd's own answer, so the test proves its premise: full level before the tag, 6 dB less right after it.
+    ref = got["ref"]
+    before, after = ref[boundary - 8820:boundary], ref[boundary:boundary + 8820]
+    assert abs(20 * math.log10(rms(after) / rms(before)) + 6) < 0.2, (rms(before), rms(after))
+    sut = got["sut"]
+    assert len(sut) > boundary + 8820, len(sut)
+    assert sut == ref[:len(sut)], first_difference(sut, ref)
+    assert not any(ref[len(sut):]), "mpd's recording goes on with other sound"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Model
 import Testing
 
@@ -38,4 +39,54 @@ import Testing
         let size = UInt64(try Fixtures.contents(bare).count)
         #expect(try MP3Format().readInfo(path: bare).durationMilliseconds == size * 1000 / (128_000 / 8))
     }
+
+    /// Where each MPEG frame of a constant-bit-rate MPEG-1 layer III stream starts (no leading tag).
+    static func frameOffsets(_ bytes: [UInt8]) -> [Int] {
+        let bitRates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+        var offsets: [Int] = []
+        var offset = 0
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF, bytes[offset + 1] & 0xE0 == 0xE0 {
+            let bitRate = bitRates[min(14, Int(bytes[offset + 2] >> 4))] * 1000
+            let length = 144 * bitRate / 44100 + Int((bytes[offset + 2] >> 1) & 1)
+            guard length > 0 else { break }
+            offsets.append(offset)
+            offset += length
+        }
+        return offsets
+    }
+
+    /// mpd's plugin submits the ReplayGain and MixRamp of every ID3 tag it meets, not only the leading one, and
+    /// ends its chunk there: the samples before the tag keep the gain they had, those after it take the new one.
+    /// The decoder ends a `decode(into:)` at the tag and shows the new gain after the next one.
+    @Test func aLaterID3TagsReplayGainAndMixRampApplyFromTheSamplesAfterIt() throws {
+        let plain = try Fixtures.lame(
+            "mad_midtag_plain.mp3", rate: 44100, channels: 2, seconds: "3", lameArguments: ["--noreplaygain"])
+        let bytes = try Fixtures.contents(plain)
+        let offsets = Self.frameOffsets(bytes)
+        try #require(offsets.count > 100)
+        let tag = TagBytes.id3v24([
+            TagBytes.textFrame("TXXX", ["REPLAYGAIN_TRACK_GAIN", "-6.00 dB"]),
+            TagBytes.textFrame("TXXX", ["MIXRAMP_END", "-20.00 2.00"]),
+        ])
+        // After the Info frame and 39 frames of audio.
+        let path = try Fixtures.bytes(
+            "mad_midtag.mp3", Array(bytes[..<offsets[40]]) + tag + Array(bytes[offsets[40]...]))
+        let decoder = try MadDecoder(input: FileInputStream(path: path))
+        #expect(decoder.replayGain == nil && decoder.mixRampStart == nil && decoder.mixRampEnd == nil)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1000 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        var total = 0
+        var changedAt: Int?
+        while true {
+            let frames = try decoder.decode(into: buffer)
+            if frames == 0 { break }
+            if changedAt == nil && decoder.replayGain != nil { changedAt = total }
+            total += frames
+        }
+        // 39 frames of 1152 samples, less the encoder's and libmad's delay (576 + 529).
+        #expect(changedAt == 39 * 1152 - 1105)
+        #expect(decoder.replayGain == ReplayGainInfo(trackGain: -6))
+        #expect(decoder.mixRampStart == nil && decoder.mixRampEnd == "-20.00 2.00")
+    }
+
 }
