@@ -83,7 +83,8 @@ public final class Player: PlayerControl {
     ///   - loop: the event loop that calls the player and receives its events.
     ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
     ///   - streams: opens a decoder for a URL (on the decoder thread), reading through an input that the
-    ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
+    ///     cancellation interrupts; the flag says ReplayGain is on (`mpd` then reads the stream's APE tag first);
+    ///     `nil`: URLs are opened with `decoders`.
     ///   - apeReplayGainReader: reads the ReplayGain of a file's APE tag (on the decoder thread) for a song whose
     ///     decoder and library entry have none, while ReplayGain is on, as `mpd`'s decoder thread reads it;
     ///     `nil`: none is read.
@@ -105,7 +106,7 @@ public final class Player: PlayerControl {
     public init(
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
