@@ -476,3 +476,28 @@ def test_seeks_while_playing_as_mpd(server_factory, tmp_path, xing):
         (sut, sut_start, _), (ref, ref_start, _) = parts["sut"], parts["ref"]
         assert (sut[sut_start + settled - reached["sut"]:] == ref[ref_start + settled - reached["ref"]:]
                 == full[settled:]), seek
+
+
+def test_a_mono_frame_in_a_stereo_mp3_as_mpd(server_factory, tmp_path):
+    """A stereo MP3 with mono frames inside (`lame -t` stereo, mono, stereo, concatenated: no Info frame, so no
+    encoder delay or padding is dropped): mpd's mad plugin opens the stream at the first frame's 2 channels and
+    submits each frame's samples interleaved by that frame's own channel count, so a mono frame's 1152 samples
+    play as 576 stereo frames (left and right taking alternate samples). Fermata's recording must be mpd's,
+    every sample. About 3 s."""
+    audiofiles.require_tools("sox", "lame")
+    music = tmp_path / "music"
+    music.mkdir()
+    parts = []
+    for index, mode in enumerate(("j", "m", "j")):
+        wav = audiofiles.tone_wav(tmp_path / f"part{index}.wav", 0.5, synth=f"sine {440 + 110 * index} sine 660")
+        mp3 = tmp_path / f"part{index}.mp3"
+        subprocess.run(["lame", "--quiet", "-t", "-b", "128", "-m", mode, str(wav), str(mp3)], check=True, timeout=60)
+        parts.append(mp3.read_bytes())
+    (music / "mixed.mp3").write_bytes(b"".join(parts))
+    frames = [len(audiofiles.mp3_frame_offsets(part)) for part in parts]
+    got = recordings_of_both(server_factory, music, tmp_path, "mixed.mp3")
+    # mpd's own answer, so the test proves its premise: 1152 values for each mono frame, 2304 for each stereo one.
+    length = 2 * 1152 * (frames[0] + frames[2]) + 1152 * frames[1]
+    assert len(got["ref"]) >= length and not any(got["ref"][length:]), (len(got["ref"]), length, frames)
+    assert_as_mpd(got, length)
+

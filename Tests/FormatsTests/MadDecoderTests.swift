@@ -40,6 +40,19 @@ import Testing
         #expect(try MP3Format().readInfo(path: bare).durationMilliseconds == size * 1000 / (128_000 / 8))
     }
 
+    /// Every sample `decoder` decodes, interleaved.
+    static func decodeAll(_ decoder: MadDecoder) throws -> [Int32] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1152 * 8, alignment: 8)
+        defer { buffer.deallocate() }
+        var samples: [Int32] = []
+        while case let frames = try decoder.decode(into: buffer), frames > 0 {
+            samples += (0..<(frames * decoder.format.channels)).map {
+                buffer.load(fromByteOffset: $0 * 4, as: Int32.self)
+            }
+        }
+        return samples
+    }
+
     /// Where each MPEG frame of a constant-bit-rate MPEG-1 layer III stream starts (no leading tag).
     static func frameOffsets(_ bytes: [UInt8]) -> [Int] {
         let bitRates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
@@ -89,4 +102,27 @@ import Testing
         #expect(decoder.mixRampStart == nil && decoder.mixRampEnd == "-20.00 2.00")
     }
 
+    /// mpd's plugin submits each frame's samples interleaved by the frame's own channel count: a mono frame in a
+    /// stereo stream (opened at the first frame's 2 channels) gives 576 stereo frames, its samples taken in turn
+    /// as left and right.
+    @Test func aMonoFrameInAStereoStreamPlaysAsHalfAsManyStereoFrames() throws {
+        let stereo = try Fixtures.contents(
+            Fixtures.lame("mad_mix_stereo.mp3", rate: 44100, channels: 2, seconds: "0.5", lameArguments: ["-t"]))
+        let mono = try Fixtures.contents(
+            Fixtures.lame("mad_mix_mono.mp3", rate: 44100, channels: 1, seconds: "0.5", lameArguments: ["-t"]))
+        let path = try Fixtures.bytes("mad_mix.mp3", stereo + mono)
+        let decoder = try MadDecoder(input: FileInputStream(path: path))
+        #expect(decoder.format.channels == 2)
+        let samples = try Self.decodeAll(decoder)
+        let stereoFrames = Self.frameOffsets(stereo).count
+        let monoFrames = Self.frameOffsets(mono).count
+        #expect(samples.count == 2 * 1152 * stereoFrames + 1152 * monoFrames)
+        // The mono part decoded alone (a mono stream) gives the same samples, in the same order, from its third
+        // frame on (before that libmad's synthesis filter still holds the stereo part's last frames).
+        let alone = try MadDecoder(input: FileInputStream(path: try Fixtures.bytes("mad_mix_mono_alone.mp3", mono)))
+        #expect(alone.format.channels == 1)
+        let monoSamples = try Self.decodeAll(alone)
+        let offset = 2 * 1152 * stereoFrames
+        #expect(samples[(offset + 3 * 1152)...].elementsEqual(monoSamples[(3 * 1152)...]))
+    }
 }

@@ -91,7 +91,8 @@ struct MadID3 {
 /// Decodes MPEG audio (layers II and III) with libmad as `mpd` 0.23's mad plugin does: 24-bit samples in
 /// 32-bit words rounded and clipped from libmad's fixed point, the Xing/Info frame skipped, the LAME tag's
 /// encoder delay plus libmad's 529 samples dropped at the start and its padding less 529 at the end (for
-/// seekable inputs), a seek table of frame offsets built while decoding, and seeks by whole frames.
+/// seekable inputs), a seek table of frame offsets built while decoding, and seeks by whole frames. Each frame's
+/// samples are interleaved by its own channel count, as the plugin submits them, whatever the stream's.
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate, except to hand over
 /// an ID3 tag met in the stream.
@@ -375,18 +376,20 @@ public final class MadDecoder: Decoder {
             end -= self.dropEndSamples
         }
         if self.pendingSeek != nil { return .seek }
-        let channels = self.format.channels
+        // As the plugin submits them: interleaved by this frame's own channel count, which need not be the
+        // stream's (a mono frame in a stereo stream plays as half as many stereo frames).
         let frameChannels = self.stream.header.channels
         var index = 0
         for sample in start..<max(start, end) {
-            for channel in 0..<channels {
-                self.output[index] = Self.s24(
-                    self.stream.sample(channel: min(channel, frameChannels - 1), index: sample))
+            for channel in 0..<frameChannels {
+                self.output[index] = Self.s24(self.stream.sample(channel: channel, index: sample))
                 index += 1
             }
         }
         self.outputOffset = 0
-        self.outputCount = index
+        // An odd count of mono samples in a stereo stream (only where the first or last frame is cut) leaves half
+        // a frame, which mpd would append to its chunk, shifting the channels of what follows: it is dropped.
+        self.outputCount = index - index % self.format.channels
         self.bitRate = self.stream.header.bitRate / 1000
         return last ? .stop : .none
     }
