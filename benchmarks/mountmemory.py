@@ -22,17 +22,12 @@ Needs gdb. Not part of `make test`.
 from __future__ import annotations
 
 import argparse
-import gzip
-import os
-import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,46 +36,6 @@ sys.path.insert(0, str(HERE.parent / "conformance"))
 import mpdtest  # noqa: E402
 
 URI = "smb://127.0.0.1:1/share"
-
-
-def header(binary: str, work: Path) -> str:
-    """The `info_begin` … `info_end` block the server writes for an empty music directory."""
-    music = work / "empty"
-    music.mkdir(exist_ok=True)
-    port = mpdtest.free_port()
-    conf = work / "header.conf"
-    conf.write_text(f'music_directory "{music}"\ndb_file "{work}/header.db"\nbind_to_address "127.0.0.1"\n'
-                    f'port "{port}"\nlog_file "{work}/header.log"\n')
-    proc = subprocess.Popen([binary, "--no-daemon", str(conf)])
-    try:
-        assert mpdtest.wait_until(lambda: (work / "header.db").exists(), timeout=30)
-        time.sleep(0.5)
-    finally:
-        proc.terminate()
-        proc.wait()
-    return gzip.open(work / "header.db").read().decode().split("info_end\n")[0] + "info_end\n"
-
-
-def database(head: str, artists: int, albums: int, songs: int) -> bytes:
-    random.seed(1)
-    out = [head]
-    for a in range(artists):
-        artist = f"Artist {a:04d}"
-        out.append(f"directory: {artist}\nmtime: 1700000000\nbegin: {artist}\n")
-        for b in range(albums):
-            album = f"Album {a:04d}-{b:02d}"
-            path = f"{artist}/{album}"
-            out.append(f"directory: {album}\nmtime: 1700000000\nbegin: {path}\n")
-            for t in range(songs):
-                out.append(f"song_begin: {t + 1:02d} Song number {t + 1} of {album}.flac\nTime: {180 + t}.123\n"
-                           f"Artist: Artist number {a}\nAlbumArtist: Artist number {a}\nAlbum: {album} the album\n"
-                           f"Title: Song title {a}-{b}-{t} with some words\nTrack: {t + 1}\n"
-                           f"Date: {1970 + a % 50}\nGenre: Genre {a % 30}\n"
-                           f"MUSICBRAINZ_TRACKID: {uuid.UUID(int=random.getrandbits(128))}\n"
-                           f"Format: 44100:16:2\nmtime: 1700000000\nsong_end\n")
-            out.append(f"end: {path}\n")
-        out.append(f"end: {artist}\n")
-    return gzip.compress("".join(out).encode())
 
 
 def memory(pid: int) -> tuple[float, float]:
@@ -175,9 +130,9 @@ def main() -> int:
         sys.exit("mountmemory: gdb is needed (to call malloc_trim in the server)")
     work = Path(tempfile.mkdtemp(prefix="fermata-mountmemory-"))
     try:
-        head = header(args.fermata[0], work)
-        big = database(head, 1000, 10, max(1, args.songs // 10000))
-        small = database(head, 1, 1, 3)
+        head = mpdtest.database_header(args.fermata[0], work)
+        big = mpdtest.generated_database(head, 1000, 10, max(1, args.songs // 10000))
+        small = mpdtest.generated_database(head, 1, 1, 3)
         for index, binary in enumerate(args.fermata):
             run = work / f"run-{index}"
             run.mkdir()

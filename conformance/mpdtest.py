@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import gzip
 import hashlib
 import os
+import random
 import re
 import selectors
 import shutil
@@ -31,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -1026,6 +1029,62 @@ def settled_play(server: "Server", commands: str) -> list[bytes]:
     assert wait_until(lambda: b"\naudio: " in server.query("status"), 10), (server.label, server.query("status"))
     playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
     return [queued, _PLAYING_VOLATILE.sub(b"\\1: <volatile>", _BITRATE.sub(b"", playing))]
+
+
+def settled_failure(server: "Server", uri: str) -> bytes:
+    """Queues `uri` alone and plays it, then returns `status` once the decoder's `error:` shows there. `play`
+    answers OK, or with the decoder's error when the decoder has failed by the time it answers (a malformed URL
+    fails at once, but not always under load; in either server): that answer is checked, not compared."""
+    played = server.query(f"command_list_begin\nclear\nadd {uri}\nplay 0\ncommand_list_end\n")
+    assert played == b"OK\n" or played.startswith(b"ACK [5@2] {play} Failed to decode "), (server.label, played)
+    assert wait_until(lambda: b"\nerror: " in server.query("status"), scaled(10)), (server.label, uri)
+    return server.query("status")
+
+
+# ---------------------------------------------------------------------------
+# Generated databases in mpd's format, for large libraries without files
+
+def database_header(binary: str | Path, work: Path) -> str:
+    """The `info_begin` … `info_end` block `binary` writes for an empty music directory (its tag list)."""
+    music = work / "empty"
+    music.mkdir(exist_ok=True)
+    port = free_port()
+    conf = work / "header.conf"
+    conf.write_text(f'music_directory "{music}"\ndb_file "{work}/header.db"\nbind_to_address "127.0.0.1"\n'
+                    f'port "{port}"\nlog_file "{work}/header.log"\n')
+    proc = subprocess.Popen([str(binary), "--no-daemon", str(conf)])
+    try:
+        assert wait_until(lambda: (work / "header.db").exists(), timeout=30)
+        time.sleep(0.5)
+    finally:
+        proc.terminate()
+        proc.wait()
+    return gzip.open(work / "header.db").read().decode().split("info_end\n")[0] + "info_end\n"
+
+
+def generated_database(head: str, artists: int, albums: int, songs: int) -> bytes:
+    """mpd's gzip-compressed database after `head`: `artists` directories of `albums` directories of `songs` songs
+    each (title, artist, album artist, album, track, date, genre, a MusicBrainz track id, the audio format), whose
+    files do not exist."""
+    generator = random.Random(1)
+    out = [head]
+    for a in range(artists):
+        artist = f"Artist {a:04d}"
+        out.append(f"directory: {artist}\nmtime: 1700000000\nbegin: {artist}\n")
+        for b in range(albums):
+            album = f"Album {a:04d}-{b:02d}"
+            path = f"{artist}/{album}"
+            out.append(f"directory: {album}\nmtime: 1700000000\nbegin: {path}\n")
+            for t in range(songs):
+                out.append(f"song_begin: {t + 1:02d} Song number {t + 1} of {album}.flac\nTime: {180 + t}.123\n"
+                           f"Artist: Artist number {a}\nAlbumArtist: Artist number {a}\nAlbum: {album} the album\n"
+                           f"Title: Song title {a}-{b}-{t} with some words\nTrack: {t + 1}\n"
+                           f"Date: {1970 + a % 50}\nGenre: Genre {a % 30}\n"
+                           f"MUSICBRAINZ_TRACKID: {uuid.UUID(int=generator.getrandbits(128))}\n"
+                           f"Format: 44100:16:2\nmtime: 1700000000\nsong_end\n")
+            out.append(f"end: {path}\n")
+        out.append(f"end: {artist}\n")
+    return gzip.compress("".join(out).encode())
 
 
 # ---------------------------------------------------------------------------

@@ -100,8 +100,6 @@ public final class FFmpegInput {
         var opened = false
         // Every failure below gives the use back; success keeps it until deinit.
         defer { if !opened { libraries.release() } }
-        var dictionary = try Self.dictionary(options, ffmpeg)
-        defer { ffmpeg.av_dict_free(&dictionary) }
         let bufferSize: Int32 = 8192
         guard let buffer = ffmpeg.av_malloc(Int(bufferSize)) else {
             throw FFmpegError(function: "av_malloc", message: "out of memory")
@@ -122,19 +120,13 @@ public final class FFmpegInput {
             throw FFmpegError(function: "avformat_alloc_context", message: "out of memory")
         }
         allocated.pointee.pb = io
-        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
-        // On failure avformat_open_input frees the context (not our AVIOContext) and clears the pointer.
-        let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
-        guard result >= 0, let context else {
+        let context: UnsafeMutablePointer<AVFormatContext>
+        do {
+            // Failing, it frees the context, not our AVIOContext.
+            context = try Self.open(allocated, url: url, options: options, ffmpeg)
+        } catch {
             Self.free(io, ffmpeg)
-            throw FFmpegError(function: "avformat_open_input", code: result, ffmpeg)
-        }
-        let found = ffmpeg.avformat_find_stream_info(context, nil)
-        if found < 0 {
-            var closing: UnsafeMutablePointer<AVFormatContext>? = context
-            ffmpeg.avformat_close_input(&closing)
-            Self.free(io, ffmpeg)
-            throw FFmpegError(function: "avformat_find_stream_info", code: found, ffmpeg)
+            throw error
         }
         self.context = context
         self.io = io
@@ -161,26 +153,12 @@ public final class FFmpegInput {
         let ffmpeg = try libraries.acquire()
         var opened = false
         defer { if !opened { libraries.release() } }
-        var dictionary = try Self.dictionary(options, ffmpeg)
-        defer { ffmpeg.av_dict_free(&dictionary) }
         guard let allocated = ffmpeg.avformat_alloc_context() else {
             throw FFmpegError(function: "avformat_alloc_context", message: "out of memory")
         }
         let interrupt = FFmpegInterrupt(cancellation)
         allocated.pointee.interrupt_callback = interrupt.callback
-        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
-        // On failure avformat_open_input frees the context and clears the pointer.
-        let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
-        guard result >= 0, let context else {
-            throw FFmpegError(function: "avformat_open_input", code: result, ffmpeg)
-        }
-        let found = ffmpeg.avformat_find_stream_info(context, nil)
-        if found < 0 {
-            var closing: UnsafeMutablePointer<AVFormatContext>? = context
-            ffmpeg.avformat_close_input(&closing)
-            throw FFmpegError(function: "avformat_find_stream_info", code: found, ffmpeg)
-        }
-        self.context = context
+        self.context = try Self.open(allocated, url: url, options: options, ffmpeg)
         self.io = nil
         self.source = nil
         self.interrupt = interrupt
@@ -195,6 +173,36 @@ public final class FFmpegInput {
         if let io = self.io { Self.free(io, self.ffmpeg) }
         // The last FFmpeg call of this input (its decoder, which keeps it, is gone already).
         self.libraries.release()
+    }
+
+    /// Opens the container named `url` into `allocated` with libavformat's `options` and reads its stream
+    /// information (`avformat_open_input`, `avformat_find_stream_info`): both initialisers' opening. On failure
+    /// `allocated` is freed; what the caller allocated around it (an `AVIOContext`) is the caller's to free.
+    private static func open(
+        _ allocated: UnsafeMutablePointer<AVFormatContext>, url: String, options: [(name: String, value: String)],
+        _ ffmpeg: fermata_ffmpeg_functions
+    ) throws(FFmpegError) -> UnsafeMutablePointer<AVFormatContext> {
+        var dictionary: OpaquePointer?
+        do {
+            dictionary = try Self.dictionary(options, ffmpeg)
+        } catch {
+            ffmpeg.avformat_free_context(allocated)
+            throw error
+        }
+        defer { ffmpeg.av_dict_free(&dictionary) }
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        // On failure avformat_open_input frees the context and clears the pointer.
+        let result = url.withCString { ffmpeg.avformat_open_input(&context, $0, nil, &dictionary) }
+        guard result >= 0, let context else {
+            throw FFmpegError(function: "avformat_open_input", code: result, ffmpeg)
+        }
+        let found = ffmpeg.avformat_find_stream_info(context, nil)
+        if found < 0 {
+            var closing: UnsafeMutablePointer<AVFormatContext>? = context
+            ffmpeg.avformat_close_input(&closing)
+            throw FFmpegError(function: "avformat_find_stream_info", code: found, ffmpeg)
+        }
+        return context
     }
 
     /// libavformat's options for an opening, in order, as a dictionary the caller frees (`av_dict_free`).

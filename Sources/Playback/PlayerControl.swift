@@ -200,6 +200,8 @@ public protocol PlayerControl: AnyObject {
     /// Asks the input cache, when there is one, to read the local file at `path` into memory ahead of its turn
     /// (`mpd`'s `PrefetchSong`). Returns at once: the cache's own thread reads.
     func prefetch(path: String)
+    /// Whether there is an input cache for `prefetch(path:)` to fill.
+    var prefetches: Bool { get }
 
     /// `crossfade` in seconds (0: off).
     var crossfadeSeconds: Double { get set }
@@ -282,6 +284,8 @@ public struct DetachedOutput {
 }
 
 extension PlayerControl {
+    /// No input cache: nothing to prefetch.
+    public var prefetches: Bool { false }
     /// No input cache: nothing to prefetch.
     public func prefetch(path: String) {}
 }

@@ -39,6 +39,8 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// When the last request line arrived or the last `idle` ended, on the server's clock.
     private var lastActivity: UInt64
     private var timeoutTimer: ClockTimer?
+    /// Drops the kept remote cover when it expires (``armCoverExpiry()``).
+    private var coverTimer: ClockTimer?
 
     init(connection: Connection, server: Server, permissions: Permission) {
         self.connection = connection
@@ -54,6 +56,7 @@ public final class Client: ConnectionDelegate, ReplySink {
         connection.delegate = self
         self.settings.notifyMessage = { [weak self] in self?.notify(IdleMask(.message)) }
         self.settings.addPendingIdle = { [weak self] events in self?.notify(events) }
+        self.settings.remoteCoverKept = { [weak self] in self?.armCoverExpiry() }
         // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
         connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
     }
@@ -91,6 +94,8 @@ public final class Client: ConnectionDelegate, ReplySink {
         self.deferred?.cancellation.cancel()
         self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
+        self.coverTimer?.cancel()
+        self.coverTimer = nil
         self.server.clientDidClose(self)
     }
 
@@ -321,6 +326,25 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func cancelTimeout() {
         self.timeoutTimer?.cancel()
         self.timeoutTimer = nil
+    }
+
+    // MARK: - The remote cover's expiry
+
+    /// Drops the remote cover `albumart` kept (up to `RemoteCover.maximumSize` bytes) once it has gone unused for
+    /// its lifetime, as `mpd`'s timer closes the cover's stream: a client that stays connected and silent does not
+    /// hold it. Each use moves the expiry later; the timer then looks again at the new one.
+    private func armCoverExpiry() {
+        guard self.coverTimer == nil, let expiry = self.settings.lastRemoteCover?.expiry else { return }
+        self.coverTimer = self.server.clock.schedule(on: self.server.loop, at: expiry) { [weak self] in
+            guard let self else { return }
+            self.coverTimer = nil
+            guard let cover = self.settings.lastRemoteCover else { return }
+            if self.server.clock.now() >= cover.expiry {
+                self.settings.lastRemoteCover = nil
+            } else {
+                self.armCoverExpiry()
+            }
+        }
     }
 
     /// Closes the connection at once (shutdown).

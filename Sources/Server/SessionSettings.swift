@@ -28,8 +28,13 @@ final class SessionSettings {
     /// The partition this client's commands act on (`partition` switches it).
     var partition: Partition
     /// The cover `albumart` of a URL read last, whole, so that the client's next chunks need no new download
-    /// (`mpd` keeps the last cover's stream open for each client).
-    var lastRemoteCover: RemoteCover?
+    /// (`mpd` keeps the last cover's stream open for each client). Its ``Client`` drops it once it expires, even
+    /// while the client sends nothing.
+    var lastRemoteCover: RemoteCover? {
+        didSet { if self.lastRemoteCover != nil && oldValue == nil { self.remoteCoverKept() } }
+    }
+    /// Tells the client that a remote cover is now kept (it arms the cover's expiry); set by its ``Client``.
+    var remoteCoverKept: () -> Void = {}
     /// Whether the client is connected over a local socket.
     let isLocal: Bool
     /// The user id of a local client's process, when the socket tells it.

@@ -5,6 +5,9 @@ import FFmpeg
 import Glibc
 import Posix
 
+// Before any allocation of note and any thread: glibc's thresholds as Fermata wants them (see the function).
+fixAllocatorThresholds()
+
 let commandLine: CommandLineOptions
 do {
     commandLine = try CommandLineOptions(Array(CommandLine.arguments.dropFirst()))

@@ -136,6 +136,22 @@ final class PlaylistFixture {
         #expect(f.queuedURI == "s1")
     }
 
+    /// The song after the current one goes to the input cache when the decoder starts and when the song starts
+    /// (`mpd`'s `PrefetchQueue`), resolved to its path; a player without a cache is not asked.
+    @Test(arguments: [false, true]) func theNextSongIsPrefetchedOnlyIntoACache(cache: Bool) throws {
+        let f = try PlaylistFixture(songs: 3)
+        f.player.prefetches = cache
+        try f.playlist.play(position: 0)
+        f.player.clearCalls()
+        f.player.decoderStarts()
+        f.player.start()
+        let prefetched = f.player.calls.compactMap { call -> String? in
+            if case .prefetch(let path) = call { return path }
+            return nil
+        }
+        #expect(prefetched == (cache ? ["/music/s1", "/music/s1"] : []))
+    }
+
     @Test func eachHandOverHasItsOwnToken() throws {
         let f = try PlaylistFixture(songs: 1)
         f.playlist.setRepeat(true)

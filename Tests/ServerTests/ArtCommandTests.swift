@@ -3,10 +3,11 @@
 import Foundation
 import Input
 import Model
-import Server
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import Server
 
 /// `albumart`, `readpicture` and `readcomments`: their files are read off the loop.
 @Suite(.serialized) struct ArtCommandTests {
@@ -109,6 +110,36 @@ import Testing
         #expect(opened.withLock { $0.filter { $0 == "http://h/d/cover.jpg" }.count } == 2)
         // A scheme no input plugin opens.
         #expect(f.request("albumart smb://h/s/a.mp3 0") == ["ACK [2@0] {albumart} Unsupported URI scheme"])
+    }
+
+    /// The cover a client read whole is dropped once unused for its lifetime, though the client stays connected and
+    /// sends nothing (`mpd`'s timer closes the cover's stream): an idle client holds no cover.
+    @Test func aKeptRemoteCoverIsDroppedWhenItExpires() throws {
+        let clock = ManualClock()
+        let f = try QueueFixture(clock: clock) {
+            $0.connectionTimeoutSeconds = 3600
+            $0.remoteSchemes = ["http://"]
+            $0.remoteOpener = { url, _ throws(InputError) in
+                guard url == "http://h/d/cover.png" else { throw .curl(message: "404", uri: url) }
+                return MemoryInputStream(Array("0123456789".utf8), uri: url)
+            }
+        }
+        func kept() -> Bool {
+            f.server.withServer { $0.clients.values.contains { $0.settings.lastRemoteCover != nil } }
+        }
+        #expect(f.request("binarylimit 64") == ["OK"])
+        #expect(f.request("albumart http://h/d/a.mp3 0") == ["size: 10", "binary: 10", "0123456789", "OK"])
+        #expect(kept())
+        // A use moves the expiry: the timer armed for the first one finds the cover still in use.
+        clock.advance(seconds: 10)
+        #expect(f.request("albumart http://h/d/a.mp3 4") == ["size: 10", "binary: 6", "456789", "OK"])
+        clock.advance(seconds: 10)
+        #expect(kept())
+        // Waiting in `idle` (for an event that does not come) keeps nothing alive either.
+        f.client.send("idle message\n")
+        #expect(f.server.waitUntil { $0.clients.values.contains { $0.isIdle } })
+        clock.advance(seconds: 10)
+        #expect(!kept())
     }
 
     /// `readcomments URL` and `readpicture URL`: the stream opened off the loop, read by the format plugins

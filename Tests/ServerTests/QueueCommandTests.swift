@@ -4,6 +4,7 @@ import Foundation
 import Library
 import Model
 import Network
+import Playback
 import Server
 import TestSupport
 import Testing
@@ -16,8 +17,12 @@ final class QueueFixture {
 
     /// - Parameters:
     ///   - music: the library of an earlier fixture (its database file is loaded), or `nil` for a new one.
+    ///   - clock: the server's clock (connection timeouts, the remote cover's expiry).
     ///   - configure: more settings.
-    init(music: MusicDirectory? = nil, configure: @escaping @Sendable (inout ServerOptions) -> Void = { _ in }) throws {
+    init(
+        music: MusicDirectory? = nil, clock: any PlaybackClock = SystemClock(),
+        configure: @escaping @Sendable (inout ServerOptions) -> Void = { _ in }
+    ) throws {
         if let music {
             self.music = music
         } else {
@@ -28,7 +33,7 @@ final class QueueFixture {
             }
         }
         let path = self.music.path
-        self.server = try TestServer { options in
+        self.server = try TestServer(clock: clock) { options in
             options.musicDirectory = path
             options.library = LibraryOptions(
                 updater: Updater(

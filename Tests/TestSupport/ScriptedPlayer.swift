@@ -14,6 +14,7 @@ public final class ScriptedPlayer: PlayerControl {
         case setPaused(Bool)
         case stop
         case seek(seconds: Double)
+        case prefetch(path: String)
     }
 
     public var onEvent: (PlayerEvent) -> Void = { _ in }
@@ -139,6 +140,11 @@ public final class ScriptedPlayer: PlayerControl {
     }
 
     public func shutdown() {}
+
+    /// Whether the player has an input cache (then `prefetch(path:)` is recorded).
+    public var prefetches = false
+
+    public func prefetch(path: String) { self.calls.append(.prefetch(path: path)) }
 
     /// Forgets the recorded calls.
     public func clearCalls() { self.calls = [] }

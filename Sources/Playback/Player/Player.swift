@@ -356,6 +356,8 @@ public final class Player: PlayerControl {
         self.inputCache?.prefetch(path)
     }
 
+    public var prefetches: Bool { self.inputCache != nil }
+
     public var snapshot: PlayerSnapshot {
         self.loop.preconditionOnLoop()
         guard self.state != .stop, let song = self.currentSong else { return PlayerSnapshot() }

@@ -115,10 +115,12 @@ public final class Playlist {
     }
 
     /// `mpd`'s `Partition::PrefetchQueue`: the song after the current one goes to the player's input cache.
+    /// Nothing is looked up without a cache, and the next song's tags are never copied out.
     private func prefetchNext() {
-        guard self.playing, self.current >= 0, let next = self.queue.nextOrder(after: self.current) else { return }
-        let song = self.queue.item(atOrder: next).song
-        self.player.prefetch(path: self.resolvePath(song.realURI ?? song.uri))
+        guard self.player.prefetches, self.playing, self.current >= 0,
+            let next = self.queue.nextOrder(after: self.current)
+        else { return }
+        self.player.prefetch(path: self.resolvePath(self.queue.item(atOrder: next).playableURI))
     }
 
     private func updateEffectiveReplayGainMode() {

@@ -101,6 +101,13 @@ public struct Queue: Sendable {
             return self.box.song.uri
         }
 
+        /// The URI the player opens (built without tags): a cue track's audio file (`QueueSong.realURI`), else
+        /// `uri`. A stored song has no `realURI`.
+        public var playableURI: String {
+            if let stored = self.stored { return stored.store.uri(stored.song) }
+            return self.box.song.realURI ?? self.box.song.uri
+        }
+
         /// The song's modification time (read without its tags).
         public var modificationTime: Int64? {
             if let stored = self.stored { return stored.store.modificationTime(stored.song) }
