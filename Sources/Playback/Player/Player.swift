@@ -414,21 +414,36 @@ public final class Player: PlayerControl {
         return count > 0 ? total / count : nil
     }
 
-    public func setVolume(_ volume: Int) -> Bool {
+    public func setVolume(_ volume: Int) -> VolumeChange {
         self.loop.preconditionOnLoop()
-        var success = false
+        // mpd's ranks: no mixer < disabled < failed < changed; the first failure is the one reported.
+        var rank = 0
+        var failure: String?
         for output in self.outputThreads {
             guard let mixer = output.mixer else { continue }
             // As mpd: software mixers follow even while their output is disabled.
-            guard output.wanted.enabled || mixer is SoftwareMixer else { continue }
+            guard output.wanted.enabled || mixer is SoftwareMixer else {
+                rank = max(rank, 1)
+                continue
+            }
             do throws(OutputError) {
                 try mixer.setVolume(volume)
-                success = true
+                rank = 3
             } catch {
-                self.logger.warning("cannot set volume", ["output": output.configuration.name, "error": error.message])
+                let name = output.configuration.name
+                self.logger.warning("cannot set volume", ["output": name, "error": error.message])
+                if failure == nil {
+                    failure = "Failed to set mixer for '\(name)'; \(error.message)"
+                    rank = 2
+                }
             }
         }
-        return success
+        switch rank {
+        case 3: return .changed
+        case 2: return .failed(failure ?? "")
+        case 1: return .allDisabled
+        default: return .noMixer
+        }
     }
 
     public func setSoftwareVolume(_ volume: Int) -> Bool {
