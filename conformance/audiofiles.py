@@ -72,6 +72,32 @@ def mpg123_s16(mp3: Path) -> array.array:
     return array.array("h", raw)
 
 
+def mp3_frame_offsets(data: bytes) -> list[int]:
+    """Where each frame of an MPEG-1 layer III stream at 44.1 kHz starts, from its first byte (no leading tag) to
+    the first bytes that are not a frame header (the ID3v1 tag, if any)."""
+    rates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0]
+    offsets: list[int] = []
+    offset = 0
+    while offset + 4 <= len(data) and data[offset] == 0xFF and data[offset + 1] & 0xE0 == 0xE0:
+        length = 144 * rates[data[offset + 2] >> 4] * 1000 // RATE + ((data[offset + 2] >> 1) & 1)
+        if length == 0:
+            break
+        offsets.append(offset)
+        offset += length
+    return offsets
+
+
+def id3v24_txxx(pairs: dict[str, str]) -> bytes:
+    """An ID3v2.4 tag of `TXXX` frames (UTF-8), one per description and value."""
+    def syncsafe(size: int) -> bytes:
+        return bytes((size >> shift) & 0x7F for shift in (21, 14, 7, 0))
+    frames = b""
+    for name, value in pairs.items():
+        body = b"\x03" + name.encode() + b"\x00" + value.encode()
+        frames += b"TXXX" + syncsafe(len(body)) + b"\x00\x00" + body
+    return b"ID3\x04\x00\x00" + syncsafe(len(frames)) + frames
+
+
 def wav_samples(wav: Path) -> array.array:
     """A 16-bit WAV's samples (sox to raw)."""
     raw = subprocess.run(["sox", str(wav), "-t", "raw", "-e", "signed", "-b", "16", "-"], check=True,

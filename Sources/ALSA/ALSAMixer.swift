@@ -52,7 +52,15 @@ public final class ALSAMixer: Mixer, @unchecked Sendable {
     /// - Throws: `failed to attach to default: No such file or directory`, `no such mixer control: PCM`, …
     public func open() throws(OutputError) {
         self.close()
-        let session = try MixerSession(device: self.device, control: self.control, index: self.index)
+        let session: MixerSession
+        do throws(OutputError) {
+            session = try MixerSession(device: self.device, control: self.control, index: self.index)
+        } catch {
+            // As mpd's mixer keeps its failure: setting the volume then fails with the reason the open failed.
+            self.shared.failure.withLock { $0 = error }
+            throw error
+        }
+        self.shared.failure.withLock { $0 = nil }
         let descriptors = session.pollDescriptorCount
         self.shared.session.withLock { $0 = session }
         let body = MonitorBody(shared: self.shared, descriptorCount: descriptors)
@@ -95,6 +103,8 @@ public final class ALSAMixer: Mixer, @unchecked Sendable {
 /// `@unchecked Sendable`: `session` is only reached through its mutex; the rest is immutable or thread-safe.
 private final class MixerShared: @unchecked Sendable {
     let session = Mutex<MixerSession?>(nil)
+    /// Why the last `open` failed, until one succeeds.
+    let failure = Mutex<OutputError?>(nil)
     let logger: Logger
     let onChange: @Sendable () -> Void
     let stop: InterruptibleWait
@@ -107,7 +117,9 @@ private final class MixerShared: @unchecked Sendable {
 
     func withSession<T>(_ body: (MixerSession) throws(OutputError) -> T) throws(OutputError) -> T {
         let result: Result<T, OutputError> = self.session.withLock { session in
-            guard let session else { return .failure(OutputError("mixer is not open")) }
+            guard let session else {
+                return .failure(self.failure.withLock { $0 } ?? OutputError("mixer is not open"))
+            }
             do throws(OutputError) { return .success(try body(session)) } catch { return .failure(error) }
         }
         return try result.get()

@@ -24,3 +24,28 @@ public protocol Mixer: AnyObject, Sendable {
     /// Sets the volume 0...100.
     func setVolume(_ volume: Int) throws(OutputError)
 }
+
+/// What setting the volume on every output's mixer came to, as `mpd` ranks it (`SetVolumeResult`): each output
+/// gives no mixer, disabled (a mixer other than a software one on a disabled output), a failure or success, and the
+/// highest rank of all wins. A failure takes the rank of failures when it is the first (even over an earlier
+/// success, as in `mpd`); later ones are only logged.
+public enum VolumeChange: Sendable, Equatable {
+    /// Some mixer took the volume.
+    case changed
+    /// No output has a mixer (`mpd`: `No mixer`).
+    case noMixer
+    /// Every mixer but software ones is on a disabled output (`mpd`: `All outputs are disabled`).
+    case allDisabled
+    /// The first mixer that failed, in `mpd`'s words: `Failed to set mixer for 'NAME'; REASON`.
+    case failed(String)
+
+    /// The protocol's error for this outcome (`setvol`, `volume`); `nil` when the volume changed.
+    public var message: String? {
+        switch self {
+        case .changed: nil
+        case .noMixer: "No mixer"
+        case .allDisabled: "All outputs are disabled"
+        case .failed(let message): message
+        }
+    }
+}

@@ -216,10 +216,8 @@ public protocol PlayerControl: AnyObject {
     /// `volume:` line and `setvol` fails with `No mixer`). As in `mpd`, the average over the enabled outputs'
     /// mixers and every software mixer, enabled or not.
     var volume: Int? { get }
-    /// Sets the volume 0...100 on every enabled output's mixer.
-    ///
-    /// - Returns: `false` when there is no mixer or setting it failed.
-    func setVolume(_ volume: Int) -> Bool
+    /// Sets the volume 0...100 on every enabled output's mixer (and every software mixer, enabled or not).
+    func setVolume(_ volume: Int) -> VolumeChange
 
     /// Sets the volume 0...100 of the software mixers only (`sw_volume` of the state file), enabled or not.
     ///

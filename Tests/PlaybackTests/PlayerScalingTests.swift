@@ -115,7 +115,7 @@ import Testing
         let capture = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [(nullConfiguration(mixer: .software), capture, nil)])
         #expect(harness.withPlayer { $0.volume } == 100)
-        #expect(harness.withPlayer { $0.setVolume(50) })
+        #expect(harness.withPlayer { $0.setVolume(50) } == .changed)
         #expect(harness.withPlayer { $0.volume } == 50)
         harness.withPlayer { $0.play(fakeSong(1, base: 10_000, frames: 6000), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
@@ -133,7 +133,47 @@ import Testing
             (nullConfiguration(mixer: MixerType.none), CaptureOutput(sync: false), nil)
         ])
         #expect(harness.withPlayer { $0.volume } == nil)
-        #expect(harness.withPlayer { $0.setVolume(20) } == false)
+        #expect(harness.withPlayer { $0.setVolume(20) } == .noMixer)
+    }
+
+    /// A mixer that fails as a hardware mixer whose control cannot be reached, or takes the volume.
+    private final class FailingMixer: Mixer, @unchecked Sendable {  // test double: used on the loop thread only
+        let fails: Bool
+        var value = 100
+        init(fails: Bool) { self.fails = fails }
+        func open() throws(OutputError) {}
+        func close() {}
+        func volume() throws(OutputError) -> Int { self.value }
+        func setVolume(_ volume: Int) throws(OutputError) {
+            if self.fails { throw OutputError("failed to attach to pulsemix: No such file or directory") }
+            self.value = volume
+        }
+    }
+
+    /// `setvol`'s outcome over several outputs, ranked as mpd's `SetVolumeResult` (probed on mpd 0.23.12 with
+    /// a hardware mixer on PulseAudio's ALSA control plugin): a disabled output's hardware mixer is not asked, the
+    /// first failure names its output, and a failure after a success still wins (mpd's order of checks).
+    @Test func setVolumeRanksTheOutputsAsMPD() throws {
+        func outcome(_ outputs: [(fails: Bool, enabled: Bool)]) throws -> (VolumeChange, [Int]) {
+            let mixers = outputs.map { FailingMixer(fails: $0.fails) }
+            let harness = try PlayerHarness(
+                outputs: outputs.enumerated().map { index, output in
+                    var configuration = nullConfiguration("o\(index)", mixer: .hardware)
+                    configuration.enabled = output.enabled
+                    return (configuration, CaptureOutput(sync: false), mixers[index])
+                })
+            return (harness.withPlayer { $0.setVolume(40) }, mixers.map(\.value))
+        }
+        #expect(try outcome([(false, false)]) == (.allDisabled, [100]))
+        #expect(try outcome([(false, false), (false, true)]) == (.changed, [100, 40]))
+        #expect(
+            try outcome([(true, true), (true, true)]).0
+                == .failed("Failed to set mixer for 'o0'; failed to attach to pulsemix: No such file or directory"))
+        #expect(
+            try outcome([(false, true), (true, true)]).0
+                == .failed("Failed to set mixer for 'o1'; failed to attach to pulsemix: No such file or directory"))
+        #expect(try outcome([(true, true), (false, true)]) == (.changed, [100, 40]))
+        #expect(try outcome([(true, false)]) == (.allDisabled, [100]))
     }
 
     @Test func volumeChangesGlideWithoutSteps() throws {

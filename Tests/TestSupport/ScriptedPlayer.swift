@@ -92,10 +92,10 @@ public final class ScriptedPlayer: PlayerControl {
             audioFormat: nil)
     }
 
-    public func setVolume(_ volume: Int) -> Bool {
-        guard self.volume != nil else { return false }
+    public func setVolume(_ volume: Int) -> VolumeChange {
+        guard self.volume != nil else { return .noMixer }
         self.volume = volume
-        return true
+        return .changed
     }
 
     public func setSoftwareVolume(_ volume: Int) -> Bool {

@@ -83,7 +83,8 @@ public final class Player: PlayerControl {
     ///   - loop: the event loop that calls the player and receives its events.
     ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
     ///   - streams: opens a decoder for a URL (on the decoder thread), reading through an input that the
-    ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
+    ///     cancellation interrupts; the flag says ReplayGain is on (`mpd` then reads the stream's APE tag first);
+    ///     `nil`: URLs are opened with `decoders`.
     ///   - apeReplayGainReader: reads the ReplayGain of a file's APE tag (on the decoder thread) for a song whose
     ///     decoder and library entry have none, while ReplayGain is on, as `mpd`'s decoder thread reads it;
     ///     `nil`: none is read.
@@ -107,7 +108,7 @@ public final class Player: PlayerControl {
     public init(
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
@@ -415,21 +416,36 @@ public final class Player: PlayerControl {
         return count > 0 ? total / count : nil
     }
 
-    public func setVolume(_ volume: Int) -> Bool {
+    public func setVolume(_ volume: Int) -> VolumeChange {
         self.loop.preconditionOnLoop()
-        var success = false
+        // mpd's ranks: no mixer < disabled < failed < changed; the first failure is the one reported.
+        var rank = 0
+        var failure: String?
         for output in self.outputThreads {
             guard let mixer = output.mixer else { continue }
             // As mpd: software mixers follow even while their output is disabled.
-            guard output.wanted.enabled || mixer is SoftwareMixer else { continue }
+            guard output.wanted.enabled || mixer is SoftwareMixer else {
+                rank = max(rank, 1)
+                continue
+            }
             do throws(OutputError) {
                 try mixer.setVolume(volume)
-                success = true
+                rank = 3
             } catch {
-                self.logger.warning("cannot set volume", ["output": output.configuration.name, "error": error.message])
+                let name = output.configuration.name
+                self.logger.warning("cannot set volume", ["output": name, "error": error.message])
+                if failure == nil {
+                    failure = "Failed to set mixer for '\(name)'; \(error.message)"
+                    rank = 2
+                }
             }
         }
-        return success
+        switch rank {
+        case 3: return .changed
+        case 2: return .failed(failure ?? "")
+        case 1: return .allDisabled
+        default: return .noMixer
+        }
     }
 
     public func setSoftwareVolume(_ volume: Int) -> Bool {

@@ -41,7 +41,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let factory: @Sendable (String) throws(FormatError) -> any Decoder
-    private let streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+    private let streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)?
     /// Reads the ReplayGain of a file's APE tag (`Player.init`'s `apeReplayGainReader`).
     private let apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)?
     /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
@@ -88,7 +88,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     init(
         pipe: PlayerChunkPipe, shared: PlayerShared,
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
@@ -288,7 +288,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     /// The ReplayGain the chunks of `song` carry, which the outputs apply in the mode of the moment (so a mode set
     /// while the song plays applies to it at once, as in `mpd`): what the decoder read in the file (`mpd`'s
     /// plugins submit it whatever the mode), else the library's, else, while ReplayGain is on, the file's APE
-    /// tag's (`mpd`'s decoder thread reads that only then).
+    /// tag's (`mpd`'s decoder thread reads that only then; a remote stream's is read by `streams`, which the
+    /// decoder reports as its own).
     private func replayGain(of song: PlayableSong, decoder: any Decoder) -> ReplayGainInfo {
         if let gain = decoder.replayGain { return gain }
         guard song.replayGain.isEmpty, !song.isRemote, self.shared.mode != .off, let read = self.apeReplayGainReader
@@ -322,7 +323,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             return try self.factory(song.path)
         }
         self.inputCancellation.withLock { $0 = cancellation }
-        return try streams(song.path, cancellation)
+        return try streams(song.path, cancellation, self.shared.mode != .off)
     }
 
     /// Seeks within the song being decoded (reopening it when the decoder refuses, or when the loop cancelled its

@@ -19,7 +19,9 @@ enum OutputCommands {
             let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
             // As mpd's mixer memento: the value for the state file's `sw_volume` is kept even without a mixer.
             context.partition.softwareVolume = Int(volume)
-            guard context.partition.playlist.player.setVolume(Int(volume)) else { throw AckError(.unknown, "No mixer") }
+            if let failure = context.partition.playlist.player.setVolume(Int(volume)).message {
+                throw AckError(.unknown, failure)
+            }
             context.partition.emit(.mixer)
             return .ok
         },
@@ -33,8 +35,9 @@ enum OutputCommands {
             guard let old = player.volume else { throw AckError(.system, "No mixer") }
             let new = min(max(old + change, 0), 100)
             if new != old {
-                guard player.setVolume(new) else { throw AckError(.system, "No mixer") }
+                // As mpd's mixer memento, the value is kept before the mixers are asked.
                 context.partition.softwareVolume = new
+                if let failure = player.setVolume(new).message { throw AckError(.unknown, failure) }
                 context.partition.emit(.mixer)
             }
             return .ok
