@@ -160,9 +160,10 @@ let package = Package(
         // the ICY metadata parser of HTTP streams. Model for the tags streams carry.
         .target(name: "Input", dependencies: ["Posix", "Model"], swiftSettings: settings),
         // http(s) input streams through libcurl (mpd's curl input plugin) with ICY metadata, and the
-        // `input { plugin "curl" }` settings; the only importer of CCurl. ICU for `#charset=` stream URLs.
+        // `input { plugin "curl" }` settings; WebDAV PROPFIND (mpd's curl storage plugin), its multistatus body
+        // parsed by Expat; the only importer of CCurl. ICU for `#charset=` stream URLs.
         .target(
-            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU"],
+            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU", "Expat"],
             swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
@@ -335,7 +336,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "Posix", "Model"], swiftSettings: settings),
         .testTarget(
             name: "CurlTests",
-            dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "Formats", "TestTools"],
+            dependencies: ["Curl", "Input", "Model", "Posix", "Configuration", "Formats", "TestTools", "Expat"],
             swiftSettings: settings),
         .testTarget(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),

@@ -72,6 +72,32 @@ def mpg123_s16(mp3: Path) -> array.array:
     return array.array("h", raw)
 
 
+def mp3_frame_offsets(data: bytes) -> list[int]:
+    """Where each frame of an MPEG-1 layer III stream at 44.1 kHz starts, from its first byte (no leading tag) to
+    the first bytes that are not a frame header (the ID3v1 tag, if any)."""
+    rates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0]
+    offsets: list[int] = []
+    offset = 0
+    while offset + 4 <= len(data) and data[offset] == 0xFF and data[offset + 1] & 0xE0 == 0xE0:
+        length = 144 * rates[data[offset + 2] >> 4] * 1000 // RATE + ((data[offset + 2] >> 1) & 1)
+        if length == 0:
+            break
+        offsets.append(offset)
+        offset += length
+    return offsets
+
+
+def id3v24_txxx(pairs: dict[str, str]) -> bytes:
+    """An ID3v2.4 tag of `TXXX` frames (UTF-8), one per description and value."""
+    def syncsafe(size: int) -> bytes:
+        return bytes((size >> shift) & 0x7F for shift in (21, 14, 7, 0))
+    frames = b""
+    for name, value in pairs.items():
+        body = b"\x03" + name.encode() + b"\x00" + value.encode()
+        frames += b"TXXX" + syncsafe(len(body)) + b"\x00\x00" + body
+    return b"ID3\x04\x00\x00" + syncsafe(len(frames)) + frames
+
+
 def wav_samples(wav: Path) -> array.array:
     """A 16-bit WAV's samples (sox to raw)."""
     raw = subprocess.run(["sox", str(wav), "-t", "raw", "-e", "signed", "-b", "16", "-"], check=True,
@@ -180,10 +206,12 @@ def to_alsa_order(samples: array.array, channels: int) -> array.array:
 
 def recording_mismatch(label: str, ref: tuple[str, bytes], sut: tuple[str, bytes]) -> str | None:
     """How the system under test's recording (file name, bytes) differs from mpd's, or None when the names
-    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song)."""
+    are equal and mpd's bytes are the SUT's followed by silence (what the device still took after the song;
+    DSD's silence is 0x69)."""
     (ref_name, ref_data), (sut_name, sut_data) = ref, sut
     padding = ref_data[len(sut_data):]
-    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(0) == len(padding):
+    silence = 0x69 if ref_name.startswith("rec-DSD") else 0
+    if sut_name == ref_name and ref_data[:len(sut_data)] == sut_data and padding.count(silence) == len(padding):
         return None
     index = next((i for i, (a, b) in enumerate(zip(sut_data, ref_data)) if a != b), min(len(sut_data), len(ref_data)))
     return f"{label}: {sut_name} ({len(sut_data)} bytes) / {ref_name} ({len(ref_data)} bytes): first difference at {index}"

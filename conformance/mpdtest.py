@@ -17,6 +17,7 @@ Vocabulary
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import gzip
@@ -989,6 +990,21 @@ def server_side_connections(port: int) -> int:
         except OSError:
             continue
     return count
+
+
+@contextlib.contextmanager
+def stream_server(root: Path, port_file: Path, lifetime: int = 600):
+    """tools/streamserver.py serving the files of `root` on 127.0.0.1 (its port written to `port_file`): yields its
+    base URL (`http://127.0.0.1:PORT`), and stops it after."""
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tools" / "streamserver.py"), "--root", str(root),
+                             "--port-file", str(port_file), "--lifetime", str(lifetime)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_until(port_file.exists, 10), "streamserver did not start"
+        yield f"http://{HOST}:{port_file.read_text().strip()}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:

@@ -345,3 +345,159 @@ def test_replay_gain_of_a_lame_tag_as_mpd(server_factory, tmp_path):
     assert abs(levels["ref"]["id3.mp3"] + 3) < 0.1, levels
     for name in ("lame.mp3", "id3.mp3"):
         assert abs(levels["sut"][name] - levels["ref"][name]) < 0.05, (name, levels)
+
+
+def test_replay_gain_of_a_later_id3_tag_as_mpd(server_factory, tmp_path):
+    """mpd's mad plugin submits the ReplayGain of every ID3 tag it meets in the stream, not only the leading one,
+    and ends its chunk there: in `replay_gain_mode track` a tone with no gain of its own (`lame --noreplaygain`)
+    plays at its level up to a second ID3 tag, 2 s in, with `REPLAYGAIN_TRACK_GAIN` -6 dB (and MixRamp values),
+    and 6 dB softer from the first sample after it. Fermata's recording must be mpd's, every sample. About 6 s."""
+    import math
+    audiofiles.require_tools("sox", "lame")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = audiofiles.tone_wav(tmp_path / "quiet.wav", 4.0, gain=-20)
+    plain = tmp_path / "plain.mp3"
+    subprocess.run(["lame", "--quiet", "-b", "128", "--noreplaygain", str(wav), str(plain)], check=True, timeout=60)
+    data = plain.read_bytes()
+    offsets = audiofiles.mp3_frame_offsets(data)
+    assert len(offsets) > 150, len(offsets)
+    cut = offsets[77]        # the Info frame and 76 frames of audio: 76 * 1152 - 1105 samples per channel
+    tag = audiofiles.id3v24_txxx({"REPLAYGAIN_TRACK_GAIN": "-6.00 dB", "MIXRAMP_START": "-20.00 0.50",
+                                  "MIXRAMP_END": "-20.00 3.00"})
+    (music / "later.mp3").write_bytes(data[:cut] + tag + data[cut:])
+    boundary = 2 * (76 * 1152 - 1105)
+
+    got = {}
+    for kind in ("ref", "sut"):
+        server = audiofiles.file_recorder(server_factory, kind, music, tmp_path / kind, replaygain="track")
+        name, recording = audiofiles.record_queue(server, tmp_path / kind, ['add "later.mp3"', "play"])
+        assert name == "rec-S24_LE-44100-2.raw", f"{kind}: {name}"
+        got[kind] = array.array("i", recording)
+
+    def rms(samples) -> float:
+        return math.sqrt(sum(float(v) * v for v in samples) / max(1, len(samples)))
+
+    # mpd's own answer, so the test proves its premise: full level before the tag, 6 dB less right after it.
+    ref = got["ref"]
+    before, after = ref[boundary - 8820:boundary], ref[boundary:boundary + 8820]
+    assert abs(20 * math.log10(rms(after) / rms(before)) + 6) < 0.2, (rms(before), rms(after))
+    sut = got["sut"]
+    assert len(sut) > boundary + 8820, len(sut)
+    assert sut == ref[:len(sut)], first_difference(sut, ref)
+    assert not any(ref[len(sut):]), "mpd's recording goes on with other sound"
+
+
+def _post_seek(recording: array.array, full: array.array) -> tuple[array.array, int, int]:
+    """A recording of a song seeked once while it played, against the song's full recording `full` (interleaved
+    stereo): `(song, start, glitch)`: the recording up to the song's end (mpd goes on with the silence of its last
+    period), which is `full[:start]` (what played before the seek) then the part after the seek, whose samples are
+    `full`'s tail from `glitch` samples on."""
+    data = recording.tobytes()
+    end = data.rfind(full[-2304:].tobytes())
+    assert end >= 0 and end % 4 == 0, "the recording does not end with the song's end"
+    song = recording[:end // 4 + 2304]
+    start = next((i for i, (a, b) in enumerate(zip(song, full)) if a != b), len(song))
+    start -= start % 2
+    same = next((i for i, (a, b) in enumerate(zip(reversed(song), reversed(full))) if a != b), len(song))
+    return song, start, len(song) - start - same
+
+
+@pytest.mark.parametrize("xing", [True, False], ids=["info-frame", "no-info-frame"])
+def test_seeks_while_playing_as_mpd(server_factory, tmp_path, xing):
+    """`seekcur` while a 4 s MP3 (with and without LAME's Info frame) plays, paced by a `null` output with `sync`
+    beside the ALSA `file` recorder, with a 256 KiB `audio_buffer_size`: 1 s in, back to 0.5 s (a frame the mad
+    plugin's seek table holds: it moves the input there) and forward to 3.0 s (past the table: it decodes frame
+    headers only until there). The recording is the song up to the seek (its length depends on timing), then
+    the song from the frame the seek reaches.
+
+    mpd itself is not deterministic right after the seek: libmad's bit reservoir and synthesis filter still hold
+    whichever frame it decoded last, so the first three frames after the seek differ from run to run, and when
+    the reservoir holds fewer bytes than the first frame needs libmad rejects that frame (`bad main_data_begin
+    pointer`) and mpd plays from the next one. So the seek must reach the frame mpd's reached or the one next to
+    it (the table's frame for 0.5 s, or the one after, in mpd too), and from the third frame after the later of
+    the two every sample must be mpd's (and the song's). About 15 s each."""
+    audiofiles.require_tools("sox", "lame")
+    music = tmp_path / "music"
+    music.mkdir()
+    wav = audiofiles.tone_wav(tmp_path / "tone.wav", 4.0)
+    subprocess.run(["lame", "--quiet", "-b", "128", *([] if xing else ["-t"]), str(wav), str(music / "s.mp3")],
+                   check=True, timeout=60)
+    servers = {}
+    for kind in ("ref", "sut"):
+        directory = tmp_path / kind
+        directory.mkdir()
+        config = directory / "alsa.conf"
+        audiofiles.write_alsa_config(config, audiofiles.file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
+        servers[kind] = server_factory(
+            kind, music=music, env={"ALSA_CONFIG_PATH": str(config)}, audio_buffer_size="256",
+            outputs=[{"type": "alsa", "name": "Recorder", "device": "rec", "mixer_type": "none"},
+                     {"type": "null", "name": "Clock", "sync": "yes", "mixer_type": "none"}])
+
+    def play(seek: str | None) -> dict[str, array.array]:
+        for kind, server in servers.items():
+            for old in (tmp_path / kind).glob("rec-*.raw"):
+                old.unlink()
+            audiofiles.commands(server, "clear", 'add "s.mp3"', "play")
+        if seek is not None:
+            for server in servers.values():
+                wait_for(lambda: float(status(server).get("elapsed", 0)) >= 1.0, 10, "1 s of play")
+                audiofiles.commands(server, f"seekcur {seek}")
+        wait_for(lambda: all(status(server).get("state") == "stop" for server in servers.values()), 30,
+                 "the end of both queues")
+        return {kind: array.array("i", audiofiles.settled_recording(server, tmp_path / kind)[1])
+                for kind, server in servers.items()}
+
+    full = play(None)["ref"]
+    end = len(full)
+    while end and full[end - 1] == 0:       # the silence of mpd's last period
+        end -= 1
+    full = full[:end + end % 2]
+    delay = 1105 if xing else 0             # the encoder's and libmad's, dropped with the Info frame
+    frame = 2 * 1152
+    for seek, backward in (("0.5", True), ("3.0", False)):
+        got = play(seek)
+        parts = {kind: _post_seek(got[kind], full) for kind in got}
+        reached = {}
+        for kind, (song, start, glitch) in parts.items():
+            reached[kind] = len(full) - (len(song) - start)      # where in the song the seek went
+            # mpd's premise: the seek went back (or on) from where it was, to the start of a frame, glitching for
+            # at most 3 frames.
+            assert (reached[kind] < start) == backward, (seek, kind, start, reached)
+            assert (reached[kind] + 2 * delay) % frame == 0, (seek, kind, reached)
+            assert glitch <= 3 * frame, (seek, kind, start, glitch, reached)
+        assert abs(reached["sut"] - reached["ref"]) <= frame, (seek, reached)
+        if backward:
+            # The seek table's frame: the first whose end (in whole milliseconds) is at or after 500 ms, counted
+            # from the first frame after the Info frame (or the first); or the next one.
+            table = next(i for i in range(1000) if (i + 1) * 1152 * 1000 // 44100 >= 500)
+            assert reached["ref"] in (table * frame - 2 * delay, (table + 1) * frame - 2 * delay), (reached, table)
+        settled = max(reached.values()) + 3 * frame
+        (sut, sut_start, _), (ref, ref_start, _) = parts["sut"], parts["ref"]
+        assert (sut[sut_start + settled - reached["sut"]:] == ref[ref_start + settled - reached["ref"]:]
+                == full[settled:]), seek
+
+
+def test_a_mono_frame_in_a_stereo_mp3_as_mpd(server_factory, tmp_path):
+    """A stereo MP3 with mono frames inside (`lame -t` stereo, mono, stereo, concatenated: no Info frame, so no
+    encoder delay or padding is dropped): mpd's mad plugin opens the stream at the first frame's 2 channels and
+    submits each frame's samples interleaved by that frame's own channel count, so a mono frame's 1152 samples
+    play as 576 stereo frames (left and right taking alternate samples). Fermata's recording must be mpd's,
+    every sample. About 3 s."""
+    audiofiles.require_tools("sox", "lame")
+    music = tmp_path / "music"
+    music.mkdir()
+    parts = []
+    for index, mode in enumerate(("j", "m", "j")):
+        wav = audiofiles.tone_wav(tmp_path / f"part{index}.wav", 0.5, synth=f"sine {440 + 110 * index} sine 660")
+        mp3 = tmp_path / f"part{index}.mp3"
+        subprocess.run(["lame", "--quiet", "-t", "-b", "128", "-m", mode, str(wav), str(mp3)], check=True, timeout=60)
+        parts.append(mp3.read_bytes())
+    (music / "mixed.mp3").write_bytes(b"".join(parts))
+    frames = [len(audiofiles.mp3_frame_offsets(part)) for part in parts]
+    got = recordings_of_both(server_factory, music, tmp_path, "mixed.mp3")
+    # mpd's own answer, so the test proves its premise: 1152 values for each mono frame, 2304 for each stereo one.
+    length = 2 * 1152 * (frames[0] + frames[2]) + 1152 * frames[1]
+    assert len(got["ref"]) >= length and not any(got["ref"][length:]), (len(got["ref"]), length, frames)
+    assert_as_mpd(got, length)
+

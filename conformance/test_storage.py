@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import audiofiles
 import conftest
 import mpdtest
 
@@ -502,3 +503,50 @@ def test_seeks_take_the_open_file_over(server_factory, smbd_process):
     assert mpdtest.wait_until(lambda: 9.3 < _elapsed(sut) < 15, mpdtest.scaled(10)), sut.query("status")
     assert _smb_helpers(sut) == 1 and _smb_connections(sut, port) == seen[0]
     sut.query("stop")
+
+
+def test_replay_gain_of_a_streams_ape_tag_over_smb_not_http_as_mpd(server_factory, smbd, tmp_path):
+    """With ReplayGain on, mpd's decoder thread reads the APE tag at the end of a remote stream before the plugin
+    decodes it (`MaybeLoadReplayGain`), but only where seeking is cheap (`tag_ape_scan` wants `CheapSeeking`): over
+    SMB, not over HTTP (curl; `http://` seeks are new requests). A quiet tone with no gain of its own (`lame
+    --noreplaygain`) and an APE `REPLAYGAIN_TRACK_GAIN` of -6 dB plays 6 dB softer from the share than from the
+    project's HTTP test server in `replay_gain_mode track`; Fermata's recordings must be mpd's, every sample."""
+    import array
+    import math
+    audiofiles.require_tools("sox", "lame")
+    apev2 = pytest.importorskip("mutagen.apev2")
+    wav = audiofiles.tone_wav(tmp_path / "quiet.wav", 2.0, gain=-20)
+    song = SHARE["path"] / "ape-gain.mp3"
+    subprocess.run(["lame", "--quiet", "-b", "128", "--noreplaygain", str(wav), str(song)], check=True, timeout=60)
+    tag = apev2.APEv2()
+    tag["REPLAYGAIN_TRACK_GAIN"] = "-6.00 dB"
+    tag.save(song)
+    root = tmp_path / "http"
+    root.mkdir()
+    shutil.copy(song, root / "ape-gain.mp3")
+    with mpdtest.stream_server(root, tmp_path / "port") as base:
+        urls = {"smb": f"{smbd}/ape-gain.mp3", "http": f"{base}/file/ape-gain.mp3"}
+        (tmp_path / "empty").mkdir()
+        got: dict[str, dict[str, array.array]] = {}
+        for kind in ("ref", "sut"):
+            server = audiofiles.file_recorder(server_factory, kind, tmp_path / "empty", tmp_path / kind,
+                                              replaygain="track")
+            got[kind] = {}
+            for scheme, url in urls.items():
+                name, data = audiofiles.record_queue(server, tmp_path / kind, [f'add "{url}"', "play"])
+                assert name == "rec-S24_LE-44100-2.raw", (kind, scheme, name)
+                got[kind][scheme] = array.array("i", data)
+
+    def rms(samples) -> float:
+        return math.sqrt(sum(float(v) * v for v in samples) / max(1, len(samples)))
+
+    # mpd's own answer, so the test proves its premise: the share's song 6 dB softer than the HTTP one.
+    window = slice(44100, 2 * 44100)
+    ratio = rms(got["ref"]["smb"][window]) / rms(got["ref"]["http"][window])
+    assert abs(20 * math.log10(ratio) + 6) < 0.2, ratio
+    for scheme in urls:
+        sut, ref = got["sut"][scheme], got["ref"][scheme]
+        assert len(sut) > 3 * 44100, (scheme, len(sut))
+        assert sut == ref[:len(sut)], (scheme, audiofiles.first_difference(sut, ref))
+        assert not any(ref[len(sut):]), f"{scheme}: mpd's recording goes on with other sound"
+

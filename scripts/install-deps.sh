@@ -21,11 +21,12 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # nfs-ganesha, nfs-ganesha-vfs, rpcbind, libnfs-utils: conformance/test_nfs.py serves an export with its own ganesha
 # and rpcbind in a private network namespace (nfs-ls tells when it is up).
 # python3-pytest-xdist: make test runs the conformance files in two workers.
+# openssl: conformance/test_webdav.py makes a self-signed certificate for its https:// server.
 # pulseaudio, libasound2-plugins: conformance/test_hardware_mixer.py sets a hardware mixer through PulseAudio's ALSA
 # control plugin on a daemon it starts itself (a null sink, a Unix socket in a temporary directory), in place of a
 # sound card's control.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 pulseaudio libasound2-plugins icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 pulseaudio libasound2-plugins icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils openssl procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

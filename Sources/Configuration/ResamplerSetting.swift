@@ -134,9 +134,9 @@ public struct SoxrCustomRecipe: Sendable, Hashable {
     /// The factor every sample is scaled by: `attenuation` dB as 1 / 10^(dB / 10).
     public var scale: Double
 
-    /// A recipe.
+    /// A recipe. The default pass band is what `mpd` makes of `95.0` (95 × 0.01, one step above 0.95).
     public init(
-        precision: Int, phaseResponse: Int = 50, passbandEnd: Double = 0.95, stopbandBegin: Double = 1,
+        precision: Int, phaseResponse: Int = 50, passbandEnd: Double = 95 * 0.01, stopbandBegin: Double = 1,
         flags: Int = 0, scale: Double = 1
     ) {
         self.precision = precision
@@ -184,9 +184,12 @@ public struct SoxrCustomRecipe: Sendable, Hashable {
         guard !(decibels < 0 || decibels > 30) else {
             throw failure("soxr converter invalid attenuation : \(attenuation) (0-30dB))")
         }
+        // Debian's mpd is built with -ffast-math: its divisions by 100 and 10 are multiplications by 0.01 and 0.1
+        // (100.5 gives a stop band of 1.0050000000000001, not 1.005), which libsoxr's minimum and maximum phase
+        // filters are sensitive to.
         self.init(
-            precision: Int(precision), phaseResponse: Int(phase), passbandEnd: passbandValue / 100,
-            stopbandBegin: stopbandValue / 100, flags: flags, scale: 1 / pow(10, decibels / 10))
+            precision: Int(precision), phaseResponse: Int(phase), passbandEnd: passbandValue * 0.01,
+            stopbandBegin: stopbandValue * 0.01, flags: flags, scale: 1 / pow(10, decibels * 0.1))
     }
 
     /// The whole of `text` as C `strtod` reads it (leading blanks, hexadecimal, `inf`, `nan`), or `nil` when it

@@ -14,7 +14,7 @@ typealias CurlStreamBuffer = AsyncStreamBuffer<CurlResponseHeaders>
 ///
 /// The handles are made on the opening thread, then used only by the transfer thread, which frees them when
 /// the transfer ends or the buffer's generation moves on. `@unchecked Sendable` for that hand-over.
-final class CurlRequest: @unchecked Sendable {
+final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
     /// Why the handles could not be set up: libcurl's text for the failing code.
     struct SetupError: Error { let message: String }
 
@@ -64,7 +64,7 @@ final class CurlRequest: @unchecked Sendable {
 
     /// The options of `mpd`'s `Curl::Setup` and `CurlInputStream::InitEasy`, in that order.
     private func configure(_ settings: CurlSettings, offset: UInt64) throws(SetupError) {
-        let this = Unmanaged.passUnretained(self).toOpaque()
+        let this = Unmanaged<AnyObject>.passUnretained(self).toOpaque()
         try self.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(self.errorBuffer))
         try self.set(CURLOPT_HEADERFUNCTION, callback: curlHeaderCallback)
         try self.set(CURLOPT_HEADERDATA, pointer: this)
@@ -219,7 +219,7 @@ final class CurlRequest: @unchecked Sendable {
     }
 
     /// One header line (the header callback).
-    fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool {
+    func header(_ line: UnsafeRawBufferPointer) -> Bool {
         guard !self.headersDone else { return true }
         guard self.headers.add(line) == .end else { return true }
         let status = self.headers.status
@@ -237,7 +237,7 @@ final class CurlRequest: @unchecked Sendable {
     /// A block of the body (the write callback): appended, or the transfer pauses when it does not fit.
     ///
     /// - Returns: the byte count taken, `CURL_WRITEFUNC_PAUSE`, or 0 to abort.
-    fileprivate func data(_ block: UnsafeRawBufferPointer) -> Int {
+    func data(_ block: UnsafeRawBufferPointer) -> Int {
         self.buffer.condition.lock()
         defer { self.buffer.condition.unlock() }
         guard self.buffer.generation == self.generation, !self.buffer.cancelled else { return 0 }
@@ -257,25 +257,4 @@ final class CurlRequest: @unchecked Sendable {
         if wasEmpty { self.buffer.condition.broadcast() }
         return block.count
     }
-}
-
-/// libcurl's header callback: the line goes to the `CurlRequest` in `userdata`.
-private func curlHeaderCallback(
-    _ pointer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-) -> Int {
-    guard let userdata else { return 0 }
-    let request = Unmanaged<CurlRequest>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    return request.header(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
-}
-
-/// libcurl's write callback: the block goes to the `CurlRequest` in `userdata`.
-private func curlWriteCallback(
-    _ pointer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
-) -> Int {
-    guard let userdata else { return 0 }
-    let length = size * count
-    guard length > 0 else { return 0 }
-    let request = Unmanaged<CurlRequest>.fromOpaque(userdata).takeUnretainedValue()
-    return request.data(UnsafeRawBufferPointer(start: pointer, count: length))
 }

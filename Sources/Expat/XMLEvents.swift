@@ -44,30 +44,74 @@ public enum XMLEvents {
     ///
     /// - Throws: `XMLError` when the document is not well-formed (`mpd` then drops everything parsed).
     public static func events(of document: [UInt8]) throws(XMLError) -> [XMLEvent] {
-        guard let parser = XML_ParserCreate(nil) else { return [] }
-        defer { XML_ParserFree(parser) }
-        let collector = Collector()
-        // Unmanaged: the collector outlives the parser, which is freed before this function returns.
-        XML_SetUserData(parser, Unmanaged.passUnretained(collector).toOpaque())
-        XML_SetElementHandler(parser, startHandler, endHandler)
-        XML_SetCharacterDataHandler(parser, textHandler)
+        let parser = XMLStreamParser()
+        var events: [XMLEvent] = []
         var offset = 0
         while offset < document.count {
-            let length = min(Self.chunkSize, document.count - offset)
-            let status = document.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: length) {
-                    XML_Parse(parser, $0, Int32(length), 0)
-                }
+            let end = min(offset + Self.chunkSize, document.count)
+            let parsed = document[offset..<end].withUnsafeBytes { chunk in
+                Result { () throws(XMLError) in try parser.parse(chunk) }
             }
-            guard status == XML_STATUS_OK else { throw Self.error(parser) }
-            offset += length
+            events += try parsed.get()
+            offset = end
         }
-        guard XML_Parse(parser, "", 0, 1) == XML_STATUS_OK else { throw Self.error(parser) }
-        return collector.events
+        events += try parser.finish()
+        return events
+    }
+}
+
+/// A document parsed piece by piece as it arrives, as `mpd`'s `ExpatParser` is fed from a transfer: each call
+/// returns the events of the bytes given. With a namespace separator, element names in a namespace are the
+/// namespace's URI, the separator and the local name (`DAV:|response` for `mpd`'s `'|'`), as expat's
+/// `XML_ParserCreateNS` makes them.
+///
+/// Confined to one thread at a time; not reusable after an error or ``finish()``.
+public final class XMLStreamParser {
+    private let parser: XML_Parser?
+    private let collector = Collector()
+
+    /// A parser; `namespaceSeparator` (an ASCII character) turns namespace processing on.
+    public init(namespaceSeparator: Character? = nil) {
+        if let separator = namespaceSeparator?.asciiValue {
+            self.parser = XML_ParserCreateNS(nil, XML_Char(bitPattern: separator))
+        } else {
+            self.parser = XML_ParserCreate(nil)
+        }
+        guard let parser = self.parser else { return }
+        // Unmanaged: the collector lives as long as this object, which frees the parser in deinit.
+        XML_SetUserData(parser, Unmanaged.passUnretained(self.collector).toOpaque())
+        XML_SetElementHandler(parser, startHandler, endHandler)
+        XML_SetCharacterDataHandler(parser, textHandler)
     }
 
-    private static func error(_ parser: XML_Parser) -> XMLError {
-        XMLError(message: XML_ErrorString(XML_GetErrorCode(parser)).map { String(cString: $0) } ?? "XML error")
+    deinit {
+        if let parser = self.parser { XML_ParserFree(parser) }
+    }
+
+    /// The events of the next piece of the document.
+    ///
+    /// - Throws: `XMLError` when what has come so far is not well-formed.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws(XMLError) -> [XMLEvent] {
+        try self.feed(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), last: false)
+    }
+
+    /// The events of the document's end (none but what expat held back).
+    ///
+    /// - Throws: `XMLError` when the document is incomplete or empty (`no element found`).
+    public func finish() throws(XMLError) -> [XMLEvent] {
+        try self.feed(nil, 0, last: true)
+    }
+
+    private func feed(_ bytes: UnsafePointer<CChar>?, _ count: Int32, last: Bool) throws(XMLError) -> [XMLEvent] {
+        guard let parser = self.parser else { throw XMLError(message: "out of memory") }
+        let status = XML_Parse(parser, bytes, count, last ? 1 : 0)
+        let events = self.collector.events
+        self.collector.events.removeAll(keepingCapacity: true)
+        guard status == XML_STATUS_OK else {
+            throw XMLError(
+                message: XML_ErrorString(XML_GetErrorCode(parser)).map { String(cString: $0) } ?? "XML error")
+        }
+        return events
     }
 }
 

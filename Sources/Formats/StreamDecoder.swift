@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import ID3Tag
 import Input
 import Model
 
@@ -15,10 +16,13 @@ final class StreamDecoder: Decoder {
     /// The last tags of each source.
     private var streamTags: [TagItem]?
     private var decoderTags: [TagItem]?
+    /// The ReplayGain of the stream's APE tag, read before the decoder opened.
+    private let apeReplayGain: ReplayGainInfo?
 
-    init(decoder: any Decoder, input: any InputStream) {
+    init(decoder: any Decoder, input: any InputStream, apeReplayGain: ReplayGainInfo? = nil) {
         self.decoder = decoder
         self.input = input
+        self.apeReplayGain = apeReplayGain
     }
 
     var format: AudioFormat { self.decoder.format }
@@ -28,7 +32,8 @@ final class StreamDecoder: Decoder {
     var mixRampStart: String? { self.decoder.mixRampStart }
     var mixRampEnd: String? { self.decoder.mixRampEnd }
     var isSeekable: Bool { self.decoder.isSeekable && self.input.isSeekable }
-    var replayGain: ReplayGainInfo? { self.decoder.replayGain }
+    /// The decoder's, else the APE tag's (`mpd` submits the APE tag's first; the plugin's replaces it).
+    var replayGain: ReplayGainInfo? { self.decoder.replayGain ?? self.apeReplayGain }
 
     func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
         try self.decoder.decode(into: buffer)
@@ -64,9 +69,22 @@ extension FormatRegistry {
     /// suffix of the URL's path, tried from the start of the stream; when none matched, the `ffmpeg` plugin
     /// (`mpd`'s fallback for streams with neither). Decoder thread.
     ///
+    /// - Parameter readsAPEReplayGain: ReplayGain is on: first read the ReplayGain of the APE tag at the end of
+    ///   the stream, as `mpd`'s decoder thread does then (`MaybeLoadReplayGain`), when the stream seeks cheaply
+    ///   (it knows its size, can seek, and is no `http://`, `https://` or `qobuz://` URL) and is no virtual file
+    ///   (MIME type `audio/x-mpd-…`); the decoder's own ReplayGain replaces it.
     /// - Throws: the first plugin's error, or `FormatError.notRecognized` when no plugin takes the stream.
-    public func openStreamDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
-        try self.openStream(input: input).decoder
+    public func openStreamDecoder(input: any InputStream, readsAPEReplayGain: Bool = false) throws(FormatError)
+        -> any Decoder
+    {
+        try self.openStream(input: input, readsAPEReplayGain: readsAPEReplayGain).decoder
+    }
+
+    /// Whether `mpd` reads the tags at the end of `input` (`InputStream::CheapSeeking` and a known size): not
+    /// over HTTP, where each seek is a new request.
+    static func seeksCheaply(_ input: any InputStream) -> Bool {
+        input.isSeekable && input.size != nil
+            && !["http://", "https://", "qobuz://"].contains { URIScheme.hasPrefixIgnoringCase(input.uri.utf8, $0) }
     }
 
     /// The tags a scan of a remote stream reports (`lsinfo URL`, `mpd`'s `tag_stream_scan`): those the decoder
@@ -79,20 +97,29 @@ extension FormatRegistry {
         return plugin.scansStreamTags ? (decoder.readTag() ?? []) : []
     }
 
-    private func openStream(input: any InputStream) throws(FormatError)
+    private func openStream(input: any InputStream, readsAPEReplayGain: Bool = false) throws(FormatError)
         -> (plugin: any FormatPlugin, decoder: any Decoder)
     {
+        let start = input.offset
+        var apeReplayGain: ReplayGainInfo?
+        var moved = false
+        if readsAPEReplayGain, !(input.mimeType ?? "").hasPrefix("audio/x-mpd-"), Self.seeksCheaply(input),
+            let source = GenericTags.source(input)
+        {
+            apeReplayGain = APETag.read(from: source)?.replayGain()
+            moved = true
+        }
         var candidates = self.streamCandidates(input)
         if candidates.isEmpty, let fallback = self.plugins.first(where: { $0.name == "ffmpeg" }) {
             candidates = [fallback]
         }
-        let start = input.offset
         var firstError: FormatError?
         for (index, plugin) in candidates.enumerated() {
             // mpd rewinds before each plugin, and tries it even when the stream cannot rewind.
-            if index > 0 { try? input.seek(to: start) }
+            if index > 0 || moved { try? input.seek(to: start) }
             do {
-                return (plugin, StreamDecoder(decoder: try plugin.makeDecoder(input: input), input: input))
+                let decoder = try plugin.makeDecoder(input: input)
+                return (plugin, StreamDecoder(decoder: decoder, input: input, apeReplayGain: apeReplayGain))
             } catch {
                 if case .input = error { throw error }
                 firstError = firstError ?? error

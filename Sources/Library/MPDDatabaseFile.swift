@@ -168,7 +168,8 @@ public enum MPDDatabaseFile {
                 }
             }
             if let format = songs.audioFormat(song) { out.line("Format: \(format.description)") }
-            out.line("mtime: \(songs.modificationTime(song))")
+            // As mpd: a time before the epoch (unknown, as a WebDAV file without `getlastmodified`) is not written.
+            if songs.modificationTime(song) >= 0 { out.line("mtime: \(songs.modificationTime(song))") }
             out.line("song_end")
         }
     }
@@ -464,7 +465,8 @@ public enum MPDDatabaseFile {
         mutating func song(name: Range<Int>, directory: Int32?, into songs: inout Songs) throws(Failure) {
             var song = Songs.Song(
                 directory: directory ?? -1, name: name, tags: songs.tagTypes.count..<songs.tagTypes.count,
-                modificationTime: 0, duration: nil, audioFormat: nil, hasPlaylist: false)
+                // Without an `mtime` line the time is unknown: before the epoch, as mpd's default, so not shown.
+                modificationTime: -1, duration: nil, audioFormat: nil, hasPlaylist: false)
             while true {
                 guard let line = self.nextLine() else { throw Failure("Unexpected end of file") }
                 if self.line(line, is: "song_end") { break }

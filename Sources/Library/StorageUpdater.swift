@@ -112,20 +112,20 @@ public struct StorageUpdater: Sendable {
         _ directory: inout TreeDirectory, path: String, exclude inherited: ExcludeList, discard: Bool,
         modified: inout Bool
     ) {
-        let names: [String]
+        let entries: [(name: String, status: StorageFileStatus?)]
         do {
-            names = try self.storage.names(in: path)
+            entries = try self.storage.entries(in: path)
         } catch {
             self.logger.warning("cannot list", ["uri": self.storage.playableURI(path), "error": "\(error)"])
             return
         }
         let exclude =
-            names.contains(".mpdignore")
+            entries.contains { $0.name == ".mpdignore" }
             ? self.readExcludeList(Self.join(path, ".mpdignore"), inheriting: inherited) : inherited
         var seen: Set<ByteString> = []
-        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
+        for (name, listed) in entries where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
             let child = Self.join(path, name)
-            guard let status = self.status(child) else { continue }
+            guard let status = listed ?? self.status(child) else { continue }
             seen.insert(ByteString(name))
             self.visit(
                 &directory, name: name, path: child, status: status, exclude: exclude, discard: discard,
@@ -185,9 +185,16 @@ public struct StorageUpdater: Sendable {
             return
         }
         do {
+            // As mpd reads a song (`Song::UpdateFile`): its status is asked again, and it must be a regular file;
+            // the song keeps that status (for WebDAV a PROPFIND of Depth 0, not the listing's).
+            let fresh = try self.storage.status(path)
+            guard fresh.kind == .regular else {
+                if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+                return
+            }
             let info = try self.storage.withLocalFile(path) { local in try self.reader.readInfo(path: local) }
             directory.songs[ByteString(name)] = TreeSong(
-                name: name, modificationTime: status.modificationTime, size: status.size, info: info)
+                name: name, modificationTime: fresh.modificationTime, size: fresh.size, info: info)
             modified = true
         } catch {
             self.logger.warning("cannot read song", ["uri": self.storage.playableURI(path), "error": "\(error)"])

@@ -126,8 +126,8 @@ public struct LibraryOptions: Sendable {
     public var autoUpdateDepth: Int?
     /// Where mounted storages' databases are kept (`cache_directory`); `nil`: `mount` is refused, as in `mpd`.
     public var cacheDirectory: String?
-    /// Makes the storage for a URI a storage plugin takes (`mount`): `nil` when Fermata has no such storage
-    /// (only SMB shares are mounted); throws when the storage cannot be made.
+    /// Makes the storage for a URI a storage plugin takes (`mount`): `nil` when Fermata has no such storage (the
+    /// daemon has one for each of `StoragePlugin.all`: SMB, NFS, WebDAV); throws when the storage cannot be made.
     public var storageOpener: @Sendable (String) throws -> (any Storage)? = { _ in nil }
 
     /// Creates database settings.

@@ -49,7 +49,8 @@ enum SongPrinter {
         modificationTime: Int64?, info: SongInfo, durationMilliseconds: UInt64?, visibleTags: TagMask,
         to reply: inout ReplyBuffer
     ) {
-        if let modificationTime {
+        // As mpd: none before the epoch.
+        if let modificationTime, modificationTime >= 0 {
             Self.appendLastModified(modificationTime, to: &reply)
         }
         if let format = info.audioFormat { reply.appendFormatLine(format) }
@@ -153,8 +154,9 @@ enum SongPrinter {
         if let track = virtual?.track {
             Self.appendRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &reply)
         }
-        // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd.
-        if virtual == nil || songs.modificationTime(song) > 0 {
+        // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
+        // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
+        if virtual == nil ? songs.modificationTime(song) >= 0 : songs.modificationTime(song) > 0 {
             Self.appendLastModified(songs.modificationTime(song), to: &reply)
         }
         if format, let audioFormat = songs.audioFormat(song) { reply.appendFormatLine(audioFormat) }

@@ -42,11 +42,12 @@ extension Daemon {
             plugins: Self.outputPlugins(logger: logger, home: ProcessEnvironment.variables()["HOME"] ?? "/"),
             logger: logger,
             makeSoftwareMixer: { SoftwareMixer() }, onMixerChange: { mixerChanges.forward() })
-        var streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+        var streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)?
         if let openRemote {
-            streams = { (url, cancellation) throws(FormatError) in
+            streams = { (url, cancellation, replayGain) throws(FormatError) in
                 try Self.openStream(
-                    url, open: openRemote, decoderSchemes: decoderSchemes, cancellation: cancellation, formats: formats)
+                    url, open: openRemote, decoderSchemes: decoderSchemes, cancellation: cancellation, formats: formats,
+                    readsAPEReplayGain: replayGain)
             }
         }
         let resampler = try Self.resampler(settings.resampler)
@@ -82,7 +83,7 @@ extension Daemon {
     ///   opens the scheme; what the format plugins throw.
     static func openStream(
         _ url: String, open: RemoteOpener, decoderSchemes: [String], cancellation: InputCancellation,
-        formats: FormatRegistry
+        formats: FormatRegistry, readsAPEReplayGain: Bool = false
     ) throws(FormatError) -> any Decoder {
         if decoderSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
             return try formats.openDecoder(url: url, cancellation: cancellation)
@@ -93,7 +94,8 @@ extension Daemon {
         } catch {
             throw .input(error)
         }
-        return try formats.openStreamDecoder(input: RewindInputStream(stream))
+        return try formats.openStreamDecoder(
+            input: RewindInputStream(stream), readsAPEReplayGain: readsAPEReplayGain)
     }
 }
 

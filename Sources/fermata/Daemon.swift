@@ -165,7 +165,8 @@ enum Daemon {
         }
 
         var options = try Self.serverOptions(
-            from: settings, formats: formats, playlists: playlists, environment: environment, logger: logger)
+            from: settings, formats: formats, playlists: playlists, openRemote: openRemote,
+            environment: environment, logger: logger)
         // What urlhandlers lists: every plugin's schemes, once each (alsa's alsa://, smbclient's smb://, nfs's
         // nfs:// and cdio_paranoia's cdda:// among them).
         let alsaSchemes = alsa == nil ? [] : [ALSAInputURL.scheme]
@@ -434,7 +435,7 @@ enum Daemon {
     /// `playlists` the enabled playlist plugins.
     static func serverOptions(
         from settings: Settings, formats: FormatRegistry, playlists: PlaylistRegistry = .standard,
-        environment: [String: String], logger: Logger
+        openRemote: RemoteOpener? = nil, environment: [String: String], logger: Logger
     ) throws(StartupError) -> ServerOptions {
         var options = ServerOptions()
         options.playlistPlugins = playlists
@@ -488,10 +489,12 @@ enum Daemon {
             options.library?.cacheDirectory =
                 defaultFile.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) + "/mounts" }
                 ?? settings.cacheDirectory
-            // The storages `mount` makes: SMB shares and NFS exports (mpd's smbclient and nfs storage plugins).
+            // The storages `mount` makes: SMB shares, NFS exports and WebDAV directories (mpd's smbclient, nfs and
+            // curl storage plugins; the last reads songs through the input plugins, as the player opens URLs).
             options.library?.storageOpener = { uri in
                 if SMBInputStream.canOpen(uri) { return try SMBStorage(uri: uri) }
                 if NFSInputStream.canOpen(uri) { return try NFSStorage(uri: uri) }
+                if let openRemote, CurlInputStream.canOpen(uri) { return WebDAVStorage(uri: uri, open: openRemote) }
                 return nil
             }
         }

@@ -539,6 +539,19 @@ struct SettingsTests {
         #expect(custom.warnings.isEmpty)
         let defaults = try self.settings("resampler {\n plugin \"soxr\"\n quality \"custom\"\n precision \"16\"\n}\n")
         #expect(defaults.resampler.plugin == .soxrCustom(SoxrCustomRecipe(precision: 16)))
+        // mpd (built with -ffast-math) multiplies by 0.01 and 0.1 where its source divides by 100 and 10: the values
+        // its soxr_create got, read with gdb.
+        let fast = try self.settings(
+            "resampler {\n plugin \"soxr\"\n quality \"custom\"\n precision \"28\"\n stopband_begin \"100.5\"\n"
+                + " attenuation \"3\"\n}\n")
+        guard case .soxrCustom(let recipe) = fast.resampler.plugin else {
+            Issue.record("not a custom recipe")
+            return
+        }
+        #expect(recipe.stopbandBegin == 1.005_000_000_000_000_1)
+        #expect(recipe.stopbandBegin != 1.005)
+        #expect(recipe.scale == 0.501_187_233_627_272_24)
+        #expect(recipe.passbandEnd == 0.950_000_000_000_000_07)
     }
 
     @Test(arguments: [

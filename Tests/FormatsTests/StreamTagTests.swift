@@ -123,4 +123,29 @@ import Testing
         }
         #expect(later == [[TagItem(.title, "Two")]])
     }
+
+    /// With ReplayGain on, `mpd`'s decoder thread reads the ReplayGain of a remote stream's APE tag before the
+    /// plugin decodes it (`MaybeLoadReplayGain`), where the stream seeks cheaply: an `smb://` or `nfs://` one, not
+    /// an `http(s)://` one; the plugin then decodes from the start.
+    @Test func aStreamsAPETagGivesTheReplayGainWhereItSeeksCheaply() throws {
+        let mp3 = try Fixtures.lame(
+            "stream_ape_gain.mp3", rate: 44100, channels: 2, seconds: "1", lameArguments: ["--noreplaygain"])
+        let bytes = try Self.bytes(mp3) + TagBytes.ape([TagBytes.text("REPLAYGAIN_TRACK_GAIN", "-6.00 dB")])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+        defer { buffer.deallocate() }
+        func open(_ uri: String, reads: Bool) throws -> (gain: ReplayGainInfo?, frames: Int) {
+            var decoder = try FormatRegistry.standard.openStreamDecoder(
+                input: MemoryInputStream(bytes, uri: uri), readsAPEReplayGain: reads)
+            var frames = 0
+            while case let count = try decoder.decode(into: buffer), count > 0 { frames += count }
+            return (decoder.replayGain, frames)
+        }
+        let plain = try open("smb://h/s/a.mp3", reads: false)
+        #expect(plain.gain == nil && plain.frames == 44100)
+        for uri in ["smb://h/s/a.mp3", "nfs://h/e/a.mp3"] {
+            let read = try open(uri, reads: true)
+            #expect(read.gain == ReplayGainInfo(trackGain: -6) && read.frames == plain.frames)
+        }
+        for uri in ["http://h/a.mp3", "HTTPS://h/a.mp3"] { #expect(try open(uri, reads: true).gain == nil) }
+    }
 }

@@ -163,3 +163,61 @@ struct StorageUpdaterTests {
         #expect(LibraryService.mountDatabasePath(for: "nfs://h/a-b_c%20", in: "/c") == "/c/nfs___h_a-b_c%20")
     }
 }
+
+/// A storage whose listing tells each entry's status (as a WebDAV listing does), which `status` may contradict.
+final class ListingStorage: Storage {
+    let uri = "http://127.0.0.1/dav"
+    let listed: [(name: String, status: StorageFileStatus?)]
+    let fresh: [String: StorageFileStatus]
+    let statusCalls = Mutex<[String]>([])
+
+    init(listed: [(name: String, status: StorageFileStatus?)], fresh: [String: StorageFileStatus]) {
+        self.listed = listed
+        self.fresh = fresh
+    }
+
+    func status(_ path: String) throws -> StorageFileStatus {
+        self.statusCalls.withLock { $0.append(path) }
+        if path.isEmpty { return StorageFileStatus(kind: .directory, size: 0, modificationTime: 1) }
+        guard let status = self.fresh[path] else { throw CocoaError(.fileNoSuchFile) }
+        return status
+    }
+
+    func names(in path: String) throws -> [String] { self.listed.map(\.name) }
+
+    func entries(in path: String) throws -> [(name: String, status: StorageFileStatus?)] {
+        path.isEmpty ? self.listed : []
+    }
+
+    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
+        try body(String(path.prefix { $0 != "." }).uppercased())
+    }
+
+    func playableURI(_ path: String) -> String { self.uri + "/" + path }
+}
+
+struct StorageListingUpdaterTests {
+    @Test func aListingsStatusesAreUsedAndEachSongIsAskedAgainBeforeItIsRead() {
+        let song = StorageFileStatus(kind: .regular, size: 10, modificationTime: 5)
+        let storage = ListingStorage(
+            listed: [
+                ("a.mp3", song), ("gone.mp3", song), ("dir.mp3", song),
+                ("sub", .init(kind: .directory, size: 0, modificationTime: 3)),
+                ("unlisted.mp3", nil),
+            ],
+            fresh: [
+                "a.mp3": StorageFileStatus(kind: .regular, size: 11, modificationTime: -1),
+                "dir.mp3": StorageFileStatus(kind: .directory, size: 0, modificationTime: 5), "unlisted.mp3": song,
+            ])
+        let updater = StorageUpdater(storage: storage, reader: TextReader(), logger: .discarding)
+        let (tree, modified) = updater.update(TreeDirectory(name: ""), uri: "", discard: false)
+        #expect(modified)
+        // As mpd's Song::UpdateFile: the song keeps what the second ask says; one it finds gone or not a regular
+        // file is left out; the listing's status decides the rest (no ask for "sub"), one without asks once more.
+        #expect(tree.songs.keys.map(\.text).sorted() == ["a.mp3", "unlisted.mp3"])
+        #expect(tree.songs[ByteString("a.mp3")]?.modificationTime == -1)
+        #expect(tree.songs[ByteString("a.mp3")]?.size == 11)
+        #expect(
+            storage.statusCalls.withLock { $0 } == ["", "a.mp3", "gone.mp3", "dir.mp3", "unlisted.mp3", "unlisted.mp3"])
+    }
+}

@@ -12,8 +12,8 @@ import Testing
 /// A remote stream as the player sees it: `stall-open` blocks in its open, `stall-read` after its first
 /// chunk, both until the player cancels the input; `radio` plays a ramp and brings a title with its first
 /// chunk (`mpd`'s ICY `StreamTitle`).
-private let streamOpener: @Sendable (String, InputCancellation) throws(FormatError) -> any Decoder = {
-    (url, cancellation) throws(FormatError) in
+private let streamOpener: @Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder = {
+    (url, cancellation, _) throws(FormatError) in
     let released = DispatchSemaphore(value: 0)
     cancellation.onCancel { released.signal() }
     openedStreams.withLock { $0.append(url) }

@@ -226,7 +226,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         clock: ManualClock = ManualClock(), bufferSize: Int = 1 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil
     ) throws {
         self.clock = clock

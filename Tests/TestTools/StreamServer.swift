@@ -8,7 +8,7 @@ import Posix
     import Glibc
 #endif
 
-/// A running `tools/streamserver.py` serving a directory on 127.0.0.1; stopped (SIGTERM, then reaped) when
+/// A running `tools/streamserver.py` (or `tools/webdavserver.py`) serving a directory on 127.0.0.1; stopped (SIGTERM, then reaped) when
 /// released. Its URL scheme is in the script's docstring. The server also stops by itself when the test process
 /// goes away.
 ///
@@ -30,15 +30,21 @@ public final class StreamServer: Sendable {
         return path + "/tools/streamserver.py"
     }()
 
-    /// Starts the server for `root` and waits (up to 30 s) until it listens.
+    /// The repository's `tools/webdavserver.py` (the same command line, a WebDAV server).
+    public static var webDAVScript: String {
+        String(Self.script.dropLast("streamserver.py".count)) + "webdavserver.py"
+    }
+
+    /// Starts the server (`script`: `tools/streamserver.py` unless told) for `root` and waits (up to 30 s) until it
+    /// listens.
     ///
     /// - Throws: `ToolError` when python3 cannot start or the server never reports its port.
-    public init(root: String) throws {
+    public init(root: String, script: String = StreamServer.script) throws {
         self.root = root
         let portFile = root + "/.streamserver-port"
         _ = unlinkPath(portFile)
         let python = "/usr/bin/python3"
-        let arguments = [python, Self.script, "--root", root, "--port-file", portFile, "--lifetime", "900"]
+        let arguments = [python, script, "--root", root, "--port-file", portFile, "--lifetime", "900"]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

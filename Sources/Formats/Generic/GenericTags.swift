@@ -36,9 +36,13 @@ public struct GenericTags {
     /// seeks and knows its size (each read seeks first: an HTTP stream makes a range request). `nil` otherwise.
     /// Blocks; the thread that owns `input`.
     public static func read(input: any InputStream) -> GenericTags? {
+        Self.source(input).map { Self.read($0) }
+    }
+
+    /// Positional reads of a remote stream that seeks and knows its size (each read seeks first); `nil` otherwise.
+    static func source(_ input: any InputStream) -> TagSourceFile? {
         guard input.isSeekable, let size = input.size else { return nil }
-        let source = TagSourceFile(name: input.uri, size: Int(clamping: size)) {
-            offset, buffer throws(TagFileError) in
+        return TagSourceFile(name: input.uri, size: Int(clamping: size)) { offset, buffer throws(TagFileError) in
             do throws(InputError) {
                 try input.seek(to: UInt64(offset))
                 return try input.readFully(into: buffer)
@@ -46,7 +50,6 @@ public struct GenericTags {
                 throw TagFileError(function: "read", errno: EIO, path: input.uri)
             }
         }
-        return Self.read(source)
     }
 
     /// The pairs `readcomments` prints from these tags: every text item of the APE tag (each value of a list

@@ -71,10 +71,28 @@ struct MadFirstFrame {
     }
 }
 
+/// What the plugin takes from an ID3 tag it meets in the stream (its `ParseId3`): the tags, the ReplayGain it
+/// submits, and the MixRamp values it submits when the tag has either.
+struct MadID3 {
+    var tags: [TagItem]
+    var replayGain: ReplayGainInfo?
+    var mixRamp: (start: String?, end: String?)?
+
+    /// `nil` when libid3tag cannot parse `bytes`.
+    init?(_ bytes: [UInt8]) {
+        guard let id3 = ID3Tag(parsing: bytes) else { return nil }
+        self.tags = TagCollector.tagItems(id3.mpdTagItems())
+        self.replayGain = id3.replayGain()
+        let ramp = MP3Format.mixRamp(id3)
+        self.mixRamp = ramp.start != nil || ramp.end != nil ? ramp : nil
+    }
+}
+
 /// Decodes MPEG audio (layers II and III) with libmad as `mpd` 0.23's mad plugin does: 24-bit samples in
 /// 32-bit words rounded and clipped from libmad's fixed point, the Xing/Info frame skipped, the LAME tag's
 /// encoder delay plus libmad's 529 samples dropped at the start and its padding less 529 at the end (for
-/// seekable inputs), a seek table of frame offsets built while decoding, and seeks by whole frames.
+/// seekable inputs), a seek table of frame offsets built while decoding, and seeks by whole frames. Each frame's
+/// samples are interleaved by its own channel count, as the plugin submits them, whatever the stream's.
 ///
 /// Confined to the decoding thread. `decode(into:)` and `seek(toFrame:)` do not allocate, except to hand over
 /// an ID3 tag met in the stream.
@@ -90,13 +108,18 @@ public final class MadDecoder: Decoder {
     public private(set) var bitRate = 0
     /// Whether the input can seek.
     public let isSeekable: Bool
-    /// The ReplayGain of an ID3 tag before the first frame, else the LAME tag's track gain above 0 dB.
+    /// The ReplayGain of an ID3 tag before the first frame, else the LAME tag's track gain above 0 dB; replaced by
+    /// that of each ID3 tag met later in the stream, from the first samples after it (the plugin submits it, and
+    /// `mpd` ends its chunk there).
     public private(set) var replayGain: ReplayGainInfo?
-    /// The ID3 `TXXX` `mixramp_start` value.
+    /// The ID3 `TXXX` `mixramp_start` value of the last ID3 tag met with either MixRamp value.
     public private(set) var mixRampStart: String?
-    /// The ID3 `TXXX` `mixramp_end` value.
+    /// The ID3 `TXXX` `mixramp_end` value of the last ID3 tag met with either MixRamp value.
     public private(set) var mixRampEnd: String?
     private var pendingTags: [TagItem]?
+    /// The ReplayGain of an ID3 tag met after the first frame, for `replayGain` once the samples decoded before it
+    /// are handed out.
+    private var pendingReplayGain: ReplayGainInfo?
 
     private let stream: MadStream
     private let maxFrames: Int
@@ -136,11 +159,10 @@ public final class MadDecoder: Decoder {
         var replayGain: ReplayGainInfo?
         var mixRamp: (start: String?, end: String?) = (nil, nil)
         let found = MadFirstFrame(stream: self.stream, input: input) { bytes in
-            guard let id3 = ID3Tag(parsing: bytes) else { return }
-            tags = TagCollector.tagItems(id3.mpdTagItems())
-            if let gain = id3.replayGain() { replayGain = gain }
-            let ramp = MP3Format.mixRamp(id3)
-            if ramp.start != nil || ramp.end != nil { mixRamp = ramp }
+            guard let id3 = MadID3(bytes) else { return }
+            tags = id3.tags
+            if let gain = id3.replayGain { replayGain = gain }
+            if let ramp = id3.mixRamp { mixRamp = ramp }
         }
         guard let first = found else { throw .notRecognized(path: input.uri) }
         self.format = AudioFormat(
@@ -192,6 +214,12 @@ public final class MadDecoder: Decoder {
         let capacity = buffer.count / self.format.frameSize
         var written = 0
         while written < capacity {
+            if let gain = self.pendingReplayGain {
+                // The samples before the tag keep the gain they had: they end this call.
+                if written > 0 { break }
+                self.replayGain = gain
+                self.pendingReplayGain = nil
+            }
             if self.outputOffset < self.outputCount {
                 let count = min(capacity - written, (self.outputCount - self.outputOffset) / channels)
                 let bytes = count * channels * 4
@@ -281,9 +309,10 @@ public final class MadDecoder: Decoder {
     private func loadNextFrame() -> Bool {
         while true {
             let action = self.stream.decodeNextFrame(skip: self.mute != .none)
-            if let bytes = self.stream.takeID3Tag(), let id3 = ID3Tag(parsing: bytes) {
-                let tags = TagCollector.tagItems(id3.mpdTagItems())
-                if !tags.isEmpty { self.pendingTags = tags }
+            if let bytes = self.stream.takeID3Tag(), let id3 = MadID3(bytes) {
+                if !id3.tags.isEmpty { self.pendingTags = id3.tags }
+                if let gain = id3.replayGain { self.pendingReplayGain = gain }
+                if let ramp = id3.mixRamp { (self.mixRampStart, self.mixRampEnd) = ramp }
             }
             switch action {
             case .skip, .again: continue
@@ -347,18 +376,20 @@ public final class MadDecoder: Decoder {
             end -= self.dropEndSamples
         }
         if self.pendingSeek != nil { return .seek }
-        let channels = self.format.channels
+        // As the plugin submits them: interleaved by this frame's own channel count, which need not be the
+        // stream's (a mono frame in a stereo stream plays as half as many stereo frames).
         let frameChannels = self.stream.header.channels
         var index = 0
         for sample in start..<max(start, end) {
-            for channel in 0..<channels {
-                self.output[index] = Self.s24(
-                    self.stream.sample(channel: min(channel, frameChannels - 1), index: sample))
+            for channel in 0..<frameChannels {
+                self.output[index] = Self.s24(self.stream.sample(channel: channel, index: sample))
                 index += 1
             }
         }
         self.outputOffset = 0
-        self.outputCount = index
+        // An odd count of mono samples in a stereo stream (only where the first or last frame is cut) leaves half
+        // a frame, which mpd would append to its chunk, shifting the channels of what follows: it is dropped.
+        self.outputCount = index - index % self.format.channels
         self.bitRate = self.stream.header.bitRate / 1000
         return last ? .stop : .none
     }

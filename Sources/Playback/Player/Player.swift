@@ -83,7 +83,8 @@ public final class Player: PlayerControl {
     ///   - loop: the event loop that calls the player and receives its events.
     ///   - decoders: opens a decoder for a file path (on the decoder thread); `Player.standardDecoders` by default.
     ///   - streams: opens a decoder for a URL (on the decoder thread), reading through an input that the
-    ///     cancellation interrupts; `nil`: URLs are opened with `decoders`.
+    ///     cancellation interrupts; the flag says ReplayGain is on (`mpd` then reads the stream's APE tag first);
+    ///     `nil`: URLs are opened with `decoders`.
     ///   - apeReplayGainReader: reads the ReplayGain of a file's APE tag (on the decoder thread) for a song whose
     ///     decoder and library entry have none, while ReplayGain is on, as `mpd`'s decoder thread reads it;
     ///     `nil`: none is read.
@@ -95,9 +96,11 @@ public final class Player: PlayerControl {
     ///   - replayGain: preamp, missing preamp, limit.
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
     ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
-    ///     converted to before each output's own `format`; `nil`: none. A text that does not parse is logged and
+    ///     converted to by the decoder thread, before ReplayGain, each output's filter chain and its own `format`
+    ///     (as `mpd`'s decoder converts); `nil`: none. A text that does not parse is logged and
     ///     ignored (the configuration layer should have refused it, as `mpd` does).
-    ///   - resampler: what the outputs resample with (the `resampler` block; Debian's `mpd` default).
+    ///   - resampler: what the outputs and `audio_output_format` resample with (the `resampler` block; Debian's
+    ///     `mpd` default).
     ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
     ///   - inputCache: the `input_cache` that ``prefetch(path:)`` fills (`decoders` should open files through it);
     ///     `nil`: none.
@@ -105,7 +108,7 @@ public final class Player: PlayerControl {
     public init(
         loop: EventLoop,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,

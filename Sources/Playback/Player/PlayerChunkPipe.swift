@@ -20,9 +20,10 @@ struct ChunkHeader {
     var token: UInt64 = 0
     /// The player's flush generation when the chunk was decoded (events from older generations are stale).
     var generation: UInt64 = 0
-    /// The song position of the chunk's first frame, relative to the song's range start.
+    /// The song position of the chunk's first frame, relative to the song's range start, in frames of
+    /// `songFormat`.
     var songFrame: UInt64 = 0
-    /// The song's length in frames (range applied); 0 when unknown.
+    /// The song's length in frames of `songFormat` (range applied); 0 when unknown.
     var songFrames: UInt64 = 0
     /// Whether `songFrames` is the length `status` shows rather than the library's (the decoder says so).
     var songFramesOverrideLibrary = false
@@ -30,8 +31,11 @@ struct ChunkHeader {
     var frames: Int = 0
     /// The stream's bit rate where the chunk was decoded, in kbit/s (0: unknown), for `status` `bitrate:`.
     var bitRate: Int = 0
-    /// The decoder's format.
+    /// The chunk's PCM format: the decoder's, converted to `audio_output_format` if set.
     var format = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
+    /// The decoder's own format: what `status` shows as `audio:` (as `mpd` shows its decoder's input format) and
+    /// what the song's frames count in.
+    var songFormat = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     /// Whether and how the chunk starts a song.
     var start: ChunkStart = .none
     /// The revision of the stream tags in force when the chunk was decoded (`PlayerShared.publishTags`; 0:

@@ -41,7 +41,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let pipe: PlayerChunkPipe
     private let shared: PlayerShared
     private let factory: @Sendable (String) throws(FormatError) -> any Decoder
-    private let streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)?
+    private let streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)?
     /// Reads the ReplayGain of a file's APE tag (`Player.init`'s `apeReplayGainReader`).
     private let apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)?
     /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
@@ -82,11 +82,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var decoderReplayGain: ReplayGainInfo?
     /// The song decoded to its end last in this run of songs: the old side of the next song change.
     private var fadingOut: PlayerCrossFade.Song?
+    /// `audio_output_format`'s conversion of the song being decoded, when it changes the song's format.
+    private var conversion: PlayerDecoderConversion?
 
     init(
         pipe: PlayerChunkPipe, shared: PlayerShared,
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
-        streams: (@Sendable (String, InputCancellation) throws(FormatError) -> any Decoder)? = nil,
+        streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
@@ -209,6 +211,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     private func close() {
         self.decoder = nil
+        self.conversion = nil
         self.song = nil
         self.inputCancellation.withLock { $0 = nil }
         self.control.lock()
@@ -247,11 +250,14 @@ final class PlayerDecoderThread: @unchecked Sendable {
                     let reached = try decoder.seek(toFrame: target)
                     self.songFrame = reached - min(reached, self.rangeStartFrame)
                 }
+                let conversion = try self.makeConversion(for: decoder.format)
+                conversion?.reset(songFrame: self.songFrame)
+                self.conversion = conversion
                 self.decoder = decoder
                 self.song = song
                 self.shared.publishSongTags(song.tags, token: song.token)
                 self.nextStart = start
-                self.stamp(song, format: decoder.format)
+                self.stamp(song, format: conversion?.output ?? decoder.format, songFormat: decoder.format)
                 self.decoderReplayGain = decoder.replayGain
                 self.control.lock()
                 self.newestToken = song.token
@@ -282,12 +288,29 @@ final class PlayerDecoderThread: @unchecked Sendable {
     /// The ReplayGain the chunks of `song` carry, which the outputs apply in the mode of the moment (so a mode set
     /// while the song plays applies to it at once, as in `mpd`): what the decoder read in the file (`mpd`'s
     /// plugins submit it whatever the mode), else the library's, else, while ReplayGain is on, the file's APE
-    /// tag's (`mpd`'s decoder thread reads that only then).
+    /// tag's (`mpd`'s decoder thread reads that only then; a remote stream's is read by `streams`, which the
+    /// decoder reports as its own).
     private func replayGain(of song: PlayableSong, decoder: any Decoder) -> ReplayGainInfo {
         if let gain = decoder.replayGain { return gain }
         guard song.replayGain.isEmpty, !song.isRemote, self.shared.mode != .off, let read = self.apeReplayGainReader
         else { return song.replayGain }
         return read(song.path) ?? song.replayGain
+    }
+
+    /// The conversion `audio_output_format` asks for songs of `format` (`mpd`'s decoder `out_audio_format`), if
+    /// it changes anything.
+    ///
+    /// - Throws: `FormatError` when the formats cannot be converted: the song fails, as in `mpd`.
+    private func makeConversion(for format: AudioFormat) throws(FormatError) -> PlayerDecoderConversion? {
+        guard let mask = self.shared.outputFormatMask else { return nil }
+        let output = mask.applied(to: format)
+        guard output != format else { return nil }
+        do throws(OutputError) {
+            return try PlayerDecoderConversion(
+                input: format, output: output, chunkBytes: self.pipe.chunkBytes, resampler: self.shared.resampler)
+        } catch {
+            throw FormatError.decoder(error.message)
+        }
     }
 
     /// Opens the decoder for `song`: a remote stream through `streams`, with `cancellation` published for
@@ -300,7 +323,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             return try self.factory(song.path)
         }
         self.inputCancellation.withLock { $0 = cancellation }
-        return try streams(song.path, cancellation)
+        return try streams(song.path, cancellation, self.shared.mode != .off)
     }
 
     /// Seeks within the song being decoded (reopening it when the decoder refuses, or when the loop cancelled its
@@ -319,6 +342,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
             let reached = try decoder.seek(toFrame: target)
             self.decoder = decoder
             self.songFrame = reached - min(reached, self.rangeStartFrame)
+            self.conversion?.reset(songFrame: self.songFrame)
             self.nextStart = .none
             self.control.lock()
             self.songBorder = self.pipe.written.load(ordering: .acquiring)
@@ -377,10 +401,13 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.shared.publish(PlayerFadePlan(border: border, chunks: chunks, adds: settings.adds))
     }
 
-    private func stamp(_ song: PlayableSong, format: AudioFormat) {
+    private func stamp(_ song: PlayableSong, format: AudioFormat, songFormat: AudioFormat) {
         self.chunkStamp = ChunkHeader(
-            token: song.token, generation: self.generation, songFrame: 0, songFrames: self.songFrames,
-            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format, start: .none)
+            token: song.token, generation: self.generation, songFrame: 0,
+            songFrames: self.songFrames,
+            songFramesOverrideLibrary: self.songFramesOverrideLibrary, frames: 0, format: format,
+            songFormat: songFormat,
+            start: .none)
         self.stampReplayGain(song.replayGain)
     }
 
@@ -393,7 +420,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     /// Decodes one chunk into the pipe, waiting for space; returns early when a command arrives.
     private func decodeChunk() {
-        guard var decoder = self.decoder, let song = self.song else { return }
+        guard let decoder = self.decoder else { return }
         // Waits for room, and for a reader: with no output consuming, nothing would ever pace the decoder.
         while self.pipe.freeChunks() < 1 || !self.pipe.hasConsumer() {
             if self.pending.load(ordering: .acquiring) { return }
@@ -403,44 +430,23 @@ final class PlayerDecoderThread: @unchecked Sendable {
             })
         }
         let sequence = self.pipe.written.load(ordering: .acquiring)
-        let frameSize = decoder.format.frameSize
-        var capacityFrames = self.pipe.chunkFrames(frameSize: frameSize)
-        if let endFrame = self.endFrame {
-            capacityFrames = Int(min(UInt64(capacityFrames), endFrame - min(endFrame, self.songFrame)))
-        }
-        var frames = 0
-        if capacityFrames > 0 {
-            let buffer = UnsafeMutableRawBufferPointer(
-                rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)])
-            do throws(FormatError) {
-                frames = try decoder.decode(into: buffer)
-                self.decoder = decoder
-                // As mpd's SubmitReplayGain: the frames just decoded and all after them take the new gain.
-                if let gain = decoder.replayGain, gain != self.decoderReplayGain {
-                    self.decoderReplayGain = gain
-                    self.song?.replayGain = gain
-                    self.stampReplayGain(gain)
-                }
-                // Only a remote song takes the tags its stream brings (mpd's `LockUpdateSongTag` skips files).
-                if song.isRemote, let tags = decoder.readTag() {
-                    self.tagRevision += 1
-                    self.shared.publishTags(tags, revision: self.tagRevision)
-                }
-            } catch {
-                if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
-                    self.close()
-                    return
-                }
-                if self.nextStart != .none {
-                    // Nothing of this song reached the pipe: it failed, as when it cannot be opened.
-                    if let next = self.reportFailure(song, error: error, start: self.nextStart) {
-                        self.open(next, atSeconds: 0, start: self.nextStart)
-                    }
-                    return
-                }
-                self.logger.warning("decoding ended early", ["uri": song.uri, "error": "\(error)"])
-                frames = 0
-            }
+        let frames: Int
+        let songFrame: UInt64
+        if let conversion = self.conversion {
+            songFrame = conversion.songFrame(ofOutputFrame: conversion.outputFrame)
+            guard let converted = self.decodeConverted(conversion, into: sequence) else { return }
+            frames = converted
+        } else {
+            songFrame = self.songFrame
+            let frameSize = decoder.format.frameSize
+            let capacityFrames = self.decodableFrames(self.pipe.chunkFrames(frameSize: frameSize))
+            guard
+                let decoded = self.decode(
+                    into: UnsafeMutableRawBufferPointer(
+                        rebasing: self.pipe.pcm(sequence)[0..<(capacityFrames * frameSize)]),
+                    frames: capacityFrames)
+            else { return }
+            frames = decoded
         }
         guard frames > 0 else {
             self.songEnded()
@@ -449,14 +455,76 @@ final class PlayerDecoderThread: @unchecked Sendable {
         let header = self.pipe.header(sequence)
         header.pointee = self.chunkStamp
         header.pointee.generation = self.generation
-        header.pointee.songFrame = self.songFrame
+        header.pointee.songFrame = songFrame
         header.pointee.frames = frames
-        header.pointee.bitRate = decoder.bitRate
+        header.pointee.bitRate = (self.decoder ?? decoder).bitRate
         header.pointee.start = self.nextStart
         header.pointee.tagRevision = self.tagRevision
         self.nextStart = .none
-        self.songFrame += UInt64(frames)
         self.pipe.publish(sequence)
+    }
+
+    /// At most `frames`, and no more than the song's range leaves.
+    private func decodableFrames(_ frames: Int) -> Int {
+        guard let endFrame = self.endFrame else { return frames }
+        return Int(min(UInt64(frames), endFrame - min(endFrame, self.songFrame)))
+    }
+
+    /// Fills chunk `sequence` with whole `mpd` chunks of the converted format (decoding and converting until
+    /// enough are staged, or the song ends). Returns the frames written (0: the song ended), `nil` when the
+    /// decoder failed and that was handled.
+    private func decodeConverted(_ conversion: PlayerDecoderConversion, into sequence: UInt64) -> Int? {
+        let wanted = self.pipe.chunkFrames(frameSize: conversion.output.frameSize)
+        while conversion.stagedFrames < wanted, !conversion.inputEnded {
+            let capacity = self.decodableFrames(conversion.inputFrames)
+            guard let frames = self.decode(into: conversion.scratch, frames: capacity) else { return nil }
+            if frames == 0 {
+                conversion.inputEnded = true
+            } else {
+                conversion.decode(frames)
+            }
+        }
+        return conversion.take(into: self.pipe.pcm(sequence), capacityFrames: wanted)
+    }
+
+    /// Decodes up to `frames` frames into `buffer` and advances the song's position. Returns the frames decoded
+    /// (0: the song ended, or its decoder failed after some of it was played), `nil` when the decoder failed
+    /// and that was handled (the song reported as failed, the queued one opened, or the input cancelled).
+    private func decode(into buffer: UnsafeMutableRawBufferPointer, frames capacity: Int) -> Int? {
+        guard var decoder = self.decoder, let song = self.song, capacity > 0 else { return 0 }
+        let frames: Int
+        do throws(FormatError) {
+            frames = try decoder.decode(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<(capacity * decoder.format.frameSize)]))
+            self.decoder = decoder
+            // As mpd's SubmitReplayGain: the frames just decoded and all after them take the new gain.
+            if let gain = decoder.replayGain, gain != self.decoderReplayGain {
+                self.decoderReplayGain = gain
+                self.song?.replayGain = gain
+                self.stampReplayGain(gain)
+            }
+            // Only a remote song takes the tags its stream brings (mpd's `LockUpdateSongTag` skips files).
+            if song.isRemote, let tags = decoder.readTag() {
+                self.tagRevision += 1
+                self.shared.publishTags(tags, revision: self.tagRevision)
+            }
+        } catch {
+            if self.inputCancellation.withLock({ $0?.isCancelled ?? false }) {
+                self.close()
+                return nil
+            }
+            if self.nextStart != .none {
+                // Nothing of this song reached the pipe: it failed, as when it cannot be opened.
+                if let next = self.reportFailure(song, error: error, start: self.nextStart) {
+                    self.open(next, atSeconds: 0, start: self.nextStart)
+                }
+                return nil
+            }
+            self.logger.warning("decoding ended early", ["uri": song.uri, "error": "\(error)"])
+            return 0
+        }
+        self.songFrame += UInt64(frames)
+        return frames
     }
 
     /// Reports that `song` failed and takes the queued song, if any, to try next (else marks the end).
@@ -464,6 +532,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         self.logger.warning("cannot decode", ["uri": song.uri, "error": "\(error)"])
         self.decoder = nil
         self.song = nil
+        self.conversion = nil
         self.control.lock()
         self.unseekableToken = nil
         let next = self.queuedSong
@@ -503,6 +572,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         if let decoder = self.decoder, let song = self.song { self.fadingOut = self.crossFadeSide(decoder, song: song) }
         self.decoder = nil
         self.song = nil
+        self.conversion = nil
         if let next { self.open(next, atSeconds: 0, start: .queued) }
     }
 }

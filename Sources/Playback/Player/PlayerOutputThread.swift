@@ -80,8 +80,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var pausedInDevice = false
     private var openedFormat: AudioFormat?
     private var deviceFrameSize = 1
-    /// Input frames per device frame (1 unless resampling), to turn what the device played into song time.
-    private var songFramesPerDeviceFrame = 1.0
+    /// The device's rate, to turn what it played into song time (the chunk's `songFormat` rate).
+    private var deviceRate = 44100
     private var converter = PlayerPCMConverter()
     private var remaining = UnsafeRawBufferPointer(start: nil, count: 0)
     private var remainingOffset = 0
@@ -563,8 +563,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
-        // As mpd: `audio_output_format` first (the decoder's side), then the output's own `format`.
-        var wanted = self.shared.outputFormatMask?.applied(to: format) ?? format
+        // The chunks come in `audio_output_format` already (the decoder converts, as mpd's); the output's own
+        // `format` applies after the filter chain, as mpd's convert filter ends its chain.
+        var wanted = format
         // mpd's ReplayGain filter widens 16-bit samples to 24 bits when a software mixer follows (its
         // `allow_convert`), whatever the volumes: such an output plays 16-bit songs as 24-bit.
         let widen = self.softwareMixer != nil && format.sampleFormat == .s16 && wanted.sampleFormat == .s16
@@ -592,7 +593,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             }
             self.deviceFrameSize = output.frameSize
             self.taggedToken = 0
-            self.songFramesPerDeviceFrame = Double(format.sampleRate) / Double(max(1, output.sampleRate))
+            self.deviceRate = output.sampleRate
             self.streamOpen = true
             self.openedFormat = format
             if self.recovering {
@@ -623,15 +624,16 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     private func publishPosition() {
         let deviceFrames = self.remainingOffset / self.deviceFrameSize - self.device.delayFrames
-        let heard =
-            Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * self.songFramesPerDeviceFrame).rounded())
+        // Song frames per device frame: 1 unless audio_output_format or the output resamples.
+        let songFramesPerDeviceFrame = Double(self.chunk.songFormat.sampleRate) / Double(max(1, self.deviceRate))
+        let heard = Int64(self.chunk.songFrame) + Int64((Double(deviceFrames) * songFramesPerDeviceFrame).rounded())
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
         self.positionToken.store(self.chunk.token, ordering: .releasing)
         self.positionGeneration.store(self.chunk.generation, ordering: .releasing)
         self.positionFrames.store(max(0, heard), ordering: .releasing)
         self.positionSongFrames.store(self.chunk.songFrames, ordering: .releasing)
         self.positionSongFramesOverride.store(self.chunk.songFramesOverrideLibrary, ordering: .releasing)
-        self.positionFormat.store(Self.pack(self.chunk.format), ordering: .releasing)
+        self.positionFormat.store(Self.pack(self.chunk.songFormat), ordering: .releasing)
         self.positionBitRate.store(self.chunk.bitRate, ordering: .releasing)
         self.positionVersion.add(1, ordering: .acquiringAndReleasing)
     }

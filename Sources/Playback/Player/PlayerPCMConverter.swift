@@ -13,7 +13,12 @@ import Model
 /// formats at unity gain are copied byte for byte. DSD goes to a device that takes DSD as it is, and to any
 /// other through `DSDToPCM` (PCM at the DSD format's `sampleRate`, bits per second / 8), as `mpd` converts it;
 /// like `mpd`'s, the gain ramp does not apply to DSD (its volume and ReplayGain filters leave DSD alone).
-/// Not thread-safe: owned by one output thread.
+///
+/// The order of an output's stages is `mpd`'s (its output's chain): ReplayGain, the filter chain (`normalize`,
+/// user filters), the software volume, then this conversion to the device's format (the output's `format`,
+/// including its resampling). `audio_output_format` comes before all of them, on the decoder's side
+/// (`PlayerDecoderConversion`, which uses this converter without gain or filters).
+/// Not thread-safe: owned by one output thread (or the decoder thread, for `PlayerDecoderConversion`).
 struct PlayerPCMConverter: ~Copyable {
     private(set) var input = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
     private(set) var output = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
@@ -41,9 +46,10 @@ struct PlayerPCMConverter: ~Copyable {
     private var dither = PCMDither()
     /// 16-bit input goes through `mpd`'s volume stages as 24-bit (its ReplayGain filter's `allow_convert`).
     private var widening16To24 = false
-    /// The output's filter chain (`normalize`, `route`), run after ReplayGain and before the software volume;
-    /// empty without one (and for DSD, which it leaves alone). With one, `input` is the chain's output format
-    /// and `decoded` the chunks' format.
+    /// The output's filter chain (`normalize`, `route`), run after ReplayGain and before the software volume and
+    /// the conversion to the device's format, as `mpd`'s; empty without one. DSD goes through it too: a `route`
+    /// moves its bytes, a `normalize` makes it PCM first (24 bits at the DSD rate, then 16). With one, `input` is
+    /// the chain's output format and `decoded` the chunks' format.
     private var filters: [FilterStage] = []
     /// The chunks' format when `filters` is not empty.
     private var decoded = AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2)
@@ -51,6 +57,8 @@ struct PlayerPCMConverter: ~Copyable {
     private var filtered: UnsafeMutableRawBufferPointer
     /// The frames in one of `mpd`'s chunks of the decoded format: what its compressor takes at a time.
     private var chunkFrames = 1
+    /// The most frames the resampler takes per call: `chunkFrames` on an output, everything on the decoder's side.
+    private var resamplerPiece = Int.max
     /// A software mixer follows the chain: it makes 16-bit samples 24-bit (`mpd`'s volume filter's conversion).
     private var softwareVolumeWidens = false
 
@@ -75,28 +83,37 @@ struct PlayerPCMConverter: ~Copyable {
     /// Whether the sample rate changes on the way.
     var isResampling: Bool { self.resampler != nil }
 
+    /// The most bytes one conversion returns (after `configure`).
+    var capacityBytes: Int { self.converted.count }
+
     /// Prepares for chunks of at most `maxFrames` frames from `input` to `output`; with `widening16To24`, 16-bit
     /// input is scaled as 24-bit (as `mpd`'s ReplayGain filter does before a software mixer); a rate change
-    /// resamples with `resampler`. Allocates.
+    /// resamples with `resampler`, one `mpd` chunk per call (`resamplingPerChunk`, as an output of `mpd`'s) or all
+    /// that a call converts at once. Allocates.
     ///
     /// - Throws: `OutputError` when the resampler cannot convert between the two rates.
     mutating func configure(
         input decoded: AudioFormat, output: AudioFormat, maxFrames: Int, widening16To24: Bool = false,
-        filters: [PCMFilter] = [], softwareVolume: Bool = false, resampler choice: Resampler = .standard
+        filters: [PCMFilter] = [], softwareVolume: Bool = false, resampler choice: Resampler = .standard,
+        resamplingPerChunk: Bool = true
     ) throws(OutputError) {
         self.widening16To24 = widening16To24 && decoded.sampleFormat == .s16
         self.filters = []
-        if decoded.sampleFormat != .dsd {
-            for filter in filters {
-                switch filter {
-                case .null: break
-                case .route(let table): self.filters.append(.route(table))
-                case .normalize: self.filters.append(.normalize(NormalizeStage()))
-                }
+        for filter in filters {
+            switch filter {
+            case .null: break
+            case .route(let table): self.filters.append(.route(table))
+            case .normalize: self.filters.append(.normalize(NormalizeStage()))
             }
+        }
+        if decoded.sampleFormat == .dsd, decoded.channels > DSDToPCM.maxChannels,
+            filters.contains(where: { $0 == .normalize })
+        {
+            throw OutputError("cannot convert DSD of \(decoded.channels) channels to PCM")
         }
         self.decoded = decoded
         self.chunkFrames = max(1, PlayerChunkPipe.mpdChunkBytes / max(1, decoded.frameSize))
+        self.resamplerPiece = resamplingPerChunk ? self.chunkFrames : Int.max
         let input =
             self.filters.isEmpty
             ? decoded
@@ -327,8 +344,19 @@ struct PlayerPCMConverter: ~Copyable {
         var source = floats
         var count = frames
         if let resampler = self.resampler {
+            // One call per `mpd` chunk, as `mpd`'s output filters a chunk at a time: what libsoxr gives per call
+            // is capped by the call's input (see `SoxrResampler.convert`).
             // A failure here would be a library bug (its arguments were checked at creation): play silence.
-            count = resampler.convert(floats, frames: frames, into: self.resampled, capacity: self.resampledCapacity)
+            let channels = self.input.channels
+            count = 0
+            var done = 0
+            while done < frames {
+                let piece = min(frames - done, self.resamplerPiece)
+                count += resampler.convert(
+                    floats + done * channels, frames: piece, into: self.resampled + count * channels,
+                    capacity: self.resampledCapacity - count)
+                done += piece
+            }
             source = self.resampled
         }
         return self.encode(source, frames: count, truncating: self.convertsFromFloat)
@@ -367,6 +395,7 @@ struct PlayerPCMConverter: ~Copyable {
     mutating func reset() {
         self.resampler?.reset()
         self.dsd.reset()
+        for case .normalize(let normalize) in self.filters { normalize.resetConversion() }
         self.replayGainVolume.reset()
         self.softwareVolume.reset()
     }
@@ -386,7 +415,11 @@ struct PlayerPCMConverter: ~Copyable {
         other: UnsafeRawBufferPointer, otherFrames: Int, otherGain: Float, ratio: Float, softwareSteps: Int = 1024
     ) -> UnsafeRawBufferPointer {
         precondition(frames <= self.maxFrames && otherFrames <= self.maxFrames)
-        // `mpd` cannot mix DSD; the song fading in is played as it is.
+        // `mpd` cannot mix DSD; the song fading in is played as it is (through the filter chain, if any).
+        if !self.filters.isEmpty, self.decoded.sampleFormat == .dsd {
+            return self.convertFiltered(
+                other, frames: otherFrames, replayGainSteps: PCMVolume.unity, softwareSteps: softwareSteps)
+        }
         if self.input.sampleFormat == .dsd {
             return self.convert(other, frames: otherFrames, fromGain: 1, toGain: 1)
         }
@@ -432,7 +465,7 @@ struct PlayerPCMConverter: ~Copyable {
         if self.widening16To24 {
             PCMVolume.widen16To24(source.baseAddress!, samples: samples, volume: replayGainSteps, into: target)
             format = .s24
-        } else if replayGainSteps != PCMVolume.unity {
+        } else if replayGainSteps != PCMVolume.unity, format != .dsd {
             self.replayGainVolume.apply(
                 source.baseAddress!, format: format, samples: samples, volume: replayGainSteps, into: target)
         } else {
@@ -455,6 +488,13 @@ struct PlayerPCMConverter: ~Copyable {
             switch stage {
             case .normalize(let normalize):
                 let samples = frames * channels
+                if format == .dsd {
+                    // mpd's conversion in front of the filter: DSD to 24-bit PCM at the DSD rate, then 16 bits.
+                    let other = self.otherScratch(than: data)
+                    normalize.translateDSD(data, frames: frames, channels: channels, into: other)
+                    data = other
+                    format = .s24
+                }
                 normalize.narrow(data, format: format, samples: samples)
                 format = .s16
                 // One compressor block per `mpd` chunk: ours hold whole ones but at a song's end.
@@ -466,29 +506,34 @@ struct PlayerPCMConverter: ~Copyable {
                     done += count
                 }
             case .route(let table):
-                let other =
-                    data == UnsafeMutableRawPointer(self.volumed.baseAddress!)
-                    ? self.filtered.baseAddress! : self.volumed.baseAddress!
+                let other = self.otherScratch(than: data)
+                // A silent channel of DSD is DSD's silence pattern.
                 table.apply(
-                    data, frames: frames, inputChannels: channels, bytesPerSample: format.bytesPerSample, into: other)
+                    data, frames: frames, inputChannels: channels, bytesPerSample: format.bytesPerSample, into: other,
+                    silence: format == .dsd ? 0x69 : 0)
                 data = other
                 channels = table.outputChannels
             }
         }
         let samples = frames * channels
         if self.softwareVolumeWidens, format == .s16 {
-            let other =
-                data == UnsafeMutableRawPointer(self.volumed.baseAddress!)
-                ? self.filtered.baseAddress! : self.volumed.baseAddress!
+            let other = self.otherScratch(than: data)
             PCMVolume.widen16To24(data, samples: samples, volume: softwareSteps, into: other)
             data = other
             format = .s24
-        } else if softwareSteps != PCMVolume.unity {
+        } else if softwareSteps != PCMVolume.unity, format != .dsd {
+            // mpd's volume leaves DSD alone.
             self.softwareVolume.apply(data, format: format, samples: samples, volume: softwareSteps, into: data)
         }
         return self.convert(
             UnsafeRawBufferPointer(start: data, count: samples * format.bytesPerSample), frames: frames, fromGain: 1,
             toGain: 1)
+    }
+
+    /// The chain's scratch buffer that `data` is not in.
+    private func otherScratch(than data: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        data == UnsafeMutableRawPointer(self.volumed.baseAddress!)
+            ? self.filtered.baseAddress! : self.volumed.baseAddress!
     }
 
     /// The format the filter chain makes of `decoded` (24-bit first when ReplayGain widens 16-bit samples): 16
@@ -498,7 +543,7 @@ struct PlayerPCMConverter: ~Copyable {
         _ decoded: AudioFormat, widening16To24: Bool, filters: [PCMFilter], softwareVolume: Bool = false
     ) -> AudioFormat {
         var format = decoded
-        guard format.sampleFormat != .dsd, !filters.isEmpty else { return format }
+        guard !filters.isEmpty else { return format }
         if widening16To24, format.sampleFormat == .s16 { format.sampleFormat = .s24 }
         for filter in filters {
             switch filter {
@@ -662,6 +707,26 @@ private enum FilterStage {
 private final class NormalizeStage {
     let compressor = NormalizeCompressor()
     private var dither = PCMDither()
+    /// DSD made PCM in front of the filter (its own, as each of `mpd`'s conversions has).
+    private let dsd = DSDToPCM()
+
+    /// Forgets the DSD filter's history (a seek: `mpd` resets its converters, not the compressor).
+    func resetConversion() { self.dsd.reset() }
+
+    /// `frames` frames of `channels` DSD bytes at `source` as 24-bit samples (32-bit words) at `target`: `mpd`'s
+    /// DSD to PCM conversion for an integer format.
+    func translateDSD(
+        _ source: UnsafeMutableRawPointer, frames: Int, channels: Int, into target: UnsafeMutableRawPointer
+    ) {
+        let floats = target.assumingMemoryBound(to: Float.self)
+        self.dsd.translate(
+            UnsafeRawBufferPointer(start: source, count: frames * channels), frames: frames, channels: channels,
+            integer24: true, into: floats)
+        // The floats are the 24-bit sums over 2^23, exactly.
+        for index in 0..<(frames * channels) {
+            target.storeBytes(of: Int32(floats[index] * 8_388_608), toByteOffset: index * 4, as: Int32.self)
+        }
+    }
 
     /// Makes `samples` samples of `format` at `data` 16-bit, in place (front to back: never narrower to wider).
     func narrow(_ data: UnsafeMutableRawPointer, format: SampleFormat, samples: Int) {

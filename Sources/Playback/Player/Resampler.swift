@@ -53,10 +53,15 @@ protocol PCMRateConverter: AnyObject {
 }
 
 extension SoxrResampler: PCMRateConverter {
+    /// Takes at most what `mpd`'s soxr resampler asks libsoxr for per call: the input's frames times the rate
+    /// ratio (in `float`), truncated, plus one; the rest stays in libsoxr until the next call. Without a flush
+    /// (`audio_output_format`'s resampling in the decoder) that decides where the song ends.
     func convert(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>, capacity: Int)
         -> Int
     {
-        (try? self.process(input, frames: frames, into: output, capacity: capacity)) ?? 0
+        let ratio = Float(self.outputRate) / Float(self.inputRate)
+        let wanted = Int(Float(frames) * ratio) + 1
+        return (try? self.process(input, frames: frames, into: output, capacity: min(capacity, wanted))) ?? 0
     }
 
     /// libsoxr's filter tail, as `mpd`'s soxr resampler flushes it.

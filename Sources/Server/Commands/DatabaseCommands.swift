@@ -193,7 +193,16 @@ enum DatabaseCommands {
     /// Unlike `mpd` 0.23.12, which lists the parent of the music directory for `listfiles ../`, a path
     /// that climbs out of the music directory is refused: nothing outside it is shown.
     static func listfiles(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let uri = try relativeURI(context.arguments.first ?? "", context: context)
+        // As mpd: the URI of a storage plugin (smb://, nfs://, http(s)://) lists that storage's root, read off the
+        // loop (a storage Fermata cannot make is left to the checks below).
+        let argument = context.arguments.first ?? ""
+        if URIScheme.hasScheme(argument), let plugin = StoragePlugin.plugin(for: argument) {
+            try plugin.check(argument)
+            if let storage = try? context.services.options.library?.storageOpener(argument) {
+                return .deferred(Self.listStorage(storage, path: ""))
+            }
+        }
+        let uri = try relativeURI(argument, context: context)
         guard let root = context.services.options.musicDirectory else { throw AckError(.noExist, "No database") }
         // mpd converts the path to filesystem_charset first; ICU's error name is its message.
         guard FileSystemCharset.converts(uri) else { throw AckError(.unknown, "U_INVALID_CHAR_FOUND") }
@@ -240,21 +249,28 @@ enum DatabaseCommands {
     static func listStorage(_ storage: any Storage, path: String) -> DeferredReply {
         DeferredReply(
             work: { _ -> Result<String, AckError> in
-                let names: [String]
+                let entries: [(name: String, status: StorageFileStatus?)]
                 do {
-                    names = try storage.names(in: path)
+                    entries = try storage.entries(in: path)
                 } catch {
-                    return .failure(AckError(.system, "\(error)"))
+                    // As mpd's ToAck: a system error (libsmbclient's errno) is 52, any other (a WebDAV server's
+                    // reply, libnfs's text) 5.
+                    return .failure(AckError(error is SystemCallError ? .system : .unknown, "\(error)"))
                 }
                 var text = ""
-                for name in names where !name.contains("\n") {
-                    guard let status = try? storage.status(path.isEmpty ? name : path + "/" + name) else { continue }
+                for (name, listed) in entries where !name.contains("\n") {
+                    guard let status = listed ?? (try? storage.status(path.isEmpty ? name : path + "/" + name)) else {
+                        continue
+                    }
                     switch status.kind {
                     case .regular: text += "file: \(name)\nsize: \(status.size)\n"
                     case .directory: text += "directory: \(name)\n"
                     case .other: continue
                     }
-                    text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
+                    // As mpd: none before the epoch (a WebDAV entry without a readable `getlastmodified`).
+                    if status.modificationTime >= 0 {
+                        text += "Last-Modified: \(SongPrinter.iso8601(status.modificationTime))\n"
+                    }
                 }
                 return .success(text)
             },

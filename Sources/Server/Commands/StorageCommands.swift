@@ -10,10 +10,11 @@ import Network
 /// and refuses the rest as it does. A mounted share's songs live in a database of their own in `mpd`'s
 /// `cache_directory` (see `LibraryService.mount`), shown under the mount point; without a `cache_directory` the
 /// storage is mounted (clients waiting in `idle` hear `mount`), the simple database refuses, and the mount is
-/// undone, as in `mpd`. Fermata mounts SMB shares and NFS exports; a WebDAV URI, which `mpd` mounts, is refused
-/// after `mpd`'s checks. The database's part of `mount` and `unmount` (reading the storage's database, rebuilding
-/// the snapshot) runs off the loop: the command's reply waits for it, other clients do not. There is no neighbor
-/// plugin.
+/// undone, as in `mpd`. Fermata mounts SMB shares, NFS exports and WebDAV directories (`http://`, `https://`); as
+/// in `mpd`, `mount` itself makes no network traffic: a storage that cannot be read shows as an empty mount point,
+/// and its error is logged by the update. The database's part of `mount` and `unmount` (reading the storage's
+/// database, rebuilding the snapshot) runs off the loop: the command's reply waits for it, other clients do not.
+/// There is no neighbor plugin.
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
