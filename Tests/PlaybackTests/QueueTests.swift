@@ -65,6 +65,7 @@ func makeQueue(_ count: Int, maximumLength: Int = 16384, seed: UInt64 = 1) -> Qu
         }
         #expect(queue.items[..<10].allSatisfy { $0.version == 1 })
         #expect(queue.items[40...].allSatisfy { $0.version == 1 })
+        #expect(queue.items[10..<40].allSatisfy { $0.version == 2 })
     }
 
     @Test func replacingASongChangesOnlyThatItem() {

@@ -437,8 +437,24 @@ public struct Queue: Sendable {
     }
 
     /// Shuffles positions `start..<end` (`shuffle`): each position swapped with a random one of the range.
+    ///
+    /// The swaps move items only; versions and the id table are set in one pass afterwards (every position of the
+    /// range is swapped, so every item is marked changed), not twice per swap at random places.
     public mutating func shufflePositions(_ start: Int, _ end: Int) {
-        for index in start..<end { self.swapPositions(index, self.randomIndex(start..<end)) }
+        guard start < end else { return }
+        let version = self.version
+        var generator = self.generator
+        self.items.withUnsafeMutableBufferPointer { items in
+            for index in start..<end { items.swapAt(index, Int.random(in: start..<end, using: &generator)) }
+            for position in start..<end { items[position].version = version }
+        }
+        self.generator = generator
+        let items = self.items
+        items.withUnsafeBufferPointer { items in
+            self.positionByID.withUnsafeMutableBufferPointer { positionByID in
+                for position in start..<end { positionByID[items[position].id] = position }
+            }
+        }
     }
 
     // MARK: - Priorities
