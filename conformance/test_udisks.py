@@ -237,3 +237,23 @@ def test_a_udisks_storage_that_cannot_be_mounted_is_an_empty_mount_point_as_in_m
         _stop_pair(root, pair)
         for world in worlds:
             world.stop()
+
+
+def test_listfiles_of_a_udisks_uri_mounts_lists_and_unmounts_as_in_mpd(filesystem):
+    """`listfiles udisks://ID/sub`: a storage of its own for the command, which finds and mounts the object, lists
+    the directory, and unmounts it when it goes; an unknown id answers the plugin's error."""
+    worlds = _worlds(filesystem)
+    root, pair = _pair(worlds)
+    try:
+        listed = _same(pair, [f"listfiles udisks://{ID}/sub", "listfiles udisks://nope", "listmounts"])
+        assert listed[0][1].startswith(b"file: third.flac\nsize: ")
+        assert listed[1][1] == b"ACK [5@0] {listfiles} No such UDisks2 object: nope\n"
+        _unmounted(worlds)
+        # The same calls; Fermata's Unmount may come after the next command's (its thread of its own).
+        calls = [sorted(world.calls()) for world in worlds]
+        assert calls[1] == calls[0]
+        assert calls[0].count("Mount /org/freedesktop/UDisks2/block_devices/fake1 0") == 1
+    finally:
+        _stop_pair(root, pair)
+        for world in worlds:
+            world.stop()
