@@ -28,6 +28,18 @@ import Testing
         #expect(stream.bytesRead.load(ordering: .relaxed) < size / 10)
     }
 
+    @Test func anMP3sInfoIsTheFilesAndOnlyItsStartAndTagsAreRead() throws {
+        let path = try Fixtures.lame("stream-info-long.mp3", rate: 44100, channels: 2, seconds: "60")
+        let registry = FormatRegistry.standard
+        let stream = try Self.counted(path, uri: "http://h/dav/long.mp3")
+        let info = try registry.readInfo(input: stream)
+        #expect(info == (try registry.readInfo(path: path)))
+        #expect(info.durationMilliseconds ?? 0 > 59_000)
+        let size = try Fixtures.contents(path).count
+        #expect(size > 500_000)
+        #expect(stream.bytesRead.load(ordering: .relaxed) < size / 10)
+    }
+
     @Test func vorbisOpusAndMP3InfoIsTheFiles() throws {
         let registry = FormatRegistry.standard
         for (path, uri) in [
