@@ -327,7 +327,7 @@ MIDI = (b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60"
 def test_a_song_whose_plugin_only_scans_files_is_left_out_of_a_mount_as_in_mpd(webdav):
     """mpd scans a song of a storage without local files through its input stream (`tag_stream_scan`): only plugins
     with a stream scan are asked, so a `.mid` (fluidsynth only scans files) is left out of the mount, while the
-    same file in the music directory is a song; the FLAC, MP3, Ogg Vorbis and Opus songs beside it are scanned
+    same file in the music directory is a song; the FLAC, MP3, Ogg Vorbis, Opus and WAV songs beside it are scanned
     through their streams, with the same tags, durations and formats as in mpd."""
     root, pair = _mount_pair()
     folder = Path(webdav_share()) / "scanfile"
@@ -343,12 +343,12 @@ def test_a_song_whose_plugin_only_scans_files_is_left_out_of_a_mount_as_in_mpd(w
         subprocess.run(["oggenc", "--quiet", "-t", "Vorbis", "-a", "Dav Artist", "-o", str(folder / "v.ogg"),
                         str(wave)], check=True)
         subprocess.run(["opusenc", "--quiet", "--title", "Opus", str(wave), str(folder / "o.opus")], check=True)
-        wave.unlink()
         _same(pair, [f"mount d {webdav}/dav/scanfile"])
         for server in pair:
             _settle(server)
         replies = _same(pair, ["lsinfo d", "listallinfo d"])
-        assert b"beside.flac" in replies[0][1] and b"Title: Mad" in replies[1][1] and b"tune.mid" not in replies[1][1]
+        assert b"beside.flac" in replies[0][1] and b"Title: Mad" in replies[1][1] and b"w.wav" in replies[1][1]
+        assert b"tune.mid" not in replies[1][1]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _stop_pair(root, pair)

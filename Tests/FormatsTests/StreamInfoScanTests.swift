@@ -40,12 +40,13 @@ import Testing
         #expect(stream.bytesRead.load(ordering: .relaxed) < size / 10)
     }
 
-    @Test func vorbisOpusAndMP3InfoIsTheFiles() throws {
+    @Test func vorbisOpusMP3AndWAVInfoIsTheFiles() throws {
         let registry = FormatRegistry.standard
         for (path, uri) in [
             (try StreamScanTests.commentedVorbis(), "nfs://h/e/a.ogg"),
             (try OggFormatTests.opus("stream-info.opus"), "nfs://h/e/a.opus"),
             (try StreamScanTests.pictureMP3(), "http://h/dav/a.mp3"),
+            (try OggFormatTests.wave("stream-info.wav", rate: 22050, channels: 1, seconds: "1"), "smb://h/s/a.wav"),
         ] {
             let info = try registry.readInfo(input: try Self.counted(path, uri: uri))
             #expect(info == (try registry.readInfo(path: path)), "\(uri)")
