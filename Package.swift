@@ -73,6 +73,10 @@ let package = Package(
         .systemLibrary(
             name: "CNFS", path: "Sources/CNFS", pkgConfig: "libnfs", providers: [.apt(["libnfs-dev"])]),
 
+        // The D-Bus system bus (`udisks://` storage, as Debian's mpd has it, through UDisks2).
+        .systemLibrary(
+            name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+
         // Audio CDs (`cdda://` input, as Debian's mpd has it): libcdio-paranoia with libcdio_cdda and libcdio.
         .systemLibrary(
             name: "CCdioParanoia", path: "Sources/CCdioParanoia", pkgConfig: "libcdio_paranoia",
@@ -278,6 +282,9 @@ let package = Package(
         .target(
             name: "SMBClient", dependencies: ["CSMBClient", "DynamicLibrary", "Input", "Model", "Posix"],
             swiftSettings: settings),
+        // Blocking method calls on the D-Bus system bus through libdbus, and UDisks2's managed objects (mpd's
+        // udisks storage plugin); the only importer of CDBus.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: settings),
         // Audio CD tracks through libcdio-paranoia (mpd's cdio_paranoia input plugin); the only importer of
         // CCdioParanoia.
         .target(
@@ -308,7 +315,7 @@ let package = Package(
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
-                "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia",
+                "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia", "DBus",
             ], swiftSettings: settings),
 
         // Test support is a real target: loopback client, temporary directories.
@@ -368,6 +375,8 @@ let package = Package(
         .testTarget(
             name: "CdioParanoiaTests", dependencies: ["CdioParanoia", "Input", "Configuration"],
             swiftSettings: settings),
+        // UDisks2's reply parsed; the connection's error without a bus.
+        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: settings),
         .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),

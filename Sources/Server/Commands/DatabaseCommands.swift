@@ -198,6 +198,10 @@ enum DatabaseCommands {
         let argument = context.arguments.first ?? ""
         if URIScheme.hasScheme(argument), let plugin = StoragePlugin.plugin(for: argument) {
             try plugin.check(argument)
+            if plugin.name == "udisks", let opener = context.services.options.library?.storageOpener {
+                // Its storage connects to the system bus when made: off the loop, its error the reply's.
+                return .deferred(Self.listStorage({ () throws -> (any Storage)? in try opener(argument) }, path: ""))
+            }
             if let storage = try? context.services.options.library?.storageOpener(argument) {
                 return .deferred(Self.listStorage(storage, path: ""))
             }
@@ -247,10 +251,18 @@ enum DatabaseCommands {
     /// `listfiles` of `path` in a mounted storage, read off the loop: its entries in the storage's order, as for
     /// the music directory.
     static func listStorage(_ storage: any Storage, path: String) -> DeferredReply {
+        Self.listStorage({ storage }, path: path)
+    }
+
+    /// `listfiles` of `path` in the storage `open` makes off the loop (`nil`: no such storage, an empty listing).
+    static func listStorage(_ open: @escaping @Sendable () throws -> (any Storage)?, path: String) -> DeferredReply {
         DeferredReply(
             work: { _ -> Result<String, AckError> in
                 let entries: [(name: String, status: StorageFileStatus?)]
+                let storage: any Storage
                 do {
+                    guard let opened = try open() else { return .success("") }
+                    storage = opened
                     entries = try storage.entries(in: path)
                 } catch {
                     // As mpd's ToAck: a system error (libsmbclient's errno) is 52, any other (a WebDAV server's

@@ -6,14 +6,17 @@ import Network
 
 /// Storage and neighbors: `config`, `listmounts`, `mount`, `unmount`, `listneighbors`, as `mpd` 0.23 answers them.
 ///
-/// `mount` recognises the URIs of Debian's `mpd`'s remote storage plugins (`StoragePlugin.all`: smb, nfs, WebDAV)
-/// and refuses the rest as it does. A mounted share's songs live in a database of their own in `mpd`'s
+/// `mount` recognises the URIs of Debian's `mpd`'s storage plugins (`StoragePlugin.all`: smb, udisks, nfs, WebDAV)
+/// and refuses the rest as it does. A mounted storage's songs live in a database of their own in `mpd`'s
 /// `cache_directory` (see `LibraryService.mount`), shown under the mount point; without a `cache_directory` the
 /// storage is mounted (clients waiting in `idle` hear `mount`), the simple database refuses, and the mount is
-/// undone, as in `mpd`. Fermata mounts SMB shares, NFS exports and WebDAV directories (`http://`, `https://`); as
-/// in `mpd`, `mount` itself makes no network traffic: a storage that cannot be read shows as an empty mount point,
-/// and its error is logged by the update. The database's part of `mount` and `unmount` (reading the storage's
-/// database, rebuilding the snapshot) runs off the loop: the command's reply waits for it, other clients do not.
+/// undone, as in `mpd`. Fermata mounts SMB shares, UDisks2 file systems (`udisks://ID[/PATH]`), NFS exports and
+/// WebDAV directories (`http://`, `https://`). The storage is made off the loop, and its error is `mount`'s (a
+/// udisks storage connects to the system bus then: `DBus connection error: …`); otherwise, as in `mpd`, `mount`
+/// itself reads nothing: a storage that cannot be read (an unknown UDisks2 id, a UDisks2 `Mount` that fails) shows
+/// as an empty mount point, and its error is logged by the update. The database's part of `mount` and `unmount`
+/// (reading the storage's database, rebuilding the snapshot) runs off the loop too: the command's reply waits for
+/// it, other clients do not. A udisks storage is unmounted through UDisks2 when it goes, after `unmount`'s reply.
 /// There is no neighbor plugin.
 enum StorageCommands {
     static let all: [Command] = [
@@ -88,22 +91,38 @@ enum StorageCommands {
         }
         guard let plugin = StoragePlugin.plugin(for: uri) else { throw AckError(.arg, "Unrecognized storage URI") }
         try plugin.check(uri)
+        // The storage is made off the loop (a udisks storage connects to the system bus), its error the reply's,
+        // before the database's checks, as in mpd.
+        let opener = context.services.options.library?.storageOpener
+        return .deferred(
+            DeferredReply(
+                work: { _ -> Result<any Storage, AckError> in
+                    do {
+                        guard let made = try opener?(uri) else {
+                            return .failure(
+                                AckError(.unknown, "Storage plugin \"\(plugin.name)\" is not supported by Fermata"))
+                        }
+                        return .success(made)
+                    } catch let error as AckError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(AckError(.unknown, "\(error)"))
+                    }
+                },
+                finish: { made, context throws(AckError) in
+                    try Self.mount(mountPoint, storage: try made.get(), library: library, context: &context)
+                }))
+    }
+
+    /// The rest of `mount` once the storage is made, on the loop: the database's part.
+    private static func mount(
+        _ mountPoint: String, storage: any Storage, library: LibraryService, context: inout CommandContext
+    ) throws(AckError) -> CommandResult {
         // As mpd: the storage is mounted, which clients hear, before the database mounts it or refuses (the
         // storage is then unmounted again without an event).
         guard library.canMount else {
             context.services.emit(.mount)
             throw AckError(.noExist, "No 'cache_directory' configured")
-        }
-        let storage: any Storage
-        do {
-            guard let made = try context.services.options.library?.storageOpener(uri) else {
-                throw AckError(.unknown, "Storage plugin \"\(plugin.name)\" is not supported by Fermata")
-            }
-            storage = made
-        } catch let error as AckError {
-            throw error
-        } catch {
-            throw AckError(.unknown, "\(error)")
         }
         // The database's mount rebuilds the snapshot off the loop; clients hear `mount` and `database` together
         // when it is done (or only `mount` when the database refuses), as `mpd`'s idle clients do.

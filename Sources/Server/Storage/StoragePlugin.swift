@@ -25,10 +25,14 @@ struct StoragePlugin: Sendable {
         Self.all.first { $0.supports(uri) }
     }
 
-    /// The remote storage plugins of Debian's `mpd` 0.23.12, in its order (`local`, which takes no URI, and
-    /// `udisks`, which needs the system bus, are not among them).
+    /// The storage plugins of Debian's `mpd` 0.23.12 that take URIs, in its order (`local`, which takes none, is not
+    /// among them). `udisks` takes the prefix in any case but makes a storage only of a URI that starts with
+    /// `udisks://` exactly (`mpd` then finds no other plugin).
     static let all: [StoragePlugin] = [
         StoragePlugin(name: "smbclient", prefixes: ["smb://"]) { _ throws(AckError) in },
+        StoragePlugin(name: "udisks", prefixes: ["udisks://"]) { uri throws(AckError) in
+            guard uri.utf8.starts(with: "udisks://".utf8) else { throw AckError(.arg, "Unrecognized storage URI") }
+        },
         StoragePlugin(name: "nfs", prefixes: ["nfs://"]) { uri throws(AckError) in
             // The server, then the export's path: a URI without a slash after the server names no export.
             guard uri.utf8.dropFirst("nfs://".utf8.count).contains(UInt8(ascii: "/")) else {

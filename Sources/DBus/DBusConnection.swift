@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import CDBus
+import Synchronization
+
+/// A failure of libdbus or of a method call, in the words `mpd` reports it.
+public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+/// A value read from a D-Bus message, as far as the callers need to tell it apart.
+public indirect enum DBusValue: Sendable, Equatable {
+    case string(String)
+    case objectPath(String)
+    /// An array of bytes (`ay`), read whole.
+    case bytes([UInt8])
+    case array([DBusValue])
+    case dictEntry(DBusValue, DBusValue)
+    case variant(DBusValue)
+    /// Any other type, by its D-Bus type code.
+    case other(Int32)
+}
+
+/// A private connection to the D-Bus system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket), made and
+/// used with blocking calls: call it from a thread that may wait, never the event loop. Calls from several threads
+/// are serialised.
+public final class DBusConnection: Sendable {
+    private struct Handle: @unchecked Sendable { let pointer: OpaquePointer }
+    private let handle: Mutex<Handle>
+
+    /// Connects to the system bus, or to the bus at `address` (tests, which leave the process's environment
+    /// alone); throws `DBus connection error: …` as `mpd` does.
+    public init(address: String? = nil) throws(DBusError) {
+        Self.initialiseThreads
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let made: OpaquePointer?
+        if let address {
+            made = dbus_connection_open_private(address, &error)
+            if let made, dbus_bus_register(made, &error) == 0 {
+                dbus_connection_close(made)
+                dbus_connection_unref(made)
+                throw DBusError("DBus connection error: " + Self.message(of: error))
+            }
+        } else {
+            made = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
+        }
+        guard let connection = made, dbus_error_is_set(&error) == 0 else {
+            throw DBusError("DBus connection error: " + Self.message(of: error))
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        self.handle = Mutex(Handle(pointer: connection))
+    }
+
+    deinit {
+        self.handle.withLock { handle in
+            dbus_connection_close(handle.pointer)
+            dbus_connection_unref(handle.pointer)
+        }
+    }
+
+    /// libdbus's locking, for connections used from several threads; once per process.
+    private static let initialiseThreads: Void = { _ = dbus_threads_init_default() }()
+
+    private static func message(of error: CDBus.DBusError) -> String {
+        error.message.map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// Calls `method` of `interface` on the object at `path` of `destination`, with an empty `a{sv}` (options) as
+    /// its only argument when `emptyOptions`, waiting for the reply (libdbus's default timeout). Returns the
+    /// reply's arguments; an error reply throws its message.
+    public func call(
+        destination: String, path: String, interface: String, method: String, emptyOptions: Bool = false
+    ) throws(DBusError) -> [DBusValue] {
+        guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
+            throw DBusError("dbus_message_new_method_call() failed")
+        }
+        defer { dbus_message_unref(message) }
+        if emptyOptions {
+            var iterator = DBusMessageIter()
+            var options = DBusMessageIter()
+            dbus_message_iter_init_append(message, &iterator)
+            guard dbus_message_iter_open_container(&iterator, fermata_dbus_type_array, "{sv}", &options) != 0,
+                dbus_message_iter_close_container(&iterator, &options) != 0
+            else { throw DBusError("Out of memory") }
+        }
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let answer = self.handle.withLock { handle in
+            dbus_connection_send_with_reply_and_block(handle.pointer, message, -1, &error).map(Handle.init)
+        }
+        guard let reply = answer?.pointer, dbus_error_is_set(&error) == 0 else {
+            throw DBusError(Self.message(of: error))
+        }
+        defer { dbus_message_unref(reply) }
+        var iterator = DBusMessageIter()
+        guard dbus_message_iter_init(reply, &iterator) != 0 else { return [] }
+        return Self.values(&iterator)
+    }
+
+    /// The values from `iterator` to the end of its container.
+    private static func values(_ iterator: inout DBusMessageIter) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while true {
+            let type = dbus_message_iter_get_arg_type(&iterator)
+            if type == fermata_dbus_type_invalid { break }
+            values.append(Self.value(&iterator, type: type))
+            dbus_message_iter_next(&iterator)
+        }
+        return values
+    }
+
+    private static func value(_ iterator: inout DBusMessageIter, type: Int32) -> DBusValue {
+        switch type {
+        case fermata_dbus_type_string, fermata_dbus_type_object_path:
+            var text: UnsafePointer<CChar>? = nil
+            dbus_message_iter_get_basic(&iterator, &text)
+            let string = text.map { String(cString: $0) } ?? ""
+            return type == fermata_dbus_type_string ? .string(string) : .objectPath(string)
+        case fermata_dbus_type_array:
+            var inner = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &inner)
+            if dbus_message_iter_get_element_type(&iterator) == fermata_dbus_type_byte {
+                var bytes: UnsafePointer<UInt8>? = nil
+                var count: Int32 = 0
+                if dbus_message_iter_get_arg_type(&inner) == fermata_dbus_type_byte {
+                    dbus_message_iter_get_fixed_array(&inner, &bytes, &count)
+                }
+                return .bytes(bytes.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? [])
+            }
+            return .array(Self.values(&inner))
+        case fermata_dbus_type_dict_entry:
+            var inner = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &inner)
+            let pair = Self.values(&inner)
+            return pair.count == 2 ? .dictEntry(pair[0], pair[1]) : .other(type)
+        case fermata_dbus_type_variant:
+            var inner = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &inner)
+            return Self.values(&inner).first.map { .variant($0) } ?? .other(type)
+        default:
+            return .other(type)
+        }
+    }
+}

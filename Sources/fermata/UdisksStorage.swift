@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import DBus
+import Library
+import Model
+import Posix
+import Synchronization
+
+/// A UDisks2 file system mounted with `mount udisks://ID[/PATH]`, as `mpd`'s udisks storage plugin reads it: the
+/// object whose drive (else block device) has the id `ID` among UDisks2's managed objects, mounted through
+/// UDisks2 (`Filesystem.Mount`) unless it names a mount point already, and read as a local directory (`PATH`
+/// below the mount point). The system bus is connected when the storage is made (its error is `mount`'s); the
+/// object is found and mounted on the first use (an update's walk, off the loop), again after a failure; the file
+/// system is unmounted through UDisks2 when the storage goes, on a thread of its own.
+struct UdisksStorage: Storage {
+    let uri: String
+    private let volume: UdisksVolume
+
+    /// A storage for `uri` (a `udisks://` URI: the plugin's check was made). Connects to the system bus: call it off
+    /// the loop.
+    init(uri: String, logger: Logger) throws(DBusError) {
+        self.uri = uri
+        let rest = uri.utf8.dropFirst("udisks://".utf8.count)
+        let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+        let inside = rest[slash...].drop { $0 == UInt8(ascii: "/") }
+        self.volume = UdisksVolume(
+            uri: uri, id: String(Substring(rest[..<slash])), inside: String(Substring(inside)),
+            bus: try DBusConnection(), logger: logger)
+    }
+
+    /// The local path of `path`: the mount point's, mounting first.
+    private func local(_ path: String) throws -> String {
+        let base = try self.volume.mountWait()
+        return path.isEmpty ? base : base + "/" + path
+    }
+
+    func status(_ path: String) throws -> StorageFileStatus {
+        let status = try FileStatus(path: try self.local(path))
+        let kind: StorageFileStatus.Kind =
+            switch status.kind {
+            case .regular: .regular
+            case .directory: .directory
+            case .symbolicLink, .other: .other
+            }
+        return StorageFileStatus(kind: kind, size: status.size, modificationTime: status.modificationTime)
+    }
+
+    func names(in path: String) throws -> [String] { try DirectoryEntries.names(in: try self.local(path)) }
+
+    /// Its songs are local files under the mount point, scanned as files (mpd's udisks storage maps them to local
+    /// paths, so its update scans files, not streams).
+    func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
+        try reader.readInfo(path: try self.local(path))
+    }
+
+    func contents(of path: String) throws -> [UInt8] {
+        // At most the limit the other storages read through their streams.
+        try readFileRange(atPath: try self.local(path), offset: 0, count: storageFileLimit).bytes
+    }
+
+    /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the
+    /// path when it is not mounted (yet), as `mpd` falls back (this never waits on the bus: the loop asks).
+    func playableURI(_ path: String) -> String {
+        if let base = self.volume.mountedPath { return path.isEmpty ? base : base + "/" + path }
+        return path.isEmpty ? self.uri : self.uri + (self.uri.hasSuffix("/") ? "" : "/") + path
+    }
+}
+
+/// The UDisks2 object behind a `udisks://` storage and where it is mounted; unmounted through UDisks2 when it goes.
+private final class UdisksVolume: Sendable {
+    private struct State {
+        /// The object's path on the bus, once found.
+        var objectPath: String?
+        /// The local directory of the storage (the mount point, and the path inside it), once mounted.
+        var mounted: String?
+    }
+
+    private let uri: String
+    private let id: String
+    private let inside: String
+    private let bus: DBusConnection
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// Held while talking to the bus to mount.
+    private let mounting = Mutex(())
+
+    init(uri: String, id: String, inside: String, bus: DBusConnection, logger: Logger) {
+        (self.uri, self.id, self.inside, self.bus, self.logger) = (uri, id, inside, bus, logger)
+    }
+
+    /// The local directory, when mounted.
+    var mountedPath: String? { self.state.withLock { $0.mounted } }
+
+    /// The local directory, finding and mounting the object first when needed (blocking: off the loop only). One
+    /// caller at a time talks to the bus; `mountedPath` does not wait for it.
+    func mountWait() throws -> String {
+        try self.mounting.withLock { _ throws -> String in
+            let known = self.state.withLock { $0 }
+            if let mounted = known.mounted { return mounted }
+            let mountPoint: String
+            if let path = known.objectPath {
+                mountPoint = try self.mount(path)
+            } else {
+                let reply = try self.bus.call(
+                    destination: UDisks2.service, path: UDisks2.path, interface: UDisks2.objectManager,
+                    method: "GetManagedObjects")
+                // The last object with that id, as mpd keeps it.
+                guard let object = try UDisks2.objects(inReply: reply).last(where: { $0.id == self.id }) else {
+                    throw DBusError("No such UDisks2 object: \(self.id)")
+                }
+                self.state.withLock { $0.objectPath = object.path }
+                // Already mounted: mounting again would fail (UDisks2's AlreadyMounted).
+                mountPoint = try object.mountPoint ?? self.mount(object.path)
+            }
+            let local = self.inside.isEmpty ? mountPoint : mountPoint + "/" + self.inside
+            self.state.withLock { $0.mounted = local }
+            return local
+        }
+    }
+
+    private func mount(_ objectPath: String) throws(DBusError) -> String {
+        let reply = try self.bus.call(
+            destination: UDisks2.service, path: objectPath, interface: UDisks2.filesystem, method: "Mount",
+            emptyOptions: true)
+        guard case .string(let mountPoint) = reply.first else { throw DBusError("Malformed 'Mount' response") }
+        return mountPoint
+    }
+
+    deinit {
+        let (bus, logger, uri) = (self.bus, self.logger, self.uri)
+        let (objectPath, mounted) = self.state.withLock { ($0.objectPath, $0.mounted) }
+        guard let objectPath, mounted != nil else { return }
+        // The last reference may go on the loop, which never waits on the bus.
+        NamedThread.detach("udisks") {
+            do {
+                _ = try bus.call(
+                    destination: UDisks2.service, path: objectPath, interface: UDisks2.filesystem, method: "Unmount",
+                    emptyOptions: true)
+            } catch {
+                logger.error("Failed to unmount '\(uri)': \(error)")
+            }
+        }
+    }
+}
