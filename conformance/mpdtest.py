@@ -1020,13 +1020,19 @@ _PLAYING_VOLATILE = re.compile(rb"^(elapsed|time): .*$", re.M)
 _BITRATE = re.compile(rb"^bitrate: .*\n", re.M)
 
 
-def settled_play(server: "Server", commands: str) -> list[bytes]:
+def settled_play(server: "Server", commands: str, tagged: bool = False) -> list[bytes]:
     """Sends `commands` (ending in a `play`) as one command list, waits until the decoder has opened the song
     (`audio:` in `status`, which comes after `play` has answered: a status taken at once races it, in either
     server), then returns the list's reply and `currentsong` plus `status`, times masked and the bit rate left
-    out (it shows once the first chunk has played, which may be after `audio:`)."""
+    out (it shows once the first chunk has played, which may be after `audio:`).
+
+    `tagged`: the song is a URL queued without tags, whose decoder reports them (and bumps the queue's version):
+    also wait until `currentsong` has a `Title:` (under load mpd's decoder reported it after `audio:` showed)."""
     queued = server.query(f"command_list_begin\n{commands}command_list_end\n")
     assert wait_until(lambda: b"\naudio: " in server.query("status"), 10), (server.label, server.query("status"))
+    if tagged:
+        assert wait_until(lambda: b"\nTitle: " in server.query("currentsong"), scaled(10)), \
+            (server.label, server.query("currentsong"))
     playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
     return [queued, _PLAYING_VOLATILE.sub(b"\\1: <volatile>", _BITRATE.sub(b"", playing))]
 

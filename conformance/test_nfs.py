@@ -210,7 +210,7 @@ def test_a_song_of_the_export_plays_as_in_mpd(namespaced_servers, nfs):
     """`add` of nfs:// URLs, then `play`: both servers read the song's tags from the export (`currentsong`) and
     play it."""
     adds = f"add {nfs.url}/Artist/long.flac\nadd {nfs.url}/short.flac\n"
-    answers = {kind: mpdtest.settled_play(namespaced_servers(kind), f"{adds}playlistinfo\nplay 0\n")
+    answers = {kind: mpdtest.settled_play(namespaced_servers(kind), f"{adds}playlistinfo\nplay 0\n", tagged=True)
                for kind in ("ref", "sut")}
     assert answers["sut"] == answers["ref"]
 

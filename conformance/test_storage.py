@@ -122,7 +122,7 @@ def test_a_song_of_the_share_plays_as_in_mpd(server_factory, smbd):
     """`add` of an smb:// URL, then `play`: both servers read the song's tags from the share (`currentsong`)
     and play it."""
     adds = f"add {smbd}/long.mp3\nadd {smbd}/sub/short.mp3\n"
-    answers = {kind: mpdtest.settled_play(server_factory(kind), f"{adds}playlistinfo\nplay 0\n")
+    answers = {kind: mpdtest.settled_play(server_factory(kind), f"{adds}playlistinfo\nplay 0\n", tagged=True)
                for kind in ("ref", "sut")}
     assert answers["sut"] == answers["ref"]
 

@@ -311,3 +311,72 @@ def test_https_listings_ignore_the_curl_input_tls_settings_as_in_mpd(webdavs, bl
         assert replies[0][1].startswith(b"ACK [5@0] {listfiles} CURL failed: "), replies[0][1]
     finally:
         _stop_pair(root, pair)
+
+
+def _served(webdav: str) -> dict[str, int]:
+    """The bytes tools/webdavserver.py wrote of each path so far."""
+    lines = urllib.request.urlopen(f"{webdav}/served").read().decode().splitlines()
+    return {path: int(count) for count, path in (line.split(" ", 1) for line in lines)}
+
+
+#: The smallest standard MIDI file: a header and one track with only its end.
+MIDI = (b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60"
+        b"MTrk\x00\x00\x00\x04\x00\xff\x2f\x00")
+
+
+def test_a_song_whose_plugin_only_scans_files_is_left_out_of_a_mount_as_in_mpd(webdav):
+    """mpd scans a song of a storage without local files through its input stream (`tag_stream_scan`): only plugins
+    with a stream scan are asked, so a `.mid` (fluidsynth only scans files) is left out of the mount, while the
+    same file in the music directory is a song; the FLAC, MP3, Ogg Vorbis, Opus and WAV songs beside it are scanned
+    through their streams, with the same tags, durations and formats as in mpd."""
+    root, pair = _mount_pair()
+    folder = Path(webdav_share()) / "scanfile"
+    try:
+        folder.mkdir(exist_ok=True)
+        (folder / "tune.mid").write_bytes(MIDI)
+        _flac(folder / "beside.flac", 1, "Beside")
+        wave = folder / "w.wav"
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(wave), "synth", "2", "sine", "440"],
+                       check=True)
+        subprocess.run(["lame", "--quiet", "--tt", "Mad", "--ta", "Dav Artist", str(wave), str(folder / "mad.mp3")],
+                       check=True)
+        subprocess.run(["oggenc", "--quiet", "-t", "Vorbis", "-a", "Dav Artist", "-o", str(folder / "v.ogg"),
+                        str(wave)], check=True)
+        subprocess.run(["opusenc", "--quiet", "--title", "Opus", str(wave), str(folder / "o.opus")], check=True)
+        _same(pair, [f"mount d {webdav}/dav/scanfile"])
+        for server in pair:
+            _settle(server)
+        replies = _same(pair, ["lsinfo d", "listallinfo d"])
+        assert b"beside.flac" in replies[0][1] and b"Title: Mad" in replies[1][1] and b"w.wav" in replies[1][1]
+        assert b"tune.mid" not in replies[1][1]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _stop_pair(root, pair)
+
+
+def test_a_scan_reads_the_songs_metadata_not_the_whole_song(webdav):
+    """Scanning a large FLAC of a mount reads what the plugin's stream scan reads (its metadata, and what the curl
+    input has buffered by then), not the whole file, in Fermata as in mpd: both databases are the same, and each
+    server is sent under a third of the file (tools/webdavserver.py counts the bytes the socket took)."""
+    folder = Path(webdav_share()) / "big"
+    song = folder / "big.flac"
+    folder.mkdir(exist_ok=True)
+    subprocess.run(["sox", "-n", "-r", "96000", "-c", "2", "-b", "24", str(song), "synth", "120", "whitenoise"],
+                   check=True)
+    subprocess.run(["metaflac", "--set-tag=TITLE=Big", str(song)], check=True)
+    size = song.stat().st_size
+    assert size > 25_000_000
+    root, pair = _mount_pair()
+    served = {}
+    try:
+        for server in pair:
+            before = _served(webdav).get("/dav/big/big.flac", 0)
+            assert server.query(f"mount d {webdav}/dav/big") == b"OK\n"
+            _settle(server)
+            served[server.label] = _served(webdav).get("/dav/big/big.flac", 0) - before
+        _same(pair, ["lsinfo d"])
+        print(f"bytes of a {size}-byte FLAC sent for its scan: {served}")
+        assert all(0 < count < size // 3 for count in served.values()), (size, served)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _stop_pair(root, pair)

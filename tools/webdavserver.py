@@ -44,6 +44,8 @@ URL scheme (PATH is a path under --root, escaped):
     /redirect/PATH       301 to /dav/PATH (one redirect, which mpd follows).
     /redirect2/PATH      301 to /redirect/PATH (two redirects: one too many for mpd).
     /log                 the requests so far, one `METHOD PATH depth=D` line each (text/plain).
+    /served              the bytes of files written to clients so far (whole 64 KiB chunks the socket took), one
+                         `BYTES PATH` line each (text/plain), for what a scan reads of a song.
 """
 
 import argparse
@@ -62,6 +64,7 @@ ROOT = Path(".")
 LOG: list[str] = []
 STALL = 300.0
 LOG_LOCK = threading.Lock()
+SERVED: dict[str, int] = {}
 
 MODES = ("dav", "absolute", "quirks")
 
@@ -91,7 +94,21 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if not head:
-            self.wfile.write(body)
+            self._write(body)
+
+    def _write(self, body: bytes) -> None:
+        """Writes `body` in 64 KiB chunks, adding each one the socket takes to SERVED (a client that closes early
+        ends the reply)."""
+        for start in range(0, len(body), 65536):
+            chunk = body[start:start + 65536]
+            try:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+                return
+            with LOG_LOCK:
+                SERVED[self.path] = SERVED.get(self.path, 0) + len(chunk)
 
     def _read_body(self) -> bytes:
         length = int(self.headers.get("Content-Length", "0") or "0")
@@ -218,6 +235,10 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "log":
             with LOG_LOCK:
                 text = "".join(line + "\n" for line in LOG)
+            return self._reply(200, text.encode(), head=head)
+        if mode == "served":
+            with LOG_LOCK:
+                text = "".join(f"{count} {path}\n" for path, count in SERVED.items())
             return self._reply(200, text.encode(), head=head)
         if mode in ("redirect", "redirect2"):
             target = "/dav/" if mode == "redirect" else "/redirect/"

@@ -37,6 +37,14 @@ public protocol FormatPlugin: Sendable {
     ///   asks the next plugin for the suffix); `.io` when it cannot be read.
     func readInfo(path: String) throws(FormatError) -> SongInfo
 
+    /// Reads what the database stores about a song of a storage without local files, as `mpd`'s plugin scans
+    /// its stream (`scan_stream`): through `input` from its start. Only asked of plugins that scan streams
+    /// (``scansStreams``). By default from a temporary copy of the stream (``readInfo(path:)``).
+    ///
+    /// - Throws: `FormatError.notRecognized` when this plugin's scan does not take the stream (the registry
+    ///   tries the next); `.input` when the stream cannot be read.
+    func readInfo(input: any InputStream) throws(FormatError) -> SongInfo
+
     /// Reads the picture `readpicture` returns for the file from the format's own metadata.
     ///
     /// - Returns: `nil` when the format's own metadata has none (the registry then looks at the generic
@@ -147,6 +155,14 @@ extension FormatPlugin {
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
         _ = try self.readInfo(path: path)
         return []
+    }
+
+    /// The song's information from a temporary copy of the stream: for the plugins whose libraries read tags
+    /// only from files here.
+    ///
+    /// - Throws: `FormatError.input` when the stream cannot be read; what `readInfo(path:)` throws.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        try TemporaryCopy.with(input) { (path) throws(FormatError) in try self.readInfo(path: path) }
     }
 
     /// A format whose stream scan reports no pairs: the stream must still be one the plugin decodes.

@@ -5,6 +5,25 @@ import Input
 import Model
 
 extension FormatRegistry {
+    /// What the database stores about a song of a storage without local files (a mounted SMB share, NFS export
+    /// or WebDAV directory), as `mpd`'s update scans it (`tag_stream_scan`): the first plugin whose stream scan
+    /// takes it (`scanningPlugin`: none of those that only scan files), then, when that found no tag of
+    /// `enabledTags`, the generic scan's (APE, else ID3) when the stream seeks and knows its size, as for a
+    /// file. Blocks; the thread that owns `input`.
+    ///
+    /// - Throws: `FormatError.notRecognized` when no plugin takes it; a plugin's or the input's error.
+    public func readInfo(input: any InputStream, enabledTags: TagMask = .all) throws(FormatError) -> SongInfo {
+        var readsGeneric = true
+        var info = try self.scanningPlugin(input) { (plugin) throws(FormatError) in
+            readsGeneric = !plugin.readsGenericTags
+            return try plugin.readInfo(input: input)
+        }
+        if readsGeneric {
+            Self.addGeneric(to: &info, enabledTags: enabledTags) { GenericTags.source(input) }
+        }
+        return info
+    }
+
     /// The pairs `readcomments` prints for a remote stream, as `mpd`'s `TagScanStream` finds them: those of
     /// the first plugin whose scan takes it (`scanningPlugin`), then the generic scan's (APE, else ID3
     /// `TXXX`) when the stream seeks and knows its size. Blocks; the thread that owns `input`.

@@ -14,10 +14,11 @@ struct ExcludeList {
 
     /// The parent's patterns plus those of `path`, if it exists.
     init(inheriting parent: ExcludeList, path: String) {
-        guard let data = try? readFile(atPath: path) else {
-            self.patterns = parent.patterns
-            return
-        }
+        self.init(inheriting: parent, data: (try? readFile(atPath: path)) ?? [])
+    }
+
+    /// The parent's patterns plus those of a file's bytes.
+    init(inheriting parent: ExcludeList, data: [UInt8]) {
         self.patterns =
             parent.patterns
             + RawText.decode(data)

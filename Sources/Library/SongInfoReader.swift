@@ -12,6 +12,11 @@ public protocol SongInfoReader: Sendable {
     ///
     /// - Throws: when the file is not a song this reader can read; the scanner then skips it.
     func readInfo(path: String) throws -> SongInfo
+    /// Reads the tags and audio properties of a song of a storage without local files (`uri`: the URL the player
+    /// opens, `smb://`, `nfs://` or `http(s)://`) through its input stream, as `mpd`'s `tag_stream_scan` does.
+    ///
+    /// - Throws: when the song cannot be opened or no plugin's stream scan takes it; the updater then leaves it out.
+    func readInfo(uri: String) throws -> SongInfo
     /// The songs inside a container file (`mpd`'s `container_scan`): names relative to the file, with their
     /// information; `nil` when the file is not a container (then it may be an ordinary song).
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]?

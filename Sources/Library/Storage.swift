@@ -18,14 +18,21 @@ public protocol Storage: Sendable {
     /// listing itself tells it (`nil`: ask ``status(_:)``), as a WebDAV listing does. By default ``names(in:)``
     /// with no status.
     func entries(in path: String) throws -> [(name: String, status: StorageFileStatus?)]
-    /// Runs `body` with the path of a local file holding the bytes of the file at `path` (the storage itself, or
-    /// a temporary copy with the same suffix, removed when `body` returns): what the format plugins read tags from.
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result
+    /// Reads the song at `path` with `reader`. By default through its input stream (`reader.readInfo(uri:)` of
+    /// ``playableURI(_:)``), as `mpd` scans a song of a storage with no local files (`tag_stream_scan` of
+    /// `MapUTF8`).
+    func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo
+    /// The bytes of the (small) file at `path`: how an update reads a directory's `.mpdignore`.
+    func contents(of path: String) throws -> [UInt8]
     /// The URI the player opens for the file at `path`.
     func playableURI(_ path: String) -> String
 }
 
 extension Storage {
+    public func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
+        try reader.readInfo(uri: self.playableURI(path))
+    }
+
     public func entries(in path: String) throws -> [(name: String, status: StorageFileStatus?)] {
         try self.names(in: path).map { ($0, nil) }
     }

@@ -15,7 +15,7 @@ import Model
 public struct StorageUpdater: Sendable {
     /// The storage walked.
     public let storage: any Storage
-    /// Reads songs (from local copies of the storage's files).
+    /// Reads songs (through the input streams of the storage's files).
     public let reader: any SongInfoReader
     /// Where failures go.
     public let logger: Logger
@@ -99,7 +99,7 @@ public struct StorageUpdater: Sendable {
 
     private func readExcludeList(_ file: String, inheriting inherited: ExcludeList) -> ExcludeList {
         do {
-            return try self.storage.withLocalFile(file) { local in ExcludeList(inheriting: inherited, path: local) }
+            return ExcludeList(inheriting: inherited, data: try self.storage.contents(of: file))
         } catch {
             self.logger.warning("cannot read", ["uri": self.storage.playableURI(file), "error": "\(error)"])
             return inherited
@@ -192,7 +192,8 @@ public struct StorageUpdater: Sendable {
                 if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
                 return
             }
-            let info = try self.storage.withLocalFile(path) { local in try self.reader.readInfo(path: local) }
+            // Through the song's input stream, as mpd scans it (only as far as the plugin's scan reads).
+            let info = try self.storage.readSongInfo(path, reader: self.reader)
             directory.songs[ByteString(name)] = TreeSong(
                 name: name, modificationTime: fresh.modificationTime, size: fresh.size, info: info)
             modified = true

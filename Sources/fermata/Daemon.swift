@@ -472,7 +472,8 @@ enum Daemon {
             let updater = Updater(
                 root: musicDirectory,
                 reader: FormatReader(
-                    registry: registry, metadata: settings.metadataToUse, playlists: playlists),
+                    registry: registry, metadata: settings.metadataToUse, playlists: playlists,
+                    openRemote: openRemote),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Formats
+import Input
 import Library
 import Model
 import Playlists
@@ -15,11 +16,21 @@ struct FormatReader: SongInfoReader {
     let metadata: TagMask
     /// The playlist plugins the configuration enables.
     let playlists: PlaylistRegistry
+    /// Opens the songs of mounted storages (the daemon's input plugins), `nil` when it has none.
+    let openRemote: RemoteOpener?
 
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
     func readInfo(path: String) throws -> SongInfo {
         try self.registry.readInfo(path: path, enabledTags: self.metadata)
+    }
+
+    /// Opens `uri` through the input plugins and scans the stream as `mpd`'s `tag_stream_scan` (rewinding it
+    /// between plugins even when it cannot seek).
+    func readInfo(uri: String) throws -> SongInfo {
+        guard let openRemote else { throw InputError.plugin(message: "Unrecognized URI", uri: uri) }
+        let input = try openRemote(uri, InputCancellation())
+        return try self.registry.readInfo(input: RewindInputStream(input), enabledTags: self.metadata)
     }
 
     func containerSongs(path: String) -> [(name: String, info: SongInfo)]? {

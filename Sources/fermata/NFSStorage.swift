@@ -5,11 +5,13 @@ import Library
 import Model
 import NFS
 
+/// The most a storage's small file (a `.mpdignore`) gives an update: what follows is left out.
+let storageFileLimit = 16 * 1024 * 1024
+
 /// An NFS export mounted with `mount nfs://server/export`, as `mpd`'s nfs storage plugin reads it (NFSv3, through
 /// libnfs). Paths below it are appended to its URI.
 ///
-/// The format plugins read tags from files, so a song is copied to a temporary file (same suffix) for the scan,
-/// which `mpd` instead streams; the player streams it from the export (the nfs input plugin).
+/// An update scans a song, and the player streams it, through the nfs input plugin (as `mpd`).
 struct NFSStorage: Storage {
     let uri: String
     private let export: NFSExport
@@ -28,8 +30,9 @@ struct NFSStorage: Storage {
 
     func names(in path: String) throws -> [String] { try self.export.names(in: path) }
 
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        let file = try NFSInputStream(url: self.playableURI(path), cancellation: InputCancellation())
-        return try withTemporaryCopy(of: path, read: { buffer in try file.read(into: buffer) }, body)
+    /// Through the nfs input plugin, as `mpd` opens a `.mpdignore` of a storage.
+    func contents(of path: String) throws -> [UInt8] {
+        try NFSInputStream(url: self.playableURI(path), cancellation: InputCancellation())
+            .readToEnd(limit: storageFileLimit)
     }
 }

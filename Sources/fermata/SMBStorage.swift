@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Input
 import Library
 import Model
 import Posix
@@ -9,8 +10,7 @@ import SMBClient
 /// it: anonymously, through a libsmbclient context of its own. Paths below it are appended to its URI (kept as given, as
 /// `listmounts` shows it).
 ///
-/// The format plugins read tags from files, so a song is copied to a temporary file (same suffix) for the scan,
-/// which `mpd` instead streams; the player streams it from the share (the smbclient input plugin).
+/// An update scans a song, and the player streams it, through the smbclient input plugin (as `mpd`).
 struct SMBStorage: Storage {
     let uri: String
     private let context: SMBContext
@@ -31,8 +31,9 @@ struct SMBStorage: Storage {
 
     func names(in path: String) throws -> [String] { try self.context.names(in: self.playableURI(path)) }
 
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        let file = try self.context.open(self.playableURI(path))
-        return try withTemporaryCopy(of: path, read: { buffer in try file.read(into: buffer) }, body)
+    /// Through the smbclient input plugin, as `mpd` opens a `.mpdignore` of a storage.
+    func contents(of path: String) throws -> [UInt8] {
+        try SMBInputStream(url: self.playableURI(path), cancellation: InputCancellation())
+            .readToEnd(limit: storageFileLimit)
     }
 }

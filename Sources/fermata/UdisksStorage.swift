@@ -47,8 +47,15 @@ struct UdisksStorage: Storage {
 
     func names(in path: String) throws -> [String] { try DirectoryEntries.names(in: try self.local(path)) }
 
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        try body(try self.local(path))
+    /// Its songs are local files under the mount point, scanned as files (mpd's udisks storage maps them to local
+    /// paths, so its update scans files, not streams).
+    func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
+        try reader.readInfo(path: try self.local(path))
+    }
+
+    func contents(of path: String) throws -> [UInt8] {
+        // At most the limit the other storages read through their streams.
+        try readFileRange(atPath: try self.local(path), offset: 0, count: storageFileLimit).bytes
     }
 
     /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the

@@ -10,8 +10,8 @@ import Model
 /// the mount is appended to its URI with each segment escaped (`mpd`'s `MapUTF8`). Nothing is checked when it is
 /// made, as in `mpd`; its requests block the update thread that makes them, never the event loop.
 ///
-/// As in `mpd`, the PROPFIND requests do not use the `input { plugin "curl" }` settings; reading a song (for its
-/// tags, into a temporary copy, which `mpd` instead streams) and playing it go through the input plugins, as any
+/// As in `mpd`, the PROPFIND requests do not use the `input { plugin "curl" }` settings; scanning a song (as far as
+/// its plugin's stream scan reads) and playing it go through the input plugins, as any
 /// URL is opened: curl with those settings, or libavformat's http when curl is disabled.
 struct WebDAVStorage: Storage {
     let uri: String
@@ -57,9 +57,9 @@ struct WebDAVStorage: Storage {
         return entries.reversed()
     }
 
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        let file = try self.open(self.playableURI(path), InputCancellation())
-        return try withTemporaryCopy(of: path, read: { buffer in try file.read(into: buffer) }, body)
+    /// Through the input plugins, as `mpd` opens a `.mpdignore` of a storage.
+    func contents(of path: String) throws -> [UInt8] {
+        try self.open(self.playableURI(path), InputCancellation()).readToEnd(limit: storageFileLimit)
     }
 
     /// A resource's status: a collection is a directory, anything else a regular file. A missing or unreadable

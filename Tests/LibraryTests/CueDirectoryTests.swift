@@ -16,6 +16,9 @@ final class SheetReader: SongInfoReader {
 
     func supports(suffix: String) -> Bool { suffix == "song" }
 
+    /// No streams: these tests read local files only.
+    func readInfo(uri: String) throws -> SongInfo { throw CocoaError(.fileReadUnsupportedScheme) }
+
     func readInfo(path: String) throws -> SongInfo {
         SongInfo(
             tags: [TagItem(.title, "File title"), TagItem(.artist, "File Artist"), TagItem(.genre, "Jazz")],

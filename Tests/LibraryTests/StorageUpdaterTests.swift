@@ -37,16 +37,16 @@ final class MemoryStorage: Storage {
         }
     }
 
-    /// `body` gets the file's text as its path (`TextReader` reads that); an `.mpdignore` is written to a
-    /// temporary file, whose path `body` gets.
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
+    /// `reader` gets the file's text as its path (`TextReader` reads that).
+    func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
         self.reads.withLock { $0.append(path) }
-        let text = self.files.withLock { $0[path]?.text } ?? ""
-        guard path.hasSuffix(".mpdignore") else { return try body(text) }
-        let local = FileManager.default.temporaryDirectory.appendingPathComponent("mpdignore-\(UUID())").path
-        try text.write(toFile: local, atomically: false, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: local) }
-        return try body(local)
+        return try reader.readInfo(path: self.files.withLock { $0[path]?.text } ?? "")
+    }
+
+    func contents(of path: String) throws -> [UInt8] {
+        self.reads.withLock { $0.append(path) }
+        guard let text = self.files.withLock({ $0[path]?.text }) else { throw CocoaError(.fileNoSuchFile) }
+        return Array(text.utf8)
     }
 
     func playableURI(_ path: String) -> String { self.uri + "/" + path }
@@ -60,6 +60,9 @@ struct TextReader: SongInfoReader {
         guard path != "bad" else { throw CocoaError(.fileReadCorruptFile) }
         return SongInfo(tags: [TagItem(.title, path)], durationMilliseconds: 1000)
     }
+
+    /// No streams: `MemoryStorage` hands the text to `readInfo(path:)`.
+    func readInfo(uri: String) throws -> SongInfo { throw CocoaError(.fileReadUnsupportedScheme) }
 }
 
 struct StorageUpdaterTests {
@@ -189,9 +192,12 @@ final class ListingStorage: Storage {
         path.isEmpty ? self.listed : []
     }
 
-    func withLocalFile<Result>(_ path: String, _ body: (String) throws -> Result) throws -> Result {
-        try body(String(path.prefix { $0 != "." }).uppercased())
+    /// `reader` gets the file's name without its suffix, upper case, as its text.
+    func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
+        try reader.readInfo(path: String(path.prefix { $0 != "." }).uppercased())
     }
+
+    func contents(of path: String) throws -> [UInt8] { throw CocoaError(.fileNoSuchFile) }
 
     func playableURI(_ path: String) -> String { self.uri + "/" + path }
 }

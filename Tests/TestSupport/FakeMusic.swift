@@ -27,6 +27,9 @@ public final class FakeReader: SongInfoReader {
 
     public func supports(suffix: String) -> Bool { suffix.lowercased() == "mp3" }
 
+    /// No streams: fake songs are local files.
+    public func readInfo(uri: String) throws -> SongInfo { throw FakeReaderError.notAFakeSong }
+
     public func readInfo(path: String) throws -> SongInfo {
         self.reads.add(1, ordering: .relaxed)
         // Through Posix, so paths holding `RawText` escapes (names that are not UTF-8) open too.

@@ -72,7 +72,19 @@ public struct FFmpegFormat: FormatPlugin {
     ///   (`mpd` then does not add it); `.input` when the file cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let (file, index) = try self.open(path)
-        guard let stream = file.audioStreamInfo(index) else { throw .notRecognized(path: path) }
+        return try Self.info(file, index, uri: path)
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`mpd`'s `ffmpeg_scan_stream`).
+    ///
+    /// - Throws: as `readComments(input:)`.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        let (file, index) = try self.open(input: input)
+        return try Self.info(file, index, uri: input.uri)
+    }
+
+    private static func info(_ file: FFmpegInput, _ index: Int, uri: String) throws(FormatError) -> SongInfo {
+        guard let stream = file.audioStreamInfo(index) else { throw .notRecognized(path: uri) }
         let container = file.containerMetadata
         let streamTags = file.streamMetadata(index)
         let duration = stream.streamDurationMilliseconds ?? stream.containerDurationMilliseconds

@@ -27,6 +27,11 @@ public struct FLACFormat: FormatPlugin {
         FLACScan.info(try FLACScan.blocks(path: path, container: .native))
     }
 
+    /// As `readInfo(path:)`, over a remote stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        FLACScan.info(try FLACScan.blocks(input: input, container: .native))
+    }
+
     /// The first PICTURE block with image data.
     ///
     /// - Throws: `FormatError.notRecognized` when libFLAC cannot read the metadata.
@@ -80,6 +85,11 @@ public struct OggFLACFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg FLAC; `.input` when it cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         FLACScan.info(try FLACScan.blocks(path: path, container: .ogg))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        FLACScan.info(try FLACScan.blocks(input: input, container: .ogg))
     }
 
     /// The first PICTURE block with image data.

@@ -51,7 +51,20 @@ public struct MP3Format: FormatPlugin {
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
         let file = try Self.open(path)
         guard let audio = self.scanAudio(path: path) else { throw .notRecognized(path: path) }
-        let tags = GenericTags.read(file)
+        return Self.info(audio, GenericTags.read(file))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (mad's `scan_stream`: the first frame, then the generic scan,
+    /// which needs a stream that seeks and knows its size).
+    ///
+    /// - Throws: `FormatError.notRecognized` when mad finds no frame (or for mpg123, which scans only files).
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        guard self.scan == .mad, let mad = MadFirstFrame.scan(input) else { throw .notRecognized(path: input.uri) }
+        let audio = AudioInfo(durationMilliseconds: mad.milliseconds ?? 0, format: mad.format)
+        return Self.info(audio, GenericTags.source(input).map(GenericTags.read) ?? GenericTags())
+    }
+
+    private static func info(_ audio: AudioInfo, _ tags: GenericTags) -> SongInfo {
         var replayGain = tags.id3?.replayGain() ?? tags.ape?.replayGain() ?? ReplayGainInfo()
         if replayGain.isEmpty { replayGain = ReplayGainInfo() }
         return SongInfo(

@@ -39,8 +39,17 @@ public struct OpusFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Opus or its `OpusTags` is damaged;
     ///   `.input` when it cannot be opened.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let (stream, entries) = try Self.scan(path)
+    public func readInfo(path: String) throws(FormatError) -> SongInfo { Self.info(try Self.scan(path)) }
+
+    /// What `readInfo(path:)` reads, from a stream (`mpd`'s `scan_stream`, which its file scan also is).
+    ///
+    /// - Throws: `FormatError.notRecognized` when the stream is not Ogg Opus; `.input` when it cannot be read.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        Self.info(try Self.scan(input: input))
+    }
+
+    private static func info(_ scanned: (stream: OpusStreamInfo, entries: [Entry])) -> SongInfo {
+        let (stream, entries) = scanned
         let hasPicture = entries.contains { $0.isPicture && VorbisComment.picture(base64: $0.value) != nil }
         let replayGain = Self.replayGain(entries, head: stream.head)
         let preSkip = Int64(stream.head.preSkip)

@@ -36,8 +36,16 @@ public struct SndfileFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when libsndfile does not open the file or its sample rate is
     ///   invalid (`mpd` skips it); `.input` when it cannot be opened.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let handle = try Self.open(path)
+    public func readInfo(path: String) throws(FormatError) -> SongInfo { Self.info(try Self.open(path)) }
+
+    /// As `readInfo(path:)`, over a remote stream (`mpd`'s `sndfile_scan_stream`, which its file scan also is).
+    ///
+    /// - Throws: `FormatError.notRecognized` when libsndfile does not recognise the stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        Self.info(try Self.open(input: input))
+    }
+
+    private static func info(_ handle: SndfileHandle) -> SongInfo {
         var items: [RawTagItem] = []
         for (field, type) in Self.tagFields {
             if let value = handle.string(field) { items.append(RawTagItem(type, value)) }
@@ -64,8 +72,13 @@ public struct SndfileFormat: FormatPlugin {
         } catch {
             throw .input(error)
         }
+        return try Self.open(input: input)
+    }
+
+    /// A stream opened as `mpd`'s scan opens it.
+    static func open(input: any InputStream) throws(FormatError) -> SndfileHandle {
         guard let handle = try? SndfileHandle(input: input), Self.isValidSampleRate(handle.sampleRate) else {
-            throw .notRecognized(path: path)
+            throw .notRecognized(path: input.uri)
         }
         return handle
     }

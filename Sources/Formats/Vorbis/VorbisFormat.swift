@@ -32,8 +32,16 @@ public struct VorbisFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when the file is not Ogg Vorbis; `.input` when it cannot be
     ///   opened.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let stream = try Self.scan(path)
+    public func readInfo(path: String) throws(FormatError) -> SongInfo { Self.info(try Self.scan(path)) }
+
+    /// What `readInfo(path:)` reads, from a stream (`mpd`'s `scan_stream`, which its file scan also is).
+    ///
+    /// - Throws: `FormatError.notRecognized` when the stream is not Ogg Vorbis; `.input` when it cannot be read.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        Self.info(try Self.scan(input: input))
+    }
+
+    private static func info(_ stream: VorbisStreamInfo) -> SongInfo {
         var replayGain = ReplayGainInfo()
         var raw: [RawTagItem] = []
         var hasPicture = false
