@@ -1020,6 +1020,17 @@ _PLAYING_VOLATILE = re.compile(rb"^(elapsed|time): .*$", re.M)
 _BITRATE = re.compile(rb"^bitrate: .*\n", re.M)
 
 
+def simple_database_block(work: Path, cache: bool = True) -> str:
+    """The `database` block `mount` needs in both servers: mpd's `simple` database in `work/db`, with a
+    `cache_directory` (`work/cache`, made here) unless not `cache`. Goes in `Server.extra_config`, with `db_file`
+    left out of the overrides (mpd refuses both)."""
+    if not cache:
+        return f'database {{\n    plugin "simple"\n    path "{work}/db"\n}}'
+    (work / "cache").mkdir(parents=True, exist_ok=True)
+    return (f'database {{\n    plugin "simple"\n    path "{work}/db"\n'
+            f'    cache_directory "{work}/cache"\n}}')
+
+
 def settled_play(server: "Server", commands: str, tagged: bool = False) -> list[bytes]:
     """Sends `commands` (ending in a `play`) as one command list, waits until the decoder has opened the song
     (`audio:` in `status`, which comes after `play` has answered: a status taken at once races it, in either

@@ -112,9 +112,7 @@ def _fake_library(tmp_path: Path, soname: str) -> Path:
 def _with_mount_cache(server: mpdtest.Server) -> None:
     """A simple database with a cache directory, so that `mount` is possible."""
     server.overrides["db_file"] = None
-    (server.workdir / "cache").mkdir(parents=True, exist_ok=True)
-    server.extra_config = (f'database {{\n    plugin "simple"\n    path "{server.workdir / "db"}"\n'
-                           f'    cache_directory "{server.workdir / "cache"}"\n}}')
+    server.extra_config = mpdtest.simple_database_block(server.workdir)
 
 
 SMB_URI = "smb://127.0.0.1:9/share"

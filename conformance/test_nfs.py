@@ -180,10 +180,7 @@ def namespaced_servers(nfs, music_dir):
         work = conftest._workdir(f"nfs-{kind}")
         server = NamespacedServer(kind, binary, music_dir, work, {"db_file": None} if cache else None)
         if cache:
-            # mpd's simple database with a cache_directory: what `mount` needs.
-            (work / "cache").mkdir()
-            server.extra_config = (f'database {{\n    plugin "simple"\n    path "{work}/db"\n'
-                                   f'    cache_directory "{work}/cache"\n}}')
+            server.extra_config = mpdtest.simple_database_block(work)
         server.namespace = nfs
         started.append(server)
         server.start()

@@ -174,13 +174,11 @@ def _mount_pair(state_file: bool = False, kinds: tuple[str, ...] = ("ref", "sut"
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
         work = conftest._workdir(f"mount-{kind}")
-        (work / "cache").mkdir()
         overrides = {"db_file": None}
         if state_file:
             overrides["state_file"] = str(work / "state")
         server = mpdtest.Server(f"{kind}-mount", binary, music, work, overrides)
-        server.extra_config = (f'database {{\n    plugin "simple"\n    path "{work}/db"\n'
-                               f'    cache_directory "{work}/cache"\n}}')
+        server.extra_config = mpdtest.simple_database_block(work)
         pair.append(server)
     conftest._start(pair)
     return root, pair

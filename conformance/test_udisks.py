@@ -107,13 +107,11 @@ def _pair(worlds: list[World], cache: bool = True, state_file: bool = False):
         if kind == "sut" and not binary.exists():
             pytest.skip(f"system under test not found: {binary}")
         work = conftest._workdir(f"udisks-{kind}")
-        (work / "cache").mkdir()
         overrides = {"db_file": None}
         if state_file:
             overrides["state_file"] = str(work / "state")
         server = mpdtest.Server(f"{kind}-udisks", binary, music, work, overrides)
-        cache_line = f'    cache_directory "{work}/cache"\n' if cache else ""
-        server.extra_config = f'database {{\n    plugin "simple"\n    path "{work}/db"\n{cache_line}}}'
+        server.extra_config = mpdtest.simple_database_block(work, cache)
         server.env = {"DBUS_SYSTEM_BUS_ADDRESS": world.address}
         pair.append(server)
     conftest._start(pair)

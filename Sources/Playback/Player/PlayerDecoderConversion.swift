@@ -74,6 +74,8 @@ final class PlayerDecoderConversion {
             UnsafeRawBufferPointer(rebasing: self.scratch[0..<(frames * self.input.frameSize)]), frames: frames,
             fromGain: 1, toGain: 1)
         let room = self.staged.count - self.stagedBytes
+        // The decoder thread drains the stage below one chunk before each conversion: the room always suffices.
+        assert(converted.count <= room, "the stage overflowed: \(converted.count) bytes, room for \(room)")
         let bytes = min(converted.count, room)
         if bytes > 0 {
             (self.staged.baseAddress! + self.stagedBytes).copyMemory(from: converted.baseAddress!, byteCount: bytes)
