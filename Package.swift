@@ -282,8 +282,8 @@ let package = Package(
         .target(
             name: "SMBClient", dependencies: ["CSMBClient", "DynamicLibrary", "Input", "Model", "Posix"],
             swiftSettings: settings),
-        // Blocking method calls on the D-Bus system bus through libdbus, and UDisks2's managed objects (mpd's
-        // udisks storage plugin); the only importer of CDBus.
+        // Method calls and signals on the D-Bus system bus through libdbus, and UDisks2's managed objects (mpd's
+        // udisks storage and neighbor plugins); the only importer of CDBus.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: settings),
         // Audio CD tracks through libcdio-paranoia (mpd's cdio_paranoia input plugin); the only importer of
         // CCdioParanoia.

@@ -147,7 +147,7 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
     finally:
         code, err = daemon.stop()
     assert code == 0
-    assert f'{config}:5: block "neighbors" is not supported by Fermata yet and is ignored' in err
+    assert f'{config}:5: neighbor plugin "upnp" is not supported by Fermata yet and is ignored' in err
     for supported in ("zeroconf_enabled", "volume_normalization", "replaygain", "input_cache", "audio_output",
                       "user"):
         assert f'"{supported}" is not supported' not in err, f"{supported} is supported"

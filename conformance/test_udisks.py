@@ -6,7 +6,10 @@ one block device whose Filesystem.Mount returns a temporary directory of a few F
 name it, or whose Mount fails). mpd and Fermata (a `database` block with a `cache_directory`, as test_storage.py)
 are compared: `mount`, `listmounts`, the songs under the mount point, `play`, `unmount`, the calls each makes on
 the bus (the fake's log: the same methods, in the same order), and the failures: no bus at all (`mount`'s
-error), a bus without UDisks2, an unknown id and a Mount that fails (an empty mount point, the error logged)."""
+error), a bus without UDisks2, an unknown id and a Mount that fails (an empty mount point, the error logged). The
+udisks neighbor plugin (`neighbors { plugin "udisks" }`): `listneighbors` before and after the fake adds and
+removes objects (its InterfacesAdded and InterfacesRemoved signals), `idle neighbor`, and its failures at start-up
+and in the configuration."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,7 +72,8 @@ class World:
         assert mpdtest.wait_until(self.socket.exists, mpdtest.scaled(10)), "dbus-daemon did not start"
         return self
 
-    def start_udisks(self, directory: Path, mounted: bool = False, fail_mount: str = "") -> "World":
+    def start_udisks(self, directory: Path, mounted: bool = False, fail_mount: str = "",
+                     extra: bool = False) -> "World":
         ready = self.dir / "ready"
         command = [sys.executable, str(REPO_ROOT / "tools" / "fakeudisks2.py"), "--id", ID, "--directory",
                    str(directory), "--log", str(self.log), "--ready", str(ready)]
@@ -76,11 +81,19 @@ class World:
             command.append("--mounted")
         if fail_mount:
             command += ["--fail-mount", fail_mount]
+        if extra:
+            command.append("--extra")
         self.procs.append(subprocess.Popen(command, env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": self.address},
                                            stdout=subprocess.DEVNULL, stderr=open(self.dir / "udisks.log", "wb"),
                                            preexec_fn=mpdtest._die_with_parent))
         assert mpdtest.wait_until(ready.exists, mpdtest.scaled(10)), (self.dir / "udisks.log").read_text()
         return self
+
+    def control(self, method: str, *arguments: str) -> None:
+        """Calls the fake's own org.fermata.FakeUDisks2 `method` (Add, Remove) with dbus-send's `arguments`."""
+        subprocess.run(["dbus-send", f"--bus={self.address}", "--print-reply", "--dest=org.freedesktop.UDisks2",
+                        "/org/freedesktop/UDisks2", f"org.fermata.FakeUDisks2.{method}", *arguments],
+                       check=True, stdout=subprocess.DEVNULL, timeout=mpdtest.scaled(10))
 
     def calls(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
@@ -96,7 +109,7 @@ class World:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _pair(worlds: list[World], cache: bool = True, state_file: bool = False):
+def _pair(worlds: list[World], cache: bool = True, state_file: bool = False, neighbors: str = ""):
     """mpd and Fermata on a one-song music directory, each on the bus of its own world (a `database` block with a
     `cache_directory` unless not `cache`), started; the caller stops them with `_stop_pair`."""
     root = conftest._workdir("udisks-mount")
@@ -111,11 +124,15 @@ def _pair(worlds: list[World], cache: bool = True, state_file: bool = False):
         if state_file:
             overrides["state_file"] = str(work / "state")
         server = mpdtest.Server(f"{kind}-udisks", binary, music, work, overrides)
-        server.extra_config = mpdtest.simple_database_block(work, cache)
+        server.extra_config = mpdtest.simple_database_block(work, cache) + neighbors
         server.env = {"DBUS_SYSTEM_BUS_ADDRESS": world.address}
         pair.append(server)
     conftest._start(pair)
     return root, pair
+
+
+#: The `neighbors` block of the udisks neighbor plugin.
+NEIGHBORS = '\nneighbors {\n  plugin "udisks"\n}\n'
 
 
 def _worlds(filesystem: Path | None = None, **options) -> list[World]:
@@ -280,3 +297,150 @@ def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
         _stop_pair(root, pair)
         for world in worlds:
             world.stop()
+
+
+def _neighbors(server, count: int) -> bytes:
+    """`listneighbors` once it lists `count` neighbors (the plugins read UDisks2's reply and signals on their own)."""
+    reply = b""
+
+    def listed() -> bool:
+        nonlocal reply
+        reply = server.query("listneighbors")
+        return reply.count(b"neighbor: ") == count
+
+    assert mpdtest.wait_until(listed, mpdtest.scaled(10)), (server.label, reply, server.log_tail())
+    return reply
+
+
+def test_listneighbors_lists_udisks_filesystems_as_in_mpd(filesystem):
+    """The udisks neighbor plugin: the file systems with an id among UDisks2's managed objects (not a drive
+    without one, not a file system without an id), by URI, descending, named by object path; a disk that comes
+    (InterfacesAdded) and goes (InterfacesRemoved) is listed and unlisted, and clients in `idle neighbor` hear it;
+    `commands` lists `listneighbors`; a `udisks://` neighbor can be mounted."""
+    worlds = _worlds(filesystem, extra=True)
+    root, pair = _pair(worlds, neighbors=NEIGHBORS)
+    try:
+        first = [_neighbors(server, 3) for server in pair]
+        assert first[1] == first[0]
+        assert first[0] == (b"neighbor: udisks://by-uuid-FA4E-0001\nname: /org/freedesktop/UDisks2/block_devices/fake1\n"
+                            b"neighbor: udisks://by-uuid-AAAA-0002\nname: /org/freedesktop/UDisks2/block_devices/fake2\n"
+                            b"neighbor: udisks://Maker-Stick-9\nname: /org/freedesktop/UDisks2/block_devices/fake3\n"
+                            b"OK\n"), first[0]
+        listed = _same(pair, ["commands"])
+        assert b"command: listneighbors\n" in listed[0][1]
+        steps = [
+            # A file system comes: heard, listed in its place.
+            (("Add", "string:/org/freedesktop/UDisks2/block_devices/sdz1", "string:by-label-MUSIC", "boolean:true"),
+             4, True),
+            # A block device without a file system: not a neighbor, not heard.
+            (("Add", "string:/org/freedesktop/UDisks2/block_devices/sdz", "string:by-id-disk", "boolean:false"),
+             4, False),
+            # A second object with an id already listed: the later one is listed under that URI.
+            (("Add", "string:/org/freedesktop/UDisks2/block_devices/sdy1", "string:by-uuid-AAAA-0002",
+              "boolean:true"), 4, True),
+            # Its removal takes the URI away.
+            (("Remove", "string:/org/freedesktop/UDisks2/block_devices/sdy1"), 3, True),
+            (("Remove", "string:/org/freedesktop/UDisks2/block_devices/fake1"), 2, True),
+        ]
+        idlers = []
+        for arguments, count, heard in steps:
+            if not idlers:
+                idlers = [server.connect() for server in pair]
+                for idler in idlers:
+                    idler.send("idle neighbor\n")
+            for world in worlds:
+                world.control(*arguments)
+            if not heard:
+                # Nothing to hear: after a while (the signal was sent before dbus-send's reply), `noidle` ends the
+                # wait without an event.
+                time.sleep(mpdtest.scaled(0.5))
+                for idler in idlers:
+                    idler.send("noidle\n")
+                assert [idler.read_reply() for idler in idlers] == [b"OK\n", b"OK\n"], arguments
+                _same(pair, ["listneighbors"])
+                for idler in idlers:
+                    idler.send("idle neighbor\n")
+                continue
+            events = [idler.read_reply() for idler in idlers]
+            assert events[0] == events[1] == b"changed: neighbor\nOK\n", (arguments, events)
+            replies = [_neighbors(server, count) for server in pair]
+            assert replies[1] == replies[0], (arguments, replies)
+            for idler in idlers:
+                idler.close()
+            idlers = []
+        assert b"udisks://by-label-MUSIC" in replies[0] and b"fake1" not in replies[0]
+        assert b"by-uuid-AAAA-0002" not in replies[0], replies[0]
+    finally:
+        _stop_pair(root, pair)
+        for world in worlds:
+            world.stop()
+
+
+def test_a_bus_without_udisks_lists_no_neighbors_as_in_mpd():
+    """UDisks2 absent: the plugin opens (its listing fails, logged in mpd's words) and `listneighbors` is empty;
+    without a `neighbors` block it is mpd's error and `commands` does not list it."""
+    worlds = [World(kind).start_bus() for kind in ("ref", "sut")]
+    root, pair = _pair(worlds, neighbors=NEIGHBORS)
+    try:
+        message = ("Failed to parse GetManagedObjects reply: The name org.freedesktop.UDisks2 was not provided by "
+                   "any .service files")
+        for server in pair:
+            assert mpdtest.wait_until(lambda: message in server.log_path.read_text(errors="replace"),
+                                      mpdtest.scaled(5)), (server.label, server.log_tail())
+        replies = _same(pair, ["listneighbors", "commands"])
+        assert replies[0][1] == b"OK\n"
+    finally:
+        _stop_pair(root, pair)
+    root, pair = _pair(worlds)
+    try:
+        replies = _same(pair, ["listneighbors", "commands"])
+        assert replies[0][1] == b"ACK [5@0] {listneighbors} No neighbor plugin configured\n"
+        assert b"listneighbors" not in replies[1][1]
+    finally:
+        _stop_pair(root, pair)
+        for world in worlds:
+            world.stop()
+
+
+def _run_both(tmp_path, body: list[str], env: dict[str, str]):
+    """mpd and Fermata on a configuration of `body` that makes them fail at start-up: their last error lines."""
+    from test_config_options import lines
+    from test_daemon import binary, free_port, write_config
+    config = write_config(tmp_path, lines(free_port(), *body))
+    environment = {**os.environ, **env}
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20, env=environment)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20, env=environment)
+    assert ours.returncode == theirs.returncode == 1, (ours.stderr, theirs.stderr)
+    return config, ours.stderr.strip().splitlines()[-1], theirs.stderr.strip().splitlines()[-1]
+
+
+def test_a_neighbor_plugin_that_cannot_open_stops_the_start_as_in_mpd(tmp_path):
+    """No system bus: the udisks neighbor plugin cannot open and neither server starts, with mpd's words (its typo
+    included)."""
+    socket = tmp_path / "no_bus_socket"
+    _, ours, theirs = _run_both(tmp_path, ["neighbors {", '  plugin "udisks"', "}"],
+                                {"DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={socket}"})
+    assert theirs == (f"exception: Failed to open neighblor plugin 'udisks'; DBus connection error: Failed to "
+                      f"connect to socket {socket}: No such file or directory"), theirs
+    assert ours == "fermata: " + theirs.removeprefix("exception: ")
+
+
+@pytest.mark.parametrize("body", [['  plugin "bogus"'], [], ['  name "x"']], ids=["unknown", "missing", "no-plugin"])
+def test_neighbors_block_errors_as_in_mpd(tmp_path, body):
+    """An unknown plugin, a block without `plugin`: mpd's configuration errors, at the block's line."""
+    config, ours, theirs = _run_both(tmp_path, ["neighbors {", *body, "}"], {})
+    prefix = "exception: Line 4: ; "
+    assert theirs.startswith(prefix), theirs
+    assert ours == f"fermata: {config}:4: {theirs.removeprefix(prefix)}"
+
+
+@pytest.mark.parametrize("plugin", ["smbclient", "upnp"])
+def test_neighbor_plugins_fermata_lacks_are_warned_about(tmp_path, plugin):
+    """mpd runs them; Fermata says at start-up that it ignores them (and `listneighbors` then answers as without
+    a neighbor plugin)."""
+    from test_config_options import lines, start_and_stop
+    from test_daemon import free_port, write_config
+    config = write_config(tmp_path, lines(free_port(), "neighbors {", f'  plugin "{plugin}"', "}"))
+    err = start_and_stop(config)
+    assert f'{config}:4: neighbor plugin "{plugin}" is not supported by Fermata yet and is ignored' in err, err

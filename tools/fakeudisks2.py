@@ -6,6 +6,10 @@ dbus-daemon, never the machine's) and exports /org/freedesktop/UDisks2 with org.
 GetManagedObjects: one block device, its `Id` given, with the org.freedesktop.UDisks2.Filesystem interface, whose
 Mount returns the directory given (or fails with the message given) and whose Unmount forgets it; with
 --mounted, MountPoints already names the directory. Each call is appended to --log as one line (method and path).
+With --extra, GetManagedObjects also lists a drive without a file system, a file system without an id, and two
+more file systems (one by its drive's id). The test's own interface org.fermata.FakeUDisks2 (not logged) adds an
+object at run time (Add: path, id, whether it has a file system), emitting InterfacesAdded, and removes one
+(Remove: path), emitting InterfacesRemoved, as UDisks2 does when a disk comes and goes.
 It writes --ready once its name is owned, and exits on SIGTERM."""
 
 from __future__ import annotations
@@ -23,6 +27,29 @@ from gi.repository import GLib
 ROOT = "/org/freedesktop/UDisks2"
 DEVICE = ROOT + "/block_devices/fake1"
 FILESYSTEM = "org.freedesktop.UDisks2.Filesystem"
+BLOCK = "org.freedesktop.UDisks2.Block"
+DRIVE = "org.freedesktop.UDisks2.Drive"
+MANAGER = "org.freedesktop.DBus.ObjectManager"
+CONTROL = "org.fermata.FakeUDisks2"
+
+
+def _block(block_id: str, filesystem: bool, drive_id: str = "") -> dict:
+    """The interfaces of a block device with id `block_id`, a file system (not mounted) when `filesystem`."""
+    interfaces = {BLOCK: {"Id": dbus.String(block_id), "Device": dbus.ByteArray(b"/dev/x\0")}}
+    if drive_id:
+        interfaces[DRIVE] = {"Id": dbus.String(drive_id)}
+    if filesystem:
+        interfaces[FILESYSTEM] = {"MountPoints": dbus.Array([], signature="ay")}
+    return interfaces
+
+
+#: --extra's objects, by path.
+EXTRA = {
+    ROOT + "/drives/disk": {DRIVE: {"Id": dbus.String("Maker-Disk-123")}},
+    ROOT + "/block_devices/noid": _block("", True),
+    ROOT + "/block_devices/fake2": _block("by-uuid-AAAA-0002", True),
+    ROOT + "/block_devices/fake3": _block("by-uuid-0003", True, drive_id="Maker-Stick-9"),
+}
 
 
 class UDisks(dbus.service.Object):
@@ -30,6 +57,7 @@ class UDisks(dbus.service.Object):
         super().__init__(bus, ROOT)
         self.options = options
         self.mounted = options.mounted
+        self.added: dict[str, dict] = dict(EXTRA) if options.extra else {}
 
     def record(self, line: str) -> None:
         with open(self.options.log, "a") as log:
@@ -46,7 +74,28 @@ class UDisks(dbus.service.Object):
     @dbus.service.method("org.freedesktop.DBus.ObjectManager", out_signature="a{oa{sa{sv}}}")
     def GetManagedObjects(self):
         self.record("GetManagedObjects " + ROOT)
-        return {dbus.ObjectPath(DEVICE): self.properties()}
+        objects = {dbus.ObjectPath(DEVICE): self.properties()}
+        objects.update({dbus.ObjectPath(path): interfaces for path, interfaces in self.added.items()})
+        return dbus.Dictionary(objects, signature="oa{sa{sv}}")
+
+    @dbus.service.signal(MANAGER, signature="oa{sa{sv}}")
+    def InterfacesAdded(self, path, interfaces):
+        pass
+
+    @dbus.service.signal(MANAGER, signature="oas")
+    def InterfacesRemoved(self, path, interfaces):
+        pass
+
+    @dbus.service.method(CONTROL, in_signature="ssb")
+    def Add(self, path, block_id, filesystem):
+        interfaces = _block(str(block_id), bool(filesystem))
+        self.added[str(path)] = interfaces
+        self.InterfacesAdded(dbus.ObjectPath(path), dbus.Dictionary(interfaces, signature="sa{sv}"))
+
+    @dbus.service.method(CONTROL, in_signature="s")
+    def Remove(self, path):
+        interfaces = self.added.pop(str(path), None) or self.properties()
+        self.InterfacesRemoved(dbus.ObjectPath(path), dbus.Array(list(interfaces), signature="s"))
 
 
 class Device(dbus.service.Object):
@@ -82,6 +131,7 @@ def main() -> int:
     parser.add_argument("--directory", required=True)
     parser.add_argument("--mounted", action="store_true")
     parser.add_argument("--fail-mount", default="")
+    parser.add_argument("--extra", action="store_true")
     parser.add_argument("--log", required=True)
     parser.add_argument("--ready", required=True)
     options = parser.parse_args()

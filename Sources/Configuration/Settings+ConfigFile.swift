@@ -135,6 +135,9 @@ extension Settings {
         self.decoders.home = home
         self.inputs = try InputBlocks(file.blocks(named: "input"))
         self.playlistPlugins = try PlaylistPluginBlocks(file.blocks(named: "playlist_plugin"), key: "name")
+        self.neighbors = try file.blocks(named: "neighbors").map { (block) throws(ConfigError) in
+            try NeighborSetting(block: block)
+        }
         self.warnings = Self.warnings(for: file)
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
@@ -187,6 +190,11 @@ extension Settings {
             guard let plugin = block["plugin"], plugin != "simple" else { continue }
             let location = block.location
             lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")
+        }
+        for block in file.blocks(named: "neighbors") {
+            guard let plugin = block["plugin"], !NeighborSetting.supportedPluginNames.contains(plugin) else { continue }
+            let location = block.location
+            lines.append("\(location): neighbor plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")
         }
         return lines
     }

@@ -26,6 +26,7 @@ public struct Settings: Sendable, Hashable {
     /// The blocks Fermata reads (the others are warned about and ignored).
     public static let supportedBlocks: Set<String> = [
         "audio_output", "decoder", "input", "playlist_plugin", "resampler", "database", "filter", "input_cache",
+        "neighbors",
     ]
 
     // MARK: - Files and directories
@@ -204,6 +205,9 @@ public struct Settings: Sendable, Hashable {
     /// The `playlist_plugin` blocks, checked (each names its plugin with `name`).
     public var playlistPlugins: PlaylistPluginBlocks
 
+    /// The `neighbors` blocks, checked, in file order (``NeighborSetting``).
+    public var neighbors: [NeighborSetting]
+
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
@@ -258,6 +262,7 @@ public struct Settings: Sendable, Hashable {
         self.decoders = .none
         self.inputs = .none
         self.playlistPlugins = .noPlaylistPlugins
+        self.neighbors = []
         self.warnings = []
     }
 }

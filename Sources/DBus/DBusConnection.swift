@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CDBus
+import Glibc
 import Synchronization
 
 /// A failure of libdbus or of a method call, in the words `mpd` reports it.
@@ -21,6 +22,17 @@ public indirect enum DBusValue: Sendable, Equatable {
     case variant(DBusValue)
     /// Any other type, by its D-Bus type code.
     case other(Int32)
+}
+
+/// A message that came in on a connection (``DBusConnection/receive(orWakeOn:)``).
+public enum DBusIncoming: Sendable, Equatable {
+    case signal(path: String, interface: String, member: String, arguments: [DBusValue])
+    /// The reply to the call sent with `serial`.
+    case reply(serial: UInt32, arguments: [DBusValue])
+    /// An error reply to the call sent with `serial`, its message.
+    case error(serial: UInt32, message: String)
+    /// Any other message.
+    case other
 }
 
 /// A private connection to the D-Bus system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket), made and
@@ -75,18 +87,8 @@ public final class DBusConnection: Sendable {
     public func call(
         destination: String, path: String, interface: String, method: String, emptyOptions: Bool = false
     ) throws(DBusError) -> [DBusValue] {
-        guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
-            throw DBusError("dbus_message_new_method_call() failed")
-        }
+        let message = try Self.methodCall(destination, path, interface, method, emptyOptions: emptyOptions)
         defer { dbus_message_unref(message) }
-        if emptyOptions {
-            var iterator = DBusMessageIter()
-            var options = DBusMessageIter()
-            dbus_message_iter_init_append(message, &iterator)
-            guard dbus_message_iter_open_container(&iterator, fermata_dbus_type_array, "{sv}", &options) != 0,
-                dbus_message_iter_close_container(&iterator, &options) != 0
-            else { throw DBusError("Out of memory") }
-        }
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -97,8 +99,104 @@ public final class DBusConnection: Sendable {
             throw DBusError(Self.message(of: error))
         }
         defer { dbus_message_unref(reply) }
+        return Self.arguments(of: reply)
+    }
+
+    /// Sends a call of `method` (no arguments) without waiting; its reply comes through ``receive(orWakeOn:)``
+    /// with the serial returned.
+    public func send(destination: String, path: String, interface: String, method: String) throws(DBusError)
+        -> UInt32
+    {
+        let message = try Self.methodCall(destination, path, interface, method, emptyOptions: false)
+        defer { dbus_message_unref(message) }
+        var serial: UInt32 = 0
+        let sent = self.handle.withLock { handle in dbus_connection_send(handle.pointer, message, &serial) != 0 }
+        guard sent else { throw DBusError("Out of memory") }
+        return serial
+    }
+
+    /// Asks the bus for the signals `rule` matches (waits for the bus's answer); throws `DBus AddMatch error: …`.
+    public func addMatch(_ rule: String) throws(DBusError) {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        self.handle.withLock { handle in dbus_bus_add_match(handle.pointer, rule, &error) }
+        if dbus_error_is_set(&error) != 0 { throw DBusError("DBus AddMatch error: " + Self.message(of: error)) }
+    }
+
+    /// The next message that came in (a signal, a reply to ``send(destination:path:interface:method:)``), waiting
+    /// for one; `nil` once `wake` (a descriptor, an eventfd) is readable or the connection is lost. For a thread that
+    /// owns the connection: a call waiting meanwhile would wait for it.
+    public func receive(orWakeOn wake: Int32) -> DBusIncoming? {
+        while true {
+            let (message, fd, open) = self.handle.withLock { handle -> (Handle?, Int32, Bool) in
+                let open = dbus_connection_read_write(handle.pointer, 0) != 0
+                var fd: Int32 = -1
+                _ = dbus_connection_get_unix_fd(handle.pointer, &fd)
+                return (dbus_connection_pop_message(handle.pointer).map(Handle.init), fd, open)
+            }
+            if let message = message?.pointer {
+                defer { dbus_message_unref(message) }
+                return Self.incoming(message)
+            }
+            guard open, fd >= 0 else { return nil }
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 || fds[1].revents != 0 { return nil }
+        }
+    }
+
+    private static func incoming(_ message: OpaquePointer) -> DBusIncoming {
+        let text = { (value: UnsafePointer<CChar>?) in value.map { String(cString: $0) } ?? "" }
+        switch dbus_message_get_type(message) {
+        case DBUS_MESSAGE_TYPE_SIGNAL:
+            return .signal(
+                path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
+                member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message))
+        case DBUS_MESSAGE_TYPE_METHOD_RETURN:
+            return .reply(serial: dbus_message_get_reply_serial(message), arguments: Self.arguments(of: message))
+        case DBUS_MESSAGE_TYPE_ERROR:
+            // The error's text, else its name, as libdbus reports an error reply.
+            let arguments = Self.arguments(of: message)
+            let description: String
+            if case .string(let first) = arguments.first {
+                description = first
+            } else {
+                description = text(dbus_message_get_error_name(message))
+            }
+            return .error(serial: dbus_message_get_reply_serial(message), message: description)
+        default:
+            return .other
+        }
+    }
+
+    /// A method call message (owned by the caller), with an empty `a{sv}` argument when `emptyOptions`.
+    private static func methodCall(
+        _ destination: String, _ path: String, _ interface: String, _ method: String, emptyOptions: Bool
+    ) throws(DBusError) -> OpaquePointer {
+        guard let message = dbus_message_new_method_call(destination, path, interface, method) else {
+            throw DBusError("dbus_message_new_method_call() failed")
+        }
+        if emptyOptions {
+            var iterator = DBusMessageIter()
+            var options = DBusMessageIter()
+            dbus_message_iter_init_append(message, &iterator)
+            guard dbus_message_iter_open_container(&iterator, fermata_dbus_type_array, "{sv}", &options) != 0,
+                dbus_message_iter_close_container(&iterator, &options) != 0
+            else {
+                dbus_message_unref(message)
+                throw DBusError("Out of memory")
+            }
+        }
+        return message
+    }
+
+    private static func arguments(of message: OpaquePointer) -> [DBusValue] {
         var iterator = DBusMessageIter()
-        guard dbus_message_iter_init(reply, &iterator) != 0 else { return [] }
+        guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
         return Self.values(&iterator)
     }
 

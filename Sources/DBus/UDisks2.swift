@@ -6,6 +6,9 @@ public enum UDisks2 {
     public static let path = "/org/freedesktop/UDisks2"
     public static let objectManager = "org.freedesktop.DBus.ObjectManager"
     public static let filesystem = "org.freedesktop.UDisks2.Filesystem"
+    /// The rule for the object manager's signals (`InterfacesAdded`, `InterfacesRemoved`), as `mpd` matches them.
+    public static let signalRule =
+        "type='signal',sender='\(service)',interface='\(objectManager)',path='\(path)'"
 
     /// A managed object with a file system: its object path, the `Id` of its drive or block interface, and the
     /// first of its `MountPoints` (`nil`: not mounted).
@@ -28,13 +31,19 @@ public enum UDisks2 {
         guard case .array(let entries) = reply.first else { throw DBusError("Malformed response") }
         var objects: [Object] = []
         for case .dictEntry(.objectPath(let path), .array(let interfaces)) in entries {
-            var object = Object(path: path)
-            for case .dictEntry(.string(let interface), .array(let properties)) in interfaces {
-                Self.read(interface, properties, into: &object)
-            }
-            if object.isFilesystem && !object.id.isEmpty { objects.append(object) }
+            if let object = Self.object(path, interfaces: interfaces) { objects.append(object) }
         }
         return objects
+    }
+
+    /// The file system with an id at `path` whose interfaces (`a{sa{sv}}`) are `interfaces`; `nil` for any other
+    /// object.
+    public static func object(_ path: String, interfaces: [DBusValue]) -> Object? {
+        var object = Object(path: path)
+        for case .dictEntry(.string(let interface), .array(let properties)) in interfaces {
+            Self.read(interface, properties, into: &object)
+        }
+        return object.isFilesystem && !object.id.isEmpty ? object : nil
     }
 
     private static func read(_ interface: String, _ properties: [DBusValue], into object: inout Object) {

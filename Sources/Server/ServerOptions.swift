@@ -78,6 +78,12 @@ public struct ServerOptions: Sendable {
     /// Fermata has none. Blocks: only called off the loop.
     public var fingerprinter: (@Sendable (FingerprintSource, InputCancellation) -> Result<String, FingerprintError>)?
 
+    /// The neighbor plugins' current lists, concatenated in the order of their `neighbors` blocks (`mpd`'s
+    /// `NeighborGlue::GetList`): `listneighbors` answers them; `nil` when no neighbor plugin is configured (the
+    /// command then is not listed by `commands` and answers `No neighbor plugin configured`). Must not block: it
+    /// is called on the loop.
+    public var neighbors: (@Sendable () -> [(uri: String, name: String)])?
+
     /// Default options.
     public init() {}
 }

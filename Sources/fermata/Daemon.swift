@@ -247,11 +247,22 @@ enum Daemon {
             settings: settings, formats: formats, openRemote: openRemote, decoderSchemes: decoderSchemes,
             cache: inputCache, loop: loop,
             logger: logger.labelled("player"))
+        // The neighbor plugins answer `listneighbors` once opened, before any client is served.
+        let neighbors = NeighborGlue()
+        if settings.neighbors.contains(where: \.isSupported) { options.neighbors = { neighbors.list } }
         let server = Server(
             loop: loop, options: options, logger: logger.labelled("server"), player: player, newPlayer: newPlayer
         ) {
             loop.stop()
         }
+        do {
+            let bound = LoopBound(server, loop: loop)
+            try neighbors.open(settings.neighbors, logger: logger) { bound.execute { $0.emit(.neighbor) } }
+        } catch {
+            for socket in sockets { socket.close() }
+            throw error
+        }
+        defer { neighbors.close() }
         do {
             try server.start(listening: sockets)
         } catch {

@@ -429,6 +429,9 @@ struct SettingsTests {
             }
             bind_to_address "any"
             neighbors {
+                plugin "smbclient"
+            }
+            neighbors {
                 plugin "udisks"
             }
             log_level "notice"
@@ -436,8 +439,18 @@ struct SettingsTests {
         #expect(
             settings.warnings == [
                 "\(Self.path):3: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
-                "\(Self.path):9: block \"neighbors\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):9: neighbor plugin \"smbclient\" is not supported by Fermata yet and is ignored",
             ])
+        #expect(settings.neighbors.map(\.plugin) == ["smbclient", "udisks"])
+        #expect(settings.neighbors.map(\.isSupported) == [false, true])
+        #expect(settings.neighbors.map(\.location.line) == [9, 12])
+    }
+
+    @Test func neighborsBlocksNeedAPluginMpdHas() throws {
+        try self.expectFailure("neighbors {\n}", "Missing \"plugin\" configuration")
+        try self.expectFailure("neighbors {\n  name \"x\"\n}", "Missing \"plugin\" configuration")
+        try self.expectFailure("neighbors {\n  plugin \"zeroconf\"\n}", "No such neighbor plugin: zeroconf")
+        #expect(try self.settings("").neighbors.isEmpty)
     }
 
     @Test func doesNotWarnAboutSupportedOptions() throws {

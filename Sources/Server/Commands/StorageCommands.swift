@@ -17,15 +17,13 @@ import Network
 /// as an empty mount point, and its error is logged by the update. The database's part of `mount` and `unmount`
 /// (reading the storage's database, rebuilding the snapshot) runs off the loop too: the command's reply waits for
 /// it, other clients do not. A udisks storage is unmounted through UDisks2 when it goes, after `unmount`'s reply.
-/// There is no neighbor plugin.
+/// `listneighbors` lists what the configured neighbor plugins found (Fermata has `udisks`).
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
         Command("listmounts", .read, 0, 0, listmounts),
         // As mpd, which lists it only with a neighbor plugin configured, and answers it anyway.
-        Command("listneighbors", .read, 0, 0) { _ throws(AckError) in
-            throw AckError(.unknown, "No neighbor plugin configured")
-        }.available(when: { _ in false }),
+        Command("listneighbors", .read, 0, 0, listneighbors).available(when: { $0.options.neighbors != nil }),
         Command("mount", .admin, 2, 2, mount),
         Command("unmount", .admin, 1, 1, unmount),
     ]
@@ -57,6 +55,18 @@ enum StorageCommands {
         for mount in mounts.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
             context.write("mount", mount.path)
             context.write("storage", Self.withoutCredentials(mount.storage.uri))
+        }
+        return .ok
+    }
+
+    /// `listneighbors`: each neighbor's URI and name.
+    static func listneighbors(_ context: inout CommandContext) throws(AckError) -> CommandResult {
+        guard let neighbors = context.services.options.neighbors else {
+            throw AckError(.unknown, "No neighbor plugin configured")
+        }
+        for neighbor in neighbors() {
+            context.write("neighbor", neighbor.uri)
+            context.write("name", neighbor.name)
         }
         return .ok
     }
