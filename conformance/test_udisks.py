@@ -145,8 +145,8 @@ def _worlds(filesystem: Path | None = None, **options) -> list[World]:
 
 
 def _unmounted(worlds: list[World]) -> None:
-    """Waits until both servers have asked UDisks2 to unmount (Fermata does it on a thread of its own, after
-    `unmount`'s reply)."""
+    """Waits until both servers have asked UDisks2 to unmount (a storage of `listfiles`' own: Fermata unmounts it on
+    a thread of its own when it goes, after the reply)."""
     for world in worlds:
         assert mpdtest.wait_until(lambda: any(c.startswith("Unmount ") for c in world.calls()), mpdtest.scaled(10)), \
             (world.dir, world.calls())
@@ -170,8 +170,11 @@ def test_a_udisks_filesystem_is_listed_searched_played_and_unmounted_as_in_mpd(f
         answers = [mpdtest.settled_play(server, 'add "u/Artist/first song.flac"\nadd u/second.flac\n'
                                                 'playlistinfo\nplay 0\n') for server in pair]
         assert answers[1] == answers[0]
-        _same(pair, ["stop", "unmount u", "lsinfo", "listmounts", "playlistinfo"])
-        _unmounted(worlds)
+        _same(pair, ["stop", "unmount u"])
+        # Both called Unmount before `unmount`'s reply.
+        calls = [world.calls() for world in worlds]
+        assert calls[1] == calls[0]
+        _same(pair, ["lsinfo", "listmounts", "playlistinfo"])
         calls = [world.calls() for world in worlds]
         assert calls[1] == calls[0]
         expected = ["GetManagedObjects /org/freedesktop/UDisks2"]
@@ -194,8 +197,11 @@ def test_a_path_inside_the_filesystem_is_mounted_as_in_mpd(filesystem):
             _settle(server)
         listed = _same(pair, ["lsinfo", "listallinfo s", "listfiles s"])
         assert b"file: s/third.flac\n" in listed[1][1]
-        _same(pair, ["unmount s", "listmounts"])
-        _unmounted(worlds)
+        _same(pair, ["unmount s"])
+        # Before the reply.
+        calls = [world.calls() for world in worlds]
+        assert calls[1] == calls[0] and calls[0][-1] == "Unmount /org/freedesktop/UDisks2/block_devices/fake1 0", calls
+        _same(pair, ["listmounts"])
     finally:
         _stop_pair(root, pair)
         for world in worlds:
@@ -278,8 +284,9 @@ def test_listfiles_of_a_udisks_uri_mounts_lists_and_unmounts_as_in_mpd(filesyste
 
 
 def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
-    """The state file keeps the mount: after a restart both list it and its songs from the cached database. (Not
-    compared: the calls on the bus; mpd also unmounts when it exits, Fermata does not.)"""
+    """The state file keeps the mount: after a restart both list it and its songs from the cached database. Both
+    unmount the file system when they exit (mounted by the update before the first exit; not read, so not mounted,
+    before the second): the same calls on the bus."""
     worlds = _worlds(filesystem)
     root, pair = _pair(worlds, state_file=True)
     try:
@@ -293,6 +300,13 @@ def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
         # mpd leaves out; test_webdav.py's mount shows the same.)
         after = _same(pair, ["listmounts", "lsinfo", "lsinfo u", 'find title "Third"'])
         assert b"file: u/third.flac\n" in after[2][1]
+        for server in pair:
+            conftest._stop(server)
+        calls = [world.calls() for world in worlds]
+        assert calls[1] == calls[0]
+        assert calls[0] == ["GetManagedObjects /org/freedesktop/UDisks2",
+                            "Mount /org/freedesktop/UDisks2/block_devices/fake1 0",
+                            "Unmount /org/freedesktop/UDisks2/block_devices/fake1 0"], calls
     finally:
         _stop_pair(root, pair)
         for world in worlds:

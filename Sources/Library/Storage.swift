@@ -26,12 +26,18 @@ public protocol Storage: Sendable {
     func contents(of path: String) throws -> [UInt8]
     /// The URI the player opens for the file at `path`.
     func playableURI(_ path: String) -> String
+    /// Lets go of what the storage holds outside the process once it is unmounted (`unmount`, or at exit), as
+    /// `mpd`'s storage plugins do when they go: a UDisks2 file system is unmounted through UDisks2. Blocks: called
+    /// off the loop, or after it stopped. By default nothing.
+    func close()
 }
 
 extension Storage {
     public func readSongInfo(_ path: String, reader: any SongInfoReader) throws -> SongInfo {
         try reader.readInfo(uri: self.playableURI(path))
     }
+
+    public func close() {}
 
     public func entries(in path: String) throws -> [(name: String, status: StorageFileStatus?)] {
         try self.names(in: path).map { ($0, nil) }

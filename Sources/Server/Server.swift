@@ -220,7 +220,7 @@ public final class Server {
         self.listeners = []
     }
 
-    /// Stops listening and closes every client.
+    /// Stops listening, closes every client, then the mounted storages (which may wait on a bus).
     public func shutdown() {
         self.stateFile?.shutdown()
         for partition in self.partitions.all { partition.player.shutdown() }
@@ -229,6 +229,7 @@ public final class Server {
         for client in Array(self.clients.values) { client.close() }
         self.clients = [:]
         self.library?.finishStartupSave()
+        self.library?.closeStorages()
     }
 
     func kill() {

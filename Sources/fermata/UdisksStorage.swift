@@ -11,7 +11,8 @@ import Synchronization
 /// UDisks2 (`Filesystem.Mount`) unless it names a mount point already, and read as a local directory (`PATH`
 /// below the mount point). The system bus is connected when the storage is made (its error is `mount`'s); the
 /// object is found and mounted on the first use (an update's walk, off the loop), again after a failure; the file
-/// system is unmounted through UDisks2 when the storage goes, on a thread of its own.
+/// system is unmounted through UDisks2 when the storage is closed (`unmount`, before its reply; at exit), or when a
+/// storage never closed (`listfiles`'s) goes, on a thread of its own.
 struct UdisksStorage: Storage {
     let uri: String
     private let volume: UdisksVolume
@@ -60,6 +61,9 @@ struct UdisksStorage: Storage {
 
     /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the
     /// path when it is not mounted (yet), as `mpd` falls back (this never waits on the bus: the loop asks).
+    /// Unmounts the file system through UDisks2 when this storage mounted it or found it mounted (mpd does either).
+    func close() { self.volume.unmountWait() }
+
     func playableURI(_ path: String) -> String {
         if let base = self.volume.mountedPath { return path.isEmpty ? base : base + "/" + path }
         return path.isEmpty ? self.uri : self.uri + (self.uri.hasSuffix("/") ? "" : "/") + path
@@ -73,6 +77,8 @@ private final class UdisksVolume: Sendable {
         var objectPath: String?
         /// The local directory of the storage (the mount point, and the path inside it), once mounted.
         var mounted: String?
+        /// Closed (unmounted for good): an update still walking it does not mount it again.
+        var closed = false
     }
 
     private let uri: String
@@ -97,6 +103,7 @@ private final class UdisksVolume: Sendable {
         try self.mounting.withLock { _ throws -> String in
             let known = self.state.withLock { $0 }
             if let mounted = known.mounted { return mounted }
+            if known.closed { throw DBusError("Storage '\(self.uri)' is unmounted") }
             let mountPoint: String
             if let path = known.objectPath {
                 mountPoint = try self.mount(path)
@@ -126,19 +133,35 @@ private final class UdisksVolume: Sendable {
         return mountPoint
     }
 
+    /// Calls `Filesystem.Unmount` when mounted, waiting for the answer; forgets the mount point whatever it is, as
+    /// `mpd` does, logging a failure.
+    func unmountWait() {
+        self.mounting.withLock { _ in
+            let (objectPath, mounted) = self.state.withLock { state in
+                defer { (state.mounted, state.closed) = (nil, true) }
+                return (state.objectPath, state.mounted)
+            }
+            guard let objectPath, mounted != nil else { return }
+            Self.unmount(objectPath, bus: self.bus, logger: self.logger, uri: self.uri)
+        }
+    }
+
+    private static func unmount(_ objectPath: String, bus: DBusConnection, logger: Logger, uri: String) {
+        do {
+            _ = try bus.call(
+                destination: UDisks2.service, path: objectPath, interface: UDisks2.filesystem, method: "Unmount",
+                emptyOptions: true)
+        } catch {
+            logger.error("Failed to unmount '\(uri)': \(error)")
+        }
+    }
+
+    /// A storage not closed (`listfiles` of a `udisks://` URI) unmounts when it goes, on a thread of its own.
     deinit {
         let (bus, logger, uri) = (self.bus, self.logger, self.uri)
         let (objectPath, mounted) = self.state.withLock { ($0.objectPath, $0.mounted) }
         guard let objectPath, mounted != nil else { return }
         // The last reference may go on the loop, which never waits on the bus.
-        NamedThread.detach("udisks") {
-            do {
-                _ = try bus.call(
-                    destination: UDisks2.service, path: objectPath, interface: UDisks2.filesystem, method: "Unmount",
-                    emptyOptions: true)
-            } catch {
-                logger.error("Failed to unmount '\(uri)': \(error)")
-            }
-        }
+        NamedThread.detach("udisks") { Self.unmount(objectPath, bus: bus, logger: logger, uri: uri) }
     }
 }

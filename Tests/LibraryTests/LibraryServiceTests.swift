@@ -263,6 +263,27 @@ struct LibraryServiceTests {
         return harness
     }
 
+    @Test func closingTheStoragesClosesEachMountedOneOnce() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3")
+        let cache = music.path + ".cache"
+        #expect(mkdir(cache, 0o755) == 0)
+        let first = MemoryStorage(["x.mp3": ("X", 5)])
+        let refused = MemoryStorage([:])
+        defer {
+            unlink(LibraryService.mountDatabasePath(for: first.uri, in: cache))
+            rmdir(cache)
+        }
+        let harness = try self.startedWithCache(music, cache)
+        defer { harness.stop() }
+        #expect(harness.mount("m", first) == .success(2))
+        #expect(harness.mount("n", refused) == .failure(.storageMounted))
+        #expect(harness.waitUntilIdle())
+        harness.withService { service in service.closeStorages() }
+        #expect(first.closes.withLock { $0 } == 1)
+        #expect(refused.closes.withLock { $0 } == 0)
+    }
+
     @Test func aMountIsScannedGraftedSavedAndUnmounted() throws {
         let music = try MusicDirectory()
         try music.song("a/1.mp3")
@@ -293,8 +314,12 @@ struct LibraryServiceTests {
         // Busy, and mounted already.
         #expect(harness.mount("m", MemoryStorage([:])) == .failure(.mountPointBusy))
         #expect(harness.mount("n", storage) == .failure(.storageMounted))
+        // Refused mounts leave the storage open; `unmount` closes it before its completion (mpd's reply).
+        #expect(storage.closes.withLock { $0 } == 0)
         #expect(harness.unmount("m") == true)
+        #expect(storage.closes.withLock { $0 } == 1)
         #expect(harness.unmount("m") == false)
+        #expect(storage.closes.withLock { $0 } == 1)
         #expect(harness.withService(uris) == ["a/1.mp3"])
         #expect(harness.events.withLock { $0.last } == "mounts 1")
         // Mounted again, the database saved in the cache directory is read: no update.

@@ -12,8 +12,12 @@ final class MemoryStorage: Storage {
     let uri = "smb://127.0.0.1/share"
     let files: Mutex<[String: (text: String, time: Int64)]>
     let reads = Mutex<[String]>([])
+    /// How many times ``close()`` was called.
+    let closes = Mutex(0)
 
     init(_ files: [String: (text: String, time: Int64)]) { self.files = Mutex(files) }
+
+    func close() { self.closes.withLock { $0 += 1 } }
 
     func status(_ path: String) throws -> StorageFileStatus {
         try self.files.withLock { files in

@@ -142,9 +142,15 @@ extension LibraryService {
                     return nil
                 }
                 var others = self.mounts
-                let number = others.remove(at: index).number
+                let removed = others.remove(at: index)
+                let (number, storage) = (removed.number, removed.storage)
                 let base = self.database
-                return { [others] in (Self.grafted(base, mounts: others), number) }
+                // As mpd, the storage goes (a UDisks2 file system is unmounted) before `unmount`'s reply.
+                return { [others] in
+                    let database = Self.grafted(base, mounts: others)
+                    storage.close()
+                    return (database, number)
+                }
             },
             apply: { [unowned self] result in
                 self.mounts.removeAll { $0.number == result.number }
@@ -153,6 +159,12 @@ extension LibraryService {
                 self.onEvent(.mountsChanged(database: self.database))
                 completion(true)
             })
+    }
+
+    /// Closes every mounted storage (``Storage/close()``), as `mpd`'s storages go when it exits. Blocks: call it
+    /// once the loop has stopped.
+    public func closeStorages() {
+        for mount in self.mounts { mount.storage.close() }
     }
 
     /// The mount `uri` is in, and the rest of `uri` below its mount point.

@@ -16,7 +16,7 @@ import Network
 /// itself reads nothing: a storage that cannot be read (an unknown UDisks2 id, a UDisks2 `Mount` that fails) shows
 /// as an empty mount point, and its error is logged by the update. The database's part of `mount` and `unmount`
 /// (reading the storage's database, rebuilding the snapshot) runs off the loop too: the command's reply waits for
-/// it, other clients do not. A udisks storage is unmounted through UDisks2 when it goes, after `unmount`'s reply.
+/// it, other clients do not; so does closing the storage (a udisks storage is unmounted through UDisks2), as in mpd.
 /// `listneighbors` lists what the configured neighbor plugins found (Fermata has `udisks`).
 enum StorageCommands {
     static let all: [Command] = [
