@@ -284,9 +284,8 @@ def test_listfiles_of_a_udisks_uri_mounts_lists_and_unmounts_as_in_mpd(filesyste
 
 
 def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
-    """The state file keeps the mount: after a restart both list it and its songs from the cached database. Both
-    unmount the file system when they exit (mounted by the update before the first exit; not read, so not mounted,
-    before the second): the same calls on the bus."""
+    """The state file keeps the mount: after a restart both list it and its songs from the cached database, and play
+    a song of it, which mounts the file system first. Both unmount it when they exit: the same calls on the bus."""
     worlds = _worlds(filesystem)
     root, pair = _pair(worlds, state_file=True)
     try:
@@ -300,13 +299,19 @@ def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
         # mpd leaves out; test_webdav.py's mount shows the same.)
         after = _same(pair, ["listmounts", "lsinfo", "lsinfo u", 'find title "Third"'])
         assert b"file: u/third.flac\n" in after[2][1]
+        # Not read since the start, the file system is not mounted; a song of it plays all the same (mpd mounts it
+        # when the song is queued, Fermata when the player opens it).
+        answers = [mpdtest.settled_play(server, "add u/third.flac\nplay 0\n") for server in pair]
+        assert answers[1] == answers[0]
+        assert b"\nstate: play\n" in answers[0][1], answers[0]
+        _same(pair, ["stop"])
         for server in pair:
             conftest._stop(server)
         calls = [world.calls() for world in worlds]
         assert calls[1] == calls[0]
         assert calls[0] == ["GetManagedObjects /org/freedesktop/UDisks2",
                             "Mount /org/freedesktop/UDisks2/block_devices/fake1 0",
-                            "Unmount /org/freedesktop/UDisks2/block_devices/fake1 0"], calls
+                            "Unmount /org/freedesktop/UDisks2/block_devices/fake1 0"] * 2, calls
     finally:
         _stop_pair(root, pair)
         for world in worlds:

@@ -56,7 +56,8 @@ extension Daemon {
             Player(
                 loop: loop,
                 decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path, cache: cache) },
-                streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) }, outputs: outputs,
+                streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) },
+                localPaths: { UdisksStorage.localPath(of: $0) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,

@@ -60,7 +60,11 @@ struct UdisksStorage: Storage {
     }
 
     /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the
-    /// path when it is not mounted (yet), as `mpd` falls back (this never waits on the bus: the loop asks).
+    /// path when it is not mounted (yet), which the player's decoder thread mounts first (``localPath(of:)``), as
+    /// `mpd` maps a song before playing it (this never waits on the bus: the loop asks).
+    /// The local path of a song `playableURI` gave before its file system was mounted, mounting it (decoder thread).
+    static func localPath(of url: String) -> String? { UdisksVolume.localPath(of: url) }
+
     /// Unmounts the file system through UDisks2 when this storage mounted it or found it mounted (mpd does either).
     func close() { self.volume.unmountWait() }
 
@@ -92,7 +96,37 @@ private final class UdisksVolume: Sendable {
 
     init(uri: String, id: String, inside: String, bus: DBusConnection, logger: Logger) {
         (self.uri, self.id, self.inside, self.bus, self.logger) = (uri, id, inside, bus, logger)
+        Self.live.withLock { volumes in
+            volumes.removeAll { $0.volume == nil }
+            volumes.append(Weak(volume: self))
+        }
     }
+
+    private struct Weak: Sendable { weak var volume: UdisksVolume? }
+    /// The volumes of the storages alive now, for ``localPath(of:)``.
+    private static let live = Mutex<[Weak]>([])
+
+    /// The local path of `url`, a song's URI under a live (not closed) udisks storage's URI (what
+    /// ``UdisksStorage/playableURI(_:)`` gives before the file system is mounted), mounting it first, as `mpd` maps
+    /// such a song before playing it; `nil` for any other URL, or when the mount fails (logged). Blocks: the decoder
+    /// thread calls it.
+    static func localPath(of url: String) -> String? {
+        guard url.hasPrefix("udisks://") else { return nil }
+        let volumes = Self.live.withLock { $0.compactMap(\.volume) }
+        for volume in volumes where !volume.isClosed {
+            let base = volume.uri.hasSuffix("/") ? volume.uri : volume.uri + "/"
+            guard url.hasPrefix(base) else { continue }
+            do {
+                return try volume.mountWait() + "/" + url.dropFirst(base.count)
+            } catch {
+                volume.logger.error("Failed to mount '\(volume.uri)': \(error)")
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private var isClosed: Bool { self.state.withLock { $0.closed } }
 
     /// The local directory, when mounted.
     var mountedPath: String? { self.state.withLock { $0.mounted } }

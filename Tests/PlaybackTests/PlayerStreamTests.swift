@@ -131,6 +131,29 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         #expect(!harness.received.contains { if case .songFailed(2, _) = $0 { true } else { false } })
     }
 
+    /// A storage's URI of a file not local yet (a udisks file system not mounted) is made local on the decoder
+    /// thread and decoded as that file, not opened as a stream; a URI the mapping declines is a stream.
+    @Test func aStorageFileNotLocalYetIsDecodedAsTheLocalFile() throws {
+        let mapped = Mutex<[String]>([])
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener,
+            localPaths: { url in
+                mapped.withLock { $0.append(url) }
+                return url == "udisks://id/song.flac" ? "fake:0:4410" : nil
+            })
+        let url = "udisks://id/song.flac"
+        harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "u/song.flac", path: url), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        #expect(openedStreams.withLock { !$0.contains(url) })
+        // A local file is not mapped.
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 4_410), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
+        let declined = "http://test/radio-mapped"
+        harness.withPlayer { $0.play(stream(3, declined), atSeconds: 0) }
+        #expect(waitForOpen(declined, count: 1))
+        #expect(mapped.withLock { $0 } == [url, declined])
+    }
+
     @Test func stopLeavesAStalledStreamAndTheNextPlayStarts() throws {
         let harness = try PlayerHarness(
             outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener)

@@ -227,7 +227,8 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         replayGain: ReplayGainSettings = ReplayGainSettings(), audioOutputFormat: String? = nil,
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
-        apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil
+        apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
+        localPaths: (@Sendable (String) -> String?)? = nil
     ) throws {
         self.clock = clock
         let ready = DispatchSemaphore(value: 0)
@@ -245,7 +246,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         self.sync { harness in
             harness.player = Player(
                 loop: harness.loop, decoders: decoders, streams: streams,
-                apeReplayGainReader: apeReplayGainReader, outputs: outputs.value,
+                apeReplayGainReader: apeReplayGainReader, localPaths: localPaths, outputs: outputs.value,
                 outputSlots: outputSlots, audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
                 clock: clock, logger: .discarding)

@@ -133,7 +133,8 @@ extension LibraryService {
     }
 
     /// Unmounts the storage at `path`, after the snapshot changes before it: its waiting update jobs are dropped,
-    /// a running one's result will be. `completion` gets, on the loop, `false` when nothing is mounted there.
+    /// a running one's result will be; the storage is closed (``Storage/close()``) off the loop before the
+    /// completion. `completion` gets, on the loop, `false` when nothing is mounted there.
     public func unmount(_ path: String, completion: @escaping (Bool) -> Void) {
         self.changeSnapshot(
             prepare: { [unowned self] () -> (@Sendable () -> (database: Database, number: Int))? in

@@ -88,6 +88,10 @@ public final class Player: PlayerControl {
     ///   - apeReplayGainReader: reads the ReplayGain of a file's APE tag (on the decoder thread) for a song whose
     ///     decoder and library entry have none, while ReplayGain is on, as `mpd`'s decoder thread reads it;
     ///     `nil`: none is read.
+    ///   - localPaths: the local path of a song whose path is a storage's URI of a file it has not made local yet
+    ///     (a `udisks://` file system not mounted yet), making it so first (mounting it; on the decoder thread, so
+    ///     it may block), as `mpd` maps such a song before playing it; `nil` for any other path. The song is then
+    ///     decoded as that local file.
     ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
     ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
     ///   - outputSlots: how many outputs may ever play from this player: every configured output, when outputs
@@ -110,6 +114,7 @@ public final class Player: PlayerControl {
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
+        localPaths: (@Sendable (String) -> String?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
@@ -139,7 +144,7 @@ public final class Player: PlayerControl {
         self.post = post
         self.decoder = PlayerDecoderThread(
             pipe: pipe, shared: shared, factory: decoders, streams: streams, apeReplayGainReader: apeReplayGainReader,
-            logger: logger, post: post)
+            localPaths: localPaths, logger: logger, post: post)
         self.listing = outputs.enumerated().map { index, output in
             let (configuration, device, given) = output
             let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)

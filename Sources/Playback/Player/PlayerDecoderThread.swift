@@ -44,6 +44,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)?
     /// Reads the ReplayGain of a file's APE tag (`Player.init`'s `apeReplayGainReader`).
     private let apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)?
+    /// Maps a storage's URI of a file not local yet to its local path (`Player.init`'s `localPaths`).
+    private let localPaths: (@Sendable (String) -> String?)?
     /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
     /// waits for this thread, which may be blocked on a stalled server.
     private let inputCancellation = Mutex<InputCancellation?>(nil)
@@ -90,8 +92,10 @@ final class PlayerDecoderThread: @unchecked Sendable {
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
+        localPaths: (@Sendable (String) -> String?)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
+        self.localPaths = localPaths
         self.pipe = pipe
         self.shared = shared
         self.factory = factory
@@ -225,6 +229,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
         var song = first
         var seconds = seconds
         while true {
+            // A storage's file not local yet is made so, then decoded as the local file it is.
+            if song.isRemote, let local = self.localPaths?(song.path) { song.path = local }
             let cancellation = InputCancellation()
             do throws(FormatError) {
                 var decoder = try self.openDecoder(song, cancellation: cancellation)
