@@ -291,7 +291,9 @@ def test_mounts_are_kept_over_a_restart_and_a_mounted_song_plays(smbd):
         blocks = [text[text.index("mount_begin"):text.index("mount_end")] for text in texts]
         assert blocks[0] == blocks[1] == f"mount_begin\nuri: m\nmounted_url: {smbd}\n", blocks
         conftest._start(pair)
-        _same(pair, ["listmounts", "lsinfo", "lsinfo m", "playlistinfo", "unmount m", "playlistinfo", "lsinfo"])
+        _same(
+            pair,
+            ["listmounts", "lsinfo", "lsinfo m", "listallinfo m", "playlistinfo", "unmount m", "playlistinfo", "lsinfo"])
         # An update of the music directory (which adds a song) leaves the songs of an unmounted storage in the
         # queue.
         _mp3(root / "music" / "added.mp3", 1, "Added")
