@@ -180,6 +180,21 @@ def test_an_update_and_a_restart_of_a_mount_as_in_mpd(webdav, tmp_path):
         # The root of the restored mount has no Last-Modified now: mpd's database file keeps no time for it.
         after = _same(pair, ["listmounts", "lsinfo", "lsinfo d", "listallinfo d"])
         assert b"file: d/added.flac\n" in after[2][1] and b"x-gone" not in after[2][1]
+        # An update with nothing changed reads no song of Fermata's again: the cached database has no sizes, so the
+        # time decides, as in mpd. (mpd itself reads the head of each FLAC on every update, to look for a cue sheet
+        # with its `flac` playlist plugin as a folder, and asks for a `.mpdignore` the listing does not have; neither
+        # changes what it lists.)
+        before = _served(webdav)
+        sut = pair[1]
+        assert sut.query("update d").startswith(b"updating_db: ")
+        _settle(sut)
+        now = _served(webdav)
+        read = {path: now[path] - before.get(path, 0) for path in now
+                if path.endswith(".flac") and now[path] != before.get(path, 0)}
+        assert read == {}, read
+        assert pair[0].query("update d").startswith(b"updating_db: ")
+        _settle(pair[0])
+        _same(pair, ["listallinfo d"])
     finally:
         added.unlink(missing_ok=True)
         removed.unlink(missing_ok=True)
