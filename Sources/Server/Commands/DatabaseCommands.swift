@@ -170,7 +170,10 @@ enum DatabaseCommands {
             }
         case .mountRoot(let index):
             reply.rawLine("directory", database.directories[Int(index)].path)
-            if full { SongPrinter.appendLastModified(database.mountRootTime(index) ?? 0, to: &reply) }
+            // A mount's root read back from its database file has no time (-1), as in mpd.
+            if full, let time = database.mountRootTime(index), time >= 0 {
+                SongPrinter.appendLastModified(time, to: &reply)
+            }
         case .song(let index):
             if full {
                 SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
