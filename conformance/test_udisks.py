@@ -394,6 +394,26 @@ def test_listneighbors_lists_udisks_filesystems_as_in_mpd(filesystem):
             world.stop()
 
 
+def test_neighbors_stay_listed_when_the_bus_goes_as_in_mpd(filesystem):
+    """The system bus goes away (dbus-daemon and UDisks2 stop): both servers go on (their private connections do
+    not exit the process), listing the neighbors they knew."""
+    worlds = _worlds(filesystem)
+    root, pair = _pair(worlds, neighbors=NEIGHBORS)
+    try:
+        before = [_neighbors(server, 1) for server in pair]
+        assert before[1] == before[0]
+        for world in worlds:
+            world.stop()
+        assert mpdtest.wait_until(lambda: "lost the system bus" in pair[1].log_path.read_text(errors="replace"),
+                                  mpdtest.scaled(5)), pair[1].log_tail()
+        after = _same(pair, ["listneighbors", "ping"])
+        assert after[0][1] == before[0]
+    finally:
+        _stop_pair(root, pair)
+        for world in worlds:
+            world.stop()
+
+
 def test_a_bus_without_udisks_lists_no_neighbors_as_in_mpd():
     """UDisks2 absent: the plugin opens (its listing fails, logged in mpd's words) and `listneighbors` is empty;
     without a `neighbors` block it is mpd's error and `commands` does not list it."""

@@ -110,7 +110,11 @@ public final class DBusConnection: Sendable {
         let message = try Self.methodCall(destination, path, interface, method, emptyOptions: false)
         defer { dbus_message_unref(message) }
         var serial: UInt32 = 0
-        let sent = self.handle.withLock { handle in dbus_connection_send(handle.pointer, message, &serial) != 0 }
+        let sent = self.handle.withLock { handle in
+            guard dbus_connection_send(handle.pointer, message, &serial) != 0 else { return false }
+            dbus_connection_flush(handle.pointer)
+            return true
+        }
         guard sent else { throw DBusError("Out of memory") }
         return serial
     }

@@ -16,6 +16,7 @@ final class UdisksNeighborExplorer: Sendable {
     private let wake: FileDescriptor
     private let neighbors = Mutex(UDisks2.Neighbors())
     private let thread: Mutex<NamedThread?> = Mutex(nil)
+    private let closing = Atomic(false)
 
     /// Opens the plugin; throws `DBus connection error: …` (or `DBus AddMatch error: …`) as `mpd` does.
     init(logger: Logger, changed: @escaping @Sendable () -> Void) throws(DBusError) {
@@ -43,6 +44,9 @@ final class UdisksNeighborExplorer: Sendable {
                         logger.error("Failed to parse GetManagedObjects reply: \(error)")
                     }
                 }
+                if !self.closing.load(ordering: .relaxed) {
+                    logger.error("lost the system bus: the neighbors listed stay as they were")
+                }
             }
         }
     }
@@ -53,6 +57,7 @@ final class UdisksNeighborExplorer: Sendable {
     /// Stops the thread and waits for it (it never waits on anything but the bus's socket and the wake-up).
     func close() {
         guard let thread = self.thread.withLock({ $0.take() }) else { return }
+        self.closing.store(true, ordering: .relaxed)
         EventFD.signal(self.wake)
         thread.join()
         self.wake.close()
