@@ -277,14 +277,14 @@ let package = Package(
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
-        // SMB/CIFS shares through libsmbclient (mpd's smbclient storage and input plugins); the only importer of
-        // CSMBClient.
+        // SMB/CIFS shares through libsmbclient (mpd's smbclient storage, input and neighbor plugins); the only
+        // importer of CSMBClient.
         .target(
             name: "SMBClient", dependencies: ["CSMBClient", "DynamicLibrary", "Input", "Model", "Posix"],
             swiftSettings: settings),
         // Method calls and signals on the D-Bus system bus through libdbus, and UDisks2's managed objects (mpd's
         // udisks storage and neighbor plugins); the only importer of CDBus.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: settings),
+        .target(name: "DBus", dependencies: ["CDBus", "Model"], swiftSettings: settings),
         // Audio CD tracks through libcdio-paranoia (mpd's cdio_paranoia input plugin); the only importer of
         // CCdioParanoia.
         .target(
@@ -371,12 +371,13 @@ let package = Package(
         .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"], swiftSettings: settings),
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
-            name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),
+            name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Model", "Posix", "TestTools"],
+            swiftSettings: settings),
         .testTarget(
             name: "CdioParanoiaTests", dependencies: ["CdioParanoia", "Input", "Configuration"],
             swiftSettings: settings),
         // UDisks2's reply parsed; the connection's error without a bus.
-        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: settings),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "Model"], swiftSettings: settings),
         .testTarget(name: "NFSTests", dependencies: ["NFS", "Input", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FLACTests", dependencies: ["FLAC", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "MPCDecTests", dependencies: ["MPCDec", "Input", "TestTools"], swiftSettings: settings),

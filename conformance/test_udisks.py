@@ -9,7 +9,8 @@ the bus (the fake's log: the same methods, in the same order), and the failures:
 error), a bus without UDisks2, an unknown id and a Mount that fails (an empty mount point, the error logged). The
 udisks neighbor plugin (`neighbors { plugin "udisks" }`): `listneighbors` before and after the fake adds and
 removes objects (its InterfacesAdded and InterfacesRemoved signals), `idle neighbor`, and its failures at start-up
-and in the configuration."""
+and in the configuration; and, with them, the smbclient neighbor plugin (no master browser here: nothing found,
+the failed browse logged as mpd logs it)."""
 
 from __future__ import annotations
 
@@ -473,12 +474,33 @@ def test_neighbors_block_errors_as_in_mpd(tmp_path, body):
     assert ours == f"fermata: {config}:4: {theirs.removeprefix(prefix)}"
 
 
-@pytest.mark.parametrize("plugin", ["smbclient", "upnp"])
-def test_neighbor_plugins_fermata_lacks_are_warned_about(tmp_path, plugin):
-    """mpd runs them; Fermata says at start-up that it ignores them (and `listneighbors` then answers as without
+def test_neighbor_plugin_fermata_lacks_is_warned_about(tmp_path):
+    """mpd runs upnp's; Fermata says at start-up that it ignores it (and `listneighbors` then answers as without
     a neighbor plugin)."""
     from test_config_options import lines, start_and_stop
     from test_daemon import free_port, write_config
-    config = write_config(tmp_path, lines(free_port(), "neighbors {", f'  plugin "{plugin}"', "}"))
+    config = write_config(tmp_path, lines(free_port(), "neighbors {", '  plugin "upnp"', "}"))
     err = start_and_stop(config)
-    assert f'{config}:4: neighbor plugin "{plugin}" is not supported by Fermata yet and is ignored' in err, err
+    assert f'{config}:4: neighbor plugin "upnp" is not supported by Fermata yet and is ignored' in err, err
+
+
+def test_smbclient_neighbors_as_in_mpd():
+    """The smbclient neighbor plugin: libsmbclient browses `smb://` (no master browser answers here, so nothing is
+    found); both servers list no neighbor, list `listneighbors` among their commands, and log the failed listing
+    in mpd's words."""
+    world = World("smb")
+    root, pair = _pair([world, world], neighbors='\nneighbors {\n  plugin "smbclient"\n}\n')
+    try:
+        logs = []
+        for server in pair:
+            assert mpdtest.wait_until(lambda: "smbc_opendir('smb://') failed: " in server.log_path.read_text(
+                errors="replace"), mpdtest.scaled(30)), (server.label, server.log_tail())
+            text = server.log_path.read_text(errors="replace")
+            logs.append(re.search(r"smbc_opendir\('smb://'\) failed: [^\n\"]*", text).group(0))
+        assert logs[1] == logs[0], logs
+        replies = _same(pair, ["listneighbors", "commands"])
+        assert replies[0][1] == b"OK\n"
+        assert b"command: listneighbors\n" in replies[1][1]
+    finally:
+        _stop_pair(root, pair)
+        world.stop()

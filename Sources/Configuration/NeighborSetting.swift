@@ -5,7 +5,7 @@ public struct NeighborSetting: Sendable, Hashable {
     /// Debian's `mpd`'s neighbor plugins, in its registry's order.
     public static let pluginNames = ["smbclient", "upnp", "udisks"]
     /// The plugins Fermata has; a block naming another of ``pluginNames`` is warned about and ignored.
-    public static let supportedPluginNames: Set<String> = ["udisks"]
+    public static let supportedPluginNames: Set<String> = ["smbclient", "udisks"]
 
     /// The block's `plugin`.
     public var plugin: String

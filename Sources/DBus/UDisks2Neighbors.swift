@@ -1,26 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 extension UDisks2 {
-    /// A neighbor: a file system `mount` can name, and the object it is.
-    public struct Neighbor: Sendable, Equatable {
-        /// `udisks://ID`.
-        public var uri: String
-        /// The object's path on the bus, the name `listneighbors` shows.
-        public var name: String
-
-        public init(uri: String, name: String) {
-            self.uri = uri
-            self.name = name
-        }
-    }
-
     /// What changed with a message from UDisks2.
     public enum NeighborChange: Sendable, Equatable {
         case found(Neighbor)
         case lost(Neighbor)
     }
 
-    /// The file systems UDisks2 has, kept as `mpd`'s udisks neighbor plugin keeps them: by URI (one neighbor per id,
+    /// The file systems UDisks2 has (each a ``Neighbor``: `udisks://ID`, named by its object's path on the bus), kept as `mpd`'s udisks neighbor plugin keeps them: by URI (one neighbor per id,
     /// the last object found with it) and by object path (an object keeps the URI it was first found with, and its
     /// removal takes that URI's neighbor away, whichever object it names now).
     public struct Neighbors: Sendable, Equatable {

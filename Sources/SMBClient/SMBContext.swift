@@ -134,23 +134,76 @@ public final class SMBContext: Sendable {
 
     /// The names in the directory at `url`, in the server's order, without `.` and `..`.
     public func names(in url: String) throws(SystemCallError) -> [String] {
-        let result: Result<[String], SystemCallError> = Self.lock.withLock { _ in
-            let context = self.context
-            guard let open = self.smb.smbc_getFunctionOpendir(context.pointer),
-                let read = self.smb.smbc_getFunctionReaddir(context.pointer),
-                let close = self.smb.smbc_getFunctionClosedir(context.pointer), let handle = open(context.pointer, url)
-            else { return .failure(SystemCallError("Failed to open directory", Errno(rawValue: errno))) }
-            defer { _ = close(context.pointer, handle) }
-            var names: [String] = []
-            while let entry = read(context.pointer, handle) {
+        do throws(Errno) {
+            return try self.entries(of: url) { entry in
                 // `name` is the start of a NUL-terminated string that runs past the struct's one-byte array.
                 let start = UnsafeRawPointer(entry) + MemoryLayout<smbc_dirent>.offset(of: \.name)!
                 let name = String(cString: start.assumingMemoryBound(to: CChar.self))
-                if name != "." && name != ".." { names.append(name) }
+                return name != "." && name != ".." ? name : nil
             }
-            return .success(names)
+        } catch {
+            throw SystemCallError("Failed to open directory", error)
+        }
+    }
+
+    /// An entry of a browse listing (`smb://`, `smb://WORKGROUP`): a workgroup, a server, or another kind.
+    public struct BrowseEntry: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable { case workgroup, server, other }
+        public var kind: Kind
+        public var name: String
+        public var comment: String
+
+        public init(kind: Kind, name: String, comment: String) {
+            (self.kind, self.name, self.comment) = (kind, name, comment)
+        }
+    }
+
+    /// The entries of `url`, a browse listing, in the server's order; throws the `errno` of a failed
+    /// `smbc_opendir`.
+    public func browse(_ url: String) throws(Errno) -> [BrowseEntry] {
+        try self.entries(of: url) { entry in
+            let start = UnsafeRawPointer(entry) + MemoryLayout<smbc_dirent>.offset(of: \.name)!
+            let name = Self.text(start.assumingMemoryBound(to: UInt8.self), count: Int(entry.pointee.namelen))
+            let comment =
+                entry.pointee.comment.map {
+                    Self.text(
+                        UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: Int(entry.pointee.commentlen))
+                } ?? ""
+            let kind: BrowseEntry.Kind =
+                switch entry.pointee.smbc_type {
+                case UInt32(SMBC_WORKGROUP): .workgroup
+                case UInt32(SMBC_SERVER): .server
+                default: .other
+                }
+            return BrowseEntry(kind: kind, name: name, comment: comment)
+        }
+    }
+
+    /// What `read` makes of each entry of the directory at `url` (`nil`: left out), in the server's order; throws
+    /// the `errno` of a failed `smbc_opendir`.
+    private func entries<Entry>(of url: String, _ read: (UnsafeMutablePointer<smbc_dirent>) -> Entry?) throws(Errno)
+        -> [Entry]
+    {
+        let result: Result<[Entry], Errno> = Self.lock.withLock { _ in
+            let context = self.context
+            guard let open = self.smb.smbc_getFunctionOpendir(context.pointer),
+                let next = self.smb.smbc_getFunctionReaddir(context.pointer),
+                let close = self.smb.smbc_getFunctionClosedir(context.pointer), let handle = open(context.pointer, url)
+            else { return .failure(Errno(rawValue: errno)) }
+            defer { _ = close(context.pointer, handle) }
+            var entries: [Entry] = []
+            while let entry = next(context.pointer, handle) {
+                if let made = read(entry) { entries.append(made) }
+            }
+            return .success(entries)
         }
         return try result.get()
+    }
+
+    /// `count` bytes at `start`, up to a NUL if one comes first.
+    private static func text(_ start: UnsafePointer<UInt8>, count: Int) -> String {
+        let bytes = UnsafeBufferPointer(start: start, count: count)
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Opens the file at `url` for reading.

@@ -82,7 +82,7 @@ public struct ServerOptions: Sendable {
     /// `NeighborGlue::GetList`): `listneighbors` answers them; `nil` when no neighbor plugin is configured (the
     /// command then is not listed by `commands` and answers `No neighbor plugin configured`). Must not block: it
     /// is called on the loop.
-    public var neighbors: (@Sendable () -> [(uri: String, name: String)])?
+    public var neighbors: (@Sendable () -> [Neighbor])?
 
     /// Default options.
     public init() {}

@@ -11,7 +11,7 @@ import Synchronization
 /// loop runs), then asks for the managed objects without waiting; a thread of its own reads the reply and the
 /// signals that follow (`InterfacesAdded`, `InterfacesRemoved`) and tells `changed` (on that thread) of each
 /// neighbor found or lost. ``list`` never waits on the bus.
-final class UdisksNeighborExplorer: Sendable {
+final class UdisksNeighborExplorer: NeighborExplorer {
     private let bus: DBusConnection
     private let wake: FileDescriptor
     private let neighbors = Mutex(UDisks2.Neighbors())
@@ -52,7 +52,7 @@ final class UdisksNeighborExplorer: Sendable {
     }
 
     /// The neighbors known now, as `listneighbors` lists them.
-    var list: [UDisks2.Neighbor] { self.neighbors.withLock { $0.list } }
+    var list: [Neighbor] { self.neighbors.withLock { $0.list } }
 
     /// Stops the thread and waits for it (it never waits on anything but the bus's socket and the wake-up).
     func close() {
@@ -64,15 +64,19 @@ final class UdisksNeighborExplorer: Sendable {
     }
 }
 
+/// A neighbor plugin once opened: its current list (never waiting), and `close()`, which stops it.
+protocol NeighborExplorer: AnyObject, Sendable {
+    var list: [Neighbor] { get }
+    func close()
+}
+
 /// The configured neighbor plugins (`mpd`'s `NeighborGlue`): opened in the order of their blocks at start-up,
 /// closed at exit; their lists concatenated in that order.
 final class NeighborGlue: Sendable {
-    private let explorers = Mutex<[UdisksNeighborExplorer]>([])
+    private let explorers = Mutex<[any NeighborExplorer]>([])
 
     /// The neighbors of every plugin, for `listneighbors`.
-    var list: [(uri: String, name: String)] {
-        self.explorers.withLock { $0 }.flatMap { $0.list.map { ($0.uri, $0.name) } }
-    }
+    var list: [Neighbor] { self.explorers.withLock { $0 }.flatMap(\.list) }
 
     /// Opens a plugin for each supported block of `settings`; the first that fails closes those opened and throws
     /// `Failed to open neighblor plugin 'NAME'; …` (`mpd`'s words, its typo included).
@@ -80,8 +84,12 @@ final class NeighborGlue: Sendable {
         .StartupError)
     {
         for setting in settings where setting.isSupported {
+            let logger = logger.labelled(setting.plugin)
             do {
-                let explorer = try UdisksNeighborExplorer(logger: logger.labelled(setting.plugin), changed: changed)
+                let explorer: any NeighborExplorer =
+                    setting.plugin == "smbclient"
+                    ? try SMBNeighborExplorer(logger: logger, changed: changed)
+                    : try UdisksNeighborExplorer(logger: logger, changed: changed)
                 self.explorers.withLock { $0.append(explorer) }
             } catch {
                 self.close()

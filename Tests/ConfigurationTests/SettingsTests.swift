@@ -429,7 +429,7 @@ struct SettingsTests {
             }
             bind_to_address "any"
             neighbors {
-                plugin "smbclient"
+                plugin "upnp"
             }
             neighbors {
                 plugin "udisks"
@@ -439,9 +439,9 @@ struct SettingsTests {
         #expect(
             settings.warnings == [
                 "\(Self.path):3: config parameter \"gapless_mp3_playback\" is deprecated and ignored",
-                "\(Self.path):9: neighbor plugin \"smbclient\" is not supported by Fermata yet and is ignored",
+                "\(Self.path):9: neighbor plugin \"upnp\" is not supported by Fermata yet and is ignored",
             ])
-        #expect(settings.neighbors.map(\.plugin) == ["smbclient", "udisks"])
+        #expect(settings.neighbors.map(\.plugin) == ["upnp", "udisks"])
         #expect(settings.neighbors.map(\.isSupported) == [false, true])
         #expect(settings.neighbors.map(\.location.line) == [9, 12])
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import DBus
+import Model
 import Testing
 
 @Suite struct UDisks2NeighborsTests {
@@ -61,10 +62,10 @@ import Testing
         #expect(changes.count == 3)
         #expect(
             neighbors.list == [
-                UDisks2.Neighbor(uri: "udisks://by-uuid-1111", name: "/b/sda1"),
-                UDisks2.Neighbor(uri: "udisks://by-label-Z", name: "/b/sde1"),
+                Neighbor(uri: "udisks://by-uuid-1111", name: "/b/sda1"),
+                Neighbor(uri: "udisks://by-label-Z", name: "/b/sde1"),
                 // The drive's id before the block device's.
-                UDisks2.Neighbor(uri: "udisks://Maker-Stick", name: "/b/sdd1"),
+                Neighbor(uri: "udisks://Maker-Stick", name: "/b/sdd1"),
             ])
     }
 
@@ -97,13 +98,13 @@ import Testing
         #expect(try neighbors.apply(added("/b/sdz", interfaces(block: "z", filesystem: false)), listing: 7).isEmpty)
         #expect(
             try neighbors.apply(added("/b/sdz1", interfaces(block: "z1")), listing: 7) == [
-                .found(UDisks2.Neighbor(uri: "udisks://z1", name: "/b/sdz1"))
+                .found(Neighbor(uri: "udisks://z1", name: "/b/sdz1"))
             ])
         #expect(neighbors.list.map(\.uri) == ["udisks://z1", "udisks://a"])
         // Whichever interfaces go, the object is lost.
         #expect(
             try neighbors.apply(removed("/b/sda1"), listing: 7) == [
-                .lost(UDisks2.Neighbor(uri: "udisks://a", name: "/b/sda1"))
+                .lost(Neighbor(uri: "udisks://a", name: "/b/sda1"))
             ])
         #expect(try neighbors.apply(removed("/b/sda1"), listing: 7).isEmpty)
         #expect(try neighbors.apply(removed("/b/unknown"), listing: 7).isEmpty)
@@ -114,10 +115,10 @@ import Testing
         var neighbors = UDisks2.Neighbors()
         _ = try neighbors.apply(listing([("/b/sda1", interfaces(block: "same"))]), listing: 7)
         _ = try neighbors.apply(added("/b/sdb1", interfaces(block: "same")), listing: 7)
-        #expect(neighbors.list == [UDisks2.Neighbor(uri: "udisks://same", name: "/b/sdb1")])
+        #expect(neighbors.list == [Neighbor(uri: "udisks://same", name: "/b/sdb1")])
         #expect(
             try neighbors.apply(removed("/b/sdb1"), listing: 7) == [
-                .lost(UDisks2.Neighbor(uri: "udisks://same", name: "/b/sdb1"))
+                .lost(Neighbor(uri: "udisks://same", name: "/b/sdb1"))
             ])
         #expect(neighbors.list.isEmpty)
         // The first object's removal finds its URI gone.
@@ -132,7 +133,7 @@ import Testing
         object.blockID = "new"
         _ = neighbors.insert(object)
         #expect(neighbors.list.map(\.uri) == ["udisks://old", "udisks://new"])
-        #expect(neighbors.remove(path: "/b/sda1") == .lost(UDisks2.Neighbor(uri: "udisks://old", name: "/b/sda1")))
+        #expect(neighbors.remove(path: "/b/sda1") == .lost(Neighbor(uri: "udisks://old", name: "/b/sda1")))
         #expect(neighbors.list.map(\.uri) == ["udisks://new"])
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Synchronization
 import TestSupport
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// `listneighbors`: what `ServerOptions.neighbors` knows now, or `mpd`'s error without a neighbor plugin.
 @Suite(.serialized) struct NeighborCommandTests {
     private final class Found: Sendable {
-        let neighbors = Mutex<[(uri: String, name: String)]>([])
+        let neighbors = Mutex<[Neighbor]>([])
     }
 
     @Test func listsTheNeighborsKnownAtEachCall() throws {
@@ -17,7 +18,10 @@ import Testing
         let f = try QueueFixture { options in options.neighbors = { found.neighbors.withLock { $0 } } }
         #expect(f.request("listneighbors") == ["OK"])
         found.neighbors.withLock {
-            $0 = [("udisks://b", "/org/freedesktop/UDisks2/block_devices/sdb1"), ("udisks://a", "/x")]
+            $0 = [
+                Neighbor(uri: "udisks://b", name: "/org/freedesktop/UDisks2/block_devices/sdb1"),
+                Neighbor(uri: "udisks://a", name: "/x"),
+            ]
         }
         #expect(
             f.request("listneighbors") == [

@@ -2,6 +2,7 @@
 
 import Library
 import MPDProtocol
+import Model
 import Network
 
 /// Storage and neighbors: `config`, `listmounts`, `mount`, `unmount`, `listneighbors`, as `mpd` 0.23 answers them.
@@ -17,7 +18,7 @@ import Network
 /// as an empty mount point, and its error is logged by the update. The database's part of `mount` and `unmount`
 /// (reading the storage's database, rebuilding the snapshot) runs off the loop too: the command's reply waits for
 /// it, other clients do not; so does closing the storage (a udisks storage is unmounted through UDisks2), as in mpd.
-/// `listneighbors` lists what the configured neighbor plugins found (Fermata has `udisks`).
+/// `listneighbors` lists what the configured neighbor plugins found (Fermata has `udisks` and `smbclient`).
 enum StorageCommands {
     static let all: [Command] = [
         Command("config", .admin, 0, 0, config),
