@@ -395,3 +395,22 @@ def test_a_scan_reads_the_songs_metadata_not_the_whole_song(webdav):
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _stop_pair(root, pair)
+
+
+def test_listfiles_of_a_webdav_uri_without_a_music_directory_as_in_mpd(webdav):
+    """`listfiles URL` makes the storage for that one listing: it needs no music directory, no database and no
+    `cache_directory` (mpd's `handle_listfiles_storage`)."""
+    answers = {}
+    for kind in ("ref", "sut"):
+        server = conftest.Server(f"{kind}-nolibrary",
+                                 mpdtest.ref_binary() if kind == "ref" else mpdtest.sut_binary(),
+                                 mpdtest.REPO_ROOT, conftest._workdir(kind))
+        server.overrides.update({"music_directory": None, "db_file": None})
+        conftest._start([server])
+        try:
+            answers[kind] = [server.query(command) for command in (
+                f"listfiles {webdav}/dav/sub/", f"listfiles {webdav}/dav", f"listfiles {webdav}/missing",
+                "listfiles", "lsinfo", "listfiles smb://127.0.0.1:9/share")]
+        finally:
+            conftest._stop(server)
+    assert answers["sut"] == answers["ref"], answers
