@@ -71,6 +71,16 @@ import Testing
         #expect(f.request("playlistfind title nothing") == ["OK"])
     }
 
+    @Test func aReplyWhoseSizeBoundPassesTheLimitButNotItsSizeIsStreamed() throws {
+        // About 1.1 MB of reply, bounded by about 1.7 MB: under a 1.5 MiB limit it is counted exactly, and fits.
+        let f = try self.bigQueue { $0.maxOutputBufferSize = 1536 * 1024 }
+        let whole = self.wholeReply(f, "playlistinfo")
+        #expect(whole.count > 1_000_000 && whole.count < 1536 * 1024)
+        f.client.send("playlistinfo\n")
+        #expect(f.client.readReplyBytes() == whole)
+        #expect(f.request("ping") == ["OK"])
+    }
+
     @Test func aQueueReplyOverTheOutputBufferLimitDropsTheClientWithNothingSent() throws {
         // mpd buffers the whole reply: past max_output_buffer_size it closes the connection before sending any
         // of it (probed on 0.23.12: `playlistinfo 0:1000` of a 2000-song queue with a 64 KiB limit gives 0 bytes).
