@@ -30,11 +30,9 @@ public struct MikModOptions: Sendable, Hashable {
 ///   seekable, no length.
 ///
 /// Any thread.
-public struct MikModFormat: FormatPlugin {
+public struct MikModFormat: FileScanFormatPlugin {
     /// `mikmod`.
     public var name: String { "mikmod" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mpd`'s list, in its order.
     public var suffixes: [String] {
         ["amf", "dsm", "far", "gdm", "imf", "it", "med", "mod", "mtm", "s3m", "stm", "stx", "ult", "uni", "xm"]
