@@ -22,7 +22,7 @@ import pytest
 import conftest
 import mpdtest
 from test_real_files import mutagen_other_music  # noqa: F401  (the fixture: mutagen's test data)
-from test_storage import _mount_pair, _same, _settle, _stop_pair
+from test_storage import _mount_pair, _same, _settle, _stop_pair, copy_format_songs, format_songs_mounted_as_in_mpd
 
 REPO_ROOT = mpdtest.REPO_ROOT
 
@@ -390,42 +390,16 @@ def test_a_scan_reads_the_songs_metadata_not_the_whole_song(webdav):
         _stop_pair(root, pair)
 
 
-#: The format library's directories (tools/make-format-fixtures.py) whose plugins scanned a temporary copy of a
-#: mounted song before (wavpack, mpcdec, faad, dsf, dsdiff, openmpt, modplug), broken files included, and the
-#: gme chiptunes beside the modules (gme scans only files: left out of a mount, in both).
-FORMER_COPY_DIRECTORIES = ("pcmfiles/wavpack", "pcmfiles/apetags", "pcmfiles/broken", "mpcfaad", "dsd", "trackers")
-#: The suffixes of those plugins among mutagen's test data (SV4 to SV8 Musepack, WavPack without a length, ADIF).
-FORMER_COPY_SUFFIXES = (".wv", ".mpc", ".aac", ".dsf", ".dff", ".mod", ".xm", ".it", ".s3m")
-
-
 def test_wavpack_musepack_aac_dsd_and_module_songs_of_a_mount_as_in_mpd(webdav, format_music, mutagen_other_music):
     """The songs of the plugins that scan a mounted song through its stream with their C library's own reader
     (libwavpack's stream reader, libmpcdec's mpc_reader, faad's buffer) or mpd's stream parser (dsf, dsdiff), or read
-    the whole stream into memory (openmpt, modplug): the format library's directories and mutagen's real files of
-    those formats, mounted from the WebDAV server, list the same songs, tags, durations and formats as in mpd, byte
-    for byte; readcomments and readpicture of a mounted DSF and DSDIFF song too."""
+    the whole stream into memory (openmpt, modplug), mounted from the WebDAV server, as in mpd (see
+    test_storage.format_songs_mounted_as_in_mpd): over HTTP neither reads an APE tag, nor counts ADTS frames."""
     folder = Path(webdav_share()) / "formats"
     root, pair = _mount_pair()
     try:
-        for directory in FORMER_COPY_DIRECTORIES:
-            shutil.copytree(format_music / directory, folder / directory)
-        (folder / "mutagen").mkdir()
-        for path in sorted(mutagen_other_music.iterdir()):
-            if path.suffix.lower() in FORMER_COPY_SUFFIXES:
-                shutil.copy(path, folder / "mutagen" / path.name)
-        _same(pair, [f"mount d {webdav}/dav/formats"])
-        for server in pair:
-            _settle(server)
-        replies = _same(pair, ["lsinfo d", "listallinfo d", "lsinfo d/mutagen", "lsinfo d/trackers"])
-        listing = replies[1][1]
-        for name in (b"s16-stereo-44100.wv", b"stereo-44k.mpc", b"stereo-44k.aac", b"tone-dsd64.dsf",
-                     b"tone-dsd64.dff", b"tune.mod", b"tune.dfm", b"click.mpc"):
-            assert b"/" + name + b"\n" in listing, name
-        assert b"square.nsf" not in listing
-        songs = [line.split(b": ", 1)[1].decode() for line in listing.splitlines() if line.startswith(b"file: ")]
-        dsd = [song for song in songs if song.endswith((".dsf", ".dff"))]
-        assert dsd
-        _same(pair, [f'readcomments "{song}"' for song in dsd] + [f'readpicture "{song}" 0' for song in dsd])
+        copy_format_songs(folder, format_music, mutagen_other_music)
+        format_songs_mounted_as_in_mpd(pair, f"{webdav}/dav/formats")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _stop_pair(root, pair)
