@@ -360,8 +360,9 @@ public enum MPDDatabaseFile {
 
         mutating func directories(updateTime: Int64) throws(Failure) -> Database {
             var directories: [Database.Directory] = [
+                // mpd saves no time for the root: it has none after a load (a mount's root lists without one).
                 Database.Directory(
-                    path: "", modificationTime: 0, parent: -1, children: [], songs: 0..<0, playlists: [], inode: 0,
+                    path: "", modificationTime: -1, parent: -1, children: [], songs: 0..<0, playlists: [], inode: 0,
                     device: 0)
             ]
             var children: [[Int32]] = [[]]
@@ -382,7 +383,8 @@ public enum MPDDatabaseFile {
                         throw self.failure("Duplicate subdirectory", name)
                     }
                     try Self.checkName(nameBytes)
-                    var modificationTime: Int64 = 0
+                    // No time (as mpd keeps one only when the file has a positive `mtime`): not listed.
+                    var modificationTime: Int64 = -1
                     var device: UInt64 = 0
                     var type = 0..<0
                     while true {
@@ -390,7 +392,7 @@ public enum MPDDatabaseFile {
                         if self.line(header, after: "begin: ") != nil { break }
                         if let value = self.line(header, after: "mtime: ") {
                             let seconds = CNumbers.strtoul(self.text[value], from: 0).value
-                            modificationTime = seconds > 0 ? Int64(truncatingIfNeeded: seconds) : 0
+                            modificationTime = seconds > 0 ? Int64(truncatingIfNeeded: seconds) : -1
                         } else if let value = self.line(header, after: "type: ") {
                             type = value
                             device =

@@ -170,7 +170,10 @@ enum DatabaseCommands {
             }
         case .mountRoot(let index):
             reply.rawLine("directory", database.directories[Int(index)].path)
-            if full { SongPrinter.appendLastModified(database.mountRootTime(index) ?? 0, to: &reply) }
+            // A mount's root read back from its database file has no time (-1), as in mpd.
+            if full, let time = database.mountRootTime(index), time >= 0 {
+                SongPrinter.appendLastModified(time, to: &reply)
+            }
         case .song(let index):
             if full {
                 SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
@@ -198,11 +201,12 @@ enum DatabaseCommands {
         let argument = context.arguments.first ?? ""
         if URIScheme.hasScheme(argument), let plugin = StoragePlugin.plugin(for: argument) {
             try plugin.check(argument)
-            if plugin.name == "udisks", let opener = context.services.options.library?.storageOpener {
+            let opener = context.services.options.storageOpener
+            if plugin.name == "udisks" {
                 // Its storage connects to the system bus when made: off the loop, its error the reply's.
                 return .deferred(Self.listStorage({ () throws -> (any Storage)? in try opener(argument) }, path: ""))
             }
-            if let storage = try? context.services.options.library?.storageOpener(argument) {
+            if let storage = try? opener(argument) {
                 return .deferred(Self.listStorage(storage, path: ""))
             }
         }
