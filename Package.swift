@@ -109,8 +109,8 @@ let package = Package(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
         .systemLibrary(
             name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
-        // No pkgConfig: fluidsynth's cflags carry -pthread and -D_REENTRANT (and glib's, SDL's…), which SwiftPM
-        // rejects with a warning; the header is in /usr/include and the module map links the library.
+        // The header only (no pkgConfig, whose `--libs` would link the library and its 64 libraries: SDL2, GLib,
+        // PulseAudio, JACK…): the FluidSynth module loads it with dlopen on first use.
         .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // No pkgConfig: Debian's libwildmidi-dev has no .pc file; the header is in /usr/include.
         .systemLibrary(name: "CWildMidi", path: "Sources/CWildMidi", providers: [.apt(["libwildmidi-dev"])]),
@@ -203,7 +203,7 @@ let package = Package(
         // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
         .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
         // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth"], swiftSettings: settings),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis from GUS patches through libwildmidi; the only importer of CWildMidi.
         .target(name: "WildMidi", dependencies: ["CWildMidi"], swiftSettings: settings),
         // C64 SID emulation through libsidplayfp (ReSIDfp); the only importer of CSidplayShim.
@@ -361,14 +361,15 @@ let package = Package(
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
-        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth"], swiftSettings: settings),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "TestTools"], swiftSettings: settings),
         .testTarget(name: "WildMidiTests", dependencies: ["WildMidi"], swiftSettings: settings),
         .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
         .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "SamplerateTests", dependencies: ["Samplerate"], swiftSettings: settings),
-        .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
-        .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"], swiftSettings: settings),
+        .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "DynamicLibraryTests", dependencies: ["DynamicLibrary", "TestTools"], swiftSettings: settings),
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Posix", "TestTools"], swiftSettings: settings),

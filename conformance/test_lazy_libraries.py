@@ -1,10 +1,12 @@
 """Libraries Fermata loads on first use instead of linking them (issues 12/17): an idle server maps neither
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
-(nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them),
-and a libchromaprint that cannot be loaded gives the command's error, a logged reason and a server that goes on.
+(nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
+libfluidsynth, which the first MIDI file loads), and a library
+that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
-brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py).
+brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI cases copy a
+file of the format fixtures (tools/fixtures/midi.py) into it and update.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import formatcases
 import mpdtest
 
 SONG = "song/16.flac"
+#: Every library an idle server must not map.
+LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so")
+#: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
+SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +68,7 @@ def test_chromaprint_and_libavcodec_are_mapped_only_after_a_fingerprint(tmp_path
         assert b"file: 16.flac\n" in sut.query("listall")
         idle = _mapped(sut.proc.pid)
         assert _has(idle, "libFLAC.so"), sorted(idle)
-        for library in ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so"):
+        for library in LAZY:
             assert not _has(idle, library), f"{library} mapped by an idle server"
 
         command = 'getfingerprint "16.flac"\n'
@@ -153,3 +159,78 @@ def test_a_libsmbclient_that_cannot_be_loaded_fails_smb_uses_not_the_server(tmp_
     finally:
         sut.stop()
     assert not sut.crashed
+
+
+@pytest.fixture(scope="module")
+def tracks() -> Path:
+    """The MIDI fixtures."""
+    return formatcases.format_library("lazy-tracks", only="midi")
+
+
+def _update_with(server: mpdtest.Server, source: Path, name: str) -> None:
+    """Copies `source` into the server's music directory as `name` and updates until the song is listed."""
+    shutil.copyfile(source, server.music_dir / name)
+    assert server.query(f'update "{name}"').startswith(b"updating_db: ")
+    assert mpdtest.wait_until(lambda: b"updating_db" not in server.query("status"), mpdtest.scaled(30))
+
+
+def _plays(server: mpdtest.Server, name: str) -> None:
+    """Plays `name` alone until its audio shows and time passes."""
+    mpdtest.settled_play(server, f'clear\nadd "{name}"\nplay 0\n')
+    assert mpdtest.wait_until(lambda: float(mpdtest.parse_pairs(server.query("status")).get("elapsed", "0")) > 0.5,
+                              mpdtest.scaled(10)), server.query("status")
+    server.query("stop")
+
+
+@pytest.mark.parametrize("soname,file,config", [
+    # The SoundFont named in a decoder block (mpd's default, FluidR3_GM, is not installed here).
+    ("libfluidsynth.so.3", "midi/tune.mid", f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{SOUNDFONT}"\n}}'),
+], ids=["fluidsynth"])
+def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, music, tracks, soname, file, config):
+    """The scan of the first file of the plugin loads its library; the song then plays."""
+    if "fluidsynth" in soname and not SOUNDFONT.exists():
+        pytest.skip(f"{SOUNDFONT} is not installed (timgm6mb-soundfont)")
+    sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
+    sut.extra_config = config
+    name = Path(file).name
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert not _has(_mapped(sut.proc.pid), soname)
+        _update_with(sut, tracks / file, name)
+        assert f"file: {name}\n".encode() in sut.query("listall")
+        assert _has(_mapped(sut.proc.pid), soname)
+        _plays(sut, name)
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+@pytest.mark.parametrize("soname,file,symbol", [
+    ("libfluidsynth.so.3", "midi/tune.mid", "fluid_is_midifile"),
+])
+def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
+                                                                        symbol):
+    """As mpd leaves out a decoder plugin whose initialisation fails: its files are not added (no other plugin
+    reads them here), the reason is logged once, the server goes on."""
+    sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    name = Path(file).name
+    try:
+        sut.start(songs_hint=1)
+        for copy in ("a", "b"):
+            _update_with(sut, tracks / file, f"{copy}-{name}")
+        listed = sut.query("listall")
+        assert b"16.flac" in listed and name.encode() not in listed, listed
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count(f"{symbol} not found") == 1, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def _copy(music: Path, target: Path) -> Path:
+    """A music directory of this test's own (the cases add files to it)."""
+    shutil.copytree(music, target)
+    return target
