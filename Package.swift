@@ -95,8 +95,8 @@ let package = Package(
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         // No pkgConfig: Debian's libmp3lame-dev has no .pc file; the header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
-        // No pkgConfig: shout.pc's cflags carry -pthread, which SwiftPM rejects with a warning; the header is in
-        // /usr/include/shout and the module map links the library.
+        // The header only (in /usr/include/shout; no pkgConfig, whose `--libs` would link the library): the Shout
+        // module loads it with dlopen when a shout output is first enabled.
         .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(
@@ -273,7 +273,8 @@ let package = Package(
             swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
         .target(
-            name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
+            name: "Shout", dependencies: ["CShout", "DynamicLibrary", "Playback", "Encoders", "Model", "Posix"],
+            swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -349,7 +350,7 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
-        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
+        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
             swiftSettings: settings),

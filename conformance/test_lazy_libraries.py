@@ -1,7 +1,8 @@
 """Libraries Fermata loads on first use instead of linking them (issues 12/17): an idle server maps neither
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
-libfluidsynth, which the first MIDI file loads), and a library
+libfluidsynth, which the first MIDI file loads; nor
+libshout, which an enabled shout output loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -18,10 +19,12 @@ import pytest
 
 import formatcases
 import mpdtest
+from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fixture)
 
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
-LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so")
+LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
+        "libshout.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -234,3 +237,44 @@ def _copy(music: Path, target: Path) -> Path:
     """A music directory of this test's own (the cases add files to it)."""
     shutil.copytree(music, target)
     return target
+
+
+def _shout_output(port: int) -> dict[str, str]:
+    return {"type": "shout", "name": "Lazy", "host": mpdtest.HOST, "port": str(port), "password": PASSWORD,
+            "mount": "/lazy.ogg", "encoding": "ogg", "quality": "2"}
+
+
+def test_libshout_is_mapped_by_a_server_with_an_enabled_shout_output(tmp_path, music, icecast):  # noqa: F811
+    """Outputs are enabled at start-up, as in mpd: a server with a shout output maps libshout from then on (one
+    without maps none: the idle case above), and streams through it."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [_shout_output(icecast)]
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
+        _plays(sut, "16.flac")
+        sut.query("play 0")
+        assert mpdtest.wait_until(lambda: "lazy.ogg" in sources(icecast), 10), sut.log_tail()
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music, icecast):  # noqa: F811
+    """The shout output fails to open (logged; libshout's reason once) beside a null output that plays on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [_shout_output(icecast), {"type": "null", "name": "Null"}]
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libshout.so.3"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            _plays(sut, "16.flac")
+        assert "lazy.ogg" not in sources(icecast)
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("shout_init not found") == 1, log
+        assert "shout_new() failed" in log, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
