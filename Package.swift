@@ -107,8 +107,9 @@ let package = Package(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
         .systemLibrary(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
-        .systemLibrary(
-            name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library and its 55 libraries: SDL2,
+        // PulseAudio, sndio…): the MikMod module loads it with dlopen on first use.
+        .systemLibrary(name: "CMikMod", path: "Sources/CMikMod", providers: [.apt(["libmikmod-dev"])]),
         // The header only (no pkgConfig, whose `--libs` would link the library and its 64 libraries: SDL2, GLib,
         // PulseAudio, JACK…): the FluidSynth module loads it with dlopen on first use.
         .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
@@ -201,7 +202,7 @@ let package = Package(
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
         // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
-        .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
+        .target(name: "MikMod", dependencies: ["CMikMod", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis from GUS patches through libwildmidi; the only importer of CWildMidi.

@@ -1,13 +1,13 @@
 """Libraries Fermata loads on first use instead of linking them (issues 12/17): an idle server maps neither
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
-libfluidsynth, which the first MIDI file loads; nor
+libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
 libshout, which an enabled shout output loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
-brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI cases copy a
-file of the format fixtures (tools/fixtures/midi.py) into it and update.
+brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI and libmikmod cases
+copy a file of the format fixtures (tools/fixtures/midi.py, mikmod.py) into it and update.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so")
+        "libshout.so", "libmikmod.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -166,8 +166,8 @@ def test_a_libsmbclient_that_cannot_be_loaded_fails_smb_uses_not_the_server(tmp_
 
 @pytest.fixture(scope="module")
 def tracks() -> Path:
-    """The MIDI fixtures."""
-    return formatcases.format_library("lazy-tracks", only="midi")
+    """The MIDI and libmikmod fixtures."""
+    return formatcases.format_library("lazy-tracks", only="midi,mikmod")
 
 
 def _update_with(server: mpdtest.Server, source: Path, name: str) -> None:
@@ -188,7 +188,9 @@ def _plays(server: mpdtest.Server, name: str) -> None:
 @pytest.mark.parametrize("soname,file,config", [
     # The SoundFont named in a decoder block (mpd's default, FluidR3_GM, is not installed here).
     ("libfluidsynth.so.3", "midi/tune.mid", f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{SOUNDFONT}"\n}}'),
-], ids=["fluidsynth"])
+    # A suffix only mikmod claims.
+    ("libmikmod.so.3", "mikmod/tune.stx", ""),
+], ids=["fluidsynth", "mikmod"])
 def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, music, tracks, soname, file, config):
     """The scan of the first file of the plugin loads its library; the song then plays."""
     if "fluidsynth" in soname and not SOUNDFONT.exists():
@@ -211,6 +213,7 @@ def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, m
 
 @pytest.mark.parametrize("soname,file,symbol", [
     ("libfluidsynth.so.3", "midi/tune.mid", "fluid_is_midifile"),
+    ("libmikmod.so.3", "mikmod/tune.stx", "MikMod_RegisterDriver"),
 ])
 def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
                                                                         symbol):
