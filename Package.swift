@@ -32,10 +32,11 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        // libcurl-gnutls, as Debian's mpd links it (libcurl4-gnutls-dev's libcurl.so is that flavour). The shim adds
-        // typed wrappers of the variadic curl_easy_setopt/curl_easy_getinfo, which Swift cannot call.
-        .systemLibrary(
-            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
+        // libcurl-gnutls, as Debian's mpd links it (libcurl4-gnutls-dev's headers). The headers only (no pkgConfig,
+        // whose `--libs` would link the library and its GnuTLS, Kerberos, LDAP… libraries): the Curl module loads it
+        // with dlopen on first use. The shim adds typed wrappers of the variadic curl_easy_setopt/curl_easy_getinfo,
+        // which Swift cannot call.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
 
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
@@ -168,7 +169,8 @@ let package = Package(
         // `input { plugin "curl" }` settings; WebDAV PROPFIND (mpd's curl storage plugin), its multistatus body
         // parsed by Expat; the only importer of CCurl. ICU for `#charset=` stream URLs.
         .target(
-            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU", "Expat"],
+            name: "Curl",
+            dependencies: ["CCurl", "DynamicLibrary", "Input", "Model", "Posix", "Configuration", "ICU", "Expat"],
             swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.

@@ -2,7 +2,7 @@
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
-libshout, which an enabled shout output loads), and a library
+libshout, which an enabled shout output loads; nor libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -24,7 +24,7 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so", "libmikmod.so")
+        "libshout.so", "libmikmod.so", "libcurl")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -281,3 +281,55 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
     finally:
         sut.stop()
     assert not sut.crashed
+
+
+@pytest.fixture(scope="module")
+def http(music, tmp_path_factory):
+    """tools/streamserver.py serving the library's FLAC song."""
+    with mpdtest.stream_server(music, tmp_path_factory.mktemp("streamserver") / "port") as url:
+        yield url
+
+
+def test_libcurl_is_mapped_from_the_first_http_stream_on(tmp_path, music, http):
+    """`urlhandlers` lists libcurl's protocols (learnt by a child process) without loading it; the first http
+    stream does (its `lsinfo` answers as mpd's), and plays."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    try:
+        sut.start(songs_hint=1)
+        ref.start(songs_hint=1)
+        assert sut.proc is not None
+        handlers = sut.query("urlhandlers")
+        assert b"handler: http://\n" in handlers and b"handler: https://\n" in handlers, handlers
+        assert not _has(_mapped(sut.proc.pid), "libcurl")
+        url = f"{http}/file/16.flac"
+        assert sut.query(f'lsinfo "{url}"') == ref.query(f'lsinfo "{url}"')
+        assert _has(_mapped(sut.proc.pid), "libcurl-gnutls.so.4")
+        _plays(sut, url)
+    finally:
+        ref.stop()
+        sut.stop()
+    assert not sut.crashed and not ref.crashed
+
+
+def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, music, http):
+    """Neither the child that lists the schemes nor the server can load it: the curl plugin is left out, as
+    mpd leaves out an input plugin whose initialisation fails, so http streams go to the ffmpeg input plugin as
+    in an mpd whose curl plugin is disabled; the reason is logged, the server goes on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libcurl-gnutls.so.4"))}
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    ref.extra_config = 'input {\n    plugin "curl"\n    enabled "no"\n}'
+    try:
+        sut.start(songs_hint=1)
+        ref.start(songs_hint=1)
+        for path in ("/file/16.flac", "/status/404"):
+            command = f'lsinfo "{http}{path}"\n'
+            assert sut.query(command, timeout=mpdtest.scaled(30)) == ref.query(command, timeout=mpdtest.scaled(30))
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert "curl_global_init not found" in log, log
+    finally:
+        ref.stop()
+        sut.stop()
+    assert not sut.crashed and not ref.crashed

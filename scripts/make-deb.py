@@ -12,7 +12,7 @@ Prints the path of the .deb. The package holds:
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
 and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint,
-libsmbclient, libfluidsynth, libshout, libmikmod; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+libsmbclient, libfluidsynth, libshout, libmikmod, libcurl-gnutls; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -31,8 +31,8 @@ PRIVATE_LIBS = "/usr/lib/fermata"
 # Where Debian's own libraries live; anything ldd finds elsewhere ships in the package.
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/")
 # The libraries Fermata opens with dlopen (Sources/FFmpeg/FFmpegLibraries.swift,
-# Sources/Chromaprint/ChromaprintContext.swift,
-# Sources/SMBClient/SMBContext.swift, Sources/FluidSynth, Sources/Shout, Sources/MikMod), by the header
+# Sources/Chromaprint/ChromaprintContext.swift, Sources/SMBClient/SMBContext.swift, Sources/FluidSynth,
+# Sources/Shout, Sources/MikMod, Sources/Curl/CurlGlobal.swift), by the header
 # that gives each one's major version (the soname the build expects).
 DLOPENED = {
     "libavutil": ("libavutil/version.h", "LIBAVUTIL_VERSION_MAJOR"),
@@ -45,6 +45,7 @@ DLOPENED = {
     "libfluidsynth": ("fluidsynth.h", None),
     "libshout": ("shout/shout.h", None),
     "libmikmod": ("mikmod.h", None),
+    "libcurl-gnutls": ("curl/curl.h", None),
 }
 # The shims naming the sonames of the dlopen'ed libraries whose header gives no version
 # (`#define FERMATA_..._SONAME "libsmbclient.so.0"`).
@@ -53,6 +54,7 @@ SHIMS = {
     "libfluidsynth": "CFluidSynth",
     "libshout": "CShout",
     "libmikmod": "CMikMod",
+    "libcurl-gnutls": "CCurl",
 }
 MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True,
                            text=True).stdout.strip()
