@@ -1031,19 +1031,30 @@ def simple_database_block(work: Path, cache: bool = True) -> str:
             f'    cache_directory "{work}/cache"\n}}')
 
 
-def settled_play(server: "Server", commands: str, tagged: bool = False) -> list[bytes]:
+def queue_version(server: "Server") -> int:
+    """The queue's version (`playlist:` in `status`)."""
+    return int(re.search(rb"\nplaylist: (\d+)\n", b"\n" + server.query("status")).group(1))
+
+
+def settled_play(server: "Server", commands: str, tagged: bool = False,
+                 retagged_from: int | None = None) -> list[bytes]:
     """Sends `commands` (ending in a `play`) as one command list, waits until the decoder has opened the song
     (`audio:` in `status`, which comes after `play` has answered: a status taken at once races it, in either
     server), then returns the list's reply and `currentsong` plus `status`, times masked and the bit rate left
     out (it shows once the first chunk has played, which may be after `audio:`).
 
     `tagged`: the song is a URL queued without tags, whose decoder reports them (and bumps the queue's version):
-    also wait until `currentsong` has a `Title:` (under load mpd's decoder reported it after `audio:` showed)."""
+    also wait until `currentsong` has a `Title:` (under load mpd's decoder reported it after `audio:` showed).
+    `retagged_from`: the queue's version before `commands`, for a song that has its tags already but is played
+    from a remote URI (a song of a mounted storage): wait until the decoder's tags have replaced them, which
+    raises the version (mpd's `playlist::TagModified`)."""
     queued = server.query(f"command_list_begin\n{commands}command_list_end\n")
     assert wait_until(lambda: b"\naudio: " in server.query("status"), 10), (server.label, server.query("status"))
     if tagged:
         assert wait_until(lambda: b"\nTitle: " in server.query("currentsong"), scaled(10)), \
             (server.label, server.query("currentsong"))
+    if retagged_from is not None:
+        assert wait_until(lambda: queue_version(server) > retagged_from, scaled(10)), (server.label, retagged_from)
     playing = server.query("command_list_begin\ncurrentsong\nstatus\ncommand_list_end\n")
     return [queued, _PLAYING_VOLATILE.sub(b"\\1: <volatile>", _BITRATE.sub(b"", playing))]
 

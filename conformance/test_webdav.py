@@ -9,7 +9,6 @@ same database in both; the errors themselves are only logged, by both in mpd's w
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -87,13 +86,13 @@ def test_a_mounted_directory_is_listed_searched_and_played_as_in_mpd(webdav):
                      "list album group artist", 'count artist "Dav Artist"', 'lsinfo "d/sub/Ünïcode #1.flac"',
                      "stats", "listfiles d", "listfiles d/sub", "listfiles d/nothing", f"listfiles {webdav}/dav/sub/",
                      f"listfiles {webdav}/missing", "listfiles ftp://127.0.0.1/x"], skip=(b"db_playtime:",))
-        answers = [mpdtest.settled_play(server, 'add "d/Artist Dir/long song.flac"\nadd d/short.flac\n'
-                                                'playlistinfo\nplay 0\n') for server in pair]
-        # Not compared: the queue's version, which mpd also bumps when the decoder of a song it streams reports the
-        # song's tags, and Fermata does not yet (as test_storage.py's mounted share).
-        answers = [[re.sub(rb"\nplaylist: \d+\n", b"\n", reply) for reply in answer] for answer in answers]
+        _same(pair, ['add "d/Artist Dir/long song.flac"', "add d/short.flac", "playlistinfo"])
+        # The decoder's tags of a song played from the server replace the queued song's and raise the queue's
+        # version, as for any remote song.
+        answers = [mpdtest.settled_play(server, "play 0\n", retagged_from=mpdtest.queue_version(server))
+                   for server in pair]
         assert answers[1] == answers[0]
-        _same(pair, ["stop", "unmount d", "lsinfo", "listmounts", "playlistinfo"])
+        _same(pair, ["playlistinfo", "stop", "unmount d", "lsinfo", "listmounts", "playlistinfo"])
     finally:
         _stop_pair(root, pair)
 
@@ -181,6 +180,21 @@ def test_an_update_and_a_restart_of_a_mount_as_in_mpd(webdav, tmp_path):
         # The root of the restored mount has no Last-Modified now: mpd's database file keeps no time for it.
         after = _same(pair, ["listmounts", "lsinfo", "lsinfo d", "listallinfo d"])
         assert b"file: d/added.flac\n" in after[2][1] and b"x-gone" not in after[2][1]
+        # An update with nothing changed reads no song of Fermata's again: the cached database has no sizes, so the
+        # time decides, as in mpd. (mpd itself reads the head of each FLAC on every update, to look for a cue sheet
+        # with its `flac` playlist plugin as a folder, and asks for a `.mpdignore` the listing does not have; neither
+        # changes what it lists.)
+        before = _served(webdav)
+        sut = pair[1]
+        assert sut.query("update d").startswith(b"updating_db: ")
+        _settle(sut)
+        now = _served(webdav)
+        read = {path: now[path] - before.get(path, 0) for path in now
+                if path.endswith(".flac") and now[path] != before.get(path, 0)}
+        assert read == {}, read
+        assert pair[0].query("update d").startswith(b"updating_db: ")
+        _settle(pair[0])
+        _same(pair, ["listallinfo d"])
     finally:
         added.unlink(missing_ok=True)
         removed.unlink(missing_ok=True)
@@ -381,3 +395,22 @@ def test_a_scan_reads_the_songs_metadata_not_the_whole_song(webdav):
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         _stop_pair(root, pair)
+
+
+def test_listfiles_of_a_webdav_uri_without_a_music_directory_as_in_mpd(webdav):
+    """`listfiles URL` makes the storage for that one listing: it needs no music directory, no database and no
+    `cache_directory` (mpd's `handle_listfiles_storage`)."""
+    answers = {}
+    for kind in ("ref", "sut"):
+        server = conftest.Server(f"{kind}-nolibrary",
+                                 mpdtest.ref_binary() if kind == "ref" else mpdtest.sut_binary(),
+                                 mpdtest.REPO_ROOT, conftest._workdir(kind))
+        server.overrides.update({"music_directory": None, "db_file": None})
+        conftest._start([server])
+        try:
+            answers[kind] = [server.query(command) for command in (
+                f"listfiles {webdav}/dav/sub/", f"listfiles {webdav}/dav", f"listfiles {webdav}/missing",
+                "listfiles", "lsinfo", "listfiles smb://127.0.0.1:9/share")]
+        finally:
+            conftest._stop(server)
+    assert answers["sut"] == answers["ref"], answers

@@ -179,8 +179,11 @@ public struct StorageUpdater: Sendable {
         _ directory: inout TreeDirectory, name: String, path: String, status: StorageFileStatus, discard: Bool,
         modified: inout Bool
     ) {
+        // Known and unchanged: the same time and, where the song's size is known, the same size. A song read back
+        // from mpd's database format has no size (-1): its time alone decides, as in mpd, so an update after a
+        // restart does not read every song again.
         if !discard, let known = directory.songs[ByteString(name)], known.modificationTime == status.modificationTime,
-            known.size == status.size
+            known.size == status.size || known.size < 0
         {
             return
         }

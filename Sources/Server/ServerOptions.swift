@@ -41,6 +41,10 @@ public struct ServerOptions: Sendable {
     public var musicDirectory: String?
     /// How the music directory is scanned; `nil` without a music directory (no database).
     public var library: LibraryOptions?
+    /// Makes the storage for a URI a storage plugin takes (`mount`, `listfiles URI`, mounts restored from the
+    /// state file): `nil` when Fermata has no such storage (the daemon has one for each of `StoragePlugin.all`);
+    /// throws when the storage cannot be made. There with or without a music directory, as `listfiles URI` is.
+    public var storageOpener: @Sendable (String) throws -> (any Storage)? = { _ in nil }
     /// Reads the picture embedded in a song file (`readpicture`); `nil` when no format can.
     public var pictureReader: (@Sendable (String) throws -> Picture?)?
     /// The stored playlists (`playlist_directory`, `save_absolute_paths_in_playlists`); no directory
@@ -126,9 +130,6 @@ public struct LibraryOptions: Sendable {
     public var autoUpdateDepth: Int?
     /// Where mounted storages' databases are kept (`cache_directory`); `nil`: `mount` is refused, as in `mpd`.
     public var cacheDirectory: String?
-    /// Makes the storage for a URI a storage plugin takes (`mount`): `nil` when Fermata has no such storage (the
-    /// daemon has one for each of `StoragePlugin.all`: SMB, NFS, WebDAV); throws when the storage cannot be made.
-    public var storageOpener: @Sendable (String) throws -> (any Storage)? = { _ in nil }
 
     /// Creates database settings.
     public init(updater: Updater, databaseFile: String?, autoUpdate: Bool = false, autoUpdateDepth: Int? = nil) {

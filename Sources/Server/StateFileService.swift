@@ -188,7 +188,7 @@ final class StateFileService {
     /// update (even when one has no file yet), all in one rebuild of the snapshot; any failure is logged and that
     /// mount skipped.
     private func restore(_ saved: [StateFile.MountState]) {
-        guard let library = self.server.library, let options = self.server.options.library, !saved.isEmpty else {
+        guard let library = self.server.library, self.server.options.library != nil, !saved.isEmpty else {
             return
         }
         let logger = self.server.logger
@@ -203,7 +203,7 @@ final class StateFileService {
                 continue
             }
             do {
-                guard let storage = try options.storageOpener(mount.uri) else {
+                guard let storage = try self.server.options.storageOpener(mount.uri) else {
                     logger.error("Unrecognized storage URI: \(mount.uri)")
                     continue
                 }

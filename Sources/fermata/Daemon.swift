@@ -492,16 +492,16 @@ enum Daemon {
             options.library?.cacheDirectory =
                 defaultFile.map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) + "/mounts" }
                 ?? settings.cacheDirectory
-            // The storages `mount` makes (off the loop): SMB shares, UDisks2 file systems, NFS exports and WebDAV
-            // directories (mpd's smbclient, udisks, nfs and curl storage plugins; the last reads songs through the
-            // input plugins, as the player opens URLs).
-            options.library?.storageOpener = { uri in
-                if SMBInputStream.canOpen(uri) { return try SMBStorage(uri: uri) }
-                if NFSInputStream.canOpen(uri) { return try NFSStorage(uri: uri) }
-                if uri.hasPrefix("udisks://") { return try UdisksStorage(uri: uri, logger: logger.labelled("udisks")) }
-                if let openRemote, CurlInputStream.canOpen(uri) { return WebDAVStorage(uri: uri, open: openRemote) }
-                return nil
-            }
+        }
+        // The storages `mount` and `listfiles URI` make (off the loop), with or without a music directory: SMB
+        // shares, UDisks2 file systems, NFS exports and WebDAV directories (mpd's smbclient, udisks, nfs and curl
+        // storage plugins; the last reads songs through the input plugins, as the player opens URLs).
+        options.storageOpener = { uri in
+            if SMBInputStream.canOpen(uri) { return try SMBStorage(uri: uri) }
+            if NFSInputStream.canOpen(uri) { return try NFSStorage(uri: uri) }
+            if uri.hasPrefix("udisks://") { return try UdisksStorage(uri: uri, logger: logger.labelled("udisks")) }
+            if let openRemote, CurlInputStream.canOpen(uri) { return WebDAVStorage(uri: uri, open: openRemote) }
+            return nil
         }
 
         for entry in settings.passwords {

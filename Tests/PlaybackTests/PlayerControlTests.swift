@@ -126,8 +126,12 @@ import Testing
             player.queue(fakeSong(2, base: 0, frames: 441_000))
         }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        let cancelled = capture.cancels.count
         harness.withPlayer { $0.stop() }
         #expect(harness.withPlayer { $0.snapshot } == PlayerSnapshot())
+        // `stop()` does not wait for the output thread (the loop never waits on a device): a write already in
+        // flight may still land. Count once the output thread has taken the stop (it cancels the device).
+        #expect(eventually { capture.cancels.count > cancelled })
         let stopped = capture.bytes.count
         clock.advance(seconds: 0.2)
         #expect(capture.bytes.count == stopped)

@@ -14,11 +14,19 @@ final class PlaylistFixture {
     init(songs: Int, seed: UInt64 = 7) throws {
         self.playlist = Playlist(
             queue: Queue(maximumLength: 100, generator: QueueRandom(seed: seed)), player: self.player,
-            resolvePath: { "/music/" + $0 })
+            resolvePath: PlaylistFixture.resolve)
         for index in 0..<songs {
             try self.playlist.append(QueueSong(uri: "s\(index)", info: SongInfo(durationMilliseconds: 1000)))
         }
         self.playlist.onChange = { [unowned self] in self.changes.append($0) }
+    }
+
+    /// As the server's: a URL stays, a song of the storage mounted at `m` is opened from the share, any other
+    /// from the music directory.
+    static func resolve(_ uri: String) -> String {
+        if uri.contains("://") { return uri }
+        if uri.hasPrefix("m/") { return "smb://share.example/music/" + uri.dropFirst(2) }
+        return "/music/" + uri
     }
 
     var uris: [String] { self.playlist.queue.items.map(\.song.uri) }
@@ -99,6 +107,23 @@ final class PlaylistFixture {
         f.playlist.handle(.tagChanged(token: try #require(f.player.currentSong?.token), tags: tags))
         #expect(f.playlist.queue.items[0].song.info.tags.isEmpty)
         #expect(f.playlist.queue.items[1].song.info.tags == tags)
+    }
+
+    /// A song of a mounted storage is remote too (mpd's `IsRemote` sees the share's URI): the decoder's tags
+    /// replace its library tags, its duration stays, and the queue's version goes up.
+    @Test func aMountedSongTakesItsDecodersTags() throws {
+        let f = try PlaylistFixture(songs: 0)
+        try f.playlist.append(
+            QueueSong(uri: "m/a.flac", info: SongInfo(tags: [TagItem(.title, "Old")], durationMilliseconds: 5000)))
+        try f.playlist.play(position: 0)
+        f.player.start()
+        #expect(f.player.currentSong?.path == "smb://share.example/music/a.flac")
+        let version = f.playlist.queue.version
+        let tags = [TagItem(.title, "From the decoder")]
+        f.playlist.handle(.tagChanged(token: try #require(f.player.currentSong?.token), tags: tags))
+        #expect(f.playlist.queue.items[0].song.info.tags == tags)
+        #expect(f.playlist.queue.items[0].song.info.durationMilliseconds == 5000)
+        #expect(f.playlist.queue.version == version + 1)
     }
 
     /// mpd applies a chunk's tag to the song playing it: tags of the queued stream, decoded ahead, wait until

@@ -254,11 +254,14 @@ extension LibraryService {
             let (tree, modified) = updater.update(current.makeTree(), uri: uri, discard: discard)
             let missing = file.map { (try? FileStatus(path: $0)) == nil } ?? false
             var database: Database?
-            if modified || missing {
+            // The walk gives the root the storage's time even when nothing else changed (as mpd's walk does); the
+            // file keeps no time for the root, so it is written only when the songs changed (or it is missing).
+            let rootTimeChanged = tree.modificationTime != (current.directories.first?.modificationTime ?? -1)
+            if modified || missing || rootTimeChanged {
                 var saved = tree
                 saved.pruneEmpty()
                 let built = Database(tree: saved, updateTime: Int64(time(nil)))
-                if let file {
+                if let file, modified || missing {
                     do {
                         try DatabaseFile.write(
                             try MPDDatabaseFile.encoded(

@@ -282,16 +282,18 @@ public final class Playlist {
         }
     }
 
-    /// A stream's new tags, now playing, replace the current song's, as `mpd` does for remote songs only
-    /// (`LockUpdateSongTag`, `playlist::TagModified`): idle `player` and, with the queue's version raised,
-    /// `playlist`.
+    /// A stream's new tags, now playing, replace the current song's tags (its duration stays), as `mpd` does for
+    /// remote songs only (`LockUpdateSongTag`, `playlist::TagModified`): idle `player` and, with the queue's
+    /// version raised, `playlist`.
     private func streamTagChanged(token: UInt64, tags: [TagItem]) {
         guard self.playing, token == self.currentToken else { return }
         let order = self.current
         guard order >= 0, order < self.queue.count else { return }
         let position = self.queue.order[order]
+        // Remote as mpd's `DetachedSong::IsRemote` sees it: by the URI the player opens, so a song of a mounted
+        // storage (`m/x.flac`, played from `smb://…`) is remote too.
+        guard URIScheme.hasScheme(self.resolvePath(self.queue.items[position].playableURI)) else { return }
         var song = self.queue.items[position].song
-        guard song.isRemote else { return }
         self.emit(.player)
         song.info.tags = tags
         self.queue.replaceSong(at: position, with: song)

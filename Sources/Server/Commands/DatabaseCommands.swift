@@ -201,11 +201,12 @@ enum DatabaseCommands {
         let argument = context.arguments.first ?? ""
         if URIScheme.hasScheme(argument), let plugin = StoragePlugin.plugin(for: argument) {
             try plugin.check(argument)
-            if plugin.name == "udisks", let opener = context.services.options.library?.storageOpener {
+            let opener = context.services.options.storageOpener
+            if plugin.name == "udisks" {
                 // Its storage connects to the system bus when made: off the loop, its error the reply's.
                 return .deferred(Self.listStorage({ () throws -> (any Storage)? in try opener(argument) }, path: ""))
             }
-            if let storage = try? context.services.options.library?.storageOpener(argument) {
+            if let storage = try? opener(argument) {
                 return .deferred(Self.listStorage(storage, path: ""))
             }
         }

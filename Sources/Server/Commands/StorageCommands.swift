@@ -93,12 +93,12 @@ enum StorageCommands {
         try plugin.check(uri)
         // The storage is made off the loop (a udisks storage connects to the system bus), its error the reply's,
         // before the database's checks, as in mpd.
-        let opener = context.services.options.library?.storageOpener
+        let opener = context.services.options.storageOpener
         return .deferred(
             DeferredReply(
                 work: { _ -> Result<any Storage, AckError> in
                     do {
-                        guard let made = try opener?(uri) else {
+                        guard let made = try opener(uri) else {
                             return .failure(
                                 AckError(.unknown, "Storage plugin \"\(plugin.name)\" is not supported by Fermata"))
                         }
