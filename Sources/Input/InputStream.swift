@@ -80,13 +80,17 @@ extension InputStream {
     public func readBytes(_ count: Int) throws(InputError) -> [UInt8]? {
         guard count >= 0 else { return nil }
         if let size = self.size, UInt64(count) > size &- min(size, self.offset) { return nil }
-        var complete = false
+        let bytes = try self.readUpTo(count)
+        return bytes.count == count ? bytes : nil
+    }
+
+    /// Reads up to `count` bytes from `offset`: fewer only when the stream ends first. Allocates: for headers,
+    /// tags and pictures, not for the audio path.
+    public func readUpTo(_ count: Int) throws(InputError) -> [UInt8] {
         var failure: InputError?
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
             do {
-                let read = try self.readFully(into: UnsafeMutableRawBufferPointer(buffer))
-                complete = read == count
-                initialized = read
+                initialized = try self.readFully(into: UnsafeMutableRawBufferPointer(buffer))
             } catch let error as InputError {
                 failure = error
                 initialized = 0
@@ -95,7 +99,7 @@ extension InputStream {
             }
         }
         if let failure { throw failure }
-        return complete ? bytes : nil
+        return bytes
     }
 }
 

@@ -329,6 +329,30 @@ struct QueryEngineTests {
         #expect(count.milliseconds == milliseconds)
     }
 
+    /// `playlistfind`/`playlistsearch` over queued songs of the snapshot: the matcher reads the table in place and
+    /// must match as the song's own values would, without an audio format (an `AudioFormat` filter never matches).
+    @Test(arguments: Self.filters.indices)
+    func theQueuedSongMatcherMatchesTheSongsValuesWithoutAFormat(filter index: Int) {
+        let (command, arguments) = Self.filters[index]
+        let filter = Self.parse(command, arguments)
+        let songs = Self.database.songs
+        let matched = songs.withQueuedSongMatcher { matcher in
+            (0..<Int32(songs.count)).filter { matcher.matches(filter, song: $0) }
+        }
+        let expected = (0..<Int32(songs.count)).filter {
+            filter.matches(
+                QueuedValues(
+                    uri: songs.uri($0), info: songs.info($0), lastModified: songs.modificationTime($0)))
+        }
+        #expect(matched == expected, "\(command) \(arguments)")
+        let format = SongFilter([.audioFormat(AudioFormatMask(sampleRate: nil, sampleFormat: nil, channels: nil))])
+        #expect((try? Self.database.select(format).isEmpty) == false, "songs of the library have formats")
+        #expect(
+            !songs.withQueuedSongMatcher { matcher in
+                (0..<Int32(songs.count)).contains { matcher.matches(format, song: $0) }
+            })
+    }
+
     @Test func aBaseThatIsNeitherDirectoryNorSongIsNoSuchDirectory() {
         for base in ["nowhere", "a/nowhere", "a//x", "a/x//0002.mp3"] {
             let filter = SongFilter([.base(base)])
@@ -419,4 +443,15 @@ struct QueryEngineTests {
             #expect(list.lines.map { Array($0.value.utf8) } == expected.map(\.value), "list \(types) \(arguments)")
         }
     }
+}
+
+/// A song's own values as a queued song shows them to a filter: no audio format.
+private struct QueuedValues: FilterSubject {
+    let uri: String
+    let info: SongInfo
+    let lastModified: Int64?
+
+    var audioFormat: AudioFormat? { nil }
+
+    func tagValues(_ type: TagType) -> [String] { self.info.tags.filter { $0.type == type }.map(\.value) }
 }

@@ -144,11 +144,9 @@ enum ArtCommands {
     ///
     /// - Throws: the input's error, in `mpd`'s words (5).
     private static func read(_ stream: any InputStream, at offset: Int, count: Int) throws(AckError) -> [UInt8] {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { chunk.deallocate() }
         do throws(InputError) {
-            if !chunk.isEmpty && stream.offset != UInt64(offset) { try stream.seek(to: UInt64(offset)) }
-            return Array(chunk[..<(try stream.readFully(into: chunk))])
+            if count > 0 && stream.offset != UInt64(offset) { try stream.seek(to: UInt64(offset)) }
+            return try stream.readUpTo(count)
         } catch {
             throw AckError(.unknown, error.mpdMessage)
         }
