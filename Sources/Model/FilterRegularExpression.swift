@@ -15,6 +15,9 @@ public protocol FilterRegularExpression: AnyObject, Sendable {
     /// Whether the pattern matches anywhere in `text` (an unanchored search over its UTF-8 bytes); an error
     /// while matching counts as no match, as in `mpd`.
     func matches(_ text: String) -> Bool
+
+    /// `matches(_:)` over UTF-8 bytes already at hand (a value of the library's value table), with no `String`.
+    func matches(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool
 }
 
 /// A `=~`/`!~` operand the engine refused to compile.

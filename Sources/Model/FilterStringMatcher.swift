@@ -90,6 +90,22 @@ public struct StringMatcher: Sendable {
         }
     }
 
+    /// `matchesIgnoringNegation(_:)` for a haystack given as its UTF-8 bytes: no `String` is made (the library
+    /// compares each distinct value of its value table this way).
+    ///
+    /// - Precondition: not `usesFoldedHaystack`.
+    public func matchesIgnoringNegation(bytes haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+        let storage = self.storage
+        precondition(storage.folded == nil, "a case-folding matcher folds a String haystack")
+        if let regex = storage.regex { return regex.matches(utf8: haystack) }
+        return UTF8Bytes.withBytes(storage.value) { needle in
+            switch storage.operation {
+            case .equals: UTF8Bytes.equal(haystack, needle)
+            case .contains, .regex: UTF8Bytes.contains(haystack, needle)
+            }
+        }
+    }
+
     /// The match result for an already folded haystack, ignoring `negated`.
     ///
     /// - Precondition: `usesFoldedHaystack`.

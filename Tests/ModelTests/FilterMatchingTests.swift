@@ -41,6 +41,28 @@ struct FilterMatchingTests {
     private let withAlbumArtist = Song([TagItem(.artist, "beta"), TagItem(.albumArtist, "Gamma")])
     private let untagged = Song()
 
+    /// The byte path (a value of the library's value table, no `String`) answers as the `String` path: bytes are
+    /// compared, so canonically equivalent but byte-distinct text differs, as in mpd.
+    @Test func aCaseSensitiveMatcherAnswersTheSameOnBytes() throws {
+        let matchers = [
+            StringMatcher("Café", operation: .equals, foldCase: false, negated: false),
+            StringMatcher("af", operation: .contains, foldCase: false, negated: true),
+            StringMatcher("", operation: .contains, foldCase: false, negated: false),
+            try StringMatcher(regex: "^C.f", foldCase: false, using: RegularExpression.self),
+        ]
+        let haystacks = ["Café", "Cafe\u{301}", "cafe", "", "A café", "Caf\u{E9}s"]
+        for matcher in matchers {
+            for haystack in haystacks {
+                var text = haystack
+                let onBytes = text.withUTF8 { matcher.matchesIgnoringNegation(bytes: $0) }
+                #expect(onBytes == matcher.matchesIgnoringNegation(haystack), "\(matcher.operatorText) \(haystack)")
+            }
+        }
+        let composed = StringMatcher("Caf\u{E9}", operation: .equals, foldCase: false, negated: false)
+        var decomposed = "Cafe\u{301}"
+        #expect(!decomposed.withUTF8 { composed.matchesIgnoringNegation(bytes: $0) })
+    }
+
     @Test func albumArtistFallsBackToArtist() {
         #expect(tag(.albumArtist, .equals, "Gamma").matches(self.artistOnly))
         #expect(tag(.albumArtist, .equals, "Gamma").matches(self.withAlbumArtist))

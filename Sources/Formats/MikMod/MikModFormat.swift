@@ -42,22 +42,31 @@ public struct MikModFormat: FileScanFormatPlugin {
     /// The plugin's settings.
     public let options: MikModOptions
 
-    /// Sets libmikmod up with the options' rate, as `mpd`'s plugin initialisation does.
+    /// The plugin with the options' rate. libmikmod is loaded and set up (as `mpd`'s plugin initialisation sets
+    /// it up) on first use, with the rate of the plugin that uses it; when it cannot be, the reason is logged
+    /// once and the plugin declines every file, as `mpd` leaves out a plugin whose initialisation fails.
     ///
-    /// - Returns: `nil` when libmikmod cannot be set up (`mpd` then leaves the plugin out).
+    /// - Returns: `nil` when libmikmod cannot mix at the options' rate.
     public init?(options: MikModOptions = MikModOptions()) {
-        do {
-            try MikModLibrary.setUp(sampleRate: options.sampleRate)
-        } catch {
-            return nil
-        }
+        guard MikModLibrary.canMix(sampleRate: options.sampleRate) else { return nil }
         self.options = options
+    }
+
+    /// libmikmod set up at the options' rate; `false` when it cannot be (logged once by `MikModLibrary`).
+    private func setUp() -> Bool {
+        do {
+            try MikModLibrary.setUp(sampleRate: self.options.sampleRate)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The module's title.
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libmikmod cannot load it.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        guard self.setUp() else { throw .notRecognized(path: path) }
         let data = try WholeStream.file(path)
         guard MikModModule(data: data) != nil else { throw .notRecognized(path: path) }
         let title = MikModModule.title(data: data) ?? []
@@ -68,6 +77,7 @@ public struct MikModFormat: FileScanFormatPlugin {
     ///
     /// - Throws: `FormatError` when the stream cannot be read or libmikmod cannot load it.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        guard self.setUp() else { throw .notRecognized(path: input.uri) }
         guard let module = MikModModule(data: try WholeStream.read(input), loop: self.options.loop),
             let rate = MikModLibrary.sampleRate
         else {

@@ -89,11 +89,11 @@ private final class ValueAnswers {
     }
 
     private func compare(_ number: Int32) -> Bool {
-        let value = self.values[number]
+        // A case-sensitive matcher compares the value's bytes in place: no `String` for each distinct value.
         let matches =
             self.matcher.usesFoldedHaystack
-            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: value))
-            : self.matcher.matchesIgnoringNegation(value)
+            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: self.values[number]))
+            : self.values.withBytes(number) { self.matcher.matchesIgnoringNegation(bytes: $0) }
         self.states[Int(number)] = matches ? 1 : 2
         return matches
     }
