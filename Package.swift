@@ -32,10 +32,11 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        // libcurl-gnutls, as Debian's mpd links it (libcurl4-gnutls-dev's libcurl.so is that flavour). The shim adds
-        // typed wrappers of the variadic curl_easy_setopt/curl_easy_getinfo, which Swift cannot call.
-        .systemLibrary(
-            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
+        // libcurl-gnutls, as Debian's mpd links it (libcurl4-gnutls-dev's headers). The headers only (no pkgConfig,
+        // whose `--libs` would link the library and its GnuTLS, Kerberos, LDAP… libraries): the Curl module loads it
+        // with dlopen on first use. The shim adds typed wrappers of the variadic curl_easy_setopt/curl_easy_getinfo,
+        // which Swift cannot call.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-gnutls-dev"])]),
 
         .systemLibrary(
             name: "CICU", path: "Sources/CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
@@ -95,8 +96,8 @@ let package = Package(
         .systemLibrary(name: "COpus", path: "Sources/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
         // No pkgConfig: Debian's libmp3lame-dev has no .pc file; the header is in /usr/include/lame.
         .systemLibrary(name: "CLame", path: "Sources/CLame", providers: [.apt(["libmp3lame-dev"])]),
-        // No pkgConfig: shout.pc's cflags carry -pthread, which SwiftPM rejects with a warning; the header is in
-        // /usr/include/shout and the module map links the library.
+        // The header only (in /usr/include/shout; no pkgConfig, whose `--libs` would link the library): the Shout
+        // module loads it with dlopen when a shout output is first enabled.
         .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(
@@ -107,10 +108,11 @@ let package = Package(
             name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
         .systemLibrary(
             name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
-        .systemLibrary(
-            name: "CMikMod", path: "Sources/CMikMod", pkgConfig: "libmikmod", providers: [.apt(["libmikmod-dev"])]),
-        // No pkgConfig: fluidsynth's cflags carry -pthread and -D_REENTRANT (and glib's, SDL's…), which SwiftPM
-        // rejects with a warning; the header is in /usr/include and the module map links the library.
+        // The header only (no pkgConfig, whose `--libs` would link the library and its 55 libraries: SDL2,
+        // PulseAudio, sndio…): the MikMod module loads it with dlopen on first use.
+        .systemLibrary(name: "CMikMod", path: "Sources/CMikMod", providers: [.apt(["libmikmod-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library and its 64 libraries: SDL2, GLib,
+        // PulseAudio, JACK…): the FluidSynth module loads it with dlopen on first use.
         .systemLibrary(name: "CFluidSynth", path: "Sources/CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         // No pkgConfig: Debian's libwildmidi-dev has no .pc file; the header is in /usr/include.
         .systemLibrary(name: "CWildMidi", path: "Sources/CWildMidi", providers: [.apt(["libwildmidi-dev"])]),
@@ -167,7 +169,8 @@ let package = Package(
         // `input { plugin "curl" }` settings; WebDAV PROPFIND (mpd's curl storage plugin), its multistatus body
         // parsed by Expat; the only importer of CCurl. ICU for `#charset=` stream URLs.
         .target(
-            name: "Curl", dependencies: ["CCurl", "Input", "Model", "Posix", "Configuration", "ICU", "Expat"],
+            name: "Curl",
+            dependencies: ["CCurl", "DynamicLibrary", "Input", "Model", "Posix", "Configuration", "ICU", "Expat"],
             swiftSettings: settings),
 
         // C library wrappers: each the only importer of its C module.
@@ -201,9 +204,9 @@ let package = Package(
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
         .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
         // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
-        .target(name: "MikMod", dependencies: ["CMikMod"], swiftSettings: settings),
+        .target(name: "MikMod", dependencies: ["CMikMod", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth"], swiftSettings: settings),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis from GUS patches through libwildmidi; the only importer of CWildMidi.
         .target(name: "WildMidi", dependencies: ["CWildMidi"], swiftSettings: settings),
         // C64 SID emulation through libsidplayfp (ReSIDfp); the only importer of CSidplayShim.
@@ -273,7 +276,8 @@ let package = Package(
             swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
         .target(
-            name: "Shout", dependencies: ["CShout", "Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
+            name: "Shout", dependencies: ["CShout", "DynamicLibrary", "Playback", "Encoders", "Model", "Posix"],
+            swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -349,7 +353,7 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
-        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback"], swiftSettings: settings),
+        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
             swiftSettings: settings),
@@ -361,14 +365,15 @@ let package = Package(
         .testTarget(name: "OpenMPTTests", dependencies: ["OpenMPT"], swiftSettings: settings),
         .testTarget(name: "ModPlugTests", dependencies: ["ModPlug"], swiftSettings: settings),
         .testTarget(name: "MikModTests", dependencies: ["MikMod"], swiftSettings: settings),
-        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth"], swiftSettings: settings),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "TestTools"], swiftSettings: settings),
         .testTarget(name: "WildMidiTests", dependencies: ["WildMidi"], swiftSettings: settings),
         .testTarget(name: "SidplayTests", dependencies: ["Sidplay"], swiftSettings: settings),
         .testTarget(name: "AdPlugTests", dependencies: ["AdPlug"], swiftSettings: settings),
         .testTarget(name: "SoxrTests", dependencies: ["Soxr"], swiftSettings: settings),
         .testTarget(name: "SamplerateTests", dependencies: ["Samplerate"], swiftSettings: settings),
-        .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint"], swiftSettings: settings),
-        .testTarget(name: "DynamicLibraryTests", dependencies: ["DynamicLibrary"], swiftSettings: settings),
+        .testTarget(name: "ChromaprintTests", dependencies: ["Chromaprint", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "DynamicLibraryTests", dependencies: ["DynamicLibrary", "TestTools"], swiftSettings: settings),
         // A real smbd on 127.0.0.1, started by the tests.
         .testTarget(
             name: "SMBClientTests", dependencies: ["SMBClient", "Input", "Model", "Posix", "TestTools"],

@@ -1,10 +1,13 @@
 """Libraries Fermata loads on first use instead of linking them (issues 12/17): an idle server maps neither
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
-(nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them),
-and a libchromaprint that cannot be loaded gives the command's error, a logged reason and a server that goes on.
+(nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
+libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
+libshout, which an enabled shout output loads; nor libcurl, which the first http stream loads), and a library
+that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
-brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py).
+brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI and libmikmod cases
+copy a file of the format fixtures (tools/fixtures/midi.py, mikmod.py) into it and update.
 """
 
 from __future__ import annotations
@@ -16,8 +19,14 @@ import pytest
 
 import formatcases
 import mpdtest
+from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fixture)
 
 SONG = "song/16.flac"
+#: Every library an idle server must not map.
+LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
+        "libshout.so", "libmikmod.so", "libcurl")
+#: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
+SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +71,7 @@ def test_chromaprint_and_libavcodec_are_mapped_only_after_a_fingerprint(tmp_path
         assert b"file: 16.flac\n" in sut.query("listall")
         idle = _mapped(sut.proc.pid)
         assert _has(idle, "libFLAC.so"), sorted(idle)
-        for library in ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so"):
+        for library in LAZY:
             assert not _has(idle, library), f"{library} mapped by an idle server"
 
         command = 'getfingerprint "16.flac"\n'
@@ -153,3 +162,174 @@ def test_a_libsmbclient_that_cannot_be_loaded_fails_smb_uses_not_the_server(tmp_
     finally:
         sut.stop()
     assert not sut.crashed
+
+
+@pytest.fixture(scope="module")
+def tracks() -> Path:
+    """The MIDI and libmikmod fixtures."""
+    return formatcases.format_library("lazy-tracks", only="midi,mikmod")
+
+
+def _update_with(server: mpdtest.Server, source: Path, name: str) -> None:
+    """Copies `source` into the server's music directory as `name` and updates until the song is listed."""
+    shutil.copyfile(source, server.music_dir / name)
+    assert server.query(f'update "{name}"').startswith(b"updating_db: ")
+    assert mpdtest.wait_until(lambda: b"updating_db" not in server.query("status"), mpdtest.scaled(30))
+
+
+def _plays(server: mpdtest.Server, name: str) -> None:
+    """Plays `name` alone until its audio shows and time passes."""
+    mpdtest.settled_play(server, f'clear\nadd "{name}"\nplay 0\n')
+    assert mpdtest.wait_until(lambda: float(mpdtest.parse_pairs(server.query("status")).get("elapsed", "0")) > 0.5,
+                              mpdtest.scaled(10)), server.query("status")
+    server.query("stop")
+
+
+@pytest.mark.parametrize("soname,file,config", [
+    # The SoundFont named in a decoder block (mpd's default, FluidR3_GM, is not installed here).
+    ("libfluidsynth.so.3", "midi/tune.mid", f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{SOUNDFONT}"\n}}'),
+    # A suffix only mikmod claims.
+    ("libmikmod.so.3", "mikmod/tune.stx", ""),
+], ids=["fluidsynth", "mikmod"])
+def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, music, tracks, soname, file, config):
+    """The scan of the first file of the plugin loads its library; the song then plays."""
+    if "fluidsynth" in soname and not SOUNDFONT.exists():
+        pytest.skip(f"{SOUNDFONT} is not installed (timgm6mb-soundfont)")
+    sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
+    sut.extra_config = config
+    name = Path(file).name
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert not _has(_mapped(sut.proc.pid), soname)
+        _update_with(sut, tracks / file, name)
+        assert f"file: {name}\n".encode() in sut.query("listall")
+        assert _has(_mapped(sut.proc.pid), soname)
+        _plays(sut, name)
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+@pytest.mark.parametrize("soname,file,symbol", [
+    ("libfluidsynth.so.3", "midi/tune.mid", "fluid_is_midifile"),
+    ("libmikmod.so.3", "mikmod/tune.stx", "MikMod_RegisterDriver"),
+])
+def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
+                                                                        symbol):
+    """As mpd leaves out a decoder plugin whose initialisation fails: its files are not added (no other plugin
+    reads them here), the reason is logged once, the server goes on."""
+    sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    name = Path(file).name
+    try:
+        sut.start(songs_hint=1)
+        for copy in ("a", "b"):
+            _update_with(sut, tracks / file, f"{copy}-{name}")
+        listed = sut.query("listall")
+        assert b"16.flac" in listed and name.encode() not in listed, listed
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count(f"{symbol} not found") == 1, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def _copy(music: Path, target: Path) -> Path:
+    """A music directory of this test's own (the cases add files to it)."""
+    shutil.copytree(music, target)
+    return target
+
+
+def _shout_output(port: int) -> dict[str, str]:
+    return {"type": "shout", "name": "Lazy", "host": mpdtest.HOST, "port": str(port), "password": PASSWORD,
+            "mount": "/lazy.ogg", "encoding": "ogg", "quality": "2"}
+
+
+def test_libshout_is_mapped_by_a_server_with_an_enabled_shout_output(tmp_path, music, icecast):  # noqa: F811
+    """Outputs are enabled at start-up, as in mpd: a server with a shout output maps libshout from then on (one
+    without maps none: the idle case above), and streams through it."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [_shout_output(icecast)]
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
+        _plays(sut, "16.flac")
+        sut.query("play 0")
+        assert mpdtest.wait_until(lambda: "lazy.ogg" in sources(icecast), 10), sut.log_tail()
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music, icecast):  # noqa: F811
+    """The shout output fails to open (logged; libshout's reason once) beside a null output that plays on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [_shout_output(icecast), {"type": "null", "name": "Null"}]
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libshout.so.3"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            _plays(sut, "16.flac")
+        assert "lazy.ogg" not in sources(icecast)
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("shout_init not found") == 1, log
+        assert "shout_new() failed" in log, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+@pytest.fixture(scope="module")
+def http(music, tmp_path_factory):
+    """tools/streamserver.py serving the library's FLAC song."""
+    with mpdtest.stream_server(music, tmp_path_factory.mktemp("streamserver") / "port") as url:
+        yield url
+
+
+def test_libcurl_is_mapped_from_the_first_http_stream_on(tmp_path, music, http):
+    """`urlhandlers` lists libcurl's protocols (learnt by a child process) without loading it; the first http
+    stream does (its `lsinfo` answers as mpd's), and plays."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    try:
+        sut.start(songs_hint=1)
+        ref.start(songs_hint=1)
+        assert sut.proc is not None
+        handlers = sut.query("urlhandlers")
+        assert b"handler: http://\n" in handlers and b"handler: https://\n" in handlers, handlers
+        assert not _has(_mapped(sut.proc.pid), "libcurl")
+        url = f"{http}/file/16.flac"
+        assert sut.query(f'lsinfo "{url}"') == ref.query(f'lsinfo "{url}"')
+        assert _has(_mapped(sut.proc.pid), "libcurl-gnutls.so.4")
+        _plays(sut, url)
+    finally:
+        ref.stop()
+        sut.stop()
+    assert not sut.crashed and not ref.crashed
+
+
+def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, music, http):
+    """Neither the child that lists the schemes nor the server can load it: the curl plugin is left out, as
+    mpd leaves out an input plugin whose initialisation fails, so http streams go to the ffmpeg input plugin as
+    in an mpd whose curl plugin is disabled; the reason is logged, the server goes on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libcurl-gnutls.so.4"))}
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    ref.extra_config = 'input {\n    plugin "curl"\n    enabled "no"\n}'
+    try:
+        sut.start(songs_hint=1)
+        ref.start(songs_hint=1)
+        for path in ("/file/16.flac", "/status/404"):
+            command = f'lsinfo "{http}{path}"\n'
+            assert sut.query(command, timeout=mpdtest.scaled(30)) == ref.query(command, timeout=mpdtest.scaled(30))
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert "curl_global_init not found" in log, log
+    finally:
+        ref.stop()
+        sut.stop()
+    assert not sut.crashed and not ref.crashed

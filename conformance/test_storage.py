@@ -24,6 +24,7 @@ import pytest
 import audiofiles
 import conftest
 import mpdtest
+from test_real_files import mutagen_other_music  # noqa: F401  (the fixture: mutagen's test data)
 
 HOST = mpdtest.HOST
 
@@ -550,3 +551,59 @@ def test_replay_gain_of_a_streams_ape_tag_over_smb_not_http_as_mpd(server_factor
         assert sut == ref[:len(sut)], (scheme, audiofiles.first_difference(sut, ref))
         assert not any(ref[len(sut):]), f"{scheme}: mpd's recording goes on with other sound"
 
+
+
+#: The format library's directories (tools/make-format-fixtures.py) of the plugins that scan a mounted song through
+#: their C library's stream reader or mpd's own stream parser, broken files included: wavpack, mpcdec, faad, dsf,
+#: dsdiff, openmpt and modplug; gme's chiptunes beside the modules (gme scans only files: left out of a mount).
+FORMAT_DIRECTORIES = ("pcmfiles/wavpack", "pcmfiles/apetags", "pcmfiles/broken", "mpcfaad", "dsd", "trackers",
+                      "ogg/vorbis", "ogg/opus")
+#: The suffixes of those plugins among mutagen's test data (SV4 to SV8 Musepack, WavPack without a length, ADIF).
+FORMAT_SUFFIXES = (".wv", ".mpc", ".aac", ".dsf", ".dff", ".mod", ".xm", ".it", ".s3m")
+
+
+def copy_format_songs(folder: Path, format_music: Path, mutagen_music: Path) -> None:
+    """FORMAT_DIRECTORIES of the format library, and mutagen's files with FORMAT_SUFFIXES in `mutagen/`, into
+    `folder`."""
+    for directory in FORMAT_DIRECTORIES:
+        shutil.copytree(format_music / directory, folder / directory)
+    (folder / "mutagen").mkdir()
+    for path in sorted(mutagen_music.iterdir()):
+        if path.suffix.lower() in FORMAT_SUFFIXES:
+            shutil.copy(path, folder / "mutagen" / path.name)
+
+
+def format_songs_mounted_as_in_mpd(pair, uri: str) -> bytes:
+    """Mounts `uri` (a copy_format_songs folder) at `d` in both servers: the same songs, tags, durations and formats
+    as mpd lists, byte for byte, and readcomments and readpicture of its DSD and APE-tagged songs read through the
+    storage; the listing."""
+    _same(pair, [f"mount d {uri}"])
+    for server in pair:
+        _settle(server)
+    replies = _same(pair, ["lsinfo d", "listallinfo d", "lsinfo d/mutagen", "lsinfo d/trackers"])
+    listing = replies[1][1]
+    for name in (b"s16-stereo-44100.wv", b"stereo-44k.mpc", b"stereo-44k.aac", b"tone-dsd64.dsf", b"tone-dsd64.dff",
+                 b"tune.mod", b"tune.dfm", b"click.mpc"):
+        assert b"/" + name + b"\n" in listing, name
+    assert b"square.nsf" not in listing
+    songs = [line.split(b": ", 1)[1].decode() for line in listing.splitlines() if line.startswith(b"file: ")]
+    read = [song for song in songs if song.endswith((".dsf", ".dff")) or "/apetags/" in song]
+    assert len(read) > 10
+    _same(pair, [f'readcomments "{song}"' for song in read] + [f'readpicture "{song}" 0' for song in read])
+    return listing
+
+
+def test_wavpack_musepack_aac_dsd_ogg_and_module_songs_of_a_mounted_share_as_in_mpd(smbd, format_music,
+                                                                                   mutagen_other_music):
+    """The songs of the plugins that scan a mounted song through its stream, as test_webdav's case, from the SMB
+    share: an smb:// stream seeks cheaply for mpd (only HTTP does not), so the generic scan reads the APE tags at the
+    end, faad counts every ADTS frame and the Ogg plugins read the last page, as for a file: the same as in mpd."""
+    folder = Path(SHARE["path"]) / "formats"
+    root, pair = _mount_pair()
+    try:
+        copy_format_songs(folder, format_music, mutagen_other_music)
+        listing = format_songs_mounted_as_in_mpd(pair, f"{smbd}/formats")
+        assert b"Title: APE Title" in listing
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _stop_pair(root, pair)

@@ -12,7 +12,7 @@ BUILD=.build/fuzz
 SANITIZE="-sanitize=fuzzer,address"
 ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 # The targets that read song files through the format plugins, and the modules the Formats module links: every
-# format plugin's wrapper module and what they depend on (DynamicLibrary: FFmpeg's and Chromaprint's loader; add a new one here).
+# format plugin's wrapper module and what they depend on (DynamicLibrary: the loader of FFmpeg, libfluidsynth, libmikmod; add a new one here).
 FORMAT_TARGETS="id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
 FORMAT_MODULES="Formats Input Posix RawText DynamicLibrary Mad MPG123 ID3Tag Sndfile WavPack Ogg MPCDec FAAD FFmpeg FLAC GME Zlib OpenMPT ModPlug MikMod WildMidi FluidSynth Sidplay AdPlug"
 # The C++ shims (not instrumented: -Xswiftc reaches Swift only) of the C++ libraries, and the libraries they need

@@ -12,7 +12,7 @@ Prints the path of the .deb. The package holds:
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
 and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint,
-libsmbclient; the sonames their headers name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+libsmbclient, libfluidsynth, libshout, libmikmod, libcurl-gnutls; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -31,19 +31,31 @@ PRIVATE_LIBS = "/usr/lib/fermata"
 # Where Debian's own libraries live; anything ldd finds elsewhere ships in the package.
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/")
 # The libraries Fermata opens with dlopen (Sources/FFmpeg/FFmpegLibraries.swift,
-# Sources/Chromaprint/ChromaprintContext.swift, Sources/SMBClient/SMBContext.swift), by the header
+# Sources/Chromaprint/ChromaprintContext.swift, Sources/SMBClient/SMBContext.swift, Sources/FluidSynth,
+# Sources/Shout, Sources/MikMod, Sources/Curl/CurlGlobal.swift), by the header
 # that gives each one's major version (the soname the build expects).
 DLOPENED = {
     "libavutil": ("libavutil/version.h", "LIBAVUTIL_VERSION_MAJOR"),
     "libavcodec": ("libavcodec/version_major.h", "LIBAVCODEC_VERSION_MAJOR"),
     "libavformat": ("libavformat/version_major.h", "LIBAVFORMAT_VERSION_MAJOR"),
     "libchromaprint": ("chromaprint.h", "CHROMAPRINT_VERSION_MAJOR"),
-    # No version in libsmbclient.h: Sources/CSMBClient/shim.h names the soname Debian's development
-    # package links, which must match this one.
+    # No version in these headers (fluidsynth.h's is the package's, 2.x): the soname Debian's development
+    # package links is named in the module's shim (see SHIMS).
     "libsmbclient": ("samba-4.0/libsmbclient.h", None),
+    "libfluidsynth": ("fluidsynth.h", None),
+    "libshout": ("shout/shout.h", None),
+    "libmikmod": ("mikmod.h", None),
+    "libcurl-gnutls": ("curl/curl.h", None),
 }
-# The sonames of the dlopen'ed libraries whose header gives no version.
-FIXED_SONAMES = {"libsmbclient": "libsmbclient.so.0"}
+# The shims naming the sonames of the dlopen'ed libraries whose header gives no version
+# (`#define FERMATA_..._SONAME "libsmbclient.so.0"`).
+SHIMS = {
+    "libsmbclient": "CSMBClient",
+    "libfluidsynth": "CFluidSynth",
+    "libshout": "CShout",
+    "libmikmod": "CMikMod",
+    "libcurl-gnutls": "CCurl",
+}
 MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True,
                            text=True).stdout.strip()
 INCLUDE_DIRS = [Path("/usr/include") / MULTIARCH, Path("/usr/include")]
@@ -81,13 +93,22 @@ def private_libraries(binary: Path) -> list[Path]:
     return found
 
 
+def shim_soname(library: str) -> str:
+    """The soname a module's shim loads (its FERMATA_..._SONAME)."""
+    shim = REPO / "Sources" / SHIMS[library] / "shim.h"
+    match = re.search(r'#define\s+FERMATA_\w+_SONAME\s+"([^"]+)"', shim.read_text())
+    if not match:
+        fail(f"{shim} names no soname")
+    return match.group(1)
+
+
 def dlopened_sonames() -> list[str]:
     names = []
     for library, (header, macro) in DLOPENED.items():
         if macro is None:
             if not any((directory / header).exists() for directory in INCLUDE_DIRS):
                 fail(f"{header} (the header the build used) not found")
-            names.append(FIXED_SONAMES[library])
+            names.append(shim_soname(library))
             continue
         for directory in INCLUDE_DIRS:
             path = directory / header

@@ -8,8 +8,8 @@
 #include <fcntl.h>
 #include <samba-4.0/libsmbclient.h>
 
-/* The soname Debian's libsmbclient-dev links (the header carries no version); scripts/make-deb.py reads the
- * same from the development symlink. */
+/* The soname Debian's libsmbclient-dev links (the header carries no version): scripts/make-deb.py reads it from
+ * here. */
 #define FERMATA_SMBCLIENT_SONAME "libsmbclient.so.0"
 
 /* Every libsmbclient function Fermata calls. Add a function here (and only here): the table's field gets the

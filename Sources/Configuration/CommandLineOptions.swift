@@ -8,10 +8,11 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var showHelp = false
     /// `--version` (`-V`).
     public var showVersion = false
-    /// `--ffmpeg-schemes`: print the URL schemes the ffmpeg input plugin takes (`input SCHEME`) and those the
-    /// ffmpeg decoder plugin opens itself (`decoder SCHEME`), one per line (what the daemon asks a child of its
-    /// own at start-up, so that loading FFmpeg costs the daemon no memory).
-    public var showFFmpegSchemes = false
+    /// `--plugin-schemes`: print the URL schemes the ffmpeg input plugin takes (`input SCHEME`), those the
+    /// ffmpeg decoder plugin opens itself (`decoder SCHEME`) and those libcurl supports that the curl input
+    /// plugin lists (`curl SCHEME`), one per line (what the daemon asks a child of its own at start-up, so that
+    /// loading FFmpeg and libcurl costs the daemon no memory).
+    public var showPluginSchemes = false
     /// `--verbose` (`-v`): log everything.
     public var verbose = false
     /// `--stderr` (or its old name `--stdout`): log to standard error whatever `log_file` says.
@@ -50,7 +51,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             case "--": onlyPositional = true
             case "-h", "-?", "--help": self.showHelp = true
             case "-V", "--version": self.showVersion = true
-            case "--ffmpeg-schemes": self.showFFmpegSchemes = true
+            case "--plugin-schemes": self.showPluginSchemes = true
             case "-v", "--verbose": self.verbose = true
             case "--stderr", "--stdout": self.logToStandardError = true
             case "--kill": self.kill = true
@@ -62,7 +63,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             default: throw UsageError(message: "unknown option: \(argument)")
             }
         }
-        if self.showHelp || self.showVersion || self.showFFmpegSchemes { return }
+        if self.showHelp || self.showVersion || self.showPluginSchemes { return }
         // As mpd: with --no-config the arguments after the options are not looked at.
         guard self.noConfig || positional.count <= 1 else { throw UsageError(message: "too many arguments") }
         self.configPath = self.noConfig ? nil : positional.first
@@ -89,10 +90,10 @@ public struct CommandLineOptions: Sendable, Equatable {
               --systemd    systemd service mode: pid_file is ignored, systemd is told
                            when the server is ready (sd_notify READY=1)
               --no-daemon  accepted for mpd compatibility (Fermata never forks)
-              --ffmpeg-schemes
+              --plugin-schemes
                            print the URL schemes the ffmpeg input and decoder
-                           plugins take and exit (the server runs this at
-                           start-up to learn them)
+                           plugins and the curl input plugin take and exit
+                           (the server runs this at start-up to learn them)
 
         With "user" in CONFIG and started as root, Fermata binds its sockets and
         opens log_file, then runs as that user, with its groups ("group" replaces

@@ -23,6 +23,8 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
     private let generation: Int
     /// Whether this request is a seek's: its headers do not change the stream's size, type or tags.
     let isSeek: Bool
+    /// libcurl's functions.
+    private let curl: fermata_curl_functions
     private let easy: UnsafeMutableRawPointer
     private let multi: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -35,17 +37,19 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
 
     /// Sets up a GET of `uri` from `offset` (a `Range: offset-` header when it is not 0).
     ///
-    /// - Throws: `SetupError` when libcurl refuses a handle or an option.
+    /// - Throws: `SetupError` when libcurl refuses a handle or an option, or cannot be loaded ("curl_easy_init()
+    ///   failed", the reason reported once by `CurlLibrary`).
     init(
         uri: String, settings: CurlSettings, offset: UInt64, buffer: CurlStreamBuffer, generation: Int, isSeek: Bool
     ) throws(SetupError) {
-        guard CurlGlobal.initialized, let easy = curl_easy_init() else {
+        guard let curl = try? CurlLibrary.shared.functions(), let easy = curl.curl_easy_init() else {
             throw SetupError(message: "curl_easy_init() failed")
         }
-        guard let multi = curl_multi_init() else {
-            curl_easy_cleanup(easy)
+        guard let multi = curl.curl_multi_init() else {
+            curl.curl_easy_cleanup(easy)
             throw SetupError(message: "curl_multi_init() failed")
         }
+        self.curl = curl
         self.uri = uri
         self.buffer = buffer
         self.generation = generation
@@ -76,7 +80,7 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
         try self.set(CURLOPT_NOPROGRESS, long: 1)
         try self.set(CURLOPT_NOSIGNAL, long: 1)
         try self.set(CURLOPT_CONNECTTIMEOUT, long: settings.connectTimeout)
-        self.aliasList = curl_slist_append(nil, "ICY 200 OK")
+        self.aliasList = self.curl.curl_slist_append(nil, "ICY 200 OK")
         try self.set(CURLOPT_HTTP200ALIASES, list: self.aliasList)
         try self.set(CURLOPT_FOLLOWLOCATION, long: 1)
         try self.set(CURLOPT_MAXREDIRS, long: settings.maximumRedirects)
@@ -90,7 +94,7 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
         if let cacert = settings.cacert { try self.set(CURLOPT_CAINFO, string: cacert) }
         try self.set(CURLOPT_SSL_VERIFYPEER, long: settings.verifyPeer ? 1 : 0)
         try self.set(CURLOPT_SSL_VERIFYHOST, long: settings.verifyHost ? 2 : 0)
-        self.headerList = curl_slist_append(nil, "Icy-Metadata: 1")
+        self.headerList = self.curl.curl_slist_append(nil, "Icy-Metadata: 1")
         try self.set(CURLOPT_HTTPHEADER, list: self.headerList)
         // As mpd: these fail only when libcurl was built without proxy support, which is ignored.
         try? self.set(CURLOPT_PROXY_SSL_VERIFYPEER, long: settings.verifyPeer ? 1 : 0)
@@ -102,35 +106,35 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
     }
 
     private func check(_ code: CURLcode) throws(SetupError) {
-        guard code == CURLE_OK else { throw SetupError(message: String(cString: curl_easy_strerror(code))) }
+        guard code == CURLE_OK else { throw SetupError(message: self.curl.text(of: code)) }
     }
 
     private func set(_ option: CURLoption, long value: Int) throws(SetupError) {
-        try self.check(fermata_curl_setopt_long(self.easy, option, value))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, option, value))
     }
 
     private func set(_ option: CURLoption, string value: String) throws(SetupError) {
         // libcurl copies string options.
-        try self.check(fermata_curl_setopt_string(self.easy, option, value))
+        try self.check(fermata_curl_setopt_string(self.curl, self.easy, option, value))
     }
 
     private func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer) throws(SetupError) {
-        try self.check(fermata_curl_setopt_pointer(self.easy, option, value))
+        try self.check(fermata_curl_setopt_pointer(self.curl, self.easy, option, value))
     }
 
     private func set(_ option: CURLoption, list value: UnsafeMutablePointer<curl_slist>?) throws(SetupError) {
-        try self.check(fermata_curl_setopt_slist(self.easy, option, value))
+        try self.check(fermata_curl_setopt_slist(self.curl, self.easy, option, value))
     }
 
     private func set(_ option: CURLoption, callback value: curl_write_callback) throws(SetupError) {
-        try self.check(fermata_curl_setopt_callback(self.easy, option, value))
+        try self.check(fermata_curl_setopt_callback(self.curl, self.easy, option, value))
     }
 
     private func free() {
-        curl_easy_cleanup(self.easy)
-        curl_multi_cleanup(self.multi)
-        curl_slist_free_all(self.headerList)
-        curl_slist_free_all(self.aliasList)
+        self.curl.curl_easy_cleanup(self.easy)
+        _ = self.curl.curl_multi_cleanup(self.multi)
+        self.curl.curl_slist_free_all(self.headerList)
+        self.curl.curl_slist_free_all(self.aliasList)
         self.errorBuffer.deallocate()
     }
 
@@ -138,11 +142,11 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
     /// cancelled; then frees the handles. The transfer thread's body.
     func run() {
         defer { self.free() }
-        guard curl_multi_add_handle(self.multi, self.easy) == CURLM_OK else {
+        guard self.curl.curl_multi_add_handle(self.multi, self.easy) == CURLM_OK else {
             self.finish(CURLE_FAILED_INIT)
             return
         }
-        defer { curl_multi_remove_handle(self.multi, self.easy) }
+        defer { _ = self.curl.curl_multi_remove_handle(self.multi, self.easy) }
         var wait = curl_waitfd(fd: self.buffer.wake.rawValue, events: Int16(CURL_WAIT_POLLIN), revents: 0)
         while true {
             self.buffer.condition.lock()
@@ -155,18 +159,18 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
             self.buffer.condition.unlock()
             if stop { return }
             // May call the write callback at once with the data held back since the pause.
-            if resume { curl_easy_pause(self.easy, fermata_curlpause_cont) }
+            if resume { _ = self.curl.curl_easy_pause(self.easy, fermata_curlpause_cont) }
             var running: Int32 = 0
-            curl_multi_perform(self.multi, &running)
+            _ = self.curl.curl_multi_perform(self.multi, &running)
             var queued: Int32 = 0
-            while let message = curl_multi_info_read(self.multi, &queued) {
+            while let message = self.curl.curl_multi_info_read(self.multi, &queued) {
                 if message.pointee.msg == CURLMSG_DONE {
                     self.finish(message.pointee.data.result)
                     return
                 }
             }
             wait.revents = 0
-            curl_multi_poll(self.multi, &wait, 1, 1000, nil)
+            _ = self.curl.curl_multi_poll(self.multi, &wait, 1, 1000, nil)
             if wait.revents != 0 { EventFD.drain(self.buffer.wake) }
         }
     }
@@ -181,7 +185,7 @@ final class CurlRequest: CurlTransferHandler, @unchecked Sendable {
             if result != CURLE_OK {
                 var message = String(cString: self.errorBuffer)
                 while let last = message.unicodeScalars.last, last.value <= 0x20 { message.unicodeScalars.removeLast() }
-                if message.isEmpty { message = String(cString: curl_easy_strerror(result)) }
+                if message.isEmpty { message = self.curl.text(of: result) }
                 self.buffer.failure = .curl(message: message, uri: self.uri)
             } else {
                 self.handOverHeaders()

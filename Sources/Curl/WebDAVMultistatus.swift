@@ -131,9 +131,10 @@ public struct PropfindParser: Sendable {
         return Int(UInt32(truncatingIfNeeded: value))
     }
 
-    /// libcurl's `curl_getdate` of `bytes` (-1 when it cannot read them).
+    /// libcurl's `curl_getdate` of `bytes` (-1 when it cannot read them, or libcurl cannot be loaded).
     static func date(_ bytes: [UInt8]) -> Int64 {
-        Int64(Self.withCString(bytes) { curl_getdate($0, nil) })
+        guard let curl = try? CurlLibrary.shared.functions() else { return -1 }
+        return Int64(Self.withCString(bytes) { curl.curl_getdate($0, nil) })
     }
 
     private static func withCString<Result>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {

@@ -30,6 +30,8 @@ public final class WebDAVRequest: CurlTransferHandler {
         "<?xml version=\"1.0\"?>\n<a:propfind xmlns:a=\"DAV:\"><a:prop><a:resourcetype/><a:getcontenttype/>"
         + "<a:getcontentlength/><a:getlastmodified/></a:prop></a:propfind>"
 
+    /// libcurl's functions.
+    private let curl: fermata_curl_functions
     private let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -48,13 +50,16 @@ public final class WebDAVRequest: CurlTransferHandler {
     }
 
     private init(url: String, depth: Int) throws(WebDAVError) {
-        guard CurlGlobal.initialized, let easy = curl_easy_init() else {
+        // As curl_easy_init failing when libcurl cannot be loaded (the reason reported once by CurlLibrary).
+        guard let curl = try? CurlLibrary.shared.functions(), let easy = curl.curl_easy_init() else {
             throw WebDAVError(message: "curl_easy_init() failed")
         }
+        self.curl = curl
         self.easy = easy
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        self.headerList = curl_slist_append(curl_slist_append(nil, "depth: \(depth)"), "content-type: text/xml")
+        self.headerList = self.curl.curl_slist_append(
+            self.curl.curl_slist_append(nil, "depth: \(depth)"), "content-type: text/xml")
         do {
             try self.configure(url: url)
         } catch {
@@ -66,8 +71,8 @@ public final class WebDAVRequest: CurlTransferHandler {
     deinit { self.free() }
 
     private func free() {
-        curl_easy_cleanup(self.easy)
-        curl_slist_free_all(self.headerList)
+        self.curl.curl_easy_cleanup(self.easy)
+        self.curl.curl_slist_free_all(self.headerList)
         self.headerList = nil
         self.errorBuffer.deallocate()
     }
@@ -75,37 +80,38 @@ public final class WebDAVRequest: CurlTransferHandler {
     /// `mpd`'s `Curl::Setup`, then `PropfindOperation`'s options.
     private func configure(url: String) throws(WebDAVError) {
         let this = Unmanaged<AnyObject>.passUnretained(self).toOpaque()
-        try self.check(fermata_curl_setopt_pointer(self.easy, CURLOPT_ERRORBUFFER, self.errorBuffer))
-        try self.check(fermata_curl_setopt_callback(self.easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
-        try self.check(fermata_curl_setopt_pointer(self.easy, CURLOPT_HEADERDATA, this))
-        try self.check(fermata_curl_setopt_callback(self.easy, CURLOPT_WRITEFUNCTION, curlWriteCallback))
-        try self.check(fermata_curl_setopt_pointer(self.easy, CURLOPT_WRITEDATA, this))
-        try self.check(fermata_curl_setopt_string(self.easy, CURLOPT_URL, url))
-        try self.check(fermata_curl_setopt_string(self.easy, CURLOPT_USERAGENT, CurlSettings().userAgent))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue)))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_NOPROGRESS, 1))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_NOSIGNAL, 1))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_CONNECTTIMEOUT, CurlSettings().connectTimeout))
-        try self.check(fermata_curl_setopt_string(self.easy, CURLOPT_CUSTOMREQUEST, "PROPFIND"))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_FOLLOWLOCATION, 1))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_MAXREDIRS, 1))
-        try self.check(fermata_curl_setopt_long(self.easy, CURLOPT_HTTPAUTH, fermata_curlauth_basic))
-        try self.check(fermata_curl_setopt_slist(self.easy, CURLOPT_HTTPHEADER, self.headerList))
+        try self.check(fermata_curl_setopt_pointer(self.curl, self.easy, CURLOPT_ERRORBUFFER, self.errorBuffer))
+        try self.check(fermata_curl_setopt_callback(self.curl, self.easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
+        try self.check(fermata_curl_setopt_pointer(self.curl, self.easy, CURLOPT_HEADERDATA, this))
+        try self.check(fermata_curl_setopt_callback(self.curl, self.easy, CURLOPT_WRITEFUNCTION, curlWriteCallback))
+        try self.check(fermata_curl_setopt_pointer(self.curl, self.easy, CURLOPT_WRITEDATA, this))
+        try self.check(fermata_curl_setopt_string(self.curl, self.easy, CURLOPT_URL, url))
+        try self.check(fermata_curl_setopt_string(self.curl, self.easy, CURLOPT_USERAGENT, CurlSettings().userAgent))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue)))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_NOPROGRESS, 1))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_NOSIGNAL, 1))
+        try self.check(
+            fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_CONNECTTIMEOUT, CurlSettings().connectTimeout))
+        try self.check(fermata_curl_setopt_string(self.curl, self.easy, CURLOPT_CUSTOMREQUEST, "PROPFIND"))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_FOLLOWLOCATION, 1))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_MAXREDIRS, 1))
+        try self.check(fermata_curl_setopt_long(self.curl, self.easy, CURLOPT_HTTPAUTH, fermata_curlauth_basic))
+        try self.check(fermata_curl_setopt_slist(self.curl, self.easy, CURLOPT_HTTPHEADER, self.headerList))
         // libcurl copies the body (mpd's CURLOPT_POSTFIELDS keeps a pointer to its constant).
-        try self.check(fermata_curl_setopt_string(self.easy, CURLOPT_COPYPOSTFIELDS, Self.body))
+        try self.check(fermata_curl_setopt_string(self.curl, self.easy, CURLOPT_COPYPOSTFIELDS, Self.body))
     }
 
     private func check(_ code: CURLcode) throws(WebDAVError) {
-        guard code == CURLE_OK else { throw WebDAVError(message: String(cString: curl_easy_strerror(code))) }
+        guard code == CURLE_OK else { throw WebDAVError(message: self.curl.text(of: code)) }
     }
 
     private func run() throws(WebDAVError) -> [WebDAVResource] {
-        let result = curl_easy_perform(self.easy)
+        let result = self.curl.curl_easy_perform(self.easy)
         if let failure = self.failure { throw failure }
         guard result == CURLE_OK else {
             var message = String(cString: self.errorBuffer)
             while let last = message.unicodeScalars.last, last.value <= 0x20 { message.unicodeScalars.removeLast() }
-            if message.isEmpty { message = String(cString: curl_easy_strerror(result)) }
+            if message.isEmpty { message = self.curl.text(of: result) }
             throw WebDAVError(message: "CURL failed: \(message)")
         }
         // mpd's OnEnd: the headers are checked now if no body came, then expat is told the document ended.
@@ -123,7 +129,7 @@ public final class WebDAVRequest: CurlTransferHandler {
         guard !self.headersChecked else { return }
         self.headersChecked = true
         var status = 0
-        _ = fermata_curl_getinfo_long(self.easy, CURLINFO_RESPONSE_CODE, &status)
+        _ = fermata_curl_getinfo_long(self.curl, self.easy, CURLINFO_RESPONSE_CODE, &status)
         guard status == 207 else {
             throw WebDAVError(message: "Status \(status) from WebDAV server; expected \"207 Multi-Status\"")
         }

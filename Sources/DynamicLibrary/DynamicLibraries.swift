@@ -3,6 +3,13 @@
 import Glibc
 import Synchronization
 
+/// Writes `message` and a newline on standard error, in one `write`: how a library that cannot be loaded is
+/// reported by default (before any logger exists, and from any thread). Any thread.
+public func reportOnStandardError(_ message: String) {
+    let line = Array("\(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
 /// Why a set of libraries cannot be loaded: `dlopen` could not open one, or a function was not found (`dlsym`).
 public struct DynamicLibraryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `dlopen` or `dlsym`.
@@ -100,10 +107,7 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
                 return .success(table.pointee)
             },
             configure: configure,
-            reportFailure: reportFailure ?? { message in
-                let line = Array("\(prefix)\(message)\n".utf8)
-                _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            })
+            reportFailure: reportFailure ?? { message in reportOnStandardError("\(prefix)\(message)") })
     }
 
     /// Whether the libraries are loaded now.

@@ -25,7 +25,8 @@ public protocol FormatPlugin: Sendable {
     /// Whether a stream scan (`lsinfo URL`) reports the tags the plugin's decoder reads in the stream.
     var scansStreamTags: Bool { get }
     /// Whether `mpd`'s plugin scans streams at all (has a `scan_stream`): `readcomments URL` and `readpicture URL`
-    /// pass over one that does not. `true` by default.
+    /// pass over one that does not, and a remote song is no song for it. `true` by default; `false` for a
+    /// ``FileScanFormatPlugin``.
     var scansStreams: Bool { get }
     /// Whether the plugin decodes a local file by its path, with a library that opens the file itself (`mpd`'s
     /// `file_decode` plugins): the input cache cannot serve it. `false` by default.
@@ -39,7 +40,7 @@ public protocol FormatPlugin: Sendable {
 
     /// Reads what the database stores about a song of a storage without local files, as `mpd`'s plugin scans
     /// its stream (`scan_stream`): through `input` from its start. Only asked of plugins that scan streams
-    /// (``scansStreams``). By default from a temporary copy of the stream (``readInfo(path:)``).
+    /// (``scansStreams``); a plugin without one is a ``FileScanFormatPlugin``.
     ///
     /// - Throws: `FormatError.notRecognized` when this plugin's scan does not take the stream (the registry
     ///   tries the next); `.input` when the stream cannot be read.
@@ -110,6 +111,22 @@ public protocol FormatPlugin: Sendable {
     func releaseIdleResources()
 }
 
+/// A format whose `mpd` plugin scans only files (has no `scan_stream`): a song of a storage without local files
+/// is no song for it, and `readcomments` and `readpicture` of a URL pass over it.
+public protocol FileScanFormatPlugin: FormatPlugin {}
+
+extension FileScanFormatPlugin {
+    /// `mpd`'s plugin has no stream scan.
+    public var scansStreams: Bool { false }
+
+    /// Never asked (the registry passes over plugins that scan no streams); declines.
+    ///
+    /// - Throws: `FormatError.notRecognized`.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        throw .notRecognized(path: input.uri)
+    }
+}
+
 /// One song inside a container file (a subtune of a chiptune), as `containerSongs(path:)` lists it.
 public struct ContainerSong: Sendable, Hashable {
     /// Its name below the container (`tune_001.nsf`): its URI is the container's URI, `/`, and this.
@@ -157,14 +174,6 @@ extension FormatPlugin {
         return []
     }
 
-    /// The song's information from a temporary copy of the stream: for the plugins whose libraries read tags
-    /// only from files here.
-    ///
-    /// - Throws: `FormatError.input` when the stream cannot be read; what `readInfo(path:)` throws.
-    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
-        try TemporaryCopy.with(input) { (path) throws(FormatError) in try self.readInfo(path: path) }
-    }
-
     /// A format whose stream scan reports no pairs: the stream must still be one the plugin decodes.
     ///
     /// - Throws: `FormatError.notRecognized` when `makeDecoder(input:)` fails but for its input (a stream
@@ -196,13 +205,7 @@ extension FormatPlugin {
     ///
     /// - Throws: `FormatError.input` when the file cannot be opened; what `makeDecoder(input:)` throws.
     public func makeDecoder(path: String) throws(FormatError) -> any Decoder {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        return try self.makeDecoder(input: input)
+        try self.makeDecoder(input: try LocalFile.input(path))
     }
 
     /// No containers.

@@ -89,7 +89,8 @@ extension FormatRegistry {
             guard rate < 1 << 30 else {
                 throw settings.error("Invalid sample rate in line \(settings.block?.line ?? 0): \(rate)")
             }
-            // nil (left out, as mpd leaves a plugin whose init fails) when libmikmod cannot start.
+            // libmikmod is loaded and set up on first use; a failure there is logged once and the plugin then
+            // declines every file, as mpd leaves out a plugin whose init fails.
             return MikModFormat(options: MikModOptions(loop: try settings.bool("loop") ?? false, sampleRate: rate))
         },
         DecoderPluginEntry("sidplay") { (settings) throws(ConfigError) in

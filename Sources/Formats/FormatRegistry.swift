@@ -106,14 +106,19 @@ public struct FormatRegistry: Sendable {
     /// What the registry adds to a plugin's answer: the generic scan's tags (and whether its ID3 tag has a
     /// picture) when the plugin found no enabled tag, and the APE tag's ReplayGain when it found none.
     static func addGeneric(to info: inout SongInfo, path: String, enabledTags: TagMask) {
-        Self.addGeneric(to: &info, enabledTags: enabledTags) { try? TagSourceFile(path: path) }
+        Self.addGeneric(
+            to: &info, enabledTags: enabledTags, read: { (try? TagSourceFile(path: path)).map(GenericTags.read) },
+            readAPE: { (try? TagSourceFile(path: path)).flatMap { APETag.read(from: $0) } })
     }
 
-    /// `addGeneric(to:path:enabledTags:)` over the file `source` opens (`nil`: none to read).
-    static func addGeneric(to info: inout SongInfo, enabledTags: TagMask, source: () -> TagSourceFile?) {
+    /// `addGeneric(to:path:enabledTags:)` with the tags `read` reads, or only the APE tag `readAPE` reads (`nil`:
+    /// none to read).
+    static func addGeneric(
+        to info: inout SongInfo, enabledTags: TagMask, read: () -> GenericTags?, readAPE: () -> APETag?
+    ) {
         var ape: APETag?
         var apeRead = false
-        if !info.tags.contains(where: { enabledTags.contains($0.type) }), let generic = source().map(GenericTags.read) {
+        if !info.tags.contains(where: { enabledTags.contains($0.type) }), let generic = read() {
             info.tags = TagCollector.tagItems(generic.items)
             if !generic.apeRecognized, generic.id3?.hasPicture ?? false { info.hasPicture = true }
             // mpd's tag handler marks a song whose tags hold a `cuesheet` pair (an APE text item, as WavPack
@@ -125,7 +130,7 @@ public struct FormatRegistry: Sendable {
             apeRead = true
         }
         guard info.replayGain.isEmpty else { return }
-        if !apeRead { ape = source().flatMap { APETag.read(from: $0) } }
+        if !apeRead { ape = readAPE() }
         if let gain = ape?.replayGain(), !gain.isEmpty { info.replayGain = gain }
     }
 

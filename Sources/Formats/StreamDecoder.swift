@@ -82,10 +82,7 @@ extension FormatRegistry {
 
     /// Whether `mpd` reads the tags at the end of `input` (`InputStream::CheapSeeking` and a known size): not
     /// over HTTP, where each seek is a new request.
-    static func seeksCheaply(_ input: any InputStream) -> Bool {
-        input.isSeekable && input.size != nil
-            && !["http://", "https://", "qobuz://"].contains { URIScheme.hasPrefixIgnoringCase(input.uri.utf8, $0) }
-    }
+    static func seeksCheaply(_ input: any InputStream) -> Bool { input.isCheapToSeek && input.size != nil }
 
     /// The tags a scan of a remote stream reports (`lsinfo URL`, `mpd`'s `tag_stream_scan`): those the decoder
     /// of the plugin that takes it reads in the stream, merged with the transport's; none for a plugin whose

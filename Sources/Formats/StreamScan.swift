@@ -9,7 +9,8 @@ extension FormatRegistry {
     /// or WebDAV directory), as `mpd`'s update scans it (`tag_stream_scan`): the first plugin whose stream scan
     /// takes it (`scanningPlugin`: none of those that only scan files), then, when that found no tag of
     /// `enabledTags`, the generic scan's (APE, else ID3) when the stream seeks and knows its size, as for a
-    /// file. Blocks; the thread that owns `input`.
+    /// file, but over HTTP only an ID3v2 tag at the start (`GenericTags.read(input:)`). Blocks; the thread that
+    /// owns `input`.
     ///
     /// - Throws: `FormatError.notRecognized` when no plugin takes it; a plugin's or the input's error.
     public func readInfo(input: any InputStream, enabledTags: TagMask = .all) throws(FormatError) -> SongInfo {
@@ -19,7 +20,9 @@ extension FormatRegistry {
             return try plugin.readInfo(input: input)
         }
         if readsGeneric {
-            Self.addGeneric(to: &info, enabledTags: enabledTags) { GenericTags.source(input) }
+            Self.addGeneric(
+                to: &info, enabledTags: enabledTags, read: { GenericTags.read(input: input) },
+                readAPE: { GenericTags.ape(input: input) })
         }
         return info
     }

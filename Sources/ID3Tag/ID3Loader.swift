@@ -92,7 +92,9 @@ public enum ID3Loader {
         return (ID3Tag(parsing: header + rest), offset + size)
     }
 
-    static func fromBeginning(_ file: TagSourceFile) -> ID3Tag? {
+    /// The ID3v2 tag at offset 0 and its `SEEK` chain (step 1 alone): all `mpd` looks for in a stream whose
+    /// seeking is not cheap (`tag_id3_load` over HTTP). `nil` when there is none that parses.
+    public static func fromBeginning(_ file: TagSourceFile) -> ID3Tag? {
         var (found, end) = self.readTag(file, at: 0)
         guard var tag = found, !tag.isID3v1 else { return nil }
         while let seek = tag.seekOffset {

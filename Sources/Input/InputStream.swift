@@ -41,9 +41,13 @@ extension InputStream {
     /// Files carry no tags of their own transport.
     public func readTag() -> [TagItem]? { nil }
 
-    /// Whether seeking is cheap (`mpd`'s `CheapSeeking`): a seekable input that is no URL. A remote stream
-    /// can seek (HTTP ranges) at the cost of a new request, so `mpd` does not look for its end up front.
-    public var isCheapToSeek: Bool { self.isSeekable && !URIScheme.hasScheme(self.uri) }
+    /// Whether seeking is cheap (`mpd`'s `CheapSeeking`): a seekable input whose URI is not `http://`,
+    /// `https://` or `qobuz://` (ASCII case-insensitively), where each seek is a new request, so `mpd` does not
+    /// look for the end up front. A file, and an `smb://` or `nfs://` stream, seek cheaply.
+    public var isCheapToSeek: Bool {
+        self.isSeekable
+            && !["http://", "https://", "qobuz://"].contains { URIScheme.hasPrefixIgnoringCase(self.uri.utf8, $0) }
+    }
 
     /// Whether `offset` has reached `size` (never, when the size is unknown).
     public var isAtEnd: Bool { self.size.map { self.offset >= $0 } ?? false }

@@ -13,7 +13,7 @@
 /// `ACK [code@index]` and drops the rest (no final `OK`); `idle`, `close` and `kill` end the list without
 /// one either. Queued output is measured after each reply, and a client whose output outgrows
 /// `max_output_buffer_size` is dropped. A streamed reply (``Outcome/stream``) is produced as the client reads
-/// it, or whole inside a list; a deferred reply (``Outcome/deferred(isBackground:)``) suspends the session,
+/// it, or whole inside a list; one that `mpd` would buffer whole is sized first and dropped the same way; a deferred reply (``Outcome/deferred(isBackground:)``) suspends the session,
 /// with the rest of its list, until its work is done; no request is read meanwhile. A deferred reply that
 /// replies as `mpd`'s background commands do drops the rest of its list, and its `ACK` names no command and
 /// counts from 0.
@@ -21,7 +21,7 @@
 /// Every action that needs an answer comes last in its batch, and the owner answers it with the event its
 /// documentation names before feeding anything else:
 /// ``Action/execute(_:index:)`` with ``Event/executed(_:)``, ``Action/produceStream(whole:)`` with
-/// ``Event/streamProduced(finished:)``, ``Action/measureOutput`` with ``Event/outputMeasured(_:)``.
+/// ``Event/streamProduced(finished:)`` (or ``Event/streamSized(_:)``), ``Action/measureOutput`` with ``Event/outputMeasured(_:)``.
 /// ``Action/startDeferred`` is answered later, with ``Event/deferredFinished(_:)``.
 ///
 /// A value type without I/O; the owner confines it to one thread (the event loop).
@@ -39,6 +39,10 @@ public struct ClientSession {
         case executed(Outcome)
         /// The owner produced the running stream as asked: entirely, or until the client has enough to read.
         case streamProduced(finished: Bool)
+        /// Instead of producing the first piece of a stream that `mpd` would have buffered whole, the owner
+        /// counted it: this many bytes would be queued for the client with the whole reply (what was queued
+        /// already, and the reply without its final `OK`).
+        case streamSized(Int)
         /// How many bytes of output are queued for the client (answers ``Action/measureOutput``).
         case outputMeasured(Int)
         /// The work of the deferred reply is done and its reply made.
@@ -77,7 +81,8 @@ public struct ClientSession {
         /// Send queued output now (an idle reply that no request is waiting on).
         case flush
         /// Produce the stream of the last ``Outcome/stream``: `whole` (inside a command list), or until the
-        /// client has enough to read; answer with ``Event/streamProduced(finished:)``.
+        /// client has enough to read; answer with ``Event/streamProduced(finished:)``, or, before the first piece
+        /// of a stream whose size counts against `max_output_buffer_size`, with ``Event/streamSized(_:)``.
         case produceStream(whole: Bool)
         /// Answer with ``Event/outputMeasured(_:)``.
         case measureOutput
@@ -257,6 +262,11 @@ public struct ClientSession {
             if step.list != nil { return self.succeeded(step) }
             self.phase = firstTurn ? .measuring(then: .ready) : .ready
             return firstTurn ? [.write("OK\n"), .measureOutput] : [.write("OK\n")]
+        case .streamSized(let count):
+            guard case .streaming = self.phase else { return [] }
+            // mpd buffers the whole reply, its `OK` included, and drops the client before sending any of it.
+            if count + "OK\n".utf8.count > self.maxOutputBufferSize { return self.close(.outputBufferFull) }
+            return [.produceStream(whole: false)]
         case .outputMeasured(let count):
             guard case .measuring(let next) = self.phase else { return [] }
             if count > self.maxOutputBufferSize { return self.close(.outputBufferFull) }

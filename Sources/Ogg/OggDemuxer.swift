@@ -170,7 +170,8 @@ final class OggDemuxer {
                 stream.pageIn(page)
             }
         } else {
-            guard input.isSeekable else { return nil }
+            // mpd seeks to the last 64 KiB only where seeking is cheap (not over HTTP).
+            guard input.isCheapToSeek else { return nil }
             sync.reset(offset: sync.offset)
             stream.reset()
             do {
@@ -250,8 +251,9 @@ public final class OggPacketReader {
         }
     }
 
-    /// The granule position of the first stream's end-of-stream packet, searched from here or in the last
-    /// 64 KiB (`mpd`'s `OggSeekFindEOS`), or `nil` when it is not found.
+    /// The granule position of the first stream's end-of-stream packet, searched from here when less than 64 KiB
+    /// remain, else in the last 64 KiB where the input seeks cheaply (`mpd`'s `OggSeekFindEOS`), or `nil` when it
+    /// is not found.
     public func endGranulePosition() -> Int64? {
         OggDemuxer.findEndGranule(sync: self.sync, stream: self.stream, synced: true)
     }

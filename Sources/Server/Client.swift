@@ -104,7 +104,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func processInput() {
         while !self.connection.isClosed {
             if self.stateMachine.isStreaming {
-                self.send(.streamProduced(finished: self.produceStream()))
+                self.send(self.produceStream())
                 if self.stateMachine.isStreaming {
                     self.connection.isReadingPaused = true
                     return
@@ -167,7 +167,7 @@ public final class Client: ConnectionDelegate, ReplySink {
                 self.stream = nil
                 return .streamProduced(finished: true)
             }
-            return .streamProduced(finished: self.produceStream())
+            return self.produceStream()
         case .measureOutput:
             return .outputMeasured(self.connection.pendingOutputCount)
         case .startDeferred:
@@ -246,14 +246,19 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// leave every client's next request a short wait.
     static let streamQuantum = 16 * 1024
 
-    /// Produces stream pieces while the client keeps up; returns whether the stream is done.
-    private func produceStream() -> Bool {
+    /// Produces stream pieces while the client keeps up, and says whether the stream is done; or, the first time
+    /// for a stream that counts against `max_output_buffer_size`, says how much it would queue with what is queued.
+    private func produceStream() -> ClientSession.Event {
+        let queued = self.connection.pendingOutputCount
+        if let size = self.stream?.takeSize(room: self.stateMachine.maxOutputBufferSize - queued) {
+            return .streamSized(queued + size)
+        }
         let quantum = min(self.connection.lowWaterMark, self.connection.pendingOutputCount + Self.streamQuantum)
         while let stream = self.stream, !self.connection.isClosed {
-            if self.connection.pendingOutputCount >= quantum { return false }
+            if self.connection.pendingOutputCount >= quantum { return .streamProduced(finished: false) }
             if !stream.next() { self.stream = nil }
         }
-        return self.stream == nil
+        return .streamProduced(finished: self.stream == nil)
     }
 
     // MARK: - Deferred replies

@@ -170,6 +170,26 @@ enum SongPrinter {
         if let duration = songs.playedMilliseconds(song) { Self.appendTime(duration, to: &reply) }
     }
 
+    /// At least as many bytes as `appendSong(song, of: songs, visibleTags:, playlistLine: false, to:)` writes with
+    /// any tag mask, for a small part of the work: the `file` line's and every tag value's bytes (`RawText` escapes
+    /// only shrink as they are written), each tag line's longest key, and room for every line of bounded width
+    /// (`Range`, `Last-Modified`, `Format`, `Time`, `duration`) and `extra` bytes more.
+    static func sizeBound(_ song: Int32, of songs: SongTable, extra: Int) -> Int {
+        var bytes = extra + Self.fixedLinesBound + songs.directoryPath(song).utf8.count
+        bytes += songs.withNameBytes(song) { $0.count }
+        for position in songs.tagPositions(song) {
+            bytes += Self.tagLineBound + songs.values.withBytes(songs.valueNumber(at: position)) { $0.count }
+        }
+        return bytes
+    }
+
+    /// The longest tag key with its `: ` and the line's newline.
+    private static let tagLineBound = Self.tagKeys.map(\.count).max()! + 1
+    /// `file: `, `/` and a newline; `Range` (two 20-digit numbers of seconds with three decimals), `Last-Modified`
+    /// (a 64-bit year), `Format` (rates, bits and channels of 32 bits), `Time` and `duration` (20 digits), and
+    /// slack.
+    private static let fixedLinesBound = 512
+
     /// `Range: START-END` (`START-` without an end); nothing for a whole file.
     static func appendRange(start: UInt64, end: UInt64, to reply: inout ReplyBuffer) {
         guard start > 0 || end > 0 else { return }
@@ -225,19 +245,7 @@ enum SongPrinter {
         }
     }
 
-    /// Appends a queue item's song block (`appendSong(_:visibleTags:to:)`): from the snapshot's columns when the
-    /// item holds a song of it, with nothing built.
-    static func appendSong(
-        _ item: Queue.Item, from snapshot: Snapshot?, visibleTags: TagMask, to reply: inout ReplyBuffer
-    ) {
-        if let snapshot, let song = item.song(in: snapshot.database) {
-            Self.appendSong(song, of: snapshot.songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
-        } else {
-            Self.appendSong(item.song, visibleTags: visibleTags, to: &reply)
-        }
-    }
-
-    /// Appends a queue entry's song block, as `appendSong(_:from:visibleTags:to:)` does for an item.
+    /// Appends a queue entry's song block, from the snapshot's columns when it is a song of it.
     static func appendSong(
         _ entry: QueueEntry, from snapshot: Snapshot?, visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {

@@ -1,11 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CShout
+import DynamicLibrary
 import Encoders
 import Model
 import Playback
 import Posix
 import Synchronization
+
+/// libshout, loaded when a shout output is first enabled and kept loaded.
+///
+/// The `fermata` binary does not link libshout: with the libraries it needs (libtheora, libspeex, GnuTLS's
+/// stack…) it cost every server ~2.6 MiB of resident memory at start-up, used only by shout outputs. The first
+/// enabled output opens it (`dlopen`, Debian's soname), resolves every function the wrapper calls into a table
+/// and calls `shout_init` (once: the library is never closed, as `mpd` never shuts libshout down while it
+/// has a shout output).
+///
+/// When it cannot be loaded (not installed, a missing function), enabling any shout output fails as
+/// `shout_new` failing would, and the reason is reported once, on stderr.
+public final class ShoutLibrary: Sendable {
+    /// The process's library: Debian's soname, `libshout.so.3`.
+    public static let shared = ShoutLibrary(soname: ShoutLibrary.headerSoname)
+
+    /// The soname Debian's development package links.
+    public static let headerSoname = FERMATA_SHOUT_SONAME
+
+    private let library: DynamicLibraries<fermata_shout_functions>
+
+    /// The library loaded from `soname` (any name or path `dlopen` takes) on first use.
+    ///
+    /// - Parameter reportFailure: Told once why the library cannot be loaded (stderr by default).
+    public init(soname: String, reportFailure: (@Sendable (String) -> Void)? = nil) {
+        self.library = DynamicLibraries(
+            names: [soname], what: soname, prefix: "shout: output unavailable: ",
+            fill: { table, handles in fermata_shout_resolve(table, handles[0]) },
+            // libshout's global set-up (its TLS and thread state), once per load.
+            configure: { functions in functions.shout_init() }, reportFailure: reportFailure)
+    }
+
+    /// Whether the library is loaded now.
+    public var isLoaded: Bool { self.library.isLoaded }
+    /// How many enabled outputs use it now.
+    public var users: Int { self.library.users }
+    /// How many times it was loaded.
+    public var loadCount: Int { self.library.loadCount }
+
+    fileprivate func acquire() throws(DynamicLibraryError) -> fermata_shout_functions { try self.library.acquire() }
+
+    fileprivate func release() { self.library.release() }
+}
 
 /// What a `shout` block sets on the connection (`mpd`'s keys).
 struct ShoutSettings: Sendable {
@@ -35,12 +78,17 @@ struct ShoutSettings: Sendable {
 ///
 /// Used on its output thread, except `interrupt()` (any thread). `@unchecked Sendable`: the libshout handle,
 /// the encoder and the timer are confined to the output thread; `interrupted` and the wake-up are
-/// thread-safe. Unsafe: the `shout_t` pointer never leaves this class.
+/// thread-safe. Unsafe: the `shout_t` pointer never leaves this class. An enabled output holds one use of its
+/// `ShoutLibrary` (loading it if it is the first), until it is disabled.
 final class ShoutOutput: AudioOutput, @unchecked Sendable {
     let plugin = "shout"
 
     private let prepared: any PreparedEncoder
     private let settings: ShoutSettings
+    private let library: ShoutLibrary
+    /// libshout's functions while enabled.
+    private var api: fermata_shout_functions?
+    /// The handle while enabled (only with `api`).
     private var shout: OpaquePointer?
     private var encoder: (any Encoder)?
     private var timer = OutputTimer()
@@ -48,64 +96,87 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
     private let wakeup = PlayerWakeup()
     private var silence: [UInt8] = []
 
-    init(prepared: any PreparedEncoder, settings: ShoutSettings) {
+    init(prepared: any PreparedEncoder, settings: ShoutSettings, library: ShoutLibrary) {
         self.prepared = prepared
         self.settings = settings
+        self.library = library
     }
 
-    deinit { if let shout { shout_free(shout) } }
+    deinit { self.disable() }
 
-    private var errorText: String { self.shout.map { String(cString: shout_get_error($0)) } ?? "" }
+    private var errorText: String {
+        guard let api = self.api, let shout = self.shout else { return "" }
+        return api.shout_get_error(shout).map { String(cString: $0) } ?? ""
+    }
 
-    /// Makes the libshout handle and sets the connection up (nothing is sent yet).
+    /// Makes the libshout handle and sets the connection up (nothing is sent yet), loading libshout first if
+    /// this is the first output enabled.
+    ///
+    /// - Throws: `OutputError` "shout_new() failed" when libshout cannot be loaded (the reason reported once by
+    ///   the library) or make a handle; libshout's error for a setting it refuses.
     func enable() throws(OutputError) {
-        guard let shout = shout_new() else { throw OutputError("shout_new() failed") }
+        self.disable()
+        let api: fermata_shout_functions
+        do {
+            api = try self.library.acquire()
+        } catch {
+            throw OutputError("shout_new() failed")
+        }
+        guard let shout = api.shout_new() else {
+            self.library.release()
+            throw OutputError("shout_new() failed")
+        }
+        self.api = api
         self.shout = shout
         let settings = self.settings
         var ok =
-            shout_set_host(shout, settings.host) == SHOUTERR_SUCCESS
-            && shout_set_port(shout, settings.port) == SHOUTERR_SUCCESS
-            && shout_set_password(shout, settings.password) == SHOUTERR_SUCCESS
-            && shout_set_mount(shout, settings.mount) == SHOUTERR_SUCCESS
-            && shout_set_user(shout, settings.user) == SHOUTERR_SUCCESS
-            && shout_set_public(shout, settings.isPublic ? 1 : 0) == SHOUTERR_SUCCESS
+            api.shout_set_host(shout, settings.host) == SHOUTERR_SUCCESS
+            && api.shout_set_port(shout, settings.port) == SHOUTERR_SUCCESS
+            && api.shout_set_password(shout, settings.password) == SHOUTERR_SUCCESS
+            && api.shout_set_mount(shout, settings.mount) == SHOUTERR_SUCCESS
+            && api.shout_set_user(shout, settings.user) == SHOUTERR_SUCCESS
+            && api.shout_set_public(shout, settings.isPublic ? 1 : 0) == SHOUTERR_SUCCESS
         ok =
-            ok && shout_set_content_format(shout, settings.format, UInt32(SHOUT_USAGE_AUDIO), nil) == SHOUTERR_SUCCESS
-            && shout_set_protocol(shout, settings.protocolNumber) == SHOUTERR_SUCCESS
-            && shout_set_tls(shout, settings.tls) == SHOUTERR_SUCCESS
-            && shout_set_agent(shout, "MPD") == SHOUTERR_SUCCESS
-            && shout_set_meta(shout, SHOUT_META_NAME, settings.name) == SHOUTERR_SUCCESS
+            ok
+            && api.shout_set_content_format(shout, settings.format, UInt32(SHOUT_USAGE_AUDIO), nil) == SHOUTERR_SUCCESS
+            && api.shout_set_protocol(shout, settings.protocolNumber) == SHOUTERR_SUCCESS
+            && api.shout_set_tls(shout, settings.tls) == SHOUTERR_SUCCESS
+            && api.shout_set_agent(shout, "MPD") == SHOUTERR_SUCCESS
+            && api.shout_set_meta(shout, SHOUT_META_NAME, settings.name) == SHOUTERR_SUCCESS
         for (key, value) in [
             (SHOUT_META_GENRE, settings.genre), (SHOUT_META_DESCRIPTION, settings.description),
             (SHOUT_META_URL, settings.url),
         ] {
-            if let value { ok = ok && shout_set_meta(shout, key, value) == SHOUTERR_SUCCESS }
+            if let value { ok = ok && api.shout_set_meta(shout, key, value) == SHOUTERR_SUCCESS }
         }
         guard ok else {
             let message = self.errorText
             self.disable()
             throw OutputError(message)
         }
-        if let quality = settings.quality { shout_set_audio_info(shout, SHOUT_AI_QUALITY, quality) }
-        if let bitrate = settings.bitrate { shout_set_audio_info(shout, SHOUT_AI_BITRATE, bitrate) }
+        if let quality = settings.quality { _ = api.shout_set_audio_info(shout, SHOUT_AI_QUALITY, quality) }
+        if let bitrate = settings.bitrate { _ = api.shout_set_audio_info(shout, SHOUT_AI_BITRATE, bitrate) }
     }
 
     func disable() {
-        if let shout { shout_free(shout) }
+        guard let api = self.api else { return }
+        if let shout { _ = api.shout_free(shout) }
         self.shout = nil
+        self.api = nil
+        self.library.release()
     }
 
     func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
-        guard let shout = self.shout else { throw OutputError("shout output not enabled") }
+        guard let api = self.api, let shout = self.shout else { throw OutputError("shout output not enabled") }
         let opened: (encoder: any Encoder, format: AudioFormat)
         do throws(EncoderError) {
             opened = try self.prepared.open(format)
         } catch {
             throw OutputError(error.message)
         }
-        shout_set_audio_info(shout, SHOUT_AI_CHANNELS, "\(opened.format.channels)")
-        shout_set_audio_info(shout, SHOUT_AI_SAMPLERATE, "\(opened.format.sampleRate)")
-        let status = shout_open(shout)
+        _ = api.shout_set_audio_info(shout, SHOUT_AI_CHANNELS, "\(opened.format.channels)")
+        _ = api.shout_set_audio_info(shout, SHOUT_AI_SAMPLERATE, "\(opened.format.sampleRate)")
+        let status = api.shout_open(shout)
         guard status == SHOUTERR_SUCCESS || status == SHOUTERR_CONNECTED else {
             throw OutputError(
                 "problem opening connection to shout server \(self.settings.host):\(self.settings.port): "
@@ -130,19 +201,21 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
         }
         self.encoder = nil
         self.timer.reset()
-        if let shout, shout_get_connected(shout) != SHOUTERR_UNCONNECTED, shout_close(shout) != SHOUTERR_SUCCESS {
+        if let api, let shout, api.shout_get_connected(shout) != SHOUTERR_UNCONNECTED,
+            api.shout_close(shout) != SHOUTERR_SUCCESS
+        {
             // Nothing to undo: the next open connects again.
-            _ = shout_get_error(shout)
+            _ = api.shout_get_error(shout)
         }
     }
 
     /// Sends what the encoder has ready.
     private func writePage() throws(OutputError) {
-        guard let shout = self.shout, let encoder = self.encoder else { return }
+        guard let api = self.api, let shout = self.shout, let encoder = self.encoder else { return }
         var status = SHOUTERR_SUCCESS
         encoder.read { bytes in
             guard status == SHOUTERR_SUCCESS, let base = bytes.baseAddress else { return }
-            status = shout_send(shout, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+            status = api.shout_send(shout, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         }
         switch status {
         case SHOUTERR_SUCCESS: return
@@ -190,18 +263,18 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
 
     /// A new song: a chained Ogg stream carrying the tags, or libshout's metadata update (`artist - title`).
     func sendTag(_ tags: [TagItem]) {
-        guard let shout = self.shout, let encoder = self.encoder else { return }
+        guard let api = self.api, let shout = self.shout, let encoder = self.encoder else { return }
         if encoder.implementsTag {
             try? encoder.preTag()
             try? self.writePage()
             try? encoder.sendTag(tags)
-        } else if let metadata = shout_metadata_new() {
+        } else if let metadata = api.shout_metadata_new() {
             let artist = tags.first { $0.type == .artist }?.value ?? ""
             let title = tags.first { $0.type == .title }?.value ?? ""
-            if shout_metadata_add(metadata, "song", "\(artist) - \(title)") == SHOUTERR_SUCCESS {
-                _ = shout_set_metadata_utf8(shout, metadata)
+            if api.shout_metadata_add(metadata, "song", "\(artist) - \(title)") == SHOUTERR_SUCCESS {
+                _ = api.shout_set_metadata_utf8(shout, metadata)
             }
-            shout_metadata_free(metadata)
+            api.shout_metadata_free(metadata)
         }
         try? self.writePage()
     }
@@ -213,17 +286,12 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
 /// (`encoder` or the older `encoding`: `ogg`, `mp3`). No hardware mixer.
 public struct ShoutOutputPlugin: OutputPlugin {
     public let name = "shout"
+    private let library: ShoutLibrary
 
-    private static let initialized: Bool = {
-        shout_init()
-        return true
-    }()
-
-    /// Creates the plugin.
-    public init() {}
+    /// Creates the plugin; its outputs load `library` when they are first enabled.
+    public init(library: ShoutLibrary = .shared) { self.library = library }
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
-        _ = Self.initialized
         let parameters = configuration.parameters
         let prepared: any PreparedEncoder
         do throws(EncoderError) {
@@ -275,7 +343,7 @@ public struct ShoutOutputPlugin: OutputPlugin {
             name: configuration.name, genre: parameters["genre"], description: parameters["description"],
             url: parameters["url"], quality: parameters["quality"], bitrate: parameters["bitrate"],
             isPublic: isPublic, format: format, protocolNumber: protocolNumber, tls: tls)
-        return ShoutOutput(prepared: prepared, settings: settings)
+        return ShoutOutput(prepared: prepared, settings: settings, library: self.library)
     }
 
     public func makeHardwareMixer(

@@ -125,11 +125,12 @@ enum Daemon {
             guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return (false, []) }
             return (true, block.warnings)
         }
-        let ffmpeg: (input: [String], decoder: [String]) =
-            inputBlock || formats.decodesURLs ? Self.ffmpegSchemes(logger: logger) : ([], [])
-        let ffmpegSchemes = inputBlock ? ffmpeg.input : []
-        let decoderSchemes = formats.decodesURLs ? ffmpeg.decoder : []
-        let curlSchemes = curl == nil ? [] : CurlGlobal.protocols
+        // libcurl's protocols likewise (it is loaded on the first transfer: ~6 MiB with GnuTLS and the rest).
+        let schemes =
+            inputBlock || formats.decodesURLs || curl != nil ? Self.pluginSchemes(logger: logger) : PluginSchemes()
+        let ffmpegSchemes = inputBlock ? schemes.input : []
+        let decoderSchemes = formats.decodesURLs ? schemes.decoder : []
+        let curlSchemes = curl == nil ? [] : schemes.curl
         // mpd's cdio_paranoia input plugin (audio CDs, `cdda://`), unless disabled.
         let cdda = try plugins { () throws(ConfigError) in
             let configured = try CdioParanoiaSettings.configured(settings.inputs)
@@ -150,7 +151,8 @@ enum Daemon {
             if let alsa, ALSAInputStream.canOpen(url) {
                 return try ALSAInputStream(url: url, settings: alsa, cancellation: cancellation)
             }
-            if let curl, CurlInputStream.canOpen(url) {
+            // A libcurl that cannot be loaded (logged once) leaves the curl plugin out, as mpd's failing init does.
+            if let curl, CurlInputStream.canOpen(url), CurlLibrary.shared.isAvailable {
                 return try CurlInputStream(url: url, settings: curl, cancellation: cancellation)
             }
             if ffmpegSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
@@ -566,23 +568,37 @@ extension Daemon {
         }
     }
 
-    /// The URL schemes of the ffmpeg input plugin and of the ffmpeg decoder plugin, as this program run with
-    /// `--ffmpeg-schemes` prints them; none when that fails (logged: the plugins are then unavailable, as `mpd`'s
+    /// The URL schemes of the plugins whose libraries are loaded on first use, as a child process learns them.
+    struct PluginSchemes {
+        /// The ffmpeg input plugin's.
+        var input: [String] = []
+        /// The ffmpeg decoder plugin's.
+        var decoder: [String] = []
+        /// The curl input plugin's (`urlhandlers`).
+        var curl: [String] = []
+    }
+
+    /// The URL schemes of the ffmpeg input and decoder plugins and of the curl input plugin, as this program run
+    /// with `--plugin-schemes` prints them; none when that fails (logged: the plugins then list none, as `mpd`'s
     /// are without FFmpeg). Start-up.
-    static func ffmpegSchemes(logger: Logger) -> (input: [String], decoder: [String]) {
+    static func pluginSchemes(logger: Logger) -> PluginSchemes {
         do {
-            let output = try ChildProcess.output(of: "/proc/self/exe", arguments: ["fermata", "--ffmpeg-schemes"])
-            var schemes: (input: [String], decoder: [String]) = ([], [])
+            let output = try ChildProcess.output(of: "/proc/self/exe", arguments: ["fermata", "--plugin-schemes"])
+            var schemes = PluginSchemes()
             for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
                 let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard fields.count == 2 else { continue }
-                if fields[0] == "input" { schemes.input.append(fields[1]) }
-                if fields[0] == "decoder" { schemes.decoder.append(fields[1]) }
+                switch fields[0] {
+                case "input": schemes.input.append(fields[1])
+                case "decoder": schemes.decoder.append(fields[1])
+                case "curl": schemes.curl.append(fields[1])
+                default: continue
+                }
             }
             return schemes
         } catch {
-            logger.warning("ffmpeg plugins unavailable", ["error": "\(error)"])
-            return ([], [])
+            logger.warning("plugin schemes unavailable", ["error": "\(error)"])
+            return PluginSchemes()
         }
     }
 }

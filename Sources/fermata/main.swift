@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import Curl
 import FFmpeg
 import Glibc
 import Posix
@@ -19,9 +20,10 @@ if commandLine.showHelp {
     print(CommandLineOptions.usage)
     exit(0)
 }
-if commandLine.showFFmpegSchemes {
+if commandLine.showPluginSchemes {
     for scheme in FFmpegLibraries.shared.inputSchemes() { print("input", scheme) }
     for scheme in FFmpegLibraries.shared.decoderSchemes() { print("decoder", scheme) }
+    for scheme in CurlGlobal.protocols { print("curl", scheme) }
     exit(0)
 }
 if commandLine.showVersion {

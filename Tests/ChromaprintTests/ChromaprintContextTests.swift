@@ -2,15 +2,8 @@
 
 import Chromaprint
 import Foundation
-import Synchronization
+import TestTools
 import Testing
-
-/// Messages `ChromaprintLibrary` reported.
-final class Reports: Sendable {
-    private let messages = Mutex<[String]>([])
-    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
-    var all: [String] { self.messages.withLock { $0 } }
-}
 
 @Suite struct ChromaprintContextTests {
     /// `seconds` of stereo "music" at `rate` Hz: a melody of notes a third apart, each 0.4 s long, so the chroma

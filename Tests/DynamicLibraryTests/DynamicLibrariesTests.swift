@@ -3,18 +3,12 @@
 import DynamicLibrary
 import Glibc
 import Synchronization
+import TestTools
 import Testing
 
 /// What the tests resolve: libm's `sqrt`, through a table as a C shim's.
 struct MathFunctions {
     var sqrt: @convention(c) (Double) -> Double
-}
-
-/// Messages the loader reported.
-final class Reports: Sendable {
-    private let messages = Mutex<[String]>([])
-    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
-    var all: [String] { self.messages.withLock { $0 } }
 }
 
 /// A counter the `configure` closure bumps.

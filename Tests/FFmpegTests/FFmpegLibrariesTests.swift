@@ -2,16 +2,8 @@
 
 import FFmpeg
 import Input
-import Synchronization
 import TestTools
 import Testing
-
-/// Messages `FFmpegLibraries` reported.
-final class Reports: Sendable {
-    private let messages = Mutex<[String]>([])
-    var reporter: @Sendable (String) -> Void { { message in self.messages.withLock { $0.append(message) } } }
-    var all: [String] { self.messages.withLock { $0 } }
-}
 
 @Suite struct FFmpegLibrariesTests {
     static func alac() throws -> String {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
+import TestTools
 import Testing
 
 @testable import FluidSynth
@@ -85,5 +86,44 @@ import Testing
             #expect(FluidSynthPlayer.isMIDIFile(path: Array(path.utf8)) == expected)
         }
         #expect(!FluidSynthPlayer.isMIDIFile(path: Array("/nonexistent/file.mid".utf8)))
+    }
+}
+
+/// libfluidsynth loaded on first use.
+@Suite struct FluidSynthLibraryTests {
+    /// Debian's soname loads (the one the header's package links).
+    @Test func loadedByTheFirstPlayerAndKept() throws {
+        let library = FluidSynthLibrary(soname: FluidSynthLibrary.headerSoname)
+        #expect(!library.isLoaded)
+        do {
+            let player = try FluidSynthPlayer(
+                midi: FluidSynthPlayerTests.midi, sampleRate: 48000, soundFont: FluidSynthPlayerTests.soundFont,
+                library: library)
+            #expect(player.isPlaying)
+            #expect(library.users == 1)
+        }
+        #expect(library.users == 0)
+        #expect(library.isLoaded)
+        #expect(!FluidSynthPlayer.isMIDIFile(path: Array("/nonexistent/file.mid".utf8), library: library))
+        #expect(library.loadCount == 1)
+    }
+
+    /// A library that cannot be loaded fails every player as `new_fluid_settings` failing would, recognises no
+    /// file, and is reported once with dlopen's reason.
+    @Test func missingLibraryFailsEveryUseReportedOnce() {
+        let reports = Reports()
+        let library = FluidSynthLibrary(soname: "/nonexistent/libfluidsynth.so.3", reportFailure: reports.reporter)
+        for _ in 0..<3 {
+            #expect(throws: FluidSynthError(function: "new_fluid_settings")) {
+                try FluidSynthPlayer(
+                    midi: FluidSynthPlayerTests.midi, sampleRate: 48000, soundFont: FluidSynthPlayerTests.soundFont,
+                    library: library)
+            }
+            #expect(!FluidSynthPlayer.isMIDIFile(path: Array("/tmp".utf8), library: library))
+        }
+        #expect(!library.isLoaded)
+        #expect(library.users == 0)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.contains("/nonexistent/libfluidsynth.so.3") == true)
     }
 }

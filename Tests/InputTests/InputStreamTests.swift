@@ -30,10 +30,15 @@ import Testing
         #expect(throws: InputError.self) { try FileInputStream(path: "/nonexistent/fermata") }
     }
 
-    /// mpd's `CheapSeeking`: seekable and no URL. A remote stream's end is not looked for up front.
-    @Test func onlyLocalSeekableInputsSeekCheaply() {
+    /// mpd's `CheapSeeking`: seekable and not HTTP(S) or Qobuz, where each seek is a request. An HTTP stream's
+    /// end is not looked for up front; an SMB or NFS stream's is, as a file's.
+    @Test func seekableInputsButHTTPOnesSeekCheaply() {
         #expect(MemoryInputStream([1, 2, 3], uri: "/music/a.ogg").isCheapToSeek)
+        #expect(MemoryInputStream([1, 2, 3], uri: "smb://host/share/a.ogg").isCheapToSeek)
+        #expect(MemoryInputStream([1, 2, 3], uri: "nfs://host/export/a.ogg").isCheapToSeek)
         #expect(!MemoryInputStream([1, 2, 3], uri: "http://host/a.ogg").isCheapToSeek)
+        #expect(!MemoryInputStream([1, 2, 3], uri: "HTTP://host/a.ogg").isCheapToSeek)
+        #expect(!MemoryInputStream([1, 2, 3], uri: "qobuz://track/1").isCheapToSeek)
         #expect(!RewindInputStream(MemoryInputStream([1, 2, 3], uri: "https://host/a.ogg")).isCheapToSeek)
     }
 

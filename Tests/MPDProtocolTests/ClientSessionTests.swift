@@ -367,6 +367,30 @@ struct ClientSessionTests {
         #expect(session.pendingIdle == IdleMask(.player))
     }
 
+    @Test func aSizedStreamWithinTheOutputBufferLimitIsProducedAsTheClientReads() {
+        var session = Session(maxOutputBufferSize: 100)
+        _ = session.handle(self.line("playlistinfo"))
+        _ = session.handle(.executed(.stream))
+        // What was queued, the reply and its `OK` (3 bytes) are exactly the limit.
+        #expect(session.handle(.streamSized(97)) == [.produceStream(whole: false)])
+        #expect(session.isStreaming)
+        #expect(session.handle(.streamProduced(finished: false)) == [])
+        #expect(session.handle(.streamProduced(finished: true)) == [.write("OK\n")])
+        #expect(session.state == .ready)
+    }
+
+    @Test func aSizedStreamOverTheOutputBufferLimitClosesBeforeAnyOfItIsProduced() {
+        var session = Session(maxOutputBufferSize: 100)
+        _ = session.handle(self.line("plchanges 0"))
+        _ = session.handle(.executed(.stream))
+        #expect(session.handle(.streamSized(98)) == [.close(.outputBufferFull)])
+        #expect(session.state == .closing)
+        // Sized outside a stream: nothing happens.
+        var ready = Session(maxOutputBufferSize: 100)
+        #expect(ready.handle(.streamSized(1000)) == [])
+        #expect(ready.state == .ready)
+    }
+
     @Test func aStreamInAListIsProducedWhole() {
         var session = self.list(["listall", "ping"], okMode: true)
         _ = session.handle(self.line("command_list_end"))

@@ -130,6 +130,19 @@ func decodeAll<Sample: Numeric>(
         #expect(long.mpdSeekable && long.endGranulePosition == 264_600)
     }
 
+    /// mpd's scan looks for the end in the last 64 KiB only where seeking is cheap: not over HTTP, where only a
+    /// stream whose rest after the headers is under 64 KiB gets its length.
+    @Test func theScanFindsTheEndOfALongStreamOnlyWhereSeekingIsCheap() throws {
+        let long = try OggFixtures.bytes(try OggFixtures.vorbis(seconds: "60"))
+        #expect(long.count > 65536 * 2)
+        #expect(
+            try VorbisStreamInfo.read(MemoryInputStream(long, uri: "smb://h/s/a.ogg")).endGranulePosition == 2_646_000)
+        #expect(try VorbisStreamInfo.read(MemoryInputStream(long, uri: "http://h/a.ogg")).endGranulePosition == nil)
+        let short = try OggFixtures.bytes(try OggFixtures.vorbis(rate: 8000, channels: 1, seconds: "1"))
+        #expect(short.count < 65536)
+        #expect(try VorbisStreamInfo.read(MemoryInputStream(short, uri: "http://h/b.ogg")).endGranulePosition == 8000)
+    }
+
     @Test func chainedStreamsPlayInTurn() throws {
         let first = try OggFixtures.bytes(try OggFixtures.vorbis(rate: 44100, channels: 2, seconds: "1"))
         let second = try OggFixtures.bytes(

@@ -268,6 +268,13 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
 
     deinit {
         let player = UncheckedBox(self.player!)
+        // The last reference may go on the loop itself (a task that held the harness finishes after the test
+        // did): shut the player down right here then, as waiting for the loop from the loop would never end.
+        if self.loop.isOnLoop {
+            player.value.shutdown()
+            self.loop.stop()
+            return
+        }
         let done = DispatchSemaphore(value: 0)
         self.loop.execute {
             player.value.shutdown()

@@ -2,6 +2,7 @@
 
 import Playback
 import Shout
+import TestTools
 import Testing
 
 /// The shout block's keys, read as `mpd` reads them (the streaming itself: conformance/test_shout.py).
@@ -45,5 +46,40 @@ import Testing
         #expect(throws: OutputError("neither bitrate nor quality defined")) {
             try self.make(self.valid.merging(["encoding": "mp3"]) { $1 })
         }
+    }
+}
+
+/// libshout loaded when an output is enabled.
+@Suite struct ShoutLibraryTests {
+    private let parameters = ["host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret"]
+
+    @Test func loadedByTheFirstEnabledOutputAndKept() throws {
+        let library = ShoutLibrary(soname: ShoutLibrary.headerSoname)
+        let output = try ShoutOutputPlugin(library: library).makeOutput(
+            OutputConfiguration(name: "Radio", type: "shout", parameters: self.parameters))
+        #expect(!library.isLoaded)
+        try output.enable()
+        #expect(library.isLoaded)
+        #expect(library.users == 1)
+        output.disable()
+        #expect(library.users == 0)
+        try output.enable()
+        output.disable()
+        #expect(library.loadCount == 1)
+    }
+
+    /// A library that cannot be loaded fails every enable as `shout_new` failing would, reported once.
+    @Test func missingLibraryFailsEveryEnableReportedOnce() throws {
+        let reports = Reports()
+        let library = ShoutLibrary(soname: "/nonexistent/libshout.so.3", reportFailure: reports.reporter)
+        let output = try ShoutOutputPlugin(library: library).makeOutput(
+            OutputConfiguration(name: "Radio", type: "shout", parameters: self.parameters))
+        for _ in 0..<3 {
+            #expect(throws: OutputError("shout_new() failed")) { try output.enable() }
+        }
+        output.disable()
+        #expect(library.users == 0)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.contains("/nonexistent/libshout.so.3") == true)
     }
 }

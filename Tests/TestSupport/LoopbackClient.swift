@@ -55,6 +55,36 @@ public final class LoopbackClient {
 
     deinit { Glibc.close(self.fd) }
 
+    /// Asks the kernel for a receive buffer of about `bytes` (it doubles the figure for its bookkeeping), so that a
+    /// client that does not read soon fills the server's socket.
+    public func limitReceiveBuffer(to bytes: Int) {
+        var size = Int32(bytes)
+        setsockopt(self.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Reads bytes up to and including the next line that is `OK` or starts with `ACK ` (at the start of a line),
+    /// as they came: for comparing whole replies byte for byte.
+    public func readReplyBytes() -> [UInt8] {
+        var searched = 0
+        while true {
+            var lineStart = searched
+            while let newline = self.buffer[lineStart...].firstIndex(of: 10) {
+                let line = self.buffer[lineStart..<newline]
+                if line.elementsEqual("OK".utf8) || line.starts(with: "ACK ".utf8) {
+                    let bytes = Array(self.buffer[...newline])
+                    self.buffer.removeFirst(newline + 1)
+                    return bytes
+                }
+                lineStart = newline + 1
+            }
+            searched = lineStart
+            guard self.fill() else {
+                defer { self.buffer = [] }
+                return self.buffer
+            }
+        }
+    }
+
     /// Sends `text` as UTF-8.
     public func send(_ text: String) { self.send(bytes: Array(text.utf8)) }
 

@@ -24,11 +24,9 @@ public struct AdPlugOptions: Sendable, Hashable {
 ///   rate, as `mpd` renders (so songs play at `mpd`'s speed, not the tracker's); not seekable.
 ///
 /// Any thread.
-public struct AdPlugFormat: FormatPlugin {
+public struct AdPlugFormat: FileScanFormatPlugin {
     /// `adplug`.
     public var name: String { "adplug" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mpd`'s list.
     public var suffixes: [String] { ["amd", "d00", "hsc", "laa", "rad", "raw", "sa2"] }
     /// None.

@@ -32,8 +32,17 @@ public struct DSDIFFFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file; `.input` when it
     ///   cannot be opened or read.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        var stream = try DSDFile.open(path)
-        let header = try Self.scan(&stream, path: path)
+        try self.readInfo(input: try LocalFile.input(path))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`dsdiff_scan_stream`, the plugin's only scan): the chunks
+    /// up to the sound data, then the tag chunks after it (seeking, else skipping forward).
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream; `.input` when it
+    ///   cannot be read.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        var stream = DSDStream(input)
+        let header = try Self.scan(&stream, path: input.uri)
         let tags = try Self.tags(&stream, header: header)
         var items: [RawTagItem] = []
         switch tags {
@@ -52,8 +61,15 @@ public struct DSDIFFFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        var stream = try DSDFile.open(path)
-        let header = try Self.scan(&stream, path: path)
+        try self.readPicture(input: try LocalFile.input(path))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        var stream = DSDStream(input)
+        let header = try Self.scan(&stream, path: input.uri)
         return try Self.tags(&stream, header: header).id3Tag?.pictures().first
     }
 
@@ -61,8 +77,15 @@ public struct DSDIFFFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        var stream = try DSDFile.open(path)
-        let header = try Self.scan(&stream, path: path)
+        try self.readComments(input: try LocalFile.input(path))
+    }
+
+    /// As `readComments(path:)`, over a remote stream.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        var stream = DSDStream(input)
+        let header = try Self.scan(&stream, path: input.uri)
         return DSDFile.pairs(try Self.tags(&stream, header: header).id3Tag)
     }
 

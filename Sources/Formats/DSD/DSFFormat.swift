@@ -28,8 +28,17 @@ public struct DSFFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file; `.input` when it
     ///   cannot be opened or read.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        var stream = try DSDFile.open(path)
-        let header = try Self.parse(&stream, path: path)
+        try self.readInfo(input: try LocalFile.input(path))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`dsf_scan_stream`, the plugin's only scan): the headers, then
+    /// the ID3 tag at the end when the stream knows its size (a seek, else a skip).
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream; `.input` when it
+    ///   cannot be read.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        var stream = DSDStream(input)
+        let header = try Self.parse(&stream, path: input.uri)
         let rate = UInt64(header.bitRate / 8)
         let id3 = try DSDFile.id3(&stream, at: header.id3Offset)
         return SongInfo(
@@ -42,8 +51,15 @@ public struct DSFFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file.
     public func readPicture(path: String) throws(FormatError) -> Picture? {
-        var stream = try DSDFile.open(path)
-        let header = try Self.parse(&stream, path: path)
+        try self.readPicture(input: try LocalFile.input(path))
+    }
+
+    /// As `readPicture(path:)`, over a remote stream.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream.
+    public func readPicture(input: any InputStream) throws(FormatError) -> Picture? {
+        var stream = DSDStream(input)
+        let header = try Self.parse(&stream, path: input.uri)
         return try DSDFile.id3(&stream, at: header.id3Offset)?.pictures().first
     }
 
@@ -51,8 +67,15 @@ public struct DSFFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the file.
     public func readComments(path: String) throws(FormatError) -> [(name: String, value: String)] {
-        var stream = try DSDFile.open(path)
-        let header = try Self.parse(&stream, path: path)
+        try self.readComments(input: try LocalFile.input(path))
+    }
+
+    /// As `readComments(path:)`, over a remote stream.
+    ///
+    /// - Throws: `FormatError.notRecognized` when `mpd`'s plugin would not read the stream.
+    public func readComments(input: any InputStream) throws(FormatError) -> [(name: String, value: String)] {
+        var stream = DSDStream(input)
+        let header = try Self.parse(&stream, path: input.uri)
         return DSDFile.pairs(try DSDFile.id3(&stream, at: header.id3Offset))
     }
 
@@ -217,16 +240,8 @@ final class DSFDecoder: Decoder {
     }
 }
 
-/// What the two DSD plugins share: opening files, the ID3 tag.
+/// What the two DSD plugins share: the ID3 tag.
 enum DSDFile {
-    static func open(_ path: String) throws(FormatError) -> DSDStream {
-        do {
-            return DSDStream(try FileInputStream(path: path))
-        } catch {
-            throw .input(error)
-        }
-    }
-
     /// The ID3 tag from `offset` to the end, parsed (`dsdlib_tag_id3`).
     static func id3(_ stream: inout DSDStream, at offset: UInt64) throws(FormatError) -> ID3Tag? {
         guard let bytes = try stream.id3Tag(at: offset) else { return nil }

@@ -14,11 +14,9 @@ import Model
 ///   plugin. Only seekable streams are probed.
 ///
 /// Any thread.
-public struct HybridDSDFormat: FormatPlugin {
+public struct HybridDSDFormat: FileScanFormatPlugin {
     /// `hybrid_dsd`.
     public var name: String { "hybrid_dsd" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `m4a`.
     public var suffixes: [String] { ["m4a"] }
     /// None.

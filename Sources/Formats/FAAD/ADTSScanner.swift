@@ -49,16 +49,10 @@ enum ADTSScanner {
         }
     }
 
-    /// Whether mpd would call the input's seeking cheap (a local file, cached or not, or bytes in memory): then it counts every
-    /// frame, else it extrapolates from the first 128.
-    private static func seeksCheaply(_ input: any InputStream) -> Bool {
-        input is FileInputStream || input is InputCacheStream || input is MemoryInputStream
-    }
-
     /// mpd's `adts_song_duration`: counts frames from the buffer's head; `nil` when it cannot tell.
     static func adtsDuration(_ buffer: FAADInputBuffer) -> UInt64? {
         let input = buffer.input
-        let estimate = !Self.seeksCheaply(input)
+        let estimate = !input.isCheapToSeek
         if estimate, input.size == nil { return nil }
         var sampleRate = 0
         var frames: UInt32 = 0

@@ -28,9 +28,17 @@ public struct FAADFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when mpd's faad plugin would not add the file; `.input` when it
     ///   cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let duration = try Self.scan(path)
-        var info = SongInfo(durationMilliseconds: duration)
-        if let file = try? TagSourceFile(path: path), let gain = APETag.read(from: file)?.replayGain() {
+        try self.readInfo(input: try LocalFile.input(path))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`faad_scan_stream`, the plugin's only scan). A stream whose
+    /// seeking is not cheap (any URL, as `mpd`'s `CheapSeeking`) has its ADTS duration extrapolated from the
+    /// first 128 frames and its size, as `mpd` does, instead of read to the end.
+    ///
+    /// - Throws: `FormatError.notRecognized` when mpd's faad plugin would not add the stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        var info = SongInfo(durationMilliseconds: try Self.scan(input))
+        if let gain = GenericTags.ape(input: input)?.replayGain() {
             info.replayGain = gain
         }
         return info
@@ -46,19 +54,13 @@ public struct FAADFormat: FormatPlugin {
     /// mpd's `faad_get_file_time`: the duration, if known.
     ///
     /// - Throws: `FormatError.notRecognized` when neither the duration scan nor `NeAACDecInit` recognises it.
-    static func scan(_ path: String) throws(FormatError) -> UInt64? {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
+    static func scan(_ input: any InputStream) throws(FormatError) -> UInt64? {
         let buffer = FAADInputBuffer(input: input, capacity: ADTSScanner.bufferCapacity)
         if let duration = ADTSScanner.songDuration(buffer) { return duration }
         buffer.fill()
         guard let decoder = try? FAADDecoder(configuration: .mpd),
             let format = try? decoder.initialize(buffer.bytes), Self.isValid(format)
-        else { throw .notRecognized(path: path) }
+        else { throw .notRecognized(path: input.uri) }
         return nil
     }
 

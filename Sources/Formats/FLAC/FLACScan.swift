@@ -16,12 +16,7 @@ enum FLACScan {
     /// - Throws: `FormatError.input` when the file cannot be opened; `.notRecognized` when libFLAC cannot
     ///   read its metadata (so `mpd` would try its next plugin for the suffix).
     static func blocks(path: String, container: FLACMetadata.Container) throws(FormatError) -> [FLACMetadataBlock] {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
+        let input = try LocalFile.input(path)
         do {
             return try FLACMetadata.read(input: input, container: container)
         } catch {

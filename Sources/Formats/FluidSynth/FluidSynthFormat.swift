@@ -30,11 +30,9 @@ public struct FluidSynthOptions: Sendable, Hashable {
 ///   while libfluidsynth's player plays; no length, not seekable.
 ///
 /// Any thread.
-public struct FluidSynthFormat: FormatPlugin {
+public struct FluidSynthFormat: FileScanFormatPlugin {
     /// `fluidsynth`.
     public var name: String { "fluidsynth" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mid`.
     public var suffixes: [String] { ["mid"] }
     /// None.

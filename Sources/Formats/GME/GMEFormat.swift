@@ -23,7 +23,7 @@ import Model
 /// - Decoding: 44100 Hz, 16-bit, stereo, in chunks of 2048 frames until libgme reports the track ended.
 ///
 /// Any thread.
-public struct GMEFormat: FormatPlugin {
+public struct GMEFormat: FileScanFormatPlugin {
     /// What `mpd`'s `decoder { plugin "gme" }` block sets, with its defaults.
     public struct Options: Sendable, Hashable {
         /// `accuracy`: libgme's accurate emulation on or off while playing; `nil` (not set): libgme's default.
@@ -44,8 +44,6 @@ public struct GMEFormat: FormatPlugin {
 
     /// `gme`.
     public var name: String { "gme" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mpd`'s list.
     public var suffixes: [String] {
         ["ay", "gbs", "gym", "hes", "kss", "nsf", "nsfe", "rsn", "sap", "spc", "vgm", "vgz"]

@@ -32,12 +32,31 @@ public struct GenericTags {
         return result
     }
 
-    /// Reads both tags of a remote stream, as `mpd`'s `ScanGenericTags` over an input stream: only one that
-    /// seeks and knows its size (each read seeks first: an HTTP stream makes a range request). `nil` otherwise.
-    /// Blocks; the thread that owns `input`.
+    /// Reads the tags of a remote stream, as `mpd`'s `ScanGenericTags` over an input stream: only one that seeks
+    /// and knows its size (each read seeks first: an HTTP stream makes a range request); `nil` otherwise. Where
+    /// seeking is not cheap (`http://`, `https://`: `InputStream.isCheapToSeek`), `mpd` reads no APE tag and only
+    /// an ID3v2 tag at the start. Blocks; the thread that owns `input`.
     public static func read(input: any InputStream) -> GenericTags? {
-        Self.source(input).map { Self.read($0) }
+        guard let file = Self.source(input) else { return nil }
+        guard input.isCheapToSeek else { return GenericTags(id3: ID3Loader.fromBeginning(file)) }
+        return Self.read(file)
     }
+
+    /// The APE tag of a remote stream, where `mpd` reads one (`tag_ape_scan`: a stream that seeks cheaply and
+    /// knows its size). Blocks; the thread that owns `input`.
+    static func ape(input: any InputStream) -> APETag? {
+        guard input.isCheapToSeek, let file = Self.source(input) else { return nil }
+        return APETag.read(from: file)
+    }
+
+    /// The tags of a stream where only the ID3 tag was looked for.
+    private init(id3: ID3Tag?) {
+        self.id3 = id3
+        self.items = id3?.mpdTagItems() ?? []
+    }
+
+    /// No tags.
+    init() {}
 
     /// Positional reads of a remote stream that seeks and knows its size (each read seeks first); `nil` otherwise.
     static func source(_ input: any InputStream) -> TagSourceFile? {

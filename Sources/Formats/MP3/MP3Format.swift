@@ -61,7 +61,7 @@ public struct MP3Format: FormatPlugin {
     public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
         guard self.scan == .mad, let mad = MadFirstFrame.scan(input) else { throw .notRecognized(path: input.uri) }
         let audio = AudioInfo(durationMilliseconds: mad.milliseconds ?? 0, format: mad.format)
-        return Self.info(audio, GenericTags.source(input).map(GenericTags.read) ?? GenericTags())
+        return Self.info(audio, GenericTags.read(input: input) ?? GenericTags())
     }
 
     private static func info(_ audio: AudioInfo, _ tags: GenericTags) -> SongInfo {

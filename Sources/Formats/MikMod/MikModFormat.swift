@@ -30,11 +30,9 @@ public struct MikModOptions: Sendable, Hashable {
 ///   seekable, no length.
 ///
 /// Any thread.
-public struct MikModFormat: FormatPlugin {
+public struct MikModFormat: FileScanFormatPlugin {
     /// `mikmod`.
     public var name: String { "mikmod" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mpd`'s list, in its order.
     public var suffixes: [String] {
         ["amf", "dsm", "far", "gdm", "imf", "it", "med", "mod", "mtm", "s3m", "stm", "stx", "ult", "uni", "xm"]
@@ -44,22 +42,31 @@ public struct MikModFormat: FormatPlugin {
     /// The plugin's settings.
     public let options: MikModOptions
 
-    /// Sets libmikmod up with the options' rate, as `mpd`'s plugin initialisation does.
+    /// The plugin with the options' rate. libmikmod is loaded and set up (as `mpd`'s plugin initialisation sets
+    /// it up) on first use, with the rate of the plugin that uses it; when it cannot be, the reason is logged
+    /// once and the plugin declines every file, as `mpd` leaves out a plugin whose initialisation fails.
     ///
-    /// - Returns: `nil` when libmikmod cannot be set up (`mpd` then leaves the plugin out).
+    /// - Returns: `nil` when libmikmod cannot mix at the options' rate.
     public init?(options: MikModOptions = MikModOptions()) {
-        do {
-            try MikModLibrary.setUp(sampleRate: options.sampleRate)
-        } catch {
-            return nil
-        }
+        guard MikModLibrary.canMix(sampleRate: options.sampleRate) else { return nil }
         self.options = options
+    }
+
+    /// libmikmod set up at the options' rate; `false` when it cannot be (logged once by `MikModLibrary`).
+    private func setUp() -> Bool {
+        do {
+            try MikModLibrary.setUp(sampleRate: self.options.sampleRate)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The module's title.
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libmikmod cannot load it.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
+        guard self.setUp() else { throw .notRecognized(path: path) }
         let data = try WholeStream.file(path)
         guard MikModModule(data: data) != nil else { throw .notRecognized(path: path) }
         let title = MikModModule.title(data: data) ?? []
@@ -70,6 +77,7 @@ public struct MikModFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError` when the stream cannot be read or libmikmod cannot load it.
     public func makeDecoder(input: any InputStream) throws(FormatError) -> any Decoder {
+        guard self.setUp() else { throw .notRecognized(path: input.uri) }
         guard let module = MikModModule(data: try WholeStream.read(input), loop: self.options.loop),
             let rate = MikModLibrary.sampleRate
         else {

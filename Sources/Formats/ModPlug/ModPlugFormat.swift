@@ -38,9 +38,18 @@ public struct ModPlugFormat: FormatPlugin {
     /// The module's title and duration.
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libmodplug cannot load it.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let file = try self.load(path)
-        return SongInfo(
+    public func readInfo(path: String) throws(FormatError) -> SongInfo { Self.info(try self.load(path)) }
+
+    /// As `readInfo(path:)`, over a remote stream (`modplug_scan_stream`, the plugin's only scan): the whole
+    /// stream is read into memory first, within `mpd`'s bounds.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the stream cannot be read or libmodplug cannot load it.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        Self.info(try self.load(input: input))
+    }
+
+    private static func info(_ file: ModPlugFile) -> SongInfo {
+        SongInfo(
             tags: TagCollector.tagItems([RawTagItem(.title, file.name)]),
             durationMilliseconds: UInt64(max(0, file.lengthMilliseconds)))
     }
@@ -72,13 +81,16 @@ public struct ModPlugFormat: FormatPlugin {
     }
 
     func load(_ path: String) throws(FormatError) -> ModPlugFile {
-        let data: [UInt8]
         do {
-            data = try WholeStream.read(try FileInputStream(path: path))
+            return try self.load(input: try FileInputStream(path: path))
         } catch {
             throw .notRecognized(path: path)
         }
-        guard let file = ModPlugFile(data: data, settings: self.settings) else { throw .notRecognized(path: path) }
+    }
+
+    func load(input: any InputStream) throws(FormatError) -> ModPlugFile {
+        guard let data = try? WholeStream.read(input), let file = ModPlugFile(data: data, settings: self.settings)
+        else { throw .notRecognized(path: input.uri) }
         return file
     }
 }

@@ -27,12 +27,26 @@ public struct MusepackFormat: FormatPlugin {
     ///
     /// - Throws: `FormatError.notRecognized` when libmpcdec rejects the file; `.input` when it cannot be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let demux = try Self.open(path)
+        try self.readInfo(input: try LocalFile.input(path))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`mpcdec_scan_stream`, the plugin's only scan): libmpcdec's
+    /// demuxer reads the stream header through its reader; the APE tag's ReplayGain only from a stream that
+    /// seeks and knows its size.
+    ///
+    /// - Throws: `FormatError.notRecognized` when libmpcdec rejects the stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        let demux: MPCDemux
+        do {
+            demux = try MPCDemux(input: input)
+        } catch {
+            throw .notRecognized(path: input.uri)
+        }
         let seconds = demux.info.lengthSeconds
         // mpd: SongTime::FromS(double), the milliseconds truncated.
         let milliseconds = seconds.isFinite && seconds > 0 ? UInt64(min(seconds * 1000, Double(UInt32.max))) : 0
         var replayGain = Self.replayGain(demux.info)
-        if replayGain.isEmpty, let file = try? TagSourceFile(path: path), let ape = APETag.read(from: file) {
+        if replayGain.isEmpty, let ape = GenericTags.ape(input: input) {
             replayGain = ape.replayGain() ?? ReplayGainInfo()
         }
         return SongInfo(durationMilliseconds: milliseconds, replayGain: replayGain)
@@ -64,19 +78,5 @@ public struct MusepackFormat: FormatPlugin {
     static func gainAndPeak(_ gain: UInt16, _ peak: UInt16) -> (gain: Double, peak: Double)? {
         guard gain != 0, peak != 0 else { return nil }
         return (64.82 - Double(gain) / 256, pow(10, Double(peak) / 256 / 20) / 32767)
-    }
-
-    private static func open(_ path: String) throws(FormatError) -> MPCDemux {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        do {
-            return try MPCDemux(input: input)
-        } catch {
-            throw .notRecognized(path: path)
-        }
     }
 }

@@ -70,8 +70,18 @@ public struct OpenMPTFormat: FormatPlugin {
     /// The module's tags and duration.
     ///
     /// - Throws: `FormatError.notRecognized` when the file cannot be read or libopenmpt cannot load it.
-    public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let module = try Self.load(path)
+    public func readInfo(path: String) throws(FormatError) -> SongInfo { Self.info(try Self.load(path)) }
+
+    /// As `readInfo(path:)`, over a remote stream (`openmpt_scan_stream`, the plugin's only scan): the whole
+    /// stream is read into memory first, within `mpd`'s bounds.
+    ///
+    /// - Throws: `FormatError.notRecognized` when the stream cannot be read or libopenmpt cannot load it (`mpd`'s
+    ///   scan catches every error).
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        Self.info(try Self.load(input: input))
+    }
+
+    private static func info(_ module: OpenMPTModule) -> SongInfo {
         let raw = [
             RawTagItem(.title, module.metadata("title")), RawTagItem(.artist, module.metadata("artist")),
             RawTagItem(.comment, module.metadata("message")), RawTagItem(.date, module.metadata("date")),
@@ -129,10 +139,17 @@ public struct OpenMPTFormat: FormatPlugin {
 
     static func load(_ path: String) throws(FormatError) -> OpenMPTModule {
         do {
-            let input = try FileInputStream(path: path)
-            return try OpenMPTModule(data: try WholeStream.read(input))
+            return try Self.load(input: try FileInputStream(path: path))
         } catch {
             throw .notRecognized(path: path)
+        }
+    }
+
+    static func load(input: any InputStream) throws(FormatError) -> OpenMPTModule {
+        do {
+            return try OpenMPTModule(data: try WholeStream.read(input))
+        } catch {
+            throw .notRecognized(path: input.uri)
         }
     }
 }

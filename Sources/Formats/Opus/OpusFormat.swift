@@ -181,13 +181,7 @@ public struct OpusFormat: FormatPlugin {
 
     /// The headers and the `OpusTags` entries that have a name and an `=`.
     static func scan(_ path: String) throws(FormatError) -> (stream: OpusStreamInfo, entries: [Entry]) {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        return try Self.scan(input: input)
+        try Self.scan(input: try LocalFile.input(path))
     }
 
     /// The headers and the `OpusTags` entries of a stream, read from its start.

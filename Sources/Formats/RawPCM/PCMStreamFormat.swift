@@ -15,11 +15,9 @@ import Model
 ///
 /// `rate=` and `channels=` apply to every type. The MIME base type is compared case-sensitively, as `mpd`'s
 /// decoder does. The length comes from the stream's size, when known. Any thread.
-public struct PCMStreamFormat: FormatPlugin {
+public struct PCMStreamFormat: FileScanFormatPlugin {
     /// `pcm`.
     public var name: String { "pcm" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// None: the plugin is only chosen by MIME type.
     public var suffixes: [String] { [] }
     /// `mpd`'s list, in its order.

@@ -22,11 +22,9 @@ import Synchronization
 ///   dither draws from the process's `rand()`.
 ///
 /// Any thread.
-public struct SidplayFormat: FormatPlugin {
+public struct SidplayFormat: FileScanFormatPlugin {
     /// `sidplay`.
     public var name: String { "sidplay" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mpd`'s list (with its upper-case `P00`).
     public var suffixes: [String] { ["sid", "mus", "str", "prg", "P00"] }
     /// None.

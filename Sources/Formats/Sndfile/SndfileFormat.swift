@@ -66,13 +66,7 @@ public struct SndfileFormat: FormatPlugin {
 
     /// The file opened as `mpd`'s scan does: libsndfile must recognise it and the rate must be valid.
     static func open(_ path: String) throws(FormatError) -> SndfileHandle {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        return try Self.open(input: input)
+        try Self.open(input: try LocalFile.input(path))
     }
 
     /// A stream opened as `mpd`'s scan opens it.

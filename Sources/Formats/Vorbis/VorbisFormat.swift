@@ -139,13 +139,7 @@ public struct VorbisFormat: FormatPlugin {
     static let pictureName = Array("metadata_block_picture".utf8)
 
     static func scan(_ path: String) throws(FormatError) -> VorbisStreamInfo {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        return try Self.scan(input: input)
+        try Self.scan(input: try LocalFile.input(path))
     }
 
     /// The headers and comments of a stream, read from its start.

@@ -26,7 +26,18 @@ public struct WavPackFormat: FormatPlugin {
     /// - Throws: `FormatError.notRecognized` when libwavpack does not open the file; `.input` when it cannot
     ///   be opened.
     public func readInfo(path: String) throws(FormatError) -> SongInfo {
-        let context = try Self.open(path)
+        try self.readInfo(input: try LocalFile.input(path))
+    }
+
+    /// As `readInfo(path:)`, over a remote stream (`wavpack_scan_stream`: libwavpack's stream reader, DSD as
+    /// DSD, no correction file): libwavpack reads the first block's header and metadata, and the last block's
+    /// when the sample count is not in the first.
+    ///
+    /// - Throws: `FormatError.notRecognized` when libwavpack does not open the stream.
+    public func readInfo(input: any InputStream) throws(FormatError) -> SongInfo {
+        guard let context = try? WavPackContext(input: input, flags: .dsdNative) else {
+            throw .notRecognized(path: input.uri)
+        }
         var duration: UInt64?
         if let samples = context.totalSamples, context.sampleRate > 0 {
             duration = SndfileFormat.milliseconds(frames: UInt64(samples), rate: UInt64(context.sampleRate))
@@ -45,20 +56,6 @@ public struct WavPackFormat: FormatPlugin {
     }
 
     // MARK: - Helpers
-
-    /// The file opened as `mpd`'s scan opens it (DSD as DSD, no correction file).
-    static func open(_ path: String) throws(FormatError) -> WavPackContext {
-        let input: FileInputStream
-        do {
-            input = try FileInputStream(path: path)
-        } catch {
-            throw .input(error)
-        }
-        guard let context = try? WavPackContext(input: input, flags: .dsdNative) else {
-            throw .notRecognized(path: path)
-        }
-        return context
-    }
 
     /// The format `mpd` plays the stream in, or `nil` when its `CheckAudioFormat` refuses it (rate 0 or
     /// ≥ 2³⁰, no channels or more than 8, more than 4 bytes per sample).

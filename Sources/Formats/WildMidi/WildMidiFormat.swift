@@ -22,13 +22,11 @@ public struct WildMidiOptions: Sendable, Hashable {
 ///   (`WildMidi_FastSeek`).
 ///
 /// Any thread.
-public struct WildMidiFormat: FormatPlugin {
+public struct WildMidiFormat: FileScanFormatPlugin {
     /// `mpd`'s fixed output format.
     static let format = AudioFormat(sampleRate: 48000, sampleFormat: .s16, channels: 2)
     /// `wildmidi`.
     public var name: String { "wildmidi" }
-    /// `mpd`'s plugin has no stream scan: `readcomments` and `readpicture` of a URL pass over it.
-    public var scansStreams: Bool { false }
     /// `mid`.
     public var suffixes: [String] { ["mid"] }
     /// None.

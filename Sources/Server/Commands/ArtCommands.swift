@@ -155,26 +155,43 @@ enum ArtCommands {
     /// `readcomments`: the file's raw name/value pairs, keeping only names of ASCII letters, `_` and `-`
     /// (starting with a letter) and values without control characters, as `mpd` does.
     static func readcomments(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamCommentReader) {
-            return .deferred(
-                DeferredReply(work: scan) { pairs, context throws(AckError) in
-                    context.write(raw: Self.commentLines(try pairs.get()))
-                    return .ok
-                })
+        let options = context.services.options
+        return try Self.scanAny(context, stream: options.streamCommentReader, file: options.commentReader) {
+            pairs, context throws(AckError) in
+            context.write(raw: Self.commentLines(pairs))
+            return .ok
         }
+    }
+
+    /// What `readcomments` and `readpicture` read (`mpd`'s `TagScanAny`), handed to `finish` on the loop: a URL
+    /// through the input plugins, else a song of the database: one of a mounted storage where the storage maps
+    /// it (`TagScanDatabase`: a local file of a udisks volume, else a stream through the input plugins: SMB,
+    /// NFS, WebDAV), any other from the music directory. The reading is done off the loop.
+    ///
+    /// - Throws: `No such song` (50) for a URI that names no song.
+    private static func scanAny<Value: Sendable>(
+        _ context: CommandContext, stream: (@Sendable (any InputStream) throws(StreamReadError) -> Value)?,
+        file: (@Sendable (String) throws -> Value)?,
+        finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
+    ) throws(AckError) -> CommandResult {
+        func reply(_ work: @escaping @Sendable (InputCancellation) -> Result<Value, AckError>) -> CommandResult {
+            .deferred(
+                DeferredReply(work: work) { result, context throws(AckError) in try finish(try result.get(), &context) }
+            )
+        }
+        if let scan = Self.remoteScan(context.arguments[0], context, stream) { return reply(scan) }
         let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
         let database = try DatabaseCommands.database(context)
-        guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
-            let comments = context.services.options.commentReader
-        else {
+        guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory, let file else {
             throw AckError(.noExist, "No such song")
         }
-        let path = root + "/" + uri
-        return .deferred(
-            DeferredReply(work: { _ in Self.readSongFile(path, with: comments) }) { pairs, context throws(AckError) in
-                context.write(raw: Self.commentLines(try pairs.get()))
-                return .ok
-            })
+        let mounted = context.services.library?.mountedURI(for: uri)
+        if let mounted, URIScheme.hasScheme(mounted) {
+            guard let scan = Self.remoteScan(mounted, context, stream) else { throw AckError(.noExist, "No such song") }
+            return reply(scan)
+        }
+        let path = mounted ?? root + "/" + uri
+        return reply { _ in Self.readSongFile(path, with: file) }
     }
 
     /// The lines `readcomments` prints for `pairs`: `name: value` for names of ASCII letters, `_` and `-`
@@ -226,24 +243,11 @@ enum ArtCommands {
 
     static func readpicture(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let offset = Int(try ArgumentParser.unsigned(context.arguments[1]))
-        if let scan = Self.remoteScan(context.arguments[0], context, context.services.options.streamPictureReader) {
-            return .deferred(
-                DeferredReply(work: scan) { picture, context throws(AckError) in
-                    try Self.writePicture(try picture.get(), offset: offset, context: context)
-                })
+        let options = context.services.options
+        return try Self.scanAny(context, stream: options.streamPictureReader, file: options.pictureReader) {
+            picture, context throws(AckError) in
+            try Self.writePicture(picture, offset: offset, context: context)
         }
-        let uri = try DatabaseCommands.relativeURI(context.arguments[0], context: context)
-        let database = try DatabaseCommands.database(context)
-        guard database.song(at: uri) != nil, let root = context.services.options.musicDirectory,
-            let pictures = context.services.options.pictureReader
-        else {
-            throw AckError(.noExist, "No such song")
-        }
-        let path = root + "/" + uri
-        return .deferred(
-            DeferredReply(work: { _ in Self.readSongFile(path, with: pictures) }) { picture, context throws(AckError) in
-                try Self.writePicture(try picture.get(), offset: offset, context: context)
-            })
     }
 
     /// `readpicture`'s reply: the chunk of `picture` at `offset`, or nothing (which clients read as "no

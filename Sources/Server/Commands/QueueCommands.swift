@@ -352,30 +352,79 @@ enum QueueCommands {
 
     /// Writes the queue song block of `position`: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:`.
     static func writeItem(at position: Int, context: CommandContext) {
-        self.writeItems(at: CollectionOfOne(position), context: context)
+        let snapshot = SongPrinter.Snapshot(context.services.library?.database)
+        var reply = ReplyBuffer(capacity: 1024)
+        Self.appendItem(
+            context.partition.playlist.queue.items[position], at: position, snapshot: snapshot,
+            songs: snapshot?.songs, visibleTags: DatabaseCommands.visibleTags(context), to: &reply)
+        context.reply.write(bytes: reply.bytes)
     }
 
-    /// Writes the queue song blocks of `positions` (see `writeItem(at:context:)`), in batches of about
-    /// 64 KiB: one buffer and one write per batch, not per song.
-    static func writeItems(at positions: some Sequence<Int>, context: CommandContext) {
-        let items = context.partition.playlist.queue.items
+    /// The queue song blocks of `positions` (see `writeItem(at:context:)`) as a reply streamed to the client while
+    /// it is made, in pieces of about 64 KiB, rather than queued whole (30 MB for 100k songs). It is made from the
+    /// queue as it is now (a copy, which costs nothing unless the queue changes before the reply is out) and from
+    /// the library's snapshot of now, so what other clients do meanwhile does not show in it; and it is sized
+    /// first, so that a reply over `max_output_buffer_size` drops the client with nothing sent, as `mpd` does.
+    static func streamItems<Positions: Collection<Int>>(at positions: Positions, context: CommandContext)
+        -> CommandResult
+    {
+        let queue = context.partition.playlist.queue
         let tags = DatabaseCommands.visibleTags(context)
         let snapshot = SongPrinter.Snapshot(context.services.library?.database)
-        // Items are read in place: a copy of each would retain and release its song.
-        items.withUnsafeBufferPointer { items in
-            context.reply.writeBatched(positions) { position, reply in
-                Self.appendItem(items[position], at: position, snapshot: snapshot, visibleTags: tags, to: &reply)
-            }
-        }
+        return .stream(
+            ReplyStream.sized(
+                from: positions.startIndex, to: positions.endIndex, sink: context.reply,
+                bound: {
+                    var total = 0
+                    var scratch = ReplyBuffer()
+                    queue.items.withUnsafeBufferPointer { items in
+                        for position in positions {
+                            let item = items[position]
+                            if let snapshot, let song = item.song(in: snapshot.database) {
+                                // `Pos`, `Id` and `Prio` lines of 20 digits at most.
+                                total += SongPrinter.sizeBound(song, of: snapshot.songs, extra: 80)
+                            } else {
+                                // Not from the snapshot (a URL, a file outside the library): few, measured.
+                                scratch.removeAll()
+                                Self.appendItem(
+                                    item, at: position, snapshot: snapshot, songs: snapshot?.songs, visibleTags: tags,
+                                    to: &scratch)
+                                total += scratch.bytes.count
+                            }
+                        }
+                    }
+                    return total
+                }
+            ) { start, reply, bytes in
+                // Items are read in place: a copy of each would retain and release its song.
+                queue.items.withUnsafeBufferPointer { items in
+                    let songs = snapshot?.songs
+                    var index = start
+                    while index != positions.endIndex && reply.bytes.count < bytes {
+                        let position = positions[index]
+                        Self.appendItem(
+                            items[position], at: position, snapshot: snapshot, songs: songs, visibleTags: tags,
+                            to: &reply)
+                        positions.formIndex(after: &index)
+                    }
+                    return index
+                }
+            })
     }
 
     /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0). A song
     /// of the snapshot is written from its columns.
+    /// `songs` is the snapshot's table, read once by the caller for many items: each read of
+    /// `SongPrinter.Snapshot.songs` retains and releases every column of the table.
     static func appendItem(
-        _ item: Queue.Item, at position: Int, snapshot: SongPrinter.Snapshot?, visibleTags: TagMask,
-        to reply: inout ReplyBuffer
+        _ item: Queue.Item, at position: Int, snapshot: SongPrinter.Snapshot?, songs: SongTable?,
+        visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {
-        SongPrinter.appendSong(item, from: snapshot, visibleTags: visibleTags, to: &reply)
+        if let snapshot, let songs, let song = item.song(in: snapshot.database) {
+            SongPrinter.appendSong(song, of: songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+        } else {
+            SongPrinter.appendSong(item.song, visibleTags: visibleTags, to: &reply)
+        }
         reply.line("Pos", UInt64(position))
         reply.line("Id", UInt64(item.id))
         if item.priority != 0 { reply.line("Prio", UInt64(item.priority)) }
@@ -392,15 +441,13 @@ enum QueueCommands {
 
     static func playlistinfo(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let range = try context.arguments.first.map { text throws(AckError) in try QueueRange.parse(text) } ?? .all
-        self.writeItems(at: try range.clipped(to: context.partition.playlist.queue.count), context: context)
-        return .ok
+        return self.streamItems(at: try range.clipped(to: context.partition.playlist.queue.count), context: context)
     }
 
     static func playlistid(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let queue = context.partition.playlist.queue
         guard let text = context.arguments.first else {
-            self.writeItems(at: 0..<queue.count, context: context)
-            return .ok
+            return self.streamItems(at: 0..<queue.count, context: context)
         }
         let id = try ArgumentParser.unsigned(text)
         guard let position = queue.position(ofID: Int(id)) else { throw AckError(.noExist, "No such song") }
@@ -413,9 +460,8 @@ enum QueueCommands {
         let filter = try FilterParser.parse(
             arguments: context.arguments[...], foldCase: foldCase, regex: SearchCommands.regex)
         let snapshot = SongPrinter.Snapshot(context.services.library?.database)
-        self.writeItems(
+        return self.streamItems(
             at: context.partition.playlist.queue.positions(matching: filter, snapshot: snapshot), context: context)
-        return .ok
     }
 
     static func changes(_ context: inout CommandContext, positionsOnly: Bool) throws(AckError) -> CommandResult {
@@ -426,10 +472,7 @@ enum QueueCommands {
         let end = min(range.end ?? queue.count, queue.count)
         let start = min(range.start, end)
         let changed = (start..<end).lazy.filter { queue.isNewer(at: $0, than: version) }
-        guard positionsOnly else {
-            self.writeItems(at: changed, context: context)
-            return .ok
-        }
+        guard positionsOnly else { return self.streamItems(at: changed, context: context) }
         context.reply.write(bytes: Self.positionsAndIDs(queue, in: start..<end, newerThan: version))
         return .ok
     }

@@ -37,10 +37,12 @@ enum SearchCommands {
         return .stream(
             ReplyStream.chunked(count: selected.count) { range in
                 var reply = ReplyBuffer(capacity: range.count * 512)
+                // Read once: each read of `Database.songs` retains and releases every column of the table.
+                let songs = database.songs
                 for index in selected[range] {
                     // mpd copies sorted results into "detached" songs, which do not carry the audio
                     // format, so a sorted reply has no Format lines.
-                    SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, format: !sorted, to: &reply)
+                    SongPrinter.appendSong(index, of: songs, visibleTags: tags, format: !sorted, to: &reply)
                 }
                 sink.write(bytes: reply.bytes)
             })
