@@ -26,6 +26,10 @@ struct ReplyBuffer {
         self.bytes.append(contentsOf: self.formatLine)
     }
 
+    /// Appends `seconds` as `ISO8601Text` writes it; `false` (nothing appended) outside the years 1970 to 9999.
+    @inline(__always)
+    mutating func appendISO8601(_ seconds: Int64) -> Bool { ISO8601Text.append(seconds, to: &self.bytes) }
+
     /// Empties the buffer, keeping its storage (after its bytes were written out).
     mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
 

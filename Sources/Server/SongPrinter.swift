@@ -73,50 +73,10 @@ enum SongPrinter {
         reply.append(byte: UInt8(ascii: "\n"))
     }
 
-    /// Appends `iso8601(seconds)`.
+    /// Appends `iso8601(seconds)`: years 1970 to 9999 (every file's time in practice) by arithmetic
+    /// (`ISO8601Text`), others through gmtime_r.
     static func appendISO8601(_ seconds: Int64, to reply: inout ReplyBuffer) {
-        // Years 1970 to 9999 (every file's time in practice) by arithmetic, in one 20-byte write; others through
-        // gmtime_r.
-        guard seconds >= 0, seconds < 253_402_300_800 else { return Self.appendISO8601ByGmtime(seconds, to: &reply) }
-        let (year, month, day) = Self.civilDate(daysSinceEpoch: seconds / 86_400)
-        let time = seconds % 86_400
-        let (hour, minute, second) = (time / 3600, time / 60 % 60, time % 60)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
-            func put(_ value: Int64, at index: Int, digits: Int) {
-                var rest = value
-                for offset in stride(from: digits - 1, through: 0, by: -1) {
-                    text[index + offset] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-                    rest /= 10
-                }
-            }
-            put(year, at: 0, digits: 4)
-            text[4] = UInt8(ascii: "-")
-            put(month, at: 5, digits: 2)
-            text[7] = UInt8(ascii: "-")
-            put(day, at: 8, digits: 2)
-            text[10] = UInt8(ascii: "T")
-            put(hour, at: 11, digits: 2)
-            text[13] = UInt8(ascii: ":")
-            put(minute, at: 14, digits: 2)
-            text[16] = UInt8(ascii: ":")
-            put(second, at: 17, digits: 2)
-            text[19] = UInt8(ascii: "Z")
-            reply.append(bytes: UnsafeBufferPointer(text))
-        }
-    }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (0 or later): Howard Hinnant's
-    /// `civil_from_days`, on eras of 400 years.
-    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468  // from 0000-03-01
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153  // March is 0
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        if !reply.appendISO8601(seconds) { Self.appendISO8601ByGmtime(seconds, to: &reply) }
     }
 
     /// `appendISO8601(_:to:)` through the C library's `gmtime_r`: any year it represents, negative ones too.

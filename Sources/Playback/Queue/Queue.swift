@@ -205,6 +205,24 @@ public struct Queue: Sendable {
 
     /// Calls `body` with the position and id of each item of `positions` newer than `version` (`isNewer`), in
     /// order: a loop over two fields, no item copied.
+    /// Calls `body` with the item at each of `positions`, from `start` on, in order, read in place (a copy would
+    /// retain and release its song), while `body` returns `true`.
+    ///
+    /// - Returns: the index of `positions` after the last item `body` was called with and said `true` to.
+    public func visitItems<Positions: Collection<Int>>(
+        at positions: Positions, from start: Positions.Index, _ body: (borrowing Item, Int) -> Bool
+    ) -> Positions.Index {
+        self.items.withUnsafeBufferPointer { items in
+            var index = start
+            while index != positions.endIndex {
+                let position = positions[index]
+                guard body(items[position], position) else { break }
+                positions.formIndex(after: &index)
+            }
+            return index
+        }
+    }
+
     public func forEachNewer(in positions: Range<Int>, than version: UInt32, _ body: (Int, Int) -> Void) {
         let all = version > self.version
         self.items.withUnsafeBufferPointer { items in

@@ -377,37 +377,30 @@ enum QueueCommands {
                 bound: {
                     var total = 0
                     var scratch = ReplyBuffer()
-                    queue.items.withUnsafeBufferPointer { items in
-                        for position in positions {
-                            let item = items[position]
-                            if let snapshot, let song = item.song(in: snapshot.database) {
-                                // `Pos`, `Id` and `Prio` lines of 20 digits at most.
-                                total += SongPrinter.sizeBound(song, of: snapshot.songs, extra: 80)
-                            } else {
-                                // Not from the snapshot (a URL, a file outside the library): few, measured.
-                                scratch.removeAll()
-                                Self.appendItem(
-                                    item, at: position, snapshot: snapshot, songs: snapshot?.songs, visibleTags: tags,
-                                    to: &scratch)
-                                total += scratch.bytes.count
-                            }
+                    _ = queue.visitItems(at: positions, from: positions.startIndex) { item, position in
+                        if let snapshot, let song = item.song(in: snapshot.database) {
+                            // `Pos`, `Id` and `Prio` lines of 20 digits at most.
+                            total += SongPrinter.sizeBound(song, of: snapshot.songs, extra: 80)
+                        } else {
+                            // Not from the snapshot (a URL, a file outside the library): few, measured.
+                            scratch.removeAll()
+                            Self.appendItem(
+                                item, at: position, snapshot: snapshot, songs: snapshot?.songs, visibleTags: tags,
+                                to: &scratch)
+                            total += scratch.bytes.count
                         }
+                        return true
                     }
                     return total
                 }
             ) { start, reply, bytes in
                 // Items are read in place: a copy of each would retain and release its song.
-                queue.items.withUnsafeBufferPointer { items in
-                    let songs = snapshot?.songs
-                    var index = start
-                    while index != positions.endIndex && reply.bytes.count < bytes {
-                        let position = positions[index]
-                        Self.appendItem(
-                            items[position], at: position, snapshot: snapshot, songs: songs, visibleTags: tags,
-                            to: &reply)
-                        positions.formIndex(after: &index)
-                    }
-                    return index
+                let songs = snapshot?.songs
+                return queue.visitItems(at: positions, from: start) { item, position in
+                    guard reply.bytes.count < bytes else { return false }
+                    Self.appendItem(
+                        item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &reply)
+                    return true
                 }
             })
     }
@@ -482,48 +475,15 @@ enum QueueCommands {
         // Two keys, two numbers of at most 20 digits, two newlines.
         let most = 6 + 4 + 2 * 20 + 2
         guard !positions.isEmpty else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: most * positions.count) { buffer, initialized in
-            // A writer value, not nested functions over a captured count: those made every byte an exclusivity
-            // check (`swift_beginAccess`, 40 % of a 100k-song `plchangesposid 0`).
-            var writer = DecimalWriter(buffer)
+        // A writer value, not nested functions over a captured count: those made every byte an exclusivity check
+        // (`swift_beginAccess`, 40 % of a 100k-song `plchangesposid 0`).
+        return DecimalWriter.bytes(capacity: most * positions.count) { writer in
             queue.forEachNewer(in: positions, than: version) { position, id in
                 writer.put("cpos: ")
                 writer.put(position)
                 writer.put("\nId: ")
                 writer.put(id)
                 writer.put("\n")
-            }
-            initialized = writer.count
-        }
-    }
-
-    /// Writes keys and decimals into a buffer large enough for them.
-    struct DecimalWriter {
-        private let out: UnsafeMutableBufferPointer<UInt8>
-        /// The bytes written.
-        private(set) var count = 0
-
-        init(_ out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
-
-        mutating func put(_ text: StaticString) {
-            let length = text.utf8CodeUnitCount
-            UnsafeMutableRawPointer(self.out.baseAddress! + self.count).copyMemory(
-                from: text.utf8Start, byteCount: length)
-            self.count += length
-        }
-
-        mutating func put(_ value: Int) {
-            var rest = UInt(bitPattern: value)
-            var digits = 1
-            var power: UInt = 10
-            while digits < 20 && rest >= power {
-                digits += 1
-                power &*= 10
-            }
-            self.count += digits
-            for index in 1...digits {
-                self.out[self.count - index] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-                rest /= 10
             }
         }
     }
