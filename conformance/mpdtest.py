@@ -1036,6 +1036,24 @@ def queue_version(server: "Server") -> int:
     return int(re.search(rb"\nplaylist: (\d+)\n", b"\n" + server.query("status")).group(1))
 
 
+def thread_credentials(pid: int) -> set[tuple[str, str, str]]:
+    """(Uid, Gid, Groups) of every thread of process `pid`, each field's values joined by one space (the groups
+    sorted by number). A thread that ends between the listing and the read is left out (the server starts short
+    workers: deferred replies, a trim after an update)."""
+    seen = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue  # ENOENT or ESRCH: the thread has ended
+        fields = {}
+        for line in status.splitlines():
+            key, _, value = line.partition(":")
+            fields[key] = " ".join(value.split())
+        seen.add((fields["Uid"], fields["Gid"], " ".join(sorted(fields["Groups"].split(), key=int))))
+    return seen
+
+
 def settled_play(server: "Server", commands: str, tagged: bool = False,
                  retagged_from: int | None = None) -> list[bytes]:
     """Sends `commands` (ending in a `play`) as one command list, waits until the decoder has opened the song

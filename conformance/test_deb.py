@@ -196,14 +196,6 @@ def unit_privileges(unit: Path) -> list[str]:
     return args
 
 
-def credentials(pid: int) -> set[tuple[str, str, str]]:
-    seen = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        fields = dict(l.split(":", 1) for l in (task / "status").read_text().splitlines() if ":" in l)
-        seen.add(tuple(" ".join(fields[k].split()) for k in ("Uid", "Gid", "Groups")))
-    return seen
-
-
 @pytest.mark.parametrize("init_links", ["mpd-linked", "mpd-unlinked"])
 def test_install_run_remove_purge(deb, init_links):
     """Installed where mpd starts by itself (this machine: Debian's mpd links its init script) and,
@@ -288,7 +280,7 @@ def test_install_run_remove_purge(deb, init_links):
         bounded = len(unit_privileges(service)[1].split(",")) - 1
         assert bin(int(status_fields["CapBnd"], 16)).count("1") == bounded, status_fields["CapBnd"]
         assert int(status_fields["CapEff"], 16) == 0 and status_fields["NoNewPrivs"].strip() == "1"
-        for uid, gid, groups in credentials(proc.pid):
+        for uid, gid, groups in mpdtest.thread_credentials(proc.pid):
             assert uid.split() == [str(user.pw_uid)] * 4 and gid.split() == [str(audio.gr_gid)] * 4, (uid, gid)
             assert str(audio.gr_gid) in groups.split(), groups
 

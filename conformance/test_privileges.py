@@ -69,22 +69,6 @@ def config(path: Path, port: int, user: str, files=True) -> Path:
     return conf
 
 
-def credentials(pid: int) -> set[tuple[str, str, str]]:
-    """(Uid, Gid, Groups) of every thread of the process."""
-    seen = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        fields = {}
-        try:
-            status = (task / "status").read_text()
-        except FileNotFoundError:
-            continue  # a thread that ended since the listing (a command's worker)
-        for line in status.splitlines():
-            key, _, value = line.partition(":")
-            fields[key] = " ".join(value.split())
-        seen.add((fields["Uid"], fields["Gid"], " ".join(sorted(fields["Groups"].split(), key=int))))
-    return seen
-
-
 def command(port: int, text: str) -> bytes:
     with connect(socket.AF_INET, ("127.0.0.1", port)) as s:
         f = s.makefile("rwb")
@@ -134,7 +118,7 @@ def run_as_configured_user(program: Path, user) -> tuple[set, dict, set]:
             assert command(port, "update").startswith(b"updating_db:")
             assert mpdtest.wait_until(lambda: b"updating_db" not in command(port, "status"), 20)
             assert command(port, "save stored") == b"OK\n"
-            before = credentials(proc.pid)
+            before = mpdtest.thread_credentials(proc.pid)
         finally:
             assert stop(proc) == 0
         files = owners(path)
@@ -216,7 +200,7 @@ def test_without_root_another_user_cannot_be_taken():
                                 text=True, preexec_fn=as_nobody)
         try:
             assert ping(connect(socket.AF_INET, ("127.0.0.1", port), timeout=20)) == GREETING + b"OK\n"
-            assert {c[0] for c in credentials(proc.pid)} == {f"{nobody.pw_uid} " * 3 + str(nobody.pw_uid)}
+            assert {c[0] for c in mpdtest.thread_credentials(proc.pid)} == {f"{nobody.pw_uid} " * 3 + str(nobody.pw_uid)}
         finally:
             assert stop(proc) == 0
     finally:
@@ -249,7 +233,7 @@ def test_debians_mpd_conf_starts_as_mpd_without_warnings():
             with connect(socket.AF_INET, ("127.0.0.1", port), timeout=20) as s:
                 assert ping(s) == GREETING + b"OK\n"
             if os.geteuid() == 0:
-                assert {c[0] for c in credentials(proc.pid)} == {" ".join([str(user.pw_uid)] * 4)}
+                assert {c[0] for c in mpdtest.thread_credentials(proc.pid)} == {" ".join([str(user.pw_uid)] * 4)}
         finally:
             code, err = stop_process(proc)
         assert code == 0, err
