@@ -28,7 +28,7 @@ import pytest
 import mpdtest
 from test_daemon import binary, free_port
 from test_mpd_database import SONGS, _encode
-from test_privileges import command, credentials, start, stop, test_user  # noqa: F401  (test_user: a fixture)
+from test_privileges import command, start, stop, test_user  # noqa: F401  (test_user: a fixture)
 
 #: What is compared between mpd (started on its own files) and Fermata (started on the same files).
 COMMANDS = ["listallinfo", 'lsinfo ""', "listplaylists", 'listplaylist "stored"', 'listplaylistinfo "stored"',
@@ -104,7 +104,7 @@ def test_switch_from_mpd_to_fermata_and_back(root, test_user):  # noqa: F811
     proc = start(fermata, conf, port)
     try:
         assert b"updating_db" not in command(port, "status"), "Fermata rescans"
-        threads = credentials(proc.pid)
+        threads = mpdtest.thread_credentials(proc.pid)
         groups = {str(g) for g in os.getgrouplist(test_user.pw_name, test_user.pw_gid)}
         for uid, gid, supplementary in threads:
             assert set(uid.split()) == {str(test_user.pw_uid)}, f"a thread runs as {uid}"
