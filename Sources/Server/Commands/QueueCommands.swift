@@ -377,16 +377,17 @@ enum QueueCommands {
                 bound: {
                     var total = 0
                     var scratch = ReplyBuffer()
+                    // The song table read once (each read retains and releases every column), as for the pieces.
+                    let songs = snapshot?.songs
                     _ = queue.visitItems(at: positions, from: positions.startIndex) { item, position in
-                        if let snapshot, let song = item.song(in: snapshot.database) {
+                        if let snapshot, let songs, let song = item.song(in: snapshot.database) {
                             // `Pos`, `Id` and `Prio` lines of 20 digits at most.
-                            total += SongPrinter.sizeBound(song, of: snapshot.songs, extra: 80)
+                            total += SongPrinter.sizeBound(song, of: songs, extra: 80)
                         } else {
                             // Not from the snapshot (a URL, a file outside the library): few, measured.
                             scratch.removeAll()
                             Self.appendItem(
-                                item, at: position, snapshot: snapshot, songs: snapshot?.songs, visibleTags: tags,
-                                to: &scratch)
+                                item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &scratch)
                             total += scratch.bytes.count
                         }
                         return true
