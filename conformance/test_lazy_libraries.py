@@ -2,7 +2,8 @@
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
-libshout, which an enabled shout output loads; nor libcurl, which the first http stream loads), and a library
+libshout, which an enabled shout output loads; nor libao, which an ao output in the configuration loads; nor
+libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -24,7 +25,7 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so", "libmikmod.so", "libcurl")
+        "libshout.so", "libao.so", "libmikmod.so", "libcurl")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -278,6 +279,42 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
         log = sut.log_path.read_text()
         assert log.count("shout_init not found") == 1, log
         assert "shout_new() failed" in log, log
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_libao_is_mapped_by_a_server_with_an_ao_output(tmp_path, music):
+    """mpd initialises libao when it makes an ao output from the configuration (it checks the driver there): a
+    server with one maps libao from start-up on (one without maps none: the idle case above), and plays through
+    it (libao's `null` driver)."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}]
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        assert _has(_mapped(sut.proc.pid), "libao.so.4")
+        _plays(sut, "16.flac")
+        assert "error" not in mpdtest.parse_pairs(sut.query("status"))
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libao_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
+    """The ao output is made without its driver checked and fails to enable (logged; libao's reason once)
+    beside a null output that plays on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}, {"type": "null", "name": "Null"}]
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libao.so.4"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            _plays(sut, "16.flac")
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("ao_initialize not found") == 1, log
+        assert "libao could not be loaded" in log, log
     finally:
         sut.stop()
     assert not sut.crashed

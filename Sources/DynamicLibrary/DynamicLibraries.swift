@@ -31,10 +31,10 @@ public struct DynamicLibraryError: Error, Sendable, Hashable, CustomStringConver
 ///
 /// The wrapper owns the table's type (a C struct of function pointers from its shim) and the resolving of it
 /// (`resolve` receives the handles `dlopen` gave, in the order of `names`); this class never sees a C
-/// library's types. The first `acquire()` opens the libraries (`RTLD_NOW | RTLD_LOCAL`, in order), resolves
-/// the table, runs `configure` on it (process-wide set-up of the library, redone after every load) and counts
-/// one use; `release()` ends a use. They stay loaded until `unloadIfIdle()` closes them with no use left (never
-/// by itself: a wrapper decides when closing is worth what the libraries lose on every load).
+/// library's types. The first `acquire()` opens the libraries (`RTLD_NOW`, `RTLD_LOCAL` unless `global`, in
+/// order), resolves the table, runs `configure` on it (process-wide set-up of the library, redone after every
+/// load) and counts one use; `release()` ends a use. They stay loaded until `unloadIfIdle()` closes them with no
+/// use left (never by itself: a wrapper decides when closing is worth what the libraries lose on every load).
 ///
 /// When they cannot be loaded, every `acquire()` throws the same error and `reportFailure` is told once why.
 ///
@@ -59,6 +59,9 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
 
     /// The libraries' names (any name or path `dlopen` takes), in loading order.
     public let names: [String]
+    /// Whether their symbols are opened `RTLD_GLOBAL`: for a library whose own plugins use its functions
+    /// without linking it (libao's driver plugins).
+    public let global: Bool
     private let resolve: @Sendable ([UnsafeMutableRawPointer]) -> Result<Functions, DynamicLibraryError>
     private let configure: @Sendable (Functions) -> Void
     private let reportFailure: @Sendable (String) -> Void
@@ -71,13 +74,16 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
     ///     under the lock, once per load.
     ///   - configure: Process-wide set-up after each load, under the lock.
     ///   - reportFailure: Told once why the libraries cannot be loaded (`DynamicLibraryError.description`).
+    ///   - global: Open them `RTLD_GLOBAL` instead of `RTLD_LOCAL`.
     public init(
         names: [String],
         resolve: @escaping @Sendable ([UnsafeMutableRawPointer]) -> Result<Functions, DynamicLibraryError>,
         configure: @escaping @Sendable (Functions) -> Void = { _ in },
-        reportFailure: @escaping @Sendable (String) -> Void
+        reportFailure: @escaping @Sendable (String) -> Void,
+        global: Bool = false
     ) {
         self.names = names
+        self.global = global
         self.resolve = resolve
         self.configure = configure
         self.reportFailure = reportFailure
@@ -87,13 +93,14 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
     /// the table from the handles and returns `nil`, or the name of the first function it did not find (then
     /// the load fails with `dlsym`: "NAME not found in `what`").
     ///
-    /// - Parameter reportFailure: Told once why the libraries cannot be loaded (by default on stderr, after
-    ///   `prefix`).
+    /// - Parameters:
+    ///   - reportFailure: Told once why the libraries cannot be loaded (by default on stderr, after `prefix`).
+    ///   - global: Open them `RTLD_GLOBAL` instead of `RTLD_LOCAL`.
     public convenience init(
         names: [String], what: String, prefix: String,
         fill: @escaping @Sendable (UnsafeMutablePointer<Functions>, [UnsafeMutableRawPointer]) -> UnsafePointer<CChar>?,
         configure: @escaping @Sendable (Functions) -> Void = { _ in },
-        reportFailure: (@Sendable (String) -> Void)? = nil
+        reportFailure: (@Sendable (String) -> Void)? = nil, global: Bool = false
     ) {
         self.init(
             names: names,
@@ -107,7 +114,8 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
                 return .success(table.pointee)
             },
             configure: configure,
-            reportFailure: reportFailure ?? { message in reportOnStandardError("\(prefix)\(message)") })
+            reportFailure: reportFailure ?? { message in reportOnStandardError("\(prefix)\(message)") },
+            global: global)
     }
 
     /// Whether the libraries are loaded now.
@@ -178,7 +186,7 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
             return .failure(error)
         }
         for name in self.names {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+            guard let handle = dlopen(name, RTLD_NOW | (self.global ? RTLD_GLOBAL : RTLD_LOCAL)) else {
                 let message = dlerror().map { String(cString: $0) } ?? "cannot load \(name)"
                 return fail(DynamicLibraryError(function: "dlopen", message: message))
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import ALSA
+import AO
 import Configuration
 import Curl
 import EventLoop
@@ -21,7 +22,7 @@ extension Daemon {
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(),
+            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), AOOutputPlugin(logger: logger),
         ]
     }
 
