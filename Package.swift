@@ -99,6 +99,9 @@ let package = Package(
         // The header only (in /usr/include/shout; no pkgConfig, whose `--libs` would link the library): the Shout
         // module loads it with dlopen when a shout output is first enabled.
         .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
+        // The headers only (no pkgConfig, whose `--libs` would link libpulse and its libraries: libsndfile, D-Bus,
+        // X11…): the Pulse module loads it with dlopen when a pulse output is first enabled.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(
             name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
@@ -278,6 +281,11 @@ let package = Package(
         .target(
             name: "Shout", dependencies: ["CShout", "DynamicLibrary", "Playback", "Encoders", "Model", "Posix"],
             swiftSettings: settings),
+        // The pulse output and its mixer (a PulseAudio or pipewire-pulse server) through libpulse's threaded
+        // main loop; the only importer of CPulse.
+        .target(
+            name: "Pulse", dependencies: ["CPulse", "DynamicLibrary", "Playback", "Model"],
+            swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -317,7 +325,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
+                "ALSA", "Httpd", "Shout", "Pulse", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
                 "Samplerate",
                 "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia", "DBus",
             ], swiftSettings: settings),
@@ -353,6 +361,7 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "PulseTests", dependencies: ["Pulse", "Playback", "Model"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],

@@ -2,7 +2,7 @@
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
-libshout, which an enabled shout output loads; nor libcurl, which the first http stream loads), and a library
+libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -24,7 +24,7 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so", "libmikmod.so", "libcurl")
+        "libshout.so", "libmikmod.so", "libcurl", "libpulse.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -333,3 +333,37 @@ def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, mu
         ref.stop()
         sut.stop()
     assert not sut.crashed and not ref.crashed
+
+
+def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, music):
+    """A server with a pulse output maps libpulse from start-up (one without maps none: the idle case above),
+    and plays through it to a PulseAudio daemon of the test's own."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    with mpdtest.pulseaudio_daemon(tmp_path / "pulse") as socket:
+        sut.outputs = [{"type": "pulse", "name": "Lazy", "server": f"unix:{socket}"}]
+        try:
+            sut.start(songs_hint=1)
+            assert sut.proc is not None
+            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
+            _plays(sut, "16.flac")
+        finally:
+            sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libpulse_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
+    """The pulse output fails to enable (logged; libpulse's reason once) beside a null output that plays on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [{"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {"type": "null", "name": "Null"}]
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libpulse.so.0"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            _plays(sut, "16.flac")
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("pa_threaded_mainloop_new not found") == 1, log
+        assert "pa_threaded_mainloop_new() has failed" in log, log
+    finally:
+        sut.stop()
+    assert not sut.crashed

@@ -10,6 +10,7 @@ import Input
 import Model
 import Playback
 import Posix
+import Pulse
 import Samplerate
 import Server
 import Shout
@@ -21,7 +22,7 @@ extension Daemon {
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(),
+            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
         ]
     }
 

@@ -429,7 +429,7 @@ public final class Player: PlayerControl {
         for output in self.outputThreads {
             guard let mixer = output.mixer else { continue }
             // As mpd: software mixers follow even while their output is disabled.
-            guard output.wanted.enabled || mixer is SoftwareMixer else {
+            guard output.wanted.enabled && mixer.acceptsVolume || mixer is SoftwareMixer else {
                 rank = max(rank, 1)
                 continue
             }
