@@ -30,6 +30,13 @@ public struct PulseSampleSpec: Sendable, Equatable {
     /// Interleaved channels (the channel map is WAVE-EX's order for this many).
     public var channels: Int
 
+    /// A spec.
+    public init(format: Format, rate: Int, channels: Int) {
+        self.format = format
+        self.rate = rate
+        self.channels = channels
+    }
+
     /// The spec for a song in `input`, and the format the output thread converts to before writing.
     public static func forInput(_ input: AudioFormat) -> (spec: PulseSampleSpec, output: AudioFormat) {
         var output = input
