@@ -286,6 +286,9 @@ let package = Package(
         .target(
             name: "Pulse", dependencies: ["CPulse", "DynamicLibrary", "Playback", "Model"],
             swiftSettings: settings),
+        // The recorder output: the encoded stream to a file (`path`, or a tag template's `format_path`).
+        .target(
+            name: "Recorder", dependencies: ["Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -325,7 +328,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "Pulse", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
+                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "StoredPlaylists", "Zeroconf", "Curl", "Input",
+                "Systemd", "Soxr",
                 "Samplerate",
                 "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia", "DBus",
             ], swiftSettings: settings),
@@ -361,6 +365,8 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "RecorderTests", dependencies: ["Recorder", "Playback", "Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "PulseTests", dependencies: ["Pulse", "Playback", "Model"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(

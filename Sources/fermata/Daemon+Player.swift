@@ -11,6 +11,7 @@ import Model
 import Playback
 import Posix
 import Pulse
+import Recorder
 import Samplerate
 import Server
 import Shout
@@ -23,6 +24,7 @@ extension Daemon {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
+            RecorderOutputPlugin(home: home),
         ]
     }
 
