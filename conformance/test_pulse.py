@@ -227,10 +227,21 @@ def test_the_mixer_is_the_sink_inputs_volume(server_factory, pulse, pulse_music)
         log.append(server.query("stop"))
         assert mpdtest.wait_until(lambda: not _sink_inputs(pulse), mpdtest.scaled(10)), kind
         log.append(_volume_line(server.query("status")))
+        # Once it has played, the mixer takes setvol while stopped (it sets nothing), even after the output was
+        # disabled and enabled again; while disabled: All outputs are disabled.
+        with server.connect() as c:
+            for command in ("setvol 20", "disableoutput 0", "setvol 20", "enableoutput 0"):
+                log.append(c.command(command))
+        time.sleep(mpdtest.scaled(0.5))
+        log.append(server.query("setvol 20"))
+        log.append(_volume_line(server.query("status")))
         server.stop()
     assert seen["sut"] == seen["ref"]
     assert seen["ref"][0] == b"outputid: 0\noutputname: Desk\nplugin: pulse\noutputenabled: 1\nOK\n"
     assert seen["ref"][1] == b"" and seen["ref"][-1] == b""
+    assert seen["ref"][2] == b"ACK [5@0] {setvol} All outputs are disabled\n"
+    assert seen["ref"][-7:-1] == [b"", b"OK\n", b"OK\n", b"ACK [5@0] {setvol} All outputs are disabled\n", b"OK\n",
+                                  b"OK\n"]
     assert seen["ref"][4:10] == [b"volume: 100\n", b"OK\n", "front-left: 26214", b"volume: 40\nOK\n",
                                  b"changed: mixer\nOK\n", b"volume: 25\nOK\n"]
 

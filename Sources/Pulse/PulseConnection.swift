@@ -88,8 +88,8 @@ final class PulseConnection: @unchecked Sendable {
     private var online = false
     private var volume = pa_cvolume()
 
-    /// Whether a stream was opened since the output was enabled (`mpd` enables its pulse outputs, which makes
-    /// their mixer usable, when they first play).
+    /// Whether a stream was ever opened (`mpd` enables its pulse outputs, which makes their mixer usable, when
+    /// they first play; from then on disabling and enabling the output while stopped leaves the mixer usable).
     private let opened = Atomic<Bool>(false)
     var hasOpened: Bool { self.opened.load(ordering: .relaxed) }
 
@@ -154,7 +154,6 @@ final class PulseConnection: @unchecked Sendable {
         loop.api.pa_threaded_mainloop_free(loop.mainloop)
         self.loop = nil
         self.online = false
-        self.opened.store(false, ordering: .relaxed)
         self.library.release()
     }
 

@@ -57,6 +57,6 @@ final class PulseMixer: Mixer {
     func close() {}
     func volume() throws(OutputError) -> Int { self.connection.mixerVolume() }
     func setVolume(_ volume: Int) throws(OutputError) { try self.connection.setMixerVolume(volume) }
-    /// As `mpd`'s pulse mixer, which is not global: only once the output has played since it was enabled.
+    /// As `mpd`'s pulse mixer, which is not global: only once the output has played.
     var acceptsVolume: Bool { self.connection.hasOpened }
 }
