@@ -1,12 +1,13 @@
 """The recorder output (`type "recorder"`): mpd and Fermata play the same songs to a recorder output each, and the
 files they write are compared byte for byte: `path` with the wave and flac encoders (deterministic, unlike Ogg
 streams, whose serial numbers are random), and `format_path` (a file per song, named from its tags through a tag
-template with groups and alternatives). Also the block's errors at start-up. About 15 s.
+template with groups and alternatives); the file named only once complete; the block's errors at start-up. About 15 s.
 """
 
 from __future__ import annotations
 
 import subprocess
+import wave
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,50 @@ def test_format_path_writes_a_file_per_song_named_from_its_tags_as_mpd(server_fa
     assert sorted(trees["sut"]) == sorted(trees["ref"])
     for name in trees["ref"]:
         assert trees["sut"][name] == trees["ref"][name], name
+
+
+@pytest.fixture(scope="module")
+def long_music(tmp_path_factory) -> Path:
+    """A 10 s song (the library's are a few seconds at most)."""
+    root = tmp_path_factory.mktemp("recorder-music")
+    with wave.open(str(root / "long.wav"), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(44100)
+        w.writeframes(bytes(range(256)) * (44100 * 4 * 10 // 256))
+    return root
+
+
+def test_the_file_is_named_only_once_complete_as_mpd(server_factory, tmp_path, long_music):
+    """Beside a null output that plays in real time, stopped after a second: the file shows only once it is whole
+    (its size when first seen is its final size). mpd names it when the outputs close (at `stop`); Fermata's
+    recorder, which is not paced, closes its stream as soon as it has written the end of the queue, so its file
+    shows earlier, whole."""
+    seen = {}
+    for kind in KINDS:
+        target = tmp_path / f"{kind}.wav"
+        server = server_factory(kind, music=long_music, outputs=[{"type": "null", "name": "Clock"},
+                                                                 {"type": "recorder", "name": "Tape",
+                                                                  "path": str(target), "encoder": "wave"}])
+        server.query('command_list_begin\nclear\nadd "long.wav"\nplay\ncommand_list_end\n')
+        sizes = []
+
+        def shows() -> bool:
+            try:
+                sizes.append(target.stat().st_size)
+                return True
+            except FileNotFoundError:
+                if server.query("status").find(b"\nelapsed: 1.") >= 0:
+                    server.query("stop")
+                return False
+        assert mpdtest.wait_until(shows, mpdtest.scaled(15), interval=0.001), (kind, server.log_tail())
+        server.stop()
+        seen[kind] = (sizes[0], target.stat().st_size, target.read_bytes()[:4])
+    # What each holds differs: mpd's player keeps every output within 64 chunks of the slowest, so its file
+    # ends about 1.5 s past the stop; Fermata's recorder reads the decoded audio as fast as it comes (README).
+    for kind in KINDS:
+        first, final, magic = seen[kind]
+        assert first == final and first > 44 and magic == b"RIFF", (kind, seen)
 
 
 @pytest.mark.parametrize("block,message", [

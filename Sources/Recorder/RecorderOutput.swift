@@ -7,7 +7,7 @@ import Playback
 import Posix
 
 /// `type "recorder"`: writes what is played, encoded (`encoder`, default `vorbis`, with its keys), to a file, as
-/// `mpd`'s recorder output: `path` is written from each open to each close (replaced when it exists);
+/// `mpd`'s recorder output: `path` is written from each open to each close (replaced when it exists, named only once complete);
 /// `format_path` is a tag template (``TagTemplate``) made into a file name at each song or stream title, a new
 /// file begun whenever the name changes, nothing recorded while it makes none. Not paced (as `mpd`'s).
 ///
@@ -22,7 +22,9 @@ final class RecorderOutput: AudioOutput, @unchecked Sendable {
     private let home: String
     private var encoder: (any Encoder)?
     private var file: Int32 = -1
-    private var writeFailed: Int32 = 0
+    /// Whether `file` is unnamed until complete (``UnnamedFile``), and the name it gets then.
+    private var unnamed = false
+    private var filePath = ""
     /// The file being written (`format_path`).
     private var currentPath: String?
     /// The format the encoder was opened in, for reopening it on a new file.
@@ -98,15 +100,15 @@ final class RecorderOutput: AudioOutput, @unchecked Sendable {
         try? encoder.sendTag(tags)
     }
 
-    /// Creates (or truncates) `path`, mode 0666 less the umask.
+    /// Opens the file that becomes `path` when complete (as `mpd`'s: unnamed until then where the file system
+    /// allows), mode 0666 less the umask.
     private func create(_ path: String) throws(OutputError) {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw OutputError("Failed to create \"\(path)\": \(reason)")
+        do {
+            (self.file, self.unnamed) = try UnnamedFile.create(path)
+        } catch {
+            throw OutputError("Failed to create \"\(path)\": \(error.errno)")
         }
-        self.file = descriptor
-        self.writeFailed = 0
+        self.filePath = path
     }
 
     /// Writes what the encoder has ready to the file.
@@ -133,12 +135,13 @@ final class RecorderOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    /// Ends the encoder's stream, writes the rest and closes the file.
+    /// Ends the encoder's stream, writes the rest, names the file and closes it.
     private func finishFile() {
         if let encoder = self.encoder, self.file >= 0 {
             try? encoder.end()
             try? self.drainEncoder()
         }
+        if self.file >= 0, self.unnamed { try? UnnamedFile.commit(self.file, to: self.filePath) }
         if self.file >= 0 { Glibc.close(self.file) }
         self.file = -1
         self.encoder = nil
