@@ -99,6 +99,9 @@ let package = Package(
         // The header only (in /usr/include/shout; no pkgConfig, whose `--libs` would link the library): the Shout
         // module loads it with dlopen when a shout output is first enabled.
         .systemLibrary(name: "CShout", path: "Sources/CShout", providers: [.apt(["libshout-dev"])]),
+        // The headers only (no pkgConfig, whose `--libs` would link libpulse and its libraries: libsndfile, D-Bus,
+        // X11…): the Pulse module loads it with dlopen when a pulse output is first enabled.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
         .systemLibrary(name: "CAO", path: "Sources/CAO", providers: [.apt(["libao-dev"])]),
@@ -281,6 +284,14 @@ let package = Package(
         .target(
             name: "Shout", dependencies: ["CShout", "DynamicLibrary", "Playback", "Encoders", "Model", "Posix"],
             swiftSettings: settings),
+        // The pulse output and its mixer (a PulseAudio or pipewire-pulse server) through libpulse's threaded
+        // main loop; the only importer of CPulse.
+        .target(
+            name: "Pulse", dependencies: ["CPulse", "DynamicLibrary", "Playback", "Model"],
+            swiftSettings: settings),
+        // The recorder output: the encoded stream to a file (`path`, or a tag template's `format_path`).
+        .target(
+            name: "Recorder", dependencies: ["Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
         // The ao output through libao's live drivers; the only importer of CAO.
         .target(
             name: "AO", dependencies: ["CAO", "DynamicLibrary", "Playback", "Model", "Posix"], swiftSettings: settings),
@@ -323,7 +334,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "AO", "StoredPlaylists", "Zeroconf", "Curl", "Input", "Systemd", "Soxr",
+                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "AO", "StoredPlaylists", "Zeroconf", "Curl", "Input",
+                "Systemd", "Soxr",
                 "Samplerate",
                 "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia", "DBus",
             ], swiftSettings: settings),
@@ -359,6 +371,9 @@ let package = Package(
             name: "MPG123Tests", dependencies: ["MPG123", "Input", "TestTools", "Model"], swiftSettings: settings),
         .testTarget(name: "MadTests", dependencies: ["Mad", "Input", "TestTools"], swiftSettings: settings),
         .testTarget(name: "FFmpegTests", dependencies: ["FFmpeg", "Input", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "RecorderTests", dependencies: ["Recorder", "Playback", "Encoders", "Model"], swiftSettings: settings),
+        .testTarget(name: "PulseTests", dependencies: ["Pulse", "Playback", "Model"], swiftSettings: settings),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),

@@ -1007,6 +1007,36 @@ def stream_server(root: Path, port_file: Path, lifetime: int = 600):
         proc.wait(timeout=10)
 
 
+@contextlib.contextmanager
+def pulseaudio_daemon(root: Path, modules: list[str] = ("module-null-sink sink_name=null",)):
+    """A PulseAudio daemon of the test's own: the modules given (a null sink by default) and the native protocol on a
+    Unix socket in `root` only (no network module, no D-Bus, no autospawn; HOME and the runtime directory in
+    `root`, so a user's session is never touched). Its log, `root/log`, is at the info level: each stream it
+    creates shows there with its sample spec, channel map and properties. Yields the socket's path; stopped when
+    the block ends."""
+    binary = shutil.which("pulseaudio")
+    if binary is None:
+        raise AssertionError("pulseaudio is not installed (scripts/install-deps.sh test installs it)")
+    (root / "runtime").mkdir(parents=True, exist_ok=True)
+    socket_path = root / "native"
+    env = {**os.environ, "HOME": str(root), "XDG_RUNTIME_DIR": str(root / "runtime"),
+           "DBUS_SESSION_BUS_ADDRESS": "disabled:", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root / 'no-bus'}"}
+    arguments = [binary, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
+                 "--log-target=stderr", "--log-level=info", "-L", f"module-native-protocol-unix socket={socket_path} auth-anonymous=1"]
+    for module in modules:
+        arguments += ["-L", module]
+    with open(root / "log", "wb") as log:
+        proc = subprocess.Popen(arguments, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            assert wait_until(lambda: socket_path.exists() or proc.poll() is not None, scaled(15)), \
+                "pulseaudio did not start"
+            assert proc.poll() is None, (root / "log").read_text()[-2000:]
+            yield socket_path
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
     deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:

@@ -10,9 +10,6 @@ device that does not exist (mpd: the mixer's own failure, after `Failed to set m
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,29 +21,8 @@ import mpdtest
 @pytest.fixture
 def pulse(tmp_path):
     """A PulseAudio daemon with a null sink, reachable only through its socket; yields the socket's path."""
-    binary = shutil.which("pulseaudio")
-    if binary is None:
-        pytest.fail("pulseaudio is not installed (scripts/install-deps.sh test installs it)")
-    root = tmp_path / "pulse"
-    (root / "runtime").mkdir(parents=True)
-    socket = root / "native"
-    env = {**os.environ, "HOME": str(root), "XDG_RUNTIME_DIR": str(root / "runtime"),
-           "DBUS_SESSION_BUS_ADDRESS": "disabled:", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={root / 'no-bus'}"}
-    log = open(root / "log", "wb")
-    proc = subprocess.Popen([binary, "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-                             "--disable-shm=yes", "--log-target=stderr",
-                             "-L", f"module-native-protocol-unix socket={socket} auth-anonymous=1",
-                             "-L", "module-null-sink sink_name=null"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        assert mpdtest.wait_until(lambda: socket.exists() or proc.poll() is not None, mpdtest.scaled(15)), \
-            "pulseaudio did not start"
-        assert proc.poll() is None, (root / "log").read_text()[-2000:]
+    with mpdtest.pulseaudio_daemon(tmp_path / "pulse") as socket:
         yield socket
-    finally:
-        proc.terminate()
-        proc.wait()
-        log.close()
 
 
 def _server(server_factory, kind: str, tmp_path: Path, socket: Path, control_device: str):

@@ -2,8 +2,8 @@
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
-libshout, which an enabled shout output loads; nor libao, which an ao output in the configuration loads; nor
-libcurl, which the first http stream loads), and a library
+libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor
+libao, which an ao output in the configuration loads; nor libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -25,7 +25,7 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so", "libao.so", "libmikmod.so", "libcurl")
+        "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libao.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -218,13 +218,21 @@ def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, m
 ])
 def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
                                                                         symbol):
-    """As mpd leaves out a decoder plugin whose initialisation fails: its files are not added (no other plugin
-    reads them here), the reason is logged once, the server goes on."""
+    """As mpd leaves out a decoder plugin whose initialisation fails: `decoders` lists it not (the same as mpd's
+    with the plugin disabled: the child the server runs at start-up tried the library), its files are not added (no
+    other plugin reads them here), the reason is logged once, the server goes on."""
     sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
     sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    plugin = soname.split(".")[0].removeprefix("lib")
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    ref.extra_config = f'decoder {{\n    plugin "{plugin}"\n    enabled "no"\n}}'
     name = Path(file).name
     try:
+        ref.start(songs_hint=1)
         sut.start(songs_hint=1)
+        decoders = sut.query("decoders")
+        assert decoders == ref.query("decoders")
+        assert f"plugin: {plugin}\n".encode() not in decoders, decoders
         for copy in ("a", "b"):
             _update_with(sut, tracks / file, f"{copy}-{name}")
         listed = sut.query("listall")
@@ -233,8 +241,34 @@ def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path,
         log = sut.log_path.read_text()
         assert log.count(f"{symbol} not found") == 1, log
     finally:
+        ref.stop()
         sut.stop()
-    assert not sut.crashed
+    assert not sut.crashed and not ref.crashed
+
+
+def test_a_soundfont_that_is_no_soundfont_leaves_the_fluidsynth_plugin_listed_as_in_mpd(tmp_path, music):
+    """mpd 0.23.12's fluidsynth initialisation reads the `soundfont` setting and checks nothing: a file that is no
+    SoundFont leaves the plugin listed (its songs then fail to decode), so `decoders` is mpd's; libfluidsynth stays
+    unloaded in the server all the same (its child tried it)."""
+    soundfont = tmp_path / "not-a-soundfont.sf2"
+    soundfont.write_bytes(b"RIFF\0\0\0\0WAVEfmt " + bytes(64))
+    servers = [_server(tmp_path, music, role, binary)
+               for role, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary()))]
+    for server in servers:
+        server.extra_config = f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{soundfont}"\n}}'
+    ref, sut = servers
+    try:
+        for server in servers:
+            server.start(songs_hint=1)
+        decoders = sut.query("decoders")
+        assert decoders == ref.query("decoders")
+        assert b"plugin: fluidsynth\n" in decoders and b"plugin: mikmod\n" in decoders, decoders
+        assert sut.proc is not None
+        assert not _has(_mapped(sut.proc.pid), "libfluidsynth.so")
+    finally:
+        for server in servers:
+            server.stop()
+    assert not sut.crashed and not ref.crashed
 
 
 def _copy(music: Path, target: Path) -> Path:
@@ -370,3 +404,37 @@ def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, mu
         ref.stop()
         sut.stop()
     assert not sut.crashed and not ref.crashed
+
+
+def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, music):
+    """A server with a pulse output maps libpulse from start-up (one without maps none: the idle case above),
+    and plays through it to a PulseAudio daemon of the test's own."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    with mpdtest.pulseaudio_daemon(tmp_path / "pulse") as socket:
+        sut.outputs = [{"type": "pulse", "name": "Lazy", "server": f"unix:{socket}"}]
+        try:
+            sut.start(songs_hint=1)
+            assert sut.proc is not None
+            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
+            _plays(sut, "16.flac")
+        finally:
+            sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libpulse_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
+    """The pulse output fails to enable (logged; libpulse's reason once) beside a null output that plays on."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.outputs = [{"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {"type": "null", "name": "Null"}]
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libpulse.so.0"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            _plays(sut, "16.flac")
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("pa_threaded_mainloop_new not found") == 1, log
+        assert "pa_threaded_mainloop_new() has failed" in log, log
+    finally:
+        sut.stop()
+    assert not sut.crashed

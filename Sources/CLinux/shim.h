@@ -50,3 +50,9 @@ static inline long fermata_peer_uid(int fd) {
 }
 
 #include <malloc.h>
+
+/// open(2) with O_TMPFILE: an unnamed file in `directory`, linked in later with linkat(2) (<fcntl.h> names
+/// O_TMPFILE only with _GNU_SOURCE; __O_TMPFILE is always there).
+static inline int fermata_open_tmpfile(const char *directory, int flags, unsigned mode) {
+    return open(directory, __O_TMPFILE | O_DIRECTORY | flags, mode);
+}

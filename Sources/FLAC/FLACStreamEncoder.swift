@@ -87,8 +87,10 @@ public final class FLACStreamEncoder {
         defer { if let metadata { FLAC__metadata_object_delete(metadata) } }
         // The encoder owns the sink for its whole life, so libFLAC's client pointer stays valid.
         let client = Unmanaged.passUnretained(self.sink).toOpaque()
+        // A restart (comments given) is always an Ogg FLAC stream, as mpd's: a native stream restarted for a
+        // tag (the recorder output tags every encoder) goes on as Ogg FLAC, with libFLAC's default serial.
         let status =
-            self.ogg
+            self.ogg || comments != nil
             ? FLAC__stream_encoder_init_ogg_stream(self.encoder, nil, flacWrite, nil, nil, nil, client)
             : FLAC__stream_encoder_init_stream(self.encoder, flacWrite, nil, nil, nil, client)
         guard status == FLAC__STREAM_ENCODER_INIT_STATUS_OK else {

@@ -23,6 +23,14 @@ public protocol Mixer: AnyObject, Sendable {
     func volume() throws(OutputError) -> Int
     /// Sets the volume 0...100.
     func setVolume(_ volume: Int) throws(OutputError)
+    /// Whether `setvol` may use the mixer now: `false` for a mixer of an output `mpd` has not really enabled yet
+    /// (its non-global mixers, such as pulse's, wait for the output's first use), which counts as a disabled
+    /// output's. Event loop thread.
+    var acceptsVolume: Bool { get }
+}
+
+extension Mixer {
+    public var acceptsVolume: Bool { true }
 }
 
 /// What setting the volume on every output's mixer came to, as `mpd` ranks it (`SetVolumeResult`): each output

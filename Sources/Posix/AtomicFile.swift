@@ -98,7 +98,7 @@ public enum AtomicFile {
         return (directory == "/" ? "" : directory) + "/." + name + ".tmp"
     }
 
-    private static func directory(of path: String) -> String {
+    static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

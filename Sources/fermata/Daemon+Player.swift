@@ -11,6 +11,8 @@ import Input
 import Model
 import Playback
 import Posix
+import Pulse
+import Recorder
 import Samplerate
 import Server
 import Shout
@@ -22,7 +24,8 @@ extension Daemon {
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), AOOutputPlugin(logger: logger),
+            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
+            RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger),
         ]
     }
 
@@ -58,7 +61,7 @@ extension Daemon {
                 loop: loop,
                 decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path, cache: cache) },
                 streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) },
-                localPaths: { UdisksStorage.localPath(of: $0) }, outputs: outputs,
+                localPaths: { UdisksStorage.localPath(of: $0, cancellation: $1) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,

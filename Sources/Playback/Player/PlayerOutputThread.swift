@@ -323,7 +323,8 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.pausedInDevice = false
     }
 
-    private func fail(_ error: OutputError) {
+    /// Closes the stream and reports `error` (logged; `reported`, else its message, to the player).
+    private func fail(_ error: OutputError, reported: String? = nil) {
         self.logger.error("output failed", ["output": self.configuration.name, "error": error.message])
         if self.streamOpen { self.device.cancel() }
         self.closeStream()
@@ -334,7 +335,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.failed.store(true, ordering: .releasing)
         self.recovering = true
         self.retryAt = self.shared.clock.now() + self.shared.retryNanoseconds
-        self.post(.outputFailed(output: self.id, message: error.message))
+        self.post(.outputFailed(output: self.id, message: reported ?? error.message))
     }
 
     private func retryAfterFailure() {
@@ -615,7 +616,10 @@ final class PlayerOutputThread: @unchecked Sendable {
                 let consumed = try self.device.play(rest)
                 self.remainingOffset += consumed
             } catch {
-                self.fail(error)
+                // As mpd: the device's reason in the log; the player, finding no output to reopen, says only that.
+                self.fail(
+                    OutputError("Failed to play on \(self.logName): \(error.message)"),
+                    reported: "Failed to open audio output")
                 return
             }
             self.publishPosition()

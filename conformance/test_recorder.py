@@ -1,0 +1,138 @@
+"""The recorder output (`type "recorder"`): mpd and Fermata play the same songs to a recorder output each, and the
+files they write are compared byte for byte: `path` with the wave and flac encoders (deterministic, unlike Ogg
+streams, whose serial numbers are random), and `format_path` (a file per song, named from its tags through a tag
+template with groups and alternatives); the file named only once complete; the block's errors at start-up. About 15 s.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import wave
+from pathlib import Path
+
+import pytest
+
+import mpdtest
+
+KINDS = ("ref", "sut")
+
+
+def _songs(server, count: int) -> list[str]:
+    """The first `count` songs with plain ASCII names (the library has names that are not UTF-8 too) that decode
+    (not the library's broken files: for a song whose decoder fails before any audio, mpd's recorder still
+    gets the song's tag and writes a file of the encoder's header alone, and Fermata's writes none)."""
+    files = [line[6:].decode() for line in server.query("listall").splitlines()
+             if line.startswith(b"file: ") and line.isascii() and b'"' not in line and b"roken" not in line]
+    assert len(files) >= count, files
+    return files[:count]
+
+
+def _play_all(server, songs: list[str]) -> None:
+    adds = "".join(f'add "{song}"\n' for song in songs)
+    assert server.query(f"command_list_begin\nclear\n{adds}play\ncommand_list_end\n") == b"OK\n", server.label
+    assert mpdtest.wait_until(lambda: b"\nstate: stop\n" in server.query("status"), mpdtest.scaled(60)), \
+        (server.label, server.query("status"))
+
+
+@pytest.mark.parametrize("encoder", [{"encoder": "wave"}, {"encoder": "flac", "compression": "3"}])
+def test_path_records_what_is_played_as_mpd(server_factory, tmp_path, encoder):
+    files = {}
+    outputs = {}
+    for kind in KINDS:
+        target = tmp_path / f"{kind}.rec"
+        server = server_factory(kind, outputs=[{"type": "recorder", "name": "Tape", "path": str(target),
+                                                **encoder}])
+        outputs[kind] = server.query("outputs")
+        _play_all(server, _songs(server, 2))
+        server.stop()
+        assert target.exists(), server.log_tail()
+        files[kind] = target.read_bytes()
+        (tmp_path / f"{kind}.keep").write_bytes(files[kind])
+    assert outputs["sut"] == outputs["ref"]
+    assert outputs["ref"] == b"outputid: 0\noutputname: Tape\nplugin: recorder\noutputenabled: 1\nOK\n"
+    assert len(files["ref"]) > 100_000
+    assert files["sut"] == files["ref"]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_format_path_writes_a_file_per_song_named_from_its_tags_as_mpd(server_factory, tmp_path):
+    trees = {}
+    for kind in KINDS:
+        root = tmp_path / kind
+        root.mkdir()
+        template = f"{root}/[%genre%|%artist%] - [%track% - ]%title%[ (%nosuchtag%)].wav"
+        server = server_factory(kind, outputs=[{"type": "recorder", "name": "Tape", "format_path": template,
+                                                "encoder": "wave"}])
+        _play_all(server, _songs(server, 3))
+        server.stop()
+        trees[kind] = _tree(root)
+    assert len(trees["ref"]) >= 1, trees["ref"].keys()
+    assert sorted(trees["sut"]) == sorted(trees["ref"])
+    for name in trees["ref"]:
+        assert trees["sut"][name] == trees["ref"][name], name
+
+
+@pytest.fixture(scope="module")
+def long_music(tmp_path_factory) -> Path:
+    """A 10 s song (the library's are a few seconds at most)."""
+    root = tmp_path_factory.mktemp("recorder-music")
+    with wave.open(str(root / "long.wav"), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(44100)
+        w.writeframes(bytes(range(256)) * (44100 * 4 * 10 // 256))
+    return root
+
+
+def test_the_file_is_named_only_once_complete_as_mpd(server_factory, tmp_path, long_music):
+    """Beside a null output that plays in real time, stopped after a second: the file shows only once it is whole
+    (its size when first seen is its final size). mpd names it when the outputs close (at `stop`); Fermata's
+    recorder, which is not paced, closes its stream as soon as it has written the end of the queue, so its file
+    shows earlier, whole."""
+    seen = {}
+    for kind in KINDS:
+        target = tmp_path / f"{kind}.wav"
+        server = server_factory(kind, music=long_music, outputs=[{"type": "null", "name": "Clock"},
+                                                                 {"type": "recorder", "name": "Tape",
+                                                                  "path": str(target), "encoder": "wave"}])
+        server.query('command_list_begin\nclear\nadd "long.wav"\nplay\ncommand_list_end\n')
+        sizes = []
+
+        def shows() -> bool:
+            try:
+                sizes.append(target.stat().st_size)
+                return True
+            except FileNotFoundError:
+                if server.query("status").find(b"\nelapsed: 1.") >= 0:
+                    server.query("stop")
+                return False
+        assert mpdtest.wait_until(shows, mpdtest.scaled(15), interval=0.001), (kind, server.log_tail())
+        server.stop()
+        seen[kind] = (sizes[0], target.stat().st_size, target.read_bytes()[:4])
+    # What each holds differs: mpd's player keeps every output within 64 chunks of the slowest, so its file
+    # ends about 1.5 s past the stop; Fermata's recorder reads the decoded audio as fast as it comes (README).
+    for kind in KINDS:
+        first, final, magic = seen[kind]
+        assert first == final and first > 44 and magic == b"RIFF", (kind, seen)
+
+
+@pytest.mark.parametrize("block,message", [
+    ({"encoder": "wave"}, "'path' not configured"),
+    ({"path": "/tmp/x.wav", "format_path": "/tmp/%title%"}, "Cannot have both 'path' and 'format_path'"),
+    ({"path": "rel.wav", "encoder": "wave"}, "not an absolute path: rel.wav"),
+    ({"path": "/tmp/x.wav", "encoder": "nosuch"}, "No such encoder: nosuch"),
+], ids=["no-path", "both", "relative", "no-such-encoder"])
+def test_a_bad_block_stops_the_start_as_in_mpd(tmp_path, block, message):
+    body = ['bind_to_address "127.0.0.1"', f'port "{mpdtest.free_port()}"', 'zeroconf_enabled "no"',
+            "audio_output {", '  type "recorder"', '  name "r"', *(f'  {k} "{v}"' for k, v in block.items()), "}"]
+    config = tmp_path / "bad.conf"
+    config.write_text("\n".join(body) + "\n")
+    ours = subprocess.run([str(mpdtest.sut_binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert ours.returncode == theirs.returncode == 1
+    assert theirs.stderr.strip().splitlines()[-1] == f"exception: Failed to configure output in line 4; {message}"
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {message}"
