@@ -321,9 +321,9 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
 def test_libao_is_mapped_by_a_server_with_an_ao_output(tmp_path, music):
     """mpd initialises libao when it makes an ao output from the configuration (it checks the driver there): a
     server with one maps libao from start-up on (one without maps none: the idle case above), and plays through
-    it (libao's `null` driver)."""
+    it (libao's `null` driver, which takes everything at once: a null output beside it keeps time)."""
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
-    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}]
+    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}, {"type": "null", "name": "Clock"}]
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
