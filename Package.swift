@@ -105,6 +105,9 @@ let package = Package(
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
         .systemLibrary(name: "CAO", path: "Sources/CAO", providers: [.apt(["libao-dev"])]),
+        // The headers only (in /usr/include/AL): the OpenAL module loads libopenal with dlopen when an openal output is
+        // first enabled.
+        .systemLibrary(name: "COpenAL", path: "Sources/COpenAL", providers: [.apt(["libopenal-dev"])]),
         // expat: the XML playlist plugins (xspf, asx, rss), as mpd's.
         .systemLibrary(
             name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
@@ -295,6 +298,9 @@ let package = Package(
         // The ao output through libao's live drivers; the only importer of CAO.
         .target(
             name: "AO", dependencies: ["CAO", "DynamicLibrary", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The openal output through an OpenAL device; the only importer of COpenAL.
+        .target(
+            name: "OpenAL", dependencies: ["COpenAL", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
         // DNS-SD announcement of `_mpd._tcp` through avahi-daemon; the only importer of CAvahi.
         .target(name: "Zeroconf", dependencies: ["CAvahi", "Model", "Posix"], swiftSettings: settings),
 
@@ -334,7 +340,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "AO", "StoredPlaylists", "Zeroconf", "Curl", "Input",
+                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "AO", "OpenAL", "StoredPlaylists", "Zeroconf", "Curl",
+                "Input",
                 "Systemd", "Soxr",
                 "Samplerate",
                 "Playlists", "ICU", "FFmpeg", "SMBClient", "NFS", "CdioParanoia", "DBus",
@@ -377,6 +384,8 @@ let package = Package(
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
             swiftSettings: settings),

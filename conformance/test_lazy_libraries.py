@@ -3,7 +3,8 @@ libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
 libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor
-libao, which an ao output in the configuration loads; nor libcurl, which the first http stream loads), and a library
+libao, which an ao output in the configuration loads; nor libopenal, which an enabled openal output loads; nor
+libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
@@ -25,7 +26,8 @@ from test_shout import PASSWORD, icecast, sources  # noqa: F401 (icecast: the fi
 SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
-        "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libao.so")
+        "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libao.so",
+        "libopenal.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -318,16 +320,29 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
     assert not sut.crashed
 
 
-def test_libao_is_mapped_by_a_server_with_an_ao_output(tmp_path, music):
-    """mpd initialises libao when it makes an ao output from the configuration (it checks the driver there): a
-    server with one maps libao from start-up on (one without maps none: the idle case above), and plays through
-    it (libao's `null` driver, which takes everything at once: a null output beside it keeps time)."""
+#: Outputs whose library the server loads (libao when the output is made from the configuration, as mpd
+#: initialises libao there; libopenal when it is enabled, at start-up), each beside a null output that keeps time
+#: (libao's null driver takes a song at once), the environment they play in, their soname and first function.
+OUTPUT_LIBRARIES = {
+    "ao": ({"type": "ao", "name": "Lazy", "driver": "null"}, {}, "libao.so.4", "ao_initialize",
+           "libao could not be loaded"),
+    "openal": ({"type": "openal", "name": "Lazy"}, {"ALSOFT_DRIVERS": "null"}, "libopenal.so.1", "alcGetString",
+               "libopenal could not be loaded"),
+}
+
+
+@pytest.mark.parametrize("kind", OUTPUT_LIBRARIES)
+def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, music, kind):
+    """A server with the output maps its library from start-up on (one without maps none: the idle case above),
+    and plays through it."""
+    output, env, soname, _, _ = OUTPUT_LIBRARIES[kind]
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
-    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}, {"type": "null", "name": "Clock"}]
+    sut.outputs = [output, {"type": "null", "name": "Clock"}]
+    sut.env = dict(env)
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
-        assert _has(_mapped(sut.proc.pid), "libao.so.4")
+        assert _has(_mapped(sut.proc.pid), soname)
         _plays(sut, "16.flac")
         assert "error" not in mpdtest.parse_pairs(sut.query("status"))
     finally:
@@ -335,20 +350,21 @@ def test_libao_is_mapped_by_a_server_with_an_ao_output(tmp_path, music):
     assert not sut.crashed
 
 
-def test_a_libao_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
-    """The ao output is made without its driver checked and fails to enable (logged; libao's reason once)
-    beside a null output that plays on."""
+@pytest.mark.parametrize("kind", OUTPUT_LIBRARIES)
+def test_an_output_library_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music, kind):
+    """The output fails to enable (logged; the library's reason once) beside a null output that plays on."""
+    output, env, soname, symbol, failure = OUTPUT_LIBRARIES[kind]
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
-    sut.outputs = [{"type": "ao", "name": "Lazy", "driver": "null"}, {"type": "null", "name": "Null"}]
-    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libao.so.4"))}
+    sut.outputs = [output, {"type": "null", "name": "Null"}]
+    sut.env = {**env, "LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
     try:
         sut.start(songs_hint=1)
         for _ in range(2):
             _plays(sut, "16.flac")
         assert sut.query("ping") == b"OK\n"
         log = sut.log_path.read_text()
-        assert log.count("ao_initialize not found") == 1, log
-        assert "libao could not be loaded" in log, log
+        assert log.count(f"{symbol} not found") == 1, log
+        assert failure in log, log
     finally:
         sut.stop()
     assert not sut.crashed

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|run|deb|test]   (default: test, which includes the others)
 set -eu
 
-BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libmad0-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libpulse-dev libao-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev libnfs-dev libcdio-paranoia-dev libdbus-1-dev"
+BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libmad0-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libpulse-dev libao-dev libopenal-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev libnfs-dev libcdio-paranoia-dev libdbus-1-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen flac ffmpeg musepack-tools vorbis-tools opus-tools wavpack"
 # dpkg-dev (dpkg-shlibdeps, dpkg-architecture; binutils' strip and readelf), patchelf, python3: `make deb`
 # (scripts/make-deb.py); conformance/test_deb.py builds the package too.

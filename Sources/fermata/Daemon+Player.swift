@@ -9,6 +9,7 @@ import Formats
 import Httpd
 import Input
 import Model
+import OpenAL
 import Playback
 import Posix
 import Pulse
@@ -25,7 +26,7 @@ extension Daemon {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
-            RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger),
+            RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
         ]
     }
 
