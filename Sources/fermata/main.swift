@@ -3,6 +3,7 @@
 import Configuration
 import Curl
 import FFmpeg
+import Formats
 import Glibc
 import Posix
 
@@ -25,6 +26,9 @@ if commandLine.showPluginSchemes {
     for scheme in FFmpegLibraries.shared.decoderSchemes() { print("decoder", scheme) }
     for scheme in CurlGlobal.protocols { print("curl", scheme) }
     exit(0)
+}
+if commandLine.scanWorker {
+    exit(ScanWorker.serve(input: FileDescriptor(rawValue: 0), output: FileDescriptor(rawValue: 1)))
 }
 if commandLine.showVersion {
     print("Fermata \(Daemon.version) (MPD protocol \(Daemon.protocolVersion))")
