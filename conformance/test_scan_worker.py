@@ -3,10 +3,12 @@ process of Fermata's own (`fermata --scan-worker`), so the server never maps FFm
 worker that dies costs one file, not the server.
 
 * a library of M4A files and a FLAC song, scanned as the unprivileged user `nobody` when the tests run as root:
-  `listallinfo` equals mpd's, no libav* library is mapped in the server after the update, and no worker is left;
+  `listallinfo` equals mpd's, the server maps no library after the update that it had not mapped before it
+  (neither FFmpeg's nor GLib, libcrypto… that they bring), and no worker is left;
 * the worker is killed from outside while an update of a few hundred M4A files runs: the server survives, logs
   it, and the update completes with the other files (at most the file each killed worker was reading is left
-  out); the worker ran as the server's user and held none of its sockets.
+  out); the worker ran as the server's user and held none of its sockets;
+* the workers end when the server stops in the middle of an update.
 The M4A files are the ffmpeg format fixtures (tools/fixtures/ffmpeg.py); 127.0.0.1 only.
 """
 
@@ -38,7 +40,7 @@ def _nobody() -> tuple[int, int] | None:
 
 
 def _m4a_sources() -> list[Path]:
-    directory = formatcases.format_library("formats", only="ffmpeg") / "ffmpeg" / "m4a"
+    directory = formatcases.format_library("formats") / "ffmpeg" / "m4a"
     files = sorted(path for path in directory.iterdir() if path.suffix == ".m4a" and "damaged" not in path.name)
     assert len(files) >= 5, files
     return files
@@ -96,6 +98,15 @@ def _workers(pid: int) -> list[int]:
         except (FileNotFoundError, ProcessLookupError):
             continue
     return workers
+
+
+def _running(pid: int) -> bool:
+    """Whether the process exists and has not exited (a zombie whose parent is gone has)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return "\nState:\tZ" not in status
 
 
 def _uids(pid: int) -> str | None:
@@ -194,3 +205,25 @@ def test_a_worker_killed_during_an_update_costs_one_file(root):
     finally:
         sut.stop()
     assert not sut.crashed
+
+
+def test_the_workers_end_with_the_server(root):
+    music, _ = _library(root, COPIES)
+    sut = _server("sut", mpdtest.sut_binary(), music, root)
+    if mpdtest.is_mpd(sut.binary):
+        pytest.skip("mpd has no scan worker")
+    try:
+        sut.spawn()
+        assert sut.proc is not None
+        deadline = time.monotonic() + mpdtest.scaled(60)
+        found: list[int] = []
+        while not found and time.monotonic() < deadline:
+            sut.check_alive()
+            found = _workers(sut.proc.pid)
+            time.sleep(0.002)
+        assert found, sut.log_tail()
+    finally:
+        sut.stop()
+    assert not sut.crashed
+    # Their input ends with the server: each exits after the file it is reading.
+    assert mpdtest.wait_until(lambda: not any(_running(pid) for pid in found), 10), found
