@@ -10,8 +10,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var showVersion = false
     /// `--plugin-schemes`: print the URL schemes the ffmpeg input plugin takes (`input SCHEME`), those the
     /// ffmpeg decoder plugin opens itself (`decoder SCHEME`) and those libcurl supports that the curl input
-    /// plugin lists (`curl SCHEME`), one per line (what the daemon asks a child of its own at start-up, so that
-    /// loading FFmpeg and libcurl costs the daemon no memory).
+    /// plugin lists (`curl SCHEME`), one per line, then the lazily loaded decoder plugins whose library cannot be
+    /// loaded or set up (`unavailable PLUGIN REASON`: fluidsynth, mikmod) (what the daemon asks a child of its own
+    /// at start-up, so that loading FFmpeg, libcurl, libfluidsynth and libmikmod costs the daemon no memory).
     public var showPluginSchemes = false
     /// `--scan-worker`: read scan requests on standard input and answer them on standard output until it ends
     /// (what a database update runs to read the files of plugins whose libraries stay out of the daemon, such as
@@ -97,8 +98,10 @@ public struct CommandLineOptions: Sendable, Equatable {
               --no-daemon  accepted for mpd compatibility (Fermata never forks)
               --plugin-schemes
                            print the URL schemes the ffmpeg input and decoder
-                           plugins and the curl input plugin take and exit
-                           (the server runs this at start-up to learn them)
+                           plugins and the curl input plugin take, and the
+                           fluidsynth and mikmod decoder plugins whose library
+                           cannot be loaded, and exit (the server runs this at
+                           start-up to learn them)
               --scan-worker
                            internal: answer scan requests on standard input
                            (a database update runs this to read the files
