@@ -29,9 +29,9 @@ struct PreparedFilter {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
                 folded.append(FoldedTagTest(database, type, matcher))
             } else if case .tag(let type, let matcher) = item, valueCache {
-                tagValues.append(TagValueTest(database.songs.values, type, matcher))
+                tagValues.append(TagValueTest(database, type, matcher))
             } else if case .anyTag(let matcher) = item {
-                anyTag.append(AnyTagTest(database.songs.values, matcher))
+                anyTag.append(AnyTagTest(database, matcher))
             } else {
                 others.append(item)
             }
@@ -67,11 +67,15 @@ struct PreparedFilter {
 private final class ValueAnswers {
     private let matcher: StringMatcher
     private let values: TagValueTable
+    /// The values folded, for a case-folding matcher.
+    private let folded: FoldedValueTable?
     private let states: UnsafeMutableBufferPointer<UInt8>
 
-    init(_ values: TagValueTable, _ matcher: StringMatcher) {
+    init(_ database: Database, _ matcher: StringMatcher) {
         self.matcher = matcher
-        self.values = values
+        self.values = database.songs.values
+        self.folded = matcher.usesFoldedHaystack ? database.foldedValues() : nil
+        let values = self.values
         self.states = .allocate(capacity: values.count)
         self.states.initialize(repeating: 0)
     }
@@ -89,11 +93,14 @@ private final class ValueAnswers {
     }
 
     private func compare(_ number: Int32) -> Bool {
-        // A case-sensitive matcher compares the value's bytes in place: no `String` for each distinct value.
+        // The value's bytes (folded once per snapshot for a case-folding matcher) are compared in place: no
+        // `String` for each distinct value.
         let matches =
-            self.matcher.usesFoldedHaystack
-            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: self.values[number]))
-            : self.values.withBytes(number) { self.matcher.matchesIgnoringNegation(bytes: $0) }
+            if let folded = self.folded {
+                folded.withFoldedBytes(number) { self.matcher.matchesIgnoringNegation(foldedBytes: $0) }
+            } else {
+                self.values.withBytes(number) { self.matcher.matchesIgnoringNegation(bytes: $0) }
+            }
         self.states[Int(number)] = matches ? 1 : 2
         return matches
     }
@@ -109,9 +116,9 @@ private struct TagValueTest {
     private let negated: Bool
     private let matchesAbsent: Bool
 
-    init(_ values: TagValueTable, _ type: TagType, _ matcher: StringMatcher) {
+    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
         self.chain = [type] + type.fallbackTags
-        self.answers = ValueAnswers(values, matcher)
+        self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
         self.matchesAbsent = matcher.isEmpty
     }
@@ -168,8 +175,8 @@ private struct AnyTagTest {
     private let answers: ValueAnswers
     private let negated: Bool
 
-    init(_ values: TagValueTable, _ matcher: StringMatcher) {
-        self.answers = ValueAnswers(values, matcher)
+    init(_ database: Database, _ matcher: StringMatcher) {
+        self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
     }
 
