@@ -55,6 +55,14 @@ public struct FoldedTagIndex: Sendable {
         self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
     }
 
+    /// Calls `body` with the value numbers of every song without slicing per song: song `song`'s are
+    /// `ids[offsets[song]..<offsets[song + 1]]`.
+    func withUnsafeIDs<Result>(
+        _ body: (_ offsets: UnsafeBufferPointer<Int32>, _ ids: UnsafeBufferPointer<Int32>) -> Result
+    ) -> Result {
+        self.offsets.withUnsafeBufferPointer { offsets in self.ids.withUnsafeBufferPointer { body(offsets, $0) } }
+    }
+
     /// Folded value number `id`.
     public func value(_ id: Int32) -> FoldedText {
         let range = Int(self.starts[Int(id)])..<Int(self.starts[Int(id) + 1])

@@ -66,20 +66,16 @@ extension Database {
         if let candidates, prepared.isEmpty { return candidates.filter { !self.isHidden($0) } }
         // Songs are matched in place, in the table.
         return withUnsafePointer(to: self.songs) { songs in
-            if let candidates { return candidates.filter { !self.isHidden($0) && prepared.matches($0, in: songs) } }
-            var result: [Int32] = []
+            if let candidates { return prepared.filter(candidates.filter { !self.isHidden($0) }, in: songs) }
             if start == 0 || subtree != nil {
                 // The whole walk from the root, or from a directory, visits the songs in index order.
-                for index in subtree ?? 0..<Int32(songs.pointee.count)
-                where !self.isHidden(index) && prepared.matches(index, in: songs) {
-                    result.append(index)
-                }
-                return result
+                let range = subtree ?? 0..<Int32(songs.pointee.count)
+                return prepared.filter(
+                    self.hasHiddenSongs ? range.filter { !self.isHidden($0) } : Array(range), in: songs)
             }
-            self.walk(from: start, recursive: true) { index in
-                if prepared.matches(index, in: songs) { result.append(index) }
-            }
-            return result
+            var walked: [Int32] = []
+            self.walk(from: start, recursive: true) { walked.append($0) }
+            return prepared.filter(walked, in: songs)
         }
     }
 

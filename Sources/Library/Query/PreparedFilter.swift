@@ -49,13 +49,22 @@ struct PreparedFilter {
     }
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
-    @inline(__always)
     func matches(_ index: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for test in self.folded where !test.matches(index) { return false }
-        for test in self.tagValues where !test.matches(index, in: songs) { return false }
-        for test in self.anyTag where !test.matches(index, in: songs) { return false }
-        if self.others.isEmpty { return true }
-        return self.others.matches(IndexedSong(songs: songs, index: index, folded: self.tables))
+        !self.filter([index], in: songs).isEmpty
+    }
+
+    /// The songs of `candidates` that match, in the same order: each item in turn keeps the songs it matches, in
+    /// a loop over the columns in place (the case-sensitive and `any` items first: one look-up per value).
+    func filter(_ candidates: [Int32], in songs: UnsafePointer<SongTable>) -> [Int32] {
+        var kept = candidates
+        songs.pointee.withTagView { view in
+            for test in self.tagValues where !kept.isEmpty { kept = test.filter(kept, view) }
+            for test in self.anyTag where !kept.isEmpty { kept = test.filter(kept, view) }
+        }
+        for test in self.folded where !kept.isEmpty { kept = test.filter(kept) }
+        if self.others.isEmpty || kept.isEmpty { return kept }
+        let (others, tables) = (self.others, self.tables)
+        return kept.filter { others.matches(IndexedSong(songs: songs, index: $0, folded: tables)) }
     }
 }
 
@@ -110,31 +119,44 @@ private final class ValueAnswers {
 /// it defers to its first fallback that it has; with none, an empty operand matches), with the needle compared
 /// at most once with each distinct value (`ValueAnswers`) instead of with every song's values.
 private struct TagValueTest {
-    /// The tag and its fallbacks, in order.
-    private let chain: [TagType]
+    /// The tag and its fallbacks, in order, as raw `TagType` values (at most three: AlbumArtistSort,
+    /// AlbumArtist, Artist); `TagValueTest.none` for none.
+    private let chain: (UInt8, UInt8, UInt8)
     private let answers: ValueAnswers
     private let negated: Bool
     private let matchesAbsent: Bool
 
+    static let none = UInt8.max
+
     init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
-        self.chain = [type] + type.fallbackTags
+        let raw = ([type] + type.fallbackTags).map { UInt8($0.rawValue) } + [Self.none, Self.none]
+        precondition(raw.count <= 5, "a tag has at most two fallbacks")
+        self.chain = (raw[0], raw[1], raw[2])
         self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
         self.matchesAbsent = matcher.isEmpty
     }
 
-    @inline(__always)
-    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        let positions = songs.pointee.tagPositions(song)
-        for type in self.chain {
-            var present = false
-            for position in positions where songs.pointee.tagType(at: position) == type {
-                if self.answers.matches(songs.pointee.valueNumber(at: position)) { return !self.negated }
-                present = true
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
+        let (answers, negated, matchesAbsent) = (self.answers, self.negated, self.matchesAbsent)
+        let (first, second, third) = self.chain
+        return songs.filter { song in
+            let positions = view.positions(song)
+            // Whether some value of `type` matches; `nil` when the song has none.
+            func decide(_ type: UInt8) -> Bool? {
+                var present = false
+                for position in positions where view.types[position] == type {
+                    if answers.matches(view.values[position]) { return true }
+                    present = true
+                }
+                return present ? false : nil
             }
-            if present { return self.negated }
+            if let found = decide(first) { return found != negated }
+            if second != Self.none, let found = decide(second) { return found != negated }
+            if third != Self.none, let found = decide(third) { return found != negated }
+            return matchesAbsent != negated
         }
-        return self.matchesAbsent != self.negated
     }
 }
 
@@ -156,15 +178,32 @@ private struct FoldedTagTest {
         self.matchesAbsent = matcher.isEmpty
     }
 
-    @inline(__always)
-    func matches(_ song: Int32) -> Bool {
-        for (index, matches) in self.chain {
-            let ids = index.ids(of: song)
-            if ids.isEmpty { continue }
-            for id in ids where matches[Int(id)] { return !self.negated }
-            return self.negated
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32]) -> [Int32] {
+        let (negated, matchesAbsent) = (self.negated, self.matchesAbsent)
+        guard self.chain.count == 1 else {
+            // With fallbacks: song by song.
+            return songs.filter { song in
+                for (index, matches) in self.chain {
+                    let ids = index.ids(of: song)
+                    if ids.isEmpty { continue }
+                    for id in ids where matches[Int(id)] { return !negated }
+                    return negated
+                }
+                return matchesAbsent != negated
+            }
         }
-        return self.matchesAbsent != self.negated
+        let (index, matches) = self.chain[0]
+        return index.withUnsafeIDs { offsets, ids in
+            matches.withUnsafeBufferPointer { matches in
+                songs.filter { song in
+                    let (start, end) = (Int(offsets[Int(song)]), Int(offsets[Int(song) + 1]))
+                    if start == end { return matchesAbsent != negated }
+                    for position in start..<end where matches[Int(ids[position])] { return !negated }
+                    return negated
+                }
+            }
+        }
     }
 }
 
@@ -180,12 +219,12 @@ private struct AnyTagTest {
         self.negated = matcher.negated
     }
 
-    @inline(__always)
-    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for position in songs.pointee.tagPositions(song)
-        where self.answers.matches(songs.pointee.valueNumber(at: position)) {
-            return !self.negated
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
+        let (answers, negated) = (self.answers, self.negated)
+        return songs.filter { song in
+            for position in view.positions(song) where answers.matches(view.values[position]) { return !negated }
+            return negated
         }
-        return self.negated
     }
 }
