@@ -13,6 +13,10 @@ struct PreparedFilter {
     private let anyTag: [AnyTagTest]
     /// The top-level case-sensitive tag items (with `valueCache`).
     private let tagValues: [TagValueTest]
+    /// The top-level `AudioFormat` items.
+    private let formats: [AudioFormatMask]
+    /// The top-level `modified-since` items (seconds since the epoch).
+    private let modifiedSince: [Int64]
     /// The other items.
     private let others: SongFilter
     private let tables: FoldedTables
@@ -24,6 +28,8 @@ struct PreparedFilter {
         var folded: [FoldedTagTest] = []
         var anyTag: [AnyTagTest] = []
         var tagValues: [TagValueTest] = []
+        var formats: [AudioFormatMask] = []
+        var modifiedSince: [Int64] = []
         var others: [FilterItem] = []
         for item in filter.items {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
@@ -32,6 +38,10 @@ struct PreparedFilter {
                 tagValues.append(TagValueTest(database, type, matcher))
             } else if case .anyTag(let matcher) = item {
                 anyTag.append(AnyTagTest(database, matcher))
+            } else if case .audioFormat(let mask) = item {
+                formats.append(mask)
+            } else if case .modifiedSince(let seconds) = item {
+                modifiedSince.append(seconds)
             } else {
                 others.append(item)
             }
@@ -39,13 +49,16 @@ struct PreparedFilter {
         self.folded = folded
         self.anyTag = anyTag
         self.tagValues = tagValues
+        self.formats = formats
+        self.modifiedSince = modifiedSince
         self.others = SongFilter(others)
         self.tables = FoldedTables(database, filter: self.others)
     }
 
     /// Whether every song matches.
     var isEmpty: Bool {
-        self.folded.isEmpty && self.anyTag.isEmpty && self.tagValues.isEmpty && self.others.isEmpty
+        self.folded.isEmpty && self.anyTag.isEmpty && self.tagValues.isEmpty && self.formats.isEmpty
+            && self.modifiedSince.isEmpty && self.others.isEmpty
     }
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
@@ -60,6 +73,22 @@ struct PreparedFilter {
         songs.pointee.withTagView { view in
             for test in self.tagValues where !kept.isEmpty { kept = test.filter(kept, view) }
             for test in self.anyTag where !kept.isEmpty { kept = test.filter(kept, view) }
+            // `FilterItem`'s rules, on the records in place: a song of unknown format (or rate) never matches;
+            // times compare in nanoseconds with 64-bit wrap-around.
+            for mask in self.formats where !kept.isEmpty {
+                kept = kept.filter { song in
+                    let record = view.records[Int(song)]
+                    guard record.sampleRate > 1 else { return false }
+                    return mask.matches(
+                        AudioFormat(
+                            sampleRate: Int(record.sampleRate - 1), sampleFormat: record.sampleFormat,
+                            channels: Int(record.channels)))
+                }
+            }
+            for seconds in self.modifiedSince where !kept.isEmpty {
+                let since = seconds &* 1_000_000_000
+                kept = kept.filter { view.records[Int($0)].modificationTime &* 1_000_000_000 >= since }
+            }
         }
         for test in self.folded where !kept.isEmpty { kept = test.filter(kept) }
         if self.others.isEmpty || kept.isEmpty { return kept }
