@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import Synchronization
 
@@ -72,6 +73,46 @@ public struct FoldedTagIndex: Sendable {
     /// Song `song`'s folded values, in stored order (empty when it has none).
     public func values(of song: Int32) -> LazyMapSequence<ArraySlice<Int32>, FoldedText> {
         self.ids(of: song).lazy.map { self.value($0) }
+    }
+
+    /// Whether `needle` (UTF-8 bytes) occurs in each distinct folded value, by value number: one scan of all
+    /// the values' bytes, one after the other, instead of a search in each value. A hit that runs past
+    /// the end of a value belongs to none; the scan goes on from the byte after it.
+    public func containing(_ needle: UnsafeBufferPointer<UInt8>) -> [Bool] {
+        var found = [Bool](repeating: needle.isEmpty, count: self.count)
+        guard let needleStart = needle.baseAddress, !needle.isEmpty, !self.bytes.isEmpty else { return found }
+        self.bytes.withUnsafeBufferPointer { bytes in
+            self.starts.withUnsafeBufferPointer { starts in
+                let base = bytes.baseAddress!
+                let (first, rest) = (needle[0], needle.count - 1)
+                var from = 0
+                // The first byte by `memchr`, then the others compared.
+                while from + needle.count <= bytes.count,
+                    let hit = memchr(base + from, Int32(first), bytes.count - from - rest)
+                {
+                    let offset = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+                    guard rest == 0 || memcmp(base + offset + 1, needleStart + 1, rest) == 0 else {
+                        from = offset + 1
+                        continue
+                    }
+                    // The value holding byte `offset`: the last one starting at or before it (an empty value
+                    // starts where the next one does).
+                    var (low, high) = (0, self.count)
+                    while high - low > 1 {
+                        let middle = (low + high) / 2
+                        if Int(starts[middle]) <= offset { low = middle } else { high = middle }
+                    }
+                    let end = Int(starts[low + 1])
+                    if offset + needle.count <= end {
+                        found[low] = true
+                        from = end
+                    } else {
+                        from = offset + 1
+                    }
+                }
+            }
+        }
+        return found
     }
 
     /// `predicate` of every distinct folded value (its UTF-8 bytes), by value number.

@@ -398,6 +398,24 @@ struct QueryEngineTests {
         }
     }
 
+    /// One scan of a folded index's bytes finds the values containing a needle as a search in each value does,
+    /// with needles that also occur across the boundary of two stored values ("3t" in "title 3" "title 4").
+    @Test func aFoldedIndexFindsTheValuesContainingANeedle() {
+        let needles = [
+            "a", "al", "ph", "e", "zen", "title 1", "", "straße", "strasse", "ka", "xyz", "é", "3t", "et", "ot",
+            "e1", "7t", "ck", "kp", "title 96", "\u{301}",
+        ]
+        for type in [TagType.artist, .title, .album, .genre, .albumArtist, .date, .track] {
+            let index = Self.database.foldedIndex(type)
+            for needle in needles {
+                let matcher = StringMatcher(needle, operation: .contains, foldCase: true)
+                let expected = index.map { matcher.matchesIgnoringNegation(foldedBytes: $0) }
+                var folded = FilterCaseFold.fold(needle)
+                #expect(folded.withUTF8 { index.containing($0) } == expected, "\(type) \(needle)")
+            }
+        }
+    }
+
     /// Each directory's subtree is the run of songs the planner takes for a base (the walk visits the same songs,
     /// in the same order).
     @Test func aDirectorysSubtreeIsOneRunOfSongs() throws {

@@ -201,6 +201,9 @@ private struct FoldedTagTest {
     init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
         self.chain = ([type] + type.fallbackTags).map { type in
             let index = database.foldedIndex(type)
+            if matcher.operation == .contains, var needle = matcher.foldedOperand {
+                return (index, needle.withUTF8 { index.containing($0) })
+            }
             return (index, index.map { matcher.matchesIgnoringNegation(foldedBytes: $0) })
         }
         self.negated = matcher.negated
