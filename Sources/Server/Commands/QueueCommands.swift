@@ -84,8 +84,18 @@ enum QueueCommands {
             database.walk(from: directory, recursive: true) { result.append($0) }
             return result
         }
-        if let song = database.song(at: uri), !uri.contains("//") { return [song] }
+        if let song = database.song(at: uri), !Self.containsDoubleSlash(uri) { return [song] }
         throw AckError(.noExist, "No such directory")
+    }
+
+    /// Whether `uri` holds `//` (a byte scan: `String.contains` searches through generic string processing).
+    static func containsDoubleSlash(_ uri: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in uri.utf8 {
+            if byte == UInt8(ascii: "/") && previous == byte { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Appends database songs, as one bulk edit for `add` (`findadd` and `searchadd` bump the version per song
