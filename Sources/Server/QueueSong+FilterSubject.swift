@@ -23,16 +23,19 @@ extension Queue {
     /// snapshot read from its columns (`QueuedSongMatcher`).
     func positions(matching filter: SongFilter, snapshot: SongPrinter.Snapshot?) -> [Int] {
         guard let snapshot else { return self.items.indices.filter { filter.matches(self.items[$0].song) } }
+        let database = snapshot.database
         return snapshot.songs.withQueuedSongMatcher { matcher in
             var positions: [Int] = []
-            for (position, item) in self.items.enumerated() {
+            // Items read in place: a copy of each would retain and release its song's holder.
+            _ = self.visitItems(at: self.items.indices, from: 0) { item, position in
                 let matched =
-                    if let song = item.song(in: snapshot.database) {
+                    if let song = item.song(in: database) {
                         matcher.matches(filter, song: song)
                     } else {
                         filter.matches(item.song)
                     }
                 if matched { positions.append(position) }
+                return true
             }
             return positions
         }
