@@ -26,16 +26,18 @@ extension Queue {
         let database = snapshot.database
         return snapshot.songs.withQueuedSongMatcher { matcher in
             var positions: [Int] = []
-            // Items read in place: a copy of each would retain and release its song's holder.
-            _ = self.visitItems(at: self.items.indices, from: 0) { item, position in
-                let matched =
-                    if let song = item.song(in: database) {
-                        matcher.matches(filter, song: song)
-                    } else {
-                        filter.matches(item.song)
-                    }
-                if matched { positions.append(position) }
-                return true
+            // Items read in place through the buffer (a copy of each would retain and release its song's holder;
+            // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
+            self.items.withUnsafeBufferPointer { items in
+                for position in items.indices {
+                    let matched =
+                        if let song = items[position].song(in: database) {
+                            matcher.matches(filter, song: song)
+                        } else {
+                            filter.matches(items[position].song)
+                        }
+                    if matched { positions.append(position) }
+                }
             }
             return positions
         }
