@@ -217,13 +217,21 @@ def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, m
 ])
 def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
                                                                         symbol):
-    """As mpd leaves out a decoder plugin whose initialisation fails: its files are not added (no other plugin
-    reads them here), the reason is logged once, the server goes on."""
+    """As mpd leaves out a decoder plugin whose initialisation fails: `decoders` lists it not (the same as mpd's
+    with the plugin disabled: the child the server runs at start-up tried the library), its files are not added (no
+    other plugin reads them here), the reason is logged once, the server goes on."""
     sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
     sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    plugin = soname.split(".")[0].removeprefix("lib")
+    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    ref.extra_config = f'decoder {{\n    plugin "{plugin}"\n    enabled "no"\n}}'
     name = Path(file).name
     try:
+        ref.start(songs_hint=1)
         sut.start(songs_hint=1)
+        decoders = sut.query("decoders")
+        assert decoders == ref.query("decoders")
+        assert f"plugin: {plugin}\n".encode() not in decoders, decoders
         for copy in ("a", "b"):
             _update_with(sut, tracks / file, f"{copy}-{name}")
         listed = sut.query("listall")
@@ -232,8 +240,34 @@ def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path,
         log = sut.log_path.read_text()
         assert log.count(f"{symbol} not found") == 1, log
     finally:
+        ref.stop()
         sut.stop()
-    assert not sut.crashed
+    assert not sut.crashed and not ref.crashed
+
+
+def test_a_soundfont_that_is_no_soundfont_leaves_the_fluidsynth_plugin_listed_as_in_mpd(tmp_path, music):
+    """mpd 0.23.12's fluidsynth initialisation reads the `soundfont` setting and checks nothing: a file that is no
+    SoundFont leaves the plugin listed (its songs then fail to decode), so `decoders` is mpd's; libfluidsynth stays
+    unloaded in the server all the same (its child tried it)."""
+    soundfont = tmp_path / "not-a-soundfont.sf2"
+    soundfont.write_bytes(b"RIFF\0\0\0\0WAVEfmt " + bytes(64))
+    servers = [_server(tmp_path, music, role, binary)
+               for role, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary()))]
+    for server in servers:
+        server.extra_config = f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{soundfont}"\n}}'
+    ref, sut = servers
+    try:
+        for server in servers:
+            server.start(songs_hint=1)
+        decoders = sut.query("decoders")
+        assert decoders == ref.query("decoders")
+        assert b"plugin: fluidsynth\n" in decoders and b"plugin: mikmod\n" in decoders, decoders
+        assert sut.proc is not None
+        assert not _has(_mapped(sut.proc.pid), "libfluidsynth.so")
+    finally:
+        for server in servers:
+            server.stop()
+    assert not sut.crashed and not ref.crashed
 
 
 def _copy(music: Path, target: Path) -> Path:

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -284,17 +285,23 @@ def test_listfiles_of_a_udisks_uri_mounts_lists_and_unmounts_as_in_mpd(filesyste
             world.stop()
 
 
+def _mount_and_stop(pair) -> None:
+    """Mounts `udisks://ID/sub` on `u` in both servers (kept in their state files), lets the update end, and stops
+    them: a restart restores the mount, not mounted until a song of it is read."""
+    _same(pair, [f"mount u udisks://{ID}/sub"])
+    for server in pair:
+        _settle(server)
+    for server in pair:
+        conftest._stop(server)
+
+
 def test_a_udisks_mount_is_restored_after_a_restart_as_in_mpd(filesystem):
     """The state file keeps the mount: after a restart both list it and its songs from the cached database, and play
     a song of it, which mounts the file system first. Both unmount it when they exit: the same calls on the bus."""
     worlds = _worlds(filesystem)
     root, pair = _pair(worlds, state_file=True)
     try:
-        _same(pair, [f"mount u udisks://{ID}/sub"])
-        for server in pair:
-            _settle(server)
-        for server in pair:
-            conftest._stop(server)
+        _mount_and_stop(pair)
         conftest._start(pair)
         # `listallinfo u`: the restored mount's root has no Last-Modified (mpd's database file keeps no time for it).
         after = _same(pair, ["listmounts", "lsinfo", "lsinfo u", 'find title "Third"', "listallinfo u"])
@@ -504,3 +511,68 @@ def test_smbclient_neighbors_as_in_mpd():
     finally:
         _stop_pair(root, pair)
         world.stop()
+
+
+def _timed(server, command: str) -> tuple[bytes, float]:
+    """`command`'s reply on a fresh connection, and how long it took (connecting included)."""
+    started = time.monotonic()
+    reply = server.query(command, timeout=mpdtest.scaled(30))
+    return reply, time.monotonic() - started
+
+
+#: How long a command may take while a mount hangs: far below libdbus's 25 s timeout, room for a loaded machine.
+PROMPT = 0.5
+
+
+def test_a_mount_that_hangs_never_stops_the_server(filesystem):
+    """A restored mount whose Mount call hangs (a stuck UDisks2: the fake answers none until told): mpd maps the song
+    when it is queued, so its `add` (and every other client with it) waits for UDisks2; Fermata mounts it on the
+    decoder thread when the song is played, which the loop never waits for: `play` answers at once, and so do another
+    client's `ping`, `status`, `stop` and `play` (which leave the mount under way, given up). When UDisks2 fails the
+    mount at last, the song fails to play as in mpd (mpd queued it under the storage's URI, which no plugin opens):
+    the same `status`, its `error:` included."""
+    worlds = _worlds(filesystem)
+    root, pair = _pair(worlds, state_file=True)
+    try:
+        _mount_and_stop(pair)
+        for world in worlds:
+            world.control("HangMount")
+        before = [len(world.calls()) for world in worlds]
+        conftest._start(pair)
+        ref, sut = pair
+
+        def mounts(index: int) -> int:
+            return sum(call.startswith("Mount ") for call in worlds[index].calls()[before[index]:])
+
+        # mpd: `add` waits for the mount; a ping meanwhile waits as long.
+        adding = threading.Thread(target=lambda: ref.query("add u/third.flac", timeout=mpdtest.scaled(60)))
+        adding.start()
+        assert mpdtest.wait_until(lambda: mounts(0) == 1, mpdtest.scaled(10))
+        with pytest.raises(OSError):
+            ref.query("ping", timeout=PROMPT)
+        # Fermata: `add` and `play` answer at once; the decoder thread waits for the mount.
+        assert _timed(sut, "command_list_begin\nadd u/third.flac\nplay 0\ncommand_list_end")[0] == b"OK\n"
+        assert mpdtest.wait_until(lambda: mounts(1) == 1, mpdtest.scaled(10))
+        for command in ("ping", "status", "stop", "play 0", "status", "ping"):
+            reply, seconds = _timed(sut, command)
+            assert reply.endswith(b"OK\n") and seconds < mpdtest.scaled(PROMPT), (command, reply, seconds)
+        # The second `play` mounts again (the first mount was given up): both servers wait on UDisks2 now.
+        assert mpdtest.wait_until(lambda: mounts(1) == 2, mpdtest.scaled(10)), worlds[1].calls()
+        for world in worlds:
+            world.control("ReleaseMount", "string:Stuck device")
+        adding.join(timeout=mpdtest.scaled(30))
+        assert not adding.is_alive()
+        # mpd's `play` answers the decoder's error when it failed by then.
+        failed = f"Failed to decode udisks://{ID}/sub/third.flac; Unrecognized URI".encode()
+        assert ref.query("play 0") in (b"OK\n", b"ACK [5@0] {play} " + failed + b"\n")
+        statuses = []
+        for server in pair:
+            assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(10)), \
+                (server.label, server.query("status"))
+            statuses.append(server.query("status"))
+        assert statuses[1] == statuses[0]
+        assert b"\nstate: stop\n" in statuses[0] and b"\nerror: " + failed + b"\n" in statuses[0], statuses[0]
+    finally:
+        _stop_pair(root, pair)
+        for world in worlds:
+            world.stop()

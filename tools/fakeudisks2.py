@@ -9,7 +9,9 @@ Mount returns the directory given (or fails with the message given) and whose Un
 With --extra, GetManagedObjects also lists a drive without a file system, a file system without an id, and two
 more file systems (one by its drive's id). The test's own interface org.fermata.FakeUDisks2 (not logged) adds an
 object at run time (Add: path, id, whether it has a file system), emitting InterfacesAdded, and removes one
-(Remove: path), emitting InterfacesRemoved, as UDisks2 does when a disk comes and goes.
+(Remove: path), emitting InterfacesRemoved, as UDisks2 does when a disk comes and goes; HangMount makes every later
+Mount hang (no reply) until ReleaseMount answers the hanging calls and those after with the error message given
+(a stuck UDisks2 that fails at last), or with success when the message is empty.
 It writes --ready once its name is owned, and exits on SIGTERM."""
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class UDisks(dbus.service.Object):
         self.options = options
         self.mounted = options.mounted
         self.added: dict[str, dict] = dict(EXTRA) if options.extra else {}
+        #: HangMount's: Mount calls wait here for ReleaseMount (their reply and error callbacks).
+        self.hang = False
+        self.hanging: list = []
 
     def record(self, line: str) -> None:
         with open(self.options.log, "a") as log:
@@ -92,6 +97,35 @@ class UDisks(dbus.service.Object):
         self.added[str(path)] = interfaces
         self.InterfacesAdded(dbus.ObjectPath(path), dbus.Dictionary(interfaces, signature="sa{sv}"))
 
+    @dbus.service.method(CONTROL)
+    def HangMount(self):
+        self.hang = True
+
+    @dbus.service.method(CONTROL, in_signature="s")
+    def ReleaseMount(self, message):
+        self.hang = False
+        if message:
+            self.options.fail_mount = str(message)
+        hanging, self.hanging = self.hanging, []
+        for reply, error in hanging:
+            self.answer_mount(reply, error)
+
+    def answer_mount(self, reply, error) -> None:
+        try:
+            reply(self.mount())
+        except dbus.exceptions.DBusException as failure:
+            error(failure)
+
+    def mount(self) -> str:
+        if self.options.fail_mount:
+            raise dbus.exceptions.DBusException(self.options.fail_mount, name="org.freedesktop.UDisks2.Error.Failed")
+        if self.mounted:
+            raise dbus.exceptions.DBusException(
+                f"Device /dev/fake1 is already mounted at `{self.options.directory}'.",
+                name="org.freedesktop.UDisks2.Error.AlreadyMounted")
+        self.mounted = True
+        return self.options.directory
+
     @dbus.service.method(CONTROL, in_signature="s")
     def Remove(self, path):
         interfaces = self.added.pop(str(path), None) or self.properties()
@@ -103,18 +137,13 @@ class Device(dbus.service.Object):
         super().__init__(bus, DEVICE)
         self.manager = manager
 
-    @dbus.service.method(FILESYSTEM, in_signature="a{sv}", out_signature="s")
-    def Mount(self, options):
+    @dbus.service.method(FILESYSTEM, in_signature="a{sv}", out_signature="s", async_callbacks=("reply", "error"))
+    def Mount(self, options, reply, error):
         self.manager.record(f"Mount {DEVICE} {len(options)}")
-        if self.manager.options.fail_mount:
-            raise dbus.exceptions.DBusException(self.manager.options.fail_mount,
-                                                name="org.freedesktop.UDisks2.Error.Failed")
-        if self.manager.mounted:
-            raise dbus.exceptions.DBusException(
-                f"Device /dev/fake1 is already mounted at `{self.manager.options.directory}'.",
-                name="org.freedesktop.UDisks2.Error.AlreadyMounted")
-        self.manager.mounted = True
-        return self.manager.options.directory
+        if self.manager.hang:
+            self.manager.hanging.append((reply, error))
+            return
+        self.manager.answer_mount(reply, error)
 
     @dbus.service.method(FILESYSTEM, in_signature="a{sv}")
     def Unmount(self, options):

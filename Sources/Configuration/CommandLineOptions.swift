@@ -10,8 +10,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var showVersion = false
     /// `--plugin-schemes`: print the URL schemes the ffmpeg input plugin takes (`input SCHEME`), those the
     /// ffmpeg decoder plugin opens itself (`decoder SCHEME`) and those libcurl supports that the curl input
-    /// plugin lists (`curl SCHEME`), one per line (what the daemon asks a child of its own at start-up, so that
-    /// loading FFmpeg and libcurl costs the daemon no memory).
+    /// plugin lists (`curl SCHEME`), one per line, then the lazily loaded decoder plugins whose library cannot be
+    /// loaded or set up (`unavailable PLUGIN REASON`: fluidsynth, mikmod) (what the daemon asks a child of its own
+    /// at start-up, so that loading FFmpeg, libcurl, libfluidsynth and libmikmod costs the daemon no memory).
     public var showPluginSchemes = false
     /// `--verbose` (`-v`): log everything.
     public var verbose = false
@@ -92,8 +93,10 @@ public struct CommandLineOptions: Sendable, Equatable {
               --no-daemon  accepted for mpd compatibility (Fermata never forks)
               --plugin-schemes
                            print the URL schemes the ffmpeg input and decoder
-                           plugins and the curl input plugin take and exit
-                           (the server runs this at start-up to learn them)
+                           plugins and the curl input plugin take, and the
+                           fluidsynth and mikmod decoder plugins whose library
+                           cannot be loaded, and exit (the server runs this at
+                           start-up to learn them)
 
         With "user" in CONFIG and started as root, Fermata binds its sockets and
         opens log_file, then runs as that user, with its groups ("group" replaces

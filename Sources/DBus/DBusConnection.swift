@@ -7,8 +7,16 @@ import Synchronization
 /// A failure of libdbus or of a method call, in the words `mpd` reports it.
 public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
+    /// The caller gave up on the call (the `interruptedBy` descriptor of
+    /// ``DBusConnection/call(destination:path:interface:method:emptyOptions:interruptedBy:)`` was readable).
+    public let isInterrupted: Bool
 
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String) { (self.description, self.isInterrupted) = (description, false) }
+
+    private init(interrupted description: String) { (self.description, self.isInterrupted) = (description, true) }
+
+    /// A call given up on before its reply came.
+    public static let interrupted = DBusError(interrupted: "Interrupted")
 }
 
 /// A value read from a D-Bus message, as far as the callers need to tell it apart.
@@ -99,6 +107,78 @@ public final class DBusConnection: Sendable {
             throw DBusError(Self.message(of: error))
         }
         defer { dbus_message_unref(reply) }
+        return Self.arguments(of: reply)
+    }
+
+    /// As ``call(destination:path:interface:method:emptyOptions:)``, but gives up as soon as `wake` (a descriptor,
+    /// an eventfd another thread signals) is readable: throws ``DBusError/interrupted`` then, and the reply, should
+    /// it come, is dropped. Waits on the connection's socket and `wake` only, at most libdbus's default timeout
+    /// (25 s), then throws libdbus's no-reply error. Other messages that come in meanwhile are dispatched (to no
+    /// handler: dropped).
+    public func call(
+        destination: String, path: String, interface: String, method: String, emptyOptions: Bool = false,
+        interruptedBy wake: Int32
+    ) throws(DBusError) -> [DBusValue] {
+        let message = try Self.methodCall(destination, path, interface, method, emptyOptions: emptyOptions)
+        defer { dbus_message_unref(message) }
+        let sent = self.handle.withLock { handle -> Handle? in
+            var pending: OpaquePointer? = nil
+            guard dbus_connection_send_with_reply(handle.pointer, message, &pending, -1) != 0, let pending else {
+                return nil
+            }
+            dbus_connection_flush(handle.pointer)
+            return Handle(pointer: pending)
+        }
+        guard let pending = sent?.pointer else { throw DBusError("Disconnected from the bus") }
+        defer { dbus_pending_call_unref(pending) }
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        deadline.tv_sec += Self.defaultTimeoutSeconds
+        while true {
+            let (answer, fd) = self.handle.withLock { handle -> (Handle?, Int32) in
+                _ = dbus_connection_read_write(handle.pointer, 0)
+                while dbus_connection_dispatch(handle.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
+                var fd: Int32 = -1
+                _ = dbus_connection_get_unix_fd(handle.pointer, &fd)
+                guard dbus_pending_call_get_completed(pending) != 0 else { return (nil, fd) }
+                return (dbus_pending_call_steal_reply(pending).map(Handle.init), fd)
+            }
+            if let reply = answer?.pointer {
+                defer { dbus_message_unref(reply) }
+                return try Self.result(of: reply)
+            }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = (deadline.tv_sec - now.tv_sec) * 1000 + (deadline.tv_nsec - now.tv_nsec) / 1_000_000
+            guard fd >= 0, left > 0 else {
+                dbus_pending_call_cancel(pending)
+                throw DBusError(fd >= 0 ? Self.noReply : "Disconnected from the bus")
+            }
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, Int32(left))
+            if ready < 0 && errno != EINTR { throw DBusError(String(cString: strerror(errno))) }
+            if ready > 0 && fds[1].revents != 0 {
+                dbus_pending_call_cancel(pending)
+                throw .interrupted
+            }
+        }
+    }
+
+    /// libdbus's default timeout of a call (`DBUS_TIMEOUT_USE_DEFAULT`).
+    private static let defaultTimeoutSeconds = 25
+    /// libdbus's message for a call whose reply did not come in time.
+    private static let noReply =
+        "Did not receive a reply. Possible causes include: the remote application did not send a reply, the message "
+        + "bus security policy blocked the reply, the reply timeout expired, or the network connection was broken."
+
+    /// A reply's arguments; an error reply throws its message, as libdbus sets it.
+    private static func result(of reply: OpaquePointer) throws(DBusError) -> [DBusValue] {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        if dbus_set_error_from_message(&error, reply) != 0 { throw DBusError(Self.message(of: error)) }
         return Self.arguments(of: reply)
     }
 

@@ -51,6 +51,18 @@ public final class FluidSynthLibrary: Sendable {
     /// How many times it was loaded.
     public var loadCount: Int { self.library.loadCount }
 
+    /// Why the library cannot be loaded (then also reported, once), or `nil` once it loaded (it stays loaded until
+    /// it is idle and closed).
+    public func loadFailure() -> DynamicLibraryError? {
+        do {
+            _ = try self.library.acquire()
+            self.library.release()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     fileprivate func acquire() throws(DynamicLibraryError) -> fermata_fluidsynth_functions {
         try self.library.acquire()
     }

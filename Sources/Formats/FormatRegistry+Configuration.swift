@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import FluidSynth
+import MikMod
 import ModPlug
 
 /// One of `mpd`'s decoder plugins as Fermata builds it from its `decoder` block: its name and how its
@@ -182,5 +184,26 @@ extension FormatRegistry {
         // mpd checks the blocks in file order once every plugin is initialized.
         let lines = warnings.sorted { $0.block < $1.block }.flatMap(\.lines)
         return Configured(registry: FormatRegistry(plugins), warnings: lines)
+    }
+}
+
+extension FormatRegistry {
+    /// The decoder plugins whose libraries the server loads on first use, not at start-up, so that whether their
+    /// initialisation works (`lazyPluginFailures()`) is learnt by a process that only asks.
+    public static let lazilyLoaded: Set<String> = ["fluidsynth", "mikmod"]
+
+    /// The plugins of `lazilyLoaded` whose initialisation fails here, with why, as `mpd` leaves such a plugin out:
+    /// fluidsynth's when libfluidsynth cannot be loaded (`mpd`'s plugin initialisation checks nothing else, not even
+    /// the SoundFont), mikmod's when libmikmod cannot be loaded or set up (`MikMod_Init`, as `mpd`'s initialisation
+    /// runs it) at the default rate. Loads both libraries and reports nothing on standard error: for a process that
+    /// only asks (`fermata --plugin-schemes`).
+    public static func lazyPluginFailures() -> [(name: String, reason: String)] {
+        var failures: [(name: String, reason: String)] = []
+        let fluidSynth = FluidSynthLibrary(soname: FluidSynthLibrary.headerSoname, reportFailure: { _ in })
+        if let failure = fluidSynth.loadFailure() { failures.append(("fluidsynth", "\(failure)")) }
+        if let failure = MikModLibrary.setUpFailure(sampleRate: MikModOptions().sampleRate) {
+            failures.append(("mikmod", "\(failure)"))
+        }
+        return failures
     }
 }

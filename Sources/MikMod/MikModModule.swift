@@ -98,8 +98,24 @@ public enum MikModLibrary {
                 }
             }
         }
-        if let report { reportOnStandardError(report) }
+        if let report, !Self.quiet.load(ordering: .relaxed) { reportOnStandardError(report) }
         return try result.get()
+    }
+
+    /// Set: a failure to load or set up is not reported on standard error (`setUpFailure(sampleRate:)`).
+    private static let quiet = Atomic(false)
+
+    /// Loads and sets libmikmod up as `setUp(sampleRate:)` does, reporting nothing on standard error: `nil` when it
+    /// works, else why not. For a process that only asks (`fermata --plugin-schemes`).
+    public static func setUpFailure(sampleRate: Int) -> MikModError? {
+        Self.quiet.store(true, ordering: .relaxed)
+        defer { Self.quiet.store(false, ordering: .relaxed) }
+        do {
+            try Self.setUp(sampleRate: sampleRate)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Why `load(rate:)` failed, and the line to report (`nil` when the loader reported it).
@@ -111,7 +127,12 @@ public enum MikModLibrary {
     /// The library, never closed. DynamicLibraries reports a load failure itself.
     private static let library = DynamicLibraries<fermata_mikmod_functions>(
         names: [MikModLibrary.soname], what: MikModLibrary.soname, prefix: "mikmod: decoder plugin unavailable: ",
-        fill: { table, handles in fermata_mikmod_resolve(table, handles[0]) })
+        fill: { table, handles in fermata_mikmod_resolve(table, handles[0]) },
+        reportFailure: { message in
+            if !MikModLibrary.quiet.load(ordering: .relaxed) {
+                reportOnStandardError("mikmod: decoder plugin unavailable: \(message)")
+            }
+        })
 
     /// Opens the library and initialises it as `mpd`'s plugin does (under the lock).
     private static func load(rate: UInt16) -> Result<fermata_mikmod_functions, LoadFailure> {

@@ -57,7 +57,7 @@ extension Daemon {
                 loop: loop,
                 decoders: { (path) throws(FormatError) in try formats.openDecoder(path: path, cache: cache) },
                 streams: streams, apeReplayGainReader: { formats.readAPEReplayGain(path: $0) },
-                localPaths: { UdisksStorage.localPath(of: $0) }, outputs: outputs,
+                localPaths: { UdisksStorage.localPath(of: $0, cancellation: $1) }, outputs: outputs,
                 outputSlots: slots, audioBufferSize: settings.audioBufferSize,
                 replayGain: ReplayGainSettings(
                     preampDB: settings.replayGainPreamp, missingPreampDB: settings.replayGainMissingPreamp,

@@ -101,7 +101,7 @@ enum Daemon {
             }
         }
         // The one place that knows which formats exist: the scanner, the commands and the player share it.
-        let formats = try plugins { () throws(ConfigError) in
+        let configuredFormats = try plugins { () throws(ConfigError) in
             let configured = try FormatRegistry.configured(settings.decoders)
             return (configured.registry, configured.warnings)
         }
@@ -125,9 +125,20 @@ enum Daemon {
             guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return (false, []) }
             return (true, block.warnings)
         }
-        // libcurl's protocols likewise (it is loaded on the first transfer: ~6 MiB with GnuTLS and the rest).
+        // libcurl's protocols likewise (it is loaded on the first transfer: ~6 MiB with GnuTLS and the rest), and
+        // whether the decoder plugins whose libraries are loaded on first use (fluidsynth, mikmod) would initialise:
+        // one that would not is left out, as mpd leaves out a plugin whose initialisation fails.
+        let lazyDecoders = configuredFormats.plugins.contains { FormatRegistry.lazilyLoaded.contains($0.name) }
         let schemes =
-            inputBlock || formats.decodesURLs || curl != nil ? Self.pluginSchemes(logger: logger) : PluginSchemes()
+            inputBlock || configuredFormats.decodesURLs || curl != nil || lazyDecoders
+            ? Self.pluginSchemes(logger: logger) : PluginSchemes()
+        for (name, reason) in schemes.unavailableDecoders {
+            logger.labelled("decoder").error("Decoder plugin '\(name)' is unavailable: \(reason)")
+        }
+        let formats =
+            schemes.unavailableDecoders.isEmpty
+            ? configuredFormats
+            : FormatRegistry(configuredFormats.plugins.filter { schemes.unavailableDecoders[$0.name] == nil })
         let ffmpegSchemes = inputBlock ? schemes.input : []
         let decoderSchemes = formats.decodesURLs ? schemes.decoder : []
         let curlSchemes = curl == nil ? [] : schemes.curl
@@ -576,11 +587,13 @@ extension Daemon {
         var decoder: [String] = []
         /// The curl input plugin's (`urlhandlers`).
         var curl: [String] = []
+        /// The decoder plugins of `FormatRegistry.lazilyLoaded` that would not initialise, by name, and why.
+        var unavailableDecoders: [String: String] = [:]
     }
 
-    /// The URL schemes of the ffmpeg input and decoder plugins and of the curl input plugin, as this program run
-    /// with `--plugin-schemes` prints them; none when that fails (logged: the plugins then list none, as `mpd`'s
-    /// are without FFmpeg). Start-up.
+    /// The URL schemes of the ffmpeg input and decoder plugins and of the curl input plugin, and the lazily loaded
+    /// decoder plugins that would not initialise, as this program run with `--plugin-schemes` prints them; none when
+    /// that fails (logged: the plugins then list none, as `mpd`'s are without FFmpeg). Start-up.
     static func pluginSchemes(logger: Logger) -> PluginSchemes {
         do {
             let output = try ChildProcess.output(of: "/proc/self/exe", arguments: ["fermata", "--plugin-schemes"])
@@ -592,6 +605,10 @@ extension Daemon {
                 case "input": schemes.input.append(fields[1])
                 case "decoder": schemes.decoder.append(fields[1])
                 case "curl": schemes.curl.append(fields[1])
+                case "unavailable":
+                    let words = fields[1].split(separator: " ", maxSplits: 1).map(String.init)
+                    guard let name = words.first, FormatRegistry.lazilyLoaded.contains(name) else { continue }
+                    schemes.unavailableDecoders[name] = words.count == 2 ? words[1] : "unknown error"
                 default: continue
                 }
             }

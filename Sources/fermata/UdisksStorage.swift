@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import DBus
+import Input
 import Library
 import Model
 import Posix
@@ -59,15 +60,19 @@ struct UdisksStorage: Storage {
         try readFileRange(atPath: try self.local(path), offset: 0, count: storageFileLimit).bytes
     }
 
-    /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the
-    /// path when it is not mounted (yet), which the player's decoder thread mounts first (``localPath(of:)``), as
-    /// `mpd` maps a song before playing it (this never waits on the bus: the loop asks).
-    /// The local path of a song `playableURI` gave before its file system was mounted, mounting it (decoder thread).
-    static func localPath(of url: String) -> String? { UdisksVolume.localPath(of: url) }
+    /// The local path of a song `playableURI` gave before its file system was mounted, mounting it (decoder thread);
+    /// `cancellation` gives the mount up (the loop leaves the song).
+    static func localPath(of url: String, cancellation: InputCancellation) -> String? {
+        UdisksVolume.localPath(of: url, cancellation: cancellation)
+    }
 
     /// Unmounts the file system through UDisks2 when this storage mounted it or found it mounted (mpd does either).
     func close() { self.volume.unmountWait() }
 
+    /// The song's file under the mount point, which the player opens as a local file; the storage's URI with the
+    /// path when it is not mounted (yet), which the player's decoder thread mounts first
+    /// (``localPath(of:cancellation:)``), as `mpd` maps a song before playing it (this never waits on the bus: the
+    /// loop asks).
     func playableURI(_ path: String) -> String {
         if let base = self.volume.mountedPath { return path.isEmpty ? base : base + "/" + path }
         return path.isEmpty ? self.uri : self.uri + (self.uri.hasSuffix("/") ? "" : "/") + path
@@ -91,8 +96,10 @@ private final class UdisksVolume: Sendable {
     private let bus: DBusConnection
     private let logger: Logger
     private let state = Mutex(State())
-    /// Held while talking to the bus to mount.
-    private let mounting = Mutex(())
+    /// Guards `busy`: one caller at a time talks to the bus to mount or unmount; a waiting caller whose mount is
+    /// cancelled stops waiting.
+    private let turn = Condition()
+    private let busy = Atomic(false)
 
     init(uri: String, id: String, inside: String, bus: DBusConnection, logger: Logger) {
         (self.uri, self.id, self.inside, self.bus, self.logger) = (uri, id, inside, bus, logger)
@@ -108,18 +115,18 @@ private final class UdisksVolume: Sendable {
 
     /// The local path of `url`, a song's URI under a live (not closed) udisks storage's URI (what
     /// ``UdisksStorage/playableURI(_:)`` gives before the file system is mounted), mounting it first, as `mpd` maps
-    /// such a song before playing it; `nil` for any other URL, or when the mount fails (logged). Blocks: the decoder
-    /// thread calls it.
-    static func localPath(of url: String) -> String? {
+    /// such a song before playing it; `nil` for any other URL, when the mount fails (logged) or when `cancellation`
+    /// gives it up (not logged). Blocks until then: the decoder thread calls it.
+    static func localPath(of url: String, cancellation: InputCancellation) -> String? {
         guard url.hasPrefix("udisks://") else { return nil }
         let volumes = Self.live.withLock { $0.compactMap(\.volume) }
         for volume in volumes where !volume.isClosed {
             let base = volume.uri.hasSuffix("/") ? volume.uri : volume.uri + "/"
             guard url.hasPrefix(base) else { continue }
             do {
-                return try volume.mountWait() + "/" + url.dropFirst(base.count)
+                return try volume.mountWait(cancellation: cancellation) + "/" + url.dropFirst(base.count)
             } catch {
-                volume.logger.error("Failed to mount '\(volume.uri)': \(error)")
+                if !error.isInterrupted { volume.logger.error("Failed to mount '\(volume.uri)': \(error)") }
                 return nil
             }
         }
@@ -132,37 +139,86 @@ private final class UdisksVolume: Sendable {
     var mountedPath: String? { self.state.withLock { $0.mounted } }
 
     /// The local directory, finding and mounting the object first when needed (blocking: off the loop only). One
-    /// caller at a time talks to the bus; `mountedPath` does not wait for it.
-    func mountWait() throws -> String {
-        try self.mounting.withLock { _ throws -> String in
-            let known = self.state.withLock { $0 }
-            if let mounted = known.mounted { return mounted }
-            if known.closed { throw DBusError("Storage '\(self.uri)' is unmounted") }
-            let mountPoint: String
+    /// caller at a time talks to the bus; `mountedPath` does not wait for it. With `cancellation`, its cancellation
+    /// ends the wait, for the bus or for another caller's turn, at once (``DBusError/interrupted``).
+    func mountWait(cancellation: InputCancellation? = nil) throws(DBusError) -> String {
+        let wake = cancellation == nil ? nil : try UdisksWake()
+        defer { wake?.close() }
+        cancellation?.onCancel { [turn = self.turn] in
+            wake?.signal()
+            turn.lock()
+            turn.broadcast()
+            turn.unlock()
+        }
+        try self.takeTurn(unless: cancellation)
+        defer { self.endTurn() }
+        let known = self.state.withLock { $0 }
+        if let mounted = known.mounted { return mounted }
+        if known.closed { throw DBusError("Storage '\(self.uri)' is unmounted") }
+        let mountPoint: String
+        do throws(DBusError) {
             if let path = known.objectPath {
-                mountPoint = try self.mount(path)
+                mountPoint = try self.mount(path, wake: wake)
             } else {
-                let reply = try self.bus.call(
-                    destination: UDisks2.service, path: UDisks2.path, interface: UDisks2.objectManager,
-                    method: "GetManagedObjects")
+                let reply = try self.call(UDisks2.path, UDisks2.objectManager, "GetManagedObjects", wake: wake)
                 // The last object with that id, as mpd keeps it.
                 guard let object = try UDisks2.objects(inReply: reply).last(where: { $0.id == self.id }) else {
                     throw DBusError("No such UDisks2 object: \(self.id)")
                 }
                 self.state.withLock { $0.objectPath = object.path }
                 // Already mounted: mounting again would fail (UDisks2's AlreadyMounted).
-                mountPoint = try object.mountPoint ?? self.mount(object.path)
+                if let mounted = object.mountPoint {
+                    mountPoint = mounted
+                } else {
+                    mountPoint = try self.mount(object.path, wake: wake)
+                }
             }
-            let local = self.inside.isEmpty ? mountPoint : mountPoint + "/" + self.inside
-            self.state.withLock { $0.mounted = local }
-            return local
+        } catch {
+            // A mount given up on may complete all the same: the next attempt lists the objects again, and finds
+            // the mount point then.
+            if error.isInterrupted { self.state.withLock { $0.objectPath = nil } }
+            throw error
         }
+        let local = self.inside.isEmpty ? mountPoint : mountPoint + "/" + self.inside
+        self.state.withLock { $0.mounted = local }
+        return local
     }
 
-    private func mount(_ objectPath: String) throws(DBusError) -> String {
-        let reply = try self.bus.call(
-            destination: UDisks2.service, path: objectPath, interface: UDisks2.filesystem, method: "Mount",
-            emptyOptions: true)
+    /// Waits until no other caller talks to the bus, then takes the turn; gives up when `cancellation` is cancelled.
+    private func takeTurn(unless cancellation: InputCancellation?) throws(DBusError) {
+        self.turn.lock()
+        defer { self.turn.unlock() }
+        while self.busy.load(ordering: .relaxed) {
+            if cancellation?.isCancelled == true { throw .interrupted }
+            self.turn.wait()
+        }
+        if cancellation?.isCancelled == true { throw .interrupted }
+        self.busy.store(true, ordering: .relaxed)
+    }
+
+    private func endTurn() {
+        self.turn.lock()
+        self.busy.store(false, ordering: .relaxed)
+        self.turn.broadcast()
+        self.turn.unlock()
+    }
+
+    /// Calls `method` on UDisks2's object at `path`, given up on when `wake` is signalled (if any).
+    private func call(
+        _ path: String, _ interface: String, _ method: String, emptyOptions: Bool = false, wake: UdisksWake?
+    ) throws(DBusError) -> [DBusValue] {
+        guard let wake else {
+            return try self.bus.call(
+                destination: UDisks2.service, path: path, interface: interface, method: method,
+                emptyOptions: emptyOptions)
+        }
+        return try self.bus.call(
+            destination: UDisks2.service, path: path, interface: interface, method: method,
+            emptyOptions: emptyOptions, interruptedBy: wake.descriptor)
+    }
+
+    private func mount(_ objectPath: String, wake: UdisksWake?) throws(DBusError) -> String {
+        let reply = try self.call(objectPath, UDisks2.filesystem, "Mount", emptyOptions: true, wake: wake)
         guard case .string(let mountPoint) = reply.first else { throw DBusError("Malformed 'Mount' response") }
         return mountPoint
     }
@@ -170,14 +226,15 @@ private final class UdisksVolume: Sendable {
     /// Calls `Filesystem.Unmount` when mounted, waiting for the answer; forgets the mount point whatever it is, as
     /// `mpd` does, logging a failure.
     func unmountWait() {
-        self.mounting.withLock { _ in
-            let (objectPath, mounted) = self.state.withLock { state in
-                defer { (state.mounted, state.closed) = (nil, true) }
-                return (state.objectPath, state.mounted)
-            }
-            guard let objectPath, mounted != nil else { return }
-            Self.unmount(objectPath, bus: self.bus, logger: self.logger, uri: self.uri)
+        // Never cancelled: cannot fail.
+        try? self.takeTurn(unless: nil)
+        defer { self.endTurn() }
+        let (objectPath, mounted) = self.state.withLock { state in
+            defer { (state.mounted, state.closed) = (nil, true) }
+            return (state.objectPath, state.mounted)
         }
+        guard let objectPath, mounted != nil else { return }
+        Self.unmount(objectPath, bus: self.bus, logger: self.logger, uri: self.uri)
     }
 
     private static func unmount(_ objectPath: String, bus: DBusConnection, logger: Logger, uri: String) {
@@ -197,5 +254,32 @@ private final class UdisksVolume: Sendable {
         guard let objectPath, mounted != nil else { return }
         // The last reference may go on the loop, which never waits on the bus.
         NamedThread.detach("udisks") { Self.unmount(objectPath, bus: bus, logger: logger, uri: uri) }
+    }
+}
+
+/// The eventfd a cancelled mount is woken through; closed under its lock, so a late cancellation never writes to a
+/// descriptor reused since.
+private final class UdisksWake: Sendable {
+    private let fd: Mutex<FileDescriptor?>
+    /// The descriptor, while open.
+    let descriptor: Int32
+
+    init() throws(DBusError) {
+        do {
+            let fd = try EventFD.eventfd()
+            self.fd = Mutex(fd)
+            self.descriptor = fd.rawValue
+        } catch {
+            throw DBusError("\(error)")
+        }
+    }
+
+    func signal() { self.fd.withLock { fd in fd.map(EventFD.signal) } }
+
+    func close() {
+        self.fd.withLock { fd in
+            fd?.close()
+            fd = nil
+        }
     }
 }

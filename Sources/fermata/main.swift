@@ -3,6 +3,7 @@
 import Configuration
 import Curl
 import FFmpeg
+import Formats
 import Glibc
 import Posix
 
@@ -24,6 +25,7 @@ if commandLine.showPluginSchemes {
     for scheme in FFmpegLibraries.shared.inputSchemes() { print("input", scheme) }
     for scheme in FFmpegLibraries.shared.decoderSchemes() { print("decoder", scheme) }
     for scheme in CurlGlobal.protocols { print("curl", scheme) }
+    for (name, reason) in FormatRegistry.lazyPluginFailures() { print("unavailable", name, reason) }
     exit(0)
 }
 if commandLine.showVersion {

@@ -137,7 +137,7 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         let mapped = Mutex<[String]>([])
         let harness = try PlayerHarness(
             outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener,
-            localPaths: { url in
+            localPaths: { url, _ in
                 mapped.withLock { $0.append(url) }
                 return url == "udisks://id/song.flac" ? "fake:0:4410" : nil
             })
@@ -152,6 +152,44 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         harness.withPlayer { $0.play(stream(3, declined), atSeconds: 0) }
         #expect(waitForOpen(declined, count: 1))
         #expect(mapped.withLock { $0 } == [url, declined])
+    }
+
+    /// A storage's file whose mount hangs (a stuck UDisks2): `stop`, `play` of another song and a seek cancel the
+    /// mount as they cancel an open, so the loop never waits on the device; the song left reports no failure.
+    @Test(arguments: ["stop", "play", "seek"])
+    func leavingASongWhoseMountHangsCancelsTheMount(leaving: String) throws {
+        let calls = Atomic<Int>(0)
+        let cancelled = Atomic<Int>(0)
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), CaptureOutput(sync: true), nil)], streams: streamOpener,
+            localPaths: { _, cancellation in
+                let released = DispatchSemaphore(value: 0)
+                cancellation.onCancel { released.signal() }
+                calls.add(1, ordering: .sequentiallyConsistent)
+                // Bounded, so that a mount never cancelled fails the test instead of hanging it.
+                if released.wait(timeout: .now() + 10) == .success {
+                    cancelled.add(1, ordering: .sequentiallyConsistent)
+                }
+                return nil
+            })
+        let hanging = PlayableSong(token: 1, uri: "u/song.flac", path: "udisks://id/song.flac")
+        harness.withPlayer { $0.play(hanging, atSeconds: 0) }
+        var mounting = false
+        for _ in 0..<2500 where !mounting {
+            mounting = calls.load(ordering: .sequentiallyConsistent) == 1
+            if !mounting { usleep(2000) }
+        }
+        #expect(mounting)
+        // The decoder thread is now blocked in the mount.
+        switch leaving {
+        case "stop": harness.withPlayer { $0.stop() }
+        case "seek": harness.withPlayer { #expect($0.seek(token: 1, toSeconds: 1)) }
+        default: break
+        }
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 44_100), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 2)) })
+        #expect(cancelled.load(ordering: .sequentiallyConsistent) >= 1)
+        #expect(!harness.received.contains { if case .songFailed(1, _) = $0 { true } else { false } })
     }
 
     @Test func stopLeavesAStalledStreamAndTheNextPlayStarts() throws {

@@ -228,7 +228,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
-        localPaths: (@Sendable (String) -> String?)? = nil
+        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil
     ) throws {
         self.clock = clock
         let ready = DispatchSemaphore(value: 0)

@@ -90,8 +90,9 @@ public final class Player: PlayerControl {
     ///     `nil`: none is read.
     ///   - localPaths: the local path of a song whose path is a storage's URI of a file it has not made local yet
     ///     (a `udisks://` file system not mounted yet), making it so first (mounting it; on the decoder thread, so
-    ///     it may block), as `mpd` maps such a song before playing it; `nil` for any other path. The song is then
-    ///     decoded as that local file.
+    ///     it may block, until the cancellation given is cancelled: the loop cancels it as it cancels an open when
+    ///     it leaves the song), as `mpd` maps such a song before playing it; `nil` for any other path, or when it
+    ///     fails or is cancelled. The song is then decoded as that local file.
     ///   - outputs: each configured output with its device and mixer, in configuration order. A `SoftwareMixer`
     ///     is applied by the output thread; `mixer_type "software"` without a mixer gets one.
     ///   - outputSlots: how many outputs may ever play from this player: every configured output, when outputs
@@ -114,7 +115,7 @@ public final class Player: PlayerControl {
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = Player.standardDecoders,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
-        localPaths: (@Sendable (String) -> String?)? = nil,
+        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil,
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,

@@ -44,10 +44,12 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private let streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)?
     /// Reads the ReplayGain of a file's APE tag (`Player.init`'s `apeReplayGainReader`).
     private let apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)?
-    /// Maps a storage's URI of a file not local yet to its local path (`Player.init`'s `localPaths`).
-    private let localPaths: (@Sendable (String) -> String?)?
-    /// The cancellation of the remote input being opened or decoded, if any: the loop cancels it before it
-    /// waits for this thread, which may be blocked on a stalled server.
+    /// Maps a storage's URI of a file not local yet to its local path (`Player.init`'s `localPaths`), given up on
+    /// when its cancellation is cancelled.
+    private let localPaths: (@Sendable (String, InputCancellation) -> String?)?
+    /// The cancellation of the remote input being opened or decoded (or of the mount being made for a song), if
+    /// any: the loop cancels it before it waits for this thread, which may be blocked on a stalled server or
+    /// device.
     private let inputCancellation = Mutex<InputCancellation?>(nil)
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private let logger: Logger
@@ -55,6 +57,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
     // MARK: Mailbox (guarded by `control`)
     private let control = Condition()
     private var command: Command?
+    /// Whether `command` (pending) leaves the input being opened or decoded (`send`'s `cancelInput`).
+    private var commandCancelsInput = false
     private var commandSequence: UInt64 = 0
     private var acknowledged: UInt64 = 0
     private var queuedSong: PlayableSong?
@@ -92,7 +96,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
         factory: @escaping @Sendable (String) throws(FormatError) -> any Decoder,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
-        localPaths: (@Sendable (String) -> String?)? = nil,
+        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil,
         logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
         self.localPaths = localPaths
@@ -112,18 +116,22 @@ final class PlayerDecoderThread: @unchecked Sendable {
 
     // MARK: - Loop side
 
-    /// Sends a command; with `wait`, returns once the decoder thread handled it. With `cancelInput`, first
-    /// interrupts the remote input of the song being opened or decoded (the song is being left), so the wait
-    /// never depends on a server. Loop thread.
+    /// Sends a command; with `wait`, returns once the decoder thread handled it. With `cancelInput`, also
+    /// interrupts the remote input (or the mount) of the song being opened or decoded (the song is being left),
+    /// so the wait never depends on a server or a device: the one published now, or the one the decoder thread
+    /// publishes before it takes the command. Loop thread.
     func send(_ command: Command, wait: Bool = false, cancelInput: Bool = false) {
-        if cancelInput { self.inputCancellation.withLock { $0 }?.cancel() }
         self.control.lock()
         self.command = command
+        // A command it replaces before the decoder thread took it may have left the song already.
+        self.commandCancelsInput = self.commandCancelsInput || cancelInput
         self.commandSequence += 1
         let sequence = self.commandSequence
         self.pending.store(true, ordering: .releasing)
         self.control.broadcast()
         self.control.unlock()
+        // After the command is set: a cancellation published from now on sees it (`publish(_:)`).
+        if cancelInput { self.inputCancellation.withLock { $0 }?.cancel() }
         self.pipe.decoderWakeup.signal()
         guard wait else { return }
         self.control.lock()
@@ -171,6 +179,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 let command = self.commandSequence != self.acknowledged ? self.command : nil
                 let sequence = self.commandSequence
                 self.command = nil
+                self.commandCancelsInput = false
                 self.pending.store(false, ordering: .releasing)
                 self.control.unlock()
                 if let command {
@@ -229,9 +238,17 @@ final class PlayerDecoderThread: @unchecked Sendable {
         var song = first
         var seconds = seconds
         while true {
-            // A storage's file not local yet is made so, then decoded as the local file it is.
-            if song.isRemote, let local = self.localPaths?(song.path) { song.path = local }
             let cancellation = InputCancellation()
+            // A storage's file not local yet is made so (mounted), then decoded as the local file it is; the loop
+            // cancels the mount as it cancels an open.
+            if song.isRemote, let localPaths = self.localPaths {
+                self.publish(cancellation)
+                if let local = localPaths(song.path, cancellation) { song.path = local }
+                if cancellation.isCancelled {
+                    self.close()
+                    return
+                }
+            }
             do throws(FormatError) {
                 var decoder = try self.openDecoder(song, cancellation: cancellation)
                 song.replayGain = self.replayGain(of: song, decoder: decoder)
@@ -328,8 +345,18 @@ final class PlayerDecoderThread: @unchecked Sendable {
             self.inputCancellation.withLock { $0 = nil }
             return try self.factory(song.path)
         }
-        self.inputCancellation.withLock { $0 = cancellation }
+        self.publish(cancellation)
         return try streams(song.path, cancellation, self.shared.mode != .off)
+    }
+
+    /// Makes `cancellation` the one the loop cancels, and cancels it at once when the pending command leaves the
+    /// song (the loop cancelled the one published before). Decoder thread.
+    private func publish(_ cancellation: InputCancellation) {
+        self.inputCancellation.withLock { $0 = cancellation }
+        self.control.lock()
+        let leaving = self.command != nil && self.commandCancelsInput
+        self.control.unlock()
+        if leaving { cancellation.cancel() }
     }
 
     /// Seeks within the song being decoded (reopening it when the decoder refuses, or when the loop cancelled its
