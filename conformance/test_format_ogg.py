@@ -38,8 +38,8 @@ def test_search(format_pair, directory):
     formatcases.search(format_pair, directory)
 
 
-#: Comments holding invalid UTF-8: mpd's readcomments sends their bytes as they are, but
-#: FormatPlugin.readComments returns Swift Strings, which cannot carry them (see the xfail below).
+#: Comments holding invalid UTF-8: mpd's readcomments sends their bytes as they are, and so does Fermata
+#: (its pairs are RawText-decoded); compared on their own below, with readpicture.
 INVALID_UTF8 = {"ogg/vorbis-tags/invalid-utf8.ogg", "ogg/opus-tags/invalid-utf8.opus"}
 
 

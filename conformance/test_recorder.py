@@ -17,14 +17,22 @@ import mpdtest
 KINDS = ("ref", "sut")
 
 
-def _songs(server, count: int) -> list[str]:
+def _songs(server, count: int, one_format: bool = False) -> list[str]:
     """The first `count` songs with plain ASCII names (the library has names that are not UTF-8 too) that decode
     (not the library's broken files: for a song whose decoder fails before any audio, mpd's recorder still
-    gets the song's tag and writes a file of the encoder's header alone, and Fermata's writes none)."""
-    files = [line[6:].decode() for line in server.query("listall").splitlines()
-             if line.startswith(b"file: ") and line.isascii() and b'"' not in line and b"roken" not in line]
+    gets the song's tag and writes a file of the encoder's header alone, and Fermata's writes none); with
+    `one_format`, only songs of the first one's `Format:`."""
+    songs: list[tuple[str, bytes]] = []
+    for line in server.query("listallinfo").splitlines():
+        if line.startswith(b"file: "):
+            songs.append((line[6:].decode("utf-8", "replace"), b"") if line.isascii() else ("", b""))
+        elif line.startswith(b"Format: ") and songs:
+            songs[-1] = (songs[-1][0], line[8:])
+    files = [(name, fmt) for name, fmt in songs if name and '"' not in name and "roken" not in name]
+    if one_format and files:
+        files = [(name, fmt) for name, fmt in files if fmt == files[0][1]]
     assert len(files) >= count, files
-    return files[:count]
+    return [name for name, _ in files[:count]]
 
 
 def _play_all(server, songs: list[str]) -> None:
@@ -66,7 +74,9 @@ def test_format_path_writes_a_file_per_song_named_from_its_tags_as_mpd(server_fa
         template = f"{root}/[%genre%|%artist%] - [%track% - ]%title%[ (%nosuchtag%)].wav"
         server = server_factory(kind, outputs=[{"type": "recorder", "name": "Tape", "format_path": template,
                                                 "encoder": "wave"}])
-        _play_all(server, _songs(server, 3))
+        # Songs of one format: where the format changes between songs, mpd's recorder under load has begun the
+        # next song's file with the previous format's header (seen once: a stereo song's WAV header said mono).
+        _play_all(server, _songs(server, 3, one_format=True))
         server.stop()
         trees[kind] = _tree(root)
     assert len(trees["ref"]) >= 1, trees["ref"].keys()

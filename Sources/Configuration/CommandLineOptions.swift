@@ -14,6 +14,10 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// loaded or set up (`unavailable PLUGIN REASON`: fluidsynth, mikmod) (what the daemon asks a child of its own
     /// at start-up, so that loading FFmpeg, libcurl, libfluidsynth and libmikmod costs the daemon no memory).
     public var showPluginSchemes = false
+    /// `--scan-worker`: read scan requests on standard input and answer them on standard output until it ends
+    /// (what a database update runs to read the files of plugins whose libraries stay out of the daemon, such as
+    /// FFmpeg's).
+    public var scanWorker = false
     /// `--verbose` (`-v`): log everything.
     public var verbose = false
     /// `--stderr` (or its old name `--stdout`): log to standard error whatever `log_file` says.
@@ -53,6 +57,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             case "-h", "-?", "--help": self.showHelp = true
             case "-V", "--version": self.showVersion = true
             case "--plugin-schemes": self.showPluginSchemes = true
+            case "--scan-worker": self.scanWorker = true
             case "-v", "--verbose": self.verbose = true
             case "--stderr", "--stdout": self.logToStandardError = true
             case "--kill": self.kill = true
@@ -64,7 +69,7 @@ public struct CommandLineOptions: Sendable, Equatable {
             default: throw UsageError(message: "unknown option: \(argument)")
             }
         }
-        if self.showHelp || self.showVersion || self.showPluginSchemes { return }
+        if self.showHelp || self.showVersion || self.showPluginSchemes || self.scanWorker { return }
         // As mpd: with --no-config the arguments after the options are not looked at.
         guard self.noConfig || positional.count <= 1 else { throw UsageError(message: "too many arguments") }
         self.configPath = self.noConfig ? nil : positional.first
@@ -97,6 +102,10 @@ public struct CommandLineOptions: Sendable, Equatable {
                            fluidsynth and mikmod decoder plugins whose library
                            cannot be loaded, and exit (the server runs this at
                            start-up to learn them)
+              --scan-worker
+                           internal: answer scan requests on standard input
+                           (a database update runs this to read the files
+                           FFmpeg reads, so that FFmpeg stays out of the server)
 
         With "user" in CONFIG and started as root, Fermata binds its sockets and
         opens log_file, then runs as that user, with its groups ("group" replaces

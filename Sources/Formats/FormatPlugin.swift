@@ -105,6 +105,13 @@ public protocol FormatPlugin: Sendable {
     /// - Throws: `FormatError` when the URL cannot be opened or decoded.
     func makeDecoder(url: String, cancellation: InputCancellation) throws(FormatError) -> any Decoder
 
+    /// The settings of its `decoder` block that build this plugin again in a scan worker (`fermata
+    /// --scan-worker`), where a database update then reads its local files (`readInfo(path:)`), so that the
+    /// libraries it loads for them stay out of the daemon and a file that crashes them kills the worker only;
+    /// `nil` (the default) when the plugin reads them in the daemon. The worker builds it from
+    /// `FormatRegistry.catalogue`'s entry of its `name`.
+    var scanWorkerSettings: [ScanWorkerProtocol.Setting]? { get }
+
     /// Gives back what the plugin holds only while it reads files, now that a database update has read every
     /// file (the ffmpeg plugin closes FFmpeg's libraries unless a decoder still uses them). No-op by default.
     /// Any thread.
@@ -155,6 +162,9 @@ extension FormatPlugin {
 
     /// Nothing to give back.
     public func releaseIdleResources() {}
+
+    /// Reads its local files in the daemon.
+    public var scanWorkerSettings: [ScanWorkerProtocol.Setting]? { nil }
 
     /// A format with no pictures of its own: the file must still be one the plugin reads (`mpd` runs the
     /// plugin's scan first); the registry then looks at the generic tags.

@@ -77,14 +77,19 @@ public struct FormatRegistry: Sendable {
     /// plugin did not find comes from the APE tag, as `mpd`'s decoder thread reads it for every file. Any
     /// thread.
     ///
+    /// A plugin that wants its files read out of the process (``FormatPlugin/scanWorkerSettings``) has them read by
+    /// `scanner` when one is given (a database update's scan workers); the generic scan stays here.
+    ///
     /// - Throws: `FormatError.notRecognized` when no plugin reads the file (`mpd` does not add it), or the
     ///   first plugin's I/O error.
-    public func readInfo(path: String, enabledTags: TagMask = .all) throws(FormatError) -> SongInfo {
+    public func readInfo(
+        path: String, enabledTags: TagMask = .all, scanner: (any OutOfProcessScanner)? = nil
+    ) throws(FormatError) -> SongInfo {
         let candidates = self.plugins(forPath: path)
         var firstError: FormatError?
         for plugin in candidates {
             do {
-                var info = try plugin.readInfo(path: path)
+                var info = try Self.readInfo(path: path, plugin: plugin, scanner: scanner)
                 if !plugin.readsGenericTags { Self.addGeneric(to: &info, path: path, enabledTags: enabledTags) }
                 return info
             } catch {
@@ -92,6 +97,18 @@ public struct FormatRegistry: Sendable {
             }
         }
         throw firstError ?? .notRecognized(path: path)
+    }
+
+    /// What `plugin` reads of the file: through `scanner` when the plugin wants that and a worker runs.
+    private static func readInfo(
+        path: String, plugin: any FormatPlugin, scanner: (any OutOfProcessScanner)?
+    ) throws(FormatError) -> SongInfo {
+        if let scanner, let settings = plugin.scanWorkerSettings,
+            let info = try scanner.readInfo(plugin: plugin.name, settings: settings, path: path)
+        {
+            return info
+        }
+        return try plugin.readInfo(path: path)
     }
 
     /// The ReplayGain of the APE tag at the end of the file at `path` (its footer and items only), `nil` when it

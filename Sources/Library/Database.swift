@@ -309,7 +309,7 @@ public final class Database: Sendable {
     private var uriIndex: URIIndex { Self.cached(self.songByURI) { URIIndex(self.songs) } }
 
     /// The value in `cache`, made and stored on first use.
-    private static func cached<Value: Sendable>(_ cache: borrowing Mutex<Value?>, _ make: () -> Value) -> Value {
+    static func cached<Value: Sendable>(_ cache: borrowing Mutex<Value?>, _ make: () -> Value) -> Value {
         if let value = cache.withLock({ $0 }) { return value }
         let value = make()
         cache.withLock { $0 = value }

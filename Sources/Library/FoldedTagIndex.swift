@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import Synchronization
 
@@ -55,6 +56,14 @@ public struct FoldedTagIndex: Sendable {
         self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
     }
 
+    /// Calls `body` with the value numbers of every song without slicing per song: song `song`'s are
+    /// `ids[offsets[song]..<offsets[song + 1]]`.
+    func withUnsafeIDs<Result>(
+        _ body: (_ offsets: UnsafeBufferPointer<Int32>, _ ids: UnsafeBufferPointer<Int32>) -> Result
+    ) -> Result {
+        self.offsets.withUnsafeBufferPointer { offsets in self.ids.withUnsafeBufferPointer { body(offsets, $0) } }
+    }
+
     /// Folded value number `id`.
     public func value(_ id: Int32) -> FoldedText {
         let range = Int(self.starts[Int(id)])..<Int(self.starts[Int(id) + 1])
@@ -64,6 +73,46 @@ public struct FoldedTagIndex: Sendable {
     /// Song `song`'s folded values, in stored order (empty when it has none).
     public func values(of song: Int32) -> LazyMapSequence<ArraySlice<Int32>, FoldedText> {
         self.ids(of: song).lazy.map { self.value($0) }
+    }
+
+    /// Whether `needle` (UTF-8 bytes) occurs in each distinct folded value, by value number: one scan of all
+    /// the values' bytes, one after the other, instead of a search in each value. A hit that runs past
+    /// the end of a value belongs to none; the scan goes on from the byte after it.
+    public func containing(_ needle: UnsafeBufferPointer<UInt8>) -> [Bool] {
+        var found = [Bool](repeating: needle.isEmpty, count: self.count)
+        guard let needleStart = needle.baseAddress, !needle.isEmpty, !self.bytes.isEmpty else { return found }
+        self.bytes.withUnsafeBufferPointer { bytes in
+            self.starts.withUnsafeBufferPointer { starts in
+                let base = bytes.baseAddress!
+                let (first, rest) = (needle[0], needle.count - 1)
+                var from = 0
+                // The first byte by `memchr`, then the others compared.
+                while from + needle.count <= bytes.count,
+                    let hit = memchr(base + from, Int32(first), bytes.count - from - rest)
+                {
+                    let offset = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+                    guard rest == 0 || memcmp(base + offset + 1, needleStart + 1, rest) == 0 else {
+                        from = offset + 1
+                        continue
+                    }
+                    // The value holding byte `offset`: the last one starting at or before it (an empty value
+                    // starts where the next one does).
+                    var (low, high) = (0, self.count)
+                    while high - low > 1 {
+                        let middle = (low + high) / 2
+                        if Int(starts[middle]) <= offset { low = middle } else { high = middle }
+                    }
+                    let end = Int(starts[low + 1])
+                    if offset + needle.count <= end {
+                        found[low] = true
+                        from = end
+                    } else {
+                        from = offset + 1
+                    }
+                }
+            }
+        }
+        return found
     }
 
     /// `predicate` of every distinct folded value (its UTF-8 bytes), by value number.
@@ -78,12 +127,64 @@ public struct FoldedTagIndex: Sendable {
     }
 }
 
-/// The query indexes of one snapshot, each built on first use per tag type.
+/// Every distinct value of a snapshot's value table, folded once with `FilterCaseFold`, by value number: what a
+/// case-insensitive `any` filter (`search any`), which reads every tag type, compares its needle with.
+///
+/// Most values fold to themselves (lower-case ASCII, such as MusicBrainz ids): only the others are stored, so
+/// the table costs four bytes per value plus the folded bytes of the values that change. Immutable once built;
+/// `Sendable`.
+struct FoldedValueTable: Sendable {
+    /// For each value number, the number of its folded form in `starts`, or -1 when folding changes nothing.
+    private let changed: [Int32]
+    /// Folded form `n` is `bytes[starts[n]..<starts[n + 1]]` (UTF-8).
+    private let bytes: [UInt8]
+    private let starts: [UInt32]
+    private let values: TagValueTable
+
+    /// Folds every value of `values`.
+    init(_ values: TagValueTable) {
+        var changed = [Int32](repeating: -1, count: values.count)
+        var bytes: [UInt8] = []
+        var starts: [UInt32] = [0]
+        for number in 0..<Int32(values.count) {
+            let folds = values.withBytes(number) { value in
+                value.contains { $0 >= 0x80 || $0 &- 0x41 < 26 }
+            }
+            guard folds else { continue }
+            let value = values[number]
+            let folded = FilterCaseFold.fold(value)
+            guard !folded.utf8.elementsEqual(value.utf8) else { continue }
+            changed[Int(number)] = Int32(starts.count - 1)
+            bytes.append(contentsOf: folded.utf8)
+            starts.append(UInt32(bytes.count))
+        }
+        self.changed = changed
+        self.bytes = bytes
+        self.starts = starts
+        self.values = values
+    }
+
+    /// Calls `body` with the UTF-8 bytes of value `number` folded.
+    @inline(__always)
+    func withFoldedBytes<Result>(_ number: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let folded = self.changed[Int(number)]
+        guard folded >= 0 else { return self.values.withBytes(number, body) }
+        let range = Int(self.starts[Int(folded)])..<Int(self.starts[Int(folded) + 1])
+        return self.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+}
+
+/// The query indexes of one snapshot, each built on first use (per tag type for the folded indexes).
 final class QueryIndexes: Sendable {
     private let folded = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
+    private let foldedValues = Mutex<FoldedValueTable?>(nil)
 
     func folded(_ type: TagType, songs: SongTable) -> FoldedTagIndex {
         Database.cached(self.folded, type) { FoldedTagIndex(type, songs: songs) }
+    }
+
+    func foldedValues(_ values: TagValueTable) -> FoldedValueTable {
+        Database.cached(self.foldedValues) { FoldedValueTable(values) }
     }
 }
 
@@ -91,6 +192,12 @@ extension Database {
     /// `type`'s values of every song, folded (see `FoldedTagIndex`). Built once per snapshot, on first use.
     public func foldedIndex(_ type: TagType) -> FoldedTagIndex {
         self.queryIndexes.folded(type, songs: self.songs)
+    }
+
+    /// Every distinct tag value of the snapshot, folded (see `FoldedValueTable`). Built once per snapshot, on
+    /// first use.
+    func foldedValues() -> FoldedValueTable {
+        self.queryIndexes.foldedValues(self.songs.values)
     }
 
     /// Whether each of `type`'s value lists (`songs(with:value:)`) holds songs with one and the same UTF-8 value:

@@ -29,8 +29,13 @@ public protocol SongInfoReader: Sendable {
     /// Whether a file with this suffix that is no song is listed as a playlist (`mpd`'s
     /// `FindPlaylistPluginBySuffix` over its enabled playlist plugins).
     func listsPlaylist(suffix: String) -> Bool
-    /// Called once an update has read every file it queued, from the update's thread: the reader may give back
-    /// what it keeps only for reading (libraries loaded on first use).
+    /// The reader a database update reads its files with, asked from the update's thread when it starts; the
+    /// update calls its ``readingFinished()`` once it has read every file. It may hold what only an update needs
+    /// (scan worker processes).
+    func startReading() -> any SongInfoReader
+    /// Called once an update has read every file it queued, from the update's thread, on the reader
+    /// ``startReading()`` gave: the reader may give back what it keeps only for reading (libraries loaded on first
+    /// use, worker processes).
     func readingFinished()
 }
 
@@ -43,6 +48,8 @@ extension SongInfoReader {
     public func listsPlaylistAsDirectory(suffix: String) -> Bool { false }
     /// The suffixes of every playlist plugin Debian's `mpd` 0.23.12 has, all enabled.
     public func listsPlaylist(suffix: String) -> Bool { Updater.playlistSuffixes.contains(suffix.lowercased()) }
+    /// This reader.
+    public func startReading() -> any SongInfoReader { self }
     /// Nothing to give back.
     public func readingFinished() {}
 }

@@ -333,6 +333,17 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return Int(self.records[index].tagStart)..<end
     }
 
+    /// Calls `body` with the tag columns in place (see `TagView`).
+    func withTagView<Result>(_ body: (TagView) -> Result) -> Result {
+        self.records.withUnsafeBufferPointer { records in
+            self.tagTypes.withUnsafeBufferPointer { types in
+                self.tagValues.withUnsafeBufferPointer { values in
+                    body(TagView(records: records, types: types, values: values))
+                }
+            }
+        }
+    }
+
     /// The tag type at `position`.
     @inlinable
     public func tagType(at position: Int) -> TagType { TagType(rawValue: Int(self.tagTypes[position]))! }
@@ -615,4 +626,22 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
     /// No songs.
     init() { self = Builder().build(directoryPaths: [""]) }
+}
+
+/// A snapshot's tag columns in place, for loops over many songs that read no other column: no reference count
+/// is touched per song. Valid only inside `SongTable.withTagView(_:)`.
+struct TagView {
+    let records: UnsafeBufferPointer<SongTable.Record>
+    /// Raw `TagType` values, by position.
+    let types: UnsafeBufferPointer<UInt8>
+    /// Value numbers of the table's `TagValueTable`, by position.
+    let values: UnsafeBufferPointer<Int32>
+
+    /// Positions of song `song`'s tags, in stored order.
+    @inline(__always)
+    func positions(_ song: Int32) -> Range<Int> {
+        let index = Int(song)
+        let end = index + 1 < self.records.count ? Int(self.records[index + 1].tagStart) : self.types.count
+        return Int(self.records[index].tagStart)..<end
+    }
 }

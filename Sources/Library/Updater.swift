@@ -99,7 +99,8 @@ public struct Updater: Sendable {
         var modified = false
         let queue = ReadQueue()
         var pending = PendingReads(queue: queue)
-        let readers = self.startReading(queue)
+        let reader = self.reader.startReading()
+        let readers = self.startReading(queue, reader: reader)
         let components = uri.split(separator: "/").map(String.init)
 
         if components.isEmpty {
@@ -121,9 +122,9 @@ public struct Updater: Sendable {
 
         // The walk is done: this thread reads too, until every queued file is read.
         queue.finish()
-        self.read(queue)
+        self.read(queue, reader: reader)
         readers.wait()
-        self.reader.readingFinished()
+        reader.readingFinished()
         let results = queue.results
         let reads = pending.reads
         // The walk queued each directory's files together: find the directory once for each run of them.
@@ -471,22 +472,22 @@ public struct Updater: Sendable {
         left.count == right.count && zip(left, right).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }
 
-    /// Starts `concurrency - 1` threads reading what the walk queues (the update thread joins them when its
+    /// Starts `concurrency - 1` threads reading with `reader` what the walk queues (the update thread joins them when its
     /// walk is done). Update thread.
-    private func startReading(_ queue: ReadQueue) -> DispatchGroup {
+    private func startReading(_ queue: ReadQueue, reader: any SongInfoReader) -> DispatchGroup {
         let group = DispatchGroup()
         for _ in 1..<max(1, self.concurrency) {
-            DispatchQueue.global().async(group: group) { [self] in self.read(queue) }
+            DispatchQueue.global().async(group: group) { [self] in self.read(queue, reader: reader) }
         }
         return group
     }
 
     /// Reads queued files until the queue is finished and empty; a file that is not a readable song keeps its
     /// `nil` result (and is logged). Any thread, several at once.
-    private func read(_ queue: ReadQueue) {
+    private func read(_ queue: ReadQueue, reader: any SongInfoReader) {
         while let (index, path) = queue.next() {
             do {
-                var info = try self.reader.readInfo(path: path)
+                var info = try reader.readInfo(path: path)
                 info.tags.removeAll { !self.metadata.contains($0.type) || $0.value.contains("\n") }
                 queue.set(index, info)
             } catch {

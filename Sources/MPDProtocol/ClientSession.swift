@@ -319,6 +319,9 @@ public struct ClientSession {
             if line == Self.listEnd { return self.run(list, from: 0) }
             let newSize = size + line.count + 1
             guard newSize <= self.maxCommandListSize else { return self.close(.commandListTooLarge) }
+            // The phase lets go of the list first, so the append extends the lines in place: with the phase's
+            // reference kept, each append copied every line before it (a 10k-line list cost 50M retains).
+            self.phase = .ready
             list.lines.append(line)
             self.phase = .collecting(list, size: newSize)
             return []

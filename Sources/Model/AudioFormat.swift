@@ -35,6 +35,31 @@ public enum SampleFormat: Sendable, Hashable {
         case .s24, .s32, .float: 4
         }
     }
+
+    /// A number for the format in compact encodings: 0 to 5, in the order of the cases.
+    public var ordinal: UInt8 {
+        switch self {
+        case .s8: 0
+        case .s16: 1
+        case .s24: 2
+        case .s32: 3
+        case .float: 4
+        case .dsd: 5
+        }
+    }
+
+    /// The format ``ordinal`` numbers; `nil` for a number no format has.
+    public init?(ordinal: UInt8) {
+        switch ordinal {
+        case 0: self = .s8
+        case 1: self = .s16
+        case 2: self = .s24
+        case 3: self = .s32
+        case 4: self = .float
+        case 5: self = .dsd
+        default: return nil
+        }
+    }
 }
 
 /// A PCM audio format: sample rate, sample format and channel count.

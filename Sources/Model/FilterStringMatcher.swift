@@ -73,6 +73,9 @@ public struct StringMatcher: Sendable {
     /// Whether matching reads folded haystacks (`FilterSubject.foldedTagValues(_:)`) rather than raw ones.
     public var usesFoldedHaystack: Bool { self.storage.folded != nil }
 
+    /// The operand folded with `FilterCaseFold.fold(_:)`, for a matcher that folds (`usesFoldedHaystack`).
+    public var foldedOperand: String? { self.storage.folded?.folded }
+
     /// Whether the operand is empty (an empty operand matches an absent tag).
     public var isEmpty: Bool { self.storage.value.isEmpty }
 

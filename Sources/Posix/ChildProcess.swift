@@ -57,3 +57,103 @@ public enum ChildProcess {
         return output
     }
 }
+
+/// A program running beside this one, its standard input and output connected to this process by pipes: a
+/// helper that answers requests until its input ends.
+///
+/// A value: whoever started it ends it (``finish()``) or reaps it (``wait()``), once. Blocking throughout: not for
+/// the event loop.
+public struct RunningChild: Sendable {
+    /// Its process id.
+    public let pid: pid_t
+    /// The write end of the pipe to its standard input.
+    public let input: FileDescriptor
+    /// The read end of the pipe from its standard output.
+    public let output: FileDescriptor
+
+    /// Starts `path` with `arguments` (the first is the program's name), its standard input and output pipes to
+    /// this process (blocking, closed on `exec` here), its standard error the caller's.
+    ///
+    /// The corresponding C function is `posix_spawn`.
+    /// - Throws: `SystemCallError` when the pipes cannot be made or the program cannot be started.
+    public static func start(_ path: String, arguments: [String]) throws(SystemCallError) -> RunningChild {
+        let (childInput, input) = try FileDescriptor.pipe()
+        let output: FileDescriptor
+        let childOutput: FileDescriptor
+        do {
+            (output, childOutput) = try FileDescriptor.pipe()
+        } catch {
+            childInput.close()
+            input.close()
+            throw error
+        }
+        defer {
+            childInput.close()
+            childOutput.close()
+        }
+        do {
+            // The status flags are the pipe's, shared with the child's ends: both sides block.
+            for end in [childInput, input, output, childOutput] { try end.setNonBlocking(false) }
+        } catch {
+            input.close()
+            output.close()
+            throw error
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, childInput.rawValue, 0)
+        posix_spawn_file_actions_adddup2(&actions, childOutput.rawValue, 1)
+        let words: [UnsafeMutablePointer<CChar>?] = arguments.map { word in word.withCString { strdup($0) } }
+        defer { words.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = (words + [nil]).withUnsafeBufferPointer { argv in
+            posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
+        }
+        guard started == 0 else {
+            input.close()
+            output.close()
+            throw SystemCallError("posix_spawn", Errno(rawValue: started))
+        }
+        return RunningChild(pid: pid, input: input, output: output)
+    }
+
+    /// Closes both pipes (the child sees the end of its input) and waits for it to exit.
+    ///
+    /// - Returns: its wait status, as ``wait()``.
+    @discardableResult
+    public func finish() -> Int32 {
+        self.input.close()
+        self.output.close()
+        return self.wait()
+    }
+
+    /// Kills it (`SIGKILL`), closes both pipes and reaps it.
+    ///
+    /// The corresponding C function is `kill`.
+    /// - Returns: its wait status, as ``wait()``.
+    @discardableResult
+    public func kill() -> Int32 {
+        _ = Glibc.kill(self.pid, SIGKILL)
+        return self.finish()
+    }
+
+    /// Waits for it to exit.
+    ///
+    /// The corresponding C function is `waitpid`.
+    /// - Returns: its wait status (`waitpid`'s), or -1 when it cannot be waited for.
+    public func wait() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(self.pid, &status, 0) < 0 {
+            guard Errno.current == .interrupted else { return -1 }
+        }
+        return status
+    }
+
+    /// A wait status in words: `exit status N`, `signal N`.
+    public static func describe(status: Int32) -> String {
+        if status == -1 { return "unknown" }
+        if status & 0x7F == 0 { return "exit status \((status >> 8) & 0xFF)" }
+        return "signal \(status & 0x7F)"
+    }
+}

@@ -23,16 +23,21 @@ extension Queue {
     /// snapshot read from its columns (`QueuedSongMatcher`).
     func positions(matching filter: SongFilter, snapshot: SongPrinter.Snapshot?) -> [Int] {
         guard let snapshot else { return self.items.indices.filter { filter.matches(self.items[$0].song) } }
+        let database = snapshot.database
         return snapshot.songs.withQueuedSongMatcher { matcher in
             var positions: [Int] = []
-            for (position, item) in self.items.enumerated() {
-                let matched =
-                    if let song = item.song(in: snapshot.database) {
-                        matcher.matches(filter, song: song)
-                    } else {
-                        filter.matches(item.song)
-                    }
-                if matched { positions.append(position) }
+            // Items read in place through the buffer (a copy of each would retain and release its song's holder;
+            // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
+            self.items.withUnsafeBufferPointer { items in
+                for position in items.indices {
+                    let matched =
+                        if let song = items[position].song(in: database) {
+                            matcher.matches(filter, song: song)
+                        } else {
+                            filter.matches(items[position].song)
+                        }
+                    if matched { positions.append(position) }
+                }
             }
             return positions
         }

@@ -497,7 +497,7 @@ enum Daemon {
                 root: musicDirectory,
                 reader: FormatReader(
                     registry: registry, metadata: settings.metadataToUse, playlists: playlists,
-                    openRemote: openRemote),
+                    openRemote: openRemote, scanWorkerLogger: logger.labelled("update")),
                 symlinks: .init(
                     followInside: settings.followInsideSymlinks, followOutside: settings.followOutsideSymlinks),
                 logger: logger.labelled("update"), metadata: settings.metadataToUse)

@@ -18,11 +18,16 @@ struct FormatReader: SongInfoReader {
     let playlists: PlaylistRegistry
     /// Opens the songs of mounted storages (the daemon's input plugins), `nil` when it has none.
     let openRemote: RemoteOpener?
+    /// Where an update's scan workers log; `nil`: every file is read in this process.
+    var scanWorkerLogger: Logger? = nil
+    /// The scan workers of the update this reader serves (``startReading()``), `nil` outside one: files read for a
+    /// client's command (`add` of a local file) are read in this process.
+    var scanWorkers: ScanWorkerPool? = nil
 
     func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
 
     func readInfo(path: String) throws -> SongInfo {
-        try self.registry.readInfo(path: path, enabledTags: self.metadata)
+        try self.registry.readInfo(path: path, enabledTags: self.metadata, scanner: self.scanWorkers)
     }
 
     /// Opens `uri` through the input plugins and scans the stream as `mpd`'s `tag_stream_scan` (rewinding it
@@ -54,5 +59,18 @@ struct FormatReader: SongInfoReader {
         }
     }
 
-    func readingFinished() { self.registry.releaseIdleResources() }
+    /// This reader with a pool of scan workers of its own (none started yet: the first file a plugin wants read
+    /// out of the process starts one).
+    func startReading() -> any SongInfoReader {
+        guard let scanWorkerLogger else { return self }
+        var reader = self
+        reader.scanWorkers = ScanWorkerPool(logger: scanWorkerLogger)
+        return reader
+    }
+
+    /// Ends the update's scan workers, and closes the libraries loaded for reading that nothing uses.
+    func readingFinished() {
+        self.scanWorkers?.finish()
+        self.registry.releaseIdleResources()
+    }
 }

@@ -28,6 +28,9 @@ if commandLine.showPluginSchemes {
     for (name, reason) in FormatRegistry.lazyPluginFailures() { print("unavailable", name, reason) }
     exit(0)
 }
+if commandLine.scanWorker {
+    exit(ScanWorker.serve(input: FileDescriptor(rawValue: 0), output: FileDescriptor(rawValue: 1)))
+}
 if commandLine.showVersion {
     print("Fermata \(Daemon.version) (MPD protocol \(Daemon.protocolVersion))")
     exit(0)

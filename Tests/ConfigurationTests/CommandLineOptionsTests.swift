@@ -24,6 +24,14 @@ struct CommandLineOptionsTests {
         #expect(try !self.parse().noDaemon && !self.parse().kill)
     }
 
+    @Test func internalModesIgnoreTheRest() throws {
+        #expect(try self.parse("--scan-worker").scanWorker)
+        #expect(try self.parse("--scan-worker", "a", "b").configPath == nil)
+        #expect(try self.parse("--plugin-schemes", "a", "b").showPluginSchemes)
+        #expect(try !self.parse().scanWorker)
+        #expect(CommandLineOptions.usage.contains("--scan-worker"))
+    }
+
     @Test func noConfigIgnoresTheFiles() throws {
         let options = try self.parse("--no-config", "/etc/mpd.conf", "another")
         #expect(options.noConfig && options.configPath == nil)

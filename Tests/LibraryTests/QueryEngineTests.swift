@@ -48,6 +48,10 @@ struct QueryEngineTests {
             if generator.chance(15) { tags.append(TagItem(.artistSort, generator.pick(["Sorted A", "Sorted B"]))) }
             if generator.chance(10) { tags.append(TagItem(.albumArtistSort, generator.pick(["AA", "BB"]))) }
             if generator.chance(10) { tags.append(TagItem(.albumSort, generator.pick(["S1", "S2"]))) }
+            if generator.chance(20) { tags.append(TagItem(.musicBrainzArtistID, generator.pick(["mb-b", "mb-a"]))) }
+            if generator.chance(10) {
+                tags.append(TagItem(.musicBrainzAlbumArtistID, generator.pick(["mb-c", "mb-a"])))
+            }
             let duration: UInt64? = generator.chance(5) ? nil : UInt64(1000 + generator.next(400_000))
             let format: AudioFormat? = generator.chance(10) ? nil : generator.pick(formats)
             let info = SongInfo(tags: tags, durationMilliseconds: duration, audioFormat: format)
@@ -250,11 +254,22 @@ struct QueryEngineTests {
         ("find", ["(modified-since '2020-09-13T13:00:00Z')"]),
         ("find", ["(AudioFormat == '44100:16:2')"]),
         ("find", ["(AudioFormat =~ '44100:*:*')"]),
+        ("find", ["((AudioFormat == '48000:24:2') AND (genre == 'Rock'))"]),
+        ("find", ["((AudioFormat =~ '*:*:1') AND (base 'a'))"]),
+        ("find", ["(modified-since '9999-01-01T00:00:00Z')"]),
+        ("find", ["((modified-since '1600025000') AND (base 'a') AND (AudioFormat =~ '44100:*:*'))"]),
         ("find", ["artist", "Alpha", "album", "One"]),
         ("find", ["albumartist", "Beta"]),
         ("find", ["any", "Zen"]),
         ("find", ["file", "b/0004.mp3"]),
         ("find", ["base", "a/y", "genre", "Pop"]),
+        ("find", ["((base 'a') AND (base 'a/x'))"]),
+        ("find", ["((base 'a/x') AND (genre == 'Rock') AND (base 'a'))"]),
+        ("find", ["((base 'a') AND (base 'b'))"]),
+        ("find", ["((base 'a') AND (genre != 'Jazz'))"]),
+        ("find", ["((base 'a/x') AND (artist contains 'a'))"]),
+        ("find", ["((base 'a/x/deep') AND (file == 'a/x/deep/0003.mp3'))"]),
+        ("find", ["((base 'a') AND (file == 'b/0004.mp3'))"]),
         ("search", ["(artist == 'strasse')"]),
         ("search", ["(artist == 'kelvin')"]),
         ("search", ["(artist contains 'CAF')"]),
@@ -273,11 +288,20 @@ struct QueryEngineTests {
         ("search", ["any", "kelvin", "base", "b"]),
         ("search", ["artistsort", "sorted"]),
         ("search", ["albumartistsort", "alpha"]),
+        ("search", ["any", "STRASSE"]),
+        ("search", ["(any == 'straße')"]),
+        ("search", ["(any contains 'CAFÉ')"]),
+        ("search", ["(any contains '\u{212A}')"]),
+        ("search", ["(any != 'rock')"]),
+        ("search", ["((any contains 'kelvin') AND (base 'a'))"]),
+        ("search", ["((base 'a/x') AND (any contains 'mb-'))"]),
     ]
 
     static let sorts: [String] = [
         "artist", "-artist", "albumartist", "-albumartist", "artistsort", "albumartistsort", "albumsort", "album",
-        "track", "-track", "disc", "date", "-date", "title", "Last-Modified", "-Last-Modified", "genre",
+        "track", "-track", "disc", "-disc", "date", "-date", "title", "-title", "Last-Modified", "-Last-Modified",
+        "genre", "-albumartistsort", "-albumsort", "musicbrainz_artistid", "musicbrainz_albumartistid",
+        "-musicbrainz_albumartistid",
     ]
 
     static let windows: [String] = ["0:10", "5:", "3", "100:200", "1590:1700", "5000:"]
@@ -364,10 +388,54 @@ struct QueryEngineTests {
         }
     }
 
+    /// The snapshot's folded values (what `search any` compares) are `FilterCaseFold`'s fold of each value.
+    @Test func theFoldedValueTableFoldsEveryValue() {
+        let values = Self.database.songs.values
+        let table = Self.database.foldedValues()
+        for number in 0..<Int32(values.count) {
+            let expected = Array(FilterCaseFold.fold(values[number]).utf8)
+            #expect(table.withFoldedBytes(number) { Array($0) } == expected, "\(values[number])")
+        }
+    }
+
+    /// One scan of a folded index's bytes finds the values containing a needle as a search in each value does,
+    /// with needles that also occur across the boundary of two stored values ("3t" in "title 3" "title 4").
+    @Test func aFoldedIndexFindsTheValuesContainingANeedle() {
+        let needles = [
+            "a", "al", "ph", "e", "zen", "title 1", "", "straße", "strasse", "ka", "xyz", "é", "3t", "et", "ot",
+            "e1", "7t", "ck", "kp", "title 96", "\u{301}",
+        ]
+        for type in [TagType.artist, .title, .album, .genre, .albumArtist, .date, .track] {
+            let index = Self.database.foldedIndex(type)
+            for needle in needles {
+                let matcher = StringMatcher(needle, operation: .contains, foldCase: true)
+                let expected = index.map { matcher.matchesIgnoringNegation(foldedBytes: $0) }
+                var folded = FilterCaseFold.fold(needle)
+                #expect(folded.withUTF8 { index.containing($0) } == expected, "\(type) \(needle)")
+            }
+        }
+    }
+
+    /// Each directory's subtree is the run of songs the planner takes for a base (the walk visits the same songs,
+    /// in the same order).
+    @Test func aDirectorysSubtreeIsOneRunOfSongs() throws {
+        let database = Self.database
+        for path in ["", "a", "a/x", "a/x/deep", "a/y", "b", "c d", "Ωmega"] {
+            let directory = try #require(database.directory(at: path))
+            var walked: [Int32] = []
+            database.walk(from: directory, recursive: true) { walked.append($0) }
+            let subtree = try #require(database.subtreeSongs(directory))
+            #expect(Array(subtree) == walked, "\(path)")
+        }
+    }
+
     @Test(arguments: Self.sorts)
     func sortAndWindowMatchTheReference(sort text: String) throws {
         let sort = try SortOrder.parse(text)
-        for (command, arguments) in [("find", ["(genre == 'Rock')"]), ("search", ["(title contains 'zen')"])] {
+        for (command, arguments) in [
+            ("find", ["(genre == 'Rock')"]), ("search", ["(title contains 'zen')"]), ("find", []),
+            ("find", ["(base 'a')"]),
+        ] {
             let filter = Self.parse(command, arguments)
             let expected = Self.referenceSort(try Self.referenceSelect(filter), sort)
             #expect(try Self.database.select(SongQuery(filter: filter, sort: sort)) == expected, "sort \(text)")

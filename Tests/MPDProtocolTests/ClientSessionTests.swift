@@ -166,6 +166,21 @@ struct ClientSessionTests {
         #expect(session.state == .ready)
     }
 
+    @Test func aLongListKeepsEveryLineInOrder() {
+        // Lines are appended in place while collecting (the phase lets go of the list first): none is lost or
+        // reordered, and each runs with its own index.
+        let count = 1000
+        var session = self.list((0..<count).map { "ping \($0)" }, okMode: false)
+        #expect(session.handle(self.line("command_list_end")) == [.execute(self.request("ping", "0"), index: 0)])
+        for index in 1..<count {
+            #expect(session.handle(.executed(.ok)) == [.measureOutput])
+            #expect(session.handle(.outputMeasured(0)) == [.execute(self.request("ping", "\(index)"), index: index)])
+        }
+        #expect(session.handle(.executed(.ok)) == [.measureOutput])
+        #expect(session.handle(.outputMeasured(0)) == [.write("OK\n")])
+        #expect(session.state == .ready)
+    }
+
     @Test func anOKListAnswersListOKAfterEachItem() {
         var session = self.list(["ping", "ping"], okMode: true)
         #expect(session.handle(self.line("command_list_end")) == [.execute(self.request("ping"), index: 0)])

@@ -150,6 +150,12 @@ public struct FFmpegFormat: FormatPlugin {
         }
     }
 
+    /// A database update reads local files in a scan worker, which loads FFmpeg's libraries (and the dozens they
+    /// bring) instead of the daemon; its block's `probesize` and `analyzeduration` go with it.
+    public var scanWorkerSettings: [ScanWorkerProtocol.Setting]? {
+        self.formatOptions.map { ScanWorkerProtocol.Setting(name: $0.name, value: $0.value) }
+    }
+
     /// Closes FFmpeg's libraries now if no decoder uses them (the scan that loaded them is over); they are
     /// loaded again by the next file.
     public func releaseIdleResources() { self.libraries.unloadIfIdle() }

@@ -126,20 +126,34 @@ extension Database {
     private static func distinctRows(_ songs: [Int32], _ columns: [TagColumn]) -> (rows: [Int32], order: [Int]) {
         let width = columns.count
         var rows: [Int32] = []
-        var row = [Int32](repeating: 0, count: width)
-        func combine(_ song: Int32, _ depth: Int) {
-            guard depth < width else {
-                // Less the repeats of the row before: songs in walk order come album by album.
-                if rows.count >= width && rows[(rows.count - width)...].elementsEqual(row) { return }
-                rows.append(contentsOf: row)
-                return
-            }
-            for id in columns[depth].ids(of: song) {
-                row[depth] = id
-                combine(song, depth + 1)
+        rows.reserveCapacity(songs.count * width)
+        Self.withUnsafeIDs(of: columns[...], []) { columnIDs in
+            var row = [Int32](repeating: 0, count: width)
+            row.withUnsafeMutableBufferPointer { row in
+                // Every combination of the song's values, depth by depth.
+                func combine(_ song: Int, _ depth: Int) {
+                    guard depth < width else {
+                        // Less the repeats of the row before: songs in walk order come album by album.
+                        if rows.count >= width {
+                            var repeated = true
+                            for level in 0..<width where rows[rows.count - width + level] != row[level] {
+                                repeated = false
+                                break
+                            }
+                            if repeated { return }
+                        }
+                        rows.append(contentsOf: row)
+                        return
+                    }
+                    let (offsets, ids) = columnIDs[depth]
+                    for position in Int(offsets[song])..<Int(offsets[song + 1]) {
+                        row[depth] = ids[position]
+                        combine(song, depth + 1)
+                    }
+                }
+                for song in songs { combine(Int(song), 0) }
             }
         }
-        for song in songs { combine(song, 0) }
         if let sorted = Self.sortedByPackedKeys(rows, columns) { return (sorted, Array(0..<(sorted.count / width))) }
         func precedes(_ a: Int, _ b: Int) -> Bool {
             for depth in 0..<width where rows[a * width + depth] != rows[b * width + depth] {
@@ -154,6 +168,17 @@ extension Database {
             last = row
         }
         return (rows, order)
+    }
+
+    /// Calls `body` with every column's value numbers in place (`TagColumn.withUnsafeIDs(_:)`), in order.
+    private static func withUnsafeIDs<Result>(
+        of columns: ArraySlice<TagColumn>, _ outer: [(UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>)],
+        _ body: ([(offsets: UnsafeBufferPointer<Int32>, ids: UnsafeBufferPointer<Int32>)]) -> Result
+    ) -> Result {
+        guard let column = columns.first else { return body(outer.map { (offsets: $0.0, ids: $0.1) }) }
+        return column.withUnsafeIDs { offsets, ids in
+            Self.withUnsafeIDs(of: columns.dropFirst(), outer + [(offsets, ids)], body)
+        }
     }
 
     /// `rows` (tuples of `columns.count` value numbers) sorted and without repeats, each tuple packed into one

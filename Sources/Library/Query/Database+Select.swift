@@ -27,44 +27,85 @@ extension Database {
         if start == 0 && filter.isEmpty {
             return self.visibleSongs()
         }
+        // Below a base directory: the songs of its subtree, one contiguous run of song numbers, which are the
+        // songs the `base` items naming that directory match (without mount points, under which a song's URI
+        // is matched relative to its storage), so those items are answered by the range.
+        var remaining = filter
+        var subtree: Range<Int32>?
+        if start != 0, !self.hasMountPoints, let base = filter.base, let songs = self.subtreeSongs(start) {
+            subtree = songs
+            remaining = SongFilter(
+                filter.items.filter { item in
+                    guard case .base(let directory) = item else { return true }
+                    return !directory.utf8.elementsEqual(base.utf8)
+                })
+        }
         // An exact, case-sensitive tag comparison is a lookup: the candidates are that value's songs (for a tag
         // with fallbacks, also the songs that defer to a fallback with that value), in ascending order, which is
         // the walk order (a directory's subtree is one contiguous run of songs). Negated, it is the other songs
         // of the library, so only from the root.
         var candidates: [Int32]?
-        var remaining = filter
-        if let position = self.lookupPosition(filter.items, negatedToo: start == 0),
-            case .tag(let type, let matcher) = filter.items[position]
+        if let position = self.lookupPosition(remaining.items, negatedToo: start == 0),
+            case .tag(let type, let matcher) = remaining.items[position]
         {
             let matching = self.candidates(type, equalTo: matcher.value)
             candidates = matcher.negated ? self.complement(matching) : matching
-            var rest = filter.items
+            var rest = remaining.items
             rest.remove(at: position)
             remaining = SongFilter(rest)
-        } else if let song = self.songWithURI(of: filter.items) {
+        } else if let song = self.songWithURI(of: remaining.items) {
             // `(file == 'URI')`: at most that song. The item stays in the filter, which decides.
             candidates = [song]
+        }
+        if let subtree, let all = candidates {
+            // The candidates are ascending: those of the subtree are one slice.
+            candidates = Array(all[Self.slice(of: all, in: subtree)])
         }
         // Many songs to match: each distinct value is compared once; a few candidates are compared directly.
         let prepared = PreparedFilter(self, filter: remaining, valueCache: (candidates?.count ?? Int.max) > 1024)
         if let candidates, prepared.isEmpty { return candidates.filter { !self.isHidden($0) } }
         // Songs are matched in place, in the table.
         return withUnsafePointer(to: self.songs) { songs in
-            if let candidates { return candidates.filter { !self.isHidden($0) && prepared.matches($0, in: songs) } }
-            var result: [Int32] = []
-            if start == 0 {
-                // The whole walk from the root visits the songs in index order.
-                for index in 0..<Int32(songs.pointee.count)
-                where !self.isHidden(index) && prepared.matches(index, in: songs) {
-                    result.append(index)
-                }
-                return result
+            if let candidates { return prepared.filter(candidates.filter { !self.isHidden($0) }, in: songs) }
+            if start == 0 || subtree != nil {
+                // The whole walk from the root, or from a directory, visits the songs in index order.
+                let range = subtree ?? 0..<Int32(songs.pointee.count)
+                return prepared.filter(
+                    self.hasHiddenSongs ? range.filter { !self.isHidden($0) } : Array(range), in: songs)
             }
-            self.walk(from: start, recursive: true) { index in
-                if prepared.matches(index, in: songs) { result.append(index) }
-            }
-            return result
+            var walked: [Int32] = []
+            self.walk(from: start, recursive: true) { walked.append($0) }
+            return prepared.filter(walked, in: songs)
         }
+    }
+
+    /// The songs of directory `index` and of every directory below it, when they are one run of song numbers in
+    /// walk order (a directory's own songs, then each child's subtree in turn), as a snapshot built by an update
+    /// or read from a well-formed database file numbers them; `nil` otherwise.
+    func subtreeSongs(_ index: Int32) -> Range<Int32>? {
+        let first = self.directories[Int(index)].songs.lowerBound
+        var next = first
+        var pending = [index]
+        while let directory = pending.popLast() {
+            let songs = self.directories[Int(directory)].songs
+            guard songs.lowerBound == next else { return nil }
+            next = songs.upperBound
+            pending.append(contentsOf: self.directories[Int(directory)].children.reversed())
+        }
+        return first..<next
+    }
+
+    /// The positions of `sorted` (ascending) whose songs lie in `range`.
+    private static func slice(of sorted: [Int32], in range: Range<Int32>) -> Range<Int> {
+        func firstPosition(notBelow bound: Int32) -> Int {
+            var (low, high) = (0, sorted.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < bound { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        return firstPosition(notBelow: range.lowerBound)..<firstPosition(notBelow: range.upperBound)
     }
 
     /// The song whose URI is byte-equal to the operand of the first top-level exact, case-sensitive,

@@ -13,6 +13,10 @@ struct PreparedFilter {
     private let anyTag: [AnyTagTest]
     /// The top-level case-sensitive tag items (with `valueCache`).
     private let tagValues: [TagValueTest]
+    /// The top-level `AudioFormat` items.
+    private let formats: [AudioFormatMask]
+    /// The top-level `modified-since` items (seconds since the epoch).
+    private let modifiedSince: [Int64]
     /// The other items.
     private let others: SongFilter
     private let tables: FoldedTables
@@ -24,14 +28,20 @@ struct PreparedFilter {
         var folded: [FoldedTagTest] = []
         var anyTag: [AnyTagTest] = []
         var tagValues: [TagValueTest] = []
+        var formats: [AudioFormatMask] = []
+        var modifiedSince: [Int64] = []
         var others: [FilterItem] = []
         for item in filter.items {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
                 folded.append(FoldedTagTest(database, type, matcher))
             } else if case .tag(let type, let matcher) = item, valueCache {
-                tagValues.append(TagValueTest(database.songs.values, type, matcher))
+                tagValues.append(TagValueTest(database, type, matcher))
             } else if case .anyTag(let matcher) = item {
-                anyTag.append(AnyTagTest(database.songs.values, matcher))
+                anyTag.append(AnyTagTest(database, matcher))
+            } else if case .audioFormat(let mask) = item {
+                formats.append(mask)
+            } else if case .modifiedSince(let seconds) = item {
+                modifiedSince.append(seconds)
             } else {
                 others.append(item)
             }
@@ -39,23 +49,51 @@ struct PreparedFilter {
         self.folded = folded
         self.anyTag = anyTag
         self.tagValues = tagValues
+        self.formats = formats
+        self.modifiedSince = modifiedSince
         self.others = SongFilter(others)
         self.tables = FoldedTables(database, filter: self.others)
     }
 
     /// Whether every song matches.
     var isEmpty: Bool {
-        self.folded.isEmpty && self.anyTag.isEmpty && self.tagValues.isEmpty && self.others.isEmpty
+        self.folded.isEmpty && self.anyTag.isEmpty && self.tagValues.isEmpty && self.formats.isEmpty
+            && self.modifiedSince.isEmpty && self.others.isEmpty
     }
 
     /// Whether song `index` of `songs` (the snapshot's songs) matches.
-    @inline(__always)
     func matches(_ index: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for test in self.folded where !test.matches(index) { return false }
-        for test in self.tagValues where !test.matches(index, in: songs) { return false }
-        for test in self.anyTag where !test.matches(index, in: songs) { return false }
-        if self.others.isEmpty { return true }
-        return self.others.matches(IndexedSong(songs: songs, index: index, folded: self.tables))
+        !self.filter([index], in: songs).isEmpty
+    }
+
+    /// The songs of `candidates` that match, in the same order: each item in turn keeps the songs it matches, in
+    /// a loop over the columns in place (the case-sensitive and `any` items first: one look-up per value).
+    func filter(_ candidates: [Int32], in songs: UnsafePointer<SongTable>) -> [Int32] {
+        var kept = candidates
+        songs.pointee.withTagView { view in
+            for test in self.tagValues where !kept.isEmpty { kept = test.filter(kept, view) }
+            for test in self.anyTag where !kept.isEmpty { kept = test.filter(kept, view) }
+            // `FilterItem`'s rules, on the records in place: a song of unknown format (or rate) never matches;
+            // times compare in nanoseconds with 64-bit wrap-around.
+            for mask in self.formats where !kept.isEmpty {
+                kept = kept.filter { song in
+                    let record = view.records[Int(song)]
+                    guard record.sampleRate > 1 else { return false }
+                    return mask.matches(
+                        AudioFormat(
+                            sampleRate: Int(record.sampleRate - 1), sampleFormat: record.sampleFormat,
+                            channels: Int(record.channels)))
+                }
+            }
+            for seconds in self.modifiedSince where !kept.isEmpty {
+                let since = seconds &* 1_000_000_000
+                kept = kept.filter { view.records[Int($0)].modificationTime &* 1_000_000_000 >= since }
+            }
+        }
+        for test in self.folded where !kept.isEmpty { kept = test.filter(kept) }
+        if self.others.isEmpty || kept.isEmpty { return kept }
+        let (others, tables) = (self.others, self.tables)
+        return kept.filter { others.matches(IndexedSong(songs: songs, index: $0, folded: tables)) }
     }
 }
 
@@ -67,11 +105,15 @@ struct PreparedFilter {
 private final class ValueAnswers {
     private let matcher: StringMatcher
     private let values: TagValueTable
+    /// The values folded, for a case-folding matcher.
+    private let folded: FoldedValueTable?
     private let states: UnsafeMutableBufferPointer<UInt8>
 
-    init(_ values: TagValueTable, _ matcher: StringMatcher) {
+    init(_ database: Database, _ matcher: StringMatcher) {
         self.matcher = matcher
-        self.values = values
+        self.values = database.songs.values
+        self.folded = matcher.usesFoldedHaystack ? database.foldedValues() : nil
+        let values = self.values
         self.states = .allocate(capacity: values.count)
         self.states.initialize(repeating: 0)
     }
@@ -89,11 +131,14 @@ private final class ValueAnswers {
     }
 
     private func compare(_ number: Int32) -> Bool {
-        // A case-sensitive matcher compares the value's bytes in place: no `String` for each distinct value.
+        // The value's bytes (folded once per snapshot for a case-folding matcher) are compared in place: no
+        // `String` for each distinct value.
         let matches =
-            self.matcher.usesFoldedHaystack
-            ? self.matcher.matchesIgnoringNegation(folded: FoldedText(folding: self.values[number]))
-            : self.values.withBytes(number) { self.matcher.matchesIgnoringNegation(bytes: $0) }
+            if let folded = self.folded {
+                folded.withFoldedBytes(number) { self.matcher.matchesIgnoringNegation(foldedBytes: $0) }
+            } else {
+                self.values.withBytes(number) { self.matcher.matchesIgnoringNegation(bytes: $0) }
+            }
         self.states[Int(number)] = matches ? 1 : 2
         return matches
     }
@@ -103,31 +148,44 @@ private final class ValueAnswers {
 /// it defers to its first fallback that it has; with none, an empty operand matches), with the needle compared
 /// at most once with each distinct value (`ValueAnswers`) instead of with every song's values.
 private struct TagValueTest {
-    /// The tag and its fallbacks, in order.
-    private let chain: [TagType]
+    /// The tag and its fallbacks, in order, as raw `TagType` values (at most three: AlbumArtistSort,
+    /// AlbumArtist, Artist); `TagValueTest.none` for none.
+    private let chain: (UInt8, UInt8, UInt8)
     private let answers: ValueAnswers
     private let negated: Bool
     private let matchesAbsent: Bool
 
-    init(_ values: TagValueTable, _ type: TagType, _ matcher: StringMatcher) {
-        self.chain = [type] + type.fallbackTags
-        self.answers = ValueAnswers(values, matcher)
+    static let none = UInt8.max
+
+    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
+        let raw = ([type] + type.fallbackTags).map { UInt8($0.rawValue) } + [Self.none, Self.none]
+        precondition(raw.count <= 5, "a tag has at most two fallbacks")
+        self.chain = (raw[0], raw[1], raw[2])
+        self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
         self.matchesAbsent = matcher.isEmpty
     }
 
-    @inline(__always)
-    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        let positions = songs.pointee.tagPositions(song)
-        for type in self.chain {
-            var present = false
-            for position in positions where songs.pointee.tagType(at: position) == type {
-                if self.answers.matches(songs.pointee.valueNumber(at: position)) { return !self.negated }
-                present = true
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
+        let (answers, negated, matchesAbsent) = (self.answers, self.negated, self.matchesAbsent)
+        let (first, second, third) = self.chain
+        return songs.filter { song in
+            let positions = view.positions(song)
+            // Whether some value of `type` matches; `nil` when the song has none.
+            func decide(_ type: UInt8) -> Bool? {
+                var present = false
+                for position in positions where view.types[position] == type {
+                    if answers.matches(view.values[position]) { return true }
+                    present = true
+                }
+                return present ? false : nil
             }
-            if present { return self.negated }
+            if let found = decide(first) { return found != negated }
+            if second != Self.none, let found = decide(second) { return found != negated }
+            if third != Self.none, let found = decide(third) { return found != negated }
+            return matchesAbsent != negated
         }
-        return self.matchesAbsent != self.negated
     }
 }
 
@@ -143,21 +201,41 @@ private struct FoldedTagTest {
     init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
         self.chain = ([type] + type.fallbackTags).map { type in
             let index = database.foldedIndex(type)
+            if matcher.operation == .contains, var needle = matcher.foldedOperand {
+                return (index, needle.withUTF8 { index.containing($0) })
+            }
             return (index, index.map { matcher.matchesIgnoringNegation(foldedBytes: $0) })
         }
         self.negated = matcher.negated
         self.matchesAbsent = matcher.isEmpty
     }
 
-    @inline(__always)
-    func matches(_ song: Int32) -> Bool {
-        for (index, matches) in self.chain {
-            let ids = index.ids(of: song)
-            if ids.isEmpty { continue }
-            for id in ids where matches[Int(id)] { return !self.negated }
-            return self.negated
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32]) -> [Int32] {
+        let (negated, matchesAbsent) = (self.negated, self.matchesAbsent)
+        guard self.chain.count == 1 else {
+            // With fallbacks: song by song.
+            return songs.filter { song in
+                for (index, matches) in self.chain {
+                    let ids = index.ids(of: song)
+                    if ids.isEmpty { continue }
+                    for id in ids where matches[Int(id)] { return !negated }
+                    return negated
+                }
+                return matchesAbsent != negated
+            }
         }
-        return self.matchesAbsent != self.negated
+        let (index, matches) = self.chain[0]
+        return index.withUnsafeIDs { offsets, ids in
+            matches.withUnsafeBufferPointer { matches in
+                songs.filter { song in
+                    let (start, end) = (Int(offsets[Int(song)]), Int(offsets[Int(song) + 1]))
+                    if start == end { return matchesAbsent != negated }
+                    for position in start..<end where matches[Int(ids[position])] { return !negated }
+                    return negated
+                }
+            }
+        }
     }
 }
 
@@ -168,17 +246,17 @@ private struct AnyTagTest {
     private let answers: ValueAnswers
     private let negated: Bool
 
-    init(_ values: TagValueTable, _ matcher: StringMatcher) {
-        self.answers = ValueAnswers(values, matcher)
+    init(_ database: Database, _ matcher: StringMatcher) {
+        self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
     }
 
-    @inline(__always)
-    func matches(_ song: Int32, in songs: UnsafePointer<SongTable>) -> Bool {
-        for position in songs.pointee.tagPositions(song)
-        where self.answers.matches(songs.pointee.valueNumber(at: position)) {
-            return !self.negated
+    /// The songs of `songs` that match, in order.
+    func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
+        let (answers, negated) = (self.answers, self.negated)
+        return songs.filter { song in
+            for position in view.positions(song) where answers.matches(view.values[position]) { return !negated }
+            return negated
         }
-        return self.negated
     }
 }

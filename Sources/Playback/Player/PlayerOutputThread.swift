@@ -694,15 +694,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     // MARK: - Formats
 
     private static func pack(_ format: AudioFormat) -> UInt64 {
-        let sample: UInt64 =
-            switch format.sampleFormat {
-            case .s8: 0
-            case .s16: 1
-            case .s24: 2
-            case .s32: 3
-            case .float: 4
-            case .dsd: 5
-            }
+        let sample = UInt64(format.sampleFormat.ordinal)
         return UInt64(format.sampleRate) << 16 | sample << 8 | UInt64(format.channels & 0xFF)
     }
 

@@ -203,12 +203,14 @@ public struct Queue: Sendable {
         return version > self.version || changed >= version || changed == 0
     }
 
-    /// Calls `body` with the position and id of each item of `positions` newer than `version` (`isNewer`), in
-    /// order: a loop over two fields, no item copied.
     /// Calls `body` with the item at each of `positions`, from `start` on, in order, read in place (a copy would
     /// retain and release its song), while `body` returns `true`.
     ///
+    /// Inlinable, so it is specialized for its callers' positions: unspecialized, each item cost a generic copy
+    /// and each index step a witness call.
+    ///
     /// - Returns: the index of `positions` after the last item `body` was called with and said `true` to.
+    @inlinable
     public func visitItems<Positions: Collection<Int>>(
         at positions: Positions, from start: Positions.Index, _ body: (borrowing Item, Int) -> Bool
     ) -> Positions.Index {
@@ -223,6 +225,8 @@ public struct Queue: Sendable {
         }
     }
 
+    /// Calls `body` with the position and id of each item of `positions` newer than `version` (`isNewer`), in
+    /// order: a loop over two fields, no item copied.
     public func forEachNewer(in positions: Range<Int>, than version: UInt32, _ body: (Int, Int) -> Void) {
         let all = version > self.version
         self.items.withUnsafeBufferPointer { items in

@@ -84,8 +84,18 @@ enum QueueCommands {
             database.walk(from: directory, recursive: true) { result.append($0) }
             return result
         }
-        if let song = database.song(at: uri), !uri.contains("//") { return [song] }
+        if let song = database.song(at: uri), !Self.containsDoubleSlash(uri) { return [song] }
         throw AckError(.noExist, "No such directory")
+    }
+
+    /// Whether `uri` holds `//` (a byte scan: `String.contains` searches through generic string processing).
+    static func containsDoubleSlash(_ uri: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in uri.utf8 {
+            if byte == UInt8(ascii: "/") && previous == byte { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Appends database songs, as one bulk edit for `add` (`findadd` and `searchadd` bump the version per song
@@ -467,18 +477,38 @@ enum QueueCommands {
         let start = min(range.start, end)
         let changed = (start..<end).lazy.filter { queue.isNewer(at: $0, than: version) }
         guard positionsOnly else { return self.streamItems(at: changed, context: context) }
-        context.reply.write(bytes: Self.positionsAndIDs(queue, in: start..<end, newerThan: version))
-        return .ok
+        return Self.streamPositionsAndIDs(queue, in: start..<end, newerThan: version, sink: context.reply)
     }
+
+    /// `plchangesposid`'s reply (see `positionsAndIDs(_:in:newerThan:)`) streamed in pieces of at most 64 KiB, each
+    /// made in a buffer of its own size: made whole, the reply of a 100k-song queue was two fresh 2.4 MB buffers (its
+    /// own and the connection's copy), whose pages the kernel had to clear each time. Sized first, as `mpd`
+    /// buffers it whole, from its bound of 52 bytes per position.
+    static func streamPositionsAndIDs(
+        _ queue: Queue, in positions: Range<Int>, newerThan version: UInt32, sink: any ReplySink
+    ) -> CommandResult {
+        guard !positions.isEmpty else { return .ok }
+        return .stream(
+            ReplyStream.sized(
+                from: positions.lowerBound, to: positions.upperBound, sink: sink,
+                bound: { Self.mostBytesPerPosition * positions.count }
+            ) { start, reply, bytes in
+                let end = min(
+                    start + max(1, (bytes - reply.bytes.count) / Self.mostBytesPerPosition), positions.upperBound)
+                reply.append(bytes: Self.positionsAndIDs(queue, in: start..<end, newerThan: version))
+                return end
+            })
+    }
+
+    /// The longest `cpos: P\nId: I\n`: two keys, two numbers of at most 20 digits, two newlines.
+    static let mostBytesPerPosition = 6 + 4 + 2 * 20 + 2
 
     /// `cpos: P\nId: I\n` for each item of `positions` newer than `version`, written straight into one buffer.
     static func positionsAndIDs(_ queue: Queue, in positions: Range<Int>, newerThan version: UInt32) -> [UInt8] {
-        // Two keys, two numbers of at most 20 digits, two newlines.
-        let most = 6 + 4 + 2 * 20 + 2
         guard !positions.isEmpty else { return [] }
         // A writer value, not nested functions over a captured count: those made every byte an exclusivity check
         // (`swift_beginAccess`, 40 % of a 100k-song `plchangesposid 0`).
-        return DecimalWriter.bytes(capacity: most * positions.count) { writer in
+        return DecimalWriter.bytes(capacity: Self.mostBytesPerPosition * positions.count) { writer in
             queue.forEachNewer(in: positions, than: version) { position, id in
                 writer.put("cpos: ")
                 writer.put(position)

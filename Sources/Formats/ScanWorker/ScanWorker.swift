@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Configuration
+import Glibc
+import Model
+import Posix
+
+/// Where the registry sends the scans of local files that plugins want read out of the daemon's process
+/// (``FormatPlugin/scanWorkerSettings``).
+public protocol OutOfProcessScanner: Sendable {
+    /// What `plugin`, rebuilt from `settings`, reads of the local file at `path` (its `readInfo(path:)`).
+    ///
+    /// - Returns: `nil` when no worker can run (the registry then reads the file in this process).
+    /// - Throws: the plugin's error; `FormatError.decoder` when the worker died reading the file.
+    func readInfo(
+        plugin: String, settings: [ScanWorkerProtocol.Setting], path: String
+    ) throws(FormatError) -> SongInfo?
+}
+
+/// The body of `fermata --scan-worker`: answers scan requests read on standard input, one at a time, until it
+/// ends.
+public enum ScanWorker {
+    /// Reads requests from `input` and writes each reply to `output` until `input` ends.
+    ///
+    /// - Parameter catalogue: The plugins a request may name, rebuilt from its settings (each kept for the next
+    ///   requests with the same settings).
+    /// - Returns: the process's exit status: 0 when the input ended, 1 on a malformed request or a failed write.
+    public static func serve(
+        input: FileDescriptor, output: FileDescriptor, catalogue: [DecoderPluginEntry] = FormatRegistry.catalogue
+    ) -> Int32 {
+        var plugins: [ScanWorkerProtocol.Request: any FormatPlugin] = [:]
+        while true {
+            let request: ScanWorkerProtocol.Request
+            do {
+                guard let payload = try ScanWorkerProtocol.readFrame(from: input) else { return 0 }
+                request = try ScanWorkerProtocol.decodeRequest(payload)
+            } catch {
+                Self.complain("\(error)")
+                return 1
+            }
+            let key = ScanWorkerProtocol.Request(plugin: request.plugin, settings: request.settings, path: "")
+            let reply: ScanWorkerProtocol.Reply
+            do throws(FormatError) {
+                let plugin: any FormatPlugin
+                if let known = plugins[key] {
+                    plugin = known
+                } else {
+                    plugin = try Self.plugin(request.plugin, settings: request.settings, catalogue: catalogue)
+                    plugins[key] = plugin
+                }
+                reply = .success(try plugin.readInfo(path: request.path))
+            } catch {
+                reply = .failure(error)
+            }
+            do {
+                try ScanWorkerProtocol.writeFrame(ScanWorkerProtocol.encode(reply), to: output)
+            } catch {
+                Self.complain("\(error)")
+                return 1
+            }
+        }
+    }
+
+    /// The catalogue's plugin `name` built from `settings` as from a `decoder` block holding them.
+    ///
+    /// - Throws: `FormatError.decoder` when the catalogue has no such plugin or its settings are refused.
+    static func plugin(
+        _ name: String, settings: [ScanWorkerProtocol.Setting], catalogue: [DecoderPluginEntry]
+    ) throws(FormatError) -> any FormatPlugin {
+        guard let entry = catalogue.first(where: { $0.name == name }) else {
+            throw .decoder("scan worker: no decoder plugin \(name)")
+        }
+        let parameters = settings.map { ConfigParameter(name: $0.name, value: $0.value, file: "", line: 0) }
+        var block = DecoderPluginSettings(
+            plugin: name, block: ConfigBlock(name: "decoder", file: "", line: 0, params: parameters))
+        let plugin: (any FormatPlugin)?
+        do throws(ConfigError) {
+            plugin = try entry.make(&block)
+        } catch {
+            throw .decoder("scan worker: \(error)")
+        }
+        guard let plugin else { throw .decoder("scan worker: plugin \(name) is off") }
+        return plugin
+    }
+
+    private static func complain(_ message: String) {
+        try? FileDescriptor.standardError.writeAll("fermata --scan-worker: \(message)\n".utf8)
+    }
+}
+
+/// The scan workers of one database update: child processes running `fermata --scan-worker`, started when a
+/// reader thread first needs one (one per thread reading at once), kept for the update's other files and ended
+/// by ``finish()``.
+///
+/// A worker that dies while it reads a file (a library crashing on it, or a signal from outside) costs that file
+/// alone: it is logged and skipped, and the next file gets a new worker. When no worker can be started the
+/// files are read in this process (logged once).
+///
+/// Any thread (not the event loop: it starts processes and waits for their answers). `@unchecked Sendable`:
+/// its state is read and written with `lock` held.
+public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
+    private let program: String
+    private let arguments: [String]
+    private let logger: Logger
+    private let lock = Condition()
+    private var idle: [RunningChild] = []
+    private var unavailable = false
+
+    /// A pool that starts `program` with `arguments` (the first is the program's name). Ignores `SIGPIPE`
+    /// process-wide (as the server does from start-up): a write to a worker that died fails with `EPIPE`.
+    public init(
+        program: String = "/proc/self/exe", arguments: [String] = ["fermata", "--scan-worker"], logger: Logger
+    ) {
+        self.program = program
+        self.arguments = arguments
+        self.logger = logger
+        _ = signal(SIGPIPE, SIG_IGN)
+    }
+
+    deinit { self.finish() }
+
+    public func readInfo(
+        plugin: String, settings: [ScanWorkerProtocol.Setting], path: String
+    ) throws(FormatError) -> SongInfo? {
+        guard let worker = self.take() else { return nil }
+        let request = ScanWorkerProtocol.Request(plugin: plugin, settings: settings, path: path)
+        let reply: ScanWorkerProtocol.Reply
+        do throws(ScanWorkerProtocol.DecodingError) {
+            try ScanWorkerProtocol.writeFrame(ScanWorkerProtocol.encode(request), to: worker.input)
+            guard let payload = try ScanWorkerProtocol.readFrame(from: worker.output) else {
+                throw ScanWorkerProtocol.DecodingError.endOfStream
+            }
+            reply = try ScanWorkerProtocol.decodeReply(payload)
+        } catch {
+            // Dead (its output ended, its input is closed) or talking garbage (killed): either way it is done.
+            let waitStatus: Int32
+            if case .malformed = error { waitStatus = worker.kill() } else { waitStatus = worker.finish() }
+            let status = RunningChild.describe(status: waitStatus)
+            self.logger.warning(
+                "scan worker ended while reading a file: skipping it",
+                ["path": path, "pid": "\(worker.pid)", "status": status, "error": "\(error)"])
+            throw .decoder("scan worker \(worker.pid) ended (\(status)) while reading \(path)")
+        }
+        self.give(worker)
+        return try reply.get()
+    }
+
+    /// Ends every worker (their input ends; each exits once done) and waits for them. Later requests start new
+    /// ones. Any thread.
+    public func finish() {
+        self.lock.lock()
+        let workers = self.idle
+        self.idle = []
+        self.lock.unlock()
+        for worker in workers { worker.finish() }
+    }
+
+    /// An idle worker, or a new one; `nil` when none can be started.
+    private func take() -> RunningChild? {
+        self.lock.lock()
+        if let worker = self.idle.popLast() {
+            self.lock.unlock()
+            return worker
+        }
+        let unavailable = self.unavailable
+        self.lock.unlock()
+        guard !unavailable else { return nil }
+        do {
+            return try RunningChild.start(self.program, arguments: self.arguments)
+        } catch {
+            self.lock.lock()
+            let first = !self.unavailable
+            self.unavailable = true
+            self.lock.unlock()
+            if first {
+                self.logger.error(
+                    "cannot start a scan worker: reading its files in the server",
+                    ["program": self.program, "error": "\(error)"])
+            }
+            return nil
+        }
+    }
+
+    private func give(_ worker: RunningChild) {
+        self.lock.lock()
+        self.idle.append(worker)
+        self.lock.unlock()
+    }
+}
