@@ -350,10 +350,19 @@ def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, m
     assert not sut.crashed
 
 
-@pytest.mark.parametrize("kind", OUTPUT_LIBRARIES)
+#: Those, and the pulse output (whose library is mapped only with a PulseAudio daemon to play to: its own case
+#: below), in the same shape.
+UNLOADABLE_OUTPUT_LIBRARIES = {
+    **OUTPUT_LIBRARIES,
+    "pulse": ({"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {}, "libpulse.so.0",
+              "pa_threaded_mainloop_new", "pa_threaded_mainloop_new() has failed"),
+}
+
+
+@pytest.mark.parametrize("kind", UNLOADABLE_OUTPUT_LIBRARIES)
 def test_an_output_library_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music, kind):
     """The output fails to enable (logged; the library's reason once) beside a null output that plays on."""
-    output, env, soname, symbol, failure = OUTPUT_LIBRARIES[kind]
+    output, env, soname, symbol, failure = UNLOADABLE_OUTPUT_LIBRARIES[kind]
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     sut.outputs = [output, {"type": "null", "name": "Null"}]
     sut.env = {**env, "LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
@@ -435,22 +444,4 @@ def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, m
             _plays(sut, "16.flac")
         finally:
             sut.stop()
-    assert not sut.crashed
-
-
-def test_a_libpulse_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
-    """The pulse output fails to enable (logged; libpulse's reason once) beside a null output that plays on."""
-    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
-    sut.outputs = [{"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {"type": "null", "name": "Null"}]
-    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libpulse.so.0"))}
-    try:
-        sut.start(songs_hint=1)
-        for _ in range(2):
-            _plays(sut, "16.flac")
-        assert sut.query("ping") == b"OK\n"
-        log = sut.log_path.read_text()
-        assert log.count("pa_threaded_mainloop_new not found") == 1, log
-        assert "pa_threaded_mainloop_new() has failed" in log, log
-    finally:
-        sut.stop()
     assert not sut.crashed

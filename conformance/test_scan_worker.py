@@ -163,21 +163,33 @@ def test_the_server_maps_no_ffmpeg_after_a_scan_and_lists_what_mpd_lists(root):
     assert not sut.crashed
 
 
-def test_a_worker_killed_during_an_update_costs_one_file(root):
+def _sut_with_many_files(root):
+    """Fermata on a library of many FFmpeg files (skipped for mpd, which has no scan worker); not started yet."""
     music, uris = _library(root, COPIES)
     sut = _server("sut", mpdtest.sut_binary(), music, root)
     if mpdtest.is_mpd(sut.binary):
         pytest.skip("mpd has no scan worker")
+    return sut, uris
+
+
+def _spawn_until_workers(sut) -> list[int]:
+    """Starts `sut` and returns its scan workers' pids as soon as the first update has any."""
+    sut.spawn()
+    assert sut.proc is not None
+    deadline = time.monotonic() + mpdtest.scaled(60)
+    found: list[int] = []
+    while not found and time.monotonic() < deadline:
+        sut.check_alive()
+        found = _workers(sut.proc.pid)
+        time.sleep(0.002)
+    assert found, sut.log_tail()
+    return found
+
+
+def test_a_worker_killed_during_an_update_costs_one_file(root):
+    sut, uris = _sut_with_many_files(root)
     try:
-        sut.spawn()
-        assert sut.proc is not None
-        deadline = time.monotonic() + mpdtest.scaled(60)
-        found: list[int] = []
-        while not found and time.monotonic() < deadline:
-            sut.check_alive()
-            found = _workers(sut.proc.pid)
-            time.sleep(0.002)
-        assert found, sut.log_tail()
+        found = _spawn_until_workers(sut)
         # The worker runs as the server does (the dropped user, when the tests run as root).
         assert _uids(found[0]) == _uids(sut.proc.pid)
         # It holds none of the server's sockets (a client's connection, the listener) open.
@@ -208,20 +220,9 @@ def test_a_worker_killed_during_an_update_costs_one_file(root):
 
 
 def test_the_workers_end_with_the_server(root):
-    music, _ = _library(root, COPIES)
-    sut = _server("sut", mpdtest.sut_binary(), music, root)
-    if mpdtest.is_mpd(sut.binary):
-        pytest.skip("mpd has no scan worker")
+    sut, _ = _sut_with_many_files(root)
     try:
-        sut.spawn()
-        assert sut.proc is not None
-        deadline = time.monotonic() + mpdtest.scaled(60)
-        found: list[int] = []
-        while not found and time.monotonic() < deadline:
-            sut.check_alive()
-            found = _workers(sut.proc.pid)
-            time.sleep(0.002)
-        assert found, sut.log_tail()
+        found = _spawn_until_workers(sut)
     finally:
         sut.stop()
     assert not sut.crashed
