@@ -219,13 +219,14 @@ public struct Updater: Sendable {
     ) {
         if isCancelled() { return }
         let fullPath = self.path(of: components)
-        let names: [String]
+        let opened: OpenDirectory
         do {
-            names = try DirectoryEntries.names(in: fullPath)
+            opened = try OpenDirectory(path: fullPath)
         } catch {
             self.logger.warning("cannot read directory", ["path": fullPath, "error": "\(error)"])
             return
         }
+        let names = opened.names()
         let exclude = ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore")
         // By bytes: names that differ only in Unicode normalisation are different files.
         let present = Set(names.map { ByteString($0) })
@@ -244,7 +245,7 @@ public struct Updater: Sendable {
         let ancestors = ancestors + [(directory.device, directory.inode)]
         for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
             guard !self.skipSymlink(name: name, directory: components),
-                let status = try? FileStatus(path: fullPath + "/" + name)
+                let status = try? opened.status(of: name)
             else {
                 if directory.removeEntry(named: name) { modified = true }
                 continue

@@ -65,21 +65,7 @@ public enum DirectoryEntries {
     ///
     /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
     public static func names(in path: String) throws(SystemCallError) -> [String] {
-        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
-            throw SystemCallError("opendir", .current)
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
-            // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
-            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = FileSystemCharset.decode(
-                UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
-            if name == "." || name == ".." { continue }
-            names.append(name)
-        }
-        return names
+        try OpenDirectory(path: path).names()
     }
 
     /// The names in a directory as `names(in:)` gives them, each with what `fstatat` says about the entry (links
@@ -147,5 +133,56 @@ public enum DirectoryEntries {
         guard let resolved = FileSystemCharset.withFilePath(path, { Glibc.realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
         return FileSystemCharset.decode(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+    }
+}
+
+/// A directory kept open to list it and describe its entries by name: `fstatat` relative to it resolves only the
+/// name, where `stat` of a full path walks every component of it again (most of a library update's time in the
+/// kernel when nothing changed).
+///
+/// Confined to one thread (the `DIR` stream is not thread-safe).
+public final class OpenDirectory {
+    private let directory: OpaquePointer
+
+    /// Opens `path`.
+    ///
+    /// The corresponding C function is `opendir`.
+    public init(path: String) throws(SystemCallError) {
+        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
+            throw SystemCallError("opendir", .current)
+        }
+        self.directory = directory
+    }
+
+    deinit { closedir(self.directory) }
+
+    /// The names in the directory as `DirectoryEntries.names(in:)` gives them. Once per opening.
+    ///
+    /// The corresponding C function is `readdir`.
+    public func names() -> [String] {
+        var names: [String] = []
+        while let entry = readdir(self.directory) {
+            // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
+            // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = FileSystemCharset.decode(
+                UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
+            if name == "." || name == ".." { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// Describes the entry `name` (encoded as `FileStatus(path:)` encodes a path), following symbolic links unless
+    /// `followLinks` is false: what `FileStatus(path:)` says of the directory's path + "/" + `name`.
+    ///
+    /// The corresponding C function is `fstatat`.
+    public func status(of name: String, followLinks: Bool = true) throws(SystemCallError) -> FileStatus {
+        var info = stat()
+        let fd = dirfd(self.directory)
+        try FileSystemCharset.withFilePath(name) { (file) throws(SystemCallError) in
+            _ = try syscall("fstatat") { fermata_fstatat(fd, file, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
+        }
+        return FileStatus(info)
     }
 }

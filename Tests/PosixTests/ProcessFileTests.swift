@@ -26,6 +26,31 @@ struct ProcessFileTests {
         #expect(throws: SystemCallError.self) { try DirectoryEntries.makeDirectories(atPath: root + "/plain") }
     }
 
+    @Test func anOpenDirectoryDescribesItsEntriesAsTheirPathsDo() throws {
+        let root = "/tmp/fermata-opendir-\(getpid())-\(MonotonicClock.now())"
+        defer { _ = system("rm -rf '\(root)'") }
+        try DirectoryEntries.makeDirectories(atPath: root + "/sub")
+        try writeFile(Array("song".utf8), atPath: root + "/a.mp3")
+        #expect(symlink("a.mp3", root + "/link.mp3") == 0)
+        #expect(symlink("gone", root + "/dangling") == 0)
+
+        let opened = try OpenDirectory(path: root)
+        let names = opened.names()
+        #expect(Set(names) == Set(try DirectoryEntries.names(in: root)))
+        #expect(Set(names) == ["sub", "a.mp3", "link.mp3", "dangling"])
+        for name in ["sub", "a.mp3", "link.mp3"] {
+            #expect(try opened.status(of: name) == FileStatus(path: root + "/" + name))
+            #expect(
+                try opened.status(of: name, followLinks: false)
+                    == FileStatus(path: root + "/" + name, followLinks: false))
+        }
+        #expect(try opened.status(of: "link.mp3").kind == .regular)
+        #expect(try opened.status(of: "link.mp3", followLinks: false).kind == .symbolicLink)
+        #expect(throws: SystemCallError.self) { try opened.status(of: "dangling") }
+        #expect(throws: SystemCallError.self) { try opened.status(of: "missing") }
+        #expect(throws: SystemCallError.self) { try OpenDirectory(path: root + "/a.mp3") }
+    }
+
     @Test func readsTheEnvironment() {
         setenv("FERMATA_TEST_VARIABLE", "a=b", 1)
         defer { unsetenv("FERMATA_TEST_VARIABLE") }
