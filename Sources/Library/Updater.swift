@@ -261,26 +261,27 @@ public struct Updater: Sendable {
         ancestors: [(UInt64, UInt64)], exclude: ExcludeList, discard: Bool, pending: inout PendingReads,
         modified: inout Bool, isCancelled: @Sendable () -> Bool
     ) {
+        let key = ByteString(name)
         switch status.kind {
         case .regular:
-            if let suffix = Suffix.ofPath(name).map(String.init), self.reader.supports(suffix: suffix),
+            let suffix = Suffix.ofPath(name).map(String.init)
+            let isSong = suffix.map { self.reader.supports(suffix: $0) } ?? false
+            if isSong,
                 self.visitContainer(
                     &directory, name: name, status: status, components: components, discard: discard,
                     modified: &modified)
             {
                 return
             }
-            let suffix = Suffix.ofPath(name).map(String.init)
-            let isSong = suffix.map { self.reader.supports(suffix: $0) } ?? false
             if !isSong, let suffix, self.reader.listsPlaylistAsDirectory(suffix: suffix) {
                 self.visitPlaylistDirectory(
                     &directory, name: name, suffix: suffix, status: status, components: components, discard: discard,
                     pending: &pending, modified: &modified)
-            } else if directory.children.removeValue(forKey: ByteString(name)) != nil {
+            } else if directory.children.removeValue(forKey: key) != nil {
                 modified = true
             }
             guard isSong else {
-                if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+                if directory.songs.removeValue(forKey: key) != nil { modified = true }
                 if let suffix, self.reader.listsPlaylist(suffix: suffix) {
                     if directory.setPlaylist(TreePlaylist(name: name, modificationTime: status.modificationTime)) {
                         modified = true
@@ -292,10 +293,10 @@ public struct Updater: Sendable {
                 return
             }
             // A song from mpd's database has no size (-1): its modification time alone decides, as in mpd.
-            if let existing = directory.songs[ByteString(name)], !discard,
+            if let existing = directory.songs[key], !discard,
                 existing.modificationTime == status.modificationTime, existing.size == status.size || existing.size < 0
             {
-                if existing.size < 0 { directory.songs[ByteString(name)]?.size = status.size }
+                if existing.size < 0 { directory.songs[key]?.size = status.size }
                 return
             }
             pending.append(
@@ -306,9 +307,11 @@ public struct Updater: Sendable {
                 self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
                 return
             }
-            if directory.songs.removeValue(forKey: ByteString(name)) != nil { modified = true }
+            if directory.songs.removeValue(forKey: key) != nil { modified = true }
+            // Taken out while it is walked, so that its tables are changed in place rather than copied (the
+            // dictionary's copy would share them).
             var child =
-                directory.children[ByteString(name)] ?? TreeDirectory(name: name, rank: directory.children.count)
+                directory.children.removeValue(forKey: key) ?? TreeDirectory(name: name, rank: directory.children.count)
             if child.isContainer {
                 // A container file became a directory: its songs are gone.
                 child = TreeDirectory(name: name)
@@ -323,7 +326,7 @@ public struct Updater: Sendable {
             self.walk(
                 &child, components: components + [name], ancestors: ancestors, exclude: exclude, discard: discard,
                 pending: &pending, modified: &modified, isCancelled: isCancelled)
-            directory.children[ByteString(name)] = child
+            directory.children[key] = child
         case .symbolicLink, .other:
             if directory.removeEntry(named: name) { modified = true }
         }
