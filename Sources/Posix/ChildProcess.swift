@@ -23,14 +23,9 @@ public enum ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, write.rawValue, 1)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let words: [UnsafeMutablePointer<CChar>?] = arguments.map { word in word.withCString { strdup($0) } }
-        defer { words.forEach { free($0) } }
-        var pid: pid_t = 0
-        let started = (words + [nil]).withUnsafeBufferPointer { argv in
-            posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
-        }
+        let spawned = Self.spawn(path, arguments: arguments, actions: &actions)
         write.close()
-        guard started == 0 else { throw SystemCallError("posix_spawn", Errno(rawValue: started)) }
+        let pid = try spawned.get()
         var output: [UInt8] = []
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
         defer { chunk.deallocate() }
@@ -47,14 +42,41 @@ public enum ChildProcess {
             guard case .processed(let count) = result, count > 0 else { break }
             if output.count < limit { output += chunk[0..<min(count, limit - output.count)] }
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && Errno.current == .interrupted {}
+        let status = Self.wait(for: pid)
         if let failure { throw failure }
         // Exited normally (the low 7 bits: no signal) with status 0.
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
             throw SystemCallError("waitpid", Errno(rawValue: ECHILD))
         }
         return output
+    }
+
+    /// Starts `path` with `arguments` (the first is the program's name) and `actions`, in this process's
+    /// environment.
+    ///
+    /// The corresponding C function is `posix_spawn`.
+    static func spawn(
+        _ path: String, arguments: [String], actions: inout posix_spawn_file_actions_t
+    ) -> Result<pid_t, SystemCallError> {
+        let words: [UnsafeMutablePointer<CChar>?] = arguments.map { word in word.withCString { strdup($0) } }
+        defer { words.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = (words + [nil]).withUnsafeBufferPointer { argv in
+            posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
+        }
+        return started == 0 ? .success(pid) : .failure(SystemCallError("posix_spawn", Errno(rawValue: started)))
+    }
+
+    /// Waits for `pid` to exit (retrying when a signal interrupts the wait).
+    ///
+    /// The corresponding C function is `waitpid`.
+    /// - Returns: its wait status, or -1 when it cannot be waited for.
+    static func wait(for pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard Errno.current == .interrupted else { return -1 }
+        }
+        return status
     }
 }
 
@@ -104,18 +126,14 @@ public struct RunningChild: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, childInput.rawValue, 0)
         posix_spawn_file_actions_adddup2(&actions, childOutput.rawValue, 1)
-        let words: [UnsafeMutablePointer<CChar>?] = arguments.map { word in word.withCString { strdup($0) } }
-        defer { words.forEach { free($0) } }
-        var pid: pid_t = 0
-        let started = (words + [nil]).withUnsafeBufferPointer { argv in
-            posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
-        }
-        guard started == 0 else {
+        switch ChildProcess.spawn(path, arguments: arguments, actions: &actions) {
+        case .success(let pid):
+            return RunningChild(pid: pid, input: input, output: output)
+        case .failure(let error):
             input.close()
             output.close()
-            throw SystemCallError("posix_spawn", Errno(rawValue: started))
+            throw error
         }
-        return RunningChild(pid: pid, input: input, output: output)
     }
 
     /// Closes both pipes (the child sees the end of its input) and waits for it to exit.
@@ -142,13 +160,7 @@ public struct RunningChild: Sendable {
     ///
     /// The corresponding C function is `waitpid`.
     /// - Returns: its wait status (`waitpid`'s), or -1 when it cannot be waited for.
-    public func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(self.pid, &status, 0) < 0 {
-            guard Errno.current == .interrupted else { return -1 }
-        }
-        return status
-    }
+    public func wait() -> Int32 { ChildProcess.wait(for: self.pid) }
 
     /// A wait status in words: `exit status N`, `signal N`.
     public static func describe(status: Int32) -> String {

@@ -77,20 +77,10 @@ public enum DirectoryEntries {
     public static func statuses(
         in path: String, followLinks: Bool = true
     ) throws(SystemCallError) -> [(name: String, status: FileStatus?)] {
-        guard let directory = FileSystemCharset.withFilePath(path, { opendir($0) }) else {
-            throw SystemCallError("opendir", .current)
-        }
-        defer { closedir(directory) }
-        let fd = dirfd(directory)
+        let directory = try OpenDirectory(path: path)
         var entries: [(name: String, status: FileStatus?)] = []
-        while let entry = readdir(directory) {
-            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let raw = start.assumingMemoryBound(to: CChar.self)
-            let name = FileSystemCharset.decode(UnsafeRawBufferPointer(start: start, count: strlen(raw)))
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            let described = fermata_fstatat(fd, raw, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0
-            entries.append((name, described ? FileStatus(info) : nil))
+        directory.forEachEntry { raw, name in
+            entries.append((name, directory.status(ofRawName: raw, followLinks: followLinks)))
         }
         return entries
     }
@@ -161,16 +151,32 @@ public final class OpenDirectory {
     /// The corresponding C function is `readdir`.
     public func names() -> [String] {
         var names: [String] = []
+        self.forEachEntry { _, name in names.append(name) }
+        return names
+    }
+
+    /// Calls `body` with each entry's name as the kernel returned it and decoded by `FileSystemCharset`, without
+    /// `.` and `..`. Once per opening.
+    ///
+    /// The corresponding C function is `readdir`.
+    func forEachEntry(_ body: (UnsafePointer<CChar>, String) -> Void) {
         while let entry = readdir(self.directory) {
             // Read the name in place: `readdir` may hand out an entry shorter than `struct dirent` (only
             // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = FileSystemCharset.decode(
-                UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
+            let raw = start.assumingMemoryBound(to: CChar.self)
+            let name = FileSystemCharset.decode(UnsafeRawBufferPointer(start: start, count: strlen(raw)))
             if name == "." || name == ".." { continue }
-            names.append(name)
+            body(raw, name)
         }
-        return names
+    }
+
+    /// What `fstatat` says about the entry whose name has the bytes `raw` (as `readdir` gave them), or `nil`.
+    func status(ofRawName raw: UnsafePointer<CChar>, followLinks: Bool) -> FileStatus? {
+        var info = stat()
+        let described =
+            fermata_fstatat(dirfd(self.directory), raw, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0
+        return described ? FileStatus(info) : nil
     }
 
     /// Describes the entry `name` (encoded as `FileStatus(path:)` encodes a path), following symbolic links unless
