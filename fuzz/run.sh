@@ -14,7 +14,10 @@ cd "$(dirname "$0")/.."
 
 BUILD=.build/fuzz
 ALL_TARGETS="protocol filter config icy playlists mpddb id3 mp3 xiph flac dsd ffmpeg mpcfaad ogg pcmfiles trackers synth pcmstream c64opl"
-LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048}"
+# libid3tag (Debian's, as mpd uses it) allocates a compressed ID3v2.3 frame's claimed decompressed size before it
+# inflates: up to 4 GiB from a 4-byte field. Linux only reserves such a block (a 4 GiB claim peaks at 60 MB resident
+# under ASan), so the per-allocation limit sits above that while -rss_limit_mb still fails memory really used.
+LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048} -malloc_limit_mb=${FUZZ_MALLOC_LIMIT_MB:-4096}"
 # Leaks inside Debian's libraries that Fermata cannot free (fuzz/lsan.supp says which and why).
 LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
