@@ -110,7 +110,7 @@ enum DatabaseCommands {
         // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
         // and one write.
         return .stream(
-            ReplyStream.chunked(count: entries.count, sink: sink) { range, reply in
+            ReplyStream.chunked(count: entries.count, chunk: full ? 64 : 256, sink: sink) { range, reply in
                 // The table read once per chunk: each read of `Database.songs` retains every column.
                 let songs = database.songs
                 for entry in entries[range] {
@@ -125,7 +125,8 @@ enum DatabaseCommands {
         /// The root of a mounted storage's database, at its mount point's path.
         case mountRoot(Int32)
         case song(Int32)
-        case playlist(directory: Int32, index: Int)
+        /// A directory's playlist file, by its index there (Int32: an entry takes 12 bytes, not 24).
+        case playlist(directory: Int32, index: Int32)
     }
 
     /// What a listing of `uri` shows, in `mpd`'s order: for a directory its songs, its playlist files,
@@ -135,6 +136,11 @@ enum DatabaseCommands {
     static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
         var entries: [Entry] = []
         if let directory = database.directory(at: uri) {
+            // The whole library's listing: every song and directory, grown once at most (a large array's doublings
+            // each map, copy and unmap it).
+            if recursive && directory == 0 {
+                entries.reserveCapacity(database.songs.count + database.directories.count + 64)
+            }
             if recursive && directory != 0 {
                 entries.append(database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory))
             }
@@ -145,7 +151,7 @@ enum DatabaseCommands {
                     entries.append(.song(song))
                 }
                 for position in directories[Int(index)].playlists.indices {
-                    entries.append(.playlist(directory: index, index: position))
+                    entries.append(.playlist(directory: index, index: Int32(position)))
                 }
                 for child in directories[Int(index)].children {
                     entries.append(.directory(child))
@@ -190,7 +196,7 @@ enum DatabaseCommands {
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]
-            let playlist = directory.playlists[position]
+            let playlist = directory.playlists[Int(position)]
             reply.rawLine("playlist", directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name)
             if full { SongPrinter.appendLastModified(playlist.modificationTime, to: &reply) }
         }
