@@ -7,7 +7,7 @@ import RawText
 /// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).
 struct ReplyBuffer {
     private(set) var bytes: [UInt8] = []
-    /// The line start `appendPrefix(key:_:)` made last, and its key.
+    /// The line start `prefix(key:_:)` made last, and its key.
     private var prefixKey: Int32 = -1
     private var prefix: [UInt8] = []
     /// The `Format:` lines `formatLine(_:)` made last, with their formats, and which is replaced next.
@@ -51,21 +51,14 @@ struct ReplyBuffer {
     /// Empties the buffer, keeping its storage (after its bytes were written out).
     mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
 
-    /// Appends the line start that `key` stands for (≥ 0): made by `make` the first time, and again when the
-    /// key changes; for lines that share a start run after run (`file: DIR/` of songs listed directory by
-    /// directory).
+    /// The line start that `key` stands for (≥ 0): made by `make` the first time, and again when the key changes,
+    /// in the storage of the one before (the caller drops its copy before asking again); for lines that share a
+    /// start run after run (`file: DIR/` of songs listed directory by directory).
     @inline(__always)
-    mutating func appendPrefix(key: Int32, _ make: (inout ReplyBuffer) -> Void) {
-        self.bytes.append(contentsOf: self.prefix(key: key, make))
-    }
-
-    /// The line start `key` stands for, as `appendPrefix(key:_:)` appends it.
-    @inline(__always)
-    mutating func prefix(key: Int32, _ make: (inout ReplyBuffer) -> Void) -> [UInt8] {
+    mutating func prefix(key: Int32, _ make: (inout [UInt8]) -> Void) -> [UInt8] {
         if key != self.prefixKey {
-            var made = ReplyBuffer(capacity: 128)
-            make(&made)
-            self.prefix = made.bytes
+            self.prefix.removeAll(keepingCapacity: true)
+            make(&self.prefix)
             self.prefixKey = key
         }
         return self.prefix

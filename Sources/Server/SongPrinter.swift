@@ -231,7 +231,7 @@ enum SongPrinter {
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
     /// database URI is a relative path: it has no credentials to hide.
-    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.appendPrefix`).
+    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.prefix`).
     static func appendFileLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
         let prefix = Self.filePrefix(song, of: songs, in: &reply)
         songs.withNameBytes(song) { name in
@@ -247,11 +247,13 @@ enum SongPrinter {
     @inline(__always)
     private static func filePrefix(_ song: Int32, of songs: SongTable, in reply: inout ReplyBuffer) -> [UInt8] {
         reply.prefix(key: songs.directory(song)) { prefix in
-            prefix.key("file")
             let path = songs.directoryPath(song)
-            if !path.isEmpty {
-                prefix.append(raw: path)
-                prefix.append(byte: UInt8(ascii: "/"))
+            prefix.append(writingAtMost: 7 + path.utf8.count) { writer in
+                writer.put("file: ")
+                if !path.isEmpty {
+                    writer.put(raw: path)
+                    writer.put(byte: UInt8(ascii: "/"))
+                }
             }
         }
     }
