@@ -1,0 +1,300 @@
+"""The pipewire output (`type "pipewire"`) and its mixer, on a PipeWire daemon the test starts itself (mpdtest's
+`pipewire_daemon`: a socket in a temporary runtime directory, no network, no D-Bus, no session manager). The test
+does the session manager's part: it configures the ports of the server's stream (node `mpd.Desk`) and of a
+recorder (`pw-record`, 32-bit) and links them.
+
+Compared with mpd, each server on its own turn:
+- the samples each server plays for 16-bit, 24-bit, mono and 5.1 songs, against the song's own samples, and the
+  stream's properties and offered format (`pw-dump`);
+- the `outputs` stanza, `status`'s `volume:` (100 before anything played), `setvol` before the stream exists
+  (applied to the stream once it negotiated), `setvol` while playing (the stream's channel volumes are the cube),
+  the `mixer` idle event when another client changes them, `setvol` on a disabled output;
+- a daemon that is not running: what `play`, `status`, `outputs` and `setvol` say.
+About 40 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import wave
+from pathlib import Path
+
+import pytest
+
+import mpdtest
+from test_pulse import pulse_music  # noqa: F401 (the fixture: the same songs)
+
+KINDS = ("ref", "sut")
+#: The channel positions both servers give a stream of N channels (FLAC's order), as pw-record names them.
+POSITIONS = {1: ["MONO"], 2: ["FL", "FR"], 6: ["FL", "FR", "FC", "LFE", "RL", "RR"]}
+
+
+@pytest.fixture
+def pipewire(tmp_path):
+    with mpdtest.pipewire_daemon(tmp_path / "pipewire") as env:
+        yield env
+
+
+def _run(env: dict[str, str], *arguments: str) -> str:
+    return subprocess.run(list(arguments), env={**os.environ, **env}, check=True, capture_output=True, text=True,
+                          timeout=mpdtest.scaled(10)).stdout
+
+
+def _objects(env: dict[str, str]) -> list[dict]:
+    return json.loads(_run(env, "pw-dump"))
+
+
+def _node(env: dict[str, str], name: str) -> dict | None:
+    for item in _objects(env):
+        if item.get("type") == "PipeWire:Interface:Node" and \
+                (item.get("info") or {}).get("props", {}).get("node.name") == name:
+            return item
+    return None
+
+
+def _wait_node(env: dict[str, str], name: str) -> dict:
+    found: list[dict] = []
+
+    def there() -> bool:
+        node = _node(env, name)
+        found[:] = [node] if node else []
+        return bool(found)
+    assert mpdtest.wait_until(there, mpdtest.scaled(15)), f"no node {name}"
+    return found[0]
+
+
+def _ports(env: dict[str, str], node: str, output: bool) -> dict[str, str]:
+    """The node's ports by channel position (`output_FL` → `FL`)."""
+    ports = {}
+    for line in _run(env, "pw-link", "-o" if output else "-i").splitlines():
+        owner, _, port = line.strip().partition(":")
+        if owner == node:
+            ports[port.rsplit("_", 1)[-1]] = line.strip()
+    return ports
+
+
+def _configure(env: dict[str, str], node: str, output: bool, channels: int, rate: int) -> dict[str, str]:
+    """What a session manager does to a stream: its ports in DSP mode (one float port per channel, positioned
+    as the stream is, so nothing is mixed); returns them once they show."""
+    node_id = _wait_node(env, node)["id"]
+    config = {"direction": "Output" if output else "Input", "mode": "dsp",
+              "format": {"mediaType": "audio", "mediaSubtype": "raw", "format": "F32P", "rate": rate,
+                         "channels": channels, "position": POSITIONS[channels]}}
+    _run(env, "pw-cli", "set-param", str(node_id), "PortConfig", json.dumps(config))
+    ports: dict[str, str] = {}
+
+    def shown() -> bool:
+        ports.update(_ports(env, node, output))
+        return len(ports) == channels
+    assert mpdtest.wait_until(shown, mpdtest.scaled(10)), (node, ports)
+    return ports
+
+
+class _Recorder:
+    """pw-record writing 32-bit samples of `channels` channels at `rate` to a WAV file, its ports configured."""
+
+    def __init__(self, env: dict[str, str], path: Path, channels: int, rate: int):
+        self.env = env
+        self.path = path
+        self.proc = subprocess.Popen(
+            ["pw-record", "--rate", str(rate), "--channels", str(channels), "--channel-map",
+             ",".join(POSITIONS[channels]), "--format", "s32", str(path)],
+            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.ports = _configure(env, "pw-record", False, channels, rate)
+
+    def link(self, sources: dict[str, str]) -> None:
+        for position, port in sources.items():
+            _run(self.env, "pw-link", port, self.ports[position])
+
+    def close(self) -> bytes:
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(mpdtest.scaled(10))
+        return _wav_data(self.path)
+
+
+def _link(server, env: dict[str, str], recorder: _Recorder, channels: int, rate: int) -> None:
+    """Links the server's stream to the recorder. A port linked while the stream already runs gets no samples
+    (libpipewire 0.3.65's stream, mpd's as Fermata's): with more than one channel, the server is paused while
+    the ports are linked (the stream inactive), as a session manager links every port before the stream starts."""
+    if channels == 1:
+        recorder.link(_configure(env, "mpd.Desk", True, channels, rate))
+        return
+    _wait_node(env, "mpd.Desk")
+    assert server.query("pause 1") == b"OK\n"
+    _wait_state(server, "pause")
+    recorder.link(_configure(env, "mpd.Desk", True, channels, rate))
+    assert server.query("pause 0") == b"OK\n"
+
+
+def _wav_data(path: Path) -> bytes:
+    """The samples of a RIFF WAVE file (pw-record writes WAVE_FORMAT_EXTENSIBLE beyond 2 channels, which Python's
+    wave module does not read)."""
+    data = path.read_bytes()
+    at = 12
+    while at + 8 <= len(data):
+        size = int.from_bytes(data[at + 4:at + 8], "little")
+        if data[at:at + 4] == b"data":
+            return data[at + 8:at + 8 + size]
+        at += 8 + size + (size & 1)
+    raise AssertionError(f"{path}: no data chunk")
+
+
+def _frames(data: bytes, size: int) -> bytes:
+    """The frames of a recording that are not silence."""
+    silent = bytes(size)
+    return b"".join(data[i:i + size] for i in range(0, len(data) - size + 1, size) if data[i:i + size] != silent)
+
+
+def _as_32_bit(path: Path) -> bytes:
+    """The song's samples as the recorder's 32-bit ones (each shifted to the top)."""
+    with wave.open(str(path)) as w:
+        width = w.getsampwidth()
+        data = w.readframes(w.getnframes())
+    out = bytearray()
+    for i in range(0, len(data), width):
+        out += bytes(4 - width) + data[i:i + width]
+    return bytes(out)
+
+
+def _server(server_factory, kind: str, music: Path, env: dict[str, str], **block: str):
+    output = {"type": "pipewire", "name": "Desk", **block}
+    return server_factory(kind, music=music, outputs=[output], env=env)
+
+
+def _wait_state(server, state: str) -> None:
+    assert mpdtest.wait_until(lambda: f"\nstate: {state}\n".encode() in b"\n" + server.query("status"),
+                              mpdtest.scaled(20)), (server.label, server.query("status"))
+
+
+#: The stream properties both servers set (the rest name the process, the client or the daemon's ids; `media.name`
+#: is left out: mpd names the stream ` - ` for a song without tags, Fermata passes no empty tags to its outputs).
+STREAM_PROPERTIES = ("media.type", "media.category", "media.role", "application.name", "application.icon-name",
+                     "node.name", "node.rate", "target.object", "node.autoconnect", "stream.is-live")
+
+
+def _stream_properties(node: dict) -> dict:
+    props = node["info"]["props"]
+    return {key: props.get(key) for key in STREAM_PROPERTIES}
+
+
+@pytest.mark.parametrize("song,channels,rate", [("s16.wav", 2, 44100), ("s24.wav", 2, 48000), ("mono.wav", 1, 44100),
+                                                ("surround.wav", 6, 48000)])
+def test_the_samples_and_the_stream_are_mpds(server_factory, pipewire, pulse_music, tmp_path, song, channels,
+                                            rate):
+    recorded = {}
+    streams = {}
+    for kind in KINDS:
+        recorder = _Recorder(pipewire, tmp_path / f"{kind}.wav", channels, rate)
+        try:
+            server = _server(server_factory, kind, pulse_music, pipewire)
+            assert server.query(f"command_list_begin\nadd {song}\nplay\ncommand_list_end\n") == b"OK\n"
+            _link(server, pipewire, recorder, channels, rate)
+            node = _wait_node(pipewire, "mpd.Desk")
+            streams[kind] = (_stream_properties(node), node["info"]["params"].get("EnumFormat"))
+            _wait_state(server, "stop")
+            server.stop()
+        finally:
+            recorded[kind] = _frames(recorder.close(), 4 * channels)
+    assert streams["sut"] == streams["ref"]
+    assert streams["ref"][0]["node.name"] == "mpd.Desk"
+    assert streams["ref"][0]["application.name"] == "Music Player Daemon"
+    assert streams["ref"][0]["node.rate"] == f"1/{rate}"
+    expected = _as_32_bit(pulse_music / song)
+    # The graph plays whole periods (1024 frames): the last, partial one is not recorded.
+    assert expected.startswith(recorded["sut"])
+    assert len(expected) - len(recorded["sut"]) < 1024 * 4 * channels
+    if channels == 1:
+        assert recorded["sut"] == recorded["ref"]
+    else:
+        # mpd, paused before its stream was linked, drops the half second its ring buffer held when it resumes (its
+        # recording starts 0.5 s into the song); Fermata plays it. The rest is the same.
+        start = expected.find(recorded["ref"][:64])
+        assert start > 0 and expected[start:].startswith(recorded["ref"]), start
+        assert len(expected) - start - len(recorded["ref"]) < 1024 * 4 * channels
+
+
+def _volume_line(status: bytes) -> bytes:
+    return b"".join(line for line in status.splitlines(keepends=True) if line.startswith(b"volume:"))
+
+
+def _channel_volumes(env: dict[str, str]) -> list[float] | None:
+    node = _node(env, "mpd.Desk")
+    if node is None:
+        return None
+    for props in (node["info"].get("params") or {}).get("Props", []):
+        if "channelVolumes" in props:
+            return [round(v, 4) for v in props["channelVolumes"]]
+    return None
+
+
+def test_the_mixer_is_the_streams_channel_volumes(server_factory, pipewire, pulse_music, tmp_path):
+    seen = {}
+    for kind in KINDS:
+        server = _server(server_factory, kind, pulse_music, pipewire)
+        log = seen[kind] = []
+        log.append(server.query("outputs"))
+        # A global mixer: 100 before anything played, and it takes a volume, which the stream starts with.
+        log.append(_volume_line(server.query("status")))
+        log.append(server.query("setvol 30"))
+        log.append(_volume_line(server.query("status")))
+        recorder = _Recorder(pipewire, tmp_path / f"{kind}.wav", 2, 44100)
+        try:
+            log.append(server.query("command_list_begin\nadd long.wav\nplay\ncommand_list_end\n"))
+            _link(server, pipewire, recorder, 2, 44100)
+            assert mpdtest.wait_until(lambda: _channel_volumes(pipewire) == [0.027, 0.027], mpdtest.scaled(10)), \
+                (kind, _channel_volumes(pipewire))
+            log.append(_volume_line(server.query("status")))
+            log.append(server.query("setvol 40"))
+            assert mpdtest.wait_until(lambda: _channel_volumes(pipewire) == [0.064, 0.064], mpdtest.scaled(10)), \
+                (kind, _channel_volumes(pipewire))
+            log.append(server.query("getvol"))
+            # Another client changes the stream's volume: the mixer event, and the new volume (the cube root).
+            with server.connect() as idle:
+                idle.send("idle mixer\n")
+                time.sleep(mpdtest.scaled(0.3))
+                node_id = _node(pipewire, "mpd.Desk")["id"]
+                _run(pipewire, "pw-cli", "set-param", str(node_id), "Props",
+                     json.dumps({"channelVolumes": [0.125, 0.125]}))
+                log.append(idle.read_reply())
+            log.append(server.query("getvol"))
+            log.append(server.query("stop"))
+            log.append(_volume_line(server.query("status")))
+        finally:
+            recorder.close()
+        # Disabled: no volume, and setvol says so.
+        log.append(server.query("disableoutput 0"))
+        log.append(_volume_line(server.query("status")))
+        log.append(server.query("setvol 20"))
+        log.append(server.query("enableoutput 0"))
+        log.append(server.query("setvol 20"))
+        log.append(_volume_line(server.query("status")))
+        server.stop()
+        assert mpdtest.wait_until(lambda: _node(pipewire, "mpd.Desk") is None, mpdtest.scaled(10))
+    assert seen["sut"] == seen["ref"]
+    assert seen["ref"][0] == b"outputid: 0\noutputname: Desk\nplugin: pipewire\noutputenabled: 1\nOK\n"
+    assert seen["ref"][1:4] == [b"volume: 100\n", b"OK\n", b"volume: 30\n"]
+    assert seen["ref"][5:9] == [b"volume: 30\n", b"OK\n", b"volume: 40\nOK\n", b"changed: mixer\nOK\n"]
+    assert seen["ref"][9] == b"volume: 50\nOK\n"
+
+
+def test_a_daemon_that_is_not_running_fails_as_in_mpd(server_factory, pulse_music, tmp_path):
+    env = mpdtest.pipewire_environment(tmp_path / "none")
+    (tmp_path / "none" / "runtime").mkdir(parents=True)
+    seen = {}
+    for kind in KINDS:
+        server = _server(server_factory, kind, pulse_music, env)
+        played = server.query("command_list_begin\nadd long.wav\nplay\ncommand_list_end\n")
+        assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(15)), \
+            (kind, server.query("status"))
+        status = server.query("status")
+        kept = [line for line in status.splitlines(keepends=True)
+                if line.split(b":")[0] in (b"state", b"error", b"volume", b"song")]
+        seen[kind] = [played, b"".join(kept), server.query("outputs"), server.query("setvol 50"),
+                      _volume_line(server.query("status"))]
+        server.stop()
+    assert seen["sut"] == seen["ref"]
+    assert b'error: Failed to open "Desk" (pipewire); Failed to connect stream: Host is down\n' in seen["ref"][1]
