@@ -1087,8 +1087,9 @@ def pipewire_environment(root: Path) -> dict[str, str]:
 def pipewire_daemon(root: Path):
     """A PipeWire daemon of the test's own, without a session manager: `PIPEWIRE_CONFIG`, its socket
     (`pipewire-0`) in `root/runtime` only (nothing on the network, no D-Bus; HOME in `root`, so a user's session is
-    never touched). Its log is `root/log`. Yields the environment its clients need (`pipewire_environment`);
-    stopped when the block ends."""
+    never touched). Its log is `root/log`. Yields the environment its clients need (`pipewire_environment`)
+    with the daemon's process id in `PIPEWIRE_DAEMON_PID` (for a test that stops it early); stopped when the block
+    ends."""
     binary = shutil.which("pipewire")
     if binary is None:
         raise AssertionError("pipewire is not installed (scripts/install-deps.sh test installs it)")
@@ -1103,7 +1104,7 @@ def pipewire_daemon(root: Path):
             assert wait_until(lambda: socket_path.exists() or proc.poll() is not None, scaled(15)), \
                 "pipewire did not start"
             assert proc.poll() is None, (root / "log").read_text()[-2000:]
-            yield pipewire_environment(root)
+            yield {**pipewire_environment(root), "PIPEWIRE_DAEMON_PID": str(proc.pid)}
         finally:
             proc.terminate()
             proc.wait()

@@ -9,8 +9,10 @@ Compared with mpd, each server on its own turn:
 - the `outputs` stanza, `status`'s `volume:` (100 before anything played), `setvol` before the stream exists
   (applied to the stream once it negotiated), `setvol` while playing (the stream's channel volumes are the cube),
   the `mixer` idle event when another client changes them, `setvol` on a disabled output;
-- a daemon that is not running: what `play`, `status`, `outputs` and `setvol` say.
-About 40 s.
+- pause (the node idle), resume, stop (the node gone) and the stream named after a tagged song;
+- a daemon that is not running, and one that stops while a song plays: what `play`, `status`, `outputs` and
+  `setvol` say.
+About 25 s.
 """
 
 from __future__ import annotations
@@ -298,3 +300,68 @@ def test_a_daemon_that_is_not_running_fails_as_in_mpd(server_factory, pulse_musi
         server.stop()
     assert seen["sut"] == seen["ref"]
     assert b'error: Failed to open "Desk" (pipewire); Failed to connect stream: Host is down\n' in seen["ref"][1]
+
+
+def _node_state(env: dict[str, str]) -> str | None:
+    node = _node(env, "mpd.Desk")
+    return node["info"]["state"] if node else None
+
+
+def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewire, pulse_music, tmp_path):
+    """Pause deactivates the stream (the node goes idle), play activates it again, stop destroys it; a song's
+    tags name the stream (`media.name` `ARTIST - TITLE`, `media.artist`, `media.title`)."""
+    subprocess.run(["flac", "-s", "-f", "--tag=ARTIST=The Band", "--tag=TITLE=A Song", "-o",
+                    str(tmp_path / "tagged.flac"), str(pulse_music / "long.wav")], check=True)
+    music = tmp_path / "music"
+    music.mkdir()
+    (music / "tagged.flac").write_bytes((tmp_path / "tagged.flac").read_bytes())
+    seen = {}
+    for kind in KINDS:
+        server = _server(server_factory, kind, music, pipewire)
+        log = seen[kind] = []
+        recorder = _Recorder(pipewire, tmp_path / f"{kind}.wav", 2, 44100)
+        try:
+            log.append(server.query("command_list_begin\nadd tagged.flac\nplay\ncommand_list_end\n"))
+            _link(server, pipewire, recorder, 2, 44100)
+            assert mpdtest.wait_until(lambda: _node_state(pipewire) == "running", mpdtest.scaled(10)), \
+                (kind, _node_state(pipewire))
+            props = _node(pipewire, "mpd.Desk")["info"]["props"]
+            log.append({key: props.get(key) for key in ("media.name", "media.artist", "media.title")})
+            log.append(server.query("pause 1"))
+            assert mpdtest.wait_until(lambda: _node_state(pipewire) == "idle", mpdtest.scaled(10)), \
+                (kind, _node_state(pipewire))
+            log.append(server.query("pause 0"))
+            assert mpdtest.wait_until(lambda: _node_state(pipewire) == "running", mpdtest.scaled(10)), \
+                (kind, _node_state(pipewire))
+            log.append(server.query("stop"))
+            assert mpdtest.wait_until(lambda: _node_state(pipewire) is None, mpdtest.scaled(10)), \
+                (kind, _node_state(pipewire))
+        finally:
+            recorder.close()
+        server.stop()
+    assert seen["sut"] == seen["ref"]
+    assert seen["ref"][1] == {"media.name": "The Band - A Song", "media.artist": "The Band", "media.title": "A Song"}
+
+
+def test_a_daemon_that_goes_away_while_playing_fails_as_in_mpd(server_factory, pulse_music, tmp_path):
+    """The daemon stops under a playing stream: the error `status` says, `outputs`, and the volume."""
+    seen = {}
+    for kind in KINDS:
+        with mpdtest.pipewire_daemon(tmp_path / kind / "pipewire") as env:
+            server = _server(server_factory, kind, pulse_music, env)
+            recorder = _Recorder(env, tmp_path / kind / "rec.wav", 2, 44100)
+            server.query("command_list_begin\nadd long.wav\nplay\ncommand_list_end\n")
+            _link(server, env, recorder, 2, 44100)
+            assert mpdtest.wait_until(lambda: _node_state(env) == "running", mpdtest.scaled(10)), kind
+            os.kill(int(env["PIPEWIRE_DAEMON_PID"]), signal.SIGTERM)
+            assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(15)), \
+                (kind, server.query("status"))
+            recorder.proc.wait(mpdtest.scaled(10))
+        status = server.query("status")
+        kept = [line for line in status.splitlines(keepends=True)
+                if line.split(b":")[0] in (b"state", b"error", b"volume", b"song")]
+        seen[kind] = [b"".join(kept), server.query("outputs"), server.query("setvol 50"),
+                      _volume_line(server.query("status"))]
+        server.stop()
+    assert seen["sut"] == seen["ref"]
+    assert b"error: Failed to open audio output\n" in seen["ref"][0]
