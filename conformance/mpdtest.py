@@ -1038,7 +1038,8 @@ def pulseaudio_daemon(root: Path, modules: list[str] = ("module-null-sink sink_n
 
 
 #: The configuration of `pipewire_daemon`: the native protocol, the modules a stream needs (client nodes,
-#: adapters, links made by hand, access for every client), a dummy driver, and the rates a stream may ask for. No
+#: adapters, links made by hand, access for every client), a dummy driver, the rates a stream may ask for, and
+#: periods of 4096 frames (long enough that a loaded machine does not miss cycles, which loses samples). No
 #: session manager: the test configures the streams' ports and links them (`pw-cli set-param`, `pw-link`).
 PIPEWIRE_CONFIG = """context.properties = {
     core.daemon = true
@@ -1046,6 +1047,9 @@ PIPEWIRE_CONFIG = """context.properties = {
     link.max-buffers = 16
     default.clock.rate = 44100
     default.clock.allowed-rates = [ 44100 48000 ]
+    default.clock.quantum = 4096
+    default.clock.min-quantum = 4096
+    default.clock.max-quantum = 4096
     settings.check-quantum = true
     settings.check-rate = true
     support.dbus = false
