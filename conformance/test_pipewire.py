@@ -10,13 +10,14 @@ Compared with mpd, each server on its own turn:
   (applied to the stream once it negotiated), `setvol` while playing (the stream's channel volumes are the cube),
   the `mixer` idle event when another client changes them, `setvol` on a disabled output;
 - pause (the node idle), resume, stop (the node gone) and the stream named after a tagged song;
-- a daemon that is not running, and one that stops while a song plays: what `play`, `status`, `outputs` and
-  `setvol` say.
+- a daemon that is not running, a `remote` naming no socket, and a daemon that stops while a song plays: what
+  `play`, `status`, `outputs` and `setvol` say.
 About 25 s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -285,23 +286,41 @@ def test_the_mixer_is_the_streams_channel_volumes(server_factory, pipewire, puls
     assert seen["ref"][9] == b"volume: 50\nOK\n"
 
 
-def test_a_daemon_that_is_not_running_fails_as_in_mpd(server_factory, pulse_music, tmp_path):
-    env = mpdtest.pipewire_environment(tmp_path / "none")
-    (tmp_path / "none" / "runtime").mkdir(parents=True)
+@pytest.mark.parametrize("remote", [None, "no-such-socket"])
+def test_a_daemon_that_is_not_running_fails_as_in_mpd(server_factory, pulse_music, tmp_path, remote):
+    """No daemon on the runtime directory's socket, or a `remote` that names no socket beside a running daemon."""
+    with contextlib.ExitStack() as stack:
+        if remote is None:
+            env = mpdtest.pipewire_environment(tmp_path / "none")
+            (tmp_path / "none" / "runtime").mkdir(parents=True)
+            block = {}
+        else:
+            env = stack.enter_context(mpdtest.pipewire_daemon(tmp_path / "pipewire"))
+            block = {"remote": remote}
+        seen = _failed_plays(server_factory, pulse_music, env, block)
+    assert seen["sut"] == seen["ref"]
+    assert b'error: Failed to open "Desk" (pipewire); Failed to connect stream: Host is down\n' in seen["ref"][1]
+
+
+def _failure_state(server) -> list[bytes]:
+    """What a failed output leaves: `status`'s state, error, volume and song, `outputs`, `setvol 50` and the volume
+    after it."""
+    status = server.query("status")
+    kept = [line for line in status.splitlines(keepends=True)
+            if line.split(b":")[0] in (b"state", b"error", b"volume", b"song")]
+    return [b"".join(kept), server.query("outputs"), server.query("setvol 50"), _volume_line(server.query("status"))]
+
+
+def _failed_plays(server_factory, music: Path, env: dict[str, str], block: dict[str, str]) -> dict[str, list[bytes]]:
     seen = {}
     for kind in KINDS:
-        server = _server(server_factory, kind, pulse_music, env)
+        server = _server(server_factory, kind, music, env, **block)
         played = server.query("command_list_begin\nadd long.wav\nplay\ncommand_list_end\n")
         assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(15)), \
             (kind, server.query("status"))
-        status = server.query("status")
-        kept = [line for line in status.splitlines(keepends=True)
-                if line.split(b":")[0] in (b"state", b"error", b"volume", b"song")]
-        seen[kind] = [played, b"".join(kept), server.query("outputs"), server.query("setvol 50"),
-                      _volume_line(server.query("status"))]
+        seen[kind] = [played, *_failure_state(server)]
         server.stop()
-    assert seen["sut"] == seen["ref"]
-    assert b'error: Failed to open "Desk" (pipewire); Failed to connect stream: Host is down\n' in seen["ref"][1]
+    return seen
 
 
 def _node_state(env: dict[str, str]) -> str | None:
@@ -359,11 +378,7 @@ def test_a_daemon_that_goes_away_while_playing_fails_as_in_mpd(server_factory, p
             assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), mpdtest.scaled(15)), \
                 (kind, server.query("status"))
             recorder.proc.wait(mpdtest.scaled(10))
-        status = server.query("status")
-        kept = [line for line in status.splitlines(keepends=True)
-                if line.split(b":")[0] in (b"state", b"error", b"volume", b"song")]
-        seen[kind] = [b"".join(kept), server.query("outputs"), server.query("setvol 50"),
-                      _volume_line(server.query("status"))]
+        seen[kind] = _failure_state(server)
         server.stop()
     assert seen["sut"] == seen["ref"]
     assert b"error: Failed to open audio output\n" in seen["ref"][0]
