@@ -234,7 +234,10 @@ public struct Updater: Sendable {
             return
         }
         let names = opened.names()
-        let exclude = ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore")
+        // Opened only when the directory lists one (most have none, and an open that fails costs a path walk).
+        let exclude =
+            names.contains(".mpdignore")
+            ? ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore") : inherited
         // By bytes: names that differ only in Unicode normalisation are different files.
         let present = Set(names.map { ByteString($0) })
         // Entries that vanished or are now excluded.
