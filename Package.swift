@@ -283,6 +283,10 @@ let package = Package(
         .target(
             name: "Httpd", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
             swiftSettings: settings),
+        // The snapcast output: a Snapcast server of its own for snapclients, as mpd 0.23's.
+        .target(
+            name: "Snapcast", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
+            swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
         .target(
             name: "Shout", dependencies: ["CShout", "DynamicLibrary", "Playback", "Encoders", "Model", "Posix"],
@@ -340,7 +344,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "AO", "OpenAL", "StoredPlaylists", "Zeroconf", "Curl",
+                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "Recorder", "AO", "OpenAL", "StoredPlaylists",
+                "Zeroconf", "Curl",
                 "Input",
                 "Systemd", "Soxr",
                 "Samplerate",
@@ -388,6 +393,9 @@ let package = Package(
             name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "SnapcastTests", dependencies: ["Snapcast", "Playback", "Model", "Network", "Posix"],
             swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),

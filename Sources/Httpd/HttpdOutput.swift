@@ -14,13 +14,13 @@ import Synchronization
 ///
 /// Used on its output thread, except `interrupt()` (any thread). `@unchecked Sendable`: the encoder, timer
 /// and buffers are confined to the output thread; the ring and flags it shares with the httpd thread are
-/// atomics or mutex-guarded (``HttpdBroadcast``).
+/// atomics or mutex-guarded (``StreamBroadcast``).
 public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     public let plugin = "httpd"
 
     private let prepared: any PreparedEncoder
     private let addresses: [ListenAddress]
-    private let broadcast: HttpdBroadcast
+    private let broadcast: StreamBroadcast
     private let server: HttpdServer
     private var encoder: (any Encoder)?
     private var timer = OutputTimer()
@@ -42,7 +42,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
         self.prepared = prepared
         self.addresses = addresses
         do {
-            self.broadcast = try HttpdBroadcast()
+            self.broadcast = try StreamBroadcast()
         } catch {
             throw OutputError("\(error)")
         }

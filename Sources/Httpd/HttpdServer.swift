@@ -20,19 +20,18 @@ struct HttpdStreamInfo: Sendable {
 }
 
 /// The httpd output's listeners: a thread of its own running an event loop over the listening sockets and
-/// the listeners' connections, fed from the ``HttpdBroadcast`` ring. The server's own event loop never sees
+/// the listeners' connections, fed from the ``StreamBroadcast`` ring. The server's own event loop never sees
 /// these sockets, and the output thread never waits for them.
 ///
 /// `@unchecked Sendable`: `start` and `stop` are called by the output's owner (enable, disable) one at a time;
 /// the loop's state is confined to its thread.
 final class HttpdServer: @unchecked Sendable {
-    private let broadcast: HttpdBroadcast
+    private let broadcast: StreamBroadcast
     private let info: HttpdStreamInfo
     private let logger: Logger
-    private var thread: NamedThread?
-    private let loop = LoopHandle()
+    private let thread = LoopThread(name: "httpd")
 
-    init(broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
+    init(broadcast: StreamBroadcast, info: HttpdStreamInfo, logger: Logger) {
         self.broadcast = broadcast
         self.info = info
         self.logger = logger
@@ -40,48 +39,33 @@ final class HttpdServer: @unchecked Sendable {
 
     /// Starts serving the bound sockets on a new thread; returns once its loop runs.
     func start(_ sockets: [BoundSocket]) {
-        let ready = Semaphore()
         let broadcast = self.broadcast
         let info = self.info
         let logger = self.logger
-        let published = self.loop
-        self.thread = NamedThread("httpd") {
-            let loop: EventLoop
-            do { loop = try EventLoop() } catch {
-                logger.error("httpd: cannot create its event loop", ["error": "\(error)"])
-                for socket in sockets { socket.close() }
-                ready.post()
-                return
-            }
-            let state = HttpdLoopState(loop: loop, broadcast: broadcast, info: info, logger: logger)
-            state.listen(sockets)
-            published.loop.withLock { $0 = loop }
-            ready.post()
-            do { try loop.run() } catch { logger.error("httpd: event loop failed", ["error": "\(error)"]) }
-            state.shutDown()
-        }
-        ready.wait()
+        self.thread.start(
+            setUp: { loop in
+                let state = HttpdLoopState(loop: loop, broadcast: broadcast, info: info, logger: logger)
+                state.listen(sockets)
+                return { state.shutDown() }
+            },
+            failed: { error, started in
+                if started {
+                    logger.error("httpd: event loop failed", ["error": "\(error)"])
+                } else {
+                    logger.error("httpd: cannot create its event loop", ["error": "\(error)"])
+                    for socket in sockets { socket.close() }
+                }
+            })
     }
 
     /// Closes every listener and socket and ends the thread.
-    func stop() {
-        guard let thread = self.thread else { return }
-        self.loop.loop.withLock { $0 }?.stop()
-        thread.join()
-        self.thread = nil
-        self.loop.loop.withLock { $0 = nil }
-    }
-}
-
-/// The httpd thread's loop, for `stop()` from another thread. `@unchecked Sendable`: behind a mutex.
-private final class LoopHandle: @unchecked Sendable {
-    let loop = Mutex<EventLoop?>(nil)
+    func stop() { self.thread.stop() }
 }
 
 /// The httpd thread's state: listening sockets and listeners. Loop-confined.
 private final class HttpdLoopState {
     let loop: EventLoop
-    let broadcast: HttpdBroadcast
+    let broadcast: StreamBroadcast
     let info: HttpdStreamInfo
     let logger: Logger
     private var listeners: [Listener] = []
@@ -94,7 +78,7 @@ private final class HttpdLoopState {
     /// The copy buffer every client fills its connection from.
     var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(loop: EventLoop, broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
+    init(loop: EventLoop, broadcast: StreamBroadcast, info: HttpdStreamInfo, logger: Logger) {
         self.loop = loop
         self.broadcast = broadcast
         self.info = info
@@ -358,7 +342,7 @@ private final class HttpdClient: ConnectionDelegate {
         let broadcast = self.state.broadcast
         while self.connection.pendingOutputCount < self.connection.lowWaterMark {
             let written = broadcast.written.load(ordering: .acquiring)
-            if written - self.position > UInt64(HttpdBroadcast.listenerBacklog) {
+            if written - self.position > UInt64(StreamBroadcast.listenerBacklog) {
                 // Too slow: its backlog goes, as mpd clears a slow client's queue.
                 self.position = broadcast.newestPageStart
                 self.state.logger.debug("httpd: client is too slow, flushing its queue")

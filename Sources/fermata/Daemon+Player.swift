@@ -17,6 +17,7 @@ import Recorder
 import Samplerate
 import Server
 import Shout
+import Snapcast
 import Soxr
 import Synchronization
 
@@ -27,6 +28,7 @@ extension Daemon {
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            SnapcastOutputPlugin(logger: logger, home: home),
         ]
     }
 
