@@ -250,8 +250,9 @@ let package = Package(
 
         // The epoll event loop: descriptors, timers and tasks posted from other threads, run on one thread.
         .target(name: "EventLoop", dependencies: ["Posix"], swiftSettings: settings),
-        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing.
-        .target(name: "Network", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
+        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing; the stream outputs'
+        // (httpd, snapcast) servers: the ring they read, their thread and its listeners and clients (Model: the log).
+        .target(name: "Network", dependencies: ["EventLoop", "Posix", "Model"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database files, and the
         // service a daemon runs over them (the update queue, the `auto_update` watcher), which reports to the server
@@ -395,7 +396,8 @@ let package = Package(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
             swiftSettings: settings),
         .testTarget(
-            name: "SnapcastTests", dependencies: ["Snapcast", "Playback", "Model", "Network", "Posix"],
+            name: "SnapcastTests",
+            dependencies: ["Snapcast", "Playback", "Encoders", "Model", "Network", "Posix", "TestSupport"],
             swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),

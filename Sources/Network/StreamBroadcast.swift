@@ -89,6 +89,21 @@ public final class StreamBroadcast: @unchecked Sendable {
     /// Wakes the server thread (once per batch of pages).
     public func signal() { EventFD.signal(self.wakeFD) }
 
+    /// A stream opened: `header` is what every new listener gets first; listeners are served from now on.
+    public func open(header: [UInt8]) {
+        self.setHeader(header)
+        self.isOpen.store(true, ordering: .releasing)
+    }
+
+    /// The stream closed (stop): every listener is hung up on, as `mpd` does; header and metadata go.
+    public func close() {
+        self.isOpen.store(false, ordering: .releasing)
+        self.closeCount.add(1, ordering: .releasing)
+        self.signal()
+        self.setHeader([])
+        self.setMetadata(nil)
+    }
+
     /// Sets the page every new listener gets first (Ogg or FLAC headers, the WAV header). Stream open, tag.
     public func setHeader(_ bytes: [UInt8]) { self.header.withLock { $0 = bytes } }
 

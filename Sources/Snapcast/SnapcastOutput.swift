@@ -13,7 +13,7 @@ import Synchronization
 /// in sync with each other.
 ///
 /// The output thread encodes (only while a client is connected), paced in real time, and publishes each chunk
-/// with its time into a ring; the clients are served by a thread of its own (``SnapcastServer``), which frames
+/// with its time into a ring; the clients are served by a thread of its own (``SnapcastLoopState``), which frames
 /// the chunks for each. The listening socket is bound while the output is enabled; clients are taken while a
 /// stream is open and hung up on when it closes (stop, the end of the queue), as `mpd` does.
 ///
@@ -32,7 +32,13 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
     private let addresses: [ListenAddress]
     private let broadcast: StreamBroadcast
     private let progress: SnapcastProgress
-    private let server: SnapcastServer
+    private let thread = LoopThread(name: "snapcast")
+    private let logger: Logger
+    /// Announces `_snapcast._tcp` while enabled (`zeroconf`, a nonzero `port`); `nil` when not.
+    private let zeroconf: (announcer: any ServiceAnnouncer, port: UInt16)?
+    private var withdraw: (@Sendable () -> Void)?
+    /// Where it listens while enabled (the real port when 0 was asked for).
+    private(set) var boundAddresses: [SocketAddress] = []
     private let clock: any PlaybackClock
     private var encoder: (any Encoder)?
     private var timer: OutputTimer
@@ -46,10 +52,12 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
     ///
     /// - Throws: `OutputError` when the ring's wake-up descriptor cannot be made.
     init(
-        prepared: any PreparedEncoder, addresses: [ListenAddress], clock: any PlaybackClock = SystemClock(),
+        prepared: any PreparedEncoder, addresses: [ListenAddress],
+        zeroconf: (announcer: any ServiceAnnouncer, port: UInt16)? = nil, clock: any PlaybackClock = SystemClock(),
         logger: Logger
     ) throws(OutputError) {
         self.prepared = prepared
+        self.zeroconf = zeroconf
         self.addresses = addresses
         self.clock = clock
         self.timer = OutputTimer(clock: clock)
@@ -59,54 +67,55 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
             throw OutputError("\(error)")
         }
         self.progress = SnapcastProgress()
-        self.server = SnapcastServer(broadcast: self.broadcast, progress: self.progress, logger: logger)
+        self.logger = logger
         self.record.reserveCapacity(Self.recordHeaderSize + Self.chunkCapacity)
     }
 
-    deinit { self.server.stop() }
+    deinit { self.disable() }
 
-    /// Binds the listening sockets (`bind_to_address`, `port`) and starts serving them.
+    /// Binds the listening sockets (`bind_to_address`, `port`) and serves them on a thread of their own
+    /// (``SnapcastLoopState``); returns once it runs.
     public func enable() throws(OutputError) {
-        var sockets: [BoundSocket] = []
-        do {
-            for address in self.addresses {
-                for socketAddress in try address.socketAddresses() {
-                    sockets.append(try BoundSocket.listen(on: socketAddress))
-                }
-            }
+        let sockets: [BoundSocket]
+        do throws(ListenAddressError) {
+            sockets = try ListenAddress.bindAll(self.addresses)
         } catch {
-            for socket in sockets { socket.close() }
-            throw OutputError(
-                "Failed to bind to '\(self.addresses.map(\.description).joined(separator: ", "))': \(error)")
+            throw OutputError(error.description)
         }
-        self.server.start(sockets)
+        let (broadcast, progress, clock, logger) = (self.broadcast, self.progress, self.clock, self.logger)
+        self.thread.serve(sockets, label: "snapcast", logger: logger) { loop in
+            SnapcastLoopState(loop: loop, broadcast: broadcast, progress: progress, clock: clock, logger: logger).core
+        }
+        self.boundAddresses = sockets.map(\.address)
+        if let zeroconf {
+            // As mpd: the output announces itself under mpd's own name.
+            self.withdraw = zeroconf.announcer.announce(
+                name: "Music Player Daemon", type: "_snapcast._tcp", port: zeroconf.port,
+                listeners: self.boundAddresses)
+        }
     }
 
-    public func disable() { self.server.stop() }
+    /// Withdraws the announcement, closes every client and socket and ends the thread.
+    public func disable() {
+        self.withdraw?()
+        self.withdraw = nil
+        self.thread.stop()
+    }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
-        let opened: (encoder: any Encoder, format: AudioFormat)
-        do throws(EncoderError) {
-            opened = try self.prepared.open(format)
-        } catch {
-            throw OutputError(error.message)
-        }
+        let opened = try self.prepared.openForOutput(format)
         self.encoder = opened.encoder
         self.unflushed = 0
+        self.timer.open(opened.format)
         // The encoder's first bytes (the WAV header) are the codec header every client gets after its Hello.
         var header: [UInt8] = []
         opened.encoder.read { header.append(contentsOf: $0) }
-        self.broadcast.setHeader(header)
-        self.timer.open(opened.format)
-        self.broadcast.isOpen.store(true, ordering: .releasing)
+        self.broadcast.open(header: header)
         return opened.format
     }
 
     public func close() {
-        self.broadcast.isOpen.store(false, ordering: .releasing)
-        self.broadcast.closeCount.add(1, ordering: .releasing)
-        self.broadcast.signal()
-        self.broadcast.setHeader([])
+        self.broadcast.close()
         self.encoder = nil
         self.timer.reset()
     }
@@ -243,27 +252,24 @@ public struct SnapcastOutputPlugin: OutputPlugin {
     public let name = "snapcast"
     private let logger: Logger
     private let home: String
+    private let announcer: (any ServiceAnnouncer)?
 
-    /// Creates the plugin; `home` expands `~/` in `bind_to_address`.
-    public init(logger: Logger, home: String) {
+    /// Creates the plugin; `home` expands `~/` in `bind_to_address`; `announcer` publishes the outputs over
+    /// DNS-SD (`nil`: a build or run without zeroconf).
+    public init(logger: Logger, home: String, announcer: (any ServiceAnnouncer)?) {
         self.logger = logger
         self.home = home
+        self.announcer = announcer
     }
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let parameters = configuration.parameters
-        var port: UInt16 = 1704
-        if let text = parameters["port"] {
-            // As mpd: 0 binds a port the system picks.
-            guard let value = UInt16(text) else { throw OutputError("Not a valid number: \"\(text)\"") }
-            port = value
-        }
         let address: ListenAddress
         do throws(ListenAddressError) {
-            address =
-                try parameters["bind_to_address"].map { (text) throws(ListenAddressError) in
-                    try ListenAddress(parsing: text, defaultPort: port, home: self.home)
-                } ?? .any(port: port)
+            // As mpd: port 0 binds a port the system picks.
+            address = try ListenAddress.output(
+                bindToAddress: parameters["bind_to_address"], port: parameters["port"], defaultPort: 1704,
+                allowsPortZero: true, home: self.home)
         } catch {
             throw OutputError(error.description)
         }
@@ -283,11 +289,27 @@ public struct SnapcastOutputPlugin: OutputPlugin {
         } catch {
             throw OutputError(error.message)
         }
+        var zeroconf: (announcer: any ServiceAnnouncer, port: UInt16)?
+        if let announcer = self.announcer, try configuration.bool("zeroconf", default: true), let port = address.port,
+            port > 0
+        {
+            zeroconf = (announcer, port)
+        }
         return try SnapcastOutput(
-            prepared: prepared, addresses: [address], logger: self.logger.labelled("snapcast_output"))
+            prepared: prepared, addresses: [address], zeroconf: zeroconf,
+            logger: self.logger.labelled("snapcast_output"))
     }
 
     public func makeHardwareMixer(
         _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
     ) throws(OutputError) -> (any Mixer)? { nil }
+}
+
+/// Announces a service over DNS-SD for an output (the daemon's zeroconf publishing). Any thread.
+public protocol ServiceAnnouncer: Sendable {
+    /// Starts announcing a service of `type` named `name` on `port`, reached through `listeners` (on loopback
+    /// only when they all are).
+    ///
+    /// - Returns: what withdraws it (the thread that announced calls it); `nil` when nothing is announced.
+    func announce(name: String, type: String, port: UInt16, listeners: [SocketAddress]) -> (@Sendable () -> Void)?
 }

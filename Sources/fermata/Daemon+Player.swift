@@ -28,7 +28,7 @@ extension Daemon {
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
-            SnapcastOutputPlugin(logger: logger, home: home),
+            SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
         ]
     }
 
