@@ -221,22 +221,30 @@ def test_outputs_and_two_rooms_one_joining_mid_song_pause_and_the_queues_end_as_
         for kind, rooms in summary.items():
             side = made[kind]
             for name, stretches in rooms.items():
-                # Two stretches: up to the pause, and from there on (nothing skipped but what snapclient drops when
-                # it starts again, nothing repeated).
-                assert len(stretches) == 2, (kind, name, stretches, side.log())
-                (_, first_at, first_frames), (_, second_at, second_frames) = stretches
-                assert 0 <= second_at - (first_at + first_frames) <= RATE // 8, (kind, name, stretches)
+                # The songs in order, nothing repeated and nothing skipped but what snapclient drops when it starts
+                # again after the pause or resyncs on a loaded machine (a few ms to 125 ms, a couple of times).
+                assert len(stretches) <= 4, (kind, name, stretches, side.log())
+                for (frame, at, frames), (next_frame, next_at, _) in zip(stretches, stretches[1:]):
+                    assert 0 <= next_at - (at + frames) <= RATE // 8, (kind, name, stretches)
+                # The pause: one stretch ends and the next begins two seconds and more later in the recording.
+                assert sum(next_frame - (frame + frames) > 2 * RATE
+                           for (frame, _, frames), (next_frame, _, _) in zip(stretches, stretches[1:])) == 1, \
+                    (kind, name, stretches)
             # Room b joined about 3 s into the first song; room a at its start.
             assert rooms["a"][0][1] < RATE, (kind, rooms)
             assert 2 * RATE < rooms["b"][0][1] < 5 * RATE, (kind, rooms)
             # Both rooms stopped where the other did (the queue's end, as the output closed).
             ends = [stretches[-1][1] + stretches[-1][2] for stretches in rooms.values()]
             assert abs(ends[0] - ends[1]) <= RATE // 10, (kind, rooms)
-        print("SUMMARY", summary, {kind: result["paused_at"] for kind, result in results.items()})
         # As with mpd: where the pause cut (against `elapsed` when paused), and how much of the queue's end was
         # heard.
+        def paused(stretches):
+            """Where in the songs the pause cut the room's music: the end of the stretch before the silence."""
+            return next(at + frames for (frame, at, frames), (next_frame, _, _) in zip(stretches, stretches[1:])
+                        if next_frame - (frame + frames) > 2 * RATE)
+
         for name in ("a", "b"):
-            cut = {kind: summary[kind][name][0][1] + summary[kind][name][0][2] for kind in made}
+            cut = {kind: paused(summary[kind][name]) for kind in made}
             lead = {kind: cut[kind] / RATE - (SONG_SECONDS + results[kind]["paused_at"]) for kind in made}
             assert abs(lead["ref"] - lead["sut"]) < 0.3, (name, lead, summary)
             end = {kind: summary[kind][name][-1][1] + summary[kind][name][-1][2] for kind in made}
