@@ -7,6 +7,11 @@ let settings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// libpipewire's and SPA's include directories, for the clang importer of CPipeWire (see the CPipeWire target).
+let pipeWireHeaders: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"])
+]
+
 let package = Package(
     name: "fermata",
     products: [.executable(name: "fermata", targets: ["fermata"])],
@@ -102,6 +107,11 @@ let package = Package(
         // The headers only (no pkgConfig, whose `--libs` would link libpulse and its libraries: libsndfile, D-Bus,
         // X11…): the Pulse module loads it with dlopen when a pulse output is first enabled.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
+        // The headers only (no pkgConfig: libpipewire-0.3.pc's cflags carry -D_REENTRANT, which SwiftPM refuses with
+        // a warning, and its `--libs` would link the library): the PipeWire module adds the include directories and
+        // loads libpipewire with dlopen when a pipewire output is first enabled.
+        .systemLibrary(
+            name: "CPipeWire", path: "Sources/CPipeWire", providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
         .systemLibrary(name: "CAO", path: "Sources/CAO", providers: [.apt(["libao-dev"])]),
@@ -297,6 +307,10 @@ let package = Package(
         .target(
             name: "Pulse", dependencies: ["CPulse", "DynamicLibrary", "Playback", "Model"],
             swiftSettings: settings),
+        // The pipewire output and its mixer through libpipewire's thread loop; the only importer of CPipeWire.
+        .target(
+            name: "PipeWire", dependencies: ["CPipeWire", "DynamicLibrary", "Playback", "Recorder", "Model"],
+            swiftSettings: settings + pipeWireHeaders),
         // The recorder output: the encoded stream to a file (`path`, or a tag template's `format_path`).
         .target(
             name: "Recorder", dependencies: ["Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
@@ -345,7 +359,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "Recorder", "AO", "OpenAL", "StoredPlaylists",
+                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL",
+                "StoredPlaylists",
                 "Zeroconf", "Curl",
                 "Input",
                 "Systemd", "Soxr",
@@ -387,6 +402,9 @@ let package = Package(
         .testTarget(
             name: "RecorderTests", dependencies: ["Recorder", "Playback", "Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "PulseTests", dependencies: ["Pulse", "Playback", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "PipeWireTests", dependencies: ["PipeWire", "Playback", "Model"],
+            swiftSettings: settings + pipeWireHeaders),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),

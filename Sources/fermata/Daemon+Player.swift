@@ -10,6 +10,7 @@ import Httpd
 import Input
 import Model
 import OpenAL
+import PipeWire
 import Playback
 import Posix
 import Pulse
@@ -27,6 +28,7 @@ extension Daemon {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
+            PipeWireOutputPlugin(logger: logger),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
         ]
