@@ -284,6 +284,14 @@ def _messages(data: bytes) -> tuple[list[tuple], int]:
     return found, offset
 
 
+def _play(side: Side, *songs: str) -> None:
+    """Queues `songs` and plays them; returns once the first has begun (the output is open)."""
+    for song in songs:
+        side.server.query(f'add "{song}"')
+    side.server.query("play 0")
+    assert mpdtest.wait_until(lambda: _elapsed(side.server) > 0.2, timeout=10), side.log()
+
+
 def _read_until_closed(sock: socket.socket, seconds: float) -> tuple[bytes, bool]:
     """What arrives within `seconds`, and whether the server hung up."""
     sock.settimeout(0.2)
@@ -307,10 +315,7 @@ def test_a_raw_client_gets_mpds_messages_the_songs_samples_and_their_tags(snapou
     with sides(snapout_music, tmp_path_factory) as made:
         def run(side: Side) -> dict:
             server = side.server
-            for index in range(len(TAGGED)):
-                server.query(f'add "tagged-{index}.flac"')
-            server.query("play 0")
-            assert mpdtest.wait_until(lambda: _elapsed(server) > 0.2, timeout=10), side.log()
+            _play(side, *(f"tagged-{index}.flac" for index in range(len(TAGGED))))
             with socket.create_connection((HOST, side.port), timeout=5) as sock:
                 sock.sendall(_hello(7) + _message(4, 9, struct.pack("<ii", 0, 0), sent=(100, 999_999)))
                 asked = time.monotonic()
@@ -373,9 +378,7 @@ def test_a_client_sending_anything_but_hello_or_time_is_hung_up_on_as_by_mpd(sna
     with sides(snapout_music, tmp_path_factory) as made:
         def run(side: Side) -> tuple:
             server = side.server
-            server.query('add "0-noise.flac"')
-            server.query("play 0")
-            assert mpdtest.wait_until(lambda: _elapsed(server) > 0.2, timeout=10), side.log()
+            _play(side, "0-noise.flac")
             with socket.create_connection((HOST, side.port), timeout=5) as sock:
                 sock.sendall(_hello(1))
                 data, closed = _read_until_closed(sock, 0.5)
@@ -415,9 +418,7 @@ def test_disableoutput_hangs_clients_up_and_unbinds_as_mpd(snapout_music, tmp_pa
     with sides(snapout_music, tmp_path_factory) as made:
         def run(side: Side) -> dict:
             server = side.server
-            server.query('add "0-noise.flac"')
-            server.query("play 0")
-            assert mpdtest.wait_until(lambda: _elapsed(server) > 0.2, timeout=10), side.log()
+            _play(side, "0-noise.flac")
             seen = {}
             with socket.create_connection((HOST, side.port), timeout=5) as sock:
                 sock.sendall(_hello(1))
