@@ -260,8 +260,9 @@ let package = Package(
 
         // The epoll event loop: descriptors, timers and tasks posted from other threads, run on one thread.
         .target(name: "EventLoop", dependencies: ["Posix"], swiftSettings: settings),
-        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing.
-        .target(name: "Network", dependencies: ["EventLoop", "Posix"], swiftSettings: settings),
+        // Listeners and buffered connections on the event loop, and `bind_to_address` parsing; the stream outputs'
+        // (httpd, snapcast) servers: the ring they read, their thread and its listeners and clients (Model: the log).
+        .target(name: "Network", dependencies: ["EventLoop", "Posix", "Model"], swiftSettings: settings),
 
         // The music library: scanner, update jobs, the immutable index snapshot, the database files, and the
         // service a daemon runs over them (the update queue, the `auto_update` watcher), which reports to the server
@@ -292,6 +293,10 @@ let package = Package(
         // The httpd output: a stream server of its own for listeners (phones, browsers), any encoder.
         .target(
             name: "Httpd", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
+            swiftSettings: settings),
+        // The snapcast output: a Snapcast server of its own for snapclients, as mpd 0.23's.
+        .target(
+            name: "Snapcast", dependencies: ["Playback", "Encoders", "Network", "EventLoop", "Model", "Posix"],
             swiftSettings: settings),
         // The shout output (Icecast, SHOUTcast) through libshout; the only importer of CShout.
         .target(
@@ -354,7 +359,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "StoredPlaylists",
+                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL",
+                "StoredPlaylists",
                 "Zeroconf", "Curl",
                 "Input",
                 "Systemd", "Soxr",
@@ -406,6 +412,10 @@ let package = Package(
             name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "HttpdTests", dependencies: ["Httpd", "Playback", "Encoders", "Model", "Network"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "SnapcastTests",
+            dependencies: ["Snapcast", "Playback", "Encoders", "Model", "Network", "Posix", "TestSupport"],
             swiftSettings: settings),
         .testTarget(name: "EncodersTests", dependencies: ["Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "OggTests", dependencies: ["Ogg", "Input", "TestTools"], swiftSettings: settings),

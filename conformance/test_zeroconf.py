@@ -256,9 +256,9 @@ class Host:
         _stop(proc)
         assert proc.returncode is not None
 
-    def browse(self) -> list[Resolved]:
-        """`avahi-browse -rpt _mpd._tcp`: what is announced right now, resolved."""
-        result = self.run(["avahi-browse", "-rpt", "_mpd._tcp"], timeout=15)
+    def browse(self, service_type: str = "_mpd._tcp") -> list[Resolved]:
+        """`avahi-browse -rpt _mpd._tcp` (or another type): what is announced right now, resolved."""
+        result = self.run(["avahi-browse", "-rpt", service_type], timeout=15)
         assert result.returncode == 0, result.stderr
         return parse_browse(result.stdout.splitlines())
 
@@ -360,9 +360,10 @@ def fermata_lines(port: int = 6600, *extra: str, bind: str = "127.0.0.1") -> lis
     return [f'bind_to_address "{bind}"', f'port "{port}"', *extra]
 
 
-def wait_published(host: Host, predicate, what: str, timeout: float = 10.0) -> list[Resolved]:
+def wait_published(host: Host, predicate, what: str, timeout: float = 10.0,
+                   service_type: str = "_mpd._tcp") -> list[Resolved]:
     def check():
-        found = host.browse()
+        found = host.browse(service_type)
         return found if predicate(found) else None
     try:
         return _wait_for(check, mpdtest.scaled(timeout), what, step=0.2)
@@ -411,6 +412,27 @@ def test_unix_socket_only_publishes_nothing(lo_host):
     lo_host.start_fermata("tcp", fermata_lines(6600, 'zeroconf_name "Control"'))
     wait_published(lo_host, lambda f: any(r.name == "Control" for r in f), "the control instance")
     assert [r.name for r in lo_host.browse()] == ["Control"]
+
+
+def snapcast_output(port: int, zeroconf: str | None) -> list[str]:
+    return ["audio_output {", '  type "snapcast"', f'  name "Rooms {port}"', '  bind_to_address "127.0.0.1"',
+            f'  port "{port}"', '  format "48000:16:2"', *([f'  zeroconf "{zeroconf}"'] if zeroconf else []), "}"]
+
+
+def test_snapcast_output_announces_its_own_service(lo_host):
+    """As mpd's: `_snapcast._tcp` named "Music Player Daemon" on the output's port, whatever `zeroconf_enabled` says
+    (mpd announces it once the output is enabled, at its first play; Fermata enables outputs at start-up); none for
+    an output with `zeroconf "no"`."""
+    fermata = lo_host.start_fermata("snap", fermata_lines(6600, 'zeroconf_enabled "no"', *snapcast_output(1791, "no"),
+                                                          *snapcast_output(1790, None)))
+    found = wait_published(lo_host, lambda f: any(r.port == 1790 for r in f), "the snapcast output",
+                           service_type="_snapcast._tcp")
+    time.sleep(mpdtest.scaled(1.0))
+    found = lo_host.browse("_snapcast._tcp")
+    assert [(r.name, r.interface, r.address, r.port) for r in found] == \
+        [("Music Player Daemon", "lo", "127.0.0.1", 1790)], found
+    assert fermata.log_has("zeroconf: published name=Music Player Daemon type=_snapcast._tcp port=1790")
+    assert lo_host.browse() == []
 
 
 def test_two_instances_with_one_name(lo_host):

@@ -14,13 +14,13 @@ import Synchronization
 ///
 /// Used on its output thread, except `interrupt()` (any thread). `@unchecked Sendable`: the encoder, timer
 /// and buffers are confined to the output thread; the ring and flags it shares with the httpd thread are
-/// atomics or mutex-guarded (``HttpdBroadcast``).
+/// atomics or mutex-guarded (``StreamBroadcast``).
 public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     public let plugin = "httpd"
 
     private let prepared: any PreparedEncoder
     private let addresses: [ListenAddress]
-    private let broadcast: HttpdBroadcast
+    private let broadcast: StreamBroadcast
     private let server: HttpdServer
     private var encoder: (any Encoder)?
     private var timer = OutputTimer()
@@ -42,7 +42,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
         self.prepared = prepared
         self.addresses = addresses
         do {
-            self.broadcast = try HttpdBroadcast()
+            self.broadcast = try StreamBroadcast()
         } catch {
             throw OutputError("\(error)")
         }
@@ -54,48 +54,30 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
 
     /// Binds the listening sockets (`bind_to_address`, `port`) and starts serving them.
     public func enable() throws(OutputError) {
-        var sockets: [BoundSocket] = []
-        do {
-            for address in self.addresses {
-                for socketAddress in try address.socketAddresses() {
-                    sockets.append(try BoundSocket.listen(on: socketAddress))
-                }
-            }
+        do throws(ListenAddressError) {
+            self.server.start(try ListenAddress.bindAll(self.addresses))
         } catch {
-            for socket in sockets { socket.close() }
-            throw OutputError(
-                "Failed to bind to '\(self.addresses.map(\.description).joined(separator: ", "))': \(error)")
+            throw OutputError(error.description)
         }
-        self.server.start(sockets)
     }
 
     public func disable() { self.server.stop() }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
-        let opened: (encoder: any Encoder, format: AudioFormat)
-        do throws(EncoderError) {
-            opened = try self.prepared.open(format)
-        } catch {
-            throw OutputError(error.message)
-        }
+        let opened = try self.prepared.openForOutput(format)
         self.encoder = opened.encoder
         self.unflushed = 0
         // The first bytes after opening (Ogg or FLAC headers, the WAV header) go to every new listener first.
         self.readPage()
-        self.broadcast.setHeader(self.page)
         self.broadcast.metadataSupported.store(!opened.encoder.implementsTag, ordering: .releasing)
         self.silence = [UInt8](repeating: 0, count: max(1, 1020 / opened.format.frameSize) * opened.format.frameSize)
         self.timer.open(opened.format)
-        self.broadcast.isOpen.store(true, ordering: .releasing)
+        self.broadcast.open(header: self.page)
         return opened.format
     }
 
     public func close() {
-        self.broadcast.isOpen.store(false, ordering: .releasing)
-        self.broadcast.closeCount.add(1, ordering: .releasing)
-        self.broadcast.signal()
-        self.broadcast.setHeader([])
-        self.broadcast.setMetadata(nil)
+        self.broadcast.close()
         self.encoder = nil
         self.timer.reset()
     }
@@ -230,24 +212,18 @@ public struct HttpdOutputPlugin: OutputPlugin {
         } catch {
             throw OutputError(error.message)
         }
-        var port: UInt16 = 8000
-        if let text = parameters["port"] {
-            guard let value = UInt16(text), value > 0 else { throw OutputError("Not a valid number: \"\(text)\"") }
-            port = value
+        let address: ListenAddress
+        do throws(ListenAddressError) {
+            address = try ListenAddress.output(
+                bindToAddress: parameters["bind_to_address"], port: parameters["port"], defaultPort: 8000,
+                allowsPortZero: false, home: self.home)
+        } catch {
+            throw OutputError(error.description)
         }
         var maxClients = 0
         if let text = parameters["max_clients"] {
             guard let value = UInt32(text) else { throw OutputError("Not a valid number: \"\(text)\"") }
             maxClients = Int(value)
-        }
-        let address: ListenAddress
-        do throws(ListenAddressError) {
-            address =
-                try parameters["bind_to_address"].map { (text) throws(ListenAddressError) in
-                    try ListenAddress(parsing: text, defaultPort: port, home: self.home)
-                } ?? .any(port: port)
-        } catch {
-            throw OutputError(error.description)
         }
         let info = HttpdStreamInfo(
             name: configuration.name, genre: parameters["genre"] ?? "Set genre in config",

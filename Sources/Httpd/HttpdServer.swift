@@ -20,19 +20,18 @@ struct HttpdStreamInfo: Sendable {
 }
 
 /// The httpd output's listeners: a thread of its own running an event loop over the listening sockets and
-/// the listeners' connections, fed from the ``HttpdBroadcast`` ring. The server's own event loop never sees
+/// the listeners' connections, fed from the ``StreamBroadcast`` ring. The server's own event loop never sees
 /// these sockets, and the output thread never waits for them.
 ///
 /// `@unchecked Sendable`: `start` and `stop` are called by the output's owner (enable, disable) one at a time;
 /// the loop's state is confined to its thread.
 final class HttpdServer: @unchecked Sendable {
-    private let broadcast: HttpdBroadcast
+    private let broadcast: StreamBroadcast
     private let info: HttpdStreamInfo
     private let logger: Logger
-    private var thread: NamedThread?
-    private let loop = LoopHandle()
+    private let thread = LoopThread(name: "httpd")
 
-    init(broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
+    init(broadcast: StreamBroadcast, info: HttpdStreamInfo, logger: Logger) {
         self.broadcast = broadcast
         self.info = info
         self.logger = logger
@@ -40,144 +39,49 @@ final class HttpdServer: @unchecked Sendable {
 
     /// Starts serving the bound sockets on a new thread; returns once its loop runs.
     func start(_ sockets: [BoundSocket]) {
-        let ready = Semaphore()
         let broadcast = self.broadcast
         let info = self.info
         let logger = self.logger
-        let published = self.loop
-        self.thread = NamedThread("httpd") {
-            let loop: EventLoop
-            do { loop = try EventLoop() } catch {
-                logger.error("httpd: cannot create its event loop", ["error": "\(error)"])
-                for socket in sockets { socket.close() }
-                ready.post()
-                return
-            }
-            let state = HttpdLoopState(loop: loop, broadcast: broadcast, info: info, logger: logger)
-            state.listen(sockets)
-            published.loop.withLock { $0 = loop }
-            ready.post()
-            do { try loop.run() } catch { logger.error("httpd: event loop failed", ["error": "\(error)"]) }
-            state.shutDown()
+        self.thread.serve(sockets, label: "httpd", logger: logger) { loop in
+            HttpdLoopState(loop: loop, broadcast: broadcast, info: info, logger: logger).core
         }
-        ready.wait()
     }
 
     /// Closes every listener and socket and ends the thread.
-    func stop() {
-        guard let thread = self.thread else { return }
-        self.loop.loop.withLock { $0 }?.stop()
-        thread.join()
-        self.thread = nil
-        self.loop.loop.withLock { $0 = nil }
-    }
+    func stop() { self.thread.stop() }
 }
 
-/// The httpd thread's loop, for `stop()` from another thread. `@unchecked Sendable`: behind a mutex.
-private final class LoopHandle: @unchecked Sendable {
-    let loop = Mutex<EventLoop?>(nil)
-}
-
-/// The httpd thread's state: listening sockets and listeners. Loop-confined.
+/// The httpd thread's state: the listeners (``StreamServerLoop``) and what they share. Loop-confined; kept by
+/// the core's closures.
 private final class HttpdLoopState {
-    let loop: EventLoop
-    let broadcast: HttpdBroadcast
+    let core: StreamServerLoop<HttpdClient>
     let info: HttpdStreamInfo
-    let logger: Logger
-    private var listeners: [Listener] = []
-    private var clients: [Int: HttpdClient] = [:]
-    private var nextID = 1
-    private var wakeRegistration: EventLoop.Registration?
-    private var closeCount: UInt64
-    private var cancelCount: UInt64
-    private var metadataVersion: UInt64 = 0
     /// The copy buffer every client fills its connection from.
     var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
-    init(loop: EventLoop, broadcast: HttpdBroadcast, info: HttpdStreamInfo, logger: Logger) {
-        self.loop = loop
-        self.broadcast = broadcast
+    var broadcast: StreamBroadcast { self.core.broadcast }
+    var logger: Logger { self.core.logger }
+
+    init(loop: EventLoop, broadcast: StreamBroadcast, info: HttpdStreamInfo, logger: Logger) {
+        self.core = StreamServerLoop(
+            loop: loop, broadcast: broadcast, logger: logger, label: "httpd", inputCapacity: 4096)
         self.info = info
-        self.logger = logger
-        self.closeCount = broadcast.closeCount.load(ordering: .acquiring)
-        self.cancelCount = broadcast.cancelCount.load(ordering: .acquiring)
-    }
-
-    func listen(_ sockets: [BoundSocket]) {
-        for socket in sockets {
-            do {
-                let listener = try Listener(
-                    loop: self.loop, bound: socket,
-                    onAccept: { [unowned self] fd, peer in self.accept(fd, peer) },
-                    onError: { [logger] error in logger.warning("httpd: accept failed", ["error": "\(error)"]) })
-                self.listeners.append(listener)
-            } catch {
-                self.logger.error("httpd: cannot listen", ["address": "\(socket.address)", "error": "\(error)"])
-                socket.close()
-            }
-        }
-        do {
-            self.wakeRegistration = try self.loop.register(self.broadcast.wakeFD, events: .input) { [unowned self] _ in
-                EventFD.drain(self.broadcast.wakeFD)
-                self.wake()
-            }
-        } catch {
-            self.logger.error("httpd: cannot watch the output", ["error": "\(error)"])
+        // As mpd: up to `max_clients`.
+        self.core.accepts = { count in info.maxClients == 0 || count < info.maxClients }
+        self.core.makeClient = { connection in HttpdClient(connection: connection, state: self) }
+        self.core.onWake = { cancelled, metadataChanged in
+            self.wake(cancelled: cancelled, metadataChanged: metadataChanged)
         }
     }
 
-    func shutDown() {
-        for client in Array(self.clients.values) { client.connection.closeNow() }
-        self.clients.removeAll()
-        for listener in self.listeners { listener.close() }
-        self.listeners.removeAll()
-        if let wakeRegistration { self.loop.deregister(wakeRegistration) }
-        self.broadcast.listeners.store(0, ordering: .releasing)
-    }
+    func remove(_ client: HttpdClient) { self.core.remove(client) }
 
-    private func accept(_ fd: FileDescriptor, _ peer: SocketAddress?) {
-        // As mpd: only while a stream is open, and up to `max_clients`.
-        guard self.broadcast.isOpen.load(ordering: .acquiring),
-            self.info.maxClients == 0 || self.clients.count < self.info.maxClients
-        else {
-            fd.close()
-            return
-        }
-        let id = self.nextID
-        self.nextID += 1
-        do {
-            let connection = try Connection(loop: self.loop, fd: fd, peer: peer, id: id, inputCapacity: 4096)
-            let client = HttpdClient(connection: connection, state: self)
-            self.clients[id] = client
-            self.broadcast.listeners.store(self.clients.count, ordering: .releasing)
-        } catch {
-            self.logger.warning("httpd: cannot serve a listener", ["error": "\(error)"])
-        }
-    }
-
-    func remove(_ client: HttpdClient) {
-        self.clients.removeValue(forKey: client.connection.id)
-        self.broadcast.listeners.store(self.clients.count, ordering: .releasing)
-    }
-
-    /// New pages, a close, a cancel or new metadata.
-    private func wake() {
-        let closes = self.broadcast.closeCount.load(ordering: .acquiring)
-        if closes != self.closeCount {
-            self.closeCount = closes
-            // The stream closed (stop): every listener goes, as with mpd.
-            for client in Array(self.clients.values) { client.connection.closeNow() }
-        }
-        let cancels = self.broadcast.cancelCount.load(ordering: .acquiring)
-        let cancelled = cancels != self.cancelCount
-        self.cancelCount = cancels
-        let version = self.broadcast.metadataVersion.load(ordering: .acquiring)
-        let metadata = version != self.metadataVersion ? self.broadcast.currentMetadata : nil
-        let newMetadata = version != self.metadataVersion
-        self.metadataVersion = version
-        for client in Array(self.clients.values) {
+    /// New pages, a cancel or new metadata.
+    private func wake(cancelled: Bool, metadataChanged: Bool) {
+        let metadata = metadataChanged ? self.broadcast.currentMetadata : nil
+        for client in Array(self.core.clients.values) {
             if cancelled { client.skipToEnd() }
-            if newMetadata { client.setMetadata(metadata) }
+            if metadataChanged { client.setMetadata(metadata) }
             client.pump()
             client.connection.flush()
         }
@@ -186,12 +90,12 @@ private final class HttpdLoopState {
 
 /// One listener: its HTTP request, the response, then the stream from its own position in the ring, with
 /// ICY metadata every 8192 bytes when it asked for them. Loop-confined.
-private final class HttpdClient: ConnectionDelegate {
+private final class HttpdClient: ConnectionDelegate, StreamServerClient {
     /// `mpd`'s ICY metadata interval.
     static let metaint = 8192
 
     let connection: Connection
-    private unowned let state: HttpdLoopState
+    private let state: HttpdLoopState
     private enum Phase { case request, headers, response }
     private var phase = Phase.request
     private var head = false
@@ -358,7 +262,7 @@ private final class HttpdClient: ConnectionDelegate {
         let broadcast = self.state.broadcast
         while self.connection.pendingOutputCount < self.connection.lowWaterMark {
             let written = broadcast.written.load(ordering: .acquiring)
-            if written - self.position > UInt64(HttpdBroadcast.listenerBacklog) {
+            if written - self.position > UInt64(StreamBroadcast.listenerBacklog) {
                 // Too slow: its backlog goes, as mpd clears a slow client's queue.
                 self.position = broadcast.newestPageStart
                 self.state.logger.debug("httpd: client is too slow, flushing its queue")

@@ -71,6 +71,49 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A stream output's listening address (httpd, snapcast): its block's `bind_to_address` (default: every
+    /// address) with `port` (default `defaultPort`; 0, the system's pick, only where `allowsPortZero`).
+    ///
+    /// - Throws: `ListenAddressError.badNumber` for a bad `port` (`mpd`'s message), or the address's error.
+    public static func output(
+        bindToAddress: String?, port text: String?, defaultPort: UInt16, allowsPortZero: Bool, home: String
+    ) throws(ListenAddressError) -> ListenAddress {
+        var port = defaultPort
+        if let text {
+            guard let value = UInt16(text), value > 0 || allowsPortZero else { throw .badNumber(text) }
+            port = value
+        }
+        guard let bindToAddress else { return .any(port: port) }
+        return try ListenAddress(parsing: bindToAddress, defaultPort: port, home: home)
+    }
+
+    /// The TCP port, `nil` for a local socket.
+    public var port: UInt16? {
+        switch self {
+        case .any(let port), .host(_, let port): port
+        case .unix, .abstract: nil
+        }
+    }
+
+    /// Binds listening sockets on every socket address of `addresses` (a stream output's `bind_to_address`);
+    /// those bound are closed when one fails.
+    ///
+    /// - Throws: `ListenAddressError.bind` with `mpd`'s message (`Failed to bind to 'ADDRESS': …`).
+    public static func bindAll(_ addresses: [ListenAddress]) throws(ListenAddressError) -> [BoundSocket] {
+        var sockets: [BoundSocket] = []
+        do {
+            for address in addresses {
+                for socketAddress in try address.socketAddresses() {
+                    sockets.append(try BoundSocket.listen(on: socketAddress))
+                }
+            }
+        } catch {
+            for socket in sockets { socket.close() }
+            throw .bind("Failed to bind to '\(addresses.map(\.description).joined(separator: ", "))': \(error)")
+        }
+        return sockets
+    }
+
     /// The value as a user would write it.
     public var description: String {
         switch self {
@@ -90,6 +133,10 @@ public enum ListenAddressError: Error, Hashable, Sendable, CustomStringConvertib
     case badPort(String)
     /// `[` without `]`.
     case unclosedBracket(String)
+    /// Binding failed (the whole message).
+    case bind(String)
+    /// A stream output's `port` is not a number it takes.
+    case badNumber(String)
 
     /// A one-line explanation.
     public var description: String {
@@ -97,6 +144,8 @@ public enum ListenAddressError: Error, Hashable, Sendable, CustomStringConvertib
         case .empty: "empty bind_to_address"
         case .badPort(let text): "bad port in bind_to_address: \(text)"
         case .unclosedBracket(let text): "missing ']' in bind_to_address: \(text)"
+        case .bind(let message): message
+        case .badNumber(let text): "Not a valid number: \"\(text)\""
         }
     }
 }

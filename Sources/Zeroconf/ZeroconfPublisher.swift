@@ -256,7 +256,7 @@ private final class AvahiSession: @unchecked Sendable {
             interface = index == 0 ? Int32(AVAHI_IF_UNSPEC) : AvahiIfIndex(index)
         }
         let added = avahi_entry_group_add_service_strlst(
-            group, interface, Int32(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, ZeroconfService.type, nil,
+            group, interface, Int32(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0), name, self.service.type, nil,
             nil, self.service.port, nil)
         if added == Int32(AVAHI_ERR_COLLISION) {
             self.queue.append(.collision)
@@ -287,7 +287,7 @@ private final class AvahiSession: @unchecked Sendable {
     }
 
     private func log(_ report: PublisherStateMachine.Report) {
-        let type = ZeroconfService.type
+        let type = self.service.type
         let port = "\(self.service.port)"
         switch report {
         case .busUnreachable(let reason):

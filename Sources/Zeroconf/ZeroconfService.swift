@@ -3,12 +3,13 @@
 import Glibc
 import Posix
 
-/// What Fermata announces over DNS-SD: an `_mpd._tcp` service with a name and the port clients connect to.
+/// What Fermata announces over DNS-SD: a service (`_mpd._tcp`, or an output's own such as the snapcast output's
+/// `_snapcast._tcp`) with a name and the port clients connect to.
 ///
 /// A value type; safe from any thread.
 public struct ZeroconfService: Sendable, Hashable {
     /// The DNS-SD service type of the MPD protocol.
-    public static let type = "_mpd._tcp"
+    public static let mpdType = "_mpd._tcp"
 
     /// `zeroconf_name`'s default, as in `mpd`.
     public static let defaultNameTemplate = "Music Player @ %h"
@@ -31,12 +32,15 @@ public struct ZeroconfService: Sendable, Hashable {
     public var port: UInt16
     /// Where the service is announced.
     public var scope: Scope
+    /// The DNS-SD service type.
+    public var type: String
 
     /// Creates a service from its parts.
-    public init(name: String, port: UInt16, scope: Scope = .everywhere) {
+    public init(name: String, port: UInt16, scope: Scope = .everywhere, type: String = ZeroconfService.mpdType) {
         self.name = name
         self.port = port
         self.scope = scope
+        self.type = type
     }
 
     /// The service for a server listening on `listeners`, or `nil` when none of them is a TCP socket (Unix
@@ -48,9 +52,14 @@ public struct ZeroconfService: Sendable, Hashable {
     ///   - listeners: the addresses the server has bound.
     ///   - preferredPort: the `port` setting; published when a TCP listener uses it, else the first TCP
     ///     listener's port is.
-    public init?(nameTemplate: String, hostName: String, listeners: [SocketAddress], preferredPort: UInt16) {
+    ///   - type: the service type.
+    public init?(
+        nameTemplate: String, hostName: String, listeners: [SocketAddress], preferredPort: UInt16,
+        type: String = ZeroconfService.mpdType
+    ) {
         let tcp = listeners.filter { $0.port != nil }
         guard let first = tcp.first?.port else { return nil }
+        self.type = type
         self.name = Self.name(template: nameTemplate, hostName: hostName)
         self.port = tcp.contains { $0.port == preferredPort } ? preferredPort : first
         self.scope = tcp.allSatisfy(Self.isLoopback) ? .loopback : .everywhere

@@ -18,6 +18,7 @@ import Recorder
 import Samplerate
 import Server
 import Shout
+import Snapcast
 import Soxr
 import Synchronization
 
@@ -29,6 +30,7 @@ extension Daemon {
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
             PipeWireOutputPlugin(logger: logger),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
         ]
     }
 

@@ -3,6 +3,7 @@
 import Configuration
 import Model
 import Posix
+import Snapcast
 import Zeroconf
 
 extension Daemon {
@@ -23,5 +24,22 @@ extension Daemon {
         let publisher = ZeroconfPublisher(service: service, logger: logger)
         publisher.start()
         return publisher
+    }
+}
+
+/// Announces an output's service (the snapcast output's `_snapcast._tcp`) through a publisher of its own, as `mpd`'s
+/// outputs do whatever `zeroconf_enabled` says.
+struct OutputZeroconf: ServiceAnnouncer {
+    let logger: Logger
+
+    func announce(name: String, type: String, port: UInt16, listeners: [SocketAddress]) -> (@Sendable () -> Void)? {
+        guard
+            let service = ZeroconfService(
+                nameTemplate: name, hostName: ZeroconfService.currentHostName(), listeners: listeners,
+                preferredPort: port, type: type)
+        else { return nil }
+        let publisher = ZeroconfPublisher(service: service, logger: self.logger.labelled("zeroconf"))
+        publisher.start()
+        return { publisher.stop() }
     }
 }

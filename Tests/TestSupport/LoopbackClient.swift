@@ -85,6 +85,15 @@ public final class LoopbackClient {
         }
     }
 
+    /// Reads exactly `count` bytes, or `nil` on close or timeout (what came stays for the next read).
+    public func read(count: Int) -> [UInt8]? {
+        while self.buffer.count < count {
+            guard self.fill() else { return nil }
+        }
+        defer { self.buffer.removeFirst(count) }
+        return Array(self.buffer[..<count])
+    }
+
     /// Sends `text` as UTF-8.
     public func send(_ text: String) { self.send(bytes: Array(text.utf8)) }
 

@@ -52,6 +52,17 @@ struct ZeroconfServiceTests {
         #expect(service == ZeroconfService(name: "Music Player @ den", port: 6600, scope: .everywhere))
     }
 
+    @Test func anOutputsServiceHasItsOwnType() {
+        // The snapcast output's, as mpd names it: no `%h` in the name.
+        let service = ZeroconfService(
+            nameTemplate: "Music Player Daemon", hostName: "den", listeners: [.ipv4(host: "127.0.0.1", port: 1704)],
+            preferredPort: 1704, type: "_snapcast._tcp")
+        #expect(
+            service
+                == ZeroconfService(name: "Music Player Daemon", port: 1704, scope: .loopback, type: "_snapcast._tcp"))
+        #expect(ZeroconfService(name: "x", port: 6600).type == "_mpd._tcp")
+    }
+
     @Test(arguments: [
         [SocketAddress.ipv4(host: "127.0.0.1", port: 6601)],
         [.ipv6(host: "::1", port: 6601)],

@@ -3,53 +3,54 @@
 import Posix
 import Synchronization
 
-/// What the httpd output's thread hands its listeners' thread: the encoded stream in a ring of bytes, where
-/// its pages start, the header every new listener gets first, and the ICY metadata block.
+/// What a stream output's thread (httpd, snapcast) hands the thread serving its listeners: the encoded stream in
+/// a ring of bytes, where its pages start, the header every new listener gets first, and a metadata block (the
+/// httpd output's ICY metadata, the snapcast output's stream tags).
 ///
-/// One writer (the output thread) and one reader (the httpd thread, which serves every listener from it at
+/// One writer (the output thread) and one reader (the server thread, which serves every listener from it at
 /// its own position). The stream is written and published through atomics, never a lock, so the audio path
 /// never waits for a listener; a reader copies out, then checks that the writer did not lap it meanwhile.
 /// The header and the metadata change only when a stream opens or a song changes, behind a mutex.
 ///
 /// `@unchecked Sendable`: the ring's bytes are written only by the output thread ahead of `written`, and read
-/// by the httpd thread behind it with the lap check; everything else is atomic or behind a mutex.
-final class HttpdBroadcast: @unchecked Sendable {
+/// by the server thread behind it with the lap check; everything else is atomic or behind a mutex.
+public final class StreamBroadcast: @unchecked Sendable {
     /// Bytes the ring keeps: far more than a listener may lag behind (``listenerBacklog``).
-    static let capacity = 1 << 20
+    public static let capacity = 1 << 20
     /// The backlog a listener may have before it is dropped (`mpd`'s 256 KiB per client queue).
-    static let listenerBacklog = 256 * 1024
+    public static let listenerBacklog = 256 * 1024
     private static let pageSlots = 256
     /// How far behind `written` bytes are intact: the page being written may overwrite up to a quarter of
     /// the ring beyond it.
-    private static let safeLag = HttpdBroadcast.capacity / 4 * 3
+    private static let safeLag = StreamBroadcast.capacity / 4 * 3
 
     private let storage: UnsafeMutableRawBufferPointer
     /// Bytes of the stream written so far (the end of the newest page).
-    let written = Atomic<UInt64>(0)
+    public let written = Atomic<UInt64>(0)
     /// Where the newest pages start (a ring of `pageSlots`; `pages` counts them).
-    private let pageStarts: [PageSlot] = (0..<HttpdBroadcast.pageSlots).map { _ in PageSlot() }
+    private let pageStarts: [PageSlot] = (0..<StreamBroadcast.pageSlots).map { _ in PageSlot() }
     private let pages = Atomic<UInt64>(0)
 
     /// Whether a stream is open (listeners are served; otherwise turned away).
-    let isOpen = Atomic<Bool>(false)
+    public let isOpen = Atomic<Bool>(false)
     /// Bumped when the stream closes: every listener is disconnected, as `mpd` does.
-    let closeCount = Atomic<UInt64>(0)
+    public let closeCount = Atomic<UInt64>(0)
     /// Bumped by a cancel (seek, stop): listeners skip what they did not get yet.
-    let cancelCount = Atomic<UInt64>(0)
+    public let cancelCount = Atomic<UInt64>(0)
     /// Whether listeners may ask for ICY metadata (the encoder does not put tags in the stream itself).
-    let metadataSupported = Atomic<Bool>(false)
+    public let metadataSupported = Atomic<Bool>(false)
     /// Listeners being served; the output encodes only while there is one.
-    let listeners = Atomic<Int>(0)
+    public let listeners = Atomic<Int>(0)
 
     private let header = Mutex<[UInt8]>([])
     private let metadata = Mutex<[UInt8]?>(nil)
     /// Bumped with every new metadata block.
-    let metadataVersion = Atomic<UInt64>(0)
+    public let metadataVersion = Atomic<UInt64>(0)
 
-    /// Wakes the httpd thread: new pages, a close, a cancel, a new metadata block.
-    let wakeFD: FileDescriptor
+    /// Wakes the server thread: new pages, a close, a cancel, a new metadata block.
+    public let wakeFD: FileDescriptor
 
-    init() throws(SystemCallError) {
+    public init() throws(SystemCallError) {
         self.wakeFD = try EventFD.eventfd()
         self.storage = .allocate(byteCount: Self.capacity, alignment: 16)
     }
@@ -63,7 +64,7 @@ final class HttpdBroadcast: @unchecked Sendable {
 
     /// Appends one page of the stream (no allocation, no lock). Pages larger than a quarter of the ring are
     /// cut, so a reader always finds a recent page start.
-    func publish(_ bytes: UnsafeRawBufferPointer) {
+    public func publish(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
         while offset < bytes.count {
             let count = min(bytes.count - offset, Self.capacity / 4)
@@ -85,28 +86,43 @@ final class HttpdBroadcast: @unchecked Sendable {
         }
     }
 
-    /// Wakes the httpd thread (once per batch of pages).
-    func signal() { EventFD.signal(self.wakeFD) }
+    /// Wakes the server thread (once per batch of pages).
+    public func signal() { EventFD.signal(self.wakeFD) }
+
+    /// A stream opened: `header` is what every new listener gets first; listeners are served from now on.
+    public func open(header: [UInt8]) {
+        self.setHeader(header)
+        self.isOpen.store(true, ordering: .releasing)
+    }
+
+    /// The stream closed (stop): every listener is hung up on, as `mpd` does; header and metadata go.
+    public func close() {
+        self.isOpen.store(false, ordering: .releasing)
+        self.closeCount.add(1, ordering: .releasing)
+        self.signal()
+        self.setHeader([])
+        self.setMetadata(nil)
+    }
 
     /// Sets the page every new listener gets first (Ogg or FLAC headers, the WAV header). Stream open, tag.
-    func setHeader(_ bytes: [UInt8]) { self.header.withLock { $0 = bytes } }
+    public func setHeader(_ bytes: [UInt8]) { self.header.withLock { $0 = bytes } }
 
     /// Sets the ICY metadata block listeners that asked for it get at their next interval. Song change.
-    func setMetadata(_ block: [UInt8]?) {
+    public func setMetadata(_ block: [UInt8]?) {
         self.metadata.withLock { $0 = block }
         self.metadataVersion.add(1, ordering: .releasing)
         self.signal()
     }
 
-    // MARK: - Reader (httpd thread)
+    // MARK: - Reader (server thread)
 
     /// The header page.
-    var currentHeader: [UInt8] { self.header.withLock { $0 } }
+    public var currentHeader: [UInt8] { self.header.withLock { $0 } }
     /// The metadata block, `nil` when there is none.
-    var currentMetadata: [UInt8]? { self.metadata.withLock { $0 } }
+    public var currentMetadata: [UInt8]? { self.metadata.withLock { $0 } }
 
     /// Where the newest page starts (where a new or dropped-behind listener goes on).
-    var newestPageStart: UInt64 {
+    public var newestPageStart: UInt64 {
         let count = self.pages.load(ordering: .acquiring)
         guard count > 0 else { return self.written.load(ordering: .acquiring) }
         return self.pageStarts[Int((count - 1) % UInt64(Self.pageSlots))].value.load(ordering: .acquiring)
@@ -116,7 +132,7 @@ final class HttpdBroadcast: @unchecked Sendable {
     ///
     /// - Returns: the bytes copied, or `nil` when `position` was overwritten (the listener fell a ring
     ///   behind).
-    func copy(from position: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    public func copy(from position: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         let end = self.written.load(ordering: .acquiring)
         guard end >= position, end - position <= UInt64(Self.safeLag) else { return nil }
         let count = min(buffer.count, Int(end - position))
