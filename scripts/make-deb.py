@@ -47,6 +47,7 @@ DLOPENED = {
     "libpulse": ("pulse/pulseaudio.h", None),
     "libao": ("ao/ao.h", None),
     "libopenal": ("AL/al.h", None),
+    "libjack": ("jack/jack.h", None),
     "libmikmod": ("mikmod.h", None),
     "libcurl-gnutls": ("curl/curl.h", None),
 }
@@ -59,6 +60,7 @@ SHIMS = {
     "libpulse": "CPulse",
     "libao": "CAO",
     "libopenal": "COpenAL",
+    "libjack": "CJack",
     "libmikmod": "CMikMod",
     "libcurl-gnutls": "CCurl",
 }

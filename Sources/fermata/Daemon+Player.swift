@@ -8,6 +8,7 @@ import EventLoop
 import Formats
 import Httpd
 import Input
+import Jack
 import Model
 import OpenAL
 import Playback
@@ -27,6 +28,7 @@ extension Daemon {
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            JackOutputPlugin(logger: logger),
         ]
     }
 
