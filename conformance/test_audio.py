@@ -306,6 +306,22 @@ def test_the_only_output_failing_says_which_as_mpd(server_factory, audio_music, 
     assert got["ref"][1].startswith('Failed to open "Card" (alsa); '), got
 
 
+def test_a_pipe_command_that_ends_early_fails_as_mpd(server_factory, audio_music):
+    """A `pipe` output whose command stops reading after 1000 bytes (`head -c 1000`): the next write meets a
+    broken pipe, and the player pauses with mpd's error, which names no output (the failure is in playing, not
+    in opening): `state: pause`, `error: Failed to open audio output`."""
+    got = {}
+    for kind in ("ref", "sut"):
+        server = server_factory(kind, music=audio_music,
+                                outputs=[{"type": "pipe", "name": "Early", "command": "head -c 1000 >/dev/null"}])
+        command(server, "clear", 'add "long.mp3"', "play")
+        wait_for(lambda: "error" in mpdtest.parse_pairs(server.query("status")), 10, "the output's error")
+        s = mpdtest.parse_pairs(server.query("status"))
+        got[kind] = (s.get("state"), s.get("error"))
+    assert got["ref"] == ("pause", "Failed to open audio output"), got
+    assert got["sut"] == got["ref"]
+
+
 def test_replay_gain_of_a_lame_tag_as_mpd(server_factory, tmp_path):
     """mpd's mad plugin takes the track ("radio") gain LAME writes into the Info frame of every file it encodes
     when the ID3 tag carries no ReplayGain, if it is above 0 dB (LAME wrote no peak, so nothing limits it).

@@ -22,6 +22,13 @@ LIMITS="-timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_LIMIT_MB:-2048} -m
 LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 
+# The bounds of target $1 that differ from $LIMITS, for its fuzzing and its regression replay alike. libsidplayfp's
+# cycle-exact C64 emulates every decoded and skipped second too (c64opl's regression input plays three songs of two
+# SID chips for about 7 s here, more on a loaded machine): 30 s per input.
+target_limits() {
+    if [ "$1" = c64opl ]; then echo "-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
+}
+
 # The libFuzzer arguments that fuzz $1 for $2 seconds, in a short or a long run ($3).
 fuzz_arguments() {
     case "$1" in
@@ -42,9 +49,7 @@ fuzz_arguments() {
     # exit code, so the short run fuzzes trackers in one process from its fixed seed, like every other target.
     slow=""
     if [ "$1" = trackers ] && [ "$3" = long ]; then slow="-fork=1 -ignore_timeouts=1"; fi
-    # libsidplayfp's cycle-exact C64 emulates every decoded and skipped second too (its regression input plays
-    # three songs of two SID chips for about 7 s here): 30 s per input.
-    if [ "$1" = c64opl ]; then slow="-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
+    slow="$slow $(target_limits "$1")"
     mkdir -p "$BUILD/corpus/$1" "$BUILD/artifacts/$1"
     echo "-max_total_time=$2 $LIMITS $slow -max_len=$max_len -dict=$dict -print_final_stats=1" \
         "-artifact_prefix=$BUILD/artifacts/$1/ $BUILD/corpus/$1 fuzz/corpus/$1"
@@ -87,8 +92,8 @@ short_run() {
     set -- fuzz/regressions/"$target"/*
     if [ -e "$1" ]; then
         echo "== $target: replaying $# regression input(s)"
-        # shellcheck disable=SC2086  # $LIMITS is a list of options
-        run_logged "$target" $LIMITS "$@"
+        # shellcheck disable=SC2046,SC2086  # $LIMITS and the target's limits are lists of options
+        run_logged "$target" $LIMITS $(target_limits "$target") "$@"
     fi
     echo "== $target: fuzzing for $seconds s"
     # shellcheck disable=SC2046,SC2086  # the arguments are a list

@@ -205,7 +205,9 @@ public enum MPDDatabaseFile {
         private static let flushSize = 256 * 1024
 
         init(compress: Bool) {
-            self.deflater = compress ? Gzip.Deflater() : nil
+            // zlib's fastest level, not mpd's default: the whole database is written again after every update
+            // that changes anything, and compressing it at the default level took a third of such an update.
+            self.deflater = compress ? Gzip.Deflater(level: .fastest) : nil
             self.buffer.reserveCapacity(compress ? Self.flushSize + 4096 : 1 << 20)
         }
 

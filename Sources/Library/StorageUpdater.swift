@@ -31,6 +31,15 @@ public struct StorageUpdater: Sendable {
     /// file path relative to the storage's root); `discard`: read every song again. Returns the new tree and
     /// whether any song or playlist was added, changed or removed.
     public func update(_ tree: TreeDirectory, uri: String, discard: Bool) -> (tree: TreeDirectory, modified: Bool) {
+        // The job reads with a reader of its own (``SongInfoReader/startReading()``): the files of a storage with
+        // local paths (UDisks2) are then read by the update's scan workers, as the music directory's are.
+        let reader = self.reader.startReading()
+        let job = StorageUpdater(storage: self.storage, reader: reader, logger: self.logger)
+        defer { reader.readingFinished() }
+        return job.run(tree, uri: uri, discard: discard)
+    }
+
+    private func run(_ tree: TreeDirectory, uri: String, discard: Bool) -> (tree: TreeDirectory, modified: Bool) {
         var tree = tree
         var modified = false
         let components = uri.split(separator: "/").map(String.init)
@@ -42,7 +51,6 @@ public struct StorageUpdater: Sendable {
         } else {
             self.updatePath(&tree, components: components[...], parent: "", discard: discard, modified: &modified)
         }
-        self.reader.readingFinished()
         if modified { tree.pruneEmpty() }
         return (tree, modified)
     }

@@ -69,7 +69,48 @@ struct TextReader: SongInfoReader {
     func readInfo(uri: String) throws -> SongInfo { throw CocoaError(.fileReadUnsupportedScheme) }
 }
 
+/// A reader whose update sessions are seen: ``startReading()`` gives a reader that prefixes every title with
+/// "job:", and counts the sessions started and finished.
+struct SessionReader: SongInfoReader {
+    final class Counts: Sendable {
+        let started = Mutex(0)
+        let finished = Mutex(0)
+    }
+    let counts: Counts
+    var inJob = false
+
+    func supports(suffix: String) -> Bool { suffix == "mp3" }
+
+    func readInfo(path: String) throws -> SongInfo {
+        SongInfo(tags: [TagItem(.title, (self.inJob ? "job:" : "") + path)], durationMilliseconds: 1000)
+    }
+
+    func readInfo(uri: String) throws -> SongInfo { throw CocoaError(.fileReadUnsupportedScheme) }
+
+    func startReading() -> any SongInfoReader {
+        self.counts.started.withLock { $0 += 1 }
+        return SessionReader(counts: self.counts, inJob: true)
+    }
+
+    func readingFinished() {
+        if self.inJob { self.counts.finished.withLock { $0 += 1 } }
+    }
+}
+
 struct StorageUpdaterTests {
+    /// An update reads the storage's songs with the reader `startReading()` gave (a UDisks2 storage's local files
+    /// then go to the update's scan workers), and finishes that reader once.
+    @Test func anUpdateReadsWithAReaderOfItsOwn() {
+        let storage = MemoryStorage(["a.mp3": ("A", 5), "sub/": ("", 7), "sub/b.mp3": ("B", 6)])
+        let counts = SessionReader.Counts()
+        let updater = StorageUpdater(storage: storage, reader: SessionReader(counts: counts), logger: .discarding)
+        let (tree, _) = updater.update(TreeDirectory(name: ""), uri: "", discard: false)
+        let database = Database(tree: tree, updateTime: 0)
+        #expect(self.titles(database) == ["a.mp3=job:A", "sub/b.mp3=job:B"])
+        #expect(counts.started.withLock { $0 } == 1)
+        #expect(counts.finished.withLock { $0 } == 1)
+    }
+
     private func titles(_ database: Database) -> [String] {
         (0..<Int32(database.songs.count)).map {
             "\(database.songs.uri($0))=\(database.songs.firstValue($0, .title) ?? "")"

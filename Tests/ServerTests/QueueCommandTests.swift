@@ -304,7 +304,12 @@ final class QueueFixture {
         _ = local.readLine()
         #expect(local.request("add \"\(outside.path)/x.mp3\"") == ["OK"])
         #expect(local.request("addid \"file://\(outside.path)/x.mp3\" 0") == ["Id: 2", "OK"])
-        #expect(local.request("addid \"\(outside.path)/missing.mp3\"") == ["ACK [50@0] {addid} No such song"])
+        // As mpd's `DetachedSong::LoadFile`: a file that cannot be looked at is a system error, anything but a
+        // regular file is no song.
+        #expect(
+            local.request("addid \"\(outside.path)/missing.mp3\"")
+                == ["ACK [52@0] {addid} Failed to access \(outside.path)/missing.mp3: No such file or directory"])
+        #expect(local.request("add \"\(outside.path)\"") == ["ACK [50@0] {add} No such song"])
         #expect(local.request("addid \"file://x.mp3\"") == ["ACK [2@0] {addid} Malformed file:// URI"])
         let info = local.request("playlistinfo")
         #expect(info.filter { $0.hasPrefix("file: ") } == Array(repeating: "file: \(outside.path)/x.mp3", count: 2))

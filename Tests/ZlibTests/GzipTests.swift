@@ -31,10 +31,11 @@ import Zlib
                 == Array("hello\n".utf8))
     }
 
-    @Test func deflatesWhatInflates() throws {
+    @Test(arguments: [Gzip.Level.standard, .fastest])
+    func deflatesWhatInflates(level: Gzip.Level) throws {
         var text: [UInt8] = []
         for index in 0..<50_000 { text += Array("song_begin: \(index).flac\nTitle: \(index * 7)\nsong_end\n".utf8) }
-        var deflater = Gzip.Deflater()
+        var deflater = Gzip.Deflater(level: level)
         // Fed in uneven pieces, as a writer flushes its buffer.
         var offset = 0
         while offset < text.count {
@@ -47,5 +48,22 @@ import Zlib
         #expect(compressed.count < text.count / 4)
         #expect(try Gzip.inflate(compressed, limit: text.count) == text)
         #expect(try Gzip.inflate(Gzip.deflate([]), limit: 10) == [])
+    }
+}
+
+@Suite struct GzipLevelTests {
+    /// The fastest level is a different compressor (zlib's `deflate_fast`): its output differs from the default
+    /// level's and is larger, and both inflate to the input.
+    @Test func fastestDiffersFromStandard() throws {
+        var text: [UInt8] = []
+        for index in 0..<20_000 { text += Array("Artist: \(index % 97)\nTitle: \(index * 13 % 1009)\n".utf8) }
+        var standard = Gzip.Deflater(level: .standard)
+        var fastest = Gzip.Deflater(level: .fastest)
+        text.withUnsafeBufferPointer { standard.append($0) }
+        text.withUnsafeBufferPointer { fastest.append($0) }
+        let small = try standard.finish()
+        let fast = try fastest.finish()
+        #expect(fast.count > small.count)
+        #expect(try Gzip.inflate(fast, limit: text.count) == text)
     }
 }

@@ -170,21 +170,55 @@ enum QueueCommands {
         return .file(path)
     }
 
-    /// A song outside the music directory, read with the library's reader.
+    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file),
+    /// then hands it to `finish` on the loop with the position the command's second argument names in the queue
+    /// as it is then (`nil` without one; the argument was checked before the file was read), which adds it.
     ///
-    /// - Throws: `No such song` (50) when it cannot be read.
-    static func loadFile(_ path: String, context: CommandContext) throws(AckError) -> QueueSong {
-        guard let song = self.fileSong(path, options: context.services.options) else {
-            throw AckError(.noExist, "No such song")
-        }
-        return song
+    /// - Throws: through `finish`'s reply, `mpd`'s errors of ``fileSong(_:reader:scanWorkers:)``.
+    private static func readingFile(
+        _ path: String, context: CommandContext,
+        finish: @escaping (QueueSong, Int?, inout CommandContext) throws(AckError) -> CommandResult
+    ) -> CommandResult {
+        let reader = context.services.options.library?.updater.reader
+        let positionText = context.arguments.count > 1 ? context.arguments[1] : nil
+        return .deferred(
+            DeferredReply(work: { _ in
+                reader.map { Self.fileSong(path, reader: $0, scanWorkers: true) }
+                    ?? .failure(AckError(.noExist, "No such song"))
+            }) { result, context throws(AckError) in
+                let song = try result.get()
+                let playlist = context.partition.playlist
+                let position = try positionText.map { text throws(AckError) in
+                    try QueueArguments.insertPosition(text, playlist: playlist)
+                }
+                return try finish(song, position, &context)
+            })
     }
 
-    /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read.
+    /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read. Blocks.
     static func fileSong(_ path: String, options: ServerOptions) -> QueueSong? {
-        guard let reader = options.library?.updater.reader, let info = try? reader.readInfo(path: path)
-        else { return nil }
-        return QueueSong(uri: path, modificationTime: try? FileStatus(path: path).modificationTime, info: info)
+        options.library.flatMap { try? Self.fileSong(path, reader: $0.updater.reader, scanWorkers: false).get() }
+    }
+
+    /// A song outside the music directory, read with `reader`; `scanWorkers`: in a reading session of its own
+    /// (``SongInfoReader/startReading()``), so that a file only FFmpeg reads is read by a scan worker, not in the
+    /// server. Fails as `mpd`'s `DetachedSong::LoadFile`: a file that cannot be looked at is a system error
+    /// (`Failed to access PATH: …`, 52), anything but a regular file or a file no plugin reads `No such song` (50).
+    /// Blocks.
+    private static func fileSong(
+        _ path: String, reader: any SongInfoReader, scanWorkers: Bool
+    ) -> Result<QueueSong, AckError> {
+        let status: FileStatus
+        do {
+            status = try FileStatus(path: path)
+        } catch {
+            return .failure(AckError(.system, "Failed to access \(path): \(error.errno)"))
+        }
+        guard status.kind == .regular else { return .failure(AckError(.noExist, "No such song")) }
+        let session = scanWorkers ? reader.startReading() : reader
+        defer { if scanWorkers { session.readingFinished() } }
+        guard let info = try? session.readInfo(path: path) else { return .failure(AckError(.noExist, "No such song")) }
+        return .success(QueueSong(uri: path, modificationTime: status.modificationTime, info: info))
     }
 
     static func add(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -202,7 +236,11 @@ enum QueueCommands {
                 try self.songs(at: relative, in: database), from: database, to: playlist, position: position,
                 bulk: true)
         case .file(let path):
-            try self.insert(try self.loadFile(path, context: context), at: position, into: playlist)
+            return Self.readingFile(path, context: context) { song, position, context throws(AckError) in
+                let playlist = context.partition.playlist
+                try self.insert(song, at: position ?? playlist.queue.count, into: playlist)
+                return .ok
+            }
         case .remote(let url):
             try self.insert(QueueSong(uri: url), at: position, into: playlist)
         }
@@ -228,10 +266,19 @@ enum QueueCommands {
             guard let index = database.song(at: relative) else { throw AckError(.noExist, "No such song") }
             song = Server.queueEntry(index, of: database)
         case .file(let path):
-            song = .song(try self.loadFile(path, context: context))
+            return Self.readingFile(path, context: context) { song, target, context throws(AckError) in
+                try self.addSong(.song(song), at: target, to: context.partition.playlist, context: &context)
+            }
         case .remote(let url):
             song = .song(QueueSong(uri: url))
         }
+        return try self.addSong(song, at: target, to: playlist, context: &context)
+    }
+
+    /// `addid`'s end: appends `song`, moves it to `target` (undoing the append when that fails), prints its id.
+    private static func addSong(
+        _ song: QueueEntry, at target: Int?, to playlist: Playlist, context: inout CommandContext
+    ) throws(AckError) -> CommandResult {
         let position = playlist.queue.count
         let id = try playlistAction { () throws(PlaylistError) in try playlist.append(song) }
         if let target {
