@@ -137,9 +137,12 @@ class Recorder:
         return [sorted(_names(self.lib, self.lib.jack_port_get_connections(port))) for port in self.ports]
 
     def close(self) -> None:
+        """Closes the client; a server that stopped answering (see JackServer) is left to its stop after 5 s."""
         if self.client:
-            self.lib.jack_client_close(self.client)
-            self.client = None
+            client, self.client = self.client, None
+            closing = threading.Thread(target=self.lib.jack_client_close, args=(client,), daemon=True)
+            closing.start()
+            closing.join(timeout=5)
 
 
 class JackServer:

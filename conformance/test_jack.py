@@ -5,7 +5,8 @@ JACK1's `jackd -d dummy` at 44.1 kHz, no sound card, no network) with a recordin
   output deactivates its client with its ring buffers still full, so its recording stops up to a ring buffer (8191
   frames with the default `ringbuffer_size`) before the song's end; Fermata waits until they are played. So, after
   the leading silence, mpd's recording must be the start of Fermata's, and Fermata's must be the whole song: a
-  16-bit or 24-bit song's samples divided by 32768 or 8388608; a mono song on both destination ports.
+  16-bit or 24-bit song's samples divided by 32768 or 8388608; a mono song on both destination ports; a stereo
+  song mixed to one source port and a 48 kHz song resampled to the server's rate, as mpd's.
 - Automatic connection to the physical playback ports (the recorder's ports, marked physical, on a server without
   `system:playback_N`), and `no ports found` without any.
 - `outputs`, the client's ports while playing, paused (silence, then the song goes on) and stopped, `disableoutput`
@@ -32,14 +33,16 @@ from test_pulse import _wav
 
 KINDS = ("ref", "sut")
 #: The songs: seconds, channels, sample width.
-SONGS = {"s16.wav": (1.5, 2, 2), "mono.wav": (1.0, 1, 2), "s24.wav": (1.2, 2, 3), "long.wav": (30, 2, 2)}
+SONGS = {"s16.wav": (1.5, 2, 2, jackclient.RATE), "mono.wav": (1.0, 1, 2, jackclient.RATE),
+         "s24.wav": (1.2, 2, 3, jackclient.RATE), "long.wav": (30, 2, 2, jackclient.RATE),
+         "48k.wav": (1.2, 2, 2, 48000)}
 
 
 @pytest.fixture(scope="module")
 def music(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("jack-music")
-    for name, (seconds, channels, width) in SONGS.items():
-        _wav(root / name, seconds, channels, width, jackclient.RATE)
+    for name, (seconds, channels, width, rate) in SONGS.items():
+        _wav(root / name, seconds, channels, width, rate)
     return root
 
 
@@ -119,6 +122,27 @@ def _check_samples(server_factory, music, kind, jack, recorder) -> None:
                 assert len(samples) - 8191 <= len(recorded) <= len(samples), (label, len(recorded))
                 assert recorded == samples[:len(recorded)], label
     server.stop()
+
+
+def test_converted_samples_as_mpd(server_factory, music, tmp_path):
+    """Converted as mpd converts: a stereo song to one source port (mixed to mono), a 48 kHz song resampled to the
+    server's 44.1 kHz: mpd's recording is the start of Fermata's, which is as long as the song."""
+    got = {}
+    for kind in KINDS:
+        for case, song in (("mono", "s16.wav"), ("48k", "48k.wav")):
+            with _jack_and_recorder(tmp_path / f"{kind}-{case}") as (jack, recorder):
+                output = (_output(jack, source_ports="only", destination_ports="rec:in_1") if case == "mono"
+                          else _output(jack, destination_ports=recorder.destinations))
+                server = server_factory(kind, music=music, outputs=[output])
+                recorded = _record(server, recorder, song)
+                got[kind, case] = recorded[0] if case == "mono" else recorded
+                server.stop()
+    for case, frames in (("mono", int(1.5 * jackclient.RATE)), ("48k", int(1.2 * jackclient.RATE))):
+        ref, sut = got["ref", case], got["sut", case]
+        for channel, (theirs, ours) in enumerate(zip(ref, sut) if case == "48k" else [(ref, sut)]):
+            assert len(theirs) > frames // 2, (case, len(theirs))
+            assert abs(len(ours) - frames) <= 64, (case, len(ours), frames)
+            assert ours[:len(theirs)] == theirs, f"{case} {channel}: {audiofiles.first_difference(ours, theirs)}"
 
 
 def test_automatic_connection_as_mpd(server_factory, music, tmp_path):
