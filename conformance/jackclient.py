@@ -49,6 +49,7 @@ def _library() -> ctypes.CDLL:
     lib.jack_client_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p]
     lib.jack_client_close.argtypes = [ctypes.c_void_p]
     lib.jack_activate.argtypes = [ctypes.c_void_p]
+    lib.jack_deactivate.argtypes = [ctypes.c_void_p]
     lib.jack_set_process_callback.argtypes = [ctypes.c_void_p, _PROCESS, ctypes.c_void_p]
     lib.jack_port_register.restype = ctypes.c_void_p
     lib.jack_port_register.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
@@ -137,12 +138,15 @@ class Recorder:
         return [sorted(_names(self.lib, self.lib.jack_port_get_connections(port))) for port in self.ports]
 
     def close(self) -> None:
-        """Closes the client; a server that stopped answering (see JackServer) is left to its stop after 5 s."""
+        """Closes the client, once its server has stopped (its thread then ends by itself).
+
+        Never while the server runs: JACK1's jack_client_close cancels the client's thread, which may then be in the
+        Python callback (or waiting to enter it, behind a cycle the server gave up on), and would leave Python's lock
+        held by a thread that no longer exists."""
         if self.client:
             client, self.client = self.client, None
-            closing = threading.Thread(target=self.lib.jack_client_close, args=(client,), daemon=True)
-            closing.start()
-            closing.join(timeout=5)
+            self.recording = False
+            self.lib.jack_client_close(client)
 
 
 class JackServer:

@@ -58,12 +58,17 @@ def _expected(music: Path, song: str) -> list[array]:
 @contextlib.contextmanager
 def _jack_and_recorder(root: Path, playback_ports: int = 2, physical: bool = False):
     """A JACK server of one player's own (JACK1's server may stop answering once a client's process has exited, so
-    no server outlives its player) and the recorder on it."""
-    with jackclient.jack_server(root, playback_ports) as jack:
+    no server outlives its player) and the recorder on it, closed once the server has stopped."""
+    jack = jackclient.JackServer(root)
+    recorder = None
+    try:
+        jack.start(playback_ports)
         recorder = jackclient.Recorder(jack.name, physical=physical)
-        try:
-            yield jack, recorder
-        finally:
+        yield jack, recorder
+    finally:
+        jack.stop()
+        if recorder is not None:
+            time.sleep(0.5)
             recorder.close()
 
 
