@@ -7,6 +7,11 @@ let settings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// libpipewire's and SPA's include directories, for the clang importer of CPipeWire (see the CPipeWire target).
+let pipeWireHeaders: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-I/usr/include/pipewire-0.3", "-Xcc", "-I/usr/include/spa-0.2"])
+]
+
 let package = Package(
     name: "fermata",
     products: [.executable(name: "fermata", targets: ["fermata"])],
@@ -102,6 +107,11 @@ let package = Package(
         // The headers only (no pkgConfig, whose `--libs` would link libpulse and its libraries: libsndfile, D-Bus,
         // X11…): the Pulse module loads it with dlopen when a pulse output is first enabled.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", providers: [.apt(["libpulse-dev"])]),
+        // The headers only (no pkgConfig: libpipewire-0.3.pc's cflags carry -D_REENTRANT, which SwiftPM refuses with
+        // a warning, and its `--libs` would link the library): the PipeWire module adds the include directories and
+        // loads libpipewire with dlopen when a pipewire output is first enabled.
+        .systemLibrary(
+            name: "CPipeWire", path: "Sources/CPipeWire", providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
         // The headers only (no pkgConfig, whose `--libs` would link libjack): the Jack module loads it with dlopen when a
         // jack output is first enabled. JACK1's libjack-dev (the -dev package other -dev packages accept); the soname
         // is JACK2's too.
@@ -296,6 +306,10 @@ let package = Package(
         .target(
             name: "Pulse", dependencies: ["CPulse", "DynamicLibrary", "Playback", "Model"],
             swiftSettings: settings),
+        // The pipewire output and its mixer through libpipewire's thread loop; the only importer of CPipeWire.
+        .target(
+            name: "PipeWire", dependencies: ["CPipeWire", "DynamicLibrary", "Playback", "Recorder", "Model"],
+            swiftSettings: settings + pipeWireHeaders),
         // The recorder output: the encoded stream to a file (`path`, or a tag template's `format_path`).
         .target(
             name: "Recorder", dependencies: ["Playback", "Encoders", "Model", "Posix"], swiftSettings: settings),
@@ -347,8 +361,8 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Shout", "Pulse", "Recorder", "AO", "OpenAL", "Jack", "StoredPlaylists", "Zeroconf",
-                "Curl",
+                "ALSA", "Httpd", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "Jack", "StoredPlaylists",
+                "Zeroconf", "Curl",
                 "Input",
                 "Systemd", "Soxr",
                 "Samplerate",
@@ -389,6 +403,9 @@ let package = Package(
         .testTarget(
             name: "RecorderTests", dependencies: ["Recorder", "Playback", "Encoders", "Model"], swiftSettings: settings),
         .testTarget(name: "PulseTests", dependencies: ["Pulse", "Playback", "Model"], swiftSettings: settings),
+        .testTarget(
+            name: "PipeWireTests", dependencies: ["PipeWire", "Playback", "Model"],
+            swiftSettings: settings + pipeWireHeaders),
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),

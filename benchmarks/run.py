@@ -14,10 +14,12 @@ Usage (from the repository root, with Debian's Python):
    `max_playlist_length` and `max_output_buffer_size` raised for a 100k-song queue), and
    measures on each alone:
    * full scan: start with no db file, send `update` unless the server is already
-     updating, poll `status` until `updating_db` is gone; VmRSS (/proc/PID/status);
-   * `rescan` of everything, until `updating_db` is gone; VmRSS again;
+     updating, poll `status` until `updating_db` is gone; VmRSS (/proc/PID/status) once
+     the server is idle (its CPU time unchanged for 0.6 s: Fermata writes its database
+     files after it reports the job done, mpd before);
+   * `rescan` of everything, until `updating_db` is gone; VmRSS once idle again;
    * restart: stop it (SIGTERM, the db is saved), start it again, time to the first
-     `ping` reply (median of 3); VmRSS;
+     `ping` reply (median of 3); VmRSS once idle;
    then, with both running, measures every shape on mpd and right after it on Fermata (so a
    change of the machine's load during the run weighs on both sides of a ratio alike):
    * every shape of the table (see shapes()): `count`, `find`, `search` and `list` on
@@ -109,6 +111,30 @@ class Failed(Skip):
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+def cpu_ticks(pid: int) -> int:
+    """The process's user and system CPU time so far, in clock ticks (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def wait_idle(pid: int, timeout: float = 30.0) -> None:
+    """Returns once the process is idle: its CPU time unchanged over two polls 0.3 s apart (or after `timeout`)."""
+    deadline = time.monotonic() + timeout
+    last, quiet = cpu_ticks(pid), 0
+    while quiet < 2 and time.monotonic() < deadline:
+        time.sleep(0.3)
+        now = cpu_ticks(pid)
+        quiet = quiet + 1 if now == last else 0
+        last = now
+
+
+def settled_rss_mib(pid: int) -> float:
+    """VmRSS once the process is idle (`wait_idle`)."""
+    wait_idle(pid)
+    return rss_mib(pid)
 
 
 def rss_mib(pid: int) -> float:
@@ -230,7 +256,7 @@ class Shape:
     kind: str = "library"      # library | queue | update: which target applies
     each: tuple[str, ...] = ()  # sent (untimed) on the same connection before every run
     before: tuple[str, ...] = ()  # sent once (untimed), before the warm-up run
-    wait_update: bool = False  # the time runs until `status` shows no `updating_db`
+    wait_update: bool = False  # the time runs until `status` shows no `updating_db`, from an idle server
     compare: str = "bytes"     # bytes | files | none: what must be equal on both servers
     runs: int | None = None    # instead of --runs
 
@@ -262,6 +288,10 @@ def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Re
                         raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
         i = 0
         while i <= (shape.runs or runs):
+            if shape.wait_update:
+                # From an idle server: what the last job still does after reporting itself done (Fermata writes
+                # its database files then; mpd before) is not the next job's time.
+                wait_idle(server.proc.pid)
             with connect() as sock:
                 for line in shape.each:
                     r = send(sock, line)
@@ -558,7 +588,7 @@ def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: flo
     wait_scan(server, cmds, scan_timeout)
     out["scan"] = time.monotonic() - t0
     out["songs"] = songs_of(server) if "stats" in cmds else None
-    out["rss after scan"] = rss_mib(server.proc.pid)
+    out["rss after scan"] = settled_rss_mib(server.proc.pid)
     log(f"  {kind}: full scan {out['scan']:.2f} s, {out['songs']} songs, RSS {out['rss after scan']:.1f} MiB")
 
     if "rescan" in cmds:
@@ -566,7 +596,7 @@ def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: flo
         query(server, "rescan")
         wait_scan(server, cmds, scan_timeout)
         out["rescan"] = time.monotonic() - t0
-        out["rss after rescan"] = rss_mib(server.proc.pid)
+        out["rss after rescan"] = settled_rss_mib(server.proc.pid)
         log(f"  {kind}: rescan {out['rescan']:.2f} s, RSS {out['rss after rescan']:.1f} MiB")
     else:
         out["rescan"] = out["rss after rescan"] = Skip("`rescan` not in `commands`")
@@ -590,7 +620,7 @@ def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: flo
         if out["songs"] is not None and restarted != out["songs"]:
             log(f"  {kind}: WARNING: {restarted} songs after the restart, "
                 f"{out['songs']} before (db not saved?)")
-    out["rss"] = rss_mib(server.proc.pid)
+    out["rss"] = settled_rss_mib(server.proc.pid)
     log(f"  {kind}: restart {out['restart'] * 1000:.0f} ms, RSS {out['rss']:.1f} MiB")
     return server, cmds
 

@@ -1037,6 +1037,83 @@ def pulseaudio_daemon(root: Path, modules: list[str] = ("module-null-sink sink_n
             proc.wait()
 
 
+#: The configuration of `pipewire_daemon`: the native protocol, the modules a stream needs (client nodes,
+#: adapters, links made by hand, access for every client), a dummy driver, the rates a stream may ask for, and
+#: periods of 4096 frames (long enough that a loaded machine does not miss cycles, which loses samples). No
+#: session manager: the test configures the streams' ports and links them (`pw-cli set-param`, `pw-link`).
+PIPEWIRE_CONFIG = """context.properties = {
+    core.daemon = true
+    core.name = pipewire-0
+    link.max-buffers = 16
+    default.clock.rate = 44100
+    default.clock.allowed-rates = [ 44100 48000 ]
+    default.clock.quantum = 4096
+    default.clock.min-quantum = 4096
+    default.clock.max-quantum = 4096
+    settings.check-quantum = true
+    settings.check-rate = true
+    support.dbus = false
+}
+context.spa-libs = {
+    audio.convert.* = audioconvert/libspa-audioconvert
+    support.* = support/libspa-support
+}
+context.modules = [
+    { name = libpipewire-module-protocol-native }
+    { name = libpipewire-module-metadata }
+    { name = libpipewire-module-spa-node-factory }
+    { name = libpipewire-module-client-node }
+    { name = libpipewire-module-access args = { } }
+    { name = libpipewire-module-adapter }
+    { name = libpipewire-module-link-factory }
+]
+context.objects = [
+    { factory = metadata args = { metadata.name = default } }
+    { factory = spa-node-factory
+        args = {
+            factory.name = support.node.driver
+            node.name = Dummy-Driver
+            node.group = pipewire.dummy
+            priority.driver = 20000
+        }
+    }
+]
+"""
+
+
+def pipewire_environment(root: Path) -> dict[str, str]:
+    """The environment a client of `pipewire_daemon(root)` connects with (its runtime directory, no D-Bus)."""
+    return {"XDG_RUNTIME_DIR": str(root / "runtime"), "PIPEWIRE_RUNTIME_DIR": str(root / "runtime"),
+            "DBUS_SESSION_BUS_ADDRESS": "disabled:"}
+
+
+@contextlib.contextmanager
+def pipewire_daemon(root: Path):
+    """A PipeWire daemon of the test's own, without a session manager: `PIPEWIRE_CONFIG`, its socket
+    (`pipewire-0`) in `root/runtime` only (nothing on the network, no D-Bus; HOME in `root`, so a user's session is
+    never touched). Its log is `root/log`. Yields the environment its clients need (`pipewire_environment`)
+    with the daemon's process id in `PIPEWIRE_DAEMON_PID` (for a test that stops it early); stopped when the block
+    ends."""
+    binary = shutil.which("pipewire")
+    if binary is None:
+        raise AssertionError("pipewire is not installed (scripts/install-deps.sh test installs it)")
+    (root / "runtime").mkdir(parents=True, exist_ok=True)
+    (root / "pipewire.conf").write_text(PIPEWIRE_CONFIG)
+    env = {**os.environ, "HOME": str(root), **pipewire_environment(root)}
+    with open(root / "log", "wb") as log:
+        proc = subprocess.Popen([binary, "-c", str(root / "pipewire.conf")], env=env, stdout=log,
+                                stderr=subprocess.STDOUT)
+        try:
+            socket_path = root / "runtime" / "pipewire-0"
+            assert wait_until(lambda: socket_path.exists() or proc.poll() is not None, scaled(15)), \
+                "pipewire did not start"
+            assert proc.poll() is None, (root / "log").read_text()[-2000:]
+            yield {**pipewire_environment(root), "PIPEWIRE_DAEMON_PID": str(proc.pid)}
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
     deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:

@@ -81,7 +81,7 @@ public final class Database: Sendable {
     /// The songs a playlist file's directory names, which listings and searches leave out (`mpd`'s
     /// `hide_playlist_targets`): marked by an update, by song number; empty when none is (a snapshot loaded
     /// from a file marks none, as `mpd` marks them only when it updates).
-    private let hidden: [Bool]
+    @usableFromInline let hidden: [Bool]
 
     // Lookup tables, each built on first use: a snapshot loaded at startup answers its first client
     // without building any, and most clients need only a few.
@@ -221,6 +221,7 @@ public final class Database: Sendable {
     }
 
     /// Whether song `song` is a file a playlist file's directory names, left out of listings and searches.
+    @inlinable
     public func isHidden(_ song: Int32) -> Bool { !self.hidden.isEmpty && self.hidden[Int(song)] }
 
     /// The URIs of the hidden songs.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import RawText
 
@@ -11,10 +12,17 @@ public struct TagValueTable: Sendable {
     /// Value `n` is `bytes[offsets[n]..<offsets[n + 1]]`.
     @usableFromInline let bytes: [UInt8]
     @usableFromInline let offsets: [UInt32]
+    /// Whether some value holds the lead byte of a `RawText` escape (0xF4): when none does, every value's bytes
+    /// are its bytes on the wire, with no scan of each value for escapes.
+    public let mayHoldEscapes: Bool
 
     fileprivate init(bytes: [UInt8], offsets: [UInt32]) {
         self.bytes = bytes
         self.offsets = offsets
+        self.mayHoldEscapes = bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, Int32(RawText.escapeLeadByte), buffer.count) != nil
+        }
     }
 
     /// The number of values.
@@ -226,6 +234,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
     /// The length of song `song` as played: its range for a playlist track, else its duration (`mpd`'s
     /// `LightSong::GetDuration`).
+    @inlinable
     public func playedMilliseconds(_ song: Int32) -> UInt64? {
         guard let virtual = self.virtualSong(song) else { return self.durationMilliseconds(song) }
         var end = virtual.track.endMilliseconds
@@ -246,6 +255,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
     public func size(_ song: Int32) -> Int64 { self.records[Int(song)].size }
 
     /// The directory holding song `song`.
+    @inlinable
     public func directory(_ song: Int32) -> Int32 { self.records[Int(song)].directory }
 
     /// The exact length in milliseconds, if known.
@@ -256,6 +266,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
     }
 
     /// The decoded audio format, if known.
+    @inlinable
     public func audioFormat(_ song: Int32) -> AudioFormat? {
         let record = self.records[Int(song)]
         guard record.sampleRate > 0 else { return nil }
@@ -273,6 +284,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
     public func hasPicture(_ song: Int32) -> Bool { self.records[Int(song)].hasPicture }
 
     /// Whether song `song` carries a cue sheet in its tags (`SongInfo.hasPlaylist`).
+    @inlinable
     public func hasPlaylist(_ song: Int32) -> Bool { self.records[Int(song)].hasPlaylist }
 
     /// The file name in its directory, as raw bytes.

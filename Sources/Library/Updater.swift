@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import Model
 import Posix
+import Synchronization
 
 /// Walks the music directory and brings a tree up to date, the way `mpd`'s update job does.
 ///
@@ -66,11 +67,13 @@ public struct Updater: Sendable {
         public var replacedTracks: [String] = []
     }
 
-    private struct PendingRead {
+    private struct PendingRead: Sendable {
         var directory: [String]
         var name: String
         var path: String
         var status: FileStatus
+        /// Its position in the read queue (set when it is queued).
+        var index = 0
     }
 
     /// The files the walk queued, in order; each is handed to `queue` at once, so readers start while the
@@ -82,8 +85,9 @@ public struct Updater: Sendable {
         var replacedTracks: [String] = []
 
         mutating func append(_ read: PendingRead) {
+            var read = read
+            read.index = self.queue.add(read.path)
             self.reads.append(read)
-            self.queue.add(read.path)
         }
     }
 
@@ -110,7 +114,7 @@ public struct Updater: Sendable {
                 tree.device = status.device
                 self.walk(
                     &tree, components: [], ancestors: [], exclude: ExcludeList(), discard: discard, pending: &pending,
-                    modified: &modified, isCancelled: isCancelled)
+                    modified: &modified, isCancelled: isCancelled, fanOut: self.concurrency > 1 ? 2 : 0)
             } else {
                 self.logger.error("music directory is not readable", ["path": self.root])
             }
@@ -133,9 +137,8 @@ public struct Updater: Sendable {
             var end = start + 1
             while end < reads.count && Self.sameBytes(reads[end].directory, reads[start].directory) { end += 1 }
             tree.withDirectory(at: reads[start].directory[...]) { directory in
-                for index in start..<end {
-                    let read = reads[index]
-                    if let info = results[index] {
+                for read in reads[start..<end] {
+                    if let info = results[read.index] {
                         directory.songs[ByteString(read.name)] = TreeSong(
                             name: read.name, modificationTime: read.status.modificationTime, size: read.status.size,
                             info: info)
@@ -212,10 +215,14 @@ public struct Updater: Sendable {
     }
 
     /// Brings `directory` (at `components`) up to date with the file system.
+    /// Brings `directory` (at `components`) up to date with the file system. `fanOut` levels of subdirectories
+    /// (none by default) are walked by `concurrency` threads at once (each its own subtrees), then put back in the
+    /// order a walk of one thread leaves them: the whole library's update walks its top two levels so (a library
+    /// of one top directory, `Music/Artist/…`, gets its artists walked side by side).
     private func walk(
         _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)],
         exclude inherited: ExcludeList, discard: Bool, pending: inout PendingReads, modified: inout Bool,
-        isCancelled: @Sendable () -> Bool
+        isCancelled: @Sendable () -> Bool, fanOut: Int = 0
     ) {
         if isCancelled() { return }
         let fullPath = self.path(of: components)
@@ -243,6 +250,7 @@ public struct Updater: Sendable {
         directory.playlists.removeAll { !present.contains(ByteString($0.name)) || exclude.matches($0.name) }
         if directory.playlists.count != playlistCount { modified = true }
         let ancestors = ancestors + [(directory.device, directory.inode)]
+        var branches: [Branch] = []
         for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
             guard !self.skipSymlink(name: name, directory: components),
                 let status = try? opened.status(of: name)
@@ -250,10 +258,84 @@ public struct Updater: Sendable {
                 if directory.removeEntry(named: name) { modified = true }
                 continue
             }
+            if fanOut > 0 && status.kind == .directory {
+                // Taken out now, as a walk of one thread would take it (its rank counts the ones taken before).
+                if let child = self.takeChild(
+                    &directory, name: name, status: status, components: components, ancestors: ancestors,
+                    rank: directory.children.count + branches.count, modified: &modified)
+                {
+                    branches.append(Branch(name: name, child: child))
+                }
+                continue
+            }
             self.visit(
                 &directory, name: name, status: status, components: components, ancestors: ancestors,
                 exclude: exclude, discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
         }
+        guard !branches.isEmpty else { return }
+        let walked = self.walk(
+            branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
+            queue: pending.queue, isCancelled: isCancelled, fanOut: fanOut - 1)
+        for branch in walked {
+            directory.children[ByteString(branch.name)] = branch.child
+            pending.reads += branch.reads
+            pending.replacedTracks += branch.replacedTracks
+            if branch.modified { modified = true }
+        }
+    }
+
+    /// A subdirectory walked on a thread of its own (see `walk(_:components:…fanOut:)`), and what its walk found.
+    private struct Branch: Sendable {
+        var name: String
+        var child: TreeDirectory
+        var reads: [PendingRead] = []
+        var replacedTracks: [String] = []
+        var modified = false
+    }
+
+    /// Walks each branch's directory, `concurrency` at a time (with `fanOut` more levels fanned out), queueing its
+    /// files on `queue`; returns them walked, in their order.
+    private func walk(
+        _ branches: [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
+        discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int
+    ) -> [Branch] {
+        let work = BranchWork(branches)
+        DispatchQueue.concurrentPerform(iterations: min(self.concurrency, branches.count)) { _ in
+            while let (index, branch) = work.next() {
+                var branch = branch
+                var pending = PendingReads(queue: queue)
+                self.walk(
+                    &branch.child, components: components + [branch.name], ancestors: ancestors,
+                    exclude: exclude, discard: discard, pending: &pending, modified: &branch.modified,
+                    isCancelled: isCancelled, fanOut: fanOut)
+                branch.reads = pending.reads
+                branch.replacedTracks = pending.replacedTracks
+                work.finish(index, branch)
+            }
+        }
+        return work.branches
+    }
+
+    /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
+    private final class BranchWork: Sendable {
+        private let state: Mutex<(branches: [Branch], next: Int)>
+
+        init(_ branches: [Branch]) { self.state = Mutex((branches, 0)) }
+
+        /// The next branch to walk and its position, or `nil` when every one was taken.
+        func next() -> (Int, Branch)? {
+            self.state.withLock { state in
+                guard state.next < state.branches.count else { return nil }
+                state.next += 1
+                return (state.next - 1, state.branches[state.next - 1])
+            }
+        }
+
+        /// Puts branch `index` back, walked.
+        func finish(_ index: Int, _ branch: Branch) { self.state.withLock { $0.branches[index] = branch } }
+
+        /// Every branch (once each was walked and put back).
+        var branches: [Branch] { self.state.withLock { $0.branches } }
     }
 
     private func visit(
@@ -303,26 +385,11 @@ public struct Updater: Sendable {
                 PendingRead(directory: components, name: name, path: self.path(of: components + [name]), status: status)
             )
         case .directory:
-            if ancestors.contains(where: { $0 == (status.device, status.inode) }) {
-                self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
-                return
-            }
-            if directory.songs.removeValue(forKey: key) != nil { modified = true }
-            // Taken out while it is walked, so that its tables are changed in place rather than copied (the
-            // dictionary's copy would share them).
-            var child =
-                directory.children.removeValue(forKey: key) ?? TreeDirectory(name: name, rank: directory.children.count)
-            if child.isContainer {
-                // A container file became a directory: its songs are gone.
-                child = TreeDirectory(name: name)
-                modified = true
-            }
-            // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
-            // added inside it, and an empty one is only pruned when a modified database is saved. Until then
-            // it comes after its siblings, in the order the walk found it (`rank`).
-            child.modificationTime = status.modificationTime
-            child.inode = status.inode
-            child.device = status.device
+            guard
+                var child = self.takeChild(
+                    &directory, name: name, status: status, components: components, ancestors: ancestors,
+                    rank: directory.children.count, modified: &modified)
+            else { return }
             self.walk(
                 &child, components: components + [name], ancestors: ancestors, exclude: exclude, discard: discard,
                 pending: &pending, modified: &modified, isCancelled: isCancelled)
@@ -330,6 +397,35 @@ public struct Updater: Sendable {
         case .symbolicLink, .other:
             if directory.removeEntry(named: name) { modified = true }
         }
+    }
+
+    /// The subdirectory `name` of `directory` (whose `status` says it is one), taken out of `directory` to be walked,
+    /// so that its tables are changed in place rather than copied (the dictionary's copy would share them); a new
+    /// one (or one that was a container file) is made, ranked `rank`. `nil` when it is one of its `ancestors`
+    /// (logged, as `mpd` logs a recursive directory).
+    private func takeChild(
+        _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String],
+        ancestors: [(UInt64, UInt64)], rank: Int, modified: inout Bool
+    ) -> TreeDirectory? {
+        if ancestors.contains(where: { $0 == (status.device, status.inode) }) {
+            self.logger.info("recursive directory found", ["path": self.path(of: components + [name])])
+            return nil
+        }
+        let key = ByteString(name)
+        if directory.songs.removeValue(forKey: key) != nil { modified = true }
+        var child = directory.children.removeValue(forKey: key) ?? TreeDirectory(name: name, rank: rank)
+        if child.isContainer {
+            // A container file became a directory: its songs are gone.
+            child = TreeDirectory(name: name)
+            modified = true
+        }
+        // As in mpd, a new directory alone is no modification: it counts once a song or playlist is
+        // added inside it, and an empty one is only pruned when a modified database is saved. Until then
+        // it comes after its siblings, in the order the walk found it (`rank`).
+        child.modificationTime = status.modificationTime
+        child.inode = status.inode
+        child.device = status.device
+        return child
     }
 
     /// `mpd`'s container step for a song file (`UpdateContainerFile`), before it is read as a song: unless
@@ -512,13 +608,14 @@ private final class ReadQueue: @unchecked Sendable {
     private var taken = 0
     private var finished = false
 
-    /// Queues a file (the walk, in walk order).
-    func add(_ path: String) {
+    /// Queues a file (the walk, in walk order); returns its position.
+    func add(_ path: String) -> Int {
         self.condition.lock()
+        defer { self.condition.unlock() }
         self.paths.append(path)
         self.read.append(nil)
         self.condition.signal()
-        self.condition.unlock()
+        return self.paths.count - 1
     }
 
     /// No more files come: readers return once the queue is empty.

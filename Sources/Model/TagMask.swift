@@ -28,6 +28,7 @@ public struct TagMask: Sendable, Hashable, Sequence {
     }
 
     /// Whether the mask holds `tag`.
+    @inlinable
     public func contains(_ tag: TagType) -> Bool { self.bits & (1 << UInt64(tag.rawValue)) != 0 }
 
     /// Adds `tag`.

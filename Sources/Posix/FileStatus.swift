@@ -41,6 +41,23 @@ public struct FileStatus: Sendable, Hashable {
         self.init(info)
     }
 
+    /// Sets the modification time of `path` (followed if it is a symbolic link) to `seconds` since the epoch,
+    /// leaving its access time as it is.
+    ///
+    /// The corresponding C function is `utimensat`.
+    public static func setModificationTime(_ seconds: Int64, ofPath path: String) throws(SystemCallError) {
+        // UTIME_OMIT (glibc's macro, which Swift does not import): the access time stays.
+        let omit = (1 << 30) - 2
+        var times = (timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: Int(seconds), tv_nsec: 0))
+        try FileSystemCharset.withFilePath(path) { (file) throws(SystemCallError) in
+            _ = try withUnsafePointer(to: &times) { pair throws(SystemCallError) in
+                try pair.withMemoryRebound(to: timespec.self, capacity: 2) { (times) throws(SystemCallError) in
+                    try syscall("utimensat") { utimensat(AT_FDCWD, file, times, 0) }
+                }
+            }
+        }
+    }
+
     init(_ info: stat) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: self.kind = .regular

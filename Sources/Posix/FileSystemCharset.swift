@@ -78,7 +78,10 @@ public struct FileSystemCharset: Sendable {
     // MARK: - The process's character set
 
     /// Set once by `install`, before any thread but the main one exists; read-only afterwards.
-    nonisolated(unsafe) private static var installed = FileSystemCharset.bytes
+    @usableFromInline nonisolated(unsafe) static var installed = FileSystemCharset.bytes
+
+    /// Whether the process's conversion converts names (else they are their `RawText` bytes).
+    @usableFromInline static var converting: Bool { Self.installed.conversion != nil }
 
     /// The process's conversion (`FileSystemCharset.bytes` until `install`).
     public static var current: FileSystemCharset { Self.installed }
@@ -97,12 +100,13 @@ public struct FileSystemCharset: Sendable {
 
     /// Calls `body` with `path` in the file system's character set as a NUL-terminated C string: the one way a
     /// file path reaches the kernel or a C library.
+    @inlinable
     public static func withFilePath<R, E: Error>(
         _ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R
     ) throws(E) -> R {
-        let charset = Self.installed
-        guard charset.conversion != nil else { return try RawText.withFilePath(path, body) }
-        var bytes = charset.encode(path).map { CChar(bitPattern: $0) }
+        // Inlinable, so that callers' specializations have no generic `Result` to look up on every path.
+        guard Self.converting else { return try RawText.withFilePath(path, body) }
+        var bytes = Self.installed.encode(path).map { CChar(bitPattern: $0) }
         bytes.append(0)
         let outcome: Result<R, E> = bytes.withUnsafeBufferPointer { buffer in
             do throws(E) { return .success(try body(buffer.baseAddress!)) } catch { return .failure(error) }

@@ -66,9 +66,11 @@ public enum RawText {
 
     /// Calls `body` with `path` encoded as a NUL-terminated C string: the one way a path string reaches
     /// the kernel or a C library.
+    @inlinable
     public static func withFilePath<R, E: Error>(
         _ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R
     ) throws(E) -> R {
+        // Inlinable, so that callers' specializations have no generic `Result` to look up on every path.
         if !Self.mayContainEscape(path) {
             // `withCString` is not typed-throws; carry the error out by hand.
             let outcome: Result<R, E> = path.withCString { pointer in
@@ -98,7 +100,8 @@ public enum RawText {
 
     /// False when the UTF-8 has no 0xF4 byte, so no escape scalar.
     @inline(__always)
-    private static func mayContainEscape(_ string: String) -> Bool {
+    @usableFromInline
+    static func mayContainEscape(_ string: String) -> Bool {
         let utf8 = string.utf8
         if let found = utf8.withContiguousStorageIfAvailable({ $0.contains(Self.escapeLeadByte) }) { return found }
         return utf8.contains(Self.escapeLeadByte)

@@ -7,23 +7,41 @@ import RawText
 /// that run to hundreds of thousands of lines (`list`, `count … group` on a large library).
 struct ReplyBuffer {
     private(set) var bytes: [UInt8] = []
-    /// The line start `appendPrefix(key:_:)` made last, and its key.
+    /// The line start `prefix(key:_:)` made last, and its key.
     private var prefixKey: Int32 = -1
     private var prefix: [UInt8] = []
-    /// The `Format:` line `appendFormatLine(_:)` made last, and its format.
-    private var formatKey: AudioFormat?
-    private var formatLine: [UInt8] = []
+    /// The `Format:` lines `formatLine(_:)` made last, with their formats, and which is replaced next.
+    private var formatLines: [(format: AudioFormat, line: [UInt8])] = []
+    private var formatLineReplaced = 0
+    private static let formatLinesKept = 8
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
 
     /// Appends `Format: F\n`, made once for a run of songs of one format.
     @inline(__always)
-    mutating func appendFormatLine(_ format: AudioFormat) {
-        if format != self.formatKey {
-            self.formatLine = Array("Format: \(format.description)\n".utf8)
-            self.formatKey = format
+    mutating func appendFormatLine(_ format: AudioFormat) { self.bytes.append(contentsOf: self.formatLine(format)) }
+
+    /// `Format: F\n`, made once for each of the last few formats (songs of a library alternate between a handful).
+    @inline(__always)
+    mutating func formatLine(_ format: AudioFormat) -> [UInt8] {
+        if let index = self.formatLines.firstIndex(where: { $0.format == format }) {
+            return self.formatLines[index].line
         }
-        self.bytes.append(contentsOf: self.formatLine)
+        let line = Array("Format: \(format.description)\n".utf8)
+        if self.formatLines.count < Self.formatLinesKept {
+            self.formatLines.append((format, line))
+        } else {
+            self.formatLines[self.formatLineReplaced] = (format, line)
+            self.formatLineReplaced = (self.formatLineReplaced + 1) % Self.formatLinesKept
+        }
+        return line
+    }
+
+    /// Appends what `body` writes, at most `capacity` bytes (more traps): pieces copied straight into the buffer
+    /// (`ByteWriter`), for the lines of a song block.
+    @inline(__always)
+    mutating func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
+        self.bytes.append(writingAtMost: capacity, body)
     }
 
     /// Appends `seconds` as `ISO8601Text` writes it; `false` (nothing appended) outside the years 1970 to 9999.
@@ -33,18 +51,17 @@ struct ReplyBuffer {
     /// Empties the buffer, keeping its storage (after its bytes were written out).
     mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
 
-    /// Appends the line start that `key` stands for (≥ 0): made by `make` the first time, and again when the
-    /// key changes; for lines that share a start run after run (`file: DIR/` of songs listed directory by
-    /// directory).
+    /// The line start that `key` stands for (≥ 0): made by `make` the first time, and again when the key changes,
+    /// in the storage of the one before (the caller drops its copy before asking again); for lines that share a
+    /// start run after run (`file: DIR/` of songs listed directory by directory).
     @inline(__always)
-    mutating func appendPrefix(key: Int32, _ make: (inout ReplyBuffer) -> Void) {
+    mutating func prefix(key: Int32, _ make: (inout [UInt8]) -> Void) -> [UInt8] {
         if key != self.prefixKey {
-            var made = ReplyBuffer(capacity: 128)
-            make(&made)
-            self.prefix = made.bytes
+            self.prefix.removeAll(keepingCapacity: true)
+            make(&self.prefix)
             self.prefixKey = key
         }
-        self.bytes.append(contentsOf: self.prefix)
+        return self.prefix
     }
 
     /// Appends `key: value\n`.
@@ -131,5 +148,18 @@ struct ReplyBuffer {
             rest /= 10
         }
         self.bytes[start...].reverse()
+    }
+}
+
+extension ByteWriter {
+    /// Writes `text`'s bytes, `RawText` escapes as their raw byte (never more than its UTF-8 count).
+    @inline(__always)
+    mutating func put(raw text: String) {
+        let plain: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(RawText.escapeLeadByte) else { return false }
+            self.put(bytes: bytes)
+            return true
+        }
+        if plain != true { self.put(bytes: RawText.encode(text)) }
     }
 }

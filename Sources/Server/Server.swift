@@ -228,7 +228,7 @@ public final class Server {
         self.stopListening()
         for client in Array(self.clients.values) { client.close() }
         self.clients = [:]
-        self.library?.finishStartupSave()
+        self.library?.finishSaving()
         self.library?.closeStorages()
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Library
 import Model
 import Playback
+import RawText
 
 /// Writes songs and directories in `mpd`'s response grammar.
 enum SongPrinter {
@@ -26,10 +27,19 @@ enum SongPrinter {
 
     /// Appends `seconds3(milliseconds)`.
     static func appendSeconds3(_ milliseconds: UInt64, to reply: inout ReplyBuffer) {
-        reply.appendDecimal(milliseconds / 1000)
-        reply.append(byte: UInt8(ascii: "."))
-        reply.appendDecimal(milliseconds % 1000, minimumDigits: 3)
+        reply.write(atMost: Self.seconds3Bound) { Self.putSeconds3(milliseconds, to: &$0) }
     }
+
+    /// Writes `seconds3(milliseconds)`.
+    @inline(__always)
+    static func putSeconds3(_ milliseconds: UInt64, to writer: inout ByteWriter) {
+        writer.put(decimal: milliseconds / 1000)
+        writer.put(byte: UInt8(ascii: "."))
+        writer.put(decimal: milliseconds % 1000, minimumDigits: 3)
+    }
+
+    /// The longest `seconds3`: 17 digits of seconds, a point and 3 decimals.
+    private static let seconds3Bound = 21
 
     /// Appends the full song block to `reply`: `file` (a URL without its credentials), `Range` (queue songs with a
     /// range), `Last-Modified`, `Format`, visible tags, `Time`, `duration`.
@@ -60,18 +70,38 @@ enum SongPrinter {
 
     /// `Last-Modified: ISO8601`.
     static func appendLastModified(_ seconds: Int64, to reply: inout ReplyBuffer) {
-        reply.key("Last-Modified")
-        Self.appendISO8601(seconds, to: &reply)
-        reply.append(byte: UInt8(ascii: "\n"))
+        reply.write(atMost: Self.lastModifiedBound) { Self.putLastModified(seconds, to: &$0) }
     }
+
+    /// Writes `Last-Modified: ISO8601`.
+    @inline(__always)
+    static func putLastModified(_ seconds: Int64, to writer: inout ByteWriter) {
+        writer.put("Last-Modified: ")
+        if !writer.putISO8601(seconds) { writer.put(bytes: Self.iso8601(seconds).utf8) }
+        writer.put(byte: UInt8(ascii: "\n"))
+    }
+
+    /// The longest `Last-Modified` line: its key, a year of up to 20 digits and a sign, the rest of the date and
+    /// a newline.
+    private static let lastModifiedBound = 15 + 21 + 16 + 1
 
     /// `Time:` (whole seconds, rounded) and `duration:` (milliseconds) of a song lasting `milliseconds`.
     static func appendTime(_ milliseconds: UInt64, to reply: inout ReplyBuffer) {
-        reply.line("Time", (milliseconds + 500) / 1000)
-        reply.key("duration")
-        Self.appendSeconds3(milliseconds, to: &reply)
-        reply.append(byte: UInt8(ascii: "\n"))
+        reply.write(atMost: Self.timeBound) { Self.putTime(milliseconds, to: &$0) }
     }
+
+    /// Writes `Time:` and `duration:` lines.
+    @inline(__always)
+    static func putTime(_ milliseconds: UInt64, to writer: inout ByteWriter) {
+        writer.put("Time: ")
+        writer.put(decimal: (milliseconds + 500) / 1000)
+        writer.put("\nduration: ")
+        Self.putSeconds3(milliseconds, to: &writer)
+        writer.put(byte: UInt8(ascii: "\n"))
+    }
+
+    /// The longest `Time` and `duration` lines.
+    private static let timeBound = 6 + 20 + 11 + Self.seconds3Bound + 1
 
     /// Appends `iso8601(seconds)`: years 1970 to 9999 (every file's time in practice) by arithmetic
     /// (`ISO8601Text`), others through gmtime_r.
@@ -104,38 +134,68 @@ enum SongPrinter {
     /// `playlist:` line, as `mpd`'s database printer adds it (sorted results too).
     /// A queue song (`playlistinfo`) or a stored playlist's (`listplaylistinfo`) has no `playlist:` line
     /// (`playlistLine` false).
+    ///
+    /// The lines up to `duration` are copied straight into the reply (one `ByteWriter` over room for the block's
+    /// size bound); the `file: DIR/` start and the `Format` line are made once for a run of songs that share them.
     static func appendSong(
         _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, playlistLine: Bool = true,
         to reply: inout ReplyBuffer
     ) {
-        defer { if playlistLine { Self.appendPlaylistLine(song, of: songs, to: &reply) } }
-        Self.appendFileLine(song, of: songs, to: &reply)
+        let prefix = Self.filePrefix(song, of: songs, in: &reply)
+        let formatLine = format ? songs.audioFormat(song).map { reply.formatLine($0) } : nil
         let virtual = songs.virtualSong(song)
-        if let track = virtual?.track {
-            Self.appendRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &reply)
-        }
+        let time = songs.modificationTime(song)
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
         // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
-        if virtual == nil ? songs.modificationTime(song) >= 0 : songs.modificationTime(song) > 0 {
-            Self.appendLastModified(songs.modificationTime(song), to: &reply)
+        let timed = virtual == nil ? time >= 0 : time > 0
+        let keys = Self.tagKeyBytes
+        let keyStarts = Self.tagKeyStarts
+        let escapes = songs.values.mayHoldEscapes
+        reply.write(atMost: Self.sizeBound(song, of: songs, prefix: prefix.count)) { writer in
+            writer.put(bytes: prefix)
+            songs.withNameBytes(song) { writer.put(bytes: $0) }
+            writer.put(byte: UInt8(ascii: "\n"))
+            if let track = virtual?.track {
+                Self.putRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &writer)
+            }
+            if timed { Self.putLastModified(time, to: &writer) }
+            if let formatLine { writer.put(bytes: formatLine) }
+            for position in songs.tagPositions(song) {
+                let type = songs.tagType(at: position)
+                guard visibleTags.contains(type) else { continue }
+                writer.put(bytes: keys[keyStarts[type.rawValue]..<keyStarts[type.rawValue + 1]])
+                songs.values.withBytes(songs.valueNumber(at: position)) { value in
+                    // `RawText` escapes as their raw byte (only shrinks).
+                    if escapes && value.contains(RawText.escapeLeadByte) {
+                        writer.put(bytes: RawText.encode(String(decoding: value, as: UTF8.self)))
+                    } else {
+                        writer.put(bytes: value)
+                    }
+                }
+                writer.put(byte: UInt8(ascii: "\n"))
+            }
+            if let duration = songs.playedMilliseconds(song) { Self.putTime(duration, to: &writer) }
         }
-        if format, let audioFormat = songs.audioFormat(song) { reply.appendFormatLine(audioFormat) }
-        for position in songs.tagPositions(song) {
-            let type = songs.tagType(at: position)
-            guard visibleTags.contains(type) else { continue }
-            reply.append(bytes: Self.tagKeys[type.rawValue])
-            songs.values.withBytes(songs.valueNumber(at: position)) { reply.append(rawUTF8: $0) }
-            reply.append(byte: UInt8(ascii: "\n"))
-        }
-        if let duration = songs.playedMilliseconds(song) { Self.appendTime(duration, to: &reply) }
+        if playlistLine { Self.appendPlaylistLine(song, of: songs, to: &reply) }
     }
+
+    /// Every tag type's key (`tagKeys`) end to end, and where each starts, by raw value (one more at the end).
+    private static let tagKeyBytes: [UInt8] = Self.tagKeys.flatMap { $0 }
+    private static let tagKeyStarts: [Int] = Self.tagKeys.reduce(into: [0]) { $0.append($0.last! + $1.count) }
 
     /// At least as many bytes as `appendSong(song, of: songs, visibleTags:, playlistLine: false, to:)` writes with
     /// any tag mask, for a small part of the work: the `file` line's and every tag value's bytes (`RawText` escapes
     /// only shrink as they are written), each tag line's longest key, and room for every line of bounded width
     /// (`Range`, `Last-Modified`, `Format`, `Time`, `duration`) and `extra` bytes more.
     static func sizeBound(_ song: Int32, of songs: SongTable, extra: Int) -> Int {
-        var bytes = extra + Self.fixedLinesBound + songs.directoryPath(song).utf8.count
+        Self.sizeBound(song, of: songs, prefix: extra + songs.directoryPath(song).utf8.count)
+    }
+
+    /// `sizeBound(song, of: songs, extra: prefix)` without the directory's path (`prefix` counts it: the `file:`
+    /// line's start).
+    @inline(__always)
+    private static func sizeBound(_ song: Int32, of songs: SongTable, prefix: Int) -> Int {
+        var bytes = prefix + Self.fixedLinesBound
         bytes += songs.withNameBytes(song) { $0.count }
         for position in songs.tagPositions(song) {
             bytes += Self.tagLineBound + songs.values.withBytes(songs.valueNumber(at: position)) { $0.count }
@@ -152,28 +212,62 @@ enum SongPrinter {
 
     /// `Range: START-END` (`START-` without an end); nothing for a whole file.
     static func appendRange(start: UInt64, end: UInt64, to reply: inout ReplyBuffer) {
-        guard start > 0 || end > 0 else { return }
-        reply.key("Range")
-        Self.appendSeconds3(start, to: &reply)
-        reply.append(byte: UInt8(ascii: "-"))
-        if end > 0 { Self.appendSeconds3(end, to: &reply) }
-        reply.append(byte: UInt8(ascii: "\n"))
+        reply.write(atMost: Self.rangeBound) { Self.putRange(start: start, end: end, to: &$0) }
     }
+
+    /// Writes `appendRange`'s line.
+    @inline(__always)
+    static func putRange(start: UInt64, end: UInt64, to writer: inout ByteWriter) {
+        guard start > 0 || end > 0 else { return }
+        writer.put("Range: ")
+        Self.putSeconds3(start, to: &writer)
+        writer.put(byte: UInt8(ascii: "-"))
+        if end > 0 { Self.putSeconds3(end, to: &writer) }
+        writer.put(byte: UInt8(ascii: "\n"))
+    }
+
+    /// The longest `Range` line.
+    private static let rangeBound = 7 + 2 * Self.seconds3Bound + 2
 
     /// `file: URI` of a database song, from its directory's path and its name's bytes (no string is made). A
     /// database URI is a relative path: it has no credentials to hide.
-    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.appendPrefix`).
+    /// `file: DIR/` is made once for a run of songs of one directory (`ReplyBuffer.prefix`).
     static func appendFileLine(_ song: Int32, of songs: SongTable, to reply: inout ReplyBuffer) {
-        reply.appendPrefix(key: songs.directory(song)) { prefix in
-            prefix.key("file")
-            let path = songs.directoryPath(song)
-            if !path.isEmpty {
-                prefix.append(raw: path)
-                prefix.append(byte: UInt8(ascii: "/"))
+        let prefix = Self.filePrefix(song, of: songs, in: &reply)
+        songs.withNameBytes(song) { name in
+            reply.write(atMost: prefix.count + name.count + 1) { writer in
+                writer.put(bytes: prefix)
+                writer.put(bytes: name)
+                writer.put(byte: UInt8(ascii: "\n"))
             }
         }
-        songs.withNameBytes(song) { reply.append(bytes: $0) }
-        reply.append(byte: UInt8(ascii: "\n"))
+    }
+
+    /// `file: DIR/` for song `song`, made once for a run of songs of one directory (`ReplyBuffer.prefix`).
+    @inline(__always)
+    private static func filePrefix(_ song: Int32, of songs: SongTable, in reply: inout ReplyBuffer) -> [UInt8] {
+        reply.prefix(key: songs.directory(song)) { prefix in
+            let path = songs.directoryPath(song)
+            prefix.append(writingAtMost: 7 + path.utf8.count) { writer in
+                writer.put("file: ")
+                if !path.isEmpty {
+                    writer.put(raw: path)
+                    writer.put(byte: UInt8(ascii: "/"))
+                }
+            }
+        }
+    }
+
+    /// `directory: PATH` and, with a `time`, its `Last-Modified` line; nothing for the root ("").
+    static func appendDirectory(_ path: String, time: Int64?, to reply: inout ReplyBuffer) {
+        guard !path.isEmpty else { return }
+        let length = path.utf8.count
+        reply.write(atMost: 11 + length + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in
+            writer.put("directory: ")
+            writer.put(raw: path)
+            writer.put(byte: UInt8(ascii: "\n"))
+            if let time { Self.putLastModified(time, to: &writer) }
+        }
     }
 
     /// `playlist: URI` for a song whose tags hold a cue sheet (`mpd`'s `has_playlist`); nothing otherwise.

@@ -11,6 +11,7 @@ import Input
 import Jack
 import Model
 import OpenAL
+import PipeWire
 import Playback
 import Posix
 import Pulse
@@ -27,6 +28,7 @@ extension Daemon {
         [
             ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
             HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
+            PipeWireOutputPlugin(logger: logger),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
             JackOutputPlugin(logger: logger),
         ]

@@ -90,7 +90,7 @@ private final class ServiceHarness: @unchecked Sendable {  // `service` is touch
     func stop() {
         _ = self.onLoop { harness in
             harness.service?.stopWatching()
-            harness.service?.finishStartupSave()
+            harness.service?.finishSaving()
             harness.service = nil
             return true
         }
@@ -130,9 +130,12 @@ struct LibraryServiceTests {
         #expect(first.events.withLock { $0 } == ["started 1", "finished 1 modified new"])
         #expect(first.withService { $0.database.songs.map(\.uri) } == ["top.mp3", "a/1.mp3"])
         #expect(first.withService { $0.updatingJobID } == nil)
+        let updateTime = first.withService { $0.database.updateTime }
+        // The files are written after the job is reported done; stopping waits for them.
         first.stop()
-        // `db_file` in mpd's format, and the binary copy beside it.
-        #expect((try? FileStatus(path: database.path)) != nil)
+        // `db_file` in mpd's format, and the binary copy beside it; `db_file`'s time is the snapshot's update time
+        // (`db_update`), as mpd's is the time of the file it saved.
+        #expect((try? FileStatus(path: database.path))?.modificationTime == updateTime)
         #expect((try? FileStatus(path: DatabaseFile.companionPath(for: database.path))) != nil)
 
         let second = try ServiceHarness(self.configuration(music, databaseFile: database.path))

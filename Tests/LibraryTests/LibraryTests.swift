@@ -18,6 +18,52 @@ struct UpdaterTests {
         Updater(root: music.path, reader: reader, logger: .discarding).update(tree, uri: uri, discard: discard)
     }
 
+    /// The top two levels are walked by several threads at once: the trees (songs, playlists, directory times and
+    /// ranks: the order of new directories holding no song) are those of a walk on one thread, for a first scan
+    /// and for an update that adds, changes and removes songs and directories.
+    @Test func aWalkOnSeveralThreadsMakesTheTreeOfOne() throws {
+        let music = try MusicDirectory()
+        for artist in 0..<12 {
+            for album in 0..<3 { try music.song("Music/Artist \(artist)/Album \(album)/\(album).mp3", mtime: 100) }
+        }
+        try music.song("top.mp3", mtime: 100)
+        try music.song("Other/x.mp3", mtime: 100)
+        try "#EXTM3U\n".write(toFile: music.path + "/Music/list.m3u", atomically: false, encoding: .utf8)
+        func walk(_ tree: TreeDirectory, concurrency: Int) -> Updater.Result {
+            Updater(root: music.path, reader: FakeReader(), logger: .discarding, concurrency: concurrency)
+                .update(tree, uri: "", discard: false)
+        }
+        let one = walk(TreeDirectory(name: ""), concurrency: 1)
+        let many = walk(TreeDirectory(name: ""), concurrency: 4)
+        #expect(many.tree == one.tree)
+        #expect(many.modified == one.modified)
+
+        // New directories with no song (ranked in walk order), a new and a changed song, a directory gone.
+        for name in ["Music/New B", "Music/New A", "Music/Artist 3/New", "Empty"] {
+            #expect(mkdir(music.path + "/" + name, 0o755) == 0)
+        }
+        try music.song("Music/Artist 5/Album 9/new.mp3", mtime: 100)
+        try music.song("Music/Artist 7/Album 1/1.mp3", ["Title": "Changed"], mtime: 200)
+        #expect(system("rm -r '\(music.path)/Music/Artist 2'") == 0)
+        let oneAgain = walk(one.tree, concurrency: 1)
+        let manyAgain = walk(one.tree, concurrency: 4)
+        #expect(oneAgain.modified && manyAgain.modified)
+        #expect(manyAgain.tree == oneAgain.tree)
+        #expect(
+            Database(tree: manyAgain.tree, updateTime: 1).songs.map(\.uri)
+                == Database(tree: oneAgain.tree, updateTime: 1).songs.map(\.uri))
+
+        // Nothing changed but new empty directories: no modification, the same unsorted order.
+        #expect(mkdir(music.path + "/Music/Later", 0o755) == 0)
+        let oneQuiet = walk(oneAgain.tree, concurrency: 1)
+        let manyQuiet = walk(oneAgain.tree, concurrency: 4)
+        #expect(!oneQuiet.modified && !manyQuiet.modified)
+        #expect(manyQuiet.tree == oneQuiet.tree)
+        #expect(
+            Database(tree: manyQuiet.tree, updateTime: 1, sorted: false).directories.map(\.path)
+                == Database(tree: oneQuiet.tree, updateTime: 1, sorted: false).directories.map(\.path))
+    }
+
     @Test func scansAndOrdersLikeMPD() throws {
         let music = try MusicDirectory()
         try music.song("b/2.mp3", ["Album": "Z", "Track": "2"])

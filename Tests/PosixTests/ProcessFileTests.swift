@@ -26,6 +26,17 @@ struct ProcessFileTests {
         #expect(throws: SystemCallError.self) { try DirectoryEntries.makeDirectories(atPath: root + "/plain") }
     }
 
+    @Test func setsAModificationTime() throws {
+        let root = "/tmp/fermata-mtime-\(getpid())-\(MonotonicClock.now())"
+        defer { _ = system("rm -rf '\(root)'") }
+        try DirectoryEntries.makeDirectories(atPath: root)
+        try writeFile(Array("db".utf8), atPath: root + "/file")
+        try FileStatus.setModificationTime(1_234_567_890, ofPath: root + "/file")
+        #expect(try FileStatus(path: root + "/file").modificationTime == 1_234_567_890)
+        #expect(try FileStatus(path: root + "/file").size == 2)
+        #expect(throws: SystemCallError.self) { try FileStatus.setModificationTime(1, ofPath: root + "/missing") }
+    }
+
     @Test func anOpenDirectoryDescribesItsEntriesAsTheirPathsDo() throws {
         let root = "/tmp/fermata-opendir-\(getpid())-\(MonotonicClock.now())"
         defer { _ = system("rm -rf '\(root)'") }

@@ -43,16 +43,18 @@ struct ReplyBufferTests {
         var reply = ReplyBuffer()
         var made: [Int32] = []
         for key: Int32 in [0, 0, 3, 3, 0, 7] {
-            reply.appendPrefix(key: key) { prefix in
+            let prefix = reply.prefix(key: key) { prefix in
                 made.append(key)
-                prefix.key("p\(key)")
+                prefix.append(contentsOf: "p\(key): ".utf8)
             }
+            reply.append(bytes: prefix)
             reply.append(byte: UInt8(ascii: "\n"))
         }
         #expect(made == [0, 3, 0, 7])
         #expect(String(decoding: reply.bytes, as: UTF8.self) == "p0: \np0: \np3: \np3: \np0: \np7: \n")
         reply.removeAll()
-        reply.appendPrefix(key: 7) { _ in made.append(-1) }
+        let kept = reply.prefix(key: 7) { _ in made.append(-1) }
+        reply.append(bytes: kept)
         #expect(String(decoding: reply.bytes, as: UTF8.self) == "p7: ")
         #expect(made.count == 4)
     }

@@ -12,8 +12,8 @@ import Synchronization
 /// turns that into idle events and into the queue's view of the new snapshot.
 ///
 /// Loop-confined: create it, call every method and read every property on the loop thread. Update jobs run one
-/// at a time on their own thread; each ends by saving the database files (atomically) and posting the new
-/// snapshot to the loop, which swaps it in. One snapshot is kept: the music directory's songs with the mounted
+/// at a time on their own thread; each posts the new snapshot to the loop, which swaps it in and reports the job
+/// done, and then saves the database files (atomically) on the same thread, before the next job starts. One snapshot is kept: the music directory's songs with the mounted
 /// storages' grafted in. Every rebuild of it (a job's result, `mount`, `unmount`) is made off the loop; those that
 /// must start from the current snapshot wait their turn (`changeSnapshot`), so the loop never waits for one.
 ///
@@ -115,11 +115,11 @@ public final class LibraryService {
     private var watcher: AutoUpdateWatcher?
     var queue: [(uri: String, discard: Bool, id: Int)] = []
     var running = false
-    /// Whether the database files are being written after start-up (an update waits for it).
+    /// Whether the database files are being written, after start-up or after a job (the next job waits for it).
     private var saving = false
-    /// Holds the write after start-up while it runs: shutdown waits for it, so the copy a start wrote is there
-    /// after the stop (or the old one, never half of it: the files are replaced atomically).
-    private let startupSave = DispatchGroup()
+    /// Holds each write of the database files while it runs: shutdown waits for it, so what a start or a job
+    /// saved is there after the stop (or the old files, never half of one: they are replaced atomically).
+    private let pendingSaves = DispatchGroup()
     /// The id of the last job queued (tests set it to see the ids wrap).
     var lastJobID = 0
 
@@ -210,7 +210,7 @@ public final class LibraryService {
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
-        let group = self.startupSave
+        let group = self.pendingSaves
         group.enter()
         NamedThread.detach("dbsave") {
             defer { group.leave() }
@@ -232,15 +232,20 @@ public final class LibraryService {
 
     /// Writes `database` to `db_file` at `path` in `mpd`'s format, then the stamped binary copy beside it with
     /// `db_file`'s new modification time as its update time (`mpd`'s `db_update`); returns that copy's bytes
-    /// (without the stamp), or `nil` when `db_file` could not be written. Update thread.
+    /// (without the stamp), or `nil` when `db_file` could not be written. With `updateTime` (the snapshot's, which
+    /// clients already see), `db_file`'s modification time is set to it first, so the two agree as in `mpd`, where
+    /// `db_update` is the time of the file just saved. Any thread but the loop.
+    @discardableResult
     private static func save(
-        _ database: Database, configuration: Configuration, to path: String, logger: Logger
+        _ database: Database, configuration: Configuration, to path: String, updateTime: Int64? = nil,
+        logger: Logger
     ) -> [UInt8]? {
         do {
             let text = try MPDDatabaseFile.encoded(
                 database, tags: configuration.metadata, fsCharset: configuration.fsCharset,
                 compress: configuration.compress)
             try DatabaseFile.write(text, to: path)
+            if let updateTime { try FileStatus.setModificationTime(updateTime, ofPath: path) }
         } catch {
             logger.error("cannot save the database", ["file": path, "error": "\(error)"])
             return nil
@@ -262,10 +267,10 @@ public final class LibraryService {
         }
     }
 
-    /// Waits (shutdown) until the database files written after start-up are saved: a few seconds at most for the
-    /// largest libraries.
-    public func finishStartupSave() {
-        if self.startupSave.wait(timeout: .now() + .seconds(30)) == .timedOut {
+    /// Waits (shutdown) until the database files being written (after start-up or after a job) are saved: a few
+    /// seconds at most for the largest libraries.
+    public func finishSaving() {
+        if self.pendingSaves.wait(timeout: .now() + .seconds(30)) == .timedOut {
             self.logger.warning("the database copy is still being written; stopping without it")
         }
     }
@@ -328,8 +333,9 @@ public final class LibraryService {
         let configuration = self.configuration
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
+        let group = self.pendingSaves
         NamedThread.detach("update") {
-            let (database, modified, replaced) = Self.update(
+            let (database, modified, replaced, save) = Self.update(
                 current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger)
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here,
             // and graft the mounts (the loop uses that if they are still the same).
@@ -337,21 +343,38 @@ public final class LibraryService {
             let prepared = database.map {
                 Prepared(database: Self.grafted($0, mounts: mounts), generation: generation)
             }
+            // The snapshot goes to the loop first, which reports the job done; then the files are written here.
+            // Meanwhile the next job waits (`saving`), and shutdown waits for the write (`pendingSaves`).
+            let saved = save.flatMap { time in database.map { ($0, time) } }
+            if saved != nil { group.enter() }
             bound.execute { [database] service in
+                if saved != nil { service.saving = true }
                 service.finish(database: database, prepared: prepared, modified: modified, replaced: replaced, id: id)
+            }
+            guard let (database, updateTime) = saved else { return }
+            defer { group.leave() }
+            if let path = configuration.databaseFile {
+                Self.save(database, configuration: configuration, to: path, updateTime: updateTime, logger: logger)
+            }
+            // The files' encodings are gone: give back what they left on this thread's heap.
+            releaseFreeMemory()
+            bound.execute { service in
+                service.saving = false
+                service.startNextJob()
             }
         }
     }
 
     /// Runs the update job (`scan`) and reads the snapshot back from its encoding; returns it (`nil` when nothing
-    /// changed or it does not read back), whether anything was modified, and the cue tracks replaced. Everything
-    /// else the job made, its encoding too, is freed on return. Update thread.
+    /// changed or it does not read back), whether anything was modified, the cue tracks replaced, and the update
+    /// time to save it with when it must be saved (see `scan`). Everything else the job made, its encoding too, is
+    /// freed on return. Update thread.
     private static func update(
         _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
-    ) -> (database: Database?, modified: Bool, replaced: [String]) {
-        let (encoded, modified, replaced) = Self.scan(
+    ) -> (database: Database?, modified: Bool, replaced: [String], save: Int64?) {
+        let (encoded, modified, replaced, save) = Self.scan(
             current, configuration: configuration, uri: uri, discard: discard, logger: logger)
-        guard let encoded else { return (nil, modified, replaced) }
+        guard let encoded else { return (nil, modified, replaced, nil) }
         // The snapshot the job built is gone: read it back from its encoding into the heap the scan left,
         // coalesced first (a restart allocates it so too).
         releaseFreeMemory()
@@ -359,7 +382,7 @@ public final class LibraryService {
             encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
             alsoHidden: current.hiddenURIs)
         if database == nil { logger.error("the new database does not read back; keeping the previous one") }
-        return (database, modified, replaced)
+        return (database, modified, replaced, save)
     }
 
     /// A value handed to another thread once: taken there, it is no longer held by the closure that carried it.
@@ -377,15 +400,17 @@ public final class LibraryService {
         }
     }
 
-    /// Runs the update job over `current`'s tree, saves the snapshot it produces (see `save`) and returns it
-    /// encoded in the binary format (`nil` when nothing changed); also whether anything was modified, and the
-    /// URIs of the cue sheet tracks it replaced (see `Updater.Result.replacedTracks`). The job's
+    /// Runs the update job over `current`'s tree and returns the snapshot it produces encoded in the binary format
+    /// (`nil` when nothing changed); also whether anything was modified, the URIs of the cue sheet tracks it
+    /// replaced (see `Updater.Result.replacedTracks`), and the snapshot's update time when its files must be saved
+    /// (`save`, once the loop has it), as `mpd` saves its database: when the job modified it or its file is
+    /// missing; `nil` when not, or without `db_file`. The job's
     /// tree and the snapshot are freed on return: the snapshot built from the tree keeps its small allocations
     /// (directory paths, child lists) on pages scattered over everything the scan allocated, which
     /// `malloc_trim` cannot return while they live. Update thread.
     private static func scan(
         _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
-    ) -> (encoded: [UInt8]?, modified: Bool, replaced: [String]) {
+    ) -> (encoded: [UInt8]?, modified: Bool, replaced: [String], save: Int64?) {
         let tree = current.makeTree(withoutMounts: true)
         let result = configuration.updater.update(tree, uri: uri, discard: discard)
         let updateTime = Int64(time(nil))
@@ -399,19 +424,17 @@ public final class LibraryService {
             // An update marks the files cue sheet tracks name, which a snapshot loaded from a file has not.
             let marks =
                 configuration.hidePlaylistTargets && !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
-            guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false, []) }
+            guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false, [], nil) }
             let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
-            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false, result.replacedTracks)
+            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false, result.replacedTracks, nil)
         }
         var saved = result.tree
         saved.pruneEmpty()
         let database = Database(tree: saved, updateTime: updateTime)
-        if let path = configuration.databaseFile,
-            let encoded = Self.save(database, configuration: configuration, to: path, logger: logger)
-        {
-            return (encoded, result.modified, result.replacedTracks)
-        }
-        return (DatabaseFile.encoded(database, tags: configuration.metadata), result.modified, result.replacedTracks)
+        return (
+            DatabaseFile.encoded(database, tags: configuration.metadata, updateTime: updateTime), result.modified,
+            result.replacedTracks, configuration.databaseFile == nil ? nil : updateTime
+        )
     }
 
     private func finish(database: Database?, prepared: Prepared?, modified: Bool, replaced: [String], id: Int) {

@@ -141,12 +141,20 @@ public final class ReplyStream {
         return stream
     }
 
-    /// Streams `count` items, `chunk` at a time, writing each chunk's text with `write`.
-    static func chunked(count: Int, chunk: Int = 64, write: @escaping (Range<Int>) -> Void) -> ReplyStream {
+    /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines to one buffer, emptied
+    /// (its storage and its line caches kept) before each chunk, and written as one piece.
+    static func chunked(
+        count: Int, chunk: Int = 64, sink: any ReplySink, append: @escaping (Range<Int>, inout ReplyBuffer) -> Void
+    ) -> ReplyStream {
         var position = 0
+        var reply = ReplyBuffer()
         return ReplyStream {
             let end = min(position + chunk, count)
-            if position < end { write(position..<end) }
+            if position < end {
+                reply.removeAll()
+                append(position..<end, &reply)
+                sink.write(bytes: reply.bytes)
+            }
             position = end
             return position < count
         }

@@ -72,8 +72,9 @@ enum DatabaseCommands {
         let database = try database(context)
         let tags = visibleTags(context)
         // A directory of thousands of artists is as many entries.
+        let songs = database.songs
         context.reply.writeBatched(try walk(database, uri: uri, recursive: false)) { entry, reply in
-            append(entry, database: database, full: true, tags: tags, to: &reply)
+            append(entry, database: database, songs: songs, full: true, tags: tags, to: &reply)
         }
         // The root lists the stored playlists after its directories and songs.
         if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
@@ -109,10 +110,12 @@ enum DatabaseCommands {
         // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
         // and one write.
         return .stream(
-            ReplyStream.chunked(count: entries.count) { range in
-                var reply = ReplyBuffer(capacity: range.count * (full ? 256 : 64))
-                for entry in entries[range] { append(entry, database: database, full: full, tags: tags, to: &reply) }
-                sink.write(bytes: reply.bytes)
+            ReplyStream.chunked(count: entries.count, chunk: full ? 64 : 256, sink: sink) { range, reply in
+                // The table read once per chunk: each read of `Database.songs` retains every column.
+                let songs = database.songs
+                for entry in entries[range] {
+                    append(entry, database: database, songs: songs, full: full, tags: tags, to: &reply)
+                }
             })
     }
 
@@ -122,7 +125,8 @@ enum DatabaseCommands {
         /// The root of a mounted storage's database, at its mount point's path.
         case mountRoot(Int32)
         case song(Int32)
-        case playlist(directory: Int32, index: Int)
+        /// A directory's playlist file, by its index there (Int32: an entry takes 12 bytes, not 24).
+        case playlist(directory: Int32, index: Int32)
     }
 
     /// What a listing of `uri` shows, in `mpd`'s order: for a directory its songs, its playlist files,
@@ -132,14 +136,24 @@ enum DatabaseCommands {
     static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
         var entries: [Entry] = []
         if let directory = database.directory(at: uri) {
+            // The whole library's listing: every song and directory, grown once at most (a large array's doublings
+            // each map, copy and unmap it).
+            if recursive && directory == 0 {
+                entries.reserveCapacity(database.songs.count + database.directories.count + 64)
+            }
             if recursive && directory != 0 {
                 entries.append(database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory))
             }
+            let directories = database.directories
             func visit(_ index: Int32) {
-                let node = database.directories[Int(index)]
-                for song in node.songs where !database.isHidden(song) { entries.append(.song(song)) }
-                for position in node.playlists.indices { entries.append(.playlist(directory: index, index: position)) }
-                for child in node.children {
+                // Field by field: a copy of the whole directory would retain each of its references.
+                for song in directories[Int(index)].songs where !database.isHidden(song) {
+                    entries.append(.song(song))
+                }
+                for position in directories[Int(index)].playlists.indices {
+                    entries.append(.playlist(directory: index, index: Int32(position)))
+                }
+                for child in directories[Int(index)].children {
                     entries.append(.directory(child))
                     guard recursive else { continue }
                     // As mpd: a mount point, then the root of the storage's database, under the same path.
@@ -156,18 +170,17 @@ enum DatabaseCommands {
         return entries
     }
 
-    /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form.
-    static func append(_ entry: Entry, database: Database, full: Bool, tags: TagMask, to reply: inout ReplyBuffer) {
+    /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form;
+    /// `songs` is `database.songs`.
+    static func append(
+        _ entry: Entry, database: Database, songs: SongTable, full: Bool, tags: TagMask, to reply: inout ReplyBuffer
+    ) {
         switch entry {
         case .directory(let index):
-            let directory = database.directories[Int(index)]
-            // The root is never printed.
-            guard !directory.path.isEmpty else { return }
-            reply.rawLine("directory", directory.path)
-            // A mount point has no time (-1).
-            if full && directory.modificationTime >= 0 {
-                SongPrinter.appendLastModified(directory.modificationTime, to: &reply)
-            }
+            // The root is never printed. A mount point has no time (-1).
+            let time = database.directories[Int(index)].modificationTime
+            SongPrinter.appendDirectory(
+                database.directories[Int(index)].path, time: full && time >= 0 ? time : nil, to: &reply)
         case .mountRoot(let index):
             reply.rawLine("directory", database.directories[Int(index)].path)
             // A mount's root read back from its database file has no time (-1), as in mpd.
@@ -176,14 +189,14 @@ enum DatabaseCommands {
             }
         case .song(let index):
             if full {
-                SongPrinter.appendSong(index, of: database.songs, visibleTags: tags, to: &reply)
+                SongPrinter.appendSong(index, of: songs, visibleTags: tags, to: &reply)
             } else {
-                SongPrinter.appendFileLine(index, of: database.songs, to: &reply)
-                SongPrinter.appendPlaylistLine(index, of: database.songs, to: &reply)
+                SongPrinter.appendFileLine(index, of: songs, to: &reply)
+                SongPrinter.appendPlaylistLine(index, of: songs, to: &reply)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]
-            let playlist = directory.playlists[position]
+            let playlist = directory.playlists[Int(position)]
             reply.rawLine("playlist", directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name)
             if full { SongPrinter.appendLastModified(playlist.modificationTime, to: &reply) }
         }

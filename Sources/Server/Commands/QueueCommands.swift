@@ -555,7 +555,7 @@ enum QueueCommands {
         guard !positions.isEmpty else { return [] }
         // A writer value, not nested functions over a captured count: those made every byte an exclusivity check
         // (`swift_beginAccess`, 40 % of a 100k-song `plchangesposid 0`).
-        return DecimalWriter.bytes(capacity: Self.mostBytesPerPosition * positions.count) { writer in
+        return ByteWriter.bytes(capacity: Self.mostBytesPerPosition * positions.count) { writer in
             queue.forEachNewer(in: positions, than: version) { position, id in
                 writer.put("cpos: ")
                 writer.put(position)

@@ -35,8 +35,7 @@ enum SearchCommands {
         let sorted = selection.sort != nil
         // Streamed: `search any ""` selects the whole library.
         return .stream(
-            ReplyStream.chunked(count: selected.count) { range in
-                var reply = ReplyBuffer(capacity: range.count * 512)
+            ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
                 // Read once: each read of `Database.songs` retains and releases every column of the table.
                 let songs = database.songs
                 for index in selected[range] {
@@ -44,7 +43,6 @@ enum SearchCommands {
                     // format, so a sorted reply has no Format lines.
                     SongPrinter.appendSong(index, of: songs, visibleTags: tags, format: !sorted, to: &reply)
                 }
-                sink.write(bytes: reply.bytes)
             })
     }
 
@@ -91,10 +89,10 @@ enum SearchCommands {
             let sink = context.reply
             // Streamed as `listall` is: a whole library's file lines are megabytes.
             return .stream(
-                ReplyStream.chunked(count: selected.count, chunk: 256) { range in
-                    var reply = ReplyBuffer(capacity: range.count * 96)
-                    for index in selected[range] { SongPrinter.appendFileLine(index, of: database.songs, to: &reply) }
-                    sink.write(bytes: reply.bytes)
+                ReplyStream.chunked(count: selected.count, chunk: 256, sink: sink) { range, reply in
+                    // Read once: each read of `Database.songs` retains and releases every column of the table.
+                    let songs = database.songs
+                    for index in selected[range] { SongPrinter.appendFileLine(index, of: songs, to: &reply) }
                 })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// Writes reply bytes (keys, decimal numbers, names and values) into a buffer reserved for them: one capacity
+/// check per piece, no exclusivity or uniqueness check per byte, for replies of hundreds of thousands of lines
+/// (`plchangesposid` of a long queue, song blocks of `listallinfo`). Valid only inside
+/// `ByteWriter.bytes(capacity:_:)` or `Array.append(writingAtMost:_:)`, which own the buffer; writing past the
+/// capacity traps.
+public struct ByteWriter {
+    @usableFromInline let out: UnsafeMutableBufferPointer<UInt8>
+    @usableFromInline var written = 0
+
+    @usableFromInline init(_ out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
+
+    /// The bytes written.
+    @inlinable public var count: Int { self.written }
+
+    /// The bytes `body` writes, at most `capacity` (writing more traps).
+    public static func bytes(capacity: Int, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.append(writingAtMost: capacity, body)
+        return bytes
+    }
+
+    /// Room for `length` more bytes, counted as written.
+    @inlinable @inline(__always)
+    mutating func claim(_ length: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(length <= self.out.count &- self.written, "ByteWriter: past its capacity")
+        defer { self.written &+= length }
+        return self.out.baseAddress! + self.written
+    }
+
+    /// Appends `text`'s UTF-8 bytes.
+    @inlinable @inline(__always)
+    public mutating func put(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        self.claim(length).update(from: text.utf8Start, count: length)
+    }
+
+    /// Appends one byte.
+    @inlinable @inline(__always)
+    public mutating func put(byte: UInt8) { self.claim(1).pointee = byte }
+
+    /// Appends `bytes`.
+    @inlinable @inline(__always)
+    public mutating func put(bytes: some Collection<UInt8>) {
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            guard let base = source.baseAddress else { return }
+            self.claim(source.count).update(from: base, count: source.count)
+        }
+        if copied == nil {
+            let target = self.claim(bytes.count)
+            for (offset, byte) in bytes.enumerated() { target[offset] = byte }
+        }
+    }
+
+    /// Appends `value` in decimal (its bit pattern as unsigned: callers pass counts and positions).
+    @inlinable @inline(__always)
+    public mutating func put(_ value: Int) { self.put(decimal: UInt64(UInt(bitPattern: value))) }
+
+    /// Appends `value` in decimal, with at least `minimumDigits` digits (zero-padded, up to 20).
+    @inlinable
+    public mutating func put(decimal value: UInt64, minimumDigits: Int = 1) {
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 20 && value >= power {
+            digits &+= 1
+            power &*= 10
+        }
+        digits = max(digits, min(minimumDigits, 20))
+        let target = self.claim(digits)
+        var rest = value
+        for index in stride(from: digits &- 1, through: 0, by: -1) {
+            target[index] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
+            rest /= 10
+        }
+    }
+
+    /// Appends `seconds` (since 1970-01-01 UTC) as `ISO8601Text` writes it, 20 bytes, when its year is 1970 to
+    /// 9999; `false` (nothing written) for any other time.
+    @inlinable
+    public mutating func putISO8601(_ seconds: Int64) -> Bool {
+        guard seconds >= 0, seconds < 253_402_300_800 else { return false }
+        let (year, month, day) = ISO8601Text.civilDate(daysSinceEpoch: seconds / 86_400)
+        let time = seconds % 86_400
+        // Every field at its place in one claimed run of 20 bytes, two digits at a time.
+        let text = self.claim(20)
+        func two(_ value: Int64, at index: Int) {
+            text[index] = UInt8(truncatingIfNeeded: value / 10) &+ 0x30
+            text[index + 1] = UInt8(truncatingIfNeeded: value % 10) &+ 0x30
+        }
+        two(year / 100, at: 0)
+        two(year % 100, at: 2)
+        text[4] = UInt8(ascii: "-")
+        two(month, at: 5)
+        text[7] = UInt8(ascii: "-")
+        two(day, at: 8)
+        text[10] = UInt8(ascii: "T")
+        two(time / 3600, at: 11)
+        text[13] = UInt8(ascii: ":")
+        two(time / 60 % 60, at: 14)
+        text[16] = UInt8(ascii: ":")
+        two(time % 60, at: 17)
+        text[19] = UInt8(ascii: "Z")
+        return true
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends what `body` writes, at most `capacity` bytes (writing more traps), straight into the array's
+    /// storage (grown as `append` grows it).
+    @inlinable @inline(__always)
+    public mutating func append(writingAtMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
+        self.append(addingCapacity: capacity) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                var writer = ByteWriter(UnsafeMutableBufferPointer(rebasing: buffer[initialized...]))
+                body(&writer)
+                initialized += writer.count
+            }
+        }
+    }
+}
+
+/// `Last-Modified` times as `mpd` prints them (`2026-12-05T14:56:57Z`), by arithmetic for the years 1970 to 9999.
+public enum ISO8601Text {
+    /// Appends `seconds` (since 1970-01-01 UTC) as 20 bytes, when its year is 1970 to 9999; `false` (nothing
+    /// appended) for any other time, which the caller formats through the C library.
+    public static func append(_ seconds: Int64, to bytes: inout [UInt8]) -> Bool {
+        var done = false
+        bytes.append(writingAtMost: 20) { done = $0.putISO8601(seconds) }
+        return done
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (0 or later): Howard Hinnant's
+    /// `civil_from_days`, on eras of 400 years.
+    @inlinable
+    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468  // from 0000-03-01
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153  // March is 0
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

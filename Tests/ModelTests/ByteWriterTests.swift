@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Testing
+
+struct DecimalTextTests {
+    @Test func theWriterPutsKeysAndDecimalsUpToItsCapacity() {
+        let bytes = ByteWriter.bytes(capacity: 64) { writer in
+            writer.put("a: ")
+            writer.put(0)
+            writer.put(" ")
+            writer.put(Int.max)
+            writer.put(" ")
+            writer.put(-1)
+            #expect(writer.count == 3 + 1 + 1 + 19 + 1 + 20)
+        }
+        #expect(String(decoding: bytes, as: UTF8.self) == "a: 0 \(Int.max) \(UInt.max)")
+        #expect(ByteWriter.bytes(capacity: 0) { _ in }.isEmpty)
+    }
+
+    @Test func iso8601TextCoversTheYears1970To9999Only() {
+        var bytes: [UInt8] = []
+        #expect(ISO8601Text.append(0, to: &bytes))
+        #expect(ISO8601Text.append(951_782_400, to: &bytes))  // 2000-02-29
+        #expect(ISO8601Text.append(253_402_300_799, to: &bytes))
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "1970-01-01T00:00:00Z2000-02-29T00:00:00Z9999-12-31T23:59:59Z")
+        #expect(!ISO8601Text.append(-1, to: &bytes))
+        #expect(!ISO8601Text.append(253_402_300_800, to: &bytes))
+        #expect(bytes.count == 60)
+    }
+}
+
+struct ByteWriterTests {
+    @Test func piecesGoStraightIntoTheArrayAfterWhatItHeld() {
+        var bytes = Array("x".utf8)
+        bytes.append(writingAtMost: 80) { writer in
+            writer.put("k: ")
+            writer.put(bytes: [0x41, 0xFF])
+            writer.put(bytes: "é".utf8)
+            writer.put(byte: 0x0A)
+            writer.put(decimal: 7, minimumDigits: 3)
+            writer.put(byte: 0x20)
+            writer.put(decimal: 1234, minimumDigits: 2)
+            writer.put(byte: 0x20)
+            writer.put(decimal: UInt64.max, minimumDigits: 25)
+            #expect(writer.count == 3 + 2 + 2 + 1 + 3 + 1 + 4 + 1 + 20)
+        }
+        #expect(bytes == Array("xk: ".utf8) + [0x41, 0xFF] + Array("é\n007 1234 \(UInt64.max)".utf8))
+        bytes.append(writingAtMost: 10) { _ in }
+        #expect(bytes.count == 1 + 37)
+    }
+
+    @Test func iso8601IsWrittenOnlyForTheYears1970To9999() {
+        var written: [Bool] = []
+        let bytes = ByteWriter.bytes(capacity: 40) { writer in
+            written = [writer.putISO8601(1_700_000_000), writer.putISO8601(-1), writer.putISO8601(253_402_300_800)]
+        }
+        #expect(written == [true, false, false])
+        #expect(String(decoding: bytes, as: UTF8.self) == "2023-11-14T22:13:20Z")
+    }
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Library
+import Model
+import RawText
+import Testing
+
+@testable import Server
+
+/// A database song's block written from the table's columns (`ByteWriter`, the format-line cache, the `file: DIR/`
+/// start kept between songs) is what the `SongInfo` printer writes for the same song.
+struct SongPrinterTests {
+    /// Songs in three directories (one named by bytes that are not UTF-8), with formats that come back after
+    /// more than the cache holds, values with raw bytes, times before the epoch and after the year 9999.
+    static let database: Database = {
+        let formats: [AudioFormat?] =
+            (0..<11).map { AudioFormat(sampleRate: 8000 * ($0 + 1), sampleFormat: .s16, channels: 2) } + [
+                nil, AudioFormat(sampleRate: 352_800, sampleFormat: .dsd, channels: 2),
+                AudioFormat(sampleRate: 44100, sampleFormat: .float, channels: 1),
+            ]
+        let raw = RawText.decode([0x41, 0xF4, 0xFF, 0x42])
+        var directories = [
+            TreeDirectory(name: "a"), TreeDirectory(name: RawText.decode([0x62, 0xE9])), TreeDirectory(name: ""),
+        ]
+        for number in 0..<90 {
+            var tags = [TagItem(.artist, "Artist \(number % 7)"), TagItem(.title, "Title \(number)")]
+            if number % 5 == 0 { tags.append(TagItem(.comment, number % 10 == 0 ? raw : "plain")) }
+            if number % 3 == 0 { tags.append(TagItem(.genre, "Rock")) }
+            let times: [Int64] = [1_700_000_000, -5, 0, 253_402_300_800, 951_782_400]
+            let info = SongInfo(
+                tags: tags, durationMilliseconds: number % 4 == 0 ? nil : UInt64(number * 1_234),
+                audioFormat: formats[number % formats.count])
+            let name = number % 9 == 0 ? RawText.decode([0x73, 0xFE] + Array("\(number).mp3".utf8)) : "s\(number).mp3"
+            let song = TreeSong(name: name, modificationTime: times[number % times.count], size: 0, info: info)
+            directories[number % 3].songs[ByteString(song.name)] = song
+        }
+        var root = directories[2]
+        for directory in directories[..<2] { root.children[ByteString(directory.name)] = directory }
+        return Database(tree: root, updateTime: 0)
+    }()
+
+    @Test(arguments: [TagMask.all, TagMask([.title, .comment])])
+    func tableBlocksAreTheInfoBlocks(visible: TagMask) {
+        let songs = Self.database.songs
+        var fromTable = ReplyBuffer()
+        var fromInfo = ReplyBuffer()
+        for song in Int32(0)..<Int32(songs.count) {
+            SongPrinter.appendSong(song, of: songs, visibleTags: visible, to: &fromTable)
+            let copy = songs[Int(song)]
+            SongPrinter.appendSong(
+                uri: copy.uri, modificationTime: copy.modificationTime, info: copy.info, visibleTags: visible,
+                to: &fromInfo)
+            SongPrinter.appendFileLine(song, of: songs, to: &fromTable)
+            fromInfo.rawLine("file", copy.uri)
+        }
+        #expect(songs.count == 90)
+        #expect(fromTable.bytes == fromInfo.bytes)
+        // The raw bytes went out as such, and years past 9999 through the C library.
+        #expect(fromTable.bytes.contains(0xFF))
+        #expect(String(decoding: fromTable.bytes, as: UTF8.self).contains("Last-Modified: 10000-01-01T00:00:00Z"))
+    }
+
+    @Test func formatLinesAreMadeForEachFormatAndKept() {
+        var reply = ReplyBuffer()
+        let formats = (1...20).map { AudioFormat(sampleRate: $0 * 1000, sampleFormat: .s24, channels: $0 % 3 + 1) }
+        for format in formats + formats.reversed() + formats {
+            #expect(reply.formatLine(format) == Array("Format: \(format.description)\n".utf8))
+        }
+    }
+
+    @Test func theValueTableKnowsWhetherAnyValueHoldsAnEscape() {
+        #expect(Self.database.songs.values.mayHoldEscapes)
+        #expect(!Database().songs.values.mayHoldEscapes)
+    }
+}
