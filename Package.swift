@@ -112,6 +112,10 @@ let package = Package(
         // loads libpipewire with dlopen when a pipewire output is first enabled.
         .systemLibrary(
             name: "CPipeWire", path: "Sources/CPipeWire", providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]),
+        // The headers only (no pkgConfig, whose `--libs` would link libjack): the Jack module loads it with dlopen when a
+        // jack output is first enabled. JACK1's libjack-dev (the -dev package other -dev packages accept); the soname
+        // is JACK2's too.
+        .systemLibrary(name: "CJack", path: "Sources/CJack", providers: [.apt(["libjack-dev"])]),
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
         .systemLibrary(name: "CAO", path: "Sources/CAO", providers: [.apt(["libao-dev"])]),
@@ -317,6 +321,9 @@ let package = Package(
         // The ao output through libao's live drivers; the only importer of CAO.
         .target(
             name: "AO", dependencies: ["CAO", "DynamicLibrary", "Playback", "Model", "Posix"], swiftSettings: settings),
+        // The jack output through a JACK server's client; the only importer of CJack.
+        .target(
+            name: "Jack", dependencies: ["CJack", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
         // The openal output through an OpenAL device; the only importer of COpenAL.
         .target(
             name: "OpenAL", dependencies: ["COpenAL", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
@@ -359,7 +366,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL",
+                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "Jack",
                 "StoredPlaylists",
                 "Zeroconf", "Curl",
                 "Input",
@@ -408,6 +415,8 @@ let package = Package(
         .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "JackTests", dependencies: ["Jack", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(

@@ -12,7 +12,7 @@ Prints the path of the .deb. The package holds:
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
 and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint,
-libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libmikmod, libcurl-gnutls; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libjack, libmikmod, libcurl-gnutls; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -48,6 +48,7 @@ DLOPENED = {
     "libpipewire-0.3": ("pipewire-0.3/pipewire/pipewire.h", None),
     "libao": ("ao/ao.h", None),
     "libopenal": ("AL/al.h", None),
+    "libjack": ("jack/jack.h", None),
     "libmikmod": ("mikmod.h", None),
     "libcurl-gnutls": ("curl/curl.h", None),
 }
@@ -61,6 +62,7 @@ SHIMS = {
     "libpipewire-0.3": "CPipeWire",
     "libao": "CAO",
     "libopenal": "COpenAL",
+    "libjack": "CJack",
     "libmikmod": "CMikMod",
     "libcurl-gnutls": "CCurl",
 }

@@ -8,6 +8,7 @@ import EventLoop
 import Formats
 import Httpd
 import Input
+import Jack
 import Model
 import OpenAL
 import PipeWire
@@ -31,6 +32,7 @@ extension Daemon {
             PipeWireOutputPlugin(logger: logger),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
+            JackOutputPlugin(logger: logger),
         ]
     }
 
