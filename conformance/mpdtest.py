@@ -35,7 +35,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -1112,6 +1112,29 @@ def pipewire_daemon(root: Path):
         finally:
             proc.terminate()
             proc.wait()
+
+
+def at_once(body: Callable[[Any], Any], keys) -> dict:
+    """Runs `body(key)` for every key at once, each on a thread of its own; returns their results by key, or raises
+    the first error one of them raised."""
+    import threading
+    results: dict = {}
+    errors: list[BaseException] = []
+
+    def run(key):
+        try:
+            results[key] = body(key)
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(key,)) for key in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:

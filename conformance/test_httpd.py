@@ -91,22 +91,7 @@ def sides(httpd_music):
 
 def both(body):
     """Runs `body(kind)` for "ref" and "sut" at once; returns their results."""
-    results: dict[str, object] = {}
-    errors: list[BaseException] = []
-
-    def run(kind):
-        try:
-            results[kind] = body(kind)
-        except BaseException as error:  # noqa: BLE001 - re-raised below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(kind,)) for kind in ("ref", "sut")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    results = mpdtest.at_once(body, ("ref", "sut"))
     return results["ref"], results["sut"]
 
 

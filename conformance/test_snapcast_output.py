@@ -20,7 +20,6 @@ import shutil
 import socket
 import struct
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -135,23 +134,7 @@ def sides(music, tmp_path_factory, kinds=("ref", "sut")):
 
 def both(made: dict[str, Side], body):
     """Runs `body(side)` on every side at once; their results by kind."""
-    results: dict[str, object] = {}
-    errors: list[BaseException] = []
-
-    def run(kind):
-        try:
-            results[kind] = body(made[kind])
-        except BaseException as error:  # noqa: BLE001 - re-raised below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(kind,)) for kind in made]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
+    return mpdtest.at_once(lambda kind: body(made[kind]), list(made))
 
 
 def runs(heard: list[tuple[int, int | None]]) -> tuple[list[tuple[int, int, int]], int]:
