@@ -165,7 +165,33 @@ def settled(side: Side, seconds: float) -> bool:
     return sizes == [path.stat().st_size for path in side.recordings.values()]
 
 
+class _ReferenceUnusable(Exception):
+    """mpd's own recording failed the case's premise (on a loaded machine its stream to a room can break: snapclient
+    logs `Time sync request failed` and connects again): the case runs again."""
+
+
+def _require(kind: str, condition: bool, detail) -> None:
+    """Asserts `condition` of `kind`'s recording; for mpd's, a failure makes the attempt unusable instead."""
+    if condition:
+        return
+    if kind == "ref":
+        raise _ReferenceUnusable(detail)
+    raise AssertionError(detail)
+
+
 def test_outputs_and_two_rooms_one_joining_mid_song_pause_and_the_queues_end_as_mpd(snapout_music, tmp_path_factory):
+    """Up to three attempts, for mpd's sake alone: Fermata's recordings must pass in the attempt that is kept."""
+    reason = None
+    for _ in range(3):
+        try:
+            _two_rooms(snapout_music, tmp_path_factory)
+            return
+        except _ReferenceUnusable as error:
+            reason = error
+    pytest.fail(f"mpd's recording was unusable in three attempts: {reason}")
+
+
+def _two_rooms(snapout_music, tmp_path_factory):
     with sides(snapout_music, tmp_path_factory) as made:
         outputs = {kind: side.server.query("outputs") for kind, side in made.items()}
         assert outputs["sut"] == outputs["ref"], outputs
@@ -198,7 +224,7 @@ def test_outputs_and_two_rooms_one_joining_mid_song_pause_and_the_queues_end_as_
             rooms = {}
             for name, heard in result["heard"].items():
                 stretches, unfound = runs(heard)
-                assert stretches and unfound <= len(heard) // 20, (kind, name, stretches, unfound, side.log())
+                _require(kind, stretches and unfound <= len(heard) // 20, (kind, name, stretches, unfound, side.log()))
                 rooms[name] = stretches
             summary[kind] = rooms
         for kind, rooms in summary.items():
@@ -206,19 +232,19 @@ def test_outputs_and_two_rooms_one_joining_mid_song_pause_and_the_queues_end_as_
             for name, stretches in rooms.items():
                 # The songs in order, nothing repeated and nothing skipped but what snapclient drops when it starts
                 # again after the pause or resyncs on a loaded machine (a few ms to 125 ms, a couple of times).
-                assert len(stretches) <= 4, (kind, name, stretches, side.log())
+                _require(kind, len(stretches) <= 4, (kind, name, stretches, side.log()))
                 for (frame, at, frames), (next_frame, next_at, _) in zip(stretches, stretches[1:]):
-                    assert 0 <= next_at - (at + frames) <= RATE // 8, (kind, name, stretches)
+                    _require(kind, 0 <= next_at - (at + frames) <= RATE // 8, (kind, name, stretches))
                 # The pause: one stretch ends and the next begins two seconds and more later in the recording.
-                assert sum(next_frame - (frame + frames) > 2 * RATE
-                           for (frame, _, frames), (next_frame, _, _) in zip(stretches, stretches[1:])) == 1, \
-                    (kind, name, stretches)
+                _require(kind, sum(next_frame - (frame + frames) > 2 * RATE
+                                   for (frame, _, frames), (next_frame, _, _) in zip(stretches, stretches[1:])) == 1,
+                         (kind, name, stretches))
             # Room b joined about 3 s into the first song; room a at its start.
-            assert rooms["a"][0][1] < RATE, (kind, rooms)
-            assert 2 * RATE < rooms["b"][0][1] < 5 * RATE, (kind, rooms)
+            _require(kind, rooms["a"][0][1] < RATE, (kind, rooms))
+            _require(kind, 2 * RATE < rooms["b"][0][1] < 5 * RATE, (kind, rooms))
             # Both rooms stopped where the other did (the queue's end, as the output closed).
             ends = [stretches[-1][1] + stretches[-1][2] for stretches in rooms.values()]
-            assert abs(ends[0] - ends[1]) <= RATE // 10, (kind, rooms)
+            _require(kind, abs(ends[0] - ends[1]) <= RATE // 10, (kind, rooms))
         # As with mpd: where the pause cut (against `elapsed` when paused), and how much of the queue's end was
         # heard.
         def paused(stretches):
