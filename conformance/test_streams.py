@@ -394,10 +394,37 @@ def test_albumart_of_a_url_sends_the_cover_beside_it(pair, http, path):
     read_stream_art): the cover's size and the chunk at the offset (binarylimit bytes at most), `Offset too large`
     past its end, `Cannot get size for stream` without a length, `No file exists` when none opens."""
     url = mpdtest.arg(remote(http, path))
-    commands = [f"albumart {url} {offset}" for offset in (0, 8192, 16384, 19999, 20000, 20001)]
-    commands += ["binarylimit 64", f"albumart {url} 100"]
-    ref, sut = both(pair, lambda s: query(s, *commands))
-    assert sut == ref
+    offsets = (0, 8192, 16384, 19999, 20000, 20001)
+    commands = [f"albumart {url} {offset}" for offset in offsets] + ["binarylimit 64", f"albumart {url} 100"]
+    ref, sut = both(pair, lambda s: art_chunks(s, commands))
+    for command, offset, (ref_head, ref_data), (sut_head, sut_data) in zip(commands, (*offsets, None, 100), ref, sut):
+        assert sut_head == ref_head, command
+        # mpd sends what its input stream holds at the offset, which may be less than asked when curl has not
+        # buffered that far yet (CI-28: 8020 of 8192 bytes); a client asks again from where the chunk ended.
+        # Fermata sends the whole chunk; where mpd's is shorter it must be the start of Fermata's.
+        assert sut_data.startswith(ref_data), command
+        if ref_head[0].startswith("size: "):
+            limit = 64 if offset == 100 else 8192
+            assert len(sut_data) == min(int(ref_head[0].removeprefix("size: ")) - offset, limit), command
+            assert ref_data or offset == int(ref_head[0].removeprefix("size: ")), command
+
+
+def art_chunks(server, commands: list[str]) -> list[tuple[list[str], bytes]]:
+    """Each command's reply on one connection as its lines other than `binary: N` and the binary chunk."""
+    replies = []
+    with server.connect() as c:
+        for command in commands:
+            reply = c.command(command)
+            head, data = reply, b""
+            at = reply.find(b"binary: ")
+            if at >= 0:
+                end = reply.index(b"\n", at)
+                size = int(reply[at + len(b"binary: "):end])
+                data = reply[end + 1:end + 1 + size]
+                assert reply[end + 1 + size:] == b"\nOK\n", (server.label, command)
+                head = reply[:at] + b"OK\n"
+            replies.append((lines(head), data))
+    return replies
 
 
 def test_albumart_of_a_url_reads_the_cover_once_for_a_clients_chunks(pair, http):
