@@ -412,7 +412,8 @@ let package = Package(
         .testTarget(
             name: "PipeWireTests", dependencies: ["PipeWire", "Playback", "Model"],
             swiftSettings: settings + pipeWireHeaders),
-        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "ShoutTests", dependencies: ["Shout", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(

@@ -419,8 +419,7 @@ def test_format_must_be_fully_defined_as_mpd_says(tmp_path, format_line):
     assert ours.returncode == theirs.returncode == 1
     mpd_message = theirs.stderr.strip().splitlines()[-1]
     assert mpd_message.startswith("exception: Failed to configure output in line 4; "), mpd_message
-    assert ours.stderr.strip().splitlines()[-1] == \
-        f"fermata: {config}:4: {mpd_message.split('; ', 1)[1]}"
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message.removeprefix('exception: ')}"
 
 
 def test_disableoutput_hangs_clients_up_and_unbinds_as_mpd(snapout_music, tmp_path_factory):

@@ -69,7 +69,8 @@ enum AudioOutputSetup {
             do {
                 output = try plugin.makeOutput(configuration)
             } catch {
-                let place = entry.location.map { "\($0): " } ?? ""
+                // As mpd: `Failed to configure output in line N; …`, at the block.
+                let place = entry.location.map { "\($0): " + AudioOutputBlock.failurePrefix(line: $0.line) } ?? ""
                 throw Daemon.StartupError(description: "\(place)\(error.message)")
             }
             outputs.append(
@@ -79,6 +80,14 @@ enum AudioOutputSetup {
                         for: entry, configuration: configuration, plugin: plugin, logger: logger,
                         makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
                 ))
+        }
+        // As mpd, once every output is made: the keys of each block that neither the block's own settings, its plugin
+        // nor its mixer read, then those of the filter templates used that their plugin does not read.
+        for entry in list {
+            guard let file = entry.location?.file else { continue }
+            for line in entry.parameters.unread {
+                logger.warning("\(file): option '\(line.name)' on line \(line.line) was not recognized")
+            }
         }
         // As mpd: the keys of a template an output used that its plugin does not read.
         for index in usedTemplates.sorted() {
