@@ -127,8 +127,11 @@ def test_urls_no_input_plugin_opens_are_refused(pair, scheme):
 
 #: Remote playlists: by suffix (served as application/octet-stream), by MIME type only, a URL that is no
 #: playlist, an HTTP error, a refused connection.
-REMOTE_PLAYLISTS = ["/file/radio.m3u", "/file/radio.pls", "/file/ext.m3u8", "/type/audio~x-mpegurl/mime-only",
-                    "/file/mime-only", "/file/plain.mp3", "/status/404", "closed:/x.m3u"]
+REMOTE_PLAYLISTS = ["/file/radio.m3u", "/file/radio.pls", "/file/ext.m3u8", "/file/list.xspf", "/file/list.asx",
+                    "/file/feed.rss", "/file/sheet.cue", "/type/application~xspf+xml/list.xspf",
+                    "/type/video~x-ms-asf/list.asx", "/type/application~rss+xml/feed.rss",
+                    "/type/audio~x-mpegurl/mime-only", "/file/mime-only", "/file/plain.mp3", "/status/404",
+                    "closed:/x.m3u"]
 
 
 def remote(http: str, path: str) -> str:
