@@ -274,6 +274,29 @@ def test_a_remote_file_plays(pair, http, path):
     assert got[pair.sut.label] == got[pair.ref.label]
 
 
+@pytest.mark.parametrize("path", ["/type/audio~flac/tone.flac", "/file/plain.mp3", "/file/tagged.mp3"])
+def test_seeking_in_a_remote_file_as_mpd(pair, http, path):
+    """`seekcur 3` in a playing remote file (4 or 8 s, from about 0.5 s) that the server serves with ranges: the
+    elapsed time jumps at once, as in mpd.
+
+    Left out, where mpd's answer depends on timing: servers without `Accept-Ranges` or a length, and Ogg Vorbis
+    over HTTP (no end granule position is looked for over HTTP): unseekable in mpd, which answers `Not seekable`
+    while its decoder still runs (Fermata's answer for the Vorbis stream; Fermata seeks the others by reading on),
+    but restarts the song once its decoder has read the whole short file (Player::SeekDecoder)."""
+    url = http + path
+    got = {}
+    for server in (pair.ref, pair.sut):
+        playing_status(server, url)
+        reply = server.query("seekcur 3")
+        s = status(server)
+        got[server.label] = (reply, {k: s.get(k) for k in ("state", "song", "audio", "error")},
+                             float(s.get("elapsed", "0")) >= 2.9)
+        server.query("stop")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+    assert got[pair.sut.label][0] == b"OK\n" and got[pair.sut.label][2], got
+
+
 def playing_status(server, url: str) -> dict[str, str]:
     """`status` once `url`, played alone, has played half a second."""
     play_alone(server, url)
