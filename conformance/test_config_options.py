@@ -184,11 +184,14 @@ def _unrecognized(err: str) -> list[str]:
     _output('type "httpd"', 'name "a"', 'encoder "wave"', f'port "{mpdtest.free_port()}"', 'bitrate "128"',
             'enabled "no"', 'filters ""'),
     _output('type "pipe"', 'name "a"', 'command "cat >/dev/null"', 'path "/tmp/x"', 'enabled "no"'),
+    ['resampler {', '  plugin "soxr"', '  quality "high"', '  type "x"', '  precision "20"', '  threads "1"', '}'],
+    ['resampler {', '  plugin "libsamplerate"', '  type "2"', '  bogus "1"', '}'],
 ], ids=["null", "alsa-software-mixer", "mixer_enabled-after-mixer_type", "snapcast-encoder", "httpd-vorbis",
-        "httpd-wave", "pipe"])
-def test_unread_output_options_warned_about_as_mpd(tmp_path, block):
+        "httpd-wave", "pipe", "soxr", "libsamplerate"])
+def test_unread_block_options_warned_about_as_mpd(tmp_path, block):
     """mpd warns about each option of an `audio_output` block that neither the block, its plugin nor its mixer
-    read, once every output is made; Fermata names the same options and lines."""
+    read, once every output is made, and about those of the `resampler` block its plugin does not read; Fermata
+    names the same options and lines."""
     config = write_config(tmp_path, lines(free_port(), *block))
     theirs = _unrecognized(start_and_stop(config, reference=True))
     assert theirs, "mpd warned about nothing: the case tests nothing"
