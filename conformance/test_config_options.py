@@ -156,13 +156,18 @@ def _output(*keys: str) -> list[str]:
     (_output('type "jack"', 'name "a"', 'ringbuffer_size "0"'), 4),
     (_output('type "ao"', 'name "a"', 'write_size "x"'), 4),
     (_output('type "pipewire"', 'name "a"', 'dsd "x"'), 4),
+    (_output('type "null"', 'name "a"', 'enabled "x"', 'sync "x"'), 4),
+    (_output('type "null"', 'name "a"', 'sync "x"') + _output('name "b"'), 4),
+    (_output('type "null"', 'name "a"', 'enabled "x"') + _output('name "b"'), 7),
 ], ids=["null-sync", "mixer_enabled", "mixer_type", "no-such-type", "no-type", "no-name", "always_on", "enabled",
         "tags", "alsa-buffer_time", "alsa-period_time", "alsa-dop", "alsa-stop_dsd_silence", "httpd-port",
         "httpd-negative-port", "httpd-port-range", "httpd-max_clients", "flac-compression", "snapcast-port",
-        "snapcast-zeroconf", "shout-port", "shout-public", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd"])
+        "snapcast-zeroconf", "shout-port", "shout-public", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd",
+        "plugin-before-enabled", "plugin-before-next-block", "enabled-before-next-block"])
 def test_output_option_errors_as_mpd(tmp_path, block, line):
     """mpd 0.23.12's words for a bad option of an `audio_output` block, with the line of the option and, for what
-    its output plugin reads, its `Failed to configure output in line N; ` before them; status 1."""
+    its output plugin reads, its `Failed to configure output in line N; ` before them; status 1. Of two mistakes,
+    the one mpd meets first: a block's plugin options, then its `enabled`, then the next block."""
     config = write_config(tmp_path, lines(free_port(), *block))
     ours, mpd_message = fail_both(config)
     assert ours == f"fermata: {config}:{line}: {mpd_message}"

@@ -79,15 +79,20 @@ public enum AudioOutputBlock {
     /// The outputs of a configuration, in file order; with no block, the one output `mpd` would detect (see
     /// ``AudioOutputSettings/detectedOutputName``).
     ///
+    /// Each block is read in `mpd`'s order: its own settings, then `make` (which makes its output from the plugin),
+    /// then `tags`, `always_on` and `enabled`, then the check of its name against the blocks before it; so the
+    /// first error is the one `mpd` stops at.
+    ///
     /// - Parameters:
     ///   - blocks: The `audio_output` blocks.
     ///   - knownTypes: The plugin names the program has.
     ///   - defaultMixer: The global `mixer_type`.
-    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message: `Missing "type" configuration`,
-    ///   `No such audio output plugin: x`, `Missing "name" configuration`, `Unrecognized mixer type`,
-    ///   `output devices with identical names: x`, or a bad yes/no value.
+    ///   - make: Makes a block's output (`always_on` and `enabled` not read yet); not called for the detected one.
+    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message (see ``output(_:knownTypes:defaultMixer:)``),
+    ///   `output devices with identical names: x`, or what `make` throws.
     public static func outputs(
-        _ blocks: [ConfigBlock], knownTypes: Set<String>, defaultMixer: AudioMixerSetting
+        _ blocks: [ConfigBlock], knownTypes: Set<String>, defaultMixer: AudioMixerSetting,
+        makingEach make: (AudioOutputSettings) throws(ConfigError) -> Void = { _ in }
     ) throws(ConfigError) -> [AudioOutputSettings] {
         guard !blocks.isEmpty else {
             return [
@@ -99,7 +104,9 @@ public enum AudioOutputBlock {
         var outputs: [AudioOutputSettings] = []
         var names: Set<String> = []
         for block in blocks {
-            let output = try Self.output(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+            var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+            try make(output)
+            try Self.readControlSettings(of: block, into: &output)
             guard names.insert(output.name).inserted else {
                 throw ConfigError(
                     location: block.location, message: "output devices with identical names: \(output.name)")
@@ -116,6 +123,15 @@ public enum AudioOutputBlock {
     /// `tags`, `always_on` or `enabled` is not wrapped (`mpd` reads them after the output is made), and is at its
     /// own line. The keys read are marked read in ``AudioOutputSettings/parameters``.
     public static func output(
+        _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
+    ) throws(ConfigError) -> AudioOutputSettings {
+        var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+        try Self.readControlSettings(of: block, into: &output)
+        return output
+    }
+
+    /// What `mpd` reads before it makes the output (`audio_output_new`).
+    private static func ownSettings(
         _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
     ) throws(ConfigError) -> AudioOutputSettings {
         let parameters = BlockParameters(
@@ -138,9 +154,18 @@ public enum AudioOutputBlock {
             }
         }
         let format = parameters["format"]
-        // Read by the output as mpd reads them; Fermata has no per-output ReplayGain handler and sends tags to every
-        // output.
+        // Read as mpd reads them; Fermata has no per-output ReplayGain handler.
         for key in ["filters", "replay_gain_handler"] { _ = parameters[key] }
+        return AudioOutputSettings(
+            name: name, type: type, mixer: mixer, format: format, parameters: parameters, location: block.location)
+    }
+
+    /// What `mpd` reads once the output is made (`AudioOutputControl`): `tags` (checked; Fermata sends tags to
+    /// every output), `always_on`, `enabled`.
+    private static func readControlSettings(
+        of block: ConfigBlock, into output: inout AudioOutputSettings
+    ) throws(ConfigError) {
+        let parameters = output.parameters
         func bool(_ key: String, default defaultValue: Bool) throws(ConfigError) -> Bool {
             do {
                 return try parameters.bool(key) ?? defaultValue
@@ -150,10 +175,7 @@ public enum AudioOutputBlock {
             }
         }
         _ = try bool("tags", default: true)
-        let alwaysOn = try bool("always_on", default: false)
-        let enabled = try bool("enabled", default: true)
-        return AudioOutputSettings(
-            name: name, type: type, enabled: enabled, mixer: mixer, format: format, alwaysOn: alwaysOn,
-            parameters: parameters, location: block.location)
+        output.alwaysOn = try bool("always_on", default: false)
+        output.enabled = try bool("enabled", default: true)
     }
 }

@@ -28,10 +28,25 @@ enum AudioOutputSetup {
         settings: Settings, plugins: [any OutputPlugin], logger: Logger, makeSoftwareMixer: () -> any Mixer,
         onMixerChange: @escaping @Sendable () -> Void
     ) throws(Daemon.StartupError) -> [Output] {
+        // As mpd, block by block: its settings, its output from the plugin, then always_on and enabled.
+        var made: [any AudioOutput] = []
         let list: [AudioOutputSettings]
         do {
             list = try AudioOutputBlock.outputs(
-                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType)
+                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType
+            ) { (entry) throws(ConfigError) in
+                // The type was checked against this list.
+                guard let plugin = plugins.first(where: { $0.name == entry.type }) else { return }
+                do throws(OutputError) {
+                    made.append(try plugin.makeOutput(Self.configuration(entry)))
+                } catch {
+                    // As mpd: `Failed to configure output in line N; …`, at the block.
+                    let location = entry.location ?? ConfigLocation(file: "", line: 0)
+                    throw ConfigError(
+                        location: location, message: AudioOutputBlock.failurePrefix(line: location.line) + error.message
+                    )
+                }
+            }
         } catch {
             throw Daemon.StartupError(description: "\(error)")
         }
@@ -52,7 +67,7 @@ enum AudioOutputSetup {
             Dictionary(block.params.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
         var usedTemplates: Set<Int> = []
-        for entry in list {
+        for (index, entry) in list.enumerated() {
             // The type was checked against this list.
             guard let plugin = plugins.first(where: { $0.name == entry.type }) else { continue }
             var configuration = Self.configuration(entry)
@@ -66,12 +81,15 @@ enum AudioOutputSetup {
             configuration.filters = chain
             usedTemplates.formUnion(used)
             let output: any AudioOutput
-            do {
-                output = try plugin.makeOutput(configuration)
-            } catch {
-                // As mpd: `Failed to configure output in line N; …`, at the block.
-                let place = entry.location.map { "\($0): " + AudioOutputBlock.failurePrefix(line: $0.line) } ?? ""
-                throw Daemon.StartupError(description: "\(place)\(error.message)")
+            if index < made.count {
+                output = made[index]
+            } else {
+                // The detected output (no block).
+                do {
+                    output = try plugin.makeOutput(configuration)
+                } catch {
+                    throw Daemon.StartupError(description: error.message)
+                }
             }
             outputs.append(
                 (

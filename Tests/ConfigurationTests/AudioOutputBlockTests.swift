@@ -153,6 +153,25 @@ struct AudioOutputBlockTests {
         #expect(error.location == ConfigLocation(file: Self.path, line: line))
     }
 
+    @Test func eachBlockIsMadeBeforeItsEnabledAndTheNextBlockAreRead() throws {
+        let file = try ConfigFile(
+            parsing: "audio_output {\n type \"null\"\n name \"a\"\n enabled \"x\"\n}\naudio_output {\n name \"b\"\n}",
+            path: Self.path)
+        var made: [String] = []
+        let failure = ConfigError(file: Self.path, line: 1, message: "the plugin refused")
+        #expect(throws: failure) {
+            _ = try AudioOutputBlock.outputs(
+                file.blocks(named: "audio_output"), knownTypes: Self.known, defaultMixer: .hardware
+            ) { (entry) throws(ConfigError) in
+                made.append(entry.name)
+                // Not read yet, as in mpd.
+                #expect(entry.enabled && entry.parameters.unread.map(\.name) == ["enabled"])
+                throw failure
+            }
+        }
+        #expect(made == ["a"])
+    }
+
     @Test func theGlobalMixerTypeAndOutputFormatAreRead() throws {
         let settings = try Settings(
             file: ConfigFile(parsing: "mixer_type \"software\"\naudio_output_format \"48000:24:2\"", path: Self.path),
