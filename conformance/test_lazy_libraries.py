@@ -287,15 +287,16 @@ def _shout_output(port: int) -> dict[str, str]:
 
 
 def test_libshout_is_mapped_by_a_server_with_an_enabled_shout_output(tmp_path, music, icecast):  # noqa: F811
-    """Outputs are enabled at start-up, as in mpd: a server with a shout output maps libshout from then on (one
-    without maps none: the idle case above), and streams through it."""
+    """Outputs are enabled when they first play, as in mpd: a server with a shout output maps libshout from then on
+    (one without maps none: the idle case above), and streams through it."""
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     sut.outputs = [_shout_output(icecast)]
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
-        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
+        assert not _has(_mapped(sut.proc.pid), "libshout.so.3")
         _plays(sut, "16.flac")
+        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
         sut.query("play 0")
         assert mpdtest.wait_until(lambda: "lazy.ogg" in sources(icecast), 10), sut.log_tail()
     finally:
@@ -323,8 +324,8 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
 
 
 #: Outputs whose library the server loads (libao when the output is made from the configuration, as mpd
-#: initialises libao there; libopenal when it is enabled, at start-up), each beside a null output that keeps time
-#: (libao's null driver takes a song at once), the environment they play in, their soname and first function.
+#: initialises libao there; libopenal when it is enabled, at its first play), each beside a null output that keeps
+#: time (libao's null driver takes a song at once), the environment they play in, their soname and first function.
 OUTPUT_LIBRARIES = {
     "ao": ({"type": "ao", "name": "Lazy", "driver": "null"}, {}, "libao.so.4", "ao_initialize",
            "libao could not be loaded"),
@@ -335,8 +336,8 @@ OUTPUT_LIBRARIES = {
 
 @pytest.mark.parametrize("kind", OUTPUT_LIBRARIES)
 def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, music, kind):
-    """A server with the output maps its library from start-up on (one without maps none: the idle case above),
-    and plays through it."""
+    """A server with the output maps its library from start-up on (libao) or from its first play on (libopenal; one
+    without maps none: the idle case above), and plays through it."""
     output, env, soname, _, _ = OUTPUT_LIBRARIES[kind]
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     sut.outputs = [output, {"type": "null", "name": "Clock"}]
@@ -344,8 +345,9 @@ def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, m
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
-        assert _has(_mapped(sut.proc.pid), soname)
+        assert _has(_mapped(sut.proc.pid), soname) == (kind == "ao")
         _plays(sut, "16.flac")
+        assert _has(_mapped(sut.proc.pid), soname)
         assert "error" not in mpdtest.parse_pairs(sut.query("status"))
     finally:
         sut.stop()
@@ -439,16 +441,17 @@ def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, mu
 
 
 def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, music):
-    """A server with a pulse output maps libpulse from start-up (one without maps none: the idle case above),
-    and plays through it to a PulseAudio daemon of the test's own."""
+    """A server with a pulse output maps libpulse from its first play on, when the output is enabled as mpd's is
+    (one without maps none: the idle case above), and plays through it to a PulseAudio daemon of the test's own."""
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     with mpdtest.pulseaudio_daemon(tmp_path / "pulse") as socket:
         sut.outputs = [{"type": "pulse", "name": "Lazy", "server": f"unix:{socket}"}]
         try:
             sut.start(songs_hint=1)
             assert sut.proc is not None
-            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
+            assert not _has(_mapped(sut.proc.pid), "libpulse.so.0")
             _plays(sut, "16.flac")
+            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
         finally:
             sut.stop()
     assert not sut.crashed

@@ -19,7 +19,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var name: String
     /// `type`: the plugin, such as `alsa`, `null`, `fifo`, `pipe`.
     public var type: String
-    /// `enabled` (default yes): enabled at start-up unless the state file says otherwise.
+    /// `enabled` (default yes): listed enabled at start-up unless the state file says otherwise (its device is
+    /// enabled when it first plays).
     public var enabled: Bool
     /// `mixer_type`: `hardware` (default where the plugin has one), `software`, `none`.
     public var mixerType: MixerType?
