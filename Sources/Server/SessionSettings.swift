@@ -52,8 +52,12 @@ final class SessionSettings {
     /// running as the daemon's user, or owning the file, or the file readable by everyone.
     ///
     /// - Throws: `Access denied` (4); `Failed to access PATH: …` (52) when it cannot be examined.
-    func allowFile(_ path: String) throws(AckError) {
-        guard let uid = self.peerUserID else { throw AckError(.permission, "Access denied") }
+    func allowFile(_ path: String) throws(AckError) { try Self.allowFile(path, peerUserID: self.peerUserID) }
+
+    /// Whether the client at the other end, `peerUserID` (`nil`: not a local client, or unknown), may read the local
+    /// file `path` (see ``allowFile(_:)``); it may look at the file, so off the loop it can be called from any thread.
+    static func allowFile(_ path: String, peerUserID: UInt32?) throws(AckError) {
+        guard let uid = peerUserID else { throw AckError(.permission, "Access denied") }
         if uid == geteuid() { return }
         let status: FileStatus
         do {

@@ -102,75 +102,164 @@ enum PlaylistCommands {
         var uri: String
         /// The song in the database, if the entry names one.
         var song: Int32?
+        /// The song read off the loop from the local file outside the music directory the entry names, when the
+        /// client may read it and it is a song.
+        var file: QueueSong?
     }
 
-    /// The entries of the playlist `name`, resolved as `mpd` resolves them, or `nil` when there is no such
-    /// playlist. As `mpd`'s `playlist_mapper_open`: a valid stored playlist name is looked for in the
-    /// playlist directory first (`name.m3u`), then a safe relative URI in the music directory, read by the
-    /// playlist plugin its suffix names (`Playlists.PlaylistRegistry`).
-    static func listedSongs(_ name: String, context: CommandContext) throws(AckError) -> [ListedSong]? {
+    /// A playlist as `listplaylist`, `listplaylistinfo` and `load` read it off the loop: its entries, the URI each
+    /// names as `mpd`'s `playlist_check_translate_song` makes it (joined to the playlist's directory, dot segments
+    /// squashed), and, by entry, the songs of the local files outside the music directory the client may read
+    /// (`mpd`'s song loader reads them; read only for the entries a command uses).
+    struct ReadPlaylist: Sendable {
+        var entries: [PlaylistEntry]
+        var uris: [String]
+        var files: [Int: QueueSong] = [:]
+
+        /// The playlist of `entries`, relative ones relative to `base`.
+        init(_ entries: [PlaylistEntry], base: String?) {
+            self.entries = entries
+            self.uris = entries.map { entry in
+                var uri = entry.uri
+                if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
+                    // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
+                    uri = uri.isEmpty ? base : base + "/" + uri
+                }
+                return PlaylistFile.squashDotSegments(uri)
+            }
+        }
+    }
+
+    /// The work that reads a playlist off the loop: the playlist, or `nil` when there is none a plugin reads (what
+    /// went wrong is logged, as `mpd` logs it).
+    typealias Reading = @Sendable (InputCancellation) -> ReadPlaylist?
+
+    /// Locates the playlist `name` on the loop (its URI errors are the command's) and gives the work that reads it,
+    /// or `nil` when nothing could: a URL an input plugin opens (`mpd`'s `playlist_open_remote`), else as `mpd`'s
+    /// `playlist_mapper_open`, a valid stored playlist name in the playlist directory (`name.m3u`), then a safe
+    /// relative URI in the music directory, read by the playlist plugin its suffix names
+    /// (`Playlists.PlaylistRegistry`).
+    ///
+    /// - Throws: `Malformed file:// URI`, `Access denied` for a path outside the music directory.
+    static func reading(_ name: String, context: CommandContext) throws(AckError) -> Reading? {
+        let options = context.services.options
+        let logger = context.services.logger
+        if let opener = QueueCommands.remoteOpener(for: name, options: options) {
+            let plugins = options.playlistPlugins
+            return { cancellation in
+                switch RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation) {
+                case .failure(let error):
+                    logger.error("cannot open remote playlist", ["error": error.mpdMessage])
+                    return nil
+                case .success(let playlist):
+                    return playlist.map { ReadPlaylist($0.entries, base: $0.base) }
+                }
+            }
+        }
         var located = name
         if URIScheme.hasPrefixIgnoringCase(located.utf8, "file://") {
             located = String(located.dropFirst(7))
             guard located.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
-        let musicDirectory = context.services.options.musicDirectory
         if located.hasPrefix("/") {
             // Local files outside the music directory are for local clients only (not supported yet).
-            guard let relative = PlaylistFile.relative(located, to: musicDirectory) else {
+            guard let relative = PlaylistFile.relative(located, to: options.musicDirectory) else {
                 throw AckError(.permission, "Access denied")
             }
             located = relative
         } else if URIScheme.hasScheme(located) {
-            // Remote playlists are read off the loop (`remotePlaylist`); no input plugin opens this one.
+            // No input plugin opens this one.
             return nil
         }
-        guard let (entries, base) = Self.playlistEntries(located, context: context) else { return nil }
-        return Self.resolved(entries, base: base, context: context)
+        let playlists = directory(context)
+        return { [located] _ in
+            Self.playlistEntries(located, playlists: playlists, options: options, logger: logger).map {
+                ReadPlaylist($0.entries, base: $0.base)
+            }
+        }
     }
 
-    /// A playlist's entries as `mpd`'s `playlist_check_translate_song` names them: relative entries joined to
-    /// `base` (the playlist's directory), dot segments squashed, database songs found.
-    static func resolved(_ entries: [PlaylistEntry], base: String?, context: CommandContext) -> [ListedSong] {
+    /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
+    /// name, those the client may read (`mpd`'s song loader for a local client), all in one reading session
+    /// (a file only FFmpeg reads goes to a scan worker).
+    static func fileReading(_ range: QueueRange, context: CommandContext)
+        -> @Sendable (inout ReadPlaylist, InputCancellation) -> Void
+    {
+        let musicDirectory = context.services.options.musicDirectory
+        let reader = context.services.options.library?.updater.reader
+        let peerUserID = context.session.peerUserID
+        return { playlist, cancellation in
+            guard let reader else { return }
+            let end = min(range.end ?? playlist.uris.count, playlist.uris.count)
+            guard range.start < end else { return }
+            let paths = (range.start..<end).compactMap { index -> (Int, String)? in
+                var path = playlist.uris[index]
+                if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") { path = String(path.dropFirst(7)) }
+                // Inside the music directory only the database counts.
+                guard path.hasPrefix("/"), PlaylistFile.relative(path, to: musicDirectory) == nil,
+                    (try? SessionSettings.allowFile(path, peerUserID: peerUserID)) != nil
+                else { return nil }
+                return (index, path)
+            }
+            guard !paths.isEmpty else { return }
+            playlist.files = QueueCommands.readingSession(reader) { session in
+                var files: [Int: QueueSong] = [:]
+                for (index, path) in paths where !cancellation.isCancelled {
+                    guard let song = try? QueueCommands.fileSong(path, reader: session).get() else { continue }
+                    files[index] = song
+                }
+                return files
+            }
+        }
+    }
+
+    /// `read`, then `files` (when given) of what it read.
+    private static func then(
+        _ read: @escaping Reading, _ files: (@Sendable (inout ReadPlaylist, InputCancellation) -> Void)?
+    ) -> Reading {
+        { cancellation in
+            guard var playlist = read(cancellation) else { return nil }
+            files?(&playlist, cancellation)
+            return playlist
+        }
+    }
+
+    /// The entries of a playlist read off the loop, with the database songs they name in the library as it is now.
+    static func listed(_ playlist: ReadPlaylist, context: CommandContext) -> [ListedSong] {
         let musicDirectory = context.services.options.musicDirectory
         let database = context.services.library?.database
-        return entries.map { entry in
-            var uri = entry.uri
-            if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
-                // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
-                uri = uri.isEmpty ? base : base + "/" + uri
-            }
-            uri = PlaylistFile.squashDotSegments(uri)
+        return playlist.entries.indices.map { index in
+            let (entry, uri, file) = (playlist.entries[index], playlist.uris[index], playlist.files[index])
             guard let (relative, song) = Self.databaseSong(uri, database: database, musicDirectory: musicDirectory)
-            else { return ListedSong(entry: entry, uri: uri, song: nil) }
-            return ListedSong(entry: entry, uri: relative, song: song)
+            else { return ListedSong(entry: entry, uri: uri, song: nil, file: file) }
+            return ListedSong(entry: entry, uri: relative, song: song, file: file)
         }
     }
 
     /// The parsed entries of the playlist at `located` (a stored playlist name or a URI relative to the
     /// music directory) and the directory its relative entries are relative to; `nil` when neither place
     /// has a playlist the plugins read (a file they fail on is logged, as `mpd` logs it).
+    /// Blocks.
     private static func playlistEntries(
-        _ located: String, context: CommandContext
+        _ located: String, playlists: PlaylistDirectory, options: ServerOptions, logger: Logger
     ) -> (entries: [PlaylistEntry], base: String?)? {
-        let logger = context.services.logger
-        if PlaylistDirectory.isValidName(located), let bytes = try? directory(context).content(located) {
+        if PlaylistDirectory.isValidName(located), let bytes = try? playlists.content(located) {
             do {
                 let suffix = String(PlaylistDirectory.suffix.dropFirst())
-                return (try context.services.options.playlistPlugins.entries(bytes, suffix: suffix), nil)
+                return (try options.playlistPlugins.entries(bytes, suffix: suffix), nil)
             } catch {
                 logger.error("cannot read playlist", ["name": located, "error": error.message])
             }
         }
-        guard DatabaseCommands.isSafeLocalURI(located), let root = context.services.options.musicDirectory,
+        guard DatabaseCommands.isSafeLocalURI(located), let root = options.musicDirectory,
             let suffix = Suffix.ofURI(located)
         else { return nil }
         let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
         let path = root + "/" + located
         // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
-        let plugins = context.services.options.playlistPlugins
+        let plugins = options.playlistPlugins
         if plugins.readsEmbeddedCueSheets, EmbeddedCuePlaylistPlugin.supports(suffix: suffix),
-            let reader = context.services.options.commentReader,
+            let reader = options.commentReader,
             let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
         {
             let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
@@ -202,45 +291,18 @@ enum PlaylistCommands {
         return database.song(at: path).map { (path, $0) }
     }
 
-    /// The work that reads the remote playlist `name` off the loop, when `name` is a URL an input plugin opens
-    /// (`mpd`'s `playlist_open_remote`); `nil` for anything else.
-    static func remotePlaylist(_ name: String, context: CommandContext)
-        -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
-    {
-        guard let opener = QueueCommands.remoteOpener(for: name, options: context.services.options) else { return nil }
-        let plugins = context.services.options.playlistPlugins
-        return { cancellation in
-            RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation)
-        }
-    }
-
-    /// The songs of a remote playlist that was read, or its error.
-    private static func remoteSongs(_ outcome: RemotePlaylist.Outcome, context: CommandContext) throws(AckError)
-        -> [ListedSong]
-    {
-        switch outcome {
-        case .failure(let error):
-            context.services.logger.error("cannot open remote playlist", ["error": error.mpdMessage])
-            throw AckError(.noExist, "No such playlist")
-        case .success(let playlist):
-            guard let playlist else { throw AckError(.noExist, "No such playlist") }
-            return Self.resolved(playlist.entries, base: playlist.base, context: context)
-        }
-    }
-
     static func listplaylist(_ context: inout CommandContext, info: Bool) throws(AckError) -> CommandResult {
-        if let read = Self.remotePlaylist(context.arguments[0], context: context) {
-            return .deferred(
-                DeferredReply(work: read) { outcome, context throws(AckError) in
-                    Self.printListed(try Self.remoteSongs(outcome, context: context), info: info, context: context)
-                    return .ok
-                })
-        }
-        guard let songs = try listedSongs(context.arguments[0], context: context) else {
+        guard let read = try Self.reading(context.arguments[0], context: context) else {
             throw AckError(.noExist, "No such playlist")
         }
-        Self.printListed(songs, info: info, context: context)
-        return .ok
+        // As mpd's `playlist_provider_print`, both load every song: a local file read prints its path.
+        let files = Self.fileReading(.all, context: context)
+        return .deferred(
+            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+                guard let playlist else { throw AckError(.noExist, "No such playlist") }
+                Self.printListed(Self.listed(playlist, context: context), info: info, context: context)
+                return .ok
+            })
     }
 
     private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
@@ -250,7 +312,7 @@ enum PlaylistCommands {
             if info, let song = Self.loadableSong(entry, context: context) {
                 SongPrinter.appendSong(song, from: snapshot, visibleTags: tags, to: &reply)
             } else {
-                reply.rawLine("file", Self.withoutCredentials(entry.uri))
+                reply.rawLine("file", Self.withoutCredentials(entry.file?.uri ?? entry.uri))
             }
         }
     }
@@ -391,20 +453,17 @@ enum PlaylistCommands {
     static func load(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         // mpd locates the playlist (URI errors), parses the range and the position, then opens it.
         let arguments = context.arguments
-        if let read = Self.remotePlaylist(arguments[0], context: context) {
-            let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
-            if arguments.count > 2 {
-                _ = try QueueArguments.insertPosition(arguments[2], playlist: context.partition.playlist)
-            }
-            return .deferred(
-                DeferredReply(work: read) { outcome, context throws(AckError) in
-                    let songs = try Self.remoteSongs(outcome, context: context)
-                    return try Self.load(songs, range: range, position: arguments.dropFirst(2).first, context: context)
-                })
-        }
-        let entries = try listedSongs(arguments[0], context: context)
+        let read = try Self.reading(arguments[0], context: context)
         let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
-        return try Self.load(entries, range: range, position: arguments.dropFirst(2).first, context: context)
+        let position = arguments.dropFirst(2).first
+        if let position { _ = try QueueArguments.insertPosition(position, playlist: context.partition.playlist) }
+        guard let read else { return try Self.load(nil, range: range, position: position, context: context) }
+        let files = Self.fileReading(range, context: context)
+        return .deferred(
+            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+                let songs = playlist.map { Self.listed($0, context: context) }
+                return try Self.load(songs, range: range, position: position, context: context)
+            })
     }
 
     /// Appends `range` of `entries` at `position` (`load`'s second half). The position is read here, against the
@@ -465,13 +524,9 @@ enum PlaylistCommands {
         }
         var uri = entry.uri
         if URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://") { uri = String(uri.dropFirst(7)) }
-        if uri.hasPrefix("/") {
-            // Inside the music directory only the database counts; outside it, a local client's readable file.
-            guard PlaylistFile.relative(uri, to: context.services.options.musicDirectory) == nil,
-                (try? context.session.allowFile(uri)) != nil
-            else { return nil }
-            return QueueCommands.fileSong(uri, options: context.services.options)
-        }
+        // Inside the music directory only the database counts; outside it, a local client's readable file, read
+        // off the loop.
+        if uri.hasPrefix("/") { return entry.file }
         guard URIScheme.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, options: context.services.options) else {
             return nil
         }
