@@ -180,14 +180,17 @@ enum PlaylistCommands {
     }
 
     /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
-    /// name, those the client may read (`mpd`'s song loader for a local client), all in one reading session
-    /// (a file only FFmpeg reads goes to a scan worker).
+    /// name, those the client may read (`mpd`'s song loader for a local client), in the reading session of the
+    /// command or command list (``SessionSettings/reading(with:)``: a file only FFmpeg reads goes to a scan worker).
     static func fileReading(_ range: QueueRange, context: CommandContext)
         -> @Sendable (inout ReadPlaylist, InputCancellation) -> Void
     {
         let musicDirectory = context.services.options.musicDirectory
-        let reader = context.services.options.library?.updater.reader
         let peerUserID = context.session.peerUserID
+        // Only a local client may name such files.
+        let reader =
+            peerUserID == nil
+            ? nil : context.services.options.library.map { context.session.reading(with: $0.updater.reader) }
         return { playlist, cancellation in
             guard let reader else { return }
             let end = min(range.end ?? playlist.uris.count, playlist.uris.count)
@@ -201,14 +204,8 @@ enum PlaylistCommands {
                 else { return nil }
                 return (index, path)
             }
-            guard !paths.isEmpty else { return }
-            playlist.files = QueueCommands.readingSession(reader) { session in
-                var files: [Int: QueueSong] = [:]
-                for (index, path) in paths where !cancellation.isCancelled {
-                    guard let song = try? QueueCommands.fileSong(path, reader: session).get() else { continue }
-                    files[index] = song
-                }
-                return files
+            for (index, path) in paths where !cancellation.isCancelled {
+                playlist.files[index] = try? QueueCommands.fileSong(path, reader: reader).get()
             }
         }
     }

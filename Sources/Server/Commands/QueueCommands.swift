@@ -170,8 +170,8 @@ enum QueueCommands {
         return .file(path)
     }
 
-    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file),
-    /// then hands it to `finish` on the loop with the position the command's second argument names in the queue
+    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file), in the
+    /// reading session of the command or command list (``SessionSettings/reading(with:)``), then hands it to `finish` on the loop with the position the command's second argument names in the queue
     /// as it is then (`nil` without one; the argument was checked before the file was read), which adds it.
     ///
     /// - Throws: through `finish`'s reply, `mpd`'s errors of ``fileSong(_:reader:)``.
@@ -179,12 +179,11 @@ enum QueueCommands {
         _ path: String, context: CommandContext,
         finish: @escaping (QueueSong, Int?, inout CommandContext) throws(AckError) -> CommandResult
     ) -> CommandResult {
-        let reader = context.services.options.library?.updater.reader
+        let reader = context.services.options.library.map { context.session.reading(with: $0.updater.reader) }
         let positionText = context.arguments.count > 1 ? context.arguments[1] : nil
         return .deferred(
             DeferredReply(work: { _ in
-                reader.map { reader in Self.readingSession(reader) { Self.fileSong(path, reader: $0) } }
-                    ?? .failure(AckError(.noExist, "No such song"))
+                reader.map { Self.fileSong(path, reader: $0) } ?? .failure(AckError(.noExist, "No such song"))
             }) { result, context throws(AckError) in
                 let song = try result.get()
                 let playlist = context.partition.playlist
@@ -198,14 +197,6 @@ enum QueueCommands {
     /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read. Blocks.
     static func fileSong(_ path: String, options: ServerOptions) -> QueueSong? {
         options.library.flatMap { try? Self.fileSong(path, reader: $0.updater.reader).get() }
-    }
-
-    /// Runs `body` with a reading session of `reader`'s own (``SongInfoReader/startReading()``), so that a file only
-    /// FFmpeg reads is read by a scan worker, not in the server; the session is finished after. Blocks.
-    static func readingSession<T>(_ reader: any SongInfoReader, _ body: (any SongInfoReader) -> T) -> T {
-        let session = reader.startReading()
-        defer { session.readingFinished() }
-        return body(session)
     }
 
     /// A song outside the music directory, read with `reader`. Fails as `mpd`'s `DetachedSong::LoadFile`: a file
