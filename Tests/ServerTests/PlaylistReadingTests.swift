@@ -12,7 +12,8 @@ import TestSupport
 import Testing
 
 /// `load`, `listplaylist` and `listplaylistinfo` read playlists, and the local files they name outside the music
-/// directory, off the loop: other clients are served while a read waits.
+/// directory, off the loop, and stored playlist edits read and write their files off it: other clients are served
+/// while a read waits.
 @Suite(.serialized) struct PlaylistReadingTests {
     /// A server with a music directory, a playlist directory and a Unix socket (a local client may name files
     /// outside the music directory); its library reads with `reader`.
@@ -54,8 +55,14 @@ import Testing
         try Self.fifo(stored.path + "/slow.m3u")
         let other = try LoopbackClient(port: server.port)
         _ = other.readLine()
+        // An edit of a stored playlist reads it, then replaces it, off the loop too.
+        let replies = [
+            "load slow.m3u": ["OK"], "listplaylist slow": ["file: \(outside.path)/x.mp3", "OK"],
+            "playlistdelete slow 0": ["OK"],
+        ]
         for (request, path) in [
             ("load slow.m3u", music.path + "/slow.m3u"), ("listplaylist slow", stored.path + "/slow.m3u"),
+            ("playlistdelete slow 0", stored.path + "/slow.m3u"),
         ] {
             let local = try LoopbackClient(unixPath: socket)
             _ = local.readLine()
@@ -64,7 +71,7 @@ import Testing
             // would wait for the FIFO's writer, and its read time out).
             #expect(other.request("ping") == ["OK"], "\(request)")
             try Self.feed(path, "\(outside.path)/x.mp3\n")
-            #expect(local.readReply() == (request.hasPrefix("load") ? ["OK"] : ["file: \(outside.path)/x.mp3", "OK"]))
+            #expect(local.readReply() == replies[request])
             #expect(unlink(path) == 0)
             try Self.fifo(path)
         }

@@ -8,10 +8,12 @@ import Playback
 import Playlists
 import Posix
 import StoredPlaylists
+import Synchronization
 
 /// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `playlistadd`, `playlistclear`,
 /// `playlistdelete`, `playlistmove`, `rename`, `rm`, `save`, `searchaddpl`.
 ///
+/// Playlists are read, and edits read and write their files, off the loop (deferred replies; edits one at a time).
 /// Every change is on disk (atomic replace, fsync) before the reply, and raises idle `stored_playlist`.
 enum PlaylistCommands {
     static let all: [Command] = [
@@ -41,6 +43,11 @@ enum PlaylistCommands {
     static func perform<T>(
         _ context: CommandContext, _ body: () throws(StoredPlaylistError) -> T
     ) throws(AckError) -> T {
+        try perform(context.services.logger, body)
+    }
+
+    /// ``perform(_:_:)-(CommandContext,_)`` logging to `logger`, from any thread.
+    static func perform<T>(_ logger: Logger, _ body: () throws(StoredPlaylistError) -> T) throws(AckError) -> T {
         do {
             return try body()
         } catch {
@@ -53,16 +60,43 @@ enum PlaylistCommands {
             case .tooLarge: code = .playlistMax
             case .io:
                 code = .system
-                context.services.logger.error("stored playlist not written", ["error": error.message])
+                logger.error("stored playlist not written", ["error": error.message])
             }
             throw AckError(code, error.message)
         }
     }
 
-    /// Runs a change and raises idle `stored_playlist` when it succeeded.
-    static func change(_ context: CommandContext, _ body: () throws(StoredPlaylistError) -> Void) throws(AckError) {
-        try perform(context, body)
-        context.services.emit(.storedPlaylist)
+    /// Stored playlist edits run one at a time: each reads, changes and replaces whole files.
+    private static let edits = Mutex(())
+
+    /// Runs `edit`, which reads and writes stored playlist files (with `perform(_:_:)` for their errors), off the
+    /// loop and after the edits before it, and replies once it is on disk: `OK`, and idle `stored_playlist` when it
+    /// says it changed something; its `ACK` when it failed.
+    static func editing(_ edit: @escaping @Sendable () throws(AckError) -> Bool) -> CommandResult {
+        .deferred(
+            DeferredReply(work: { _ -> Result<Bool, AckError> in
+                Self.edits.withLock { _ in
+                    do throws(AckError) {
+                        return .success(try edit())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }) { result, context throws(AckError) in
+                if try result.get() { context.services.emit(.storedPlaylist) }
+                return .ok
+            })
+    }
+
+    /// A change of the playlist files, as ``editing(_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
+    static func change(_ context: CommandContext, _ body: @escaping @Sendable () throws(StoredPlaylistError) -> Void)
+        -> CommandResult
+    {
+        let logger = context.services.logger
+        return Self.editing { () throws(AckError) in
+            try perform(logger, body)
+            return true
+        }
     }
 
     // MARK: - Listing
@@ -337,37 +371,49 @@ enum PlaylistCommands {
         }
     }
 
-    /// Inserts `uris` at `position` of playlist `name` (created when missing) and saves it; nothing is
-    /// written when `uris` is empty.
+    /// Inserts `uris` (made on the loop; their error is thrown after the position's) at `position` of playlist
+    /// `name` (created when missing) and saves it, off the loop; nothing is written when `uris` is empty.
     ///
-    /// - Throws: `Bad position` past the end, `Stored playlist is too large`, name and I/O errors.
+    /// - Throws: through the reply, `Bad position` past the end, `Stored playlist is too large`, name and I/O errors.
     static func insert(
-        _ uris: () throws(AckError) -> [String], at position: UInt64, into name: String, context: CommandContext
-    ) throws(AckError) {
-        let playlists = directory(context)
-        var entries = try perform(context) { () throws(StoredPlaylistError) in
-            do throws(StoredPlaylistError) {
-                return try playlists.load(name)
-            } catch {
-                guard error.kind == .noSuchList else { throw error }
-                return []
+        _ uris: Result<[String], AckError>, at position: UInt64, into name: String, context: CommandContext
+    ) -> CommandResult {
+        let (playlists, logger) = (directory(context), context.services.logger)
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in
+                do throws(StoredPlaylistError) {
+                    return try playlists.load(name)
+                } catch {
+                    guard error.kind == .noSuchList else { throw error }
+                    return []
+                }
             }
+            guard position <= entries.count else { throw AckError(.arg, "Bad position") }
+            let added = try uris.get()
+            guard !added.isEmpty else { return false }
+            guard entries.count + added.count <= playlists.maximumLength else {
+                throw AckError(.playlistMax, "Stored playlist is too large")
+            }
+            entries.insert(contentsOf: added, at: Int(position))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
         }
-        guard position <= entries.count else { throw AckError(.arg, "Bad position") }
-        let added = try uris()
-        guard !added.isEmpty else { return }
-        guard entries.count + added.count <= playlists.maximumLength else {
-            throw AckError(.playlistMax, "Stored playlist is too large")
-        }
-        entries.insert(contentsOf: added, at: Int(position))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
     }
 
-    /// Appends `uris` to playlist `name` (created when missing); nothing happens when `uris` is empty.
-    static func append(_ uris: [String], to name: String, context: CommandContext) throws(AckError) {
-        guard !uris.isEmpty else { return }
+    /// `uris` made, as a result.
+    static func made(_ uris: () throws(AckError) -> [String]) -> Result<[String], AckError> {
+        do throws(AckError) {
+            return .success(try uris())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Appends `uris` to playlist `name` (created when missing), off the loop; nothing happens when `uris` is empty.
+    static func append(_ uris: [String], to name: String, context: CommandContext) -> CommandResult {
+        guard !uris.isEmpty else { return .ok }
         let playlists = directory(context)
-        try change(context) { () throws(StoredPlaylistError) in try playlists.append(name, uris: uris) }
+        return change(context) { () throws(StoredPlaylistError) in try playlists.append(name, uris: uris) }
     }
 
     static func playlistadd(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -376,62 +422,59 @@ enum PlaylistCommands {
         let context = context
         if context.arguments.count == 3 {
             let position = try ArgumentParser.unsigned(context.arguments[2])
-            try insert(
-                { () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) },
-                at: position, into: name, context: context)
-            return .ok
+            let uris = Self.made { () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) }
+            return insert(uris, at: position, into: name, context: context)
         }
         if isURL {
             // As mpd: a URL only an input plugin's scheme opens.
             guard QueueCommands.isRemote(uri, options: context.services.options) else {
                 throw AckError(.arg, "Unsupported URI scheme")
             }
-            try append([uri], to: name, context: context)
-        } else {
-            try append(try songs(at: uri, context: context), to: name, context: context)
+            return append([uri], to: name, context: context)
         }
-        return .ok
+        return append(try songs(at: uri, context: context), to: name, context: context)
     }
 
     static func playlistclear(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.clear(name) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.clear(name) }
     }
 
     static func playlistdelete(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let (playlists, name) = (directory(context), context.arguments[0])
+        let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let range = try WindowRange.parse(context.arguments[1])
-        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
-        guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
-        entries.removeSubrange(range.indices(count: entries.count))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
-        return .ok
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
+            guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
+            entries.removeSubrange(range.indices(count: entries.count))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
+        }
     }
 
     static func playlistmove(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let (playlists, name) = (directory(context), context.arguments[0])
+        let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let from = try ArgumentParser.unsigned(context.arguments[1])
         let to = try ArgumentParser.unsigned(context.arguments[2])
         // mpd answers OK without looking at the playlist.
         guard from != to else { return .ok }
-        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
-        guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
-        entries.insert(entries.remove(at: Int(from)), at: Int(to))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
-        return .ok
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
+            guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
+            entries.insert(entries.remove(at: Int(from)), at: Int(to))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
+        }
     }
 
     static func rename(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, from, to) = (directory(context), context.arguments[0], context.arguments[1])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.rename(from, to: to) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.rename(from, to: to) }
     }
 
     static func rm(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
     }
 
     // MARK: - The queue
@@ -440,8 +483,7 @@ enum PlaylistCommands {
     static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
         let uris = context.partition.playlist.queue.items.map(\.uri)
-        try change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
     }
 
     /// `load NAME [START:END] [POSITION]`: the playlist's entries in the range, as one bulk edit; entries that
@@ -545,10 +587,8 @@ enum PlaylistCommands {
             try SearchCommands.select(database, SongQuery(selection)).map { database.songs.uri($0) }
         }
         if let position, position != UInt64(UInt32.max) {
-            try insert(found, at: position, into: name, context: context)
-        } else {
-            try append(try found(), to: name, context: context)
+            return insert(Self.made(found), at: position, into: name, context: context)
         }
-        return .ok
+        return append(try found(), to: name, context: context)
     }
 }
