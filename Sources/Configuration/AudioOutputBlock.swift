@@ -41,6 +41,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var alwaysOn: Bool
     /// Every `key "value"` line of the block, for the plugin's own settings.
     public var parameters: [String: String]
+    /// The line of each of `parameters` (for `mpd`'s `Error in setting "key" on line N`).
+    public var parameterLines: [String: Int] = [:]
     /// Where the block starts; `nil` for the output Fermata chose itself.
     public var location: ConfigLocation?
 
@@ -129,9 +131,15 @@ public enum AudioOutputBlock {
         let alwaysOn = try block.parameter(named: "always_on").map(ConfigValue.bool) ?? false
         let enabled = try block.parameter(named: "enabled").map(ConfigValue.bool) ?? true
         var parameters: [String: String] = [:]
-        for parameter in block.params { parameters[parameter.name] = parameter.value }
-        return AudioOutputSettings(
+        var lines: [String: Int] = [:]
+        for parameter in block.params {
+            parameters[parameter.name] = parameter.value
+            lines[parameter.name] = parameter.line
+        }
+        var settings = AudioOutputSettings(
             name: name, type: type, enabled: enabled, mixer: mixer, format: block["format"], alwaysOn: alwaysOn,
             parameters: parameters, location: block.location)
+        settings.parameterLines = lines
+        return settings
     }
 }

@@ -30,6 +30,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Every parameter of the block as written (the plugin reads its own, such as `device`, `path`,
     /// `command`, `sync`, `buffer_time`, `period_time`, `mixer_device`, `mixer_control`).
     public var parameters: [String: String]
+    /// The configuration line of each of `parameters`, when known (a bad value's message names it, as `mpd`'s).
+    public var parameterLines: [String: Int] = [:]
     /// The filter chain the PCM goes through after ReplayGain and before the software volume and the conversion
     /// to the device's format (`volume_normalization`, then the `filters` list), as `mpd` chains them.
     public var filters: [PCMFilter] = []

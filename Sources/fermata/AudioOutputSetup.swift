@@ -103,9 +103,11 @@ enum AudioOutputSetup {
             case .software: .software
             case .null, .none: .none
             }
-        return OutputConfiguration(
+        var configuration = OutputConfiguration(
             name: entry.name, type: entry.type, enabled: entry.enabled, mixerType: mixerType, format: entry.format,
             alwaysOn: entry.alwaysOn, parameters: entry.parameters)
+        configuration.parameterLines = entry.parameterLines
+        return configuration
     }
 
     /// The output's mixer: the plugin's for `hardware` (none if it has none or cannot make one, which is logged as
