@@ -1,5 +1,6 @@
 """The `sndio` output and its mixer, against mpd's: what each server plays, `outputs`, the volume (`status`,
-`setvol`, `getvol`) before the first song and through pause, resume and stop, a sndiod that is not running and a device that does not exist,
+`setvol`, `getvol`) before the first song and through pause, resume and stop, the level on sndiod and another
+program's change of it (sndio-tools' sndioctl), seeking and stopping, a sndiod that is not running and a device that does not exist,
 and bad `buffer_time` values.
 
 Each server plays to a sndiod of its own (`-U UNIT`: a Unix socket /tmp/sndio/sockUNIT, no network), reached
@@ -10,7 +11,8 @@ sndiod mixes at 48 kHz in 16 bits, and writes silence while a client has nothing
 compared without their silent frames (the songs have none: a sine over a DC offset). sndiod drops root for its own
 user, so everything it opens lives in a world-accessible directory under /tmp.
 
-The songs: 16-bit stereo at 48 kHz (sndiod passes it through: the recording must be the song), 24-bit mono at 48 kHz
+The songs: 16-bit stereo at 48 kHz, 1.5 s and 0.1 s (sndiod passes them through: the recording must be the song),
+24-bit mono at 48 kHz
 and 32-bit float stereo at 48 kHz (mpd's sndio output keeps 24 bits and converts float to 16; sndiod converts and
 spreads the channel; both servers' recordings must be the same). About 30 s.
 """
@@ -25,6 +27,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -40,6 +43,8 @@ SONGS = {
     "s16.wav": ["-c", "2", "-b", "16", "synth", "1.5", "sine", "440", "sine", "660"],
     "s24mono.flac": ["-c", "1", "-b", "24", "synth", "1.2", "sine", "300-900"],
     "float.wav": ["-c", "2", "-b", "32", "-e", "floating-point", "synth", "1", "sine", "500", "sine", "200"],
+    # Shorter than the device's buffer (250 ms): the end of the queue must not wait for a buffer never filled.
+    "short.wav": ["-c", "2", "-b", "16", "synth", "0.1", "sine", "1000"],
 }
 
 
@@ -176,7 +181,7 @@ def test_samples_as_mpd(server_factory, music, rig):
         assert len(sounding["ref"]) > 0, song
         assert sounding["sut"] == sounding["ref"], (song, audiofiles.first_difference(sounding["sut"],
                                                                                       sounding["ref"]))
-        if song == "s16.wav":
+        if song in ("s16.wav", "short.wav"):
             want = audiofiles.wav_samples(music / song)
             assert sounding["sut"] == want, audiofiles.first_difference(sounding["sut"], want)
 
@@ -216,6 +221,62 @@ def test_outputs_and_volume_through_pause_and_stop_as_mpd(server_factory, music,
     assert steps["sut"] == steps["ref"]
     assert "plugin: sndio\noutputenabled: 1\n" in steps["sut"][0]
     assert "volume: 53\nstate: play\n" in steps["sut"]
+
+
+def _app_level(device: str) -> tuple[str, str]:
+    """The server's own level control on sndiod (`app/PROGRAM0.level`) and its value, as sndioctl lists it."""
+    listing = subprocess.run(["sndioctl", "-f", device], capture_output=True, text=True, check=True,
+                             timeout=30).stdout
+    found = [line.split("=") for line in listing.splitlines() if line.startswith("app/")]
+    assert len(found) == 1, listing
+    return found[0][0], found[0][1]
+
+
+def test_volume_on_sndiod_and_another_programs_change_as_mpd(server_factory, music, rig):
+    """`setvol` reaches the server's level on sndiod (sndio's 0..127 in sndioctl's 0..1); another program changing
+    it (sndioctl) is a `mixer` event, and `status` reads the new volume."""
+    if shutil.which("sndioctl") is None:
+        raise AssertionError("sndioctl is not installed (scripts/install-deps.sh test installs sndio-tools)")
+    servers = _servers(server_factory, music, rig)
+    logs = {}
+    for kind, server in servers.items():
+        device = f"snd,{rig[kind][0]}/0"
+        audiofiles.commands(server, 'add "s16.wav"', "repeat 1", "play")
+        assert mpdtest.wait_until(lambda: _playing(server), mpdtest.scaled(10)), server.log_tail()
+        control, level = _app_level(device)
+        log = [level, server.query("setvol 20")]
+        # 20 % is 25 of 127.
+        assert mpdtest.wait_until(lambda: _app_level(device)[1] == "0.197", mpdtest.scaled(10)), \
+            (kind, _app_level(device))
+        log.append(server.query("getvol"))
+        with server.connect() as idle:
+            idle.send("idle mixer\n")
+            time.sleep(mpdtest.scaled(0.3))
+            subprocess.run(["sndioctl", "-q", "-f", device, f"{control}=0.5"], check=True, timeout=30)
+            log.append(idle.read_reply())
+        log += [server.query("getvol"), _app_level(device)[1]]
+        logs[kind] = log
+    assert logs["sut"] == logs["ref"]
+    assert logs["sut"][-2:] == [b"volume: 50\nOK\n", "0.504"]
+
+
+def test_seek_and_stop_while_playing(server_factory, music, rig):
+    """`seekcur` and `stop` while a song plays, then `play` again: no error, playing on from where it was sent, as
+    mpd's (whose sndio output plays out its buffer where Fermata drops it)."""
+    servers = _servers(server_factory, music, rig)
+    for kind, server in servers.items():
+        audiofiles.commands(server, 'add "s16.wav"', "repeat 1", "play")
+        assert mpdtest.wait_until(lambda: _playing(server), mpdtest.scaled(10)), server.log_tail()
+        audiofiles.commands(server, "seekcur 1")
+        status = _status(server)
+        assert status["state"] == "play" and "error" not in status, (kind, status)
+        assert float(status["elapsed"]) >= 1.0, (kind, status)
+        audiofiles.commands(server, "stop", "play")
+        assert mpdtest.wait_until(lambda: _playing(server), mpdtest.scaled(10)), server.log_tail()
+        # Time moves on (the device takes samples), with no error.
+        first = float(_status(server)["elapsed"])
+        assert mpdtest.wait_until(lambda: float(_status(server)["elapsed"]) > first + 0.2, mpdtest.scaled(10))
+        assert "error" not in _status(server), kind
 
 
 def test_no_sndiod_as_mpd(server_factory, music):

@@ -35,9 +35,10 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # libjack. JACK1 (libjack-dev, libjack0, jackd1), not jackd2: libjack-jackd2-dev would replace libjack-dev, which other
 # -dev packages accept; Debian's mpd takes either libjack.
 # sndiod: conformance/test_sndio.py plays to sndiod servers it starts itself (a unit of their own each), whose device
-# is an ALSA file PCM over PulseAudio's ALSA plugin (pulseaudio, libasound2-plugins: a null sink keeps time).
+# is an ALSA file PCM over PulseAudio's ALSA plugin (pulseaudio, libasound2-plugins: a null sink keeps time), and
+# reads and sets the servers' levels on them with sndio-tools' sndioctl.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 jackd1 sndiod pulseaudio pulseaudio-utils pipewire pipewire-bin libasound2-plugins icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils openssl procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 jackd1 sndiod sndio-tools pulseaudio pulseaudio-utils pipewire pipewire-bin libasound2-plugins icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils openssl procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

@@ -152,6 +152,9 @@ final class SndioOutput: AudioOutput, @unchecked Sendable {
     func close() {
         guard let api = self.api, let handle = self.handle else { return }
         self.volume.closed()
+        // A volume set since the last write still reaches sndiod, which keeps it for the program's next stream (as
+        // mpd's, which sends it at once).
+        if let raw = self.volume.takeRequest() { _ = api.sio_setvol(handle, UInt32(raw)) }
         api.sio_close(handle)
         self.handle = nil
     }
