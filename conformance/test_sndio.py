@@ -279,6 +279,33 @@ def test_seek_and_stop_while_playing(server_factory, music, rig):
         assert "error" not in _status(server), kind
 
 
+def test_detected_when_no_output_is_configured_as_mpd(server_factory, music, rig):
+    """No `audio_output`: mpd tries sndio's default device first ($AUDIODEVICE here), and uses it when it opens (the
+    output `default detected output`, plugin `sndio`); both servers then play through their sndiod."""
+    servers = {kind: server_factory(kind, music=music, outputs=[], env={"AUDIODEVICE": f"snd,{rig[kind][0]}/0"})
+               for kind in KINDS}
+    replies = {kind: server.query("outputs") for kind, server in servers.items()}
+    assert replies["sut"] == replies["ref"]
+    assert replies["sut"] == (b"outputid: 0\noutputname: default detected output\nplugin: sndio\n"
+                              b"outputenabled: 1\nOK\n")
+    for kind, server in servers.items():
+        name, data = audiofiles.record_queue(server, rig[kind][1], ['add "short.wav"', "play"])
+        assert _sounding(data) == audiofiles.wav_samples(music / "short.wav"), kind
+
+
+def test_not_detected_without_sndiod(server_factory, music):
+    """No `audio_output` and no sndiod: both servers log that sndio's default device did not open and go on to the
+    next plugin (Fermata: ALSA's default device; mpd tries ALSA's, then ao, openal, pipewire, pulse, jack… whose
+    test opens: which one depends on the machine, so only Fermata's is checked)."""
+    with _free_unit() as unit:
+        servers = {kind: server_factory(kind, music=music, outputs=[], env={"AUDIODEVICE": f"snd,{unit}/0"})
+                   for kind in KINDS}
+        reply = servers["sut"].query("outputs")
+    assert reply.startswith(b"outputid: 0\noutputname: default detected output\nplugin: alsa\n"), reply
+    for server in servers.values():
+        assert "Error opening default sndio device" in server.log_path.read_text(), server.log_tail()
+
+
 def test_no_sndiod_as_mpd(server_factory, music):
     """A sndiod unit nobody serves: the same `error:` (mpd's words for any device), the player paused on the song,
     `setvol` taken (the output was enabled) though there is no volume; the server goes on."""

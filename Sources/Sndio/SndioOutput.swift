@@ -231,6 +231,17 @@ public final class SndioOutputPlugin: OutputPlugin {
     /// The plugin; its outputs load `library` when they are first enabled.
     public init(library: SndioLibrary = .shared) { self.library = library }
 
+    /// Whether libsndio's default device (`default`: $AUDIODEVICE, else sndiod's `snd/default`, else the raw
+    /// `rsnd/0`) opens for playing now: `mpd` detects a sndio output that way, before any other plugin, when no
+    /// output is configured. Loads libsndio for the probe only. Any thread; blocks for the open.
+    public func probeDefaultDevice() -> Bool {
+        guard let api = try? self.library.acquire() else { return false }
+        defer { self.library.release() }
+        guard let handle = api.sio_open(fermata_sndio_devany, UInt32(SIO_PLAY), 0) else { return false }
+        api.sio_close(handle)
+        return true
+    }
+
     /// - Throws: a bad `buffer_time`'s message.
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let settings = try SndioSettings(configuration)
