@@ -127,8 +127,11 @@ def test_urls_no_input_plugin_opens_are_refused(pair, scheme):
 
 #: Remote playlists: by suffix (served as application/octet-stream), by MIME type only, a URL that is no
 #: playlist, an HTTP error, a refused connection.
-REMOTE_PLAYLISTS = ["/file/radio.m3u", "/file/radio.pls", "/file/ext.m3u8", "/type/audio~x-mpegurl/mime-only",
-                    "/file/mime-only", "/file/plain.mp3", "/status/404", "closed:/x.m3u"]
+REMOTE_PLAYLISTS = ["/file/radio.m3u", "/file/radio.pls", "/file/ext.m3u8", "/file/list.xspf", "/file/list.asx",
+                    "/file/feed.rss", "/file/sheet.cue", "/type/application~xspf+xml/list.xspf",
+                    "/type/video~x-ms-asf/list.asx", "/type/application~rss+xml/feed.rss",
+                    "/type/audio~x-mpegurl/mime-only", "/file/mime-only", "/file/plain.mp3", "/status/404",
+                    "closed:/x.m3u"]
 
 
 def remote(http: str, path: str) -> str:
@@ -269,6 +272,29 @@ def test_a_remote_file_plays(pair, http, path):
         server.query("stop")
         server.query("clear")
     assert got[pair.sut.label] == got[pair.ref.label]
+
+
+@pytest.mark.parametrize("path", ["/type/audio~flac/tone.flac", "/file/plain.mp3", "/file/tagged.mp3"])
+def test_seeking_in_a_remote_file_as_mpd(pair, http, path):
+    """`seekcur 3` in a playing remote file (4 or 8 s, from about 0.5 s) that the server serves with ranges: the
+    elapsed time jumps at once, as in mpd.
+
+    Left out, where mpd's answer depends on timing: servers without `Accept-Ranges` or a length, and Ogg Vorbis
+    over HTTP (no end granule position is looked for over HTTP): unseekable in mpd, which answers `Not seekable`
+    while its decoder still runs (Fermata's answer for the Vorbis stream; Fermata seeks the others by reading on),
+    but restarts the song once its decoder has read the whole short file (Player::SeekDecoder)."""
+    url = http + path
+    got = {}
+    for server in (pair.ref, pair.sut):
+        playing_status(server, url)
+        reply = server.query("seekcur 3")
+        s = status(server)
+        got[server.label] = (reply, {k: s.get(k) for k in ("state", "song", "audio", "error")},
+                             float(s.get("elapsed", "0")) >= 2.9)
+        server.query("stop")
+        server.query("clear")
+    assert got[pair.sut.label] == got[pair.ref.label]
+    assert got[pair.sut.label][0] == b"OK\n" and got[pair.sut.label][2], got
 
 
 def playing_status(server, url: str) -> dict[str, str]:

@@ -329,6 +329,32 @@ def test_https_listings_ignore_the_curl_input_tls_settings_as_in_mpd(webdavs, bl
         _stop_pair(root, pair)
 
 
+@pytest.mark.parametrize("block", ["", 'verify_peer "no"\n    verify_host "no"', 'verify_peer "no"', 'cacert "{cert}"'],
+                         ids=["defaults", "no verification", "peer not verified", "cacert"])
+def test_https_streams_follow_the_curl_input_tls_settings_as_in_mpd(webdavs, block):
+    """A song over https:// from a server with a self-signed certificate for 127.0.0.1, queued by URL and played:
+    with libcurl's defaults both fail with the same TLS error in `status`; without verification (`verify_peer "no"`
+    alone is enough) it plays to its end; with the certificate as `cacert` it plays too."""
+    url, cert = webdavs
+    root, pair = _mount_pair()
+    if block:
+        for server in pair:
+            server.extra_config += '\ninput {\n    plugin "curl"\n    ' + block.format(cert=cert) + "\n}"
+            conftest._stop(server)
+        conftest._start(pair)
+    song = f"{url}/dav/short.flac"
+    try:
+        for server in pair:
+            assert server.query(f'command_list_begin\nclear\nadd "{song}"\nplay\ncommand_list_end') == b"OK\n"
+        for server in pair:
+            assert mpdtest.wait_until(lambda: b"state: play" not in server.query("status"), timeout=20), server.label
+        replies = _same(pair, ["status", "playlistinfo"], skip=(b"volume:", b"audio:", b"nextsong"))
+        failed = b"\nerror: " in replies[0][1]
+        assert failed == (block == ""), replies[0][1]
+    finally:
+        _stop_pair(root, pair)
+
+
 def _served(webdav: str) -> dict[str, int]:
     """The bytes tools/webdavserver.py wrote of each path so far."""
     lines = urllib.request.urlopen(f"{webdav}/served").read().decode().splitlines()

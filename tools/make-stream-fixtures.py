@@ -15,8 +15,8 @@ Usage:
   the bytes of the cover file beside it, whatever they are);
 - `hls/tone.hls`: an HLS playlist of 4 s of AAC in MPEG-TS segments of 1 s (`hls/seg*.bin`; suffixes no plugin
   takes, so the library stays as it was), for `hls+http://` (mpd's ffmpeg input plugin);
-- `radio.m3u`, `radio.pls`, `ext.m3u8`: playlists of the files above (relative entries), a URL on a closed
-  loopback port and local files (refused over TCP); `mime-only`: `radio.m3u`'s text under a name without a
+- `radio.m3u`, `radio.pls`, `ext.m3u8`, `list.xspf`, `list.asx`, `feed.rss`, `sheet.cue`: playlists of the files
+  above (relative entries), a URL on a closed loopback port and local files (refused over TCP); `mime-only`: `radio.m3u`'s text under a name without a
   suffix (found by its MIME type only).
 
 Idempotent: OUTDIR/.stamp holds the hash of this script; when it matches, nothing is done.
@@ -97,6 +97,25 @@ def make(out: Path):
                                    "File2=http://127.0.0.1:9/x.mp3\nTitle2=Elsewhere\nLength2=-1\n"
                                    "NumberOfEntries=2\nVersion=2\n")
     (out / "ext.m3u8").write_text("#EXTM3U\n#EXTINF:8,Plain Stream\nplain.mp3\n#EXTINF:4,Flac Stream\ntone.flac\n")
+    # The XML plugins' and the cue sheet's: entries relative and absolute, their titles and a refused local file.
+    (out / "list.xspf").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<playlist version="1" xmlns="http://xspf.org/ns/0/">\n'
+        "<trackList>\n<track><location>tone.ogg</location><title>Xspf Ogg</title><creator>Someone</creator>"
+        "<album>An Album</album><duration>8000</duration></track>\n"
+        "<track><location>http://127.0.0.1:9/x.mp3</location><title>Away</title></track>\n"
+        "<track><location>/etc/passwd</location></track>\n</trackList>\n</playlist>\n")
+    (out / "list.asx").write_text(
+        '<asx version="3.0">\n<title>Asx List</title>\n<entry><title>Asx Plain</title><author>Somebody</author>'
+        '<ref href="plain.mp3"/></entry>\n<entry><ref href="http://127.0.0.1:9/y.mp3"/></entry>\n</asx>\n')
+    (out / "feed.rss").write_text(
+        '<?xml version="1.0"?>\n<rss version="2.0"><channel><title>A Feed</title>\n'
+        '<item><title>Episode One</title><enclosure url="tagged.mp3" type="audio/mpeg" length="1"/></item>\n'
+        '<item><title>Episode Two</title><enclosure url="http://127.0.0.1:9/z.mp3" type="audio/mpeg"/></item>\n'
+        "</channel></rss>\n")
+    (out / "sheet.cue").write_text(
+        'PERFORMER "Cue Artist"\nTITLE "Cue Album"\nFILE "tone.flac" WAVE\n  TRACK 01 AUDIO\n'
+        '    TITLE "First"\n    INDEX 01 00:00:00\n  TRACK 02 AUDIO\n    TITLE "Second"\n'
+        "    PERFORMER \"Other\"\n    INDEX 01 00:02:00\n")
     set_mtimes(out)
 
 

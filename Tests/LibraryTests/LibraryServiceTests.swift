@@ -167,6 +167,31 @@ struct LibraryServiceTests {
         #expect(harness.events.withLock { $0.last?.hasPrefix("finished 3 ") } == true)
     }
 
+    @Test func aNewSnapshotHasTheLookupTablesThePreviousOneHad() throws {
+        let music = try MusicDirectory()
+        try music.song("a/1.mp3")
+        let harness = try ServiceHarness(self.configuration(music, databaseFile: nil))
+        defer { harness.stop() }
+        harness.withService { $0.start() }
+        #expect(harness.waitUntil { _, events in events.count == 2 })
+        // The first scan replaced a snapshot nobody looked anything up in: none is built, as after a start-up.
+        #expect(harness.withService { $0.database.builtLookups } == .none)
+        // Browsing builds the directories' table only; the next snapshot comes with it.
+        #expect(harness.withService { $0.database.directory(at: "a") } != nil)
+        try music.song("a/2.mp3")
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } == 2)
+        #expect(harness.waitUntil { _, events in events.count == 4 })
+        #expect(harness.events.withLock { $0.last } == "finished 2 modified new")
+        #expect(harness.withService { $0.database.builtLookups } == .init(directories: true, songs: false))
+        // A song looked up by URI (the queue does): the next snapshot has both, before the loop asks.
+        #expect(harness.withService { $0.database.song(at: "a/2.mp3") } != nil)
+        try music.song("a/3.mp3")
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } == 3)
+        #expect(harness.waitUntil { _, events in events.count == 6 })
+        #expect(harness.events.withLock { $0.last } == "finished 3 modified new")
+        #expect(harness.withService { $0.database.builtLookups } == .init(directories: true, songs: true))
+    }
+
     @Test func theQueueHoldsThirtyTwoWaitingJobsAndRunsThemInOrder() throws {
         let music = try MusicDirectory()
         try music.song("top.mp3")

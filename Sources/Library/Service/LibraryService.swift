@@ -334,12 +334,14 @@ public final class LibraryService {
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
         let group = self.pendingSaves
+        let lookups = self.database.builtLookups
         NamedThread.detach("update") {
             let (database, modified, replaced, save) = Self.update(
                 current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger)
-            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build that index here,
-            // and graft the mounts (the loop uses that if they are still the same).
-            database?.prepareURILookups()
+            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build the indexes the
+            // previous snapshot had here (none when nothing was queued or browsed since start-up), and graft the
+            // mounts (the loop uses that if they are still the same).
+            database?.prepare(lookups)
             let prepared = database.map {
                 Prepared(database: Self.grafted($0, mounts: mounts), generation: generation)
             }
