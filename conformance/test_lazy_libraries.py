@@ -5,7 +5,8 @@ libfluidsynth and libmikmod, which the first MIDI file and the first module only
 libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor
 libpipewire, which an enabled pipewire output loads; nor
 libao, which an ao output in the configuration loads; nor libopenal, which an enabled openal output loads; nor
-libjack, which an enabled jack output loads (conformance/test_jack.py plays through it); nor
+libjack, which an enabled jack output loads (conformance/test_jack.py plays through it); nor libsndio, which an
+enabled sndio output loads (conformance/test_sndio.py plays through it); nor
 libcurl, which the first http stream loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
@@ -29,7 +30,7 @@ SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
         "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libpipewire", "libao.so",
-        "libopenal.so", "libjack.so")
+        "libopenal.so", "libjack.so", "libsndio.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -355,8 +356,8 @@ def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, m
 
 
 #: Those, and the pulse output (whose library is mapped only with a PulseAudio daemon to play to: its own case
-#: below), the pipewire output (conformance/test_pipewire.py plays through it) and the jack output
-#: (conformance/test_jack.py), in the same shape.
+#: below), the pipewire output (conformance/test_pipewire.py plays through it), the jack output
+#: (conformance/test_jack.py) and the sndio output (conformance/test_sndio.py), in the same shape.
 UNLOADABLE_OUTPUT_LIBRARIES = {
     **OUTPUT_LIBRARIES,
     "pulse": ({"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {}, "libpulse.so.0",
@@ -365,6 +366,8 @@ UNLOADABLE_OUTPUT_LIBRARIES = {
                  "libpipewire could not be loaded"),
     "jack": ({"type": "jack", "name": "Lazy", "server_name": "fermata-test-not-running"}, {}, "libjack.so.0",
              "jack_client_open", "libjack could not be loaded"),
+    "sndio": ({"type": "sndio", "name": "Lazy", "device": "snd,15/0"}, {}, "libsndio.so.7", "sio_initpar",
+              "libsndio could not be loaded"),
 }
 
 

@@ -4,6 +4,7 @@ import ALSA
 import Configuration
 import Model
 import Playback
+import Sndio
 import Synchronization
 
 /// Builds the outputs and mixers of `audio_output` blocks from the plugins the program has.
@@ -15,8 +16,9 @@ enum AudioOutputSetup {
     /// One configured output: its settings, its device, and its mixer if it has one.
     typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
 
-    /// The outputs for `settings`, in configuration order; with no `audio_output` block, ALSA's default device
-    /// (named `default detected output`, as `mpd` names the output it detects), said so in the log.
+    /// The outputs for `settings`, in configuration order; with no `audio_output` block, the one `mpd` detects (named
+    /// `default detected output`): a sndio output when libsndio's default device opens, else ALSA's default
+    /// device, said so in the log.
     ///
     /// - Parameters:
     ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
@@ -30,7 +32,7 @@ enum AudioOutputSetup {
     ) throws(Daemon.StartupError) -> [Output] {
         // As mpd, block by block: its settings, its output from the plugin, then always_on and enabled.
         var made: [any AudioOutput] = []
-        let list: [AudioOutputSettings]
+        var list: [AudioOutputSettings]
         do {
             list = try AudioOutputBlock.outputs(
                 settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType
@@ -52,11 +54,18 @@ enum AudioOutputSetup {
         }
         if settings.audioOutputs.isEmpty {
             logger.warning("No 'audio_output' defined in config file")
-            if let reason = ALSAOutputPlugin.probeDefaultDevice() {
+            // As mpd: sndio is the first plugin tried (its default device: sndiod, else the raw rsnd/0), then ALSA.
+            let sndio = plugins.first { $0.name == "sndio" } as? SndioOutputPlugin
+            if let sndio, sndio.probeDefaultDevice() {
+                logger.notice("Successfully detected a sndio audio device")
+                list[0].type = sndio.name
+            } else if let reason = ALSAOutputPlugin.probeDefaultDevice() {
+                if sndio != nil { logger.error("Error opening default sndio device") }
                 logger.warning(
                     "cannot open ALSA's default device now; using it anyway",
                     ["device": ALSAOutputPlugin.defaultDevice, "error": reason])
             } else {
+                if sndio != nil { logger.error("Error opening default sndio device") }
                 logger.notice(
                     "using ALSA's default device",
                     ["output": AudioOutputSettings.detectedOutputName, "device": ALSAOutputPlugin.defaultDevice])
