@@ -210,10 +210,17 @@ def test_the_samples_and_the_stream_are_mpds(server_factory, pipewire, pulse_mus
     # The graph plays whole periods (4096 frames): the last, partial one is not recorded.
     size = 4 * channels
     where = {kind: (len(recorded[kind]) // size, expected.find(recorded[kind][:64]) // size) for kind in KINDS}
-    assert expected.startswith(recorded["sut"]), where
-    assert len(expected) - len(recorded["sut"]) < 4096 * size, where
+    # The graph may run the stream for one period between `play` and the `pause` that `_link` sends once the node
+    # shows (seen in about one run in four, with this build and the ones before): that period goes nowhere. From
+    # there on Fermata's recording is the song, every frame, to the last whole period.
+    start = where["sut"][1]
+    assert start in (0, 4096), where
+    assert expected[start * size:].startswith(recorded["sut"]), where
+    assert len(expected) - start * size - len(recorded["sut"]) < 4096 * size, where
     if channels == 1:
-        assert recorded["sut"] == recorded["ref"], where
+        # mpd's recording is the song too, from the start or from the second period (the same race).
+        assert where["ref"][1] in (0, 4096), where
+        assert expected[where["ref"][1] * size:].startswith(recorded["ref"]), where
     else:
         # mpd, paused before its stream was linked, often drops some of what its ring buffer held when it resumes
         # (its recording then starts up to 0.5 s into the song, or skips); Fermata plays everything. Each of mpd's
