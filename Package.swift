@@ -117,6 +117,9 @@ let package = Package(
         // jack output is first enabled. JACK1's libjack-dev (the -dev package other -dev packages accept); the soname
         // is JACK2's too.
         .systemLibrary(name: "CJack", path: "Sources/CJack", providers: [.apt(["libjack-dev"])]),
+        // The header only (no pkgConfig: sndio.pc's `--libs` would link libsndio): the Sndio module loads it with
+        // dlopen when a sndio output is first enabled.
+        .systemLibrary(name: "CSndio", path: "Sources/CSndio", providers: [.apt(["libsndio-dev"])]),
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
         .systemLibrary(name: "CAO", path: "Sources/CAO", providers: [.apt(["libao-dev"])]),
@@ -329,6 +332,10 @@ let package = Package(
         // The jack output through a JACK server's client; the only importer of CJack.
         .target(
             name: "Jack", dependencies: ["CJack", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
+        // The sndio output and its mixer through libsndio (a sndiod server or a raw device); the only importer of
+        // CSndio.
+        .target(
+            name: "Sndio", dependencies: ["CSndio", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
         // The openal output through an OpenAL device; the only importer of COpenAL.
         .target(
             name: "OpenAL", dependencies: ["COpenAL", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
@@ -371,7 +378,7 @@ let package = Package(
             name: "fermata",
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
-                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "Jack",
+                "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "Jack", "Sndio",
                 "StoredPlaylists",
                 "Zeroconf", "Curl",
                 "Input",
@@ -417,11 +424,14 @@ let package = Package(
         .testTarget(
             name: "PipeWireTests", dependencies: ["PipeWire", "Playback", "Model"],
             swiftSettings: settings + pipeWireHeaders),
-        .testTarget(name: "ShoutTests", dependencies: ["Shout", "Playback", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "ShoutTests", dependencies: ["Shout", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "AOTests", dependencies: ["AO", "Playback", "Model", "Posix", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "JackTests", dependencies: ["Jack", "Playback", "Model", "TestTools"], swiftSettings: settings),
+        .testTarget(
+            name: "SndioTests", dependencies: ["Sndio", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(

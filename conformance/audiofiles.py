@@ -33,6 +33,25 @@ def require_tools(*names: str) -> None:
         pytest.skip(f"not installed: {', '.join(missing)} (scripts/install-deps.sh test)")
 
 
+def outside_and_inside(root: Path) -> tuple[Path, Path]:
+    """For a local client's files outside the music directory: `root/outside` holding `one.mp3` (title "Outside
+    MP3"), `two.m4a` (AAC, only FFmpeg reads it; title "Outside M4A") and `notes.txt` (no song), and a music
+    directory `root/music` holding `inside.mp3` (a copy of `one.mp3`). Needs sox, lame and ffmpeg."""
+    require_tools("sox", "lame", "ffmpeg")
+    outside = root / "outside"
+    outside.mkdir()
+    wav = tone_wav(outside / "tone.wav", 1.5)
+    subprocess.run(["lame", "--quiet", "--tt", "Outside MP3", str(wav), str(outside / "one.mp3")], check=True,
+                   timeout=60)
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(wav), "-c:a", "aac", "-b:a", "96k",
+                    "-metadata", "title=Outside M4A", str(outside / "two.m4a")], check=True, timeout=60)
+    (outside / "notes.txt").write_text("not a song\n")
+    music = root / "music"
+    music.mkdir()
+    shutil.copyfile(outside / "one.mp3", music / "inside.mp3")
+    return outside, music
+
+
 def tone_wav(path: Path, seconds: float, synth: str = "sine 440 sine 660", gain: float = -6) -> Path:
     """A stereo 16-bit tone (`synth` as sox's effect arguments: one generator per channel)."""
     subprocess.run(["sox", "-n", "-r", str(RATE), "-c", "2", "-b", "16", str(path),

@@ -1137,6 +1137,27 @@ def at_once(body: Callable[[Any], Any], keys) -> dict:
     return results
 
 
+def unix_replies(path: str | os.PathLike, requests: list[str], timeout: float = 30) -> list[bytes]:
+    """Sends each request over a server's Unix socket (a local client, which may name files outside the music
+    directory) and reads its reply up to `OK` or an `ACK`; the replies, in order."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(timeout)
+        s.connect(str(path))
+        f = s.makefile("rb")
+        f.readline()
+        replies = []
+        for request in requests:
+            s.sendall(request.encode() + b"\n")
+            out = b""
+            while True:
+                line = f.readline()
+                out += line
+                if not line or line == b"OK\n" or line.startswith(b"ACK "):
+                    break
+            replies.append(out)
+        return replies
+
+
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
     deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:

@@ -164,3 +164,65 @@ def test_connect_cycles_and_half_closed_sockets_leak_nothing(server_factory, req
     with greeted(server.port) as c:
         c.sendall(b"ping\n")
         assert c.recv(100) == b"OK\n"
+
+
+#: Entries of the big stored playlist `load` reads (mpd's default `max_playlist_length` is 16,384).
+BIG_PLAYLIST = 10_000
+
+
+def _loading_rtts(server, sock: str, seconds: float) -> tuple[list[float], int]:
+    """A local client (over `sock`) loads stored playlist `big` and clears the queue, over and over, while a client
+    over TCP measures `status` round trips; the sorted round trips and how many loads were done."""
+    import threading
+    stop = threading.Event()
+    loads = [0]
+
+    def load():
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(scaled(60))
+            s.connect(sock)
+            f = s.makefile("rb")
+            f.readline()
+            while not stop.is_set():
+                s.sendall(b"command_list_begin\nclear\nload big\ncommand_list_end\n")
+                assert f.readline() == b"OK\n"
+                loads[0] += 1
+
+    loader = threading.Thread(target=load, daemon=True)
+    loader.start()
+    try:
+        time.sleep(0.2)
+        rtts = status_rtts(server.port, seconds)
+    finally:
+        stop.set()
+        loader.join(scaled(60))
+    return rtts, loads[0]
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("entries", ["outside files", "urls"])
+def test_loading_a_big_stored_playlist_keeps_others_served(server_factory, require_commands, tmp_path, entries):
+    """While a local client loads a stored playlist of 10,000 entries again and again, another client's `status` round
+    trip stays short: the playlist, and the files it names outside the music directory (each read for the local
+    client, as mpd's song loader reads them), are read off the loop; the loop only appends the songs."""
+    require_commands("status", "load")
+    import audiofiles
+    audiofiles.require_tools("sox", "lame")
+    sock = str(tmp_path / "sut.socket")
+    server = server_factory("sut", bind_to_address=[HOST, sock])
+    if entries == "outside files":
+        wav = audiofiles.tone_wav(tmp_path / "tone.wav", 0.5)
+        song = tmp_path / "outside.mp3"
+        subprocess.run(["lame", "--quiet", str(wav), str(song)], check=True, timeout=60)
+        lines = [str(song)] * BIG_PLAYLIST
+    else:
+        lines = [f"http://radio.example.org/{i}.mp3" for i in range(BIG_PLAYLIST)]
+    (server.workdir / "playlists" / "big.m3u").write_text("\n".join(lines) + "\n")
+    rtts, loads = _loading_rtts(server, sock, scaled(3.0))
+    p50, p99, worst = rtts[len(rtts) // 2], rtts[int(len(rtts) * 0.99) - 1], rtts[-1]
+    print(f"load of {BIG_PLAYLIST} {entries}: {loads} loads; status p50 {p50 * 1000:.2f} ms, "
+          f"p99 {p99 * 1000:.2f} ms, max {worst * 1000:.1f} ms over {len(rtts)}")
+    assert loads >= 1
+    # A read of the files on the loop stalls it for the whole load (about a second for 10,000 reads of one MP3).
+    assert worst < 0.25, f"status took {worst * 1000:.0f} ms while loading (p50 {p50 * 1000:.2f} ms)"
+    assert p99 < 0.050, f"status p99 {p99 * 1000:.1f} ms while loading (p50 {p50 * 1000:.2f} ms)"

@@ -128,15 +128,15 @@ def test_a_device_that_does_not_open_as_mpd(server_factory, music, tmp_path, out
 
 def _startup_error(binary: Path, music: Path, workdir: Path, output: dict[str, str]) -> tuple[int, str]:
     """Why the server did not start with `output`: the configuration line it names and the reason (mpd's
-    `Failed to configure output in line N; REASON`, Fermata's `fermata: PATH:N: REASON`)."""
+    `Failed to configure output in line N; REASON`, which Fermata prints after `fermata: PATH:N: `)."""
     server = mpdtest.Server("sut" if not mpdtest.is_mpd(binary) else "ref", binary, music, workdir)
     server.outputs = [output]
     with pytest.raises(mpdtest.ServerError):
         server.start()
     server.stop()
     log = server.log_path.read_text()
-    pattern = (r"Failed to configure output in line (\d+); (.*)" if mpdtest.is_mpd(binary)
-               else re.escape(str(server.conf_path)) + r":(\d+): (.*)")
+    pattern = ("" if mpdtest.is_mpd(binary) else re.escape(str(server.conf_path)) + r":\d+: ") + \
+        r"Failed to configure output in line (\d+); (.*)"
     found = re.findall(pattern, log)
     assert found, log
     return int(found[-1][0]), found[-1][1]

@@ -1,7 +1,9 @@
-"""The rest of a usual mpd.conf: `resampler` blocks, `samplerate_converter` lines and the `input_cache` block's
-`size` are read as mpd 0.23.12 reads them (its errors, compared with the real `mpd` run on the same file), and the
-options Fermata acts on start it without an ignored-option warning.  127.0.0.1 only."""
+"""The rest of a usual mpd.conf: `resampler` blocks, `samplerate_converter` lines, the `input_cache` block's
+`size` and the options of `audio_output` blocks are read as mpd 0.23.12 reads them (its errors and its warnings
+about options nobody read, compared with the real `mpd` run on the same file), and the options Fermata acts on start
+it without an ignored-option warning.  127.0.0.1 only."""
 
+import re
 import socket
 import subprocess
 
@@ -11,9 +13,11 @@ import mpdtest
 from test_daemon import binary, connect, free_port, ping, stop_process, write_config, GREETING
 
 
-def start_and_stop(config) -> str:
-    proc = subprocess.Popen([str(binary()), str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def start_and_stop(config, reference: bool = False) -> str:
+    """Starts Fermata (or, with `reference`, mpd) on `config`, waits for its greeting, stops it: its stderr."""
+    command = ([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)] if reference
+               else [str(binary()), str(config)])
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         port = int(next(line.split('"')[1] for line in config.read_text().splitlines()
                         if line.startswith("port ")))
@@ -22,6 +26,16 @@ def start_and_stop(config) -> str:
         code, err = stop_process(proc)
     assert code == 0, err
     return err
+
+
+def fail_both(config) -> tuple[str, str]:
+    """Runs Fermata and mpd on a configuration both must refuse (status 1): Fermata's last stderr line and mpd's
+    message (its last line without `exception: `)."""
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert ours.returncode == theirs.returncode == 1, (ours.stderr, theirs.stderr)
+    return ours.stderr.strip().splitlines()[-1], theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
 
 
 def lines(port: int, *body: str) -> list[str]:
@@ -60,12 +74,8 @@ def test_acted_on_without_warnings(tmp_path, body):
         "bad-converter"])
 def test_errors_as_mpd(tmp_path, body):
     config = write_config(tmp_path, lines(free_port(), *body))
-    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
-    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
-                            capture_output=True, text=True, timeout=20)
-    assert ours.returncode == theirs.returncode == 1
-    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
-    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:4: {mpd_message}"
 
 
 def _custom(*keys: str) -> list[str]:
@@ -100,12 +110,8 @@ def _custom(*keys: str) -> list[str]:
 def test_soxr_custom_errors_as_mpd(tmp_path, body, line):
     """mpd 0.23.12's custom recipe checks, its texts (and its typos) included; a bad number names its own line."""
     config = write_config(tmp_path, lines(free_port(), *body))
-    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
-    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
-                            capture_output=True, text=True, timeout=20)
-    assert ours.returncode == theirs.returncode == 1, theirs.stderr
-    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
-    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:{line}: {mpd_message}"
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:{line}: {mpd_message}"
 
 
 @pytest.mark.parametrize("size", ["x", "", "10 Q", "5B", "7 k ", "5 MiB", "99999999999999999999 G",
@@ -113,10 +119,85 @@ def test_soxr_custom_errors_as_mpd(tmp_path, body, line):
 def test_input_cache_size_errors_as_mpd(tmp_path, size):
     """mpd 0.23.12's `ParseSize` for `input_cache { size }`: its texts, at the `size` line."""
     config = write_config(tmp_path, lines(free_port(), 'input_cache {', f'  size "{size}"', '}'))
-    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
-    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
-                            capture_output=True, text=True, timeout=20)
-    assert ours.returncode == theirs.returncode == 1, theirs.stderr
-    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ")
+    ours, mpd_message = fail_both(config)
     assert mpd_message.startswith('Error in setting "size" on line 5; ')
-    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:5: {mpd_message}"
+    assert ours == f"fermata: {config}:5: {mpd_message}"
+
+
+def _output(*keys: str) -> list[str]:
+    """An `audio_output` block starting on line 4 of `lines`' configuration, and the null output after it."""
+    return ["audio_output {", *(f"  {key}" for key in keys), "}"]
+
+
+@pytest.mark.parametrize("block, line", [
+    (_output('type "null"', 'name "a"', 'sync "maybe"'), 4),
+    (_output('type "null"', 'name "a"', 'mixer_enabled "x"'), 4),
+    (_output('type "null"', 'name "a"', 'mixer_type "x"'), 4),
+    (_output('type "nosuch"', 'name "a"'), 4),
+    (_output('name "a"'), 4),
+    (_output('type "null"'), 4),
+    (_output('type "null"', 'name "a"', 'always_on "2"'), 7),
+    (_output('type "null"', 'name "a"', 'enabled "on"'), 7),
+    (_output('type "null"', 'name "a"', 'tags ""'), 7),
+    (_output('type "alsa"', 'name "a"', 'buffer_time "0"'), 4),
+    (_output('type "alsa"', 'name "a"', 'period_time "x"'), 4),
+    (_output('type "alsa"', 'name "a"', 'dop "x"'), 4),
+    (_output('type "alsa"', 'name "a"', 'stop_dsd_silence "x"'), 4),
+    (_output('type "httpd"', 'name "a"', 'port "x"'), 4),
+    (_output('type "httpd"', 'name "a"', 'port "-1"'), 4),
+    (_output('type "httpd"', 'name "a"', 'port "70000"'), 4),
+    (_output('type "httpd"', 'name "a"', f'port "{mpdtest.free_port()}"', 'max_clients "-2"'), 4),
+    (_output('type "httpd"', 'name "a"', 'encoder "flac"', 'compression "x"'), 4),
+    (_output('type "snapcast"', 'name "a"', 'port "x"'), 4),
+    (_output('type "snapcast"', 'name "a"', 'format "44100:16:2"', 'zeroconf "x"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "x"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"', 'public "x"'),
+     4),
+    (_output('type "jack"', 'name "a"', 'ringbuffer_size "0"'), 4),
+    (_output('type "ao"', 'name "a"', 'write_size "x"'), 4),
+    (_output('type "pipewire"', 'name "a"', 'dsd "x"'), 4),
+    (_output('type "null"', 'name "a"', 'enabled "x"', 'sync "x"'), 4),
+    (_output('type "null"', 'name "a"', 'sync "x"') + _output('name "b"'), 4),
+    (_output('type "null"', 'name "a"', 'enabled "x"') + _output('name "b"'), 7),
+], ids=["null-sync", "mixer_enabled", "mixer_type", "no-such-type", "no-type", "no-name", "always_on", "enabled",
+        "tags", "alsa-buffer_time", "alsa-period_time", "alsa-dop", "alsa-stop_dsd_silence", "httpd-port",
+        "httpd-negative-port", "httpd-port-range", "httpd-max_clients", "flac-compression", "snapcast-port",
+        "snapcast-zeroconf", "shout-port", "shout-public", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd",
+        "plugin-before-enabled", "plugin-before-next-block", "enabled-before-next-block"])
+def test_output_option_errors_as_mpd(tmp_path, block, line):
+    """mpd 0.23.12's words for a bad option of an `audio_output` block, with the line of the option and, for what
+    its output plugin reads, its `Failed to configure output in line N; ` before them; status 1. Of two mistakes,
+    the one mpd meets first: a block's plugin options, then its `enabled`, then the next block."""
+    config = write_config(tmp_path, lines(free_port(), *block))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:{line}: {mpd_message}"
+
+
+def _unrecognized(err: str) -> list[str]:
+    return re.findall(r"option '[^']*' on line \d+ was not recognized", err)
+
+
+@pytest.mark.parametrize("block", [
+    _output('type "null"', 'name "a"', 'bogus "1"', 'mixer_control "PCM"', 'device "x"', 'sync "no"'),
+    _output('type "alsa"', 'name "a"', 'mixer_type "software"', 'mixer_control "PCM"', 'dvice "hw:9"',
+            'enabled "no"', 'allowed_formats "44100:16:2"', 'replay_gain_handler "software"', 'tags "yes"'),
+    _output('type "alsa"', 'name "a"', 'mixer_type "null"', 'mixer_enabled "no"', 'enabled "no"'),
+    _output('type "snapcast"', 'name "a"', 'encoder "vorbis"', f'port "{mpdtest.free_port()}"', 'zeroconf "no"',
+            'format "44100:16:2"', 'enabled "no"'),
+    _output('type "httpd"', 'name "a"', 'encoder "vorbis"', f'port "{mpdtest.free_port()}"', 'bitrate "128"',
+            'foo "1"', 'enabled "no"'),
+    _output('type "httpd"', 'name "a"', 'encoder "wave"', f'port "{mpdtest.free_port()}"', 'bitrate "128"',
+            'enabled "no"', 'filters ""'),
+    _output('type "pipe"', 'name "a"', 'command "cat >/dev/null"', 'path "/tmp/x"', 'enabled "no"'),
+    ['resampler {', '  plugin "soxr"', '  quality "high"', '  type "x"', '  precision "20"', '  threads "1"', '}'],
+    ['resampler {', '  plugin "libsamplerate"', '  type "2"', '  bogus "1"', '}'],
+], ids=["null", "alsa-software-mixer", "mixer_enabled-after-mixer_type", "snapcast-encoder", "httpd-vorbis",
+        "httpd-wave", "pipe", "soxr", "libsamplerate"])
+def test_unread_block_options_warned_about_as_mpd(tmp_path, block):
+    """mpd warns about each option of an `audio_output` block that neither the block, its plugin nor its mixer
+    read, once every output is made, and about those of the `resampler` block its plugin does not read; Fermata
+    names the same options and lines."""
+    config = write_config(tmp_path, lines(free_port(), *block))
+    theirs = _unrecognized(start_and_stop(config, reference=True))
+    assert theirs, "mpd warned about nothing: the case tests nothing"
+    assert _unrecognized(start_and_stop(config)) == theirs

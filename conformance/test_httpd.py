@@ -416,3 +416,79 @@ def test_a_radio_streams_title_reaches_icy_listeners_as_mpd(sides, httpd_music, 
         radio.wait(timeout=10)
     assert {b"StreamTitle='Alpha';StreamUrl='';", b"StreamTitle='Beta';StreamUrl='';"} & ref, ref
     assert sut == ref
+
+
+def accepting(port: int) -> bool:
+    """Whether something listens on `port` (the connection is closed at once, before any request)."""
+    try:
+        socket.create_connection((HOST, port), timeout=2).close()
+        return True
+    except ConnectionRefusedError:
+        return False
+
+
+@pytest.mark.parametrize("first", ["tone", "gone"])
+def test_outputs_are_enabled_at_the_first_play_as_mpd(tmp_path, first):
+    """An httpd output binds its port when it is enabled, which mpd does not do at start-up but when the player first
+    opens its outputs; `enableoutput` and `disableoutput` change nothing before the first `play`. A first `play` of a
+    song that cannot be decoded opens no output, so nothing is bound, until an output's flag changes: then every
+    enabled output is enabled. Once the player ran, `disableoutput` unbinds and `enableoutput` binds, playing or not,
+    and both answer only once that is done (checked right after the reply)."""
+    audiofiles.require_tools("sox")
+    music = tmp_path / "music"
+    music.mkdir()
+    subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(music / "tone.wav"), "synth", "20",
+                    "sine", "440", "vol", "0.5"], check=True, capture_output=True)
+    (music / "gone.wav").write_bytes((music / "tone.wav").read_bytes())
+    made = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+        if not binary.exists():
+            pytest.skip(f"system under test not found: {binary}")
+        server = mpdtest.Server(f"{kind}-httpd-first", binary, music, conftest._workdir(kind))
+        ports = [mpdtest.free_port(), mpdtest.free_port()]
+        server.outputs = [{"type": "httpd", "name": f"Stream {index}", "bind_to_address": HOST,
+                           "port": str(port), "encoder": "wave", **({"enabled": "no"} if index else {})}
+                          for index, port in enumerate(ports)]
+        made[kind] = Side(server, dict(enumerate(ports)))
+    try:
+        conftest._start([side.server for side in made.values()], songs_hint_from=made["ref"].server)
+        # Deleted once both libraries list it: playing it fails in the decoder, before any output is opened.
+        (music / "gone.wav").unlink()
+
+        def run(kind):
+            server, ports = made[kind].server, made[kind].ports
+            seen = []
+
+            def bound(what, settled=False):
+                if settled:
+                    time.sleep(mpdtest.scaled(0.5))
+                seen.append((what, [accepting(ports[0]), accepting(ports[1])]))
+
+            bound("started", settled=True)
+            for command in ("enableoutput 1", "disableoutput 1"):
+                assert server.query(command) == b"OK\n"
+                bound(command, settled=True)
+            server.query(f'add "{first}.wav"')
+            server.query("play")
+            if first == "tone":
+                assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+                bound("playing")
+                server.query("stop")
+            else:
+                assert mpdtest.wait_until(lambda: b"\nerror: " in server.query("status"), 10), server.log_tail()
+                bound("failed", settled=True)
+            for command in ("enableoutput 1", "disableoutput 0", "disableoutput 1", "enableoutput 0"):
+                assert server.query(command) == b"OK\n"
+                bound(command)
+            return seen
+
+        ref, sut = both(run)
+    finally:
+        for side in made.values():
+            conftest._stop(side.server)
+    assert sut == ref
+    first_play = [("playing", [True, False])] if first == "tone" else [("failed", [False, False])]
+    assert ref == [("started", [False, False]), ("enableoutput 1", [False, False]),
+                   ("disableoutput 1", [False, False]), *first_play, ("enableoutput 1", [True, True]),
+                   ("disableoutput 0", [False, True]), ("disableoutput 1", [False, False]),
+                   ("enableoutput 0", [True, False])]

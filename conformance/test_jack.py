@@ -178,13 +178,12 @@ def _client_ports(recorder) -> list[str]:
 
 
 def test_outputs_pause_and_disable_as_mpd(server_factory, music, tmp_path):
-    """The same `outputs`; while a song plays, the client's two ports go to the destination ports; pause plays
-    silence and the song goes on; the ports stay (unconnected) once stopped; `disableoutput` and `enableoutput` as
-    mpd's.
+    """The same `outputs`; no client before the first play (an output is enabled when it first plays); while a song
+    plays, the client's two ports go to the destination ports; pause plays silence and the song goes on; the ports
+    stay (unconnected) once stopped; `disableoutput` and `enableoutput` as mpd's.
 
-    Not compared: when the client first connects (mpd enables an output when it first plays, Fermata enables its
-    outputs at start-up), and what follows the client's closing on `disableoutput` (JACK1's server, here, stops
-    answering once a deactivated client closes: with mpd as with Fermata)."""
+    Not compared: what follows the client's closing on `disableoutput` (JACK1's server, here, stops answering once a
+    deactivated client closes: with mpd as with Fermata)."""
     seen = {}
     for kind in KINDS:
         with _jack_and_recorder(tmp_path / kind) as (jack, recorder):
@@ -192,6 +191,7 @@ def test_outputs_pause_and_disable_as_mpd(server_factory, music, tmp_path):
     assert seen["sut"] == seen["ref"]
     steps = dict(seen["sut"])
     assert steps["outputs"] == b"outputid: 0\noutputname: Jack\nplugin: jack\noutputenabled: 1\nOK\n"
+    assert steps["idle"] == []
     ports = ["Music Player Daemon:left", "Music Player Daemon:right"]
     assert steps["playing"] == (ports, [["Music Player Daemon:left"], ["Music Player Daemon:right"]])
     assert steps["paused"] == ("pause", True, True, ports)
@@ -204,6 +204,8 @@ def test_outputs_pause_and_disable_as_mpd(server_factory, music, tmp_path):
 def _steps(server_factory, music, kind, jack, recorder) -> list[tuple[str, object]]:
     server = server_factory(kind, music=music, outputs=[_output(jack, destination_ports=recorder.destinations)])
     steps: list[tuple[str, object]] = [("outputs", server.query("outputs"))]
+    time.sleep(mpdtest.scaled(0.5))
+    steps.append(("idle", _client_ports(recorder)))
     _play(server, 'add "long.wav"')
     assert mpdtest.wait_until(lambda: recorder.connections()[1], mpdtest.scaled(10)), server.log_tail()
     steps.append(("playing", (_client_ports(recorder), recorder.connections())))

@@ -6,7 +6,8 @@ libopenmpt (with its libvorbisfile), libmodplug and libgme, which the first file
 libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor
 libpipewire, which an enabled pipewire output loads; nor
 libao, which an ao output in the configuration loads; nor libopenal, which an enabled openal output loads; nor
-libjack, which an enabled jack output loads (conformance/test_jack.py plays through it); nor
+libjack, which an enabled jack output loads (conformance/test_jack.py plays through it); nor libsndio, which an
+enabled sndio output loads (conformance/test_sndio.py plays through it); nor
 libcurl, which the first http stream loads; nor libsoxr and its libgomp, which the first stream resampled with
 the soxr resampler loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
@@ -31,7 +32,7 @@ SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
         "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libpipewire", "libao.so",
-        "libopenal.so", "libjack.so", "libsoxr.so", "libgomp.so",
+        "libopenal.so", "libjack.so", "libsndio.so", "libsoxr.so", "libgomp.so",
         "libopenmpt.so", "libvorbisfile.so", "libmodplug.so", "libgme.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
@@ -334,15 +335,16 @@ def _shout_output(port: int) -> dict[str, str]:
 
 
 def test_libshout_is_mapped_by_a_server_with_an_enabled_shout_output(tmp_path, music, icecast):  # noqa: F811
-    """Outputs are enabled at start-up, as in mpd: a server with a shout output maps libshout from then on (one
-    without maps none: the idle case above), and streams through it."""
+    """Outputs are enabled when they first play, as in mpd: a server with a shout output maps libshout from then on
+    (one without maps none: the idle case above), and streams through it."""
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     sut.outputs = [_shout_output(icecast)]
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
-        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
+        assert not _has(_mapped(sut.proc.pid), "libshout.so.3")
         _plays(sut, "16.flac")
+        assert _has(_mapped(sut.proc.pid), "libshout.so.3")
         sut.query("play 0")
         assert mpdtest.wait_until(lambda: "lazy.ogg" in sources(icecast), 10), sut.log_tail()
     finally:
@@ -370,8 +372,8 @@ def test_a_libshout_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_pa
 
 
 #: Outputs whose library the server loads (libao when the output is made from the configuration, as mpd
-#: initialises libao there; libopenal when it is enabled, at start-up), each beside a null output that keeps time
-#: (libao's null driver takes a song at once), the environment they play in, their soname and first function.
+#: initialises libao there; libopenal when it is enabled, at its first play), each beside a null output that keeps
+#: time (libao's null driver takes a song at once), the environment they play in, their soname and first function.
 OUTPUT_LIBRARIES = {
     "ao": ({"type": "ao", "name": "Lazy", "driver": "null"}, {}, "libao.so.4", "ao_initialize",
            "libao could not be loaded"),
@@ -382,8 +384,8 @@ OUTPUT_LIBRARIES = {
 
 @pytest.mark.parametrize("kind", OUTPUT_LIBRARIES)
 def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, music, kind):
-    """A server with the output maps its library from start-up on (one without maps none: the idle case above),
-    and plays through it."""
+    """A server with the output maps its library from start-up on (libao) or from its first play on (libopenal; one
+    without maps none: the idle case above), and plays through it."""
     output, env, soname, _, _ = OUTPUT_LIBRARIES[kind]
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     sut.outputs = [output, {"type": "null", "name": "Clock"}]
@@ -391,8 +393,9 @@ def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, m
     try:
         sut.start(songs_hint=1)
         assert sut.proc is not None
-        assert _has(_mapped(sut.proc.pid), soname)
+        assert _has(_mapped(sut.proc.pid), soname) == (kind == "ao")
         _plays(sut, "16.flac")
+        assert _has(_mapped(sut.proc.pid), soname)
         assert "error" not in mpdtest.parse_pairs(sut.query("status"))
     finally:
         sut.stop()
@@ -400,8 +403,8 @@ def test_an_output_library_is_mapped_by_a_server_with_such_an_output(tmp_path, m
 
 
 #: Those, and the pulse output (whose library is mapped only with a PulseAudio daemon to play to: its own case
-#: below), the pipewire output (conformance/test_pipewire.py plays through it) and the jack output
-#: (conformance/test_jack.py), in the same shape.
+#: below), the pipewire output (conformance/test_pipewire.py plays through it), the jack output
+#: (conformance/test_jack.py) and the sndio output (conformance/test_sndio.py), in the same shape.
 UNLOADABLE_OUTPUT_LIBRARIES = {
     **OUTPUT_LIBRARIES,
     "pulse": ({"type": "pulse", "name": "Lazy", "server": "unix:/nonexistent"}, {}, "libpulse.so.0",
@@ -410,6 +413,8 @@ UNLOADABLE_OUTPUT_LIBRARIES = {
                  "libpipewire could not be loaded"),
     "jack": ({"type": "jack", "name": "Lazy", "server_name": "fermata-test-not-running"}, {}, "libjack.so.0",
              "jack_client_open", "libjack could not be loaded"),
+    "sndio": ({"type": "sndio", "name": "Lazy", "device": "snd,15/0"}, {}, "libsndio.so.7", "sio_initpar",
+              "libsndio could not be loaded"),
 }
 
 
@@ -486,16 +491,17 @@ def test_a_libcurl_that_cannot_be_loaded_leaves_the_curl_plugin_out(tmp_path, mu
 
 
 def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, music):
-    """A server with a pulse output maps libpulse from start-up (one without maps none: the idle case above),
-    and plays through it to a PulseAudio daemon of the test's own."""
+    """A server with a pulse output maps libpulse from its first play on, when the output is enabled as mpd's is
+    (one without maps none: the idle case above), and plays through it to a PulseAudio daemon of the test's own."""
     sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
     with mpdtest.pulseaudio_daemon(tmp_path / "pulse") as socket:
         sut.outputs = [{"type": "pulse", "name": "Lazy", "server": f"unix:{socket}"}]
         try:
             sut.start(songs_hint=1)
             assert sut.proc is not None
-            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
+            assert not _has(_mapped(sut.proc.pid), "libpulse.so.0")
             _plays(sut, "16.flac")
+            assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
         finally:
             sut.stop()
     assert not sut.crashed

@@ -192,12 +192,21 @@ def _stream_volume(socket: Path) -> str:
     return _stream(socket)["Volume"].split("/")[0].strip()
 
 
+def _client_names(socket: Path) -> list[str]:
+    """The application names of the clients of the daemon, but pactl's own."""
+    names = re.findall(r'application\.name = "([^"]*)"', _pactl(socket, "list", "clients"))
+    return sorted(name for name in names if name != "pactl")
+
+
 def test_the_mixer_is_the_sink_inputs_volume(server_factory, pulse, pulse_music):
     seen = {}
+    idle_clients = {}
     for kind in KINDS:
         server = _server(server_factory, kind, pulse_music, pulse, sink="null")
         log = seen[kind] = []
         log.append(server.query("outputs"))
+        # The output connects to the daemon when it is enabled: at the first play, not at start-up.
+        idle_clients[kind] = _client_names(pulse)
         # Closed (nothing playing): no volume, and setting one is no error.
         log.append(_volume_line(server.query("status")))
         log.append(server.query("setvol 30"))
@@ -237,6 +246,7 @@ def test_the_mixer_is_the_sink_inputs_volume(server_factory, pulse, pulse_music)
         log.append(_volume_line(server.query("status")))
         server.stop()
     assert seen["sut"] == seen["ref"]
+    assert idle_clients == {"ref": [], "sut": []}
     assert seen["ref"][0] == b"outputid: 0\noutputname: Desk\nplugin: pulse\noutputenabled: 1\nOK\n"
     assert seen["ref"][1] == b"" and seen["ref"][-1] == b""
     assert seen["ref"][2] == b"ACK [5@0] {setvol} All outputs are disabled\n"

@@ -223,27 +223,34 @@ test_outputs_and_volume = differential_table({
 })
 
 
+def local_client_replies(server_factory, tmp_path, music, requests: list[str], prepare=None) -> dict[str, list[bytes]]:
+    """Sends `requests` over the Unix socket (a local client) to `mpd` and to Fermata on `music`, each prepared by
+    `prepare(server)` first when given, and demands the same replies; then checks that FFmpeg's libraries are not in
+    Fermata (what only FFmpeg reads was read by a scan worker). The replies by kind ("ref", "sut")."""
+    got = {}
+    for kind in ("ref", "sut"):
+        sock = tmp_path / f"{kind}.socket"
+        server = server_factory(kind, music=music, bind_to_address=[mpdtest.HOST, str(sock)])
+        if prepare:
+            prepare(server)
+        got[kind] = mpdtest.unix_replies(sock, requests)
+        if kind == "sut" and not mpdtest.is_mpd(server.binary):
+            from test_lazy_libraries import _mapped
+            mapped = _mapped(server.proc.pid)
+            assert not [name for name in mapped if name.startswith(("libavformat", "libavcodec"))], mapped
+    for request, ref, sut in zip(requests, got["ref"], got["sut"]):
+        assert sut == ref, f"{request!r}\nmpd: {ref!r}\nsut: {sut!r}"
+    return got
+
+
 def test_a_local_client_adds_files_outside_the_music_directory(server_factory, tmp_path):
     """Over the Unix socket (a local client), `add` and `addid` take files outside the music directory by path and
     `file://` URI: an MP3, an M4A (read by FFmpeg, in a scan worker), with and without a position, inside a command list; a missing
     file fails as mpd's (`Failed to access PATH: No such file or directory`, 52), a file that is no song with
     `No such song`. The file is read off the loop; the replies and the
     queue (`playlistinfo`) are mpd's."""
-    import socket
-    import subprocess
     import audiofiles
-    audiofiles.require_tools("sox", "lame", "ffmpeg")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    wav = audiofiles.tone_wav(outside / "tone.wav", 1.5)
-    subprocess.run(["lame", "--quiet", "--tt", "Outside MP3", str(wav), str(outside / "one.mp3")], check=True,
-                   timeout=60)
-    subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(wav), "-c:a", "aac", "-b:a", "96k",
-                    "-metadata", "title=Outside M4A", str(outside / "two.m4a")], check=True, timeout=60)
-    (outside / "notes.txt").write_text("not a song\n")
-    music = tmp_path / "music"
-    music.mkdir()
-    subprocess.run(["cp", str(outside / "one.mp3"), str(music / "inside.mp3")], check=True)
+    outside, music = audiofiles.outside_and_inside(tmp_path)
     requests = [
         f'add "{outside}/one.mp3"',
         f'addid "file://{outside}/two.m4a" 0',
@@ -258,35 +265,6 @@ def test_a_local_client_adds_files_outside_the_music_directory(server_factory, t
         "playlistinfo",
     ]
 
-    def talk(path) -> list[bytes]:
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(30)
-            s.connect(str(path))
-            f = s.makefile("rb")
-            f.readline()
-            replies = []
-            for request in requests:
-                s.sendall(request.encode() + b"\n")
-                out = b""
-                while True:
-                    line = f.readline()
-                    out += line
-                    if not line or line == b"OK\n" or line.startswith(b"ACK "):
-                        break
-                replies.append(out)
-            return replies
-
-    got = {}
-    for kind in ("ref", "sut"):
-        sock = tmp_path / f"{kind}.socket"
-        server = server_factory(kind, music=music, bind_to_address=[mpdtest.HOST, str(sock)])
-        got[kind] = talk(sock)
-        if kind == "sut" and not mpdtest.is_mpd(server.binary):
-            # The M4A was read by a scan worker: FFmpeg's libraries are not in the server.
-            from test_lazy_libraries import _mapped
-            mapped = _mapped(server.proc.pid)
-            assert not [name for name in mapped if name.startswith(("libavformat", "libavcodec"))], mapped
-    for request, ref, sut in zip(requests, got["ref"], got["sut"]):
-        assert sut == ref, f"{request!r}\nmpd: {ref!r}\nsut: {sut!r}"
+    got = local_client_replies(server_factory, tmp_path, music, requests)
     # Six songs: `+0` with nothing playing ends the first command list, the missing file the second.
     assert got["ref"][-1].count(b"file: ") == 6, got["ref"][-1]

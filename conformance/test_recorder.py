@@ -145,4 +145,5 @@ def test_a_bad_block_stops_the_start_as_in_mpd(tmp_path, block, message):
                             capture_output=True, text=True, timeout=20)
     assert ours.returncode == theirs.returncode == 1
     assert theirs.stderr.strip().splitlines()[-1] == f"exception: Failed to configure output in line 4; {message}"
-    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {message}"
+    assert ours.stderr.strip().splitlines()[-1] == \
+        f"fermata: {config}:4: Failed to configure output in line 4; {message}"

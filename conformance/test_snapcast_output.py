@@ -419,22 +419,16 @@ def test_format_must_be_fully_defined_as_mpd_says(tmp_path, format_line):
     assert ours.returncode == theirs.returncode == 1
     mpd_message = theirs.stderr.strip().splitlines()[-1]
     assert mpd_message.startswith("exception: Failed to configure output in line 4; "), mpd_message
-    assert ours.stderr.strip().splitlines()[-1] == \
-        f"fermata: {config}:4: {mpd_message.split('; ', 1)[1]}"
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message.removeprefix('exception: ')}"
 
 
 def test_disableoutput_hangs_clients_up_and_unbinds_as_mpd(snapout_music, tmp_path_factory):
+    """The port is bound from the first play on (the output is enabled then, not at start-up); `disableoutput` hangs
+    the clients up and unbinds it before it answers; `enableoutput` binds it again."""
     with sides(snapout_music, tmp_path_factory) as made:
         def run(side: Side) -> dict:
             server = side.server
-            _play(side, "0-noise.flac")
             seen = {}
-            with socket.create_connection((HOST, side.port), timeout=5) as sock:
-                sock.sendall(_hello(1))
-                data, closed = _read_until_closed(sock, 0.5)
-                seen["playing"] = ([message[:3] for message in _messages(data)[0][:2]], closed)
-                server.query("disableoutput 0")
-                _, seen["disabled: hung up"] = _read_until_closed(sock, 2.0)
 
             def refused() -> bool:
                 try:
@@ -442,8 +436,16 @@ def test_disableoutput_hangs_clients_up_and_unbinds_as_mpd(snapout_music, tmp_pa
                     return False
                 except ConnectionRefusedError:
                     return True
-            # mpd answers disableoutput once the output is disabled; Fermata's output thread may still be at it.
-            seen["disabled: refused"] = mpdtest.wait_until(refused, timeout=2)
+            seen["idle: refused"] = refused()
+            _play(side, "0-noise.flac")
+            with socket.create_connection((HOST, side.port), timeout=5) as sock:
+                sock.sendall(_hello(1))
+                data, closed = _read_until_closed(sock, 0.5)
+                seen["playing"] = ([message[:3] for message in _messages(data)[0][:2]], closed)
+                server.query("disableoutput 0")
+                # Answered once the output is disabled.
+                seen["disabled: refused"] = refused()
+                _, seen["disabled: hung up"] = _read_until_closed(sock, 2.0)
             server.query("enableoutput 0")
             # Enabled again mid-song: is a client served within 5 s?
 
@@ -463,6 +465,7 @@ def test_disableoutput_hangs_clients_up_and_unbinds_as_mpd(snapout_music, tmp_pa
 
         results = both(made, run)
     assert results["sut"] == results["ref"], results
+    assert results["ref"]["idle: refused"], results
     assert results["ref"]["disabled: hung up"] and results["ref"]["disabled: refused"], results
     # Enabled again mid-song: bound again, but no stream is open for clients (accepted and hung up on).
     assert not results["ref"]["enabled: refused"] and not results["ref"]["enabled: answered"], results

@@ -363,3 +363,33 @@ def test_crash_keeps_every_acknowledged_playlist_edit(music_dir, tmp_path):
 
     crashcheck.kill_rounds(server, CRASH_ROUNDS, rng, _next_edit, _apply_edit, _playlists_on_disk,
                            after_round=no_stray_files)
+
+
+def test_a_local_client_loads_playlists_naming_files_outside_the_music_directory(server_factory, tmp_path):
+    """Over the Unix socket (a local client), `load`, `listplaylist` and `listplaylistinfo` of a stored playlist and
+    of one in the music directory naming files outside it, by path and `file://` URI: an MP3, an M4A (read by FFmpeg,
+    in a scan worker), a missing file, a file that is no song, a directory; with ranges and positions, in command
+    lists. The playlists and the files are read off the loop (one reading session per command); the replies and the
+    queue are mpd's."""
+    import audiofiles
+    from test_queue import local_client_replies
+    outside, music = audiofiles.outside_and_inside(tmp_path)
+    (music / "list.m3u").write_text(f"#EXTM3U\n#EXTINF:5,Given Artist - Given Title\n{outside}/one.mp3\n"
+                                    f"{outside}/two.m4a\ninside.mp3\n")
+    stored = (f"{outside}/one.mp3\nfile://{outside}/two.m4a\n{outside}/missing.mp3\n{outside}/notes.txt\n"
+              f"inside.mp3\n{outside}\n{music}/inside.mp3\n")
+    requests = [
+        "load p",
+        "load p 1:4 0",
+        "load list.m3u",
+        "listplaylistinfo p",
+        "listplaylist p",
+        "listplaylistinfo list.m3u",
+        "command_list_ok_begin\nload p 0:1\nload list.m3u 1:2 +0\nload p 4:\ncommand_list_end",
+        "command_list_begin\nload list.m3u\nload p 5:x\nload p\ncommand_list_end",
+        "command_list_ok_begin\nload list.m3u 0:2 1\nload p 1:2\nplaylist\ncommand_list_end",
+        "playlistinfo",
+    ]
+    got = local_client_replies(server_factory, tmp_path, music, requests,
+                               lambda server: (server.workdir / "playlists" / "p.m3u").write_text(stored))
+    assert got["ref"][-1].count(b"Title: Outside M4A") >= 3, got["ref"][-1]

@@ -420,13 +420,25 @@ def snapcast_output(port: int, zeroconf: str | None) -> list[str]:
 
 
 def test_snapcast_output_announces_its_own_service(lo_host):
-    """As mpd's: `_snapcast._tcp` named "Music Player Daemon" on the output's port, whatever `zeroconf_enabled` says
-    (mpd announces it once the output is enabled, at its first play; Fermata enables outputs at start-up); none for
-    an output with `zeroconf "no"`."""
-    fermata = lo_host.start_fermata("snap", fermata_lines(6600, 'zeroconf_enabled "no"', *snapcast_output(1791, "no"),
-                                                          *snapcast_output(1790, None)))
-    found = wait_published(lo_host, lambda f: any(r.port == 1790 for r in f), "the snapcast output",
-                           service_type="_snapcast._tcp")
+    """As mpd's: `_snapcast._tcp` named "Music Player Daemon" on the output's port, whatever `zeroconf_enabled` says,
+    once the output is enabled, which is at its first play, not at start-up (conformance/test_snapcast_output.py
+    compares the port's binding with mpd's); none for an output with `zeroconf "no"`."""
+    music = lo_host.dir / "music"
+    music.mkdir()
+    subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", str(music / "tone.wav"), "synth", "30", "sine",
+                    "440", "vol", "0.5"], check=True, capture_output=True)
+    fermata = lo_host.start_fermata("snap", fermata_lines(
+        6600, 'zeroconf_enabled "no"', f'music_directory "{music}"', f'db_file "{lo_host.dir / "database"}"',
+        *snapcast_output(1791, "no"), *snapcast_output(1790, None)))
+    mpc = ["mpc", "-q", "-h", "127.0.0.1", "-p", "6600"]
+    # Once the song is in the library, the server is up: nothing is announced until it plays.
+    _wait_for(lambda: lo_host.run([*mpc, "add", "tone.wav"]).returncode == 0, STARTUP, "the library", fermata.log)
+    time.sleep(mpdtest.scaled(1.0))
+    assert lo_host.browse("_snapcast._tcp") == []
+    assert not fermata.log_has("type=_snapcast._tcp")
+    assert lo_host.run([*mpc, "play"]).returncode == 0
+    wait_published(lo_host, lambda f: any(r.port == 1790 for r in f), "the snapcast output",
+                   service_type="_snapcast._tcp")
     time.sleep(mpdtest.scaled(1.0))
     found = lo_host.browse("_snapcast._tcp")
     assert [(r.name, r.interface, r.address, r.port) for r in found] == \

@@ -12,7 +12,7 @@ Prints the path of the .deb. The package holds:
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
 and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint,
-libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libjack, libmikmod, libcurl-gnutls, libsoxr, libopenmpt, libmodplug, libgme; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libjack, libsndio, libmikmod, libcurl-gnutls, libsoxr, libopenmpt, libmodplug, libgme; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -32,7 +32,7 @@ PRIVATE_LIBS = "/usr/lib/fermata"
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/")
 # The libraries Fermata opens with dlopen (Sources/FFmpeg/FFmpegLibraries.swift,
 # Sources/Chromaprint/ChromaprintContext.swift, Sources/SMBClient/SMBContext.swift, Sources/FluidSynth,
-# Sources/Shout, Sources/Pulse, Sources/PipeWire, Sources/AO, Sources/OpenAL, Sources/MikMod, Sources/Curl/CurlGlobal.swift,
+# Sources/Shout, Sources/Pulse, Sources/PipeWire, Sources/AO, Sources/OpenAL, Sources/Jack, Sources/Sndio, Sources/MikMod, Sources/Curl/CurlGlobal.swift,
 # Sources/Soxr, Sources/OpenMPT, Sources/ModPlug, Sources/GME), by the header
 # that gives each one's major version (the soname the build expects).
 DLOPENED = {
@@ -50,6 +50,7 @@ DLOPENED = {
     "libao": ("ao/ao.h", None),
     "libopenal": ("AL/al.h", None),
     "libjack": ("jack/jack.h", None),
+    "libsndio": ("sndio.h", None),
     "libmikmod": ("mikmod.h", None),
     "libcurl-gnutls": ("curl/curl.h", None),
     "libsoxr": ("soxr.h", None),
@@ -68,6 +69,7 @@ SHIMS = {
     "libao": "CAO",
     "libopenal": "COpenAL",
     "libjack": "CJack",
+    "libsndio": "CSndio",
     "libmikmod": "CMikMod",
     "libcurl-gnutls": "CCurl",
     "libsoxr": "CSoxr",

@@ -26,11 +26,16 @@ public struct ALSAOutputPlugin: OutputPlugin {
     }
 
     /// Reads `device`, `buffer_time`, `period_time`, `auto_resample`, `auto_channels`, `auto_format`, `dop`.
+    /// `stop_dsd_silence` and `thesycon_dsd_workaround` are checked as `mpd` checks them, and `allowed_formats` is
+    /// read, but Fermata does not act on them.
     ///
-    /// - Throws: `Error in setting "buffer_time"; Failed to parse number` and the like.
+    /// - Throws: `Error in setting "buffer_time" on line N; Failed to parse number` and the like.
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let dop = try configuration.bool("dop", default: false)
         let dsdUSB = try configuration.bool("dsd_usb", default: false)
+        _ = try configuration.bool("stop_dsd_silence", default: false)
+        _ = try configuration.bool("thesycon_dsd_workaround", default: false)
+        _ = configuration.parameters["allowed_formats"]
         return try ALSAOutput(
             device: configuration.string("device", default: Self.defaultDevice),
             bufferTime: configuration.positive("buffer_time", default: Self.defaultBufferTime),
@@ -46,19 +51,11 @@ public struct ALSAOutputPlugin: OutputPlugin {
     public func makeHardwareMixer(
         _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
     ) throws(OutputError) -> (any Mixer)? {
-        let index: UInt32
-        if let text = configuration.parameters["mixer_index"] {
-            guard let value = UInt32(text) else {
-                throw OutputError("Error in setting \"mixer_index\"; Failed to parse number")
-            }
-            index = value
-        } else {
-            index = 0
-        }
+        let device = configuration.string("mixer_device", default: ALSAMixer.defaultDevice)
+        let control = configuration.string("mixer_control", default: ALSAMixer.defaultControl)
         return try ALSAMixer(
-            device: configuration.string("mixer_device", default: ALSAMixer.defaultDevice),
-            control: configuration.string("mixer_control", default: ALSAMixer.defaultControl),
-            index: index, logger: self.logger, onChange: onChange)
+            device: device, control: control, index: configuration.unsigned("mixer_index", default: 0),
+            logger: self.logger, onChange: onChange)
     }
 
     /// Whether ALSA's default device opens now (what `mpd` checks before choosing it when no output is

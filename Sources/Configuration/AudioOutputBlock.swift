@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// A `mixer_type` value, globally or in an `audio_output` block.
 public enum AudioMixerSetting: String, Sendable, Hashable {
     /// The output plugin's own mixer (none when the plugin has none).
@@ -39,15 +41,15 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var format: String?
     /// `always_on` (default no).
     public var alwaysOn: Bool
-    /// Every `key "value"` line of the block, for the plugin's own settings.
-    public var parameters: [String: String]
+    /// Every `key "value"` line of the block, for the plugin's own settings; the keys read here are marked read.
+    public var parameters: BlockParameters
     /// Where the block starts; `nil` for the output Fermata chose itself.
     public var location: ConfigLocation?
 
     /// Creates settings.
     public init(
         name: String, type: String, enabled: Bool = true, mixer: AudioMixerSetting = .hardware, format: String? = nil,
-        alwaysOn: Bool = false, parameters: [String: String] = [:], location: ConfigLocation? = nil
+        alwaysOn: Bool = false, parameters: BlockParameters = [:], location: ConfigLocation? = nil
     ) {
         self.name = name
         self.type = type
@@ -70,18 +72,27 @@ public struct AudioOutputSettings: Sendable, Hashable {
 ///
 /// Pure functions; any thread.
 public enum AudioOutputBlock {
+    /// What `mpd` puts before an error of a block's own settings or its plugin's
+    /// (`MultipleOutputs.cxx`'s `LoadOutput`): `Failed to configure output in line N; `.
+    public static func failurePrefix(line: Int) -> String { "Failed to configure output in line \(line); " }
+
     /// The outputs of a configuration, in file order; with no block, the one output `mpd` would detect (see
     /// ``AudioOutputSettings/detectedOutputName``).
+    ///
+    /// Each block is read in `mpd`'s order: its own settings, then `make` (which makes its output from the plugin),
+    /// then `tags`, `always_on` and `enabled`, then the check of its name against the blocks before it; so the
+    /// first error is the one `mpd` stops at.
     ///
     /// - Parameters:
     ///   - blocks: The `audio_output` blocks.
     ///   - knownTypes: The plugin names the program has.
     ///   - defaultMixer: The global `mixer_type`.
-    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message: `Missing "type" configuration`,
-    ///   `No such audio output plugin: x`, `Missing "name" configuration`, `Unrecognized mixer type`,
-    ///   `output devices with identical names: x`, or a bad yes/no value.
+    ///   - make: Makes a block's output (`always_on` and `enabled` not read yet); not called for the detected one.
+    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message (see ``output(_:knownTypes:defaultMixer:)``),
+    ///   `output devices with identical names: x`, or what `make` throws.
     public static func outputs(
-        _ blocks: [ConfigBlock], knownTypes: Set<String>, defaultMixer: AudioMixerSetting
+        _ blocks: [ConfigBlock], knownTypes: Set<String>, defaultMixer: AudioMixerSetting,
+        makingEach make: (AudioOutputSettings) throws(ConfigError) -> Void = { _ in }
     ) throws(ConfigError) -> [AudioOutputSettings] {
         guard !blocks.isEmpty else {
             return [
@@ -93,7 +104,9 @@ public enum AudioOutputBlock {
         var outputs: [AudioOutputSettings] = []
         var names: Set<String> = []
         for block in blocks {
-            let output = try Self.output(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+            var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+            try make(output)
+            try Self.readControlSettings(of: block, into: &output)
             guard names.insert(output.name).inserted else {
                 throw ConfigError(
                     location: block.location, message: "output devices with identical names: \(output.name)")
@@ -103,35 +116,66 @@ public enum AudioOutputBlock {
         return outputs
     }
 
-    /// One block's settings, checked in `mpd`'s order: `type`, `name`, `mixer_type`/`mixer_enabled`, `always_on`,
-    /// `enabled`.
+    /// One block's settings, checked in `mpd`'s order: `type`, `name`, `mixer_type`/`mixer_enabled`, `format`
+    /// (read, parsed by the player), `filters`, `replay_gain_handler`, then `tags`, `always_on`, `enabled`.
+    ///
+    /// Errors of the first ones are `mpd`'s `Failed to configure output in line N; …` at the block; a bad
+    /// `tags`, `always_on` or `enabled` is not wrapped (`mpd` reads them after the output is made), and is at its
+    /// own line. The keys read are marked read in ``AudioOutputSettings/parameters``.
     public static func output(
         _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
     ) throws(ConfigError) -> AudioOutputSettings {
-        guard let type = block["type"] else {
-            throw ConfigError(location: block.location, message: "Missing \"type\" configuration")
+        var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+        try Self.readControlSettings(of: block, into: &output)
+        return output
+    }
+
+    /// What `mpd` reads before it makes the output (`audio_output_new`).
+    private static func ownSettings(
+        _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
+    ) throws(ConfigError) -> AudioOutputSettings {
+        let parameters = BlockParameters(
+            block.params.map { BlockParameters.Line(name: $0.name, value: $0.value, line: $0.line) })
+        func failure(_ message: String) -> ConfigError {
+            ConfigError(location: block.location, message: Self.failurePrefix(line: block.line) + message)
         }
-        guard knownTypes.contains(type) else {
-            throw ConfigError(location: block.location, message: "No such audio output plugin: \(type)")
-        }
-        guard let name = block["name"] else {
-            throw ConfigError(location: block.location, message: "Missing \"name\" configuration")
-        }
+        guard let type = parameters["type"] else { throw failure("Missing \"type\" configuration") }
+        guard knownTypes.contains(type) else { throw failure("No such audio output plugin: \(type)") }
+        guard let name = parameters["name"] else { throw failure("Missing \"name\" configuration") }
         var mixer = defaultMixer
-        if let parameter = block.parameter(named: "mixer_type") {
-            guard let setting = AudioMixerSetting(configValue: parameter.value) else {
-                throw ConfigError(location: block.location, message: "Unrecognized mixer type")
-            }
+        if let value = parameters["mixer_type"] {
+            guard let setting = AudioMixerSetting(configValue: value) else { throw failure("Unrecognized mixer type") }
             mixer = setting
-        } else if let parameter = block.parameter(named: "mixer_enabled"), try !ConfigValue.bool(parameter) {
-            mixer = .none
+        } else {
+            do {
+                if try parameters.bool("mixer_enabled") == false { mixer = .none }
+            } catch {
+                throw failure(error.message)
+            }
         }
-        let alwaysOn = try block.parameter(named: "always_on").map(ConfigValue.bool) ?? false
-        let enabled = try block.parameter(named: "enabled").map(ConfigValue.bool) ?? true
-        var parameters: [String: String] = [:]
-        for parameter in block.params { parameters[parameter.name] = parameter.value }
+        let format = parameters["format"]
+        // Read as mpd reads them; Fermata has no per-output ReplayGain handler.
+        for key in ["filters", "replay_gain_handler"] { _ = parameters[key] }
         return AudioOutputSettings(
-            name: name, type: type, enabled: enabled, mixer: mixer, format: block["format"], alwaysOn: alwaysOn,
-            parameters: parameters, location: block.location)
+            name: name, type: type, mixer: mixer, format: format, parameters: parameters, location: block.location)
+    }
+
+    /// What `mpd` reads once the output is made (`AudioOutputControl`): `tags` (checked; Fermata sends tags to
+    /// every output), `always_on`, `enabled`.
+    private static func readControlSettings(
+        of block: ConfigBlock, into output: inout AudioOutputSettings
+    ) throws(ConfigError) {
+        let parameters = output.parameters
+        func bool(_ key: String, default defaultValue: Bool) throws(ConfigError) -> Bool {
+            do {
+                return try parameters.bool(key) ?? defaultValue
+            } catch {
+                let line = parameters.line(key)?.line ?? block.line
+                throw ConfigError(location: ConfigLocation(file: block.file, line: line), message: error.message)
+            }
+        }
+        _ = try bool("tags", default: true)
+        output.alwaysOn = try bool("always_on", default: false)
+        output.enabled = try bool("enabled", default: true)
     }
 }

@@ -78,6 +78,25 @@ public struct ResamplerSetting: Sendable, Hashable {
         }
     }
 
+    /// The lines of a `resampler` block its plugin does not read (`mpd` warns about them once started: `option 'x'
+    /// on line N was not recognized`): all but `plugin` and soxr's `quality` and `threads` (with `quality "custom"`,
+    /// its recipe's keys too) or libsamplerate's `type`.
+    public static func unreadParameters(of block: ConfigBlock) -> [ConfigParameter] {
+        var read: Set<String> = ["plugin"]
+        switch block["plugin"] {
+        case "soxr":
+            read.formUnion(["quality", "threads"])
+            if block["quality"] == "custom" {
+                read.formUnion([
+                    "precision", "phase_response", "passband_end", "stopband_begin", "flags", "attenuation",
+                ])
+            }
+        case "libsamplerate": read.insert("type")
+        default: break
+        }
+        return block.params.filter { !read.contains($0.name) }
+    }
+
     /// The setting for `plugin`; `block` is the `resampler` block, `nil` for a `samplerate_converter` line (which
     /// `mpd` turns into a block of `plugin` and `quality` alone).
     private init(

@@ -191,6 +191,10 @@ extension Settings {
             let location = block.location
             lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")
         }
+        // As mpd: the one `resampler` block is read whole (the keys its plugin does not read are warned about).
+        for parameter in file.blocks(named: "resampler").first.map(ResamplerSetting.unreadParameters(of:)) ?? [] {
+            lines.append("\(parameter.file): option '\(parameter.name)' on line \(parameter.line) was not recognized")
+        }
         for block in file.blocks(named: "neighbors") {
             guard let plugin = block["plugin"], !NeighborSetting.supportedPluginNames.contains(plugin) else { continue }
             let location = block.location

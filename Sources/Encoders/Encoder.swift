@@ -61,7 +61,7 @@ public protocol EncoderPlugin: Sendable {
     /// Reads the plugin's keys (`bitrate`, `quality`…).
     ///
     /// - Throws: `EncoderError` with `mpd`'s message for a bad value.
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder
 }
 
 /// Every encoder plugin, in `mpd`'s order: the one place that knows which exist.
@@ -77,7 +77,7 @@ public enum EncoderPlugins {
     ///   `ogg` for `vorbis` and `mp3` for `lame`.
     /// - Throws: `EncoderError` (`No such encoder: x`, or the plugin's message).
     public static func configured(
-        _ parameters: [String: String], shoutLegacy: Bool = false
+        _ parameters: BlockParameters, shoutLegacy: Bool = false
     ) throws(EncoderError) -> any PreparedEncoder {
         var name = parameters["encoder"] ?? (shoutLegacy ? parameters["encoding"] : nil) ?? "vorbis"
         if shoutLegacy, name == "ogg" { name = "vorbis" }
@@ -92,26 +92,31 @@ public enum EncoderPlugins {
 /// Reading encoder keys as `mpd`'s `ConfigBlock` does.
 enum EncoderParameters {
     /// An unsigned number (`GetBlockValue(name, unsigned)`), `fallback` when absent.
-    static func unsigned(_ parameters: [String: String], _ name: String, _ fallback: Int) throws(EncoderError) -> Int {
-        guard let text = parameters[name] else { return fallback }
-        guard let value = UInt32(text) else { throw EncoderError("Not a valid number: \"\(text)\"") }
-        return Int(value)
+    ///
+    /// - Throws: `Error in setting "name" on line N; Failed to parse number` (or `…; Value must not be negative`).
+    static func unsigned(_ parameters: BlockParameters, _ name: String, _ fallback: Int) throws(EncoderError) -> Int {
+        do {
+            return try parameters.unsigned(name).map { Int($0) } ?? fallback
+        } catch {
+            throw EncoderError(error.message)
+        }
     }
 
     /// A yes/no key, `fallback` when absent.
-    static func bool(_ parameters: [String: String], _ name: String, _ fallback: Bool) throws(EncoderError) -> Bool {
-        guard let text = parameters[name] else { return fallback }
-        switch text {
-        case "yes", "true", "1": return true
-        case "no", "false", "0": return false
-        default: throw EncoderError("Not a valid boolean (\"yes\" or \"no\"): \"\(text)\"")
+    ///
+    /// - Throws: `Error in setting "name" on line N; Not a valid boolean ("yes" or "no"): "x"`.
+    static func bool(_ parameters: BlockParameters, _ name: String, _ fallback: Bool) throws(EncoderError) -> Bool {
+        do {
+            return try parameters.bool(name) ?? fallback
+        } catch {
+            throw EncoderError(error.message)
         }
     }
 
     /// `quality` (VBR, -1…10) or `bitrate` (a positive number), as the lame and vorbis plugins read them.
     ///
     /// - Returns: `nil` when neither is set.
-    static func qualityOrBitrate(_ parameters: [String: String]) throws(EncoderError) -> QualityOrBitrate? {
+    static func qualityOrBitrate(_ parameters: BlockParameters) throws(EncoderError) -> QualityOrBitrate? {
         if let text = parameters["quality"] {
             guard let quality = Double(text), quality >= -1, quality <= 10 else {
                 throw EncoderError("quality \"\(text)\" is not a number in the range -1 to 10")

@@ -9,7 +9,7 @@ import Model
 struct FLACEncoderPlugin: EncoderPlugin {
     let name = "flac"
 
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder {
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder {
         let chaining = try EncoderParameters.bool(parameters, "oggchaining", false)
         let ogg = try EncoderParameters.bool(parameters, "oggflac", false) || chaining
         return PreparedFLAC(

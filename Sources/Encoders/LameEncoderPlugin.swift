@@ -8,7 +8,7 @@ import Model
 struct LameEncoderPlugin: EncoderPlugin {
     let name = "lame"
 
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder {
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder {
         switch try EncoderParameters.qualityOrBitrate(parameters) {
         // lame's VBR quality is an integer; `mpd` truncates.
         case .quality(let quality): PreparedLame(mode: .quality(Int(quality)))

@@ -10,7 +10,7 @@ import Ogg
 struct OpusEncoderPlugin: EncoderPlugin {
     let name = "opus"
 
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder {
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder {
         let bitrate: Int32
         switch parameters["bitrate"] ?? "auto" {
         case "auto": bitrate = OpusEncoder.Settings.auto

@@ -8,7 +8,7 @@ import Ogg
 struct VorbisEncoderPlugin: EncoderPlugin {
     let name = "vorbis"
 
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder {
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder {
         switch try EncoderParameters.qualityOrBitrate(parameters) {
         case .quality(let quality): PreparedVorbis(mode: .quality(quality))
         case .bitrate(let bitrate): PreparedVorbis(mode: .bitrate(bitrate))

@@ -7,7 +7,7 @@ import Model
 struct WaveEncoderPlugin: EncoderPlugin {
     let name = "wave"
 
-    func prepare(_ parameters: [String: String]) throws(EncoderError) -> any PreparedEncoder { PreparedWave() }
+    func prepare(_ parameters: BlockParameters) throws(EncoderError) -> any PreparedEncoder { PreparedWave() }
 
     struct PreparedWave: PreparedEncoder {
         var mimeType: String? { "audio/wav" }

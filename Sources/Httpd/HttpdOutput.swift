@@ -212,19 +212,16 @@ public struct HttpdOutputPlugin: OutputPlugin {
         } catch {
             throw OutputError(error.message)
         }
+        let port = try configuration.unsigned("port", default: 8000)
         let address: ListenAddress
         do throws(ListenAddressError) {
             address = try ListenAddress.output(
-                bindToAddress: parameters["bind_to_address"], port: parameters["port"], defaultPort: 8000,
-                allowsPortZero: false, home: self.home)
+                bindToAddress: parameters["bind_to_address"], port: port,
+                defaultPort: 8000, allowsPortZero: false, home: self.home)
         } catch {
             throw OutputError(error.description)
         }
-        var maxClients = 0
-        if let text = parameters["max_clients"] {
-            guard let value = UInt32(text) else { throw OutputError("Not a valid number: \"\(text)\"") }
-            maxClients = Int(value)
-        }
+        let maxClients = Int(try configuration.unsigned("max_clients", default: 0))
         let info = HttpdStreamInfo(
             name: configuration.name, genre: parameters["genre"] ?? "Set genre in config",
             website: parameters["website"] ?? "Set website in config",

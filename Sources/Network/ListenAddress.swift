@@ -74,13 +74,15 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
     /// A stream output's listening address (httpd, snapcast): its block's `bind_to_address` (default: every
     /// address) with `port` (default `defaultPort`; 0, the system's pick, only where `allowsPortZero`).
     ///
-    /// - Throws: `ListenAddressError.badNumber` for a bad `port` (`mpd`'s message), or the address's error.
+    /// - Parameter number: The block's `port`, read as `mpd` reads it (a number of zero or more), or `nil`.
+    /// - Throws: `ListenAddressError.invalidPort` for a port out of range (`mpd`'s `Invalid TCP port`), or the
+    ///   address's error.
     public static func output(
-        bindToAddress: String?, port text: String?, defaultPort: UInt16, allowsPortZero: Bool, home: String
+        bindToAddress: String?, port number: UInt32?, defaultPort: UInt16, allowsPortZero: Bool, home: String
     ) throws(ListenAddressError) -> ListenAddress {
         var port = defaultPort
-        if let text {
-            guard let value = UInt16(text), value > 0 || allowsPortZero else { throw .badNumber(text) }
+        if let number {
+            guard let value = UInt16(exactly: number), value > 0 || allowsPortZero else { throw .invalidPort }
             port = value
         }
         guard let bindToAddress else { return .any(port: port) }
@@ -135,8 +137,8 @@ public enum ListenAddressError: Error, Hashable, Sendable, CustomStringConvertib
     case unclosedBracket(String)
     /// Binding failed (the whole message).
     case bind(String)
-    /// A stream output's `port` is not a number it takes.
-    case badNumber(String)
+    /// A stream output's `port` is out of range.
+    case invalidPort
 
     /// A one-line explanation.
     public var description: String {
@@ -145,7 +147,7 @@ public enum ListenAddressError: Error, Hashable, Sendable, CustomStringConvertib
         case .badPort(let text): "bad port in bind_to_address: \(text)"
         case .unclosedBracket(let text): "missing ']' in bind_to_address: \(text)"
         case .bind(let message): message
-        case .badNumber(let text): "Not a valid number: \"\(text)\""
+        case .invalidPort: "Invalid TCP port"
         }
     }
 }

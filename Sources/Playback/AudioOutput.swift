@@ -19,7 +19,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var name: String
     /// `type`: the plugin, such as `alsa`, `null`, `fifo`, `pipe`.
     public var type: String
-    /// `enabled` (default yes): enabled at start-up unless the state file says otherwise.
+    /// `enabled` (default yes): listed enabled at start-up unless the state file says otherwise (its device is
+    /// enabled when it first plays).
     public var enabled: Bool
     /// `mixer_type`: `hardware` (default where the plugin has one), `software`, `none`.
     public var mixerType: MixerType?
@@ -29,7 +30,7 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var alwaysOn: Bool
     /// Every parameter of the block as written (the plugin reads its own, such as `device`, `path`,
     /// `command`, `sync`, `buffer_time`, `period_time`, `mixer_device`, `mixer_control`).
-    public var parameters: [String: String]
+    public var parameters: BlockParameters
     /// The filter chain the PCM goes through after ReplayGain and before the software volume and the conversion
     /// to the device's format (`volume_normalization`, then the `filters` list), as `mpd` chains them.
     public var filters: [PCMFilter] = []
@@ -37,7 +38,7 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Creates a configuration.
     public init(
         name: String, type: String, enabled: Bool = true, mixerType: MixerType? = nil, format: String? = nil,
-        alwaysOn: Bool = false, parameters: [String: String] = [:]
+        alwaysOn: Bool = false, parameters: BlockParameters = [:]
     ) {
         self.name = name
         self.type = type

@@ -13,32 +13,34 @@ extension OutputConfiguration {
 
     /// A yes/no plugin parameter, read as `mpd` reads block booleans (`yes`/`true`/`1`, `no`/`false`/`0`).
     ///
-    /// - Throws: `Error in setting "name"; Not a valid boolean ("yes" or "no"): "value"`.
+    /// - Throws: `Error in setting "name" on line N; Not a valid boolean ("yes" or "no"): "value"`.
     public func bool(_ name: String, default defaultValue: Bool) throws(OutputError) -> Bool {
-        guard let value = self.parameters[name] else { return defaultValue }
-        switch value.lowercased() {
-        case "yes", "true", "1": return true
-        case "no", "false", "0": return false
-        default: throw Self.settingError(name, "Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
+        do {
+            return try self.parameters.bool(name) ?? defaultValue
+        } catch {
+            throw OutputError(error.message)
         }
     }
 
     /// A positive integer plugin parameter, read as `mpd` reads them (C `strtol`, nothing after the digits).
     ///
-    /// - Throws: `Error in setting "name"; Failed to parse number` or `…; Value must be positive`.
+    /// - Throws: `Error in setting "name" on line N; Failed to parse number` or `…; Value must be positive`.
     public func positive(_ name: String, default defaultValue: UInt32) throws(OutputError) -> UInt32 {
-        guard let value = self.parameters[name] else { return defaultValue }
-        let bytes = Array(value.utf8)
-        let (number, end) = CNumbers.strtol(bytes, from: 0)
-        guard end > 0, end == bytes.count else {
-            throw Self.settingError(name, "Failed to parse number")
+        do {
+            return try self.parameters.positive(name) ?? defaultValue
+        } catch {
+            throw OutputError(error.message)
         }
-        guard number > 0 else { throw Self.settingError(name, "Value must be positive") }
-        // mpd keeps the low 32 bits of a larger value.
-        return UInt32(truncatingIfNeeded: number)
     }
 
-    private static func settingError(_ name: String, _ reason: String) -> OutputError {
-        OutputError("Error in setting \"\(name)\"; \(reason)")
+    /// An integer plugin parameter of zero or more, read as `mpd`'s `GetBlockValue(name, unsigned)`.
+    ///
+    /// - Throws: `Error in setting "name" on line N; Failed to parse number` or `…; Value must not be negative`.
+    public func unsigned(_ name: String, default defaultValue: UInt32) throws(OutputError) -> UInt32 {
+        do {
+            return try self.parameters.unsigned(name) ?? defaultValue
+        } catch {
+            throw OutputError(error.message)
+        }
     }
 }

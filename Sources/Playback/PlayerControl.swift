@@ -231,6 +231,10 @@ public protocol PlayerControl: AnyObject {
     ///
     /// - Returns: `false` when no output has that id.
     func setOutput(id: Int, enabled: Bool) -> Bool
+    /// Calls `done` (from any thread, or at once from this one) once every output has done what it was last asked:
+    /// enabled or disabled its device after ``setOutput(id:enabled:)``, as `mpd` answers `enableoutput` and
+    /// `disableoutput` once its output threads are done.
+    func whenOutputsApplied(_ done: @escaping @Sendable () -> Void)
     /// Sets a runtime attribute of output `id` (`outputset`).
     ///
     /// - Returns: `false` when no output has that id; throws the output's message when the attribute is not

@@ -3,6 +3,7 @@
 import EventLoop
 import Glibc
 import Input
+import Library
 import MPDProtocol
 import Model
 import Network
@@ -141,6 +142,7 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// Feeds `event` to the session and performs its actions, answering those that ask for an answer, until
     /// the session has nothing more to do or the connection is closed.
     private func send(_ event: ClientSession.Event) {
+        defer { self.finishReadingIfDone() }
         var next: ClientSession.Event? = event
         while let event = next {
             next = nil
@@ -149,6 +151,16 @@ public final class Client: ConnectionDelegate, ReplySink {
                 next = self.perform(action)
             }
         }
+    }
+
+    /// Finishes the reading session of the command or command list that ran (``SessionSettings/readingSession``)
+    /// once it is done and no deferred work reads in it, on a thread of its own (ending scan workers waits for them).
+    private func finishReadingIfDone() {
+        guard self.deferred == nil, self.settings.readingSession != nil,
+            self.connection.isClosed || self.stateMachine.state != .running,
+            let session = self.settings.takeReadingSession()
+        else { return }
+        NamedThread.detach("reading") { session.readingFinished() }
     }
 
     /// Performs one action; returns the answer the session asked for, if any.
@@ -288,7 +300,10 @@ public final class Client: ConnectionDelegate, ReplySink {
     private func finishDeferred(_ value: any Sendable) {
         guard let reply = self.deferred else { return }
         self.deferred = nil
-        guard !self.connection.isClosed else { return }
+        guard !self.connection.isClosed else {
+            self.finishReadingIfDone()
+            return
+        }
         var context = CommandContext(client: self, server: self.server, arguments: [])
         let outcome: ClientSession.Outcome
         do throws(AckError) {

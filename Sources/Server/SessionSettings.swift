@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Glibc
+import Library
 import MPDProtocol
 import Model
 import Posix
@@ -35,6 +36,11 @@ final class SessionSettings {
     }
     /// Tells the client that a remote cover is now kept (it arms the cover's expiry); set by its ``Client``.
     var remoteCoverKept: () -> Void = {}
+    /// The reading session (``SongInfoReader/startReading()``) the local files a command or a command list names
+    /// outside the music directory are read in, off the loop, once one was asked for; its ``Client`` finishes it,
+    /// off the loop, when the command or the list is done and no read is under way.
+    private(set) var readingSession: (any SongInfoReader)?
+
     /// Whether the client is connected over a local socket.
     let isLocal: Bool
     /// The user id of a local client's process, when the socket tells it.
@@ -48,12 +54,32 @@ final class SessionSettings {
         self.peerUserID = peerUserID
     }
 
+    /// The reading session of `reader` for the running command or command list (``readingSession``), started now
+    /// if there is none: a command list of many files outside the music directory starts one, so that at most one
+    /// scan worker reads those only FFmpeg reads.
+    func reading(with reader: any SongInfoReader) -> any SongInfoReader {
+        if let session = self.readingSession { return session }
+        let session = reader.startReading()
+        self.readingSession = session
+        return session
+    }
+
+    /// Takes the reading session away, for its ``Client`` to finish it.
+    func takeReadingSession() -> (any SongInfoReader)? {
+        defer { self.readingSession = nil }
+        return self.readingSession
+    }
+
     /// Whether this client may read a local file outside the music directory, as `mpd` decides: a local client
     /// running as the daemon's user, or owning the file, or the file readable by everyone.
     ///
     /// - Throws: `Access denied` (4); `Failed to access PATH: …` (52) when it cannot be examined.
-    func allowFile(_ path: String) throws(AckError) {
-        guard let uid = self.peerUserID else { throw AckError(.permission, "Access denied") }
+    func allowFile(_ path: String) throws(AckError) { try Self.allowFile(path, peerUserID: self.peerUserID) }
+
+    /// Whether the client at the other end, `peerUserID` (`nil`: not a local client, or unknown), may read the local
+    /// file `path` (see ``allowFile(_:)``); it may look at the file, so off the loop it can be called from any thread.
+    static func allowFile(_ path: String, peerUserID: UInt32?) throws(AckError) {
+        guard let uid = peerUserID else { throw AckError(.permission, "Access denied") }
         if uid == geteuid() { return }
         let status: FileStatus
         do {

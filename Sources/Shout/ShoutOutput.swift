@@ -329,15 +329,10 @@ public struct ShoutOutputPlugin: OutputPlugin {
         let host = try required("host")
         let mount = try required("mount")
         let password = try required("password")
-        guard let port = parameters["port"].flatMap({ UInt16($0) }), port > 0 else {
-            throw OutputError("shout port must be configured")
-        }
-        var isPublic = false
-        switch parameters["public"] {
-        case nil, "no", "false", "0": isPublic = false
-        case "yes", "true", "1": isPublic = true
-        case let value?: throw OutputError("Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
-        }
+        // As mpd: an unsigned number, given to libshout's `unsigned short`.
+        let port = UInt16(truncatingIfNeeded: try configuration.unsigned("port", default: 0))
+        guard port > 0 else { throw OutputError("shout port must be configured") }
+        let isPublic = try configuration.bool("public", default: false)
         let settings = ShoutSettings(
             host: host, port: port, mount: mount, user: parameters["user"] ?? "source", password: password,
             name: configuration.name, genre: parameters["genre"], description: parameters["description"],

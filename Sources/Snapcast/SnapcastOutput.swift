@@ -264,12 +264,13 @@ public struct SnapcastOutputPlugin: OutputPlugin {
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let parameters = configuration.parameters
+        let port = try configuration.unsigned("port", default: 1704)
         let address: ListenAddress
         do throws(ListenAddressError) {
             // As mpd: port 0 binds a port the system picks.
             address = try ListenAddress.output(
-                bindToAddress: parameters["bind_to_address"], port: parameters["port"], defaultPort: 1704,
-                allowsPortZero: true, home: self.home)
+                bindToAddress: parameters["bind_to_address"], port: port,
+                defaultPort: 1704, allowsPortZero: true, home: self.home)
         } catch {
             throw OutputError(error.description)
         }

@@ -4,6 +4,7 @@ import ALSA
 import Configuration
 import Model
 import Playback
+import Sndio
 import Synchronization
 
 /// Builds the outputs and mixers of `audio_output` blocks from the plugins the program has.
@@ -15,8 +16,9 @@ enum AudioOutputSetup {
     /// One configured output: its settings, its device, and its mixer if it has one.
     typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
 
-    /// The outputs for `settings`, in configuration order; with no `audio_output` block, ALSA's default device
-    /// (named `default detected output`, as `mpd` names the output it detects), said so in the log.
+    /// The outputs for `settings`, in configuration order; with no `audio_output` block, the one `mpd` detects (named
+    /// `default detected output`): a sndio output when libsndio's default device opens, else ALSA's default
+    /// device, said so in the log.
     ///
     /// - Parameters:
     ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
@@ -28,20 +30,42 @@ enum AudioOutputSetup {
         settings: Settings, plugins: [any OutputPlugin], logger: Logger, makeSoftwareMixer: () -> any Mixer,
         onMixerChange: @escaping @Sendable () -> Void
     ) throws(Daemon.StartupError) -> [Output] {
-        let list: [AudioOutputSettings]
+        // As mpd, block by block: its settings, its output from the plugin, then always_on and enabled.
+        var made: [any AudioOutput] = []
+        var list: [AudioOutputSettings]
         do {
             list = try AudioOutputBlock.outputs(
-                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType)
+                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType
+            ) { (entry) throws(ConfigError) in
+                // The type was checked against this list.
+                guard let plugin = plugins.first(where: { $0.name == entry.type }) else { return }
+                do throws(OutputError) {
+                    made.append(try plugin.makeOutput(Self.configuration(entry)))
+                } catch {
+                    // As mpd: `Failed to configure output in line N; …`, at the block.
+                    let location = entry.location ?? ConfigLocation(file: "", line: 0)
+                    throw ConfigError(
+                        location: location, message: AudioOutputBlock.failurePrefix(line: location.line) + error.message
+                    )
+                }
+            }
         } catch {
             throw Daemon.StartupError(description: "\(error)")
         }
         if settings.audioOutputs.isEmpty {
             logger.warning("No 'audio_output' defined in config file")
-            if let reason = ALSAOutputPlugin.probeDefaultDevice() {
+            // As mpd: sndio is the first plugin tried (its default device: sndiod, else the raw rsnd/0), then ALSA.
+            let sndio = plugins.first { $0.name == "sndio" } as? SndioOutputPlugin
+            if let sndio, sndio.probeDefaultDevice() {
+                logger.notice("Successfully detected a sndio audio device")
+                list[0].type = sndio.name
+            } else if let reason = ALSAOutputPlugin.probeDefaultDevice() {
+                if sndio != nil { logger.error("Error opening default sndio device") }
                 logger.warning(
                     "cannot open ALSA's default device now; using it anyway",
                     ["device": ALSAOutputPlugin.defaultDevice, "error": reason])
             } else {
+                if sndio != nil { logger.error("Error opening default sndio device") }
                 logger.notice(
                     "using ALSA's default device",
                     ["output": AudioOutputSettings.detectedOutputName, "device": ALSAOutputPlugin.defaultDevice])
@@ -52,7 +76,7 @@ enum AudioOutputSetup {
             Dictionary(block.params.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
         var usedTemplates: Set<Int> = []
-        for entry in list {
+        for (index, entry) in list.enumerated() {
             // The type was checked against this list.
             guard let plugin = plugins.first(where: { $0.name == entry.type }) else { continue }
             var configuration = Self.configuration(entry)
@@ -66,11 +90,15 @@ enum AudioOutputSetup {
             configuration.filters = chain
             usedTemplates.formUnion(used)
             let output: any AudioOutput
-            do {
-                output = try plugin.makeOutput(configuration)
-            } catch {
-                let place = entry.location.map { "\($0): " } ?? ""
-                throw Daemon.StartupError(description: "\(place)\(error.message)")
+            if index < made.count {
+                output = made[index]
+            } else {
+                // The detected output (no block).
+                do {
+                    output = try plugin.makeOutput(configuration)
+                } catch {
+                    throw Daemon.StartupError(description: error.message)
+                }
             }
             outputs.append(
                 (
@@ -79,6 +107,14 @@ enum AudioOutputSetup {
                         for: entry, configuration: configuration, plugin: plugin, logger: logger,
                         makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
                 ))
+        }
+        // As mpd, once every output is made: the keys of each block that neither the block's own settings, its plugin
+        // nor its mixer read, then those of the filter templates used that their plugin does not read.
+        for entry in list {
+            guard let file = entry.location?.file else { continue }
+            for line in entry.parameters.unread {
+                logger.warning("\(file): option '\(line.name)' on line \(line.line) was not recognized")
+            }
         }
         // As mpd: the keys of a template an output used that its plugin does not read.
         for index in usedTemplates.sorted() {

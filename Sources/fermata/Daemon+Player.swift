@@ -20,6 +20,7 @@ import Samplerate
 import Server
 import Shout
 import Snapcast
+import Sndio
 import Soxr
 import Synchronization
 
@@ -32,7 +33,7 @@ extension Daemon {
             PipeWireOutputPlugin(logger: logger),
             RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
-            JackOutputPlugin(logger: logger),
+            JackOutputPlugin(logger: logger), SndioOutputPlugin(),
         ]
     }
 

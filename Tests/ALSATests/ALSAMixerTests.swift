@@ -183,11 +183,11 @@ struct VolumeMemoTests {
         #expect(defaults.bufferTime == 500_000)
 
         for (key, value, message) in [
-            ("buffer_time", "abc", "Error in setting \"buffer_time\"; Failed to parse number"),
-            ("period_time", "0", "Error in setting \"period_time\"; Value must be positive"),
+            ("buffer_time", "abc", "Error in setting \"buffer_time\" on line 0; Failed to parse number"),
+            ("period_time", "0", "Error in setting \"period_time\" on line 0; Value must be positive"),
             (
                 "auto_format", "maybe",
-                "Error in setting \"auto_format\"; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
+                "Error in setting \"auto_format\" on line 0; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
             ),
         ] {
             #expect {

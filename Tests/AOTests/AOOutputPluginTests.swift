@@ -17,7 +17,7 @@ extension AOTests {
     @Suite struct AOOutputPluginTests {
         private func make(_ parameters: [String: String], library: AOLibrary = .shared) throws -> any AudioOutput {
             try AOOutputPlugin(library: library).makeOutput(
-                OutputConfiguration(name: "Speakers", type: "ao", parameters: parameters))
+                OutputConfiguration(name: "Speakers", type: "ao", parameters: BlockParameters(parameters)))
         }
 
         @Test func unknownDriverIsRefused() {
@@ -30,10 +30,10 @@ extension AOTests {
         }
 
         @Test func badWriteSizeIsRefused() {
-            #expect(throws: OutputError("Error in setting \"write_size\"; Value must be positive")) {
+            #expect(throws: OutputError("Error in setting \"write_size\" on line 0; Value must be positive")) {
                 try self.make(["driver": "null", "write_size": "0"])
             }
-            #expect(throws: OutputError("Error in setting \"write_size\"; Failed to parse number")) {
+            #expect(throws: OutputError("Error in setting \"write_size\" on line 0; Failed to parse number")) {
                 try self.make(["driver": "null", "write_size": "4k"])
             }
         }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Testing
 
 @testable import Configuration
 
 /// `audio_output` blocks read as `mpd` 0.23.12 reads them (messages checked against `mpd --no-daemon` with the same
-/// blocks: it prints them after `Failed to configure output in line N; `).
+/// blocks).
 struct AudioOutputBlockTests {
     private static let path = "/etc/fermata/mpd.conf"
     private static let known: Set<String> = ["alsa", "null", "fifo", "pipe"]
@@ -43,16 +44,19 @@ struct AudioOutputBlockTests {
             }
             """)
         #expect(outputs.count == 2)
+        let lines = [
+            ("type", "alsa"), ("name", "Speakers"), ("device", "hw:0,0"), ("mixer_control", "Master"),
+            ("format", "44100:16:2"), ("always_on", "yes"), ("enabled", "no"),
+        ].enumerated().map { BlockParameters.Line(name: $1.0, value: $1.1, line: $0 + 2) }
         #expect(
             outputs[0]
                 == AudioOutputSettings(
                     name: "Speakers", type: "alsa", enabled: false, mixer: .hardware, format: "44100:16:2",
-                    alwaysOn: true,
-                    parameters: [
-                        "type": "alsa", "name": "Speakers", "device": "hw:0,0", "mixer_control": "Master",
-                        "format": "44100:16:2", "always_on": "yes", "enabled": "no",
-                    ],
+                    alwaysOn: true, parameters: BlockParameters(lines),
                     location: ConfigLocation(file: Self.path, line: 1)))
+        // What the plugin and its mixer are left to read (mpd warns about what they do not).
+        #expect(outputs[0].parameters.unread.map(\.name) == ["device", "mixer_control"])
+        #expect(outputs[1].parameters.unread.isEmpty)
         #expect(outputs[1].name == "Silence")
         #expect(outputs[1].enabled)
         #expect(!outputs[1].alwaysOn)
@@ -102,19 +106,41 @@ struct AudioOutputBlockTests {
     }
 
     @Test(arguments: [
-        ("audio_output {\n name \"x\"\n}", 1, "Missing \"type\" configuration"),
-        ("audio_output {\n type \"bogus\"\n name \"x\"\n}", 1, "No such audio output plugin: bogus"),
-        ("audio_output {\n type \"null\"\n}", 1, "Missing \"name\" configuration"),
-        // The type is checked before the name, as in mpd.
-        ("audio_output {\n type \"oss\"\n}", 1, "No such audio output plugin: oss"),
-        ("audio_output {\n type \"null\"\n name \"x\"\n mixer_type \"foo\"\n}", 1, "Unrecognized mixer type"),
+        ("audio_output {\n name \"x\"\n}", 1, "Failed to configure output in line 1; Missing \"type\" configuration"),
         (
-            "audio_output {\n type \"null\"\n name \"x\"\n mixer_enabled \"abc\"\n}", 4,
-            "Not a valid boolean (\"yes\" or \"no\"): \"abc\""
+            "audio_output {\n type \"bogus\"\n name \"x\"\n}", 1,
+            "Failed to configure output in line 1; No such audio output plugin: bogus"
         ),
         (
+            "audio_output {\n type \"null\"\n}", 1,
+            "Failed to configure output in line 1; Missing \"name\" configuration"
+        ),
+        // The type is checked before the name, as in mpd.
+        (
+            "audio_output {\n type \"oss\"\n}", 1,
+            "Failed to configure output in line 1; No such audio output plugin: oss"
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n mixer_type \"foo\"\n}", 1,
+            "Failed to configure output in line 1; Unrecognized mixer type"
+        ),
+        (
+            "\naudio_output {\n type \"null\"\n name \"x\"\n mixer_enabled \"abc\"\n}", 2,
+            "Failed to configure output in line 2; Error in setting \"mixer_enabled\" on line 5; "
+                + "Not a valid boolean (\"yes\" or \"no\"): \"abc\""
+        ),
+        // mpd reads these once the output is made, outside its "Failed to configure output".
+        (
             "audio_output {\n type \"null\"\n name \"x\"\n enabled \"2\"\n}", 4,
-            "Not a valid boolean (\"yes\" or \"no\"): \"2\""
+            "Error in setting \"enabled\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"2\""
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n always_on \"on\"\n}", 4,
+            "Error in setting \"always_on\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"on\""
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n tags \"\"\n}", 4,
+            "Error in setting \"tags\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"\""
         ),
         (
             "audio_output {\n type \"null\"\n name \"x\"\n}\naudio_output {\n type \"fifo\"\n name \"x\"\n}", 5,
@@ -125,6 +151,25 @@ struct AudioOutputBlockTests {
         let error = try #require(try self.failure(text))
         #expect(error.message == message)
         #expect(error.location == ConfigLocation(file: Self.path, line: line))
+    }
+
+    @Test func eachBlockIsMadeBeforeItsEnabledAndTheNextBlockAreRead() throws {
+        let file = try ConfigFile(
+            parsing: "audio_output {\n type \"null\"\n name \"a\"\n enabled \"x\"\n}\naudio_output {\n name \"b\"\n}",
+            path: Self.path)
+        var made: [String] = []
+        let failure = ConfigError(file: Self.path, line: 1, message: "the plugin refused")
+        #expect(throws: failure) {
+            _ = try AudioOutputBlock.outputs(
+                file.blocks(named: "audio_output"), knownTypes: Self.known, defaultMixer: .hardware
+            ) { (entry) throws(ConfigError) in
+                made.append(entry.name)
+                // Not read yet, as in mpd.
+                #expect(entry.enabled && entry.parameters.unread.map(\.name) == ["enabled"])
+                throw failure
+            }
+        }
+        #expect(made == ["a"])
     }
 
     @Test func theGlobalMixerTypeAndOutputFormatAreRead() throws {

@@ -488,6 +488,23 @@ struct SettingsTests {
         #expect(warnings.allSatisfy { $0.hasPrefix(Self.path + ":") })
     }
 
+    @Test(arguments: [
+        ("plugin \"soxr\"\n quality \"high\"\n threads \"2\"\n type \"x\"\n precision \"20\"", ["type", "precision"]),
+        ("plugin \"soxr\"\n quality \"custom\"\n precision \"20\"\n flags \"1\"\n bogus \"1\"", ["bogus"]),
+        ("plugin \"libsamplerate\"\n type \"0\"\n quality \"high\"", ["quality"]),
+        ("plugin \"internal\"\n type \"0\"", ["type"]),
+    ])
+    func warnsAboutTheResamplerKeysItsPluginDoesNotRead(body: String, unread: [String]) throws {
+        let settings = try self.settings("resampler {\n \(body)\n}")
+        let lines = body.split(separator: "\n").map { $0.trimmingPrefix(" ") }
+        #expect(
+            settings.warnings
+                == unread.map { key in
+                    let line = 2 + lines.firstIndex { $0.hasPrefix(key + " ") }!
+                    return "\(Self.path): option '\(key)' on line \(line) was not recognized"
+                })
+    }
+
     // MARK: - Real files
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/etc/mpd.conf")))

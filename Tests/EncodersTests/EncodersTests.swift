@@ -27,7 +27,7 @@ private func sine(_ format: AudioFormat, seconds: Double = 1) -> [UInt8] {
 /// Opens the encoder `parameters` configure for CD audio, feeds it `seconds` of a sine and ends the stream.
 private func encode(_ parameters: [String: String], seconds: Double = 1) throws -> (bytes: [UInt8], format: AudioFormat)
 {
-    let prepared = try EncoderPlugins.configured(parameters)
+    let prepared = try EncoderPlugins.configured(BlockParameters(parameters))
     let (encoder, format) = try prepared.open(AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2))
     var out: [UInt8] = []
     encoder.read { out += $0 }

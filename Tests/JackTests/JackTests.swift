@@ -11,7 +11,7 @@ import Testing
 /// library.
 @Suite struct JackTests {
     private func settings(_ parameters: [String: String]) throws(OutputError) -> JackSettings {
-        try JackSettings(OutputConfiguration(name: "J", type: "jack", parameters: parameters))
+        try JackSettings(OutputConfiguration(name: "J", type: "jack", parameters: BlockParameters(parameters)))
     }
 
     @Test func defaults() throws {
@@ -74,14 +74,15 @@ import Testing
 
     @Test func badValuesAsMPD() {
         #expect(
-            throws: OutputError("Error in setting \"autostart\"; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
+            throws: OutputError(
+                "Error in setting \"autostart\" on line 0; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
         ) {
             try self.settings(["autostart": "maybe"])
         }
-        #expect(throws: OutputError("Error in setting \"ringbuffer_size\"; Value must be positive")) {
+        #expect(throws: OutputError("Error in setting \"ringbuffer_size\" on line 0; Value must be positive")) {
             try self.settings(["ringbuffer_size": "0"])
         }
-        #expect(throws: OutputError("Error in setting \"ringbuffer_size\"; Failed to parse number")) {
+        #expect(throws: OutputError("Error in setting \"ringbuffer_size\" on line 0; Failed to parse number")) {
             try self.settings(["ringbuffer_size": "big"])
         }
     }

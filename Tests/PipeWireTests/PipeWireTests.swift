@@ -53,7 +53,7 @@ import Testing
     }
 
     private func configuration(_ parameters: [String: String]) -> OutputConfiguration {
-        OutputConfiguration(name: "Desk", type: "pipewire", parameters: parameters)
+        OutputConfiguration(name: "Desk", type: "pipewire", parameters: BlockParameters(parameters))
     }
 
     @Test func aNumericTargetIsANodeID() throws {
@@ -86,7 +86,10 @@ import Testing
         #expect(throws: OutputError("target must not be empty")) {
             try PipeWireSettings(self.configuration(["target": ""]))
         }
-        #expect(throws: OutputError("Error in setting \"dsd\"; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")) {
+        #expect(
+            throws: OutputError(
+                "Error in setting \"dsd\" on line 0; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
+        ) {
             try PipeWireSettings(self.configuration(["dsd": "maybe"]))
         }
         #expect((try? PipeWireSettings(self.configuration(["dsd": "yes"])))?.dsd == true)

@@ -141,6 +141,11 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     let stalled = Atomic<Bool>(false)
     /// Whether the output thread is in `pause()` now.
     let pausing = Atomic<Bool>(false)
+    /// How many times the device was enabled and disabled.
+    let enables = Atomic<Int>(0)
+    let disables = Atomic<Int>(0)
+    /// While set, `enable` fails.
+    let failEnable = Atomic<Bool>(false)
 
     init(sync: Bool, format: AudioFormat? = nil, clock: any PlaybackClock = SystemClock()) {
         self.paced = NullOutput(sync: sync, clock: clock)
@@ -169,6 +174,13 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
                     | UInt32(bytes[$0 + 3]) << 24)
         }
     }
+
+    func enable() throws(OutputError) {
+        if self.failEnable.load(ordering: .relaxed) { throw OutputError("cannot enable capture") }
+        self.enables.add(1, ordering: .relaxed)
+    }
+
+    func disable() { self.disables.add(1, ordering: .relaxed) }
 
     func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         if self.failOpen.load(ordering: .relaxed) { throw OutputError("cannot open capture") }
@@ -299,6 +311,13 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
     }
 
     func withPlayer<T>(_ body: @escaping (Player) -> T) -> T { self.sync { body($0.player) } }
+
+    /// Waits until every output applied what it was asked last (``Player/whenOutputsApplied(_:)``).
+    func waitForOutputs() {
+        let applied = DispatchSemaphore(value: 0)
+        self.withPlayer { $0.whenOutputsApplied { applied.signal() } }
+        applied.wait()
+    }
 
     var received: [PlayerEvent] { self.events.withLock { $0 } }
 

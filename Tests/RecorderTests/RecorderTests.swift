@@ -46,7 +46,8 @@ import Testing
     @Test func theBlockNeedsExactlyOnePath() throws {
         let plugin = RecorderOutputPlugin(home: "/home/u")
         func make(_ parameters: [String: String]) throws(OutputError) -> any AudioOutput {
-            try plugin.makeOutput(OutputConfiguration(name: "Rec", type: "recorder", parameters: parameters))
+            try plugin.makeOutput(
+                OutputConfiguration(name: "Rec", type: "recorder", parameters: BlockParameters(parameters)))
         }
         #expect(throws: OutputError("'path' not configured")) { try make(["encoder": "wave"]) }
         #expect(throws: OutputError("Cannot have both 'path' and 'format_path'")) {

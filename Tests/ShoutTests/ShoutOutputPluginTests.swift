@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
 import Playback
 import Shout
 import TestTools
@@ -8,7 +9,8 @@ import Testing
 /// The shout block's keys, read as `mpd` reads them (the streaming itself: conformance/test_shout.py).
 @Suite struct ShoutOutputPluginTests {
     private func make(_ parameters: [String: String]) throws(OutputError) -> any AudioOutput {
-        try ShoutOutputPlugin().makeOutput(OutputConfiguration(name: "Radio", type: "shout", parameters: parameters))
+        try ShoutOutputPlugin().makeOutput(
+            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(parameters)))
     }
 
     private let valid = ["host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret"]
@@ -56,7 +58,7 @@ import Testing
     @Test func loadedByTheFirstEnabledOutputAndKept() throws {
         let library = ShoutLibrary(soname: ShoutLibrary.headerSoname)
         let output = try ShoutOutputPlugin(library: library).makeOutput(
-            OutputConfiguration(name: "Radio", type: "shout", parameters: self.parameters))
+            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(self.parameters)))
         #expect(!library.isLoaded)
         try output.enable()
         #expect(library.isLoaded)
@@ -73,7 +75,7 @@ import Testing
         let reports = Reports()
         let library = ShoutLibrary(soname: "/nonexistent/libshout.so.3", reportFailure: reports.reporter)
         let output = try ShoutOutputPlugin(library: library).makeOutput(
-            OutputConfiguration(name: "Radio", type: "shout", parameters: self.parameters))
+            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(self.parameters)))
         for _ in 0..<3 {
             #expect(throws: OutputError("shout_new() failed")) { try output.enable() }
         }

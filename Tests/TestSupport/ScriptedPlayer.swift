@@ -110,6 +110,9 @@ public final class ScriptedPlayer: PlayerControl {
         return true
     }
 
+    /// Its outputs are flags: they applied every change at once.
+    public func whenOutputsApplied(_ done: @escaping @Sendable () -> Void) { done() }
+
     public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool {
         guard let index = self.outputs.firstIndex(where: { $0.id == id }) else { return false }
         guard self.settableAttributes.contains(name) else { throw OutputError("Unsupported attribute") }

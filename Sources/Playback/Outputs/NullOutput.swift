@@ -74,25 +74,10 @@ public struct NullOutputPlugin: OutputPlugin {
     public init() {}
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
-        NullOutput(sync: try OutputParameters.bool(configuration, "sync", default: true))
+        NullOutput(sync: try configuration.bool("sync", default: true))
     }
 
     public func makeHardwareMixer(
         _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
     ) throws(OutputError) -> (any Mixer)? { nil }
-}
-
-/// Reading plugin parameters from an `audio_output` block.
-enum OutputParameters {
-    /// A yes/no parameter as `mpd` reads booleans (`yes`/`true`/`1`, `no`/`false`/`0`).
-    static func bool(_ configuration: OutputConfiguration, _ name: String, default value: Bool) throws(OutputError)
-        -> Bool
-    {
-        guard let text = configuration.parameters[name] else { return value }
-        switch text {
-        case "yes", "true", "1": return true
-        case "no", "false", "0": return false
-        default: throw OutputError("Not a valid boolean (\"yes\" or \"no\"): \"\(text)\"")
-        }
-    }
 }

@@ -59,6 +59,9 @@ public final class Player: PlayerControl {
     /// Posts an engine event to the loop; any thread.
     private let post: @Sendable (PlayerEngineEvent) -> Void
     private var isShutDown = false
+    /// Whether anything was played yet (`mpd` starts its player thread then): until then, enabling an output only
+    /// marks it; from then on, enabling or disabling any output enables every enabled one that is not yet.
+    private var started = false
 
     // MARK: Control state
     private var state: PlayerState = .stop
@@ -176,6 +179,7 @@ public final class Player: PlayerControl {
         self.loop.preconditionOnLoop()
         // As mpd: with every output disabled the song is loaded but the player pauses, with an error.
         let outputs = self.hasEnabledOutput
+        self.started = true
         self.state = outputs ? .play : .pause
         self.currentSong = song
         self.queuedSong = nil
@@ -495,9 +499,18 @@ public final class Player: PlayerControl {
             $0.enabled = enabled
             if enabled { $0.mode = self.outputMode }
         }
+        self.applyEnabled()
         // As mpd: playing on with no output enabled fails at the next chunk and pauses.
         if !enabled, self.state == .play, !self.hasEnabledOutput { self.reportNoOutput("Failed to open audio output") }
         return true
+    }
+
+    public func whenOutputsApplied(_ done: @escaping @Sendable () -> Void) {
+        self.loop.preconditionOnLoop()
+        let outputs = self.outputThreads
+        guard !outputs.isEmpty else { return done() }
+        let countdown = Countdown(outputs.count, done)
+        for output in outputs { output.whenApplied { countdown.tick() } }
     }
 
     public func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool {
@@ -555,6 +568,14 @@ public final class Player: PlayerControl {
             $0.enabled = detached.enabled
             $0.mode = self.outputMode
         }
+        self.applyEnabled()
+    }
+
+    /// Once something was played, has every enabled output's device enabled (as `mpd`'s player thread does when an
+    /// output's flag changes); before, nothing (an output's device is enabled when it first plays).
+    private func applyEnabled() {
+        guard self.started else { return }
+        for output in self.outputThreads where !output.wanted.started { output.send { $0.started = true } }
     }
 
     private var outputMode: PlayerOutputThread.Mode {
@@ -643,6 +664,21 @@ public final class Player: PlayerControl {
         guard playing.allSatisfy({ self.endedOutputs.contains($0.id) }) else { return }
         self.stop()
         self.onEvent(.finished(token: token))
+    }
+}
+
+/// Calls its function once it was ticked as many times as it was made for (from any threads).
+private final class Countdown: Sendable {
+    private let left: Atomic<Int>
+    private let done: @Sendable () -> Void
+
+    init(_ count: Int, _ done: @escaping @Sendable () -> Void) {
+        self.left = Atomic(count)
+        self.done = done
+    }
+
+    func tick() {
+        if self.left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { self.done() }
     }
 }
 

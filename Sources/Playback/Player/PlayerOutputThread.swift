@@ -17,6 +17,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     /// What the loop wants from this output.
     struct Request: Sendable {
         var enabled: Bool
+        /// The player has played (`mpd`'s player thread runs): an enabled output keeps its device enabled even
+        /// while nothing plays. Until then, as `mpd`'s, a device is enabled only when it first opens a stream.
+        var started = false
         var mode: Mode = .stop
         /// Stop touching the pipe and the device until released (the loop rearranges the pipe meanwhile).
         var hold = false
@@ -72,6 +75,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var requestSequence: UInt64 = 0
     private var acknowledged: UInt64 = 0
     private let pending = Atomic<Bool>(false)
+    /// Who waits for a request to be applied (``whenApplied(_:)``): the request's sequence number, and the call.
+    private var waiters: [(sequence: UInt64, done: @Sendable () -> Void)] = []
 
     // MARK: Output-thread state
     private var applied: Request
@@ -182,6 +187,19 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.control.unlock()
     }
 
+    /// Calls `done` once the output thread applied the latest request (at once if it did): on the output thread,
+    /// or on this one. Loop thread. Not after `quit` was applied (the thread has ended).
+    func whenApplied(_ done: @escaping @Sendable () -> Void) {
+        self.control.lock()
+        guard self.acknowledged < self.requestSequence else {
+            self.control.unlock()
+            done()
+            return
+        }
+        self.waiters.append((self.requestSequence, done))
+        self.control.unlock()
+    }
+
     /// The position heard, if the output played anything since it was enabled. Any thread.
     var position: Position? {
         while true {
@@ -233,7 +251,14 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.control.lock()
             self.acknowledged = sequence
             self.control.broadcast()
+            // Once per request (never per period): whoever waited for it.
+            var done: [@Sendable () -> Void] = []
+            if !self.waiters.isEmpty {
+                done = self.waiters.filter { $0.sequence <= sequence }.map(\.done)
+                self.waiters.removeAll { $0.sequence <= sequence }
+            }
             self.control.unlock()
+            for call in done { call() }
         }
         if new.quit {
             self.closeStream()
@@ -255,7 +280,7 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.leavePipe()
             self.dropChunk()
             self.failed.store(false, ordering: .relaxed)
-        } else if !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
+        } else if new.started, !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
             self.enableDevice()
         }
         if new.mode == .stop {
@@ -345,7 +370,6 @@ final class PlayerOutputThread: @unchecked Sendable {
             return
         }
         self.failed.store(false, ordering: .releasing)
-        if !self.deviceEnabled { self.enableDevice() }
     }
 
     private func pauseStep() {
@@ -564,6 +588,11 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
+        // As mpd's: the first stream enables the device (and a device whose enabling failed is tried again).
+        if !self.deviceEnabled {
+            self.enableDevice()
+            guard self.deviceEnabled else { return false }
+        }
         // The chunks come in `audio_output_format` already (the decoder converts, as mpd's); the output's own
         // `format` applies after the filter chain, as mpd's convert filter ends its chain.
         var wanted = format

@@ -61,7 +61,8 @@ enum OutputCommands {
 
     /// `enableoutput`, `disableoutput`, `toggleoutput`: idle `output` when the state changes (`toggleoutput`
     /// always changes it), and `mixer` when an output with a mixer is enabled or disabled (`toggleoutput`:
-    /// only disabled), as `mpd`, whether or not any mixer still reports a volume.
+    /// only disabled), as `mpd`, whether or not any mixer still reports a volume. A change is answered once the
+    /// outputs applied it (a device enabled or disabled), as `mpd` answers, without the loop waiting.
     static func setOutput(_ context: inout CommandContext, _ change: Change) throws(AckError) -> CommandResult {
         let id = try ArgumentParser.unsigned(context.arguments[0])
         let player = context.partition.playlist.player
@@ -79,7 +80,9 @@ enum OutputCommands {
         // As mpd 0.23: raised for every client, whatever its partition.
         context.services.emit(.output)
         if output.hasMixer && (change != .toggle || !enabled) { context.services.emit(.mixer) }
-        return .ok
+        return .deferred(
+            DeferredReply(
+                begin: { done in player.whenOutputsApplied { done(()) } }, finish: { _, _ throws(AckError) in .ok }))
     }
 
     static func outputset(_ context: inout CommandContext) throws(AckError) -> CommandResult {

@@ -8,10 +8,12 @@ import Playback
 import Playlists
 import Posix
 import StoredPlaylists
+import Synchronization
 
 /// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `playlistadd`, `playlistclear`,
 /// `playlistdelete`, `playlistmove`, `rename`, `rm`, `save`, `searchaddpl`.
 ///
+/// Playlists are read, and edits read and write their files, off the loop (deferred replies; edits one at a time).
 /// Every change is on disk (atomic replace, fsync) before the reply, and raises idle `stored_playlist`.
 enum PlaylistCommands {
     static let all: [Command] = [
@@ -41,6 +43,11 @@ enum PlaylistCommands {
     static func perform<T>(
         _ context: CommandContext, _ body: () throws(StoredPlaylistError) -> T
     ) throws(AckError) -> T {
+        try perform(context.services.logger, body)
+    }
+
+    /// ``perform(_:_:)-(CommandContext,_)`` logging to `logger`, from any thread.
+    static func perform<T>(_ logger: Logger, _ body: () throws(StoredPlaylistError) -> T) throws(AckError) -> T {
         do {
             return try body()
         } catch {
@@ -53,16 +60,43 @@ enum PlaylistCommands {
             case .tooLarge: code = .playlistMax
             case .io:
                 code = .system
-                context.services.logger.error("stored playlist not written", ["error": error.message])
+                logger.error("stored playlist not written", ["error": error.message])
             }
             throw AckError(code, error.message)
         }
     }
 
-    /// Runs a change and raises idle `stored_playlist` when it succeeded.
-    static func change(_ context: CommandContext, _ body: () throws(StoredPlaylistError) -> Void) throws(AckError) {
-        try perform(context, body)
-        context.services.emit(.storedPlaylist)
+    /// Stored playlist edits run one at a time: each reads, changes and replaces whole files.
+    private static let edits = Mutex(())
+
+    /// Runs `edit`, which reads and writes stored playlist files (with `perform(_:_:)` for their errors), off the
+    /// loop and after the edits before it, and replies once it is on disk: `OK`, and idle `stored_playlist` when it
+    /// says it changed something; its `ACK` when it failed.
+    static func editing(_ edit: @escaping @Sendable () throws(AckError) -> Bool) -> CommandResult {
+        .deferred(
+            DeferredReply(work: { _ -> Result<Bool, AckError> in
+                Self.edits.withLock { _ in
+                    do throws(AckError) {
+                        return .success(try edit())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }) { result, context throws(AckError) in
+                if try result.get() { context.services.emit(.storedPlaylist) }
+                return .ok
+            })
+    }
+
+    /// A change of the playlist files, as ``editing(_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
+    static func change(_ context: CommandContext, _ body: @escaping @Sendable () throws(StoredPlaylistError) -> Void)
+        -> CommandResult
+    {
+        let logger = context.services.logger
+        return Self.editing { () throws(AckError) in
+            try perform(logger, body)
+            return true
+        }
     }
 
     // MARK: - Listing
@@ -102,75 +136,161 @@ enum PlaylistCommands {
         var uri: String
         /// The song in the database, if the entry names one.
         var song: Int32?
+        /// The song read off the loop from the local file outside the music directory the entry names, when the
+        /// client may read it and it is a song.
+        var file: QueueSong?
     }
 
-    /// The entries of the playlist `name`, resolved as `mpd` resolves them, or `nil` when there is no such
-    /// playlist. As `mpd`'s `playlist_mapper_open`: a valid stored playlist name is looked for in the
-    /// playlist directory first (`name.m3u`), then a safe relative URI in the music directory, read by the
-    /// playlist plugin its suffix names (`Playlists.PlaylistRegistry`).
-    static func listedSongs(_ name: String, context: CommandContext) throws(AckError) -> [ListedSong]? {
+    /// A playlist as `listplaylist`, `listplaylistinfo` and `load` read it off the loop: its entries, the URI each
+    /// names as `mpd`'s `playlist_check_translate_song` makes it (joined to the playlist's directory, dot segments
+    /// squashed), and, by entry, the songs of the local files outside the music directory the client may read
+    /// (`mpd`'s song loader reads them; read only for the entries a command uses).
+    struct ReadPlaylist: Sendable {
+        var entries: [PlaylistEntry]
+        var uris: [String]
+        var files: [Int: QueueSong] = [:]
+
+        /// The playlist of `entries`, relative ones relative to `base`.
+        init(_ entries: [PlaylistEntry], base: String?) {
+            self.entries = entries
+            self.uris = entries.map { entry in
+                var uri = entry.uri
+                if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
+                    // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
+                    uri = uri.isEmpty ? base : base + "/" + uri
+                }
+                return PlaylistFile.squashDotSegments(uri)
+            }
+        }
+    }
+
+    /// The work that reads a playlist off the loop: the playlist, or `nil` when there is none a plugin reads (what
+    /// went wrong is logged, as `mpd` logs it).
+    typealias Reading = @Sendable (InputCancellation) -> ReadPlaylist?
+
+    /// Locates the playlist `name` on the loop (its URI errors are the command's) and gives the work that reads it,
+    /// or `nil` when nothing could: a URL an input plugin opens (`mpd`'s `playlist_open_remote`), else as `mpd`'s
+    /// `playlist_mapper_open`, a valid stored playlist name in the playlist directory (`name.m3u`), then a safe
+    /// relative URI in the music directory, read by the playlist plugin its suffix names
+    /// (`Playlists.PlaylistRegistry`).
+    ///
+    /// - Throws: `Malformed file:// URI`, `Access denied` for a path outside the music directory.
+    static func reading(_ name: String, context: CommandContext) throws(AckError) -> Reading? {
+        let options = context.services.options
+        let logger = context.services.logger
+        if let opener = QueueCommands.remoteOpener(for: name, options: options) {
+            let plugins = options.playlistPlugins
+            return { cancellation in
+                switch RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation) {
+                case .failure(let error):
+                    logger.error("cannot open remote playlist", ["error": error.mpdMessage])
+                    return nil
+                case .success(let playlist):
+                    return playlist.map { ReadPlaylist($0.entries, base: $0.base) }
+                }
+            }
+        }
         var located = name
         if URIScheme.hasPrefixIgnoringCase(located.utf8, "file://") {
             located = String(located.dropFirst(7))
             guard located.hasPrefix("/") else { throw AckError(.arg, "Malformed file:// URI") }
         }
-        let musicDirectory = context.services.options.musicDirectory
         if located.hasPrefix("/") {
             // Local files outside the music directory are for local clients only (not supported yet).
-            guard let relative = PlaylistFile.relative(located, to: musicDirectory) else {
+            guard let relative = PlaylistFile.relative(located, to: options.musicDirectory) else {
                 throw AckError(.permission, "Access denied")
             }
             located = relative
         } else if URIScheme.hasScheme(located) {
-            // Remote playlists are read off the loop (`remotePlaylist`); no input plugin opens this one.
+            // No input plugin opens this one.
             return nil
         }
-        guard let (entries, base) = Self.playlistEntries(located, context: context) else { return nil }
-        return Self.resolved(entries, base: base, context: context)
+        let playlists = directory(context)
+        return { [located] _ in
+            Self.playlistEntries(located, playlists: playlists, options: options, logger: logger).map {
+                ReadPlaylist($0.entries, base: $0.base)
+            }
+        }
     }
 
-    /// A playlist's entries as `mpd`'s `playlist_check_translate_song` names them: relative entries joined to
-    /// `base` (the playlist's directory), dot segments squashed, database songs found.
-    static func resolved(_ entries: [PlaylistEntry], base: String?, context: CommandContext) -> [ListedSong] {
+    /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
+    /// name, those the client may read (`mpd`'s song loader for a local client), in the reading session of the
+    /// command or command list (``SessionSettings/reading(with:)``: a file only FFmpeg reads goes to a scan worker).
+    static func fileReading(_ range: QueueRange, context: CommandContext)
+        -> @Sendable (inout ReadPlaylist, InputCancellation) -> Void
+    {
+        let musicDirectory = context.services.options.musicDirectory
+        let peerUserID = context.session.peerUserID
+        // Only a local client may name such files.
+        let reader =
+            peerUserID == nil
+            ? nil : context.services.options.library.map { context.session.reading(with: $0.updater.reader) }
+        return { playlist, cancellation in
+            guard let reader else { return }
+            let end = min(range.end ?? playlist.uris.count, playlist.uris.count)
+            guard range.start < end else { return }
+            let paths = (range.start..<end).compactMap { index -> (Int, String)? in
+                var path = playlist.uris[index]
+                if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") { path = String(path.dropFirst(7)) }
+                // Inside the music directory only the database counts.
+                guard path.hasPrefix("/"), PlaylistFile.relative(path, to: musicDirectory) == nil,
+                    (try? SessionSettings.allowFile(path, peerUserID: peerUserID)) != nil
+                else { return nil }
+                return (index, path)
+            }
+            for (index, path) in paths where !cancellation.isCancelled {
+                playlist.files[index] = try? QueueCommands.fileSong(path, reader: reader).get()
+            }
+        }
+    }
+
+    /// `read`, then `files` (when given) of what it read.
+    private static func then(
+        _ read: @escaping Reading, _ files: (@Sendable (inout ReadPlaylist, InputCancellation) -> Void)?
+    ) -> Reading {
+        { cancellation in
+            guard var playlist = read(cancellation) else { return nil }
+            files?(&playlist, cancellation)
+            return playlist
+        }
+    }
+
+    /// The entries of a playlist read off the loop, with the database songs they name in the library as it is now.
+    static func listed(_ playlist: ReadPlaylist, context: CommandContext) -> [ListedSong] {
         let musicDirectory = context.services.options.musicDirectory
         let database = context.services.library?.database
-        return entries.map { entry in
-            var uri = entry.uri
-            if let base, !uri.hasPrefix("/"), !URIScheme.hasScheme(uri) {
-                // mpd's PathTraitsUTF8::Build: an empty entry names the playlist's directory.
-                uri = uri.isEmpty ? base : base + "/" + uri
-            }
-            uri = PlaylistFile.squashDotSegments(uri)
+        return playlist.entries.indices.map { index in
+            let (entry, uri, file) = (playlist.entries[index], playlist.uris[index], playlist.files[index])
             guard let (relative, song) = Self.databaseSong(uri, database: database, musicDirectory: musicDirectory)
-            else { return ListedSong(entry: entry, uri: uri, song: nil) }
-            return ListedSong(entry: entry, uri: relative, song: song)
+            else { return ListedSong(entry: entry, uri: uri, song: nil, file: file) }
+            return ListedSong(entry: entry, uri: relative, song: song, file: file)
         }
     }
 
     /// The parsed entries of the playlist at `located` (a stored playlist name or a URI relative to the
     /// music directory) and the directory its relative entries are relative to; `nil` when neither place
     /// has a playlist the plugins read (a file they fail on is logged, as `mpd` logs it).
+    /// Blocks.
     private static func playlistEntries(
-        _ located: String, context: CommandContext
+        _ located: String, playlists: PlaylistDirectory, options: ServerOptions, logger: Logger
     ) -> (entries: [PlaylistEntry], base: String?)? {
-        let logger = context.services.logger
-        if PlaylistDirectory.isValidName(located), let bytes = try? directory(context).content(located) {
+        if PlaylistDirectory.isValidName(located), let bytes = try? playlists.content(located) {
             do {
                 let suffix = String(PlaylistDirectory.suffix.dropFirst())
-                return (try context.services.options.playlistPlugins.entries(bytes, suffix: suffix), nil)
+                return (try options.playlistPlugins.entries(bytes, suffix: suffix), nil)
             } catch {
                 logger.error("cannot read playlist", ["name": located, "error": error.message])
             }
         }
-        guard DatabaseCommands.isSafeLocalURI(located), let root = context.services.options.musicDirectory,
+        guard DatabaseCommands.isSafeLocalURI(located), let root = options.musicDirectory,
             let suffix = Suffix.ofURI(located)
         else { return nil }
         let base = located.contains("/") ? String(located[..<located.lastIndex(of: "/")!]) : nil
         let path = root + "/" + located
         // mpd opens by URI first: the embcue plugin reads a song file's CUESHEET tag.
-        let plugins = context.services.options.playlistPlugins
+        let plugins = options.playlistPlugins
         if plugins.readsEmbeddedCueSheets, EmbeddedCuePlaylistPlugin.supports(suffix: suffix),
-            let reader = context.services.options.commentReader,
+            let reader = options.commentReader,
             let pairs = try? reader(path), let sheet = EmbeddedCuePlaylistPlugin.cuesheet(in: pairs)
         {
             let name = String(located.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
@@ -202,45 +322,18 @@ enum PlaylistCommands {
         return database.song(at: path).map { (path, $0) }
     }
 
-    /// The work that reads the remote playlist `name` off the loop, when `name` is a URL an input plugin opens
-    /// (`mpd`'s `playlist_open_remote`); `nil` for anything else.
-    static func remotePlaylist(_ name: String, context: CommandContext)
-        -> (@Sendable (InputCancellation) -> RemotePlaylist.Outcome)?
-    {
-        guard let opener = QueueCommands.remoteOpener(for: name, options: context.services.options) else { return nil }
-        let plugins = context.services.options.playlistPlugins
-        return { cancellation in
-            RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation)
-        }
-    }
-
-    /// The songs of a remote playlist that was read, or its error.
-    private static func remoteSongs(_ outcome: RemotePlaylist.Outcome, context: CommandContext) throws(AckError)
-        -> [ListedSong]
-    {
-        switch outcome {
-        case .failure(let error):
-            context.services.logger.error("cannot open remote playlist", ["error": error.mpdMessage])
-            throw AckError(.noExist, "No such playlist")
-        case .success(let playlist):
-            guard let playlist else { throw AckError(.noExist, "No such playlist") }
-            return Self.resolved(playlist.entries, base: playlist.base, context: context)
-        }
-    }
-
     static func listplaylist(_ context: inout CommandContext, info: Bool) throws(AckError) -> CommandResult {
-        if let read = Self.remotePlaylist(context.arguments[0], context: context) {
-            return .deferred(
-                DeferredReply(work: read) { outcome, context throws(AckError) in
-                    Self.printListed(try Self.remoteSongs(outcome, context: context), info: info, context: context)
-                    return .ok
-                })
-        }
-        guard let songs = try listedSongs(context.arguments[0], context: context) else {
+        guard let read = try Self.reading(context.arguments[0], context: context) else {
             throw AckError(.noExist, "No such playlist")
         }
-        Self.printListed(songs, info: info, context: context)
-        return .ok
+        // As mpd's `playlist_provider_print`, both load every song: a local file read prints its path.
+        let files = Self.fileReading(.all, context: context)
+        return .deferred(
+            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+                guard let playlist else { throw AckError(.noExist, "No such playlist") }
+                Self.printListed(Self.listed(playlist, context: context), info: info, context: context)
+                return .ok
+            })
     }
 
     private static func printListed(_ songs: [ListedSong], info: Bool, context: CommandContext) {
@@ -250,7 +343,7 @@ enum PlaylistCommands {
             if info, let song = Self.loadableSong(entry, context: context) {
                 SongPrinter.appendSong(song, from: snapshot, visibleTags: tags, to: &reply)
             } else {
-                reply.rawLine("file", Self.withoutCredentials(entry.uri))
+                reply.rawLine("file", Self.withoutCredentials(entry.file?.uri ?? entry.uri))
             }
         }
     }
@@ -278,37 +371,49 @@ enum PlaylistCommands {
         }
     }
 
-    /// Inserts `uris` at `position` of playlist `name` (created when missing) and saves it; nothing is
-    /// written when `uris` is empty.
+    /// Inserts `uris` (made on the loop; their error is thrown after the position's) at `position` of playlist
+    /// `name` (created when missing) and saves it, off the loop; nothing is written when `uris` is empty.
     ///
-    /// - Throws: `Bad position` past the end, `Stored playlist is too large`, name and I/O errors.
+    /// - Throws: through the reply, `Bad position` past the end, `Stored playlist is too large`, name and I/O errors.
     static func insert(
-        _ uris: () throws(AckError) -> [String], at position: UInt64, into name: String, context: CommandContext
-    ) throws(AckError) {
-        let playlists = directory(context)
-        var entries = try perform(context) { () throws(StoredPlaylistError) in
-            do throws(StoredPlaylistError) {
-                return try playlists.load(name)
-            } catch {
-                guard error.kind == .noSuchList else { throw error }
-                return []
+        _ uris: Result<[String], AckError>, at position: UInt64, into name: String, context: CommandContext
+    ) -> CommandResult {
+        let (playlists, logger) = (directory(context), context.services.logger)
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in
+                do throws(StoredPlaylistError) {
+                    return try playlists.load(name)
+                } catch {
+                    guard error.kind == .noSuchList else { throw error }
+                    return []
+                }
             }
+            guard position <= entries.count else { throw AckError(.arg, "Bad position") }
+            let added = try uris.get()
+            guard !added.isEmpty else { return false }
+            guard entries.count + added.count <= playlists.maximumLength else {
+                throw AckError(.playlistMax, "Stored playlist is too large")
+            }
+            entries.insert(contentsOf: added, at: Int(position))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
         }
-        guard position <= entries.count else { throw AckError(.arg, "Bad position") }
-        let added = try uris()
-        guard !added.isEmpty else { return }
-        guard entries.count + added.count <= playlists.maximumLength else {
-            throw AckError(.playlistMax, "Stored playlist is too large")
-        }
-        entries.insert(contentsOf: added, at: Int(position))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
     }
 
-    /// Appends `uris` to playlist `name` (created when missing); nothing happens when `uris` is empty.
-    static func append(_ uris: [String], to name: String, context: CommandContext) throws(AckError) {
-        guard !uris.isEmpty else { return }
+    /// `uris` made, as a result.
+    static func made(_ uris: () throws(AckError) -> [String]) -> Result<[String], AckError> {
+        do throws(AckError) {
+            return .success(try uris())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Appends `uris` to playlist `name` (created when missing), off the loop; nothing happens when `uris` is empty.
+    static func append(_ uris: [String], to name: String, context: CommandContext) -> CommandResult {
+        guard !uris.isEmpty else { return .ok }
         let playlists = directory(context)
-        try change(context) { () throws(StoredPlaylistError) in try playlists.append(name, uris: uris) }
+        return change(context) { () throws(StoredPlaylistError) in try playlists.append(name, uris: uris) }
     }
 
     static func playlistadd(_ context: inout CommandContext) throws(AckError) -> CommandResult {
@@ -317,62 +422,59 @@ enum PlaylistCommands {
         let context = context
         if context.arguments.count == 3 {
             let position = try ArgumentParser.unsigned(context.arguments[2])
-            try insert(
-                { () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) },
-                at: position, into: name, context: context)
-            return .ok
+            let uris = Self.made { () throws(AckError) in isURL ? [uri] : try songs(at: uri, context: context) }
+            return insert(uris, at: position, into: name, context: context)
         }
         if isURL {
             // As mpd: a URL only an input plugin's scheme opens.
             guard QueueCommands.isRemote(uri, options: context.services.options) else {
                 throw AckError(.arg, "Unsupported URI scheme")
             }
-            try append([uri], to: name, context: context)
-        } else {
-            try append(try songs(at: uri, context: context), to: name, context: context)
+            return append([uri], to: name, context: context)
         }
-        return .ok
+        return append(try songs(at: uri, context: context), to: name, context: context)
     }
 
     static func playlistclear(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.clear(name) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.clear(name) }
     }
 
     static func playlistdelete(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let (playlists, name) = (directory(context), context.arguments[0])
+        let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let range = try WindowRange.parse(context.arguments[1])
-        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
-        guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
-        entries.removeSubrange(range.indices(count: entries.count))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
-        return .ok
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
+            guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
+            entries.removeSubrange(range.indices(count: entries.count))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
+        }
     }
 
     static func playlistmove(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let (playlists, name) = (directory(context), context.arguments[0])
+        let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let from = try ArgumentParser.unsigned(context.arguments[1])
         let to = try ArgumentParser.unsigned(context.arguments[2])
         // mpd answers OK without looking at the playlist.
         guard from != to else { return .ok }
-        var entries = try perform(context) { () throws(StoredPlaylistError) in try playlists.load(name) }
-        guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
-        entries.insert(entries.remove(at: Int(from)), at: Int(to))
-        try change(context) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
-        return .ok
+        return Self.editing { () throws(AckError) in
+            var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
+            guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
+            entries.insert(entries.remove(at: Int(from)), at: Int(to))
+            try perform(logger) { () throws(StoredPlaylistError) in try playlists.save(name, uris: entries) }
+            return true
+        }
     }
 
     static func rename(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, from, to) = (directory(context), context.arguments[0], context.arguments[1])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.rename(from, to: to) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.rename(from, to: to) }
     }
 
     static func rm(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        try change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.delete(name) }
     }
 
     // MARK: - The queue
@@ -381,8 +483,7 @@ enum PlaylistCommands {
     static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
         let uris = context.partition.playlist.queue.items.map(\.uri)
-        try change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
-        return .ok
+        return change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
     }
 
     /// `load NAME [START:END] [POSITION]`: the playlist's entries in the range, as one bulk edit; entries that
@@ -391,20 +492,17 @@ enum PlaylistCommands {
     static func load(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         // mpd locates the playlist (URI errors), parses the range and the position, then opens it.
         let arguments = context.arguments
-        if let read = Self.remotePlaylist(arguments[0], context: context) {
-            let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
-            if arguments.count > 2 {
-                _ = try QueueArguments.insertPosition(arguments[2], playlist: context.partition.playlist)
-            }
-            return .deferred(
-                DeferredReply(work: read) { outcome, context throws(AckError) in
-                    let songs = try Self.remoteSongs(outcome, context: context)
-                    return try Self.load(songs, range: range, position: arguments.dropFirst(2).first, context: context)
-                })
-        }
-        let entries = try listedSongs(arguments[0], context: context)
+        let read = try Self.reading(arguments[0], context: context)
         let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
-        return try Self.load(entries, range: range, position: arguments.dropFirst(2).first, context: context)
+        let position = arguments.dropFirst(2).first
+        if let position { _ = try QueueArguments.insertPosition(position, playlist: context.partition.playlist) }
+        guard let read else { return try Self.load(nil, range: range, position: position, context: context) }
+        let files = Self.fileReading(range, context: context)
+        return .deferred(
+            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+                let songs = playlist.map { Self.listed($0, context: context) }
+                return try Self.load(songs, range: range, position: position, context: context)
+            })
     }
 
     /// Appends `range` of `entries` at `position` (`load`'s second half). The position is read here, against the
@@ -465,13 +563,9 @@ enum PlaylistCommands {
         }
         var uri = entry.uri
         if URIScheme.hasPrefixIgnoringCase(uri.utf8, "file://") { uri = String(uri.dropFirst(7)) }
-        if uri.hasPrefix("/") {
-            // Inside the music directory only the database counts; outside it, a local client's readable file.
-            guard PlaylistFile.relative(uri, to: context.services.options.musicDirectory) == nil,
-                (try? context.session.allowFile(uri)) != nil
-            else { return nil }
-            return QueueCommands.fileSong(uri, options: context.services.options)
-        }
+        // Inside the music directory only the database counts; outside it, a local client's readable file, read
+        // off the loop.
+        if uri.hasPrefix("/") { return entry.file }
         guard URIScheme.schemeEnd(uri) != nil, QueueCommands.isRemote(uri, options: context.services.options) else {
             return nil
         }
@@ -493,10 +587,8 @@ enum PlaylistCommands {
             try SearchCommands.select(database, SongQuery(selection)).map { database.songs.uri($0) }
         }
         if let position, position != UInt64(UInt32.max) {
-            try insert(found, at: position, into: name, context: context)
-        } else {
-            try append(try found(), to: name, context: context)
+            return insert(Self.made(found), at: position, into: name, context: context)
         }
-        return .ok
+        return append(try found(), to: name, context: context)
     }
 }

@@ -170,21 +170,20 @@ enum QueueCommands {
         return .file(path)
     }
 
-    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file),
-    /// then hands it to `finish` on the loop with the position the command's second argument names in the queue
+    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file), in the
+    /// reading session of the command or command list (``SessionSettings/reading(with:)``), then hands it to `finish` on the loop with the position the command's second argument names in the queue
     /// as it is then (`nil` without one; the argument was checked before the file was read), which adds it.
     ///
-    /// - Throws: through `finish`'s reply, `mpd`'s errors of ``fileSong(_:reader:scanWorkers:)``.
+    /// - Throws: through `finish`'s reply, `mpd`'s errors of ``fileSong(_:reader:)``.
     private static func readingFile(
         _ path: String, context: CommandContext,
         finish: @escaping (QueueSong, Int?, inout CommandContext) throws(AckError) -> CommandResult
     ) -> CommandResult {
-        let reader = context.services.options.library?.updater.reader
+        let reader = context.services.options.library.map { context.session.reading(with: $0.updater.reader) }
         let positionText = context.arguments.count > 1 ? context.arguments[1] : nil
         return .deferred(
             DeferredReply(work: { _ in
-                reader.map { Self.fileSong(path, reader: $0, scanWorkers: true) }
-                    ?? .failure(AckError(.noExist, "No such song"))
+                reader.map { Self.fileSong(path, reader: $0) } ?? .failure(AckError(.noExist, "No such song"))
             }) { result, context throws(AckError) in
                 let song = try result.get()
                 let playlist = context.partition.playlist
@@ -197,17 +196,13 @@ enum QueueCommands {
 
     /// A song outside the music directory, read with the library's reader; `nil` when it cannot be read. Blocks.
     static func fileSong(_ path: String, options: ServerOptions) -> QueueSong? {
-        options.library.flatMap { try? Self.fileSong(path, reader: $0.updater.reader, scanWorkers: false).get() }
+        options.library.flatMap { try? Self.fileSong(path, reader: $0.updater.reader).get() }
     }
 
-    /// A song outside the music directory, read with `reader`; `scanWorkers`: in a reading session of its own
-    /// (``SongInfoReader/startReading()``), so that a file only FFmpeg reads is read by a scan worker, not in the
-    /// server. Fails as `mpd`'s `DetachedSong::LoadFile`: a file that cannot be looked at is a system error
-    /// (`Failed to access PATH: …`, 52), anything but a regular file or a file no plugin reads `No such song` (50).
-    /// Blocks.
-    private static func fileSong(
-        _ path: String, reader: any SongInfoReader, scanWorkers: Bool
-    ) -> Result<QueueSong, AckError> {
+    /// A song outside the music directory, read with `reader`. Fails as `mpd`'s `DetachedSong::LoadFile`: a file
+    /// that cannot be looked at is a system error (`Failed to access PATH: …`, 52), anything but a regular file or a
+    /// file no plugin reads `No such song` (50). Blocks.
+    static func fileSong(_ path: String, reader: any SongInfoReader) -> Result<QueueSong, AckError> {
         let status: FileStatus
         do {
             status = try FileStatus(path: path)
@@ -215,9 +210,7 @@ enum QueueCommands {
             return .failure(AckError(.system, "Failed to access \(path): \(error.errno)"))
         }
         guard status.kind == .regular else { return .failure(AckError(.noExist, "No such song")) }
-        let session = scanWorkers ? reader.startReading() : reader
-        defer { if scanWorkers { session.readingFinished() } }
-        guard let info = try? session.readInfo(path: path) else { return .failure(AckError(.noExist, "No such song")) }
+        guard let info = try? reader.readInfo(path: path) else { return .failure(AckError(.noExist, "No such song")) }
         return .success(QueueSong(uri: path, modificationTime: status.modificationTime, info: info))
     }
 
