@@ -58,8 +58,9 @@ let package = Package(
         .systemLibrary(
             name: "CWavPack", path: "Sources/CWavPack", pkgConfig: "wavpack", providers: [.apt(["libwavpack-dev"])]),
 
-        .systemLibrary(
-            name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library and the OpenMP runtime it needs): the
+        // Soxr module loads it with dlopen on the first resampling with it.
+        .systemLibrary(name: "CSoxr", path: "Sources/CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(
             name: "CSamplerate", path: "Sources/CSamplerate", pkgConfig: "samplerate",
             providers: [.apt(["libsamplerate0-dev"])]),
@@ -129,11 +130,15 @@ let package = Package(
         .systemLibrary(
             name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CGME", path: "Sources/CGME", pkgConfig: "libgme", providers: [.apt(["libgme-dev"])]),
-        .systemLibrary(
-            name: "COpenMPT", path: "Sources/COpenMPT", pkgConfig: "libopenmpt", providers: [.apt(["libopenmpt-dev"])]),
-        .systemLibrary(
-            name: "CModPlug", path: "Sources/CModPlug", pkgConfig: "libmodplug", providers: [.apt(["libmodplug-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library): the GME module loads it with dlopen on
+        // the first file it reads.
+        .systemLibrary(name: "CGME", path: "Sources/CGME", providers: [.apt(["libgme-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library and libvorbisfile): the OpenMPT module
+        // loads it with dlopen on the first module file it reads.
+        .systemLibrary(name: "COpenMPT", path: "Sources/COpenMPT", providers: [.apt(["libopenmpt-dev"])]),
+        // The header only (no pkgConfig, whose `--libs` would link the library): the ModPlug module loads it with
+        // dlopen on the first module file it reads.
+        .systemLibrary(name: "CModPlug", path: "Sources/CModPlug", providers: [.apt(["libmodplug-dev"])]),
         // The header only (no pkgConfig, whose `--libs` would link the library and its 55 libraries: SDL2,
         // PulseAudio, sndio…): the MikMod module loads it with dlopen on first use.
         .systemLibrary(name: "CMikMod", path: "Sources/CMikMod", providers: [.apt(["libmikmod-dev"])]),
@@ -224,11 +229,11 @@ let package = Package(
         .target(name: "Zlib", dependencies: ["CZlib"], swiftSettings: settings),
         // Video game music emulation through libgme; the only importer of CGME (Zlib inflates `.vgz` files before
         // libgme checks them).
-        .target(name: "GME", dependencies: ["CGME", "Zlib"], swiftSettings: settings),
+        .target(name: "GME", dependencies: ["CGME", "DynamicLibrary", "Zlib"], swiftSettings: settings),
         // Tracker module rendering through libopenmpt; the only importer of COpenMPT.
-        .target(name: "OpenMPT", dependencies: ["COpenMPT"], swiftSettings: settings),
+        .target(name: "OpenMPT", dependencies: ["COpenMPT", "DynamicLibrary"], swiftSettings: settings),
         // Tracker module rendering through libmodplug; the only importer of CModPlug.
-        .target(name: "ModPlug", dependencies: ["CModPlug"], swiftSettings: settings),
+        .target(name: "ModPlug", dependencies: ["CModPlug", "DynamicLibrary"], swiftSettings: settings),
         // Tracker module rendering through libmikmod's software mixer; the only importer of CMikMod.
         .target(name: "MikMod", dependencies: ["CMikMod", "DynamicLibrary"], swiftSettings: settings),
         // MIDI synthesis through libfluidsynth's player and synthesizer; the only importer of CFluidSynth.
@@ -241,7 +246,7 @@ let package = Package(
         .target(name: "AdPlug", dependencies: ["CAdPlugShim"], swiftSettings: settings),
 
         // Sample-rate conversion through libsoxr (as mpd's soxr resampler); the only importer of CSoxr.
-        .target(name: "Soxr", dependencies: ["CSoxr"], swiftSettings: settings),
+        .target(name: "Soxr", dependencies: ["CSoxr", "DynamicLibrary"], swiftSettings: settings),
         // Sample-rate conversion through libsamplerate (mpd's libsamplerate resampler, Debian's default); the only
         // importer of CSamplerate.
         .target(name: "Samplerate", dependencies: ["CSamplerate"], swiftSettings: settings),

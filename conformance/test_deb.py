@@ -95,7 +95,8 @@ def test_package_contents_and_depends(deb):
 
     # Every library the binary links, apart from the Swift runtime it ships, is a dependency, by the
     # package that holds it; and the libraries it loads with dlopen too (FFmpeg's, libchromaprint, libsmbclient,
-    # libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libsndio, libmikmod, libcurl-gnutls).
+    # libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libsndio, libmikmod, libcurl-gnutls, libsoxr,
+    # libopenmpt, libmodplug, libgme).
     depends = {re.sub(r"\s*\(.*\)", "", d).strip() for d in field(deb, "Depends").split(",")}
     shipped = {Path(p).name for p in paths if p.startswith("/usr/lib/fermata/")}
     multiarch = sh("dpkg-architecture", "-qDEB_HOST_MULTIARCH").stdout.strip()
@@ -110,7 +111,7 @@ def test_package_contents_and_depends(deb):
     assert not missing, f"linked but not in Depends: {missing}"
     for dlopened in ("libavformat", "libavcodec", "libavutil", "libchromaprint", "libsmbclient", "libfluidsynth",
                      "libshout", "libpulse", "libpipewire-0.3-0", "libao4", "libopenal1", "libsndio7.0",
-                     "libmikmod", "libcurl3-gnutls"):
+                     "libmikmod", "libcurl3-gnutls", "libsoxr0", "libopenmpt0", "libmodplug1", "libgme0"):
         assert any(d.startswith(dlopened) for d in depends), f"{dlopened} (dlopen) missing from Depends"
     assert "adduser" in depends
 

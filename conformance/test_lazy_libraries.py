@@ -2,17 +2,19 @@
 libchromaprint nor the libavcodec it needs until a client sends `getfingerprint`, which then answers as mpd's
 (nor libsmbclient, which only `smb://` streams and mounts load: conformance/test_storage.py uses them; nor
 libfluidsynth and libmikmod, which the first MIDI file and the first module only libmikmod reads load; nor
+libopenmpt (with its libvorbisfile), libmodplug and libgme, which the first file of their plugin loads; nor
 libshout, which an enabled shout output loads; nor libpulse, which an enabled pulse output loads; nor
 libpipewire, which an enabled pipewire output loads; nor
 libao, which an ao output in the configuration loads; nor libopenal, which an enabled openal output loads; nor
 libjack, which an enabled jack output loads (conformance/test_jack.py plays through it); nor libsndio, which an
 enabled sndio output loads (conformance/test_sndio.py plays through it); nor
-libcurl, which the first http stream loads), and a library
+libcurl, which the first http stream loads; nor libsoxr and its libgomp, which the first stream resampled with
+the soxr resampler loads), and a library
 that cannot be loaded gives the command's error or a logged reason, and a server that goes on.
 
 The library holds one FLAC song (decoded by libFLAC, so that neither the scan nor the fingerprint's decoding
-brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI and libmikmod cases
-copy a file of the format fixtures (tools/fixtures/midi.py, mikmod.py) into it and update.
+brings FFmpeg in) from the fingerprint fixtures (tools/fixtures/fingerprint.py); the MIDI and tracker cases
+copy a file of the format fixtures (tools/fixtures/midi.py, mikmod.py, trackers.py) into it and update.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ SONG = "song/16.flac"
 #: Every library an idle server must not map.
 LAZY = ("libchromaprint.so", "libavcodec.so", "libavformat.so", "libavutil.so", "libsmbclient.so", "libfluidsynth.so",
         "libshout.so", "libmikmod.so", "libcurl", "libpulse.so", "libpipewire", "libao.so",
-        "libopenal.so", "libjack.so", "libsndio.so")
+        "libopenal.so", "libjack.so", "libsndio.so", "libsoxr.so", "libgomp.so",
+        "libopenmpt.so", "libvorbisfile.so", "libmodplug.so", "libgme.so")
 #: The SoundFont the MIDI case plays with (Debian's timgm6mb-soundfont, as the FluidSynth unit tests).
 SOUNDFONT = Path("/usr/share/sounds/sf2/TimGM6mb.sf2")
 
@@ -172,8 +175,8 @@ def test_a_libsmbclient_that_cannot_be_loaded_fails_smb_uses_not_the_server(tmp_
 
 @pytest.fixture(scope="module")
 def tracks() -> Path:
-    """The MIDI and libmikmod fixtures."""
-    return formatcases.format_library("lazy-tracks", only="midi,mikmod")
+    """The MIDI and tracker fixtures."""
+    return formatcases.format_library("lazy-tracks", only="midi,mikmod,trackers")
 
 
 def _update_with(server: mpdtest.Server, source: Path, name: str) -> None:
@@ -196,7 +199,12 @@ def _plays(server: mpdtest.Server, name: str) -> None:
     ("libfluidsynth.so.3", "midi/tune.mid", f'decoder {{\n    plugin "fluidsynth"\n    soundfont "{SOUNDFONT}"\n}}'),
     # A suffix only mikmod claims.
     ("libmikmod.so.3", "mikmod/tune.stx", ""),
-], ids=["fluidsynth", "mikmod"])
+    # openmpt comes before modplug and mikmod in mpd's order.
+    ("libopenmpt.so.0", "trackers/tune.mod", ""),
+    # The one suffix only modplug claims.
+    ("libmodplug.so.1", "trackers/tune.dfm", ""),
+    ("libgme.so.0", "trackers/psg.vgm", ""),
+], ids=["fluidsynth", "mikmod", "openmpt", "modplug", "gme"])
 def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, music, tracks, soname, file, config):
     """The scan of the first file of the plugin loads its library; the song then plays."""
     if "fluidsynth" in soname and not SOUNDFONT.exists():
@@ -220,16 +228,20 @@ def test_a_decoder_library_is_mapped_from_the_first_file_it_reads_on(tmp_path, m
 @pytest.mark.parametrize("soname,file,symbol", [
     ("libfluidsynth.so.3", "midi/tune.mid", "fluid_is_midifile"),
     ("libmikmod.so.3", "mikmod/tune.stx", "MikMod_RegisterDriver"),
-])
+    ("libopenmpt.so.0", "trackers/tune.mod", "openmpt_log_func_silent"),
+    ("libmodplug.so.1", "trackers/tune.dfm", "ModPlug_GetSettings"),
+    ("libgme.so.0", "trackers/psg.vgm", "gme_identify_extension"),
+], ids=["fluidsynth", "mikmod", "openmpt", "modplug", "gme"])
 def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path, music, tracks, soname, file,
                                                                         symbol):
-    """As mpd leaves out a decoder plugin whose initialisation fails: `decoders` lists it not (the same as mpd's
-    with the plugin disabled: the child the server runs at start-up tried the library), its files are not added (no
-    other plugin reads them here), the reason is logged once, the server goes on."""
-    sut = _server(tmp_path, _copy(music, tmp_path / "music"), "sut", mpdtest.sut_binary())
-    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    """As mpd leaves out a decoder plugin whose initialisation fails: `decoders` is mpd's with the plugin disabled
+    (the child the server runs at start-up tried the library), the update makes of its files what that mpd makes
+    of them (the plugins after it read them: modplug a .mod openmpt would; or none does), the reason is logged
+    once, the server goes on."""
     plugin = soname.split(".")[0].removeprefix("lib")
-    ref = _server(tmp_path, music, "ref", mpdtest.ref_binary())
+    sut = _server(tmp_path, _copy(music, tmp_path / "music-sut"), "sut", mpdtest.sut_binary())
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, soname))}
+    ref = _server(tmp_path, _copy(music, tmp_path / "music-ref"), "ref", mpdtest.ref_binary())
     ref.extra_config = f'decoder {{\n    plugin "{plugin}"\n    enabled "no"\n}}'
     name = Path(file).name
     try:
@@ -239,9 +251,15 @@ def test_a_decoder_library_that_cannot_be_loaded_leaves_the_plugin_out(tmp_path,
         assert decoders == ref.query("decoders")
         assert f"plugin: {plugin}\n".encode() not in decoders, decoders
         for copy in ("a", "b"):
-            _update_with(sut, tracks / file, f"{copy}-{name}")
-        listed = sut.query("listall")
-        assert b"16.flac" in listed and name.encode() not in listed, listed
+            for server in (ref, sut):
+                # The same modification time in both (listallinfo shows it).
+                shutil.copy2(tracks / file, server.music_dir / f"{copy}-{name}")
+                assert server.query(f'update "{copy}-{name}"').startswith(b"updating_db: ")
+            for server in (ref, sut):
+                assert mpdtest.wait_until(lambda: b"updating_db" not in server.query("status"), mpdtest.scaled(30))
+        listed = sut.query("listallinfo")
+        assert b"16.flac" in listed
+        assert listed == ref.query("listallinfo")
         assert sut.query("ping") == b"OK\n"
         log = sut.log_path.read_text()
         assert log.count(f"{symbol} not found") == 1, log
@@ -457,4 +475,52 @@ def test_libpulse_is_mapped_by_a_server_with_an_enabled_pulse_output(tmp_path, m
             assert _has(_mapped(sut.proc.pid), "libpulse.so.0")
         finally:
             sut.stop()
+    assert not sut.crashed
+
+
+def _soxr_server(tmp_path: Path, music: Path) -> mpdtest.Server:
+    """A server resampling with libsoxr to a 48 kHz null output (the song is 44.1 kHz)."""
+    sut = _server(tmp_path, music, "sut", mpdtest.sut_binary())
+    sut.overrides["samplerate_converter"] = "soxr"
+    sut.outputs = [{"type": "null", "name": "Resampled", "format": "48000:16:2"}]
+    return sut
+
+
+def test_libsoxr_is_mapped_from_the_first_stream_it_resamples_on(tmp_path, music):
+    """A server configured with the soxr resampler maps libsoxr (and libgomp) only when a song is resampled with it
+    (test_sample_conversion compares what it plays with mpd's)."""
+    sut = _soxr_server(tmp_path, music)
+    try:
+        sut.start(songs_hint=1)
+        assert sut.proc is not None
+        idle = _mapped(sut.proc.pid)
+        assert not _has(idle, "libsoxr.so") and not _has(idle, "libgomp.so"), sorted(idle)
+        _plays(sut, "16.flac")
+        assert "error" not in mpdtest.parse_pairs(sut.query("status"))
+        used = _mapped(sut.proc.pid)
+        assert _has(used, "libsoxr.so.0") and _has(used, "libgomp.so.1"), sorted(used)
+    finally:
+        sut.stop()
+    assert not sut.crashed
+
+
+def test_a_libsoxr_that_cannot_be_loaded_fails_the_output_not_the_server(tmp_path, music):
+    """Each stream's resampler fails to open as a failing `soxr_create` fails it in mpd ("soxr initialization has
+    failed"), the reason is logged once, and the server goes on."""
+    sut = _soxr_server(tmp_path, music)
+    sut.env = {"LD_LIBRARY_PATH": str(_fake_library(tmp_path, "libsoxr.so.0"))}
+    try:
+        sut.start(songs_hint=1)
+        for _ in range(2):
+            sut.query('clear\nadd "16.flac"\nplay 0\n')
+            assert mpdtest.wait_until(lambda: "error" in mpdtest.parse_pairs(sut.query("status")),
+                                      mpdtest.scaled(10)), sut.query("status")
+            error = mpdtest.parse_pairs(sut.query("status"))["error"]
+            assert "soxr initialization has failed: dlsym: soxr_io_spec not found in libsoxr.so.0" in error, error
+            sut.query("stop\nclearerror\n")
+        assert sut.query("ping") == b"OK\n"
+        log = sut.log_path.read_text()
+        assert log.count("soxr: dlsym: soxr_io_spec not found") == 1, log
+    finally:
+        sut.stop()
     assert not sut.crashed

@@ -12,7 +12,7 @@ Prints the path of the .deb. The package holds:
   /usr/share/doc/fermata/               copyright, the Swift runtime's licence
 and packaging/deb's postinst, prerm and postrm. Depends: is dpkg-shlibdeps' answer for the binary
 and the shipped libraries, plus the libraries Fermata loads with dlopen (FFmpeg's, libchromaprint,
-libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libjack, libsndio, libmikmod, libcurl-gnutls; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
+libsmbclient, libfluidsynth, libshout, libpulse, libpipewire, libao, libopenal, libjack, libsndio, libmikmod, libcurl-gnutls, libsoxr, libopenmpt, libmodplug, libgme; the sonames their headers or shims name, each with the dependency its Debian package's shlibs file declares), plus adduser.
 """
 
 import argparse
@@ -32,7 +32,8 @@ PRIVATE_LIBS = "/usr/lib/fermata"
 SYSTEM_DIRS = ("/lib/", "/lib64/", "/usr/lib/")
 # The libraries Fermata opens with dlopen (Sources/FFmpeg/FFmpegLibraries.swift,
 # Sources/Chromaprint/ChromaprintContext.swift, Sources/SMBClient/SMBContext.swift, Sources/FluidSynth,
-# Sources/Shout, Sources/Pulse, Sources/PipeWire, Sources/AO, Sources/OpenAL, Sources/Jack, Sources/Sndio, Sources/MikMod, Sources/Curl/CurlGlobal.swift), by the header
+# Sources/Shout, Sources/Pulse, Sources/PipeWire, Sources/AO, Sources/OpenAL, Sources/Jack, Sources/Sndio, Sources/MikMod, Sources/Curl/CurlGlobal.swift,
+# Sources/Soxr, Sources/OpenMPT, Sources/ModPlug, Sources/GME), by the header
 # that gives each one's major version (the soname the build expects).
 DLOPENED = {
     "libavutil": ("libavutil/version.h", "LIBAVUTIL_VERSION_MAJOR"),
@@ -52,6 +53,10 @@ DLOPENED = {
     "libsndio": ("sndio.h", None),
     "libmikmod": ("mikmod.h", None),
     "libcurl-gnutls": ("curl/curl.h", None),
+    "libsoxr": ("soxr.h", None),
+    "libopenmpt": ("libopenmpt/libopenmpt.h", None),
+    "libmodplug": ("libmodplug/modplug.h", None),
+    "libgme": ("gme/gme.h", None),
 }
 # The shims naming the sonames of the dlopen'ed libraries whose header gives no version
 # (`#define FERMATA_..._SONAME "libsmbclient.so.0"`).
@@ -67,6 +72,10 @@ SHIMS = {
     "libsndio": "CSndio",
     "libmikmod": "CMikMod",
     "libcurl-gnutls": "CCurl",
+    "libsoxr": "CSoxr",
+    "libopenmpt": "COpenMPT",
+    "libmodplug": "CModPlug",
+    "libgme": "CGME",
 }
 MULTIARCH = subprocess.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"], capture_output=True,
                            text=True).stdout.strip()

@@ -11,8 +11,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     /// `--plugin-schemes`: print the URL schemes the ffmpeg input plugin takes (`input SCHEME`), those the
     /// ffmpeg decoder plugin opens itself (`decoder SCHEME`) and those libcurl supports that the curl input
     /// plugin lists (`curl SCHEME`), one per line, then the lazily loaded decoder plugins whose library cannot be
-    /// loaded or set up (`unavailable PLUGIN REASON`: fluidsynth, mikmod) (what the daemon asks a child of its own
-    /// at start-up, so that loading FFmpeg, libcurl, libfluidsynth and libmikmod costs the daemon no memory).
+    /// loaded or set up (`unavailable PLUGIN REASON`: fluidsynth, mikmod, openmpt, modplug, gme) (what the daemon
+    /// asks a child of its own at start-up, so that loading FFmpeg, libcurl and those plugins' libraries costs the
+    /// daemon no memory).
     public var showPluginSchemes = false
     /// `--scan-worker`: read scan requests on standard input and answer them on standard output until it ends
     /// (what a database update runs to read the files of plugins whose libraries stay out of the daemon, such as
@@ -99,9 +100,9 @@ public struct CommandLineOptions: Sendable, Equatable {
               --plugin-schemes
                            print the URL schemes the ffmpeg input and decoder
                            plugins and the curl input plugin take, and the
-                           fluidsynth and mikmod decoder plugins whose library
-                           cannot be loaded, and exit (the server runs this at
-                           start-up to learn them)
+                           fluidsynth, mikmod, openmpt, modplug and gme decoder
+                           plugins whose library cannot be loaded, and exit (the
+                           server runs this at start-up to learn them)
               --scan-worker
                            internal: answer scan requests on standard input
                            (a database update runs this to read the files

@@ -153,6 +153,17 @@ public final class DynamicLibraries<Functions>: @unchecked Sendable {
         return try result.get()
     }
 
+    /// The functions of libraries a wrapper never closes, loading them on first use: `acquire()` with no use left
+    /// to end.
+    ///
+    /// Locks; a load opens and relocates the libraries.
+    /// - Throws: `DynamicLibraryError` when the libraries cannot be loaded (the same error every time).
+    public func permanentFunctions() throws(DynamicLibraryError) -> Functions {
+        let functions = try self.acquire()
+        self.release()
+        return functions
+    }
+
     /// Ends a use `acquire()` began; the libraries stay loaded until `unloadIfIdle()`.
     ///
     /// Locks; any thread.

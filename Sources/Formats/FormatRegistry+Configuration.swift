@@ -2,8 +2,10 @@
 
 import Configuration
 import FluidSynth
+import GME
 import MikMod
 import ModPlug
+import OpenMPT
 
 /// One of `mpd`'s decoder plugins as Fermata builds it from its `decoder` block: its name and how its
 /// initialization reads the block's settings (`mpd`'s `DecoderPlugin::init`).
@@ -190,13 +192,14 @@ extension FormatRegistry {
 extension FormatRegistry {
     /// The decoder plugins whose libraries the server loads on first use, not at start-up, so that whether their
     /// initialisation works (`lazyPluginFailures()`) is learnt by a process that only asks.
-    public static let lazilyLoaded: Set<String> = ["fluidsynth", "mikmod"]
+    public static let lazilyLoaded: Set<String> = ["fluidsynth", "mikmod", "openmpt", "modplug", "gme"]
 
     /// The plugins of `lazilyLoaded` whose initialisation fails here, with why, as `mpd` leaves such a plugin out:
     /// fluidsynth's when libfluidsynth cannot be loaded (`mpd`'s plugin initialisation checks nothing else, not even
     /// the SoundFont), mikmod's when libmikmod cannot be loaded or set up (`MikMod_Init`, as `mpd`'s initialisation
-    /// runs it) at the default rate. Loads both libraries and reports nothing on standard error: for a process that
-    /// only asks (`fermata --plugin-schemes`).
+    /// runs it) at the default rate, openmpt's, modplug's and gme's when libopenmpt, libmodplug or libgme cannot be
+    /// loaded. Loads the libraries and reports nothing on standard error: for a process that only asks
+    /// (`fermata --plugin-schemes`).
     public static func lazyPluginFailures() -> [(name: String, reason: String)] {
         var failures: [(name: String, reason: String)] = []
         let fluidSynth = FluidSynthLibrary(soname: FluidSynthLibrary.headerSoname, reportFailure: { _ in })
@@ -204,6 +207,11 @@ extension FormatRegistry {
         if let failure = MikModLibrary.setUpFailure(sampleRate: MikModOptions().sampleRate) {
             failures.append(("mikmod", "\(failure)"))
         }
+        if let failure = OpenMPTLibrary(reportFailure: { _ in }).loadFailure() {
+            failures.append(("openmpt", "\(failure)"))
+        }
+        if let failure = ModPlugLibrary(reportFailure: { _ in }).loadFailure() { failures.append(("modplug", failure)) }
+        if let failure = GMELibrary(reportFailure: { _ in }).loadFailure() { failures.append(("gme", "\(failure)")) }
         return failures
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import CSoxr
+import DynamicLibrary
 
 /// Why libsoxr failed: its message.
 public struct SoxrError: Error, Sendable, CustomStringConvertible {
@@ -11,6 +12,49 @@ public struct SoxrError: Error, Sendable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
 
     public var description: String { self.message }
+}
+
+/// libsoxr, loaded on the first resampling with the soxr resampler and kept loaded.
+///
+/// The `fermata` binary does not link libsoxr: with the OpenMP runtime it needs (libgomp) it cost every server
+/// ~0.4 MiB of resident memory at start-up, used only by a server that resamples with it. The first
+/// `functions()` opens it (`dlopen`, Debian's soname) and resolves every function the wrapper calls into a table;
+/// it is never closed. When it cannot be loaded, the reason is reported once (by default on stderr) and every later
+/// `functions()` fails the same way (each stream then fails to open its resampler, as a failing `soxr_create`
+/// would).
+///
+/// Thread-safe: a lock is taken per call (once per stream that opens a resampler).
+public final class SoxrLibrary: Sendable {
+    /// The library's file (dlopen's), `libsoxr.so.0`.
+    public static let soname = FERMATA_SOXR_SONAME
+    /// The library every resampler uses by default.
+    public static let shared = SoxrLibrary()
+
+    private let library: DynamicLibraries<fermata_soxr_functions>
+
+    /// The library at `soname` (another one in tests), whose load failure `reportFailure` is told once.
+    public init(
+        soname: String = SoxrLibrary.soname,
+        reportFailure: @escaping @Sendable (String) -> Void = { reportOnStandardError("soxr: \($0)") }
+    ) {
+        self.library = DynamicLibraries(
+            names: [soname], what: soname, prefix: "soxr: ",
+            fill: { table, handles in fermata_soxr_resolve(table, handles[0]) }, reportFailure: reportFailure)
+    }
+
+    /// Whether the library is loaded now.
+    public var isLoaded: Bool { self.library.isLoaded }
+
+    /// The library's functions, loading it on first use.
+    ///
+    /// - Throws: `SoxrError` (`dlopen: …` or `dlsym: … not found in …`) when it cannot be loaded, then every time.
+    func functions() throws(SoxrError) -> fermata_soxr_functions {
+        do {
+            return try self.library.permanentFunctions()
+        } catch {
+            throw SoxrError(error.description)
+        }
+    }
 }
 
 /// A libsoxr stream resampler for interleaved 32-bit float frames, the resampler `mpd` uses when configured with
@@ -72,17 +116,23 @@ public final class SoxrResampler {
     /// Interleaved channels.
     public let channels: Int
     private let handle: soxr_t
+    /// The library's table (it is never closed).
+    private let soxr: fermata_soxr_functions
 
     /// Creates a resampler.
     ///
-    /// - Throws: `SoxrError` when libsoxr refuses the rates or channel count.
-    public init(inputRate: Int, outputRate: Int, channels: Int, quality: Quality = .high) throws(SoxrError) {
+    /// - Parameter library: The libsoxr to use (loaded now if it is not).
+    /// - Throws: `SoxrError` when libsoxr cannot be loaded or refuses the rates or channel count.
+    public init(
+        inputRate: Int, outputRate: Int, channels: Int, quality: Quality = .high, library: SoxrLibrary = .shared
+    ) throws(SoxrError) {
         precondition(inputRate > 0 && outputRate > 0 && channels > 0)
+        let soxr = try library.functions()
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.channels = channels
-        var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
-        var qualitySpec = soxr_quality_spec(quality.recipe, 0)
+        var io = soxr.soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
+        var qualitySpec = soxr.soxr_quality_spec(quality.recipe, 0)
         if case .custom(let recipe) = quality {
             qualitySpec.precision = recipe.precision
             qualitySpec.phase_response = recipe.phaseResponse
@@ -91,18 +141,19 @@ public final class SoxrResampler {
             qualitySpec.flags = (qualitySpec.flags & 0xFFFF_FFC0) | (recipe.flags & 0x3F)
             io.scale = recipe.scale
         }
-        var runtime = soxr_runtime_spec(1)
+        var runtime = soxr.soxr_runtime_spec(1)
         var error: soxr_error_t?
-        let handle = soxr_create(
+        let handle = soxr.soxr_create(
             Double(inputRate), Double(outputRate), UInt32(channels), &error, &io, &qualitySpec, &runtime)
         guard let handle, error == nil else {
-            if let handle { soxr_delete(handle) }
+            if let handle { soxr.soxr_delete(handle) }
             throw SoxrError(error.map { String(cString: $0) } ?? "soxr_create failed")
         }
         self.handle = handle
+        self.soxr = soxr
     }
 
-    deinit { soxr_delete(self.handle) }
+    deinit { self.soxr.soxr_delete(self.handle) }
 
     /// The most frames `process` may return for `frames` frames in (what a caller's output buffer needs).
     public func maxOutputFrames(forInput frames: Int) -> Int {
@@ -120,7 +171,7 @@ public final class SoxrResampler {
     ) throws(SoxrError) -> Int {
         var consumed = 0
         var produced = 0
-        let error = soxr_process(self.handle, input, frames, &consumed, output, capacity, &produced)
+        let error = self.soxr.soxr_process(self.handle, input, frames, &consumed, output, capacity, &produced)
         if let error { throw SoxrError(String(cString: error)) }
         return produced
     }
@@ -132,13 +183,13 @@ public final class SoxrResampler {
     /// - Returns: frames written.
     public func flush(into output: UnsafeMutablePointer<Float>, capacity: Int) throws(SoxrError) -> Int {
         var produced = 0
-        let error = soxr_process(self.handle, nil, 0, nil, output, capacity, &produced)
+        let error = self.soxr.soxr_process(self.handle, nil, 0, nil, output, capacity, &produced)
         if let error { throw SoxrError(String(cString: error)) }
         return produced
     }
 
     /// Forgets the signal so far (seek, new stream), keeping the configuration. Owning thread.
     public func reset() {
-        _ = soxr_clear(self.handle)
+        _ = self.soxr.soxr_clear(self.handle)
     }
 }

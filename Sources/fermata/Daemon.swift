@@ -126,8 +126,8 @@ enum Daemon {
             return (true, block.warnings)
         }
         // libcurl's protocols likewise (it is loaded on the first transfer: ~6 MiB with GnuTLS and the rest), and
-        // whether the decoder plugins whose libraries are loaded on first use (fluidsynth, mikmod) would initialise:
-        // one that would not is left out, as mpd leaves out a plugin whose initialisation fails.
+        // whether the decoder plugins whose libraries are loaded on first use (`FormatRegistry.lazilyLoaded`) would
+        // initialise: one that would not is left out, as mpd leaves out a plugin whose initialisation fails.
         let lazyDecoders = configuredFormats.plugins.contains { FormatRegistry.lazilyLoaded.contains($0.name) }
         let schemes =
             inputBlock || configuredFormats.decodesURLs || curl != nil || lazyDecoders

@@ -96,4 +96,21 @@ final class Counter: Sendable {
         #expect(!libraries.isLoaded)
         #expect(reports.all == ["dlsym: fermata_no_such_function not found"])
     }
+
+    @Test func permanentFunctionsLoadOnceAndHoldNoUse() throws {
+        let configured = Counter()
+        let libraries = Self.math(configured: configured)
+        #expect(try libraries.permanentFunctions().sqrt(9) == 3)
+        #expect(try libraries.permanentFunctions().sqrt(4) == 2)
+        #expect(libraries.isLoaded)
+        #expect(libraries.users == 0)
+        #expect(libraries.loadCount == 1)
+        #expect(configured.count == 1)
+
+        let reports = Reports()
+        let missing = Self.math(symbol: "fermata_no_such_function", reports: reports)
+        for _ in 0..<2 { #expect(throws: DynamicLibraryError.self) { _ = try missing.permanentFunctions() } }
+        #expect(missing.users == 0)
+        #expect(reports.all == ["dlsym: fermata_no_such_function not found"])
+    }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Synchronization
 import Testing
 
 @testable import GME
@@ -64,6 +65,30 @@ import Testing
         let info = try emulator.trackInfo(0)
         #expect(info.song == Array("Second Song".utf8))
         #expect(info.length == 5000)
+    }
+
+    @Test func theFirstEmulatorLoadsTheLibraryAndKeepsItLoaded() throws {
+        let library = GMELibrary()
+        #expect(!library.isLoaded)
+        let emulator = try GMEEmulator(data: Self.nsf, suffix: nil, sampleRate: 44100, library: library)
+        #expect(emulator.trackCount == 2)
+        #expect(library.isLoaded)
+        #expect(library.loadFailure() == nil)
+    }
+
+    @Test func aLibraryThatCannotBeLoadedFailsEveryEmulatorAndIsReportedOnce() {
+        let reports = Mutex<[String]>([])
+        // zlib: it loads, but has none of libgme's functions.
+        let library = GMELibrary(soname: "libz.so.1", reportFailure: { line in reports.withLock { $0.append(line) } })
+        let failure = GMEError(function: "dlsym", message: "gme_identify_extension not found in libz.so.1")
+        for _ in 0..<2 {
+            #expect(throws: failure) {
+                _ = try GMEEmulator(data: Self.nsf, suffix: nil, sampleRate: 44100, library: library)
+            }
+        }
+        #expect(library.loadFailure() == failure)
+        #expect(!library.isLoaded)
+        #expect(reports.withLock { $0 } == ["dlsym: gme_identify_extension not found in libz.so.1"])
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Synchronization
 import Testing
 
 @testable import ModPlug
@@ -43,5 +44,26 @@ import Testing
         file.seek(milliseconds: 7000)
         let rest = buffer.withUnsafeMutableBytes { file.read(into: $0) }
         #expect(rest > 0)
+    }
+
+    @Test func theFirstModuleLoadsTheLibraryAndKeepsItLoaded() throws {
+        let library = ModPlugLibrary()
+        #expect(!library.isLoaded)
+        let file = try #require(ModPlugFile(data: Self.module, library: library))
+        // Loaded with mpd's configuration, set up at the library's load.
+        #expect(file.lengthMilliseconds == 8000)
+        #expect(library.isLoaded)
+        #expect(library.loadFailure() == nil)
+    }
+
+    @Test func aLibraryThatCannotBeLoadedLoadsNoModuleAndIsReportedOnce() {
+        let reports = Mutex<[String]>([])
+        // zlib: it loads, but has none of libmodplug's functions.
+        let library = ModPlugLibrary(
+            soname: "libz.so.1", reportFailure: { line in reports.withLock { $0.append(line) } })
+        for _ in 0..<2 { #expect(ModPlugFile(data: Self.module, library: library) == nil) }
+        #expect(library.loadFailure() == "dlsym: ModPlug_GetSettings not found in libz.so.1")
+        #expect(!library.isLoaded)
+        #expect(reports.withLock { $0 } == ["dlsym: ModPlug_GetSettings not found in libz.so.1"])
     }
 }

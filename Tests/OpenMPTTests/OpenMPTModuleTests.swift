@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Synchronization
 import Testing
 
 @testable import OpenMPT
@@ -48,5 +49,27 @@ import Testing
         #expect((7680 * 48)...(7880 * 48) ~= total)
         // Rows last 0.12 s: the position reached is a row's start.
         #expect(abs(module.setPosition(seconds: 2) - 2) < 0.12)
+    }
+
+    @Test func theFirstModuleLoadsTheLibraryAndKeepsItLoaded() throws {
+        let library = OpenMPTLibrary()
+        #expect(!library.isLoaded)
+        _ = try OpenMPTModule(data: Self.module, library: library)
+        #expect(library.isLoaded)
+        #expect(library.loadFailure() == nil)
+    }
+
+    @Test func aLibraryThatCannotBeLoadedFailsEveryModuleAndIsReportedOnce() {
+        let reports = Mutex<[String]>([])
+        // zlib: it loads, but has none of libopenmpt's functions.
+        let library = OpenMPTLibrary(
+            soname: "libz.so.1", reportFailure: { line in reports.withLock { $0.append(line) } })
+        let failure = OpenMPTError(function: "dlsym", message: "openmpt_log_func_silent not found in libz.so.1")
+        for _ in 0..<2 {
+            #expect(throws: failure) { _ = try OpenMPTModule(data: Self.module, library: library) }
+        }
+        #expect(library.loadFailure() == failure)
+        #expect(!library.isLoaded)
+        #expect(reports.withLock { $0 } == ["dlsym: openmpt_log_func_silent not found in libz.so.1"])
     }
 }

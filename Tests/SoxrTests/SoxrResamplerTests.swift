@@ -2,6 +2,7 @@
 
 import Foundation
 import Soxr
+import Synchronization
 import Testing
 
 @Suite struct SoxrResamplerTests {
@@ -78,5 +79,37 @@ import Testing
         }
         #expect(produced > 0)
         #expect(output[0..<produced].allSatisfy { abs($0) < 1e-6 })
+    }
+
+    @Test func theFirstResamplerLoadsTheLibraryAndKeepsItLoaded() throws {
+        let library = SoxrLibrary()
+        #expect(!library.isLoaded)
+        _ = try SoxrResampler(inputRate: 44100, outputRate: 48000, channels: 2, library: library)
+        #expect(library.isLoaded)
+        _ = try SoxrResampler(inputRate: 48000, outputRate: 44100, channels: 1, library: library)
+        #expect(library.isLoaded)
+    }
+
+    @Test func aLibraryThatCannotBeLoadedFailsEveryResamplerAndIsReportedOnce() {
+        let reports = Mutex<[String]>([])
+        // zlib: it loads, but has none of libsoxr's functions.
+        let library = SoxrLibrary(soname: "libz.so.1", reportFailure: { line in reports.withLock { $0.append(line) } })
+        for _ in 0..<2 {
+            #expect(throws: SoxrError.self) {
+                _ = try SoxrResampler(inputRate: 44100, outputRate: 48000, channels: 2, library: library)
+            }
+        }
+        #expect(!library.isLoaded)
+        #expect(reports.withLock { $0 } == ["dlsym: soxr_io_spec not found in libz.so.1"])
+    }
+
+    @Test func aMissingLibraryFailsWithDlopensMessage() {
+        let library = SoxrLibrary(soname: "libfermata-no-such-library.so.0", reportFailure: { _ in })
+        do {
+            _ = try SoxrResampler(inputRate: 44100, outputRate: 48000, channels: 2, library: library)
+            Issue.record("created a resampler without libsoxr")
+        } catch {
+            #expect(error.message.hasPrefix("dlopen: libfermata-no-such-library.so.0: cannot open shared object file"))
+        }
     }
 }
