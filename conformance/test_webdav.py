@@ -241,17 +241,24 @@ def test_the_propfind_requests_are_mpds(webdav):
         _stop_pair(root, pair)
 
 
+def _pair_with_curl_input(lines: str):
+    """`_mount_pair()`'s servers, restarted with `input { plugin "curl" LINES }` unless LINES is empty."""
+    root, pair = _mount_pair()
+    if lines:
+        for server in pair:
+            server.extra_config += '\ninput {\n    plugin "curl"\n    ' + lines + "\n}"
+            conftest._stop(server)
+        conftest._start(pair)
+    return root, pair
+
+
 @pytest.mark.parametrize("block", ['proxy "127.0.0.1:{port}"', 'enabled "no"'], ids=["dead proxy", "disabled"])
 def test_the_curl_input_settings_count_for_the_songs_not_the_listing_as_in_mpd(webdav, block):
     """As mpd's curl storage, the PROPFIND requests ignore `input { plugin "curl" }`: with a proxy where nothing
     listens the directory is listed (`listfiles`) but its songs, read through the curl input plugin, are not, so the
     mount point is empty; with the plugin disabled the songs are read through ffmpeg's http input instead. The same
     in both."""
-    root, pair = _mount_pair()
-    for server in pair:
-        server.extra_config += '\ninput {\n    plugin "curl"\n    ' + block.format(port=mpdtest.free_port()) + "\n}"
-        conftest._stop(server)
-    conftest._start(pair)
+    root, pair = _pair_with_curl_input(block.format(port=mpdtest.free_port()))
     try:
         _same(pair, [f"mount d {webdav}/dav/sub"])
         for server in pair:
@@ -313,12 +320,7 @@ def test_https_listings_ignore_the_curl_input_tls_settings_as_in_mpd(webdavs, bl
     whatever `input { plugin "curl" }` says (no verification, or the certificate as `cacert`), as mpd's curl storage
     does, so `listfiles` of the URI answers libcurl's TLS error and a mount of it stays empty, the same in both."""
     url, cert = webdavs
-    root, pair = _mount_pair()
-    if block:
-        for server in pair:
-            server.extra_config += '\ninput {\n    plugin "curl"\n    ' + block.format(cert=cert) + "\n}"
-            conftest._stop(server)
-        conftest._start(pair)
+    root, pair = _pair_with_curl_input(block.format(cert=cert))
     try:
         _same(pair, [f"mount d {url}/dav/sub"])
         for server in pair:
@@ -336,12 +338,7 @@ def test_https_streams_follow_the_curl_input_tls_settings_as_in_mpd(webdavs, blo
     with libcurl's defaults both fail with the same TLS error in `status`; without verification (`verify_peer "no"`
     alone is enough) it plays to its end; with the certificate as `cacert` it plays too."""
     url, cert = webdavs
-    root, pair = _mount_pair()
-    if block:
-        for server in pair:
-            server.extra_config += '\ninput {\n    plugin "curl"\n    ' + block.format(cert=cert) + "\n}"
-            conftest._stop(server)
-        conftest._start(pair)
+    root, pair = _pair_with_curl_input(block.format(cert=cert))
     song = f"{url}/dav/short.flac"
     try:
         for server in pair:
