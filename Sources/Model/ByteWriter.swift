@@ -45,11 +45,46 @@ public struct ByteWriter {
     public mutating func put(bytes: some Collection<UInt8>) {
         let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
             guard let base = source.baseAddress else { return }
-            self.claim(source.count).update(from: base, count: source.count)
+            Self.copy(base, to: self.claim(source.count), count: source.count)
         }
         if copied == nil {
             let target = self.claim(bytes.count)
             for (offset, byte) in bytes.enumerated() { target[offset] = byte }
+        }
+    }
+
+    /// Copies `count` bytes: up to 32 by overlapping word loads and stores in line (most keys, values and names
+    /// of a reply are that short, and a call of `memmove` for each costs more than the copy), longer runs by
+    /// `memmove`.
+    @inlinable @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
+        switch count {
+        case 8...16:
+            let (head, tail) = (
+                from.loadUnaligned(as: UInt64.self), from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            )
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count &- 8, as: UInt64.self)
+        case 17...32:
+            let first = from.loadUnaligned(as: UInt64.self)
+            let second = from.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let third = from.loadUnaligned(fromByteOffset: count &- 16, as: UInt64.self)
+            let fourth = from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            to.storeBytes(of: first, as: UInt64.self)
+            to.storeBytes(of: second, toByteOffset: 8, as: UInt64.self)
+            to.storeBytes(of: third, toByteOffset: count &- 16, as: UInt64.self)
+            to.storeBytes(of: fourth, toByteOffset: count &- 8, as: UInt64.self)
+        case 4..<8:
+            let (head, tail) = (
+                from.loadUnaligned(as: UInt32.self), from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+            )
+            to.storeBytes(of: head, as: UInt32.self)
+            to.storeBytes(of: tail, toByteOffset: count &- 4, as: UInt32.self)
+        case 0..<4:
+            for offset in 0..<count { target[offset] = source[offset] }
+        default:
+            target.update(from: source, count: count)
         }
     }
 

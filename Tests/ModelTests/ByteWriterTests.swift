@@ -52,6 +52,24 @@ struct ByteWriterTests {
         #expect(bytes.count == 1 + 37)
     }
 
+    @Test func runsOfEveryLengthAreCopiedWholeAndNothingPast() {
+        // The short runs are copied by overlapping word stores in line, the long ones by memmove.
+        let source = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for length in 0...source.count {
+            var bytes: [UInt8] = [0xEE]
+            bytes.append(writingAtMost: 2 * source.count + 1) { writer in
+                writer.put(bytes: source[..<length])
+                writer.put(byte: 0xEE)
+                writer.put(bytes: source[(source.count - length)...])
+            }
+            var expected: [UInt8] = [0xEE]
+            expected += source[..<length]
+            expected.append(0xEE)
+            expected += source[(source.count - length)...]
+            #expect(bytes == expected, "\(length)")
+        }
+    }
+
     @Test func iso8601IsWrittenOnlyForTheYears1970To9999() {
         var written: [Bool] = []
         let bytes = ByteWriter.bytes(capacity: 40) { writer in
