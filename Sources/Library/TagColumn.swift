@@ -15,6 +15,10 @@ public struct TagColumn: Sendable {
     /// (duplicates kept, as `mpd` counts them).
     private let offsets: [Int32]
     private let ids: [Int32]
+    /// Each value's number in `table` (the songs' value table), -1 for the "" of songs without one: the values'
+    /// bytes in place, for replies written without a `String` per line.
+    let tableNumbers: [Int32]
+    let table: TagValueTable
 
     /// Resolves `type` for every song.
     init(_ type: TagType, songs: SongTable) {
@@ -43,6 +47,8 @@ public struct TagColumn: Sendable {
         let first: Int32 = usesEmpty ? 1 : 0
         for (position, value) in sorted.enumerated() { number[Int(value)] = Int32(position) + first }
         self.values = (usesEmpty ? [""] : []) + sorted.map { songs.values[$0] }
+        self.tableNumbers = (usesEmpty ? [-1] : []) + sorted
+        self.table = songs.values
         self.offsets = offsets
         self.ids = perSong.map { $0 < 0 ? 0 : number[Int($0)] }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import EventLoop
+import Model
 import Posix
 
 /// What a `Connection` tells its owner. Every call happens on the loop thread.
@@ -124,6 +125,13 @@ public final class Connection {
     public func write(_ bytes: some Sequence<UInt8>) {
         guard !self.isClosed && !self.closeAfterFlush else { return }
         self.output.append(contentsOf: bytes)
+    }
+
+    /// Queues what `body` writes, at most `capacity` bytes (more traps), straight into the output buffer: a reply
+    /// of megabytes made in place rather than built elsewhere and copied in.
+    public func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
+        guard !self.isClosed && !self.closeAfterFlush else { return }
+        self.output.append(writingAtMost: capacity, body)
     }
 
     /// Queues a string's UTF-8 bytes.

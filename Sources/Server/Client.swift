@@ -85,6 +85,11 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// Queues reply bytes.
     func write(bytes: some Sequence<UInt8>) { self.connection.write(bytes) }
 
+    /// Queues what `body` writes, at most `capacity` bytes, straight into the connection's output.
+    func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
+        self.connection.write(atMost: capacity, body)
+    }
+
     // MARK: - ConnectionDelegate
 
     public func connectionDidRead(_ connection: Connection) { self.processInput() }

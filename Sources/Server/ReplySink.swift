@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 /// Where a command's reply goes: the client's connection, or a buffer in a test.
 ///
 /// Loop-confined.
@@ -8,9 +10,16 @@ protocol ReplySink: AnyObject {
     func write(_ text: String)
     /// Queues reply bytes as they are.
     func write(bytes: some Sequence<UInt8>)
+    /// Queues what `body` writes, at most `capacity` bytes (more traps), as they are.
+    func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void)
 }
 
 extension ReplySink {
+    /// Queues what `body` writes, at most `capacity` bytes (more traps), through `write(bytes:)`.
+    func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
+        self.write(bytes: ByteWriter.bytes(capacity: capacity, body))
+    }
+
     /// Writes what `append` makes of each element of `elements` from one buffer, every 64 KiB: one write per
     /// batch rather than per element, for replies of thousands of songs or entries.
     func writeBatched<Elements: Sequence, Failure: Error>(

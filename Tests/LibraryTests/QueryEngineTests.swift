@@ -511,6 +511,34 @@ struct QueryEngineTests {
             #expect(list.lines.map { Array($0.value.utf8) } == expected.map(\.value), "list \(types) \(arguments)")
         }
     }
+
+    @Test(arguments: Self.lists.indices)
+    func packedKeysGiveTheRowsOfTheTupleComparison(list index: Int) throws {
+        let columns = Self.lists[index].map { Self.database.column($0) }
+        let songs = try Self.database.select(Self.parse("find", []))
+        // With no bits for a key, every list of two levels or more is compared tuple by tuple.
+        let packed = Database.distinctRows(songs, columns)
+        #expect(packed == Database.distinctRows(songs, columns, maxKeyBits: 0), "\(Self.lists[index])")
+        #expect(packed.count % columns.count == 0)
+    }
+
+    @Test func theRadixSortSortsKeysOfEveryWidth() {
+        var generator = Generator(seed: 5)
+        for bits in [1, 7, 11, 12, 22, 23, 33, 47, 63, 64] {
+            for count in [0, 1, 2, 100, 5000] {
+                var keys = (0..<count).map { _ in
+                    let high = UInt64(generator.next(1 << 30)) << 34
+                    let low = UInt64(generator.next(1 << 30)) << 4 | UInt64(generator.next(16))
+                    return bits == 64 ? high | low : (high | low) & ((1 << UInt64(bits)) - 1)
+                }
+                // Runs of one key, as songs of one album give.
+                if count > 10 { keys.replaceSubrange(0..<10, with: repeatElement(keys[10], count: 10)) }
+                let expected = keys.sorted()
+                Database.radixSort(&keys, bits: bits)
+                #expect(keys == expected, "\(bits) bits, \(count) keys")
+            }
+        }
+    }
 }
 
 /// A song's own values as a queued song shows them to a filter: no audio format.

@@ -28,7 +28,8 @@ extension Database {
     /// The lines of `list` over `songs`, `types` outermost first.
     func tagList(_ songs: [Int32], types: [TagType]) -> TagList {
         let columns = types.map { self.column($0) }
-        var lines: [(depth: Int, value: String)] = []
+        var depths: [UInt8] = []
+        var numbers: [Int32] = []
         if columns.count == 1 {
             let column = columns[0]
             var used = [Bool](repeating: false, count: column.values.count)
@@ -42,88 +43,116 @@ extension Database {
                     }
                 }
             }
-            for (id, value) in column.values.enumerated() where used[id] { lines.append((0, value)) }
-        } else if columns.count == 2 {
-            // The common case (`list album group albumartist`).
-            var previous: Int32 = -1
-            for (outer, inner) in Self.distinctPairs(songs, outer: columns[0], inner: columns[1]) {
-                if outer != previous { lines.append((0, columns[0].values[Int(outer)])) }
-                lines.append((1, columns[1].values[Int(inner)]))
-                previous = outer
+            for (id, number) in column.tableNumbers.enumerated() where used[id] {
+                depths.append(0)
+                numbers.append(number)
             }
         } else {
             let width = columns.count
-            let (rows, order) = Self.distinctRows(songs, columns)
-            var previous = -1
-            for row in order {
-                let start = row * width
+            let rows = Self.distinctRows(songs, columns)
+            depths.reserveCapacity(rows.count)
+            numbers.reserveCapacity(rows.count)
+            for start in stride(from: 0, to: rows.count, by: width) {
                 // A level is printed when it or an outer level changed: the nested output of mpd.
-                var changed = previous < 0
+                var changed = start == 0
                 for depth in 0..<width {
                     let id = rows[start + depth]
-                    if !changed && rows[previous * width + depth] != id { changed = true }
-                    if changed { lines.append((depth, columns[depth].values[Int(id)])) }
-                }
-                previous = row
-            }
-        }
-        return TagList(types: types, lines: lines)
-    }
-
-    /// The distinct (outer, inner) value-number pairs `songs` produce (every combination of a multi-valued
-    /// song's values), sorted by outer then inner number: the rows of a two-level `list … group …`.
-    ///
-    /// A counting sort by outer number, then per outer value a duplicate-free, sorted run of inner numbers, so
-    /// the cost is linear in the songs plus the sorting of each (small) run.
-    static func distinctPairs(_ songs: [Int32], outer: TagColumn, inner: TagColumn) -> [(outer: Int32, inner: Int32)] {
-        // Every pair, less the repeats of the one before: songs in walk order come album by album.
-        var outers: [Int32] = []
-        var inners: [Int32] = []
-        outer.withUnsafeIDs { outerOffsets, outerIDs in
-            inner.withUnsafeIDs { innerOffsets, innerIDs in
-                var last: (Int32, Int32) = (-1, -1)
-                for song in songs {
-                    let song = Int(song)
-                    for position in Int(outerOffsets[song])..<Int(outerOffsets[song + 1]) {
-                        let outerID = outerIDs[position]
-                        for innerPosition in Int(innerOffsets[song])..<Int(innerOffsets[song + 1]) {
-                            let innerID = innerIDs[innerPosition]
-                            if last != (outerID, innerID) {
-                                last = (outerID, innerID)
-                                outers.append(outerID)
-                                inners.append(innerID)
-                            }
-                        }
+                    if !changed && rows[start - width + depth] != id { changed = true }
+                    if changed {
+                        depths.append(UInt8(depth))
+                        numbers.append(columns[depth].tableNumbers[Int(id)])
                     }
                 }
             }
         }
-        // Grouped by outer number: starts[o]..<starts[o + 1] of `buckets` hold the inner numbers seen with outer
-        // number o.
-        let outerCount = outer.values.count
-        let (starts, buckets) = countingSort(keys: outers, items: inners, keyCount: outerCount)
-        var seen = [Int32](repeating: -1, count: inner.values.count)
-        var run: [Int32] = []
-        var pairs: [(outer: Int32, inner: Int32)] = []
-        for id in 0..<outerCount where starts[id] < starts[id + 1] {
-            run.removeAll(keepingCapacity: true)
-            for position in Int(starts[id])..<Int(starts[id + 1]) {
-                let innerID = buckets[position]
-                if seen[Int(innerID)] != Int32(id) {
-                    seen[Int(innerID)] = Int32(id)
-                    run.append(innerID)
-                }
-            }
-            run.sort()
-            for innerID in run { pairs.append((Int32(id), innerID)) }
-        }
-        return pairs
+        return TagList(types: types, depths: depths, numbers: numbers, table: self.songs.values)
     }
 
     /// The distinct tuples of value numbers the songs produce, one number per column (every combination of a
-    /// multi-valued song's values), for three levels or more: `rows` holds them one after the other, the
-    /// columns' count of numbers each, and `order` numbers them in sorted order, each distinct tuple once.
-    private static func distinctRows(_ songs: [Int32], _ columns: [TagColumn]) -> (rows: [Int32], order: [Int]) {
+    /// multi-valued song's values), sorted, one after the other, the columns' count of numbers each: the rows of
+    /// a `list … group …` of two levels or more.
+    ///
+    /// Each tuple is packed into one 64-bit key (each column's numbers in as many bits as its largest needs, the
+    /// outermost highest, so the keys' order is the tuples'), and the keys are sorted by radix; columns with too
+    /// many values for `maxKeyBits` bits are compared tuple by tuple instead.
+    static func distinctRows(_ songs: [Int32], _ columns: [TagColumn], maxKeyBits: Int = 64) -> [Int32] {
+        let width = columns.count
+        // Each column's bits and shift: the innermost lowest.
+        let widths = columns.map {
+            $0.values.count <= 1 ? 0 : UInt64.bitWidth - ($0.values.count - 1).leadingZeroBitCount
+        }
+        let keyBits = widths.reduce(0, +)
+        guard keyBits <= min(maxKeyBits, UInt64.bitWidth) else { return Self.distinctRowsByComparison(songs, columns) }
+        var shifts = [UInt64](repeating: 0, count: width)
+        for depth in stride(from: width - 2, through: 0, by: -1) {
+            shifts[depth] = shifts[depth + 1] + UInt64(widths[depth + 1])
+        }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(songs.count)
+        Self.withUnsafeIDs(of: columns[...], []) { columnIDs in
+            var last: UInt64?
+            var starts = [Int](repeating: 0, count: width)
+            var positions = [Int](repeating: 0, count: width)
+            for song in songs {
+                let song = Int(song)
+                // A song with one value of each: its key at once.
+                var key: UInt64 = 0
+                var single = true
+                for depth in 0..<width {
+                    let (offsets, ids) = columnIDs[depth]
+                    let start = Int(offsets[song])
+                    if Int(offsets[song + 1]) - start != 1 { single = false }
+                    key |= UInt64(UInt32(bitPattern: ids[start])) << shifts[depth]
+                }
+                if single {
+                    // Less the repeats of the key before: songs in walk order come album by album.
+                    if key != last {
+                        keys.append(key)
+                        last = key
+                    }
+                    continue
+                }
+                // Every combination of its values: the positions counted like an odometer, innermost fastest.
+                for depth in 0..<width {
+                    starts[depth] = Int(columnIDs[depth].offsets[song])
+                    positions[depth] = starts[depth]
+                }
+                while true {
+                    key = 0
+                    for depth in 0..<width {
+                        key |= UInt64(UInt32(bitPattern: columnIDs[depth].ids[positions[depth]])) << shifts[depth]
+                    }
+                    if key != last {
+                        keys.append(key)
+                        last = key
+                    }
+                    var depth = width - 1
+                    while depth >= 0 {
+                        positions[depth] += 1
+                        if positions[depth] < Int(columnIDs[depth].offsets[song + 1]) { break }
+                        positions[depth] = starts[depth]
+                        depth -= 1
+                    }
+                    if depth < 0 { break }
+                }
+            }
+        }
+        radixSort(&keys, bits: keyBits)
+        var rows: [Int32] = []
+        rows.reserveCapacity(keys.count * width)
+        var previous: UInt64?
+        for key in keys where key != previous {
+            previous = key
+            for depth in 0..<width {
+                rows.append(Int32(truncatingIfNeeded: (key >> shifts[depth]) & ((1 << UInt64(widths[depth])) - 1)))
+            }
+        }
+        return rows
+    }
+
+    /// `distinctRows(_:_:)` for columns whose numbers do not fit one 64-bit key: the rows compared number by
+    /// number.
+    private static func distinctRowsByComparison(_ songs: [Int32], _ columns: [TagColumn]) -> [Int32] {
         let width = columns.count
         var rows: [Int32] = []
         rows.reserveCapacity(songs.count * width)
@@ -133,15 +162,6 @@ extension Database {
                 // Every combination of the song's values, depth by depth.
                 func combine(_ song: Int, _ depth: Int) {
                     guard depth < width else {
-                        // Less the repeats of the row before: songs in walk order come album by album.
-                        if rows.count >= width {
-                            var repeated = true
-                            for level in 0..<width where rows[rows.count - width + level] != row[level] {
-                                repeated = false
-                                break
-                            }
-                            if repeated { return }
-                        }
                         rows.append(contentsOf: row)
                         return
                     }
@@ -154,20 +174,65 @@ extension Database {
                 for song in songs { combine(Int(song), 0) }
             }
         }
-        if let sorted = Self.sortedByPackedKeys(rows, columns) { return (sorted, Array(0..<(sorted.count / width))) }
         func precedes(_ a: Int, _ b: Int) -> Bool {
             for depth in 0..<width where rows[a * width + depth] != rows[b * width + depth] {
                 return rows[a * width + depth] < rows[b * width + depth]
             }
             return false
         }
-        var order: [Int] = []
+        var sorted: [Int32] = []
         var last = -1
         for row in (0..<(rows.count / width)).sorted(by: precedes) where last < 0 || precedes(last, row) {
-            order.append(row)
+            sorted.append(contentsOf: rows[(row * width)..<(row * width + width)])
             last = row
         }
-        return (rows, order)
+        return sorted
+    }
+
+    /// Sorts `keys`, which are below 2^`bits`, ascending: a least-significant-digit radix sort, 11 bits a pass,
+    /// a pass skipped when every key has the same digit there.
+    static func radixSort(_ keys: inout [UInt64], bits: Int) {
+        let count = keys.count
+        guard count > 1, bits > 0 else { return }
+        let digitBits = 11
+        let radix = 1 << digitBits
+        let mask = UInt64(radix - 1)
+        let passes = (bits + digitBits - 1) / digitBits
+        var counts = [Int](repeating: 0, count: passes * radix)
+        var spare = [UInt64](repeating: 0, count: count)
+        keys.withUnsafeMutableBufferPointer { keys in
+            spare.withUnsafeMutableBufferPointer { spare in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    for key in keys {
+                        for pass in 0..<passes {
+                            counts[pass * radix + Int((key >> UInt64(pass * digitBits)) & mask)] += 1
+                        }
+                    }
+                    var (source, target) = (keys, spare)
+                    for pass in 0..<passes {
+                        let shift = UInt64(pass * digitBits)
+                        let base = pass * radix
+                        if counts[base + Int((source[0] >> shift) & mask)] == count { continue }
+                        // Each digit's first place in `target`.
+                        var next = 0
+                        for digit in 0..<radix {
+                            let digitCount = counts[base + digit]
+                            counts[base + digit] = next
+                            next += digitCount
+                        }
+                        for key in source {
+                            let slot = base + Int((key >> shift) & mask)
+                            target[counts[slot]] = key
+                            counts[slot] += 1
+                        }
+                        swap(&source, &target)
+                    }
+                    if source.baseAddress != keys.baseAddress {
+                        _ = keys.update(fromContentsOf: source)
+                    }
+                }
+            }
+        }
     }
 
     /// Calls `body` with every column's value numbers in place (`TagColumn.withUnsafeIDs(_:)`), in order.
@@ -179,40 +244,5 @@ extension Database {
         return column.withUnsafeIDs { offsets, ids in
             Self.withUnsafeIDs(of: columns.dropFirst(), outer + [(offsets, ids)], body)
         }
-    }
-
-    /// `rows` (tuples of `columns.count` value numbers) sorted and without repeats, each tuple packed into one
-    /// mixed-radix number (the columns' value counts as radixes, so numeric order is tuple order); `nil` when
-    /// the columns have too many values for 64 bits.
-    private static func sortedByPackedKeys(_ rows: [Int32], _ columns: [TagColumn]) -> [Int32]? {
-        let radixes = columns.map { UInt64(max($0.values.count, 1)) }
-        var product: UInt64 = 1
-        for radix in radixes {
-            let (next, overflow) = product.multipliedReportingOverflow(by: radix)
-            if overflow { return nil }
-            product = next
-        }
-        let width = columns.count
-        var keys: [UInt64] = []
-        keys.reserveCapacity(rows.count / width)
-        for start in stride(from: 0, to: rows.count, by: width) {
-            var key: UInt64 = 0
-            for depth in 0..<width { key = key * radixes[depth] + UInt64(rows[start + depth]) }
-            keys.append(key)
-        }
-        keys.sort()
-        var sorted: [Int32] = []
-        var tuple = [Int32](repeating: 0, count: width)
-        var previous: UInt64?
-        for key in keys where key != previous {
-            previous = key
-            var rest = key
-            for depth in stride(from: width - 1, through: 0, by: -1) {
-                tuple[depth] = Int32(rest % radixes[depth])
-                rest /= radixes[depth]
-            }
-            sorted.append(contentsOf: tuple)
-        }
-        return sorted
     }
 }

@@ -44,11 +44,42 @@ public struct SongCount: Sendable, Hashable {
 
 /// The answer to `list TYPE [group G]…`: the distinct value tuples of the selected songs as `mpd`'s nested maps
 /// print them, outermost group first, each level a line when it or an outer level changed.
+///
+/// Each line is its level and its value's number in the snapshot's value table: the bytes are read in place
+/// (`forEachLine(_:)`), so a reply of a hundred thousand lines makes no `String` for them.
 public struct TagList: Sendable {
     /// The levels, outermost first: the groups in the order `mpd` nests them, the listed tag last.
     public let types: [TagType]
-    /// Each line's level (an index of `types`) and value, in printing order.
-    public let lines: [(depth: Int, value: String)]
+    /// Each line's level (an index of `types`), in printing order.
+    let depths: [UInt8]
+    /// Each line's value: its number in `table`, -1 for "".
+    let numbers: [Int32]
+    let table: TagValueTable
+
+    /// The number of lines.
+    public var count: Int { self.numbers.count }
+
+    /// Each line's level (an index of `types`) and value, in printing order, as strings.
+    public var lines: [(depth: Int, value: String)] {
+        zip(self.depths, self.numbers).map { (Int($0), $1 < 0 ? "" : self.table[$1]) }
+    }
+
+    /// Calls `body` with each line's level (an index of `types`) and value's UTF-8 bytes, in printing order.
+    public func forEachLine(_ body: (_ depth: Int, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
+        self.table.bytes.withUnsafeBufferPointer { bytes in
+            self.table.offsets.withUnsafeBufferPointer { offsets in
+                for (depth, number) in zip(self.depths, self.numbers) {
+                    guard number >= 0 else {
+                        body(Int(depth), UnsafeBufferPointer(start: nil, count: 0))
+                        continue
+                    }
+                    let start = Int(offsets[Int(number)])
+                    let end = Int(offsets[Int(number) + 1])
+                    body(Int(depth), UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                }
+            }
+        }
+    }
 }
 
 extension Database {

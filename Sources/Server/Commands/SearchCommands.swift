@@ -125,10 +125,26 @@ enum SearchCommands {
         } catch {
             throw error.ack
         }
-        let names = list.types.map(\.name)
-        var reply = ReplyBuffer(capacity: list.lines.count * 32)
-        for (depth, value) in list.lines { reply.line(names[depth], value) }
-        context.reply.write(bytes: reply.bytes)
+        // Each level's `Key: `, then the lines copied in place, in one piece of the reply's size made straight in
+        // the client's output.
+        let keys = list.types.map { SongPrinter.tagKeys[$0.rawValue] }
+        let keyBytes = keys.flatMap { $0 }
+        keyBytes.withUnsafeBufferPointer { keyBytes in
+            var start = 0
+            let levels = keys.map { key in
+                defer { start += key.count }
+                return UnsafeBufferPointer(rebasing: keyBytes[start..<(start + key.count)])
+            }
+            var size = 0
+            list.forEachLine { depth, value in size += levels[depth].count + value.count + 1 }
+            context.reply.write(atMost: size) { writer in
+                list.forEachLine { depth, value in
+                    writer.put(bytes: levels[depth])
+                    writer.put(bytes: value)
+                    writer.put(byte: UInt8(ascii: "\n"))
+                }
+            }
+        }
         return .ok
     }
 }
