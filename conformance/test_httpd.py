@@ -320,6 +320,36 @@ def test_icy_stream_title_follows_the_song_as_mpd(sides):
     assert sut == ref
 
 
+def test_a_song_without_tags_empties_the_stream_title_as_mpd(sides):
+    """A local file without tags (radio.mp3) gets an empty tag as it starts, as in mpd: ICY listeners get an
+    empty `StreamTitle`, and the Vorbis stream chains a logical stream for it."""
+    def run(kind):
+        side = sides[kind]
+        side.server.query('add "radio.mp3"')
+        side.server.query("play 1")
+        # The outputs have had the tagged song's tag before the listeners join.
+        assert mpdtest.wait_until(lambda: elapsed(side.server) > 0.3, timeout=10), side.server.log_tail()
+        sock, _ = request(side.ports["lame"], icy=True)
+        ogg, _ = request(side.ports["vorbis"])
+        first = read_for(sock, 1.0)
+        ogg_data = read_for(ogg, 0.1)
+        side.server.query("play 3")
+        second = read_for(sock, 2.0)
+        ogg_data += read_for(ogg, 0.5)
+        sock.close()
+        ogg.close()
+        side.server.query("delete 3")
+        side.server.query("play 0")
+        starts = sum(1 for at in range(len(ogg_data) - 5)
+                     if ogg_data[at:at + 4] == b"OggS" and ogg_data[at + 5] & 2)
+        return icy_titles(first + second), starts
+
+    ref, sut = both(run)
+    assert ref[0][-1:] == [b"StreamTitle='';StreamUrl='';"], ref
+    assert ref[1] == 2, ref
+    assert sut == ref
+
+
 def opus_titles(data: bytes, path: Path) -> list[list[str]]:
     """The TITLE comments of each logical stream of an Ogg Opus stream, as opusinfo lists them."""
     path.write_bytes(data)

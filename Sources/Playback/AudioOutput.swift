@@ -96,7 +96,8 @@ public protocol AudioOutput: AnyObject, Sendable {
     func interrupt()
 
     /// The tags of the song (or the stream title) whose audio the next write starts, as `mpd` passes a chunk's
-    /// tag to its outputs: the httpd output sends them to listeners. Output thread, once per song or title.
+    /// tag to its outputs: empty for a local file without tags. The httpd output sends them to listeners. Output
+    /// thread, once per song or title.
     func sendTag(_ tags: [TagItem])
 
     /// Runtime attributes for `outputs` (`name`, `value`), in the order `mpd` prints them.
