@@ -141,7 +141,7 @@ enum AudioOutputSetup {
             }
         return OutputConfiguration(
             name: entry.name, type: entry.type, enabled: entry.enabled, mixerType: mixerType, format: entry.format,
-            alwaysOn: entry.alwaysOn, parameters: entry.parameters)
+            alwaysOn: entry.alwaysOn, tags: entry.tags, parameters: entry.parameters)
     }
 
     /// The output's mixer: the plugin's for `hardware` (none if it has none or cannot make one, which is logged as

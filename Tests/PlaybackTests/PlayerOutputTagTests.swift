@@ -36,4 +36,10 @@ import Testing
     @Test func aStreamGivesNoTagOfItsOwn() throws {
         #expect(try self.played(self.song(1, tags: nil)).isEmpty)
     }
+
+    @Test func anOutputWithTagsOffGetsNone() throws {
+        let configuration = OutputConfiguration(name: "out", type: "null", tags: false)
+        #expect(try self.played(self.song(1, tags: [TagItem(.title, "A")]), configuration: configuration).isEmpty)
+        #expect(try self.played(self.song(2, tags: []), configuration: configuration).isEmpty)
+    }
 }

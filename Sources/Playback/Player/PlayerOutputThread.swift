@@ -498,9 +498,10 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     /// Hands the device the tags of a song it has not had yet (the library's for a file, empty when it has none)
-    /// and a stream's new tags, as `mpd` passes a chunk's tag to its outputs. Once per song or title, never per
-    /// period.
+    /// and a stream's new tags, as `mpd` passes a chunk's tag to its outputs; none with `tags "no"`. Once per song
+    /// or title, never per period.
     private func sendTags(for header: ChunkHeader) {
+        guard self.configuration.tags else { return }
         if header.token != self.taggedToken {
             self.taggedToken = header.token
             self.taggedRevision = header.tagRevision
