@@ -109,23 +109,26 @@ enum AudioOutputSetup {
                 ))
         }
         // As mpd, once every output is made: the keys of each block that neither the block's own settings, its plugin
-        // nor its mixer read, then those of the filter templates used that their plugin does not read.
-        for entry in list {
-            guard let file = entry.location?.file else { continue }
-            for line in entry.parameters.unread {
-                logger.warning("\(file): option '\(line.name)' on line \(line.line) was not recognized")
-            }
+        // nor its mixer read, then those of the filter templates used that their plugin does not read, in mpd's words
+        // (its config domain, no file name).
+        let config = logger.labelled("config")
+        for entry in list where entry.location != nil {
+            for line in entry.parameters.unread { config.warning(Self.unrecognized(line.name, line: line.line)) }
         }
         // As mpd: the keys of a template an output used that its plugin does not read.
         for index in usedTemplates.sorted() {
             let block = settings.filters[index]
             let keys = FilterRegistry.readKeys(of: block["plugin"])
             for parameter in block.params where !keys.contains(parameter.name) {
-                let at = "\(parameter.file): option '\(parameter.name)' on line \(parameter.line)"
-                logger.warning("\(at) was not recognized")
+                config.warning(Self.unrecognized(parameter.name, line: parameter.line))
             }
         }
         return outputs
+    }
+
+    /// `mpd`'s warning about a block's key nothing read.
+    static func unrecognized(_ key: String, line: Int) -> String {
+        "option '\(key)' on line \(line) was not recognized"
     }
 
     /// Playback's view of one block.
