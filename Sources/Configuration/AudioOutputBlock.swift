@@ -67,7 +67,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
     /// What `mpd` calls the output it picks when no `audio_output` is configured.
     public static let detectedOutputName = "default detected output"
 
-    /// The plugin used when no `audio_output` is configured: ALSA with its `default` device.
+    /// The plugin of the output made when no `audio_output` is configured, until the program detects the one to
+    /// use (the daemon tries sndio, ALSA, pulse and jack, as `mpd`).
     public static let detectedOutputType = "alsa"
 }
 
