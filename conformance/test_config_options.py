@@ -198,6 +198,15 @@ def test_unread_block_options_warned_about_as_mpd(tmp_path, block):
     read, once every output is made, and about those of the `resampler` block its plugin does not read; Fermata
     names the same options and lines."""
     config = write_config(tmp_path, lines(free_port(), *block))
-    theirs = _unrecognized(start_and_stop(config, reference=True))
+    mpd_log = start_and_stop(config, reference=True)
+    theirs = _unrecognized(mpd_log)
     assert theirs, "mpd warned about nothing: the case tests nothing"
-    assert _unrecognized(start_and_stop(config)) == theirs
+    our_log = start_and_stop(config)
+    assert _unrecognized(our_log) == theirs
+    if block[0] == "audio_output {":
+        # An output block's: mpd's whole line (its `config` domain, no file name), after Fermata's time and level.
+        def warning_lines(log: str) -> list[str]:
+            return [re.sub(r"^\S+ warning: ", "", line) for line in log.splitlines()
+                    if line.endswith(" was not recognized")]
+        assert warning_lines(mpd_log) == [f"config: {warning}" for warning in theirs]
+        assert warning_lines(our_log) == warning_lines(mpd_log)

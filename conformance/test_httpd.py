@@ -320,6 +320,63 @@ def test_icy_stream_title_follows_the_song_as_mpd(sides):
     assert sut == ref
 
 
+def test_a_song_without_tags_empties_the_stream_title_as_mpd(sides):
+    """A local file without tags (radio.mp3) gets an empty tag as it starts, as in mpd: ICY listeners get an
+    empty `StreamTitle`, and the Vorbis stream chains a logical stream for it."""
+    def run(kind):
+        side = sides[kind]
+        side.server.query('add "radio.mp3"')
+        side.server.query("play 1")
+        # The outputs have had the tagged song's tag before the listeners join.
+        assert mpdtest.wait_until(lambda: elapsed(side.server) > 0.3, timeout=10), side.server.log_tail()
+        sock, _ = request(side.ports["lame"], icy=True)
+        ogg, _ = request(side.ports["vorbis"])
+        first = read_for(sock, 1.0)
+        ogg_data = read_for(ogg, 0.1)
+        side.server.query("play 3")
+        second = read_for(sock, 2.0)
+        ogg_data += read_for(ogg, 0.5)
+        sock.close()
+        ogg.close()
+        side.server.query("delete 3")
+        side.server.query("play 0")
+        starts = sum(1 for at in range(len(ogg_data) - 5)
+                     if ogg_data[at:at + 4] == b"OggS" and ogg_data[at + 5] & 2)
+        return icy_titles(first + second), starts
+
+    ref, sut = both(run)
+    assert ref[0][-1:] == [b"StreamTitle='';StreamUrl='';"], ref
+    assert ref[1] == 2, ref
+    assert sut == ref
+
+
+def test_tags_no_keeps_the_songs_tags_from_the_output_as_mpd(server_factory, httpd_music):
+    """`tags "no"`: the output never gets a tag, so ICY listeners get no `StreamTitle` and the Vorbis stream
+    chains none, through a song change."""
+    def run(kind):
+        ports = {"lame": mpdtest.free_port(), "vorbis": mpdtest.free_port()}
+        server = server_factory(kind, music=httpd_music, outputs=[
+            {"type": "httpd", "name": f"Stream {name}", "bind_to_address": HOST, "port": str(port), "tags": "no",
+             **ENCODERS[name]} for name, port in ports.items()])
+        server.query('command_list_begin\nadd "0-tone.mp3"\nadd "1-tone.mp3"\nplay\ncommand_list_end\n')
+        assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+        sock, _ = request(ports["lame"], icy=True)
+        ogg, _ = request(ports["vorbis"])
+        data = read_for(sock, 0.5)
+        server.query("next")
+        data += read_for(sock, 1.5)
+        ogg_data = read_for(ogg, 0.5)
+        sock.close()
+        ogg.close()
+        starts = sum(1 for at in range(len(ogg_data) - 5)
+                     if ogg_data[at:at + 4] == b"OggS" and ogg_data[at + 5] & 2)
+        return icy_titles(data), starts, len(data) > 16384
+
+    ref, sut = run("ref"), run("sut")
+    assert ref == ([], 1, True), ref
+    assert sut == ref
+
+
 def opus_titles(data: bytes, path: Path) -> list[list[str]]:
     """The TITLE comments of each logical stream of an Ogg Opus stream, as opusinfo lists them."""
     path.write_bytes(data)

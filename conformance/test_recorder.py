@@ -86,6 +86,54 @@ def test_format_path_writes_a_file_per_song_named_from_its_tags_as_mpd(server_fa
 
 
 @pytest.fixture(scope="module")
+def untagged_music(tmp_path_factory) -> Path:
+    """Three FLAC songs of one format: tagged, without any tag, tagged."""
+    root = tmp_path_factory.mktemp("recorder-untagged")
+    for name, seconds, tags in (("1.flac", "0.5", ["--tag=ARTIST=Band", "--tag=TITLE=One"]), ("2.flac", "0.4", []),
+                                ("3.flac", "0.3", ["--tag=ARTIST=Band", "--tag=TITLE=Three"])):
+        wav = root / f"{name}.wav"
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(wav), "synth", seconds, "sine", "440"],
+                       check=True, timeout=60)
+        subprocess.run(["flac", "-s", "-f", *tags, "-o", str(root / name), str(wav)], check=True, timeout=60)
+        wav.unlink()
+    return root
+
+
+@pytest.mark.parametrize("setting", ["format_path", "path"])
+def test_a_song_without_tags_gets_an_empty_tag_as_in_mpd(server_factory, tmp_path, untagged_music, setting):
+    """mpd hands every output the tag of a local file as it starts, an empty one when the file has none: with
+    `format_path` the untagged song gets a file of its own (`%artist%-%title%` names it `-`), and an Ogg Vorbis
+    `path` chains a logical stream for each song, the untagged one too (its serial numbers are random: the pages'
+    beginning-of-stream flags are compared)."""
+    seen = {}
+    for kind in KINDS:
+        root = tmp_path / kind
+        root.mkdir()
+        block = ({"format_path": f"{root}/%artist%-%title%.wav", "encoder": "wave"} if setting == "format_path"
+                 else {"path": f"{root}/all.ogg", "encoder": "vorbis"})
+        server = server_factory(kind, music=untagged_music, outputs=[{"type": "recorder", "name": "Tape", **block}])
+        _play_all(server, ["1.flac", "2.flac", "3.flac"])
+        server.stop()
+        tree = _tree(root)
+        seen[kind] = tree if setting == "format_path" else _ogg_streams(tree["all.ogg"])
+    if setting == "format_path":
+        assert sorted(seen["ref"]) == ["-.wav", "Band-One.wav", "Band-Three.wav"], sorted(seen["ref"])
+    else:
+        assert seen["ref"] == 4, seen["ref"]
+    assert seen["sut"] == seen["ref"]
+
+
+def _ogg_streams(data: bytes) -> int:
+    """How many logical streams an Ogg file chains (pages with the beginning-of-stream flag)."""
+    count = 0
+    at = data.find(b"OggS")
+    while at >= 0:
+        count += data[at + 5] & 2 == 2
+        at = data.find(b"OggS", at + 27)
+    return count
+
+
+@pytest.fixture(scope="module")
 def long_music(tmp_path_factory) -> Path:
     """A 10 s song (the library's are a few seconds at most)."""
     root = tmp_path_factory.mktemp("recorder-music")

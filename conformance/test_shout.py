@@ -6,6 +6,7 @@ follows the song."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import time
 import urllib.request
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -152,3 +154,47 @@ def test_stop_ends_the_source_and_play_brings_it_back(shouting):
     server.query("play 2")
     assert mpdtest.wait_until(lambda: "fermata.mp3" in sources(port), timeout=10), sorted(sources(port))
     assert_tones(decode(listen(port, "fermata.mp3", 2.0)))
+
+
+def _admin_title(port: int, mount: str) -> str | None:
+    """The title of a mount in Icecast's admin statistics (XML: its status-json.xsl writes a title ` - ` unquoted,
+    which is not JSON): "" when it has none; `None` when there is no such mount."""
+    request = urllib.request.Request(f"http://{HOST}:{port}/admin/stats")
+    request.add_header("Authorization", "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode())
+    with urllib.request.urlopen(request, timeout=2) as reply:
+        root = ElementTree.fromstring(reply.read())
+    for source in root.iter("source"):
+        if source.get("mount") == f"/{mount}":
+            title = source.find("title")
+            return "" if title is None else (title.text or "")
+    return None
+
+
+def test_a_song_without_tags_sets_the_title_as_mpd(icecast, httpd_music):
+    """A local file without tags (radio.mp3) gives its output an empty tag as it starts: mpd sends the MP3 mount
+    libshout's metadata `song` ` - ` (artist and title, both empty), and Icecast shows it as the title. An mpd and
+    a Fermata, each with a mount of its own: the same title."""
+    servers = {}
+    titles = {}
+    try:
+        for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+            if not binary.exists():
+                pytest.skip(f"system under test not found: {binary}")
+            server = mpdtest.Server(f"{kind}-shout-untagged", binary, httpd_music, conftest._workdir(kind))
+            server.outputs = [{"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD,
+                               "name": f"{kind} MP3", "mount": f"/{kind}-untagged.mp3", "encoder": "lame",
+                               "bitrate": "128", "format": "44100:16:2"}]
+            servers[kind] = server
+        conftest._start(list(servers.values()))
+        for kind, server in servers.items():
+            server.query('command_list_begin\nrepeat 1\nadd "radio.mp3"\nplay\ncommand_list_end\n')
+            mount = f"{kind}-untagged.mp3"
+            assert mpdtest.wait_until(lambda: _admin_title(icecast, mount) is not None, timeout=10), \
+                server.log_tail()
+            mpdtest.wait_until(lambda: _admin_title(icecast, mount), timeout=5)
+            titles[kind] = _admin_title(icecast, mount)
+    finally:
+        for server in servers.values():
+            conftest._stop(server)
+    assert titles["ref"] is not None, titles
+    assert titles["sut"] == titles["ref"]

@@ -301,17 +301,40 @@ def test_detected_when_no_output_is_configured_as_mpd(server_factory, music, rig
         assert _sounding(data) == audiofiles.wav_samples(music / "short.wav"), kind
 
 
-def test_not_detected_without_sndiod(server_factory, music):
-    """No `audio_output` and no sndiod: both servers log that sndio's default device did not open and go on to the
-    next plugin (Fermata: ALSA's default device; mpd tries ALSA's, then ao, openal, pipewire, pulse, jack… whose
-    test opens: which one depends on the machine, so only Fermata's is checked)."""
-    with _free_unit() as unit:
-        servers = {kind: server_factory(kind, music=music, outputs=[], env={"AUDIODEVICE": f"snd,{unit}/0"})
-                   for kind in KINDS}
-        reply = servers["sut"].query("outputs")
-    assert reply.startswith(b"outputid: 0\noutputname: default detected output\nplugin: alsa\n"), reply
-    for server in servers.values():
-        assert "Error opening default sndio device" in server.log_path.read_text(), server.log_tail()
+def _detection_log(server) -> list[str]:
+    """The lines a server logs about the output it detects, from their domain on (Fermata writes its time and level
+    before it)."""
+    found = []
+    for line in server.log_path.read_text(errors="replace").splitlines():
+        match = re.search(r"\b((?:output|sndio_output|alsa_output|oss_output): .*)$", line)
+        if match and ("detect" in line or "Error opening default" in line or "No 'audio_output'" in line):
+            found.append(match.group(1))
+    return found
+
+
+@pytest.mark.parametrize("pulse", [False, True], ids=["jack", "pulse"])
+def test_without_sndiod_or_alsa_detection_goes_on_as_mpd(server_factory, music, tmp_path, pulse):
+    """No `audio_output`, no sndiod and no ALSA default device (an empty $ALSA_CONFIG_PATH): mpd tries the next
+    plugins with a default-device test, in its order: OSS (/dev/dsp: Fermata has no OSS output, and the machine is
+    expected to have no such device), pulse (its server answers: here, a PulseAudio daemon of the test's own named by
+    $PULSE_SERVER, or a socket nobody serves), then jack, whose test always passes. Both servers pick the same
+    plugin, and log the same lines about it (mpd's OSS lines aside)."""
+    (tmp_path / "alsa.conf").write_text("")
+    with ExitStack() as stack, _free_unit() as unit:
+        socket_path = (stack.enter_context(mpdtest.pulseaudio_daemon(tmp_path / "pulse")) if pulse
+                       else tmp_path / "no-pulse")
+        env = {"AUDIODEVICE": f"snd,{unit}/0", "ALSA_CONFIG_PATH": str(tmp_path / "alsa.conf"),
+               "PULSE_SERVER": f"unix:{socket_path}"}
+        servers = {kind: server_factory(kind, music=music, outputs=[], env=env) for kind in KINDS}
+        replies = {kind: server.query("outputs") for kind, server in servers.items()}
+        logs = {kind: _detection_log(server) for kind, server in servers.items()}
+    plugin = "pulse" if pulse else "jack"
+    assert replies["ref"] == (b"outputid: 0\noutputname: default detected output\nplugin: " + plugin.encode()
+                              + b"\noutputenabled: 1\nOK\n"), (replies["ref"], logs["ref"])
+    assert replies["sut"] == replies["ref"]
+    assert "sndio_output: Error opening default sndio device" in logs["ref"], logs["ref"]
+    assert f"output: Successfully detected a {plugin} audio device" in logs["ref"], logs["ref"]
+    assert logs["sut"] == [line for line in logs["ref"] if not line.startswith("oss_output: ")]
 
 
 def test_no_sndiod_as_mpd(server_factory, music):

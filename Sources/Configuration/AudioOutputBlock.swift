@@ -41,6 +41,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var format: String?
     /// `always_on` (default no).
     public var alwaysOn: Bool
+    /// `tags` (default yes): whether the output gets the songs' tags.
+    public var tags: Bool
     /// Every `key "value"` line of the block, for the plugin's own settings; the keys read here are marked read.
     public var parameters: BlockParameters
     /// Where the block starts; `nil` for the output Fermata chose itself.
@@ -49,7 +51,7 @@ public struct AudioOutputSettings: Sendable, Hashable {
     /// Creates settings.
     public init(
         name: String, type: String, enabled: Bool = true, mixer: AudioMixerSetting = .hardware, format: String? = nil,
-        alwaysOn: Bool = false, parameters: BlockParameters = [:], location: ConfigLocation? = nil
+        alwaysOn: Bool = false, tags: Bool = true, parameters: BlockParameters = [:], location: ConfigLocation? = nil
     ) {
         self.name = name
         self.type = type
@@ -57,6 +59,7 @@ public struct AudioOutputSettings: Sendable, Hashable {
         self.mixer = mixer
         self.format = format
         self.alwaysOn = alwaysOn
+        self.tags = tags
         self.parameters = parameters
         self.location = location
     }
@@ -64,7 +67,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
     /// What `mpd` calls the output it picks when no `audio_output` is configured.
     public static let detectedOutputName = "default detected output"
 
-    /// The plugin used when no `audio_output` is configured: ALSA with its `default` device.
+    /// The plugin of the output made when no `audio_output` is configured, until the program detects the one to
+    /// use (the daemon tries sndio, ALSA, pulse and jack, as `mpd`).
     public static let detectedOutputType = "alsa"
 }
 
@@ -160,8 +164,7 @@ public enum AudioOutputBlock {
             name: name, type: type, mixer: mixer, format: format, parameters: parameters, location: block.location)
     }
 
-    /// What `mpd` reads once the output is made (`AudioOutputControl`): `tags` (checked; Fermata sends tags to
-    /// every output), `always_on`, `enabled`.
+    /// What `mpd` reads once the output is made (`AudioOutputControl`): `tags`, `always_on`, `enabled`.
     private static func readControlSettings(
         of block: ConfigBlock, into output: inout AudioOutputSettings
     ) throws(ConfigError) {
@@ -174,7 +177,7 @@ public enum AudioOutputBlock {
                 throw ConfigError(location: ConfigLocation(file: block.file, line: line), message: error.message)
             }
         }
-        _ = try bool("tags", default: true)
+        output.tags = try bool("tags", default: true)
         output.alwaysOn = try bool("always_on", default: false)
         output.enabled = try bool("enabled", default: true)
     }

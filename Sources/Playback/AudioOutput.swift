@@ -28,6 +28,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var format: String?
     /// `always_on`.
     public var alwaysOn: Bool
+    /// `tags` (default yes): whether the output gets the songs' and the streams' tags (``AudioOutput/sendTag(_:)``).
+    public var tags: Bool
     /// Every parameter of the block as written (the plugin reads its own, such as `device`, `path`,
     /// `command`, `sync`, `buffer_time`, `period_time`, `mixer_device`, `mixer_control`).
     public var parameters: BlockParameters
@@ -38,7 +40,7 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Creates a configuration.
     public init(
         name: String, type: String, enabled: Bool = true, mixerType: MixerType? = nil, format: String? = nil,
-        alwaysOn: Bool = false, parameters: BlockParameters = [:]
+        alwaysOn: Bool = false, tags: Bool = true, parameters: BlockParameters = [:]
     ) {
         self.name = name
         self.type = type
@@ -46,6 +48,7 @@ public struct OutputConfiguration: Sendable, Equatable {
         self.mixerType = mixerType
         self.format = format
         self.alwaysOn = alwaysOn
+        self.tags = tags
         self.parameters = parameters
     }
 }
@@ -96,7 +99,8 @@ public protocol AudioOutput: AnyObject, Sendable {
     func interrupt()
 
     /// The tags of the song (or the stream title) whose audio the next write starts, as `mpd` passes a chunk's
-    /// tag to its outputs: the httpd output sends them to listeners. Output thread, once per song or title.
+    /// tag to its outputs: empty for a local file without tags. The httpd output sends them to listeners. Output
+    /// thread, once per song or title.
     func sendTag(_ tags: [TagItem])
 
     /// Runtime attributes for `outputs` (`name`, `value`), in the order `mpd` prints them.

@@ -23,15 +23,16 @@ public struct PlayableSong: Sendable, Hashable {
     public var rangeStartMilliseconds: UInt64
     /// Where it ends (`rangeid` end), in milliseconds; `nil`: at the end of the file.
     public var rangeEndMilliseconds: UInt64?
-    /// The song's tags from the library, which outputs that send tags get when it starts (for a local file;
-    /// a stream's come from the stream, as with `mpd`).
-    public var tags: [TagItem]
+    /// The song's tags from the library, which every output gets when the song starts, even when there are none
+    /// (`mpd` hands a local file's tag to its outputs, empty or not); `nil` for a stream, whose tags come from
+    /// the stream only, as with `mpd`.
+    public var tags: [TagItem]?
 
     /// Creates a song for the player.
     public init(
         token: UInt64, uri: String, path: String, replayGain: ReplayGainInfo = ReplayGainInfo(),
         durationMilliseconds: UInt64? = nil, rangeStartMilliseconds: UInt64 = 0, rangeEndMilliseconds: UInt64? = nil,
-        tags: [TagItem] = []
+        tags: [TagItem]? = nil
     ) {
         self.tags = tags
         self.token = token

@@ -272,6 +272,13 @@ final class PulseConnection: @unchecked Sendable {
     }
 
     /// Waits until the context is ready, making one first if it was lost. Lock held.
+    /// Waits until the context is connected (``PulseOutputPlugin/probeDefaultDevice()``). Enabled; start-up.
+    ///
+    /// - Throws: when the connection fails (`failed to connect: REASON`).
+    func waitUntilConnected() throws(OutputError) {
+        try self.locked { loop throws(OutputError) in try self.waitForConnection(loop) }
+    }
+
     private func waitForConnection(_ loop: Loop) throws(OutputError) {
         if self.context == nil { try self.setUpContext(loop) }
         while let context = self.context {

@@ -19,6 +19,23 @@ public final class PulseOutputPlugin: OutputPlugin {
     /// The plugin, loading `library` when an output is first enabled.
     public init(library: PulseLibrary = .shared) { self.library = library }
 
+    /// Whether libpulse connects to its default server now (no `server` set: `$PULSE_SERVER`, the user's socket,
+    /// the system's): how `mpd` tests pulse's default device when it detects an output (no `audio_output` block),
+    /// after sndio and ALSA. Loads libpulse for the probe. Start-up only; blocks until the server answers or fails.
+    public func probeDefaultDevice() -> Bool {
+        let connection = PulseConnection(
+            settings: PulseSettings(streamName: pulseClientName, server: nil, sink: nil, mediaRole: nil),
+            library: self.library)
+        do throws(OutputError) {
+            try connection.enable()
+            defer { connection.disable() }
+            try connection.waitUntilConnected()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let settings = PulseSettings(
             streamName: configuration.name, server: configuration.parameters["server"],

@@ -2,8 +2,10 @@
 
 import ALSA
 import Configuration
+import Jack
 import Model
 import Playback
+import Pulse
 import Sndio
 import Synchronization
 
@@ -17,8 +19,8 @@ enum AudioOutputSetup {
     typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
 
     /// The outputs for `settings`, in configuration order; with no `audio_output` block, the one `mpd` detects (named
-    /// `default detected output`): a sndio output when libsndio's default device opens, else ALSA's default
-    /// device, said so in the log.
+    /// `default detected output`): the first plugin of ``detectionOrder`` whose default device opens, said so in
+    /// the log.
     ///
     /// - Parameters:
     ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
@@ -52,25 +54,7 @@ enum AudioOutputSetup {
         } catch {
             throw Daemon.StartupError(description: "\(error)")
         }
-        if settings.audioOutputs.isEmpty {
-            logger.warning("No 'audio_output' defined in config file")
-            // As mpd: sndio is the first plugin tried (its default device: sndiod, else the raw rsnd/0), then ALSA.
-            let sndio = plugins.first { $0.name == "sndio" } as? SndioOutputPlugin
-            if let sndio, sndio.probeDefaultDevice() {
-                logger.notice("Successfully detected a sndio audio device")
-                list[0].type = sndio.name
-            } else if let reason = ALSAOutputPlugin.probeDefaultDevice() {
-                if sndio != nil { logger.error("Error opening default sndio device") }
-                logger.warning(
-                    "cannot open ALSA's default device now; using it anyway",
-                    ["device": ALSAOutputPlugin.defaultDevice, "error": reason])
-            } else {
-                if sndio != nil { logger.error("Error opening default sndio device") }
-                logger.notice(
-                    "using ALSA's default device",
-                    ["output": AudioOutputSettings.detectedOutputName, "device": ALSAOutputPlugin.defaultDevice])
-            }
-        }
+        if settings.audioOutputs.isEmpty { list[0].type = try Self.detect(plugins, logger: logger) }
         var outputs: [Output] = []
         let templates = settings.filters.map { block in
             Dictionary(block.params.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -109,23 +93,71 @@ enum AudioOutputSetup {
                 ))
         }
         // As mpd, once every output is made: the keys of each block that neither the block's own settings, its plugin
-        // nor its mixer read, then those of the filter templates used that their plugin does not read.
-        for entry in list {
-            guard let file = entry.location?.file else { continue }
-            for line in entry.parameters.unread {
-                logger.warning("\(file): option '\(line.name)' on line \(line.line) was not recognized")
-            }
+        // nor its mixer read, then those of the filter templates used that their plugin does not read, in mpd's words
+        // (its config domain, no file name).
+        let config = logger.labelled("config")
+        for entry in list where entry.location != nil {
+            for line in entry.parameters.unread { config.warning(Self.unrecognized(line.name, line: line.line)) }
         }
         // As mpd: the keys of a template an output used that its plugin does not read.
         for index in usedTemplates.sorted() {
             let block = settings.filters[index]
             let keys = FilterRegistry.readKeys(of: block["plugin"])
             for parameter in block.params where !keys.contains(parameter.name) {
-                let at = "\(parameter.file): option '\(parameter.name)' on line \(parameter.line)"
-                logger.warning("\(at) was not recognized")
+                config.warning(Self.unrecognized(parameter.name, line: parameter.line))
             }
         }
         return outputs
+    }
+
+    /// `mpd`'s warning about a block's key nothing read.
+    static func unrecognized(_ key: String, line: Int) -> String {
+        "option '\(key)' on line \(line) was not recognized"
+    }
+
+    /// The plugins `mpd` 0.23.12 tries when no `audio_output` is configured, in its order (its plugin list's, of
+    /// those with a default-device test, as Debian builds it: sndio, alsa, oss, pulse, jack), less oss, which
+    /// Fermata does not have.
+    static let detectionOrder = ["sndio", "alsa", "pulse", "jack"]
+
+    /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of
+    /// ``detectionOrder`` whose default device opens (jack's always does, as `mpd`'s test says), with `mpd`'s log
+    /// lines.
+    ///
+    /// - Throws: `Unable to detect an audio device` when none does (not with the jack plugin there).
+    private static func detect(_ plugins: [any OutputPlugin], logger: Logger) throws(Daemon.StartupError) -> String {
+        let log = logger.labelled("output")
+        log.warning("No 'audio_output' defined in config file")
+        log.info("Attempt to detect audio output device")
+        for name in Self.detectionOrder {
+            guard let plugin = plugins.first(where: { $0.name == name }) else { continue }
+            log.info("Attempting to detect a \(name) audio device")
+            guard Self.opensDefaultDevice(plugin, logger: logger) else { continue }
+            log.notice("Successfully detected a \(name) audio device")
+            return name
+        }
+        throw Daemon.StartupError(description: "Unable to detect an audio device")
+    }
+
+    /// `mpd`'s default-device test of a plugin, with its log line when the device does not open.
+    private static func opensDefaultDevice(_ plugin: any OutputPlugin, logger: Logger) -> Bool {
+        switch plugin {
+        case let sndio as SndioOutputPlugin:
+            if sndio.probeDefaultDevice() { return true }
+            logger.labelled("sndio_output").error("Error opening default sndio device")
+            return false
+        case is ALSAOutputPlugin:
+            guard let reason = ALSAOutputPlugin.probeDefaultDevice() else { return true }
+            logger.labelled("alsa_output").error("Error opening default ALSA device: \(reason)")
+            return false
+        case let pulse as PulseOutputPlugin:
+            return pulse.probeDefaultDevice()
+        case is JackOutputPlugin:
+            // As mpd's: jack's test passes whether a JACK server runs or not.
+            return true
+        default:
+            return false
+        }
     }
 
     /// Playback's view of one block.
@@ -141,7 +173,7 @@ enum AudioOutputSetup {
             }
         return OutputConfiguration(
             name: entry.name, type: entry.type, enabled: entry.enabled, mixerType: mixerType, format: entry.format,
-            alwaysOn: entry.alwaysOn, parameters: entry.parameters)
+            alwaysOn: entry.alwaysOn, tags: entry.tags, parameters: entry.parameters)
     }
 
     /// The output's mixer: the plugin's for `hardware` (none if it has none or cannot make one, which is logged as

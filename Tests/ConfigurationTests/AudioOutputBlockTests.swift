@@ -37,6 +37,7 @@ struct AudioOutputBlockTests {
                 format "44100:16:2"
                 always_on "yes"
                 enabled "no"
+                tags "no"
             }
             audio_output {
                 type "null"
@@ -46,13 +47,13 @@ struct AudioOutputBlockTests {
         #expect(outputs.count == 2)
         let lines = [
             ("type", "alsa"), ("name", "Speakers"), ("device", "hw:0,0"), ("mixer_control", "Master"),
-            ("format", "44100:16:2"), ("always_on", "yes"), ("enabled", "no"),
+            ("format", "44100:16:2"), ("always_on", "yes"), ("enabled", "no"), ("tags", "no"),
         ].enumerated().map { BlockParameters.Line(name: $1.0, value: $1.1, line: $0 + 2) }
         #expect(
             outputs[0]
                 == AudioOutputSettings(
                     name: "Speakers", type: "alsa", enabled: false, mixer: .hardware, format: "44100:16:2",
-                    alwaysOn: true, parameters: BlockParameters(lines),
+                    alwaysOn: true, tags: false, parameters: BlockParameters(lines),
                     location: ConfigLocation(file: Self.path, line: 1)))
         // What the plugin and its mixer are left to read (mpd warns about what they do not).
         #expect(outputs[0].parameters.unread.map(\.name) == ["device", "mixer_control"])
@@ -60,8 +61,9 @@ struct AudioOutputBlockTests {
         #expect(outputs[1].name == "Silence")
         #expect(outputs[1].enabled)
         #expect(!outputs[1].alwaysOn)
+        #expect(outputs[1].tags)
         #expect(outputs[1].format == nil)
-        #expect(outputs[1].location == ConfigLocation(file: Self.path, line: 10))
+        #expect(outputs[1].location == ConfigLocation(file: Self.path, line: 11))
     }
 
     @Test func theMixerComesFromTheBlockThenMixerEnabledThenTheGlobalSetting() throws {

@@ -146,6 +146,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     let disables = Atomic<Int>(0)
     /// While set, `enable` fails.
     let failEnable = Atomic<Bool>(false)
+    private let sentTags = Mutex<[[TagItem]]>([])
 
     init(sync: Bool, format: AudioFormat? = nil, clock: any PlaybackClock = SystemClock()) {
         self.paced = NullOutput(sync: sync, clock: clock)
@@ -156,6 +157,8 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     /// Byte offsets where `cancel()` dropped the stream.
     var cancels: [Int] { self.state.withLock { $0.cancels } }
     var opens: [AudioFormat] { self.state.withLock { $0.opens } }
+    /// The tags `sendTag` got, in order.
+    var tags: [[TagItem]] { self.sentTags.withLock { $0 } }
 
     /// The captured 16-bit samples of channel 0.
     func samples16(channels: Int = 2) -> [Int16] {
@@ -217,6 +220,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         return self.paced.pause()
     }
     func interrupt() { self.paced.interrupt() }
+    func sendTag(_ tags: [TagItem]) { self.sentTags.withLock { $0.append(tags) } }
 }
 
 /// An event loop on its own thread with a player on it; the test talks to the player through `sync`. The

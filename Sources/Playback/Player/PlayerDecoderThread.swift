@@ -278,7 +278,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.conversion = conversion
                 self.decoder = decoder
                 self.song = song
-                self.shared.publishSongTags(song.tags, token: song.token)
+                if let tags = song.tags { self.shared.publishSongTags(tags, token: song.token) }
                 self.nextStart = start
                 self.stamp(song, format: conversion?.output ?? decoder.format, songFormat: decoder.format)
                 self.decoderReplayGain = decoder.replayGain

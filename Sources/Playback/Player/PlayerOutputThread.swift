@@ -497,13 +497,15 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.writeRemaining()
     }
 
-    /// Hands the device the tags of a song it has not had yet (the library's, for a file) and a stream's new
-    /// tags, as `mpd` passes a chunk's tag to its outputs. Once per song or title, never per period.
+    /// Hands the device the tags of a song it has not had yet (the library's for a file, empty when it has none)
+    /// and a stream's new tags, as `mpd` passes a chunk's tag to its outputs; none with `tags "no"`. Once per song
+    /// or title, never per period.
     private func sendTags(for header: ChunkHeader) {
+        guard self.configuration.tags else { return }
         if header.token != self.taggedToken {
             self.taggedToken = header.token
             self.taggedRevision = header.tagRevision
-            if let tags = self.shared.songTags(token: header.token), !tags.isEmpty { self.device.sendTag(tags) }
+            if let tags = self.shared.songTags(token: header.token) { self.device.sendTag(tags) }
             if header.tagRevision != 0, let tags = self.shared.streamTags(revision: header.tagRevision) {
                 self.device.sendTag(tags)
             }

@@ -111,7 +111,7 @@ public final class Playlist {
             replayGain: song.info.replayGain,
             durationMilliseconds: song.info.durationMilliseconds, rangeStartMilliseconds: song.startMilliseconds,
             rangeEndMilliseconds: song.endMilliseconds == 0 ? nil : song.endMilliseconds,
-            tags: URIScheme.hasScheme(song.uri) ? [] : song.info.tags)
+            tags: URIScheme.hasScheme(song.uri) ? nil : song.info.tags)
     }
 
     /// `mpd`'s `Partition::PrefetchQueue`: the song after the current one goes to the player's input cache.
