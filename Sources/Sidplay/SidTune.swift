@@ -52,8 +52,13 @@ public final class SidTune {
             // Unmanaged: the box lives across the synchronous call; libsidplayfp calls back only during it.
             let context = Unmanaged.passUnretained(box).toOpaque()
             return try withExtendedLifetime(box) { () throws(SidplayError) in
-                try SidplayError.check("SidTune") { message, size in
-                    fsid_tune_load(path, sidplayRead, context, message, size)
+                do throws(SidplayError) {
+                    return try SidplayError.check("SidTune") { message, size in
+                        fsid_tune_load(path, sidplayRead, context, message, size)
+                    }
+                } catch {
+                    guard let refusal = box.refusal else { throw error }
+                    throw SidplayError(operation: "SidTune", message: refusal)
                 }
             }
         }
@@ -66,6 +71,9 @@ public final class SidTune {
         guard data.count <= Self.fileLimit else {
             throw SidplayError(operation: "SidTune", message: "file too large")
         }
+        if let refusal = Self.refusal(of: data) {
+            throw SidplayError(operation: "SidTune", message: refusal)
+        }
         self.handle = try data.withUnsafeBufferPointer { (bytes) throws(SidplayError) in
             try SidplayError.check("SidTune") { message, size in
                 fsid_tune_read(bytes.baseAddress, UInt32(bytes.count), message, size)
@@ -74,6 +82,23 @@ public final class SidTune {
     }
 
     deinit { fsid_tune_free(self.handle) }
+
+    /// Why libsidplayfp must not see `bytes`, or `nil` when they may go to it.
+    ///
+    /// libsidplayfp 2.4 takes a PSID/RSID header's data offset as given: an offset past the end of the file makes
+    /// the C64 data's length wrap around, and the loader then reads the load address from beyond the buffer
+    /// (a segmentation fault, found by the `c64opl` fuzz target). A header whose data (and, when the header's load
+    /// address is 0, the two bytes of the load address that start the data) does not fit in the file is refused
+    /// here.
+    static func refusal(of bytes: [UInt8]) -> String? {
+        guard bytes.count >= 8 else { return nil }
+        let magic = bytes[0..<4]
+        guard magic.elementsEqual("PSID".utf8) || magic.elementsEqual("RSID".utf8) else { return nil }
+        let dataOffset = Int(bytes[6]) << 8 | Int(bytes[7])
+        let loadAddress = bytes.count >= 10 ? Int(bytes[8]) << 8 | Int(bytes[9]) : 0
+        let needed = dataOffset + (loadAddress == 0 ? 2 : 0)
+        return needed > bytes.count ? "the data offset \(dataOffset) is past the end of the file" : nil
+    }
 
     /// The number of songs (subtunes).
     public var songCount: Int { Int(fsid_tune_songs(self.handle)) }
@@ -119,6 +144,8 @@ public final class SidTune {
 /// The reader closure of a load in progress.
 private final class ReaderBox {
     let read: (String) -> [UInt8]?
+    /// Why a file read for the load was kept from libsidplayfp (`SidTune.refusal(of:)`).
+    var refusal: String?
     init(_ read: @escaping (String) -> [UInt8]?) { self.read = read }
 }
 
@@ -128,6 +155,10 @@ private let sidplayRead: fsid_read_function = { context, name, sink in
     // Unmanaged: `SidTune.init(path:read:)` keeps the box alive during the load.
     let box = Unmanaged<ReaderBox>.fromOpaque(context).takeUnretainedValue()
     guard let bytes = box.read(String(cString: name)), bytes.count <= SidTune.fileLimit else { return 1 }
+    if let refusal = SidTune.refusal(of: bytes) {
+        box.refusal = refusal
+        return 1
+    }
     bytes.withUnsafeBufferPointer { fsid_sink_append(sink, $0.baseAddress, $0.count) }
     return 0
 }

@@ -78,6 +78,32 @@ struct TemporaryFile {
         #expect(throws: SidplayError.self) { try SidTune(data: [UInt8](repeating: 0, count: SidTune.fileLimit + 1)) }
     }
 
+    /// libsidplayfp 2.4 reads beyond the file when a header's data offset is past its end (the `c64opl` fuzz
+    /// target's crash of 2026-12-06): such a header never reaches it, by either loader.
+    @Test func refusesADataOffsetPastTheEnd() throws {
+        for magic in ["PSID", "RSID"] {
+            var bytes = PSID.tune()
+            bytes.replaceSubrange(0..<4, with: Array(magic.utf8))
+            #expect(SidTune.refusal(of: bytes) == nil)
+            let end = bytes.count
+            // With a load address of 0 in the header, the data's first two bytes must be in the file as well.
+            bytes.replaceSubrange(6..<8, with: PSID.be16(end - 2))
+            #expect(SidTune.refusal(of: bytes) == nil)
+            for offset in [end - 1, end, 0x417C, 0xFFFF] {
+                bytes.replaceSubrange(6..<8, with: PSID.be16(offset))
+                #expect(SidTune.refusal(of: bytes) != nil, "\(magic) offset \(offset)")
+                let fromData = #expect(throws: SidplayError.self) { try SidTune(data: bytes) }
+                #expect(fromData?.message == SidTune.refusal(of: bytes))
+                let fromPath = #expect(throws: SidplayError.self) { try SidTune(path: "/music/x.sid") { _ in bytes } }
+                #expect(fromPath?.message == SidTune.refusal(of: bytes))
+            }
+            // A load address in the header: the data may be empty.
+            bytes.replaceSubrange(8..<10, with: PSID.be16(0x1000))
+            bytes.replaceSubrange(6..<8, with: PSID.be16(end))
+            #expect(SidTune.refusal(of: bytes) == nil)
+        }
+    }
+
     @Test func loadsThroughTheReader() throws {
         var asked: [String] = []
         let tune = try SidTune(path: "/music/three.sid") { name in
