@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-import Dispatch
-import Glibc
 internal import ICU
 import Model
 import RawText
@@ -282,20 +280,8 @@ public final class Database: Sendable {
                 leftOut[index] = self.mountRoots[Int32(index)] != nil || leftOut[Int(directory.parent)]
             }
         }
-        // Made on as many threads as there are processors, each a run of directories (most of the time goes into
-        // the songs' nodes).
-        let count = self.directories.count
-        let runs = min(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))), max(1, count / 64))
-        let skipped = leftOut
-        var nodes = [TreeDirectory](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let nodes = NodeBuffer(base: buffer.baseAddress)
-            DispatchQueue.concurrentPerform(iterations: runs) { run in
-                for index in (count * run / runs)..<(count * (run + 1) / runs) {
-                    nodes.initialize(
-                        index, to: !skipped.isEmpty && skipped[index] ? TreeDirectory(name: "") : self.makeNode(index))
-                }
-            }
-            initialized = count
+        var nodes = self.directories.indices.map { index in
+            !leftOut.isEmpty && leftOut[index] ? TreeDirectory(name: "") : self.makeNode(index)
         }
         for directory in self.directories {
             for (rank, child) in directory.children.enumerated() { nodes[Int(child)].rank = rank }
@@ -307,18 +293,6 @@ public final class Database: Sendable {
             nodes[Int(self.directories[index].parent)].children[ByteString(node.name)] = node
         }
         return nodes.first ?? TreeDirectory(name: "")
-    }
-
-    /// The nodes `makeTree` makes, each initialised once, by one of the threads making them.
-    ///
-    /// `@unchecked Sendable`: the threads write disjoint elements, and the buffer is read only after they all
-    /// returned.
-    private struct NodeBuffer: @unchecked Sendable {
-        let base: UnsafeMutablePointer<TreeDirectory>?
-
-        func initialize(_ index: Int, to node: TreeDirectory) {
-            self.base.unsafelyUnwrapped.advanced(by: index).initialize(to: node)
-        }
     }
 
     /// Directory `index` as a node of a tree: itself, its songs and playlists, no sub-directories.
