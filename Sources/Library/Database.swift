@@ -92,6 +92,8 @@ public final class Database: Sendable {
     /// Tag columns (a lookup needs them only for the types clients list and count).
     private let columns = Mutex<[TagColumn?]>(Array(repeating: nil, count: TagType.allCases.count))
     private let cachedStatistics = Mutex<Statistics?>(nil)
+    /// Whether the snapshot is as a save leaves it (see `canBeReused`), once known.
+    private let isSaved = Mutex<Bool?>(nil)
     /// Query indexes built on first use (see `FoldedTagIndex`).
     let queryIndexes = QueryIndexes()
 
@@ -106,13 +108,22 @@ public final class Database: Sendable {
     ///
     /// The tracks of playlist files' directories are completed from the songs they name; with `markTargets` (a
     /// snapshot an update made) those songs are hidden from listings and searches, as `mpd` marks them.
-    public convenience init(tree: TreeDirectory, updateTime: Int64, sorted: Bool = true, markTargets: Bool = false) {
+    ///
+    /// A directory of the tree reused from `previous` (see `makeTree(expanding:)`) is copied from it with everything
+    /// below it, as it is there.
+    public convenience init(
+        tree: TreeDirectory, updateTime: Int64, sorted: Bool = true, markTargets: Bool = false,
+        reusing previous: Database? = nil
+    ) {
         var directories: [Directory] = []
-        var songs = SongTable.Builder()
+        var songs = previous.map { SongTable.Builder(valuesOf: $0) } ?? SongTable.Builder()
         var targets: [String] = []
 
         // Reserve the index of each directory before its children so parents precede children.
         func add(_ node: TreeDirectory, path: String, parent: Int32) -> Int32 {
+            if node.reused >= 0, let previous {
+                return previous.copySubtree(node.reused, parent: parent, into: &directories, songs: &songs)
+            }
             let index = Int32(directories.count)
             directories.append(
                 Directory(
@@ -232,6 +243,31 @@ public final class Database: Sendable {
     /// Whether any song is hidden.
     public var hasHiddenSongs: Bool { !self.hidden.isEmpty }
 
+    /// Appends directory `index` and everything below it to `directories` and their songs to `songs`, as they are
+    /// here but for their numbers (the directory's parent is `parent`); returns its new number.
+    private func copySubtree(
+        _ index: Int32, parent: Int32, into directories: inout [Directory], songs: inout SongTable.Builder
+    ) -> Int32 {
+        // Directories are numbered depth first: the subtree ends at its last descendant.
+        var last = Int(index)
+        while let child = self.directories[last].children.last { last = Int(child) }
+        let shift = Int32(directories.count) - index
+        let first = self.directories[Int(index)].songs.lowerBound
+        let songShift = Int32(songs.count) - first
+        for number in Int(index)...last {
+            let directory = self.directories[number]
+            directories.append(
+                Directory(
+                    path: directory.path, modificationTime: directory.modificationTime,
+                    parent: number == Int(index) ? parent : directory.parent + shift,
+                    children: shift == 0 ? directory.children : directory.children.map { $0 + shift },
+                    songs: (directory.songs.lowerBound + songShift)..<(directory.songs.upperBound + songShift),
+                    playlists: directory.playlists, inode: directory.inode, device: directory.device))
+        }
+        songs.copy(first..<self.directories[last].songs.upperBound, of: self, directoryShift: shift)
+        return index + shift
+    }
+
     /// The tree this snapshot was built from, for the next update job to start from; `withoutMounts`: without the
     /// mount points and what they hold (the music directory's own tree). Built on each call (an update job calls
     /// it once, off the loop).
@@ -244,23 +280,8 @@ public final class Database: Sendable {
                 leftOut[index] = self.mountRoots[Int32(index)] != nil || leftOut[Int(directory.parent)]
             }
         }
-        var nodes = self.directories.enumerated().map { (index, directory) in
-            if !leftOut.isEmpty && leftOut[index] { return TreeDirectory(name: "") }
-            var node = TreeDirectory(name: Self.lastComponent(of: directory.path))
-            node.modificationTime = directory.modificationTime
-            node.inode = directory.inode
-            node.device = directory.device
-            node.playlists = directory.playlists
-            node.songs.reserveCapacity(directory.songs.count)
-            for index in directory.songs {
-                let name = self.songs.name(index)
-                if let virtual = self.songs.virtualSong(index) {
-                    node.songs[ByteString(name)] = TreeSong(name: name, info: virtual.ownInfo, track: virtual.track)
-                } else {
-                    node.songs[ByteString(name)] = TreeSong(name: name, song: index, of: self)
-                }
-            }
-            return node
+        var nodes = self.directories.indices.map { index in
+            !leftOut.isEmpty && leftOut[index] ? TreeDirectory(name: "") : self.makeNode(index)
         }
         for directory in self.directories {
             for (rank, child) in directory.children.enumerated() { nodes[Int(child)].rank = rank }
@@ -272,6 +293,94 @@ public final class Database: Sendable {
             nodes[Int(self.directories[index].parent)].children[ByteString(node.name)] = node
         }
         return nodes.first ?? TreeDirectory(name: "")
+    }
+
+    /// Directory `index` as a node of a tree: itself, its songs and playlists, no sub-directories.
+    private func makeNode(_ index: Int) -> TreeDirectory {
+        let directory = self.directories[index]
+        var node = TreeDirectory(name: Self.lastComponent(of: directory.path))
+        node.modificationTime = directory.modificationTime
+        node.inode = directory.inode
+        node.device = directory.device
+        node.playlists = directory.playlists
+        node.songs.reserveCapacity(directory.songs.count)
+        for song in directory.songs {
+            let name = self.songs.name(song)
+            if let virtual = self.songs.virtualSong(song) {
+                node.songs[ByteString(name)] = TreeSong(name: name, info: virtual.ownInfo, track: virtual.track)
+            } else {
+                node.songs[ByteString(name)] = TreeSong(name: name, song: song, of: self)
+            }
+        }
+        return node
+    }
+
+    /// Whether an update of one path can start from `makeTree(expanding:)` and build its snapshot reusing this one
+    /// (`init(tree:updateTime:sorted:markTargets:reusing:)`): it is as a save leaves the music directory's
+    /// snapshot (no empty directory, every directory's songs and sub-directories in the order a new snapshot would
+    /// put them), with no mount point and no playlist file's directory (whose tracks take from songs anywhere) or
+    /// hidden song. Worked out once per snapshot, on first use (a moment for 100k songs). Not on the loop.
+    public var canBeReused: Bool {
+        guard !self.hasMountPoints, self.songs.virtualSongs.isEmpty, !self.hasHiddenSongs else { return false }
+        return Self.cached(self.isSaved) { self.directories.indices.allSatisfy(self.isInSavedOrder) }
+    }
+
+    /// Records that this snapshot is as a save leaves it (see `canBeReused`): built sorted from a pruned tree.
+    public func markSaved() { self.isSaved.withLock { $0 = true } }
+
+    /// Whether directory `index` is not empty and holds its songs and sub-directories as a save orders them.
+    private func isInSavedOrder(_ index: Int) -> Bool {
+        let directory = self.directories[index]
+        if index > 0 && directory.songs.isEmpty && directory.playlists.isEmpty && directory.children.isEmpty {
+            return false
+        }
+        for (a, b) in zip(directory.children, directory.children.dropFirst())
+        where !Self.precedes(self.directories[Int(a)].path, self.directories[Int(b)].path) {
+            return false
+        }
+        guard directory.songs.count > 1 else { return true }
+        let songs = directory.songs.map { TreeSong(name: self.songs.name($0), song: $0, of: self) }
+        return Self.sortedSongs(songs).map(\.name).elementsEqual(songs.map(\.name)) { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    /// The tree for an update of `uri` alone, reusing this snapshot (see `canBeReused`): the directories on the
+    /// way to it with their songs and playlists, the one it names (if any) with everything below it; any other
+    /// directory is a reused one (`TreeDirectory.reused`), which the update does not look into.
+    public func makeTree(expanding uri: String) -> TreeDirectory {
+        let names = uri.split(separator: "/").map { ByteString(String($0)) }
+        func expand(_ index: Int, depth: Int) -> TreeDirectory {
+            var node = self.makeNode(index)
+            for (rank, child) in self.directories[index].children.enumerated() {
+                let name = ByteString(Self.lastComponent(of: self.directories[Int(child)].path))
+                var expanded: TreeDirectory
+                if depth < names.count && name == names[depth] {
+                    expanded =
+                        depth + 1 == names.count ? self.makeSubtree(Int(child)) : expand(Int(child), depth: depth + 1)
+                } else {
+                    let directory = self.directories[Int(child)]
+                    expanded = TreeDirectory(name: name.text)
+                    expanded.modificationTime = directory.modificationTime
+                    expanded.inode = directory.inode
+                    expanded.device = directory.device
+                    expanded.reused = child
+                }
+                expanded.rank = rank
+                node.children[name] = expanded
+            }
+            return node
+        }
+        return self.directories.isEmpty ? TreeDirectory(name: "") : expand(0, depth: 0)
+    }
+
+    /// Directory `index` and everything below it, as a tree.
+    private func makeSubtree(_ index: Int) -> TreeDirectory {
+        var node = self.makeNode(index)
+        for (rank, child) in self.directories[index].children.enumerated() {
+            var subtree = self.makeSubtree(Int(child))
+            subtree.rank = rank
+            node.children[ByteString(subtree.name)] = subtree
+        }
+        return node
     }
 
     /// The last component of a relative path ("" for the root).
@@ -421,17 +530,11 @@ public final class Database: Sendable {
     // MARK: - Ordering
 
     /// A directory's songs in `mpd`'s order, with each song's sort keys worked out once.
-    static func sortedSongs(_ songs: Dictionary<ByteString, TreeSong>.Values) -> [TreeSong] {
+    static func sortedSongs(_ songs: some Collection<TreeSong>) -> [TreeSong] {
         guard songs.count > 1 else { return Array(songs) }
-        struct Keyed {
-            var song: TreeSong
-            var album: String?
-            var disc: Int
-            var track: Int
-        }
         let keyed = songs.map { song in
             let keys = song.sortKeys
-            return Keyed(
+            return KeyedSong(
                 song: song, album: keys.album, disc: Self.leadingInteger(keys.disc),
                 track: Self.leadingInteger(keys.track))
         }
@@ -444,6 +547,14 @@ public final class Database: Sendable {
             if track != 0 { return track < 0 }
             return Self.precedes(a.song.name, b.song.name)
         }.map(\.song)
+    }
+
+    /// A song with the keys `sortedSongs` orders it by.
+    private struct KeyedSong {
+        var song: TreeSong
+        var album: String?
+        var disc: Int
+        var track: Int
     }
 
     /// Collation order, then (for names the collation finds equal, such as two normalisations of one name) byte

@@ -130,6 +130,10 @@ public struct TreeDirectory: Sendable, Hashable {
     /// after them, in the order the walk found it. A snapshot that is not saved keeps this order, as `mpd`'s
     /// database in memory does until a save sorts it (see `Database.init(tree:updateTime:sorted:)`).
     public var rank = 0
+    /// For a directory an update of one path leaves as it is (see `Database.makeTree(expanding:)`): the number of the
+    /// directory of the snapshot the tree was made from, which stands for this one and everything below it (its
+    /// songs, playlists and sub-directories are not in the tree); -1 for a directory of the tree itself.
+    public var reused: Int32 = -1
 
     /// Creates an empty directory.
     public init(name: String, rank: Int = 0) {
@@ -141,7 +145,7 @@ public struct TreeDirectory: Sendable, Hashable {
     public static func == (lhs: TreeDirectory, rhs: TreeDirectory) -> Bool {
         lhs.name == rhs.name && lhs.modificationTime == rhs.modificationTime && lhs.inode == rhs.inode
             && lhs.device == rhs.device && lhs.children == rhs.children && lhs.songs == rhs.songs
-            && lhs.playlists == rhs.playlists
+            && lhs.playlists == rhs.playlists && lhs.reused == rhs.reused
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -187,8 +191,16 @@ public struct TreeDirectory: Sendable, Hashable {
         self.playlists.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }
     }
 
-    /// Whether the directory holds nothing: no songs, playlists or sub-directories.
-    public var isEmpty: Bool { self.children.isEmpty && self.songs.isEmpty && self.playlists.isEmpty }
+    /// Whether the directory holds nothing: no songs, playlists or sub-directories (a reused one holds what its
+    /// snapshot's directory holds, which is never empty: see `Database.makeTree(expanding:)`).
+    public var isEmpty: Bool {
+        self.reused < 0 && self.children.isEmpty && self.songs.isEmpty && self.playlists.isEmpty
+    }
+
+    /// Whether a directory of the tree here or below (not one reused from a snapshot) is a playlist file's.
+    public var holdsPlaylistDirectory: Bool {
+        self.isPlaylist || self.children.values.contains { $0.holdsPlaylistDirectory }
+    }
 
     /// Removes empty sub-directories, deepest first, as `mpd` does when it saves its database.
     ///

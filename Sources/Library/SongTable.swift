@@ -75,6 +75,19 @@ public struct TagValueTable: Sendable {
             )
         }
 
+        /// No values.
+        init() {}
+
+        /// Starts with the values of `table`, numbered as there.
+        init(_ table: TagValueTable) {
+            self.bytes = table.bytes
+            self.offsets = table.offsets
+            self.interned = table.count
+            var capacity = 64
+            while capacity < 2 * (table.count + 1) { capacity *= 2 }
+            self.growSlots(to: capacity, numbers: 0..<Int32(table.count))
+        }
+
         /// Makes room for `count` values added with `number(for:)` or `number(forBytes:)`.
         mutating func reserveCapacity(_ count: Int) {
             self.offsets.reserveCapacity(count + 1)
@@ -105,10 +118,15 @@ public struct TagValueTable: Sendable {
         }
 
         private mutating func growSlots(to capacity: Int) {
+            self.growSlots(to: capacity, numbers: self.slots.lazy.filter { $0 >= 0 })
+        }
+
+        /// Makes the table of `capacity` slots, of values `numbers`.
+        private mutating func growSlots(to capacity: Int, numbers: some Sequence<Int32>) {
             var slots = [Int32](repeating: -1, count: capacity)
             let mask = slots.count - 1
             self.bytes.withUnsafeBufferPointer { bytes in
-                for number in self.slots where number >= 0 {
+                for number in numbers {
                     let range = Int(self.offsets[Int(number)])..<Int(self.offsets[Int(number) + 1])
                     var slot = Self.hash(UnsafeBufferPointer(rebasing: bytes[range])) & mask
                     while slots[slot] >= 0 { slot = (slot + 1) & mask }
@@ -484,6 +502,22 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
         init() {}
 
+        /// Starts with the values of `database` (numbered as there), to copy its songs from (see `copy`): the
+        /// values no song uses in the end are dropped by `build`.
+        init(valuesOf database: Database) {
+            self.values = TagValueTable.Builder(database.songs.values)
+            self.seed = ObjectIdentifier(database)
+            // Room for as many songs as it has, and a few more (most of them are copied).
+            let songs = database.songs
+            self.records.reserveCapacity(songs.records.count + 64)
+            self.names.reserveCapacity(songs.names.count + 4096)
+            self.tagTypes.reserveCapacity(songs.tagTypes.count + 1024)
+            self.tagValues.reserveCapacity(songs.tagValues.count + 1024)
+        }
+
+        /// The snapshot whose values this table started with, if any.
+        private var seed: ObjectIdentifier?
+
         /// Makes room for `songs` songs.
         mutating func reserveCapacity(_ songs: Int) { self.records.reserveCapacity(songs) }
 
@@ -589,7 +623,8 @@ public struct SongTable: Sendable, RandomAccessCollection {
         /// Adds song `index` of `database` as it is there (its directory number too: the caller sets it).
         private mutating func copy(_ index: Int32, of database: Database) {
             let songs = database.songs
-            if self.source?.database != ObjectIdentifier(database) {
+            let seeded = self.seed == ObjectIdentifier(database)
+            if !seeded && self.source?.database != ObjectIdentifier(database) {
                 self.source = (ObjectIdentifier(database), [Int32](repeating: -1, count: songs.values.count))
             }
             var record = songs.records[Int(index)]
@@ -601,6 +636,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
             }
             self.records.append(record)
             songs.withNameBytes(index) { self.names.append(contentsOf: $0) }
+            if seeded {
+                let positions = songs.tagPositions(index)
+                self.tagTypes.append(contentsOf: songs.tagTypes[positions])
+                self.tagValues.append(contentsOf: songs.tagValues[positions])
+                return
+            }
             for position in songs.tagPositions(index) {
                 let value = songs.valueNumber(at: position)
                 var number = self.source!.numbers[Int(value)]
@@ -613,11 +654,55 @@ public struct SongTable: Sendable, RandomAccessCollection {
             }
         }
 
+        /// Adds songs `range` of `database`, whose values this table started with (`init(valuesOf:)`), as they are
+        /// there but for their directories' numbers, `directoryShift` higher here.
+        mutating func copy(_ range: Range<Int32>, of database: Database, directoryShift: Int32) {
+            guard !range.isEmpty else { return }
+            precondition(self.seed == ObjectIdentifier(database), "songs copied from a snapshot of other values")
+            let songs = database.songs
+            let names = songs.nameRange(range.lowerBound).lowerBound..<songs.nameRange(range.upperBound - 1).upperBound
+            let tags =
+                songs.tagPositions(range.lowerBound).lowerBound..<songs.tagPositions(range.upperBound - 1).upperBound
+            let nameShift = Int64(self.names.count) - Int64(names.lowerBound)
+            let tagShift = Int64(self.tagTypes.count) - Int64(tags.lowerBound)
+            for index in range {
+                var record = songs.records[Int(index)]
+                record.nameStart = UInt32(truncatingIfNeeded: Int64(record.nameStart) + nameShift)
+                record.tagStart = UInt32(truncatingIfNeeded: Int64(record.tagStart) + tagShift)
+                record.directory += directoryShift
+                if record.replayGain >= 0 {
+                    record.replayGain = Int32(self.replayGains.count)
+                    self.replayGains.append(songs.replayGain(index))
+                }
+                self.records.append(record)
+            }
+            self.names.append(contentsOf: songs.names[names])
+            self.tagTypes.append(contentsOf: songs.tagTypes[tags])
+            self.tagValues.append(contentsOf: songs.tagValues[tags])
+        }
+
         /// The table, with `directoryPaths` for URIs.
         func build(directoryPaths: [String]) -> SongTable {
-            SongTable(
-                records: self.records, names: self.names, tagTypes: self.tagTypes, tagValues: self.tagValues,
-                replayGains: self.replayGains, directoryPaths: directoryPaths, values: self.values.build(),
+            var values = self.values
+            var tagValues = self.tagValues
+            if self.seed != nil {
+                // Started with a snapshot's values: keep those some song uses, each once, as a table built anew has.
+                var used = [Bool](repeating: false, count: values.offsets.count - 1)
+                for number in tagValues { used[Int(number)] = true }
+                if used.contains(false) {
+                    var kept = TagValueTable.Builder()
+                    var renumbered = [Int32](repeating: -1, count: used.count)
+                    for number in used.indices where used[number] {
+                        let range = Int(values.offsets[number])..<Int(values.offsets[number + 1])
+                        renumbered[number] = kept.append(values.bytes[range])
+                    }
+                    for position in tagValues.indices { tagValues[position] = renumbered[Int(tagValues[position])] }
+                    values = kept
+                }
+            }
+            return SongTable(
+                records: self.records, names: self.names, tagTypes: self.tagTypes, tagValues: tagValues,
+                replayGains: self.replayGains, directoryPaths: directoryPaths, values: values.build(),
                 virtualSongs: self.virtualSongs)
         }
     }

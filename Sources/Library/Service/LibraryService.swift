@@ -336,8 +336,10 @@ public final class LibraryService {
         let group = self.pendingSaves
         let lookups = self.database.builtLookups
         NamedThread.detach("update") {
+            let leftovers = Leftovers()
             let (database, modified, replaced, save) = Self.update(
-                current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger)
+                current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger,
+                leftovers: leftovers)
             // The queue looks its songs up by URI as soon as the snapshot is swapped in: build the indexes the
             // previous snapshot had here (none when nothing was queued or browsed since start-up), and graft the
             // mounts (the loop uses that if they are still the same).
@@ -353,6 +355,8 @@ public final class LibraryService {
                 if saved != nil { service.saving = true }
                 service.finish(database: database, prepared: prepared, modified: modified, replaced: replaced, id: id)
             }
+            // What the job left to free is freed once it is reported done.
+            withExtendedLifetime(leftovers) {}
             guard let (database, updateTime) = saved else { return }
             defer { group.leave() }
             if let path = configuration.databaseFile {
@@ -367,24 +371,48 @@ public final class LibraryService {
         }
     }
 
-    /// Runs the update job (`scan`) and reads the snapshot back from its encoding; returns it (`nil` when nothing
-    /// changed or it does not read back), whether anything was modified, the cue tracks replaced, and the update
-    /// time to save it with when it must be saved (see `scan`). Everything else the job made, its encoding too, is
-    /// freed on return. Update thread.
+    /// Runs the update job (`scan`) and, when it rebuilt the whole snapshot, reads it back from its encoding;
+    /// returns it (`nil` when nothing changed or it does not read back), whether anything was modified, the cue
+    /// tracks replaced, and the update time to save it with when it must be saved (see `scan`). Everything else the
+    /// job made, its encoding too, is freed on return, but for the trees of a job that made no snapshot, held in
+    /// `leftovers` (see `Leftovers`). Update thread.
     private static func update(
-        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
+        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger,
+        leftovers: Leftovers
     ) -> (database: Database?, modified: Bool, replaced: [String], save: Int64?) {
-        let (encoded, modified, replaced, save) = Self.scan(
-            current, configuration: configuration, uri: uri, discard: discard, logger: logger)
-        guard let encoded else { return (nil, modified, replaced, nil) }
-        // The snapshot the job built is gone: read it back from its encoding into the heap the scan left,
-        // coalesced first (a restart allocates it so too).
-        releaseFreeMemory()
-        let database = DatabaseFile.decode(
-            encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
-            alsoHidden: current.hiddenURIs)
-        if database == nil { logger.error("the new database does not read back; keeping the previous one") }
-        return (database, modified, replaced, save)
+        let (snapshot, modified, replaced, save) = Self.scan(
+            current, configuration: configuration, uri: uri, discard: discard, logger: logger, leftovers: leftovers)
+        switch snapshot {
+        case nil:
+            return (nil, modified, replaced, nil)
+        case .reusing(let database):
+            return (database, modified, replaced, save)
+        case .encoded(let encoded, let saved):
+            // The snapshot the job built is gone: read it back from its encoding into the heap the scan left,
+            // coalesced first (a restart allocates it so too).
+            releaseFreeMemory()
+            let database = DatabaseFile.decode(
+                encoded, tags: configuration.metadata, markTargets: configuration.hidePlaylistTargets,
+                alsoHidden: current.hiddenURIs)
+            if database == nil { logger.error("the new database does not read back; keeping the previous one") }
+            if saved { database?.markSaved() }
+            return (database, modified, replaced, save)
+        }
+    }
+
+    /// What an update job that made no snapshot leaves to free (its trees, as large as the library): held until the
+    /// job is reported done. Update thread.
+    private final class Leftovers {
+        var trees: [TreeDirectory] = []
+    }
+
+    /// The snapshot an update job made.
+    private enum Snapshot {
+        /// A whole new one, encoded in the binary format (see `scan`); `saved`: pruned and sorted, as a save
+        /// leaves it (`Database.markSaved()`).
+        case encoded([UInt8], saved: Bool)
+        /// One that reuses the previous snapshot, but for the path the job updated.
+        case reusing(Database)
     }
 
     /// A value handed to another thread once: taken there, it is no longer held by the closure that carried it.
@@ -402,19 +430,31 @@ public final class LibraryService {
         }
     }
 
-    /// Runs the update job over `current`'s tree and returns the snapshot it produces encoded in the binary format
-    /// (`nil` when nothing changed); also whether anything was modified, the URIs of the cue sheet tracks it
-    /// replaced (see `Updater.Result.replacedTracks`), and the snapshot's update time when its files must be saved
-    /// (`save`, once the loop has it), as `mpd` saves its database: when the job modified it or its file is
-    /// missing; `nil` when not, or without `db_file`. The job's
-    /// tree and the snapshot are freed on return: the snapshot built from the tree keeps its small allocations
-    /// (directory paths, child lists) on pages scattered over everything the scan allocated, which
-    /// `malloc_trim` cannot return while they live. Update thread.
+    /// Runs the update job over `current`'s tree and returns the snapshot it produces (`nil` when nothing changed);
+    /// also whether anything was modified, the URIs of the cue sheet tracks it replaced (see
+    /// `Updater.Result.replacedTracks`), and the snapshot's update time when its files must be saved (`save`, once
+    /// the loop has it), as `mpd` saves its database: when the job modified it or its file is missing; `nil` when
+    /// not, or without `db_file`.
+    ///
+    /// A job of one path, when `current` can be reused (`Database.canBeReused`), starts from a tree of that path
+    /// alone (`Database.makeTree(expanding:)`) and builds the snapshot from it and `current`, copying everything
+    /// else as it is. Otherwise it starts from the whole tree, and the snapshot is returned encoded in the binary
+    /// format: the job's tree and the snapshot are freed on return, since the snapshot built from the tree keeps its
+    /// small allocations (directory paths, child lists) on pages scattered over everything the scan allocated,
+    /// which `malloc_trim` cannot return while they live. Update thread.
     private static func scan(
-        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger
-    ) -> (encoded: [UInt8]?, modified: Bool, replaced: [String], save: Int64?) {
-        let tree = current.makeTree(withoutMounts: true)
-        let result = configuration.updater.update(tree, uri: uri, discard: discard)
+        _ current: Database, configuration: Configuration, uri: String, discard: Bool, logger: Logger,
+        leftovers: Leftovers
+    ) -> (snapshot: Snapshot?, modified: Bool, replaced: [String], save: Int64?) {
+        var reusing = !uri.isEmpty && current.canBeReused
+        var tree = reusing ? current.makeTree(expanding: uri) : current.makeTree(withoutMounts: true)
+        var result = configuration.updater.update(tree, uri: uri, discard: discard)
+        if reusing && result.tree.holdsPlaylistDirectory {
+            // A playlist file's directory appeared: its tracks take from songs anywhere. The job again, whole.
+            reusing = false
+            tree = current.makeTree(withoutMounts: true)
+            result = configuration.updater.update(tree, uri: uri, discard: discard)
+        }
         let updateTime = Int64(time(nil))
         // As mpd: the database is saved when the job modified it or its file is missing (the first scan produces
         // one even when the music directory is empty); only a save prunes empty directories and sorts.
@@ -426,16 +466,29 @@ public final class LibraryService {
             // An update marks the files cue sheet tracks name, which a snapshot loaded from a file has not.
             let marks =
                 configuration.hidePlaylistTargets && !current.songs.virtualSongs.isEmpty && !current.hasHiddenSongs
-            guard !result.tree.hasSameDirectories(as: tree) || marks else { return (nil, false, [], nil) }
-            let kept = Database(tree: result.tree, updateTime: current.updateTime, sorted: false)
-            return (DatabaseFile.encoded(kept, tags: configuration.metadata), false, result.replacedTracks, nil)
+            guard !result.tree.hasSameDirectories(as: tree) || marks else {
+                leftovers.trees = [tree, result.tree]
+                return (nil, false, [], nil)
+            }
+            let kept = Database(
+                tree: result.tree, updateTime: current.updateTime, sorted: false, reusing: reusing ? current : nil)
+            if reusing { return (.reusing(kept), false, result.replacedTracks, nil) }
+            return (
+                .encoded(DatabaseFile.encoded(kept, tags: configuration.metadata), saved: false), false,
+                result.replacedTracks, nil
+            )
         }
         var saved = result.tree
         saved.pruneEmpty()
-        let database = Database(tree: saved, updateTime: updateTime)
+        let database = Database(tree: saved, updateTime: updateTime, reusing: reusing ? current : nil)
+        let save = configuration.databaseFile == nil ? nil : updateTime
+        if reusing {
+            database.markSaved()
+            return (.reusing(database), result.modified, result.replacedTracks, save)
+        }
         return (
-            DatabaseFile.encoded(database, tags: configuration.metadata, updateTime: updateTime), result.modified,
-            result.replacedTracks, configuration.databaseFile == nil ? nil : updateTime
+            .encoded(DatabaseFile.encoded(database, tags: configuration.metadata, updateTime: updateTime), saved: true),
+            result.modified, result.replacedTracks, save
         )
     }
 
