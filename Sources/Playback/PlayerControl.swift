@@ -187,9 +187,12 @@ public protocol PlayerControl: AnyObject {
     func queue(_ song: PlayableSong?)
     /// Whether to pause at the start of the queued song when the current one ends (single mode).
     var borderPause: Bool { get set }
-    /// Pauses (`true`) or resumes (`false`); nothing happens when stopped.
+    /// Pauses (`true`) or resumes (`false`); nothing happens when stopped. Returns at once: the outputs stop writing
+    /// (a device without a pause mode closes its stream) or open their streams again afterwards, which
+    /// ``whenOutputsApplied(_:)`` reports.
     func setPaused(_ paused: Bool)
-    /// Stops: drops the current and queued songs and closes the outputs' streams. No event follows.
+    /// Stops: drops the current and queued songs and closes the outputs' streams (done when
+    /// ``whenOutputsApplied(_:)`` says so). No event follows.
     func stop()
     /// Seeks within the current song (the one with `token`), to `seconds` from its start.
     ///
@@ -232,8 +235,10 @@ public protocol PlayerControl: AnyObject {
     /// - Returns: `false` when no output has that id.
     func setOutput(id: Int, enabled: Bool) -> Bool
     /// Calls `done` (from any thread, or at once from this one) once every output has done what it was last asked:
-    /// enabled or disabled its device after ``setOutput(id:enabled:)``, as `mpd` answers `enableoutput` and
-    /// `disableoutput` once its output threads are done.
+    /// enabled or disabled its device after ``setOutput(id:enabled:)``, stopped writing after ``setPaused(_:)``
+    /// (closed the stream of a device without a pause mode) or opened its stream again on a resume, closed it after
+    /// ``stop()``, as `mpd` answers `enableoutput`, `disableoutput`, `pause`, `play` and `stop` once its output
+    /// threads are done.
     func whenOutputsApplied(_ done: @escaping @Sendable () -> Void)
     /// Sets a runtime attribute of output `id` (`outputset`).
     ///

@@ -251,7 +251,6 @@ public final class Player: PlayerControl {
         return true
     }
 
-    /// Pausing returns once every output stopped writing (at most one device write).
     public func setPaused(_ paused: Bool) {
         self.loop.preconditionOnLoop()
         guard self.state != .stop else { return }
@@ -260,8 +259,9 @@ public final class Player: PlayerControl {
             return
         }
         self.state = paused ? .pause : .play
-        // Pausing waits until every output stopped writing, so `status` right after shows a frozen position.
-        for output in self.outputThreads { output.send(wait: paused) { $0.mode = paused ? .pause : .play } }
+        // The loop does not wait: a command that pauses or resumes answers once ``whenOutputsApplied(_:)`` says
+        // every output stopped writing (or opened its stream again).
+        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
         if !paused { self.finishIfAllEnded(token: self.endedToken) }
     }
 
