@@ -492,3 +492,51 @@ def test_outputs_are_enabled_at_the_first_play_as_mpd(tmp_path, first):
                    ("disableoutput 1", [False, False]), *first_play, ("enableoutput 1", [True, True]),
                    ("disableoutput 0", [False, True]), ("disableoutput 1", [False, False]),
                    ("enableoutput 0", [True, False])]
+
+
+def test_an_output_that_failed_to_enable_while_stopped_is_tried_again_at_play_as_mpd(tmp_path):
+    """An httpd output enabled while stopped (after the first play) whose port another program holds fails to
+    enable; once the port is free, `play` enables it at once, as mpd opens its outputs with force when a song
+    starts (rather than when its ten seconds' retry is due): the port is bound within two seconds of `play`."""
+    audiofiles.require_tools("sox")
+    music = tmp_path / "music"
+    music.mkdir()
+    subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(music / "tone.wav"), "synth", "20",
+                    "sine", "440", "vol", "0.5"], check=True, capture_output=True)
+    made = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+        if not binary.exists():
+            pytest.skip(f"system under test not found: {binary}")
+        server = mpdtest.Server(f"{kind}-httpd-retry", binary, music, conftest._workdir(kind))
+        port = mpdtest.free_port()
+        server.outputs = [{"type": "httpd", "name": "Stream", "bind_to_address": HOST, "port": str(port),
+                           "encoder": "wave"}]
+        made[kind] = Side(server, {0: port})
+    try:
+        conftest._start([side.server for side in made.values()], songs_hint_from=made["ref"].server)
+
+        def run(kind):
+            server, port = made[kind].server, made[kind].ports[0]
+            seen = []
+            server.query('add "tone.wav"')
+            server.query("play")
+            assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+            seen += [server.query("stop"), server.query("disableoutput 0"), accepting(port)]
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+                holder.bind((HOST, port))
+                holder.listen(1)
+                seen.append(server.query("enableoutput 0"))
+            seen.append(accepting(port))
+            started = time.monotonic()
+            seen.append(server.query("play"))
+            seen.append(mpdtest.wait_until(lambda: accepting(port), timeout=2))
+            assert time.monotonic() - started < 5
+            seen.append(server.query("stop"))
+            return seen
+
+        ref, sut = both(run)
+    finally:
+        for side in made.values():
+            conftest._stop(side.server)
+    assert ref == [b"OK\n", b"OK\n", False, b"OK\n", False, b"OK\n", True, b"OK\n"]
+    assert sut == ref

@@ -77,6 +77,22 @@ import Testing
         #expect(self.counts([output]) == [[0, 0]])
     }
 
+    @Test func aDeviceThatFailedToEnableIsTriedAgainAtOnceWhenASongStarts() throws {
+        let output = CaptureOutput(sync: false)
+        output.failEnable.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains { if case .outputFailed = $0 { true } else { false } } })
+        harness.withPlayer { $0.stop() }
+        output.failEnable.store(false, ordering: .relaxed)
+        // As mpd, which opens its outputs with force when a song starts: not when the retry is due (the harness's
+        // clock, which times it, never moves here).
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(self.counts([output]) == [[1, 0]])
+        #expect(isRamp(output.samples16(), from: 0, count: 5000))
+    }
+
     @Test func whenOutputsAppliedWaitsForTheDeviceToBeDisabled() throws {
         let output = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])

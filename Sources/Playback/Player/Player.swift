@@ -184,7 +184,15 @@ public final class Player: PlayerControl {
         self.currentSong = song
         self.queuedSong = nil
         self.restart(song, atSeconds: seconds, start: .play)
-        if !outputs { self.reportNoOutput("All audio outputs are disabled") }
+        if outputs { self.retryFailedOutputs() } else { self.reportNoOutput("All audio outputs are disabled") }
+    }
+
+    /// As `mpd`, which opens its outputs with force when a song starts or a pause ends: an output that failed (to
+    /// enable, open or play) tries again now rather than when its retry is due.
+    private func retryFailedOutputs() {
+        for output in self.outputThreads where output.failed.load(ordering: .acquiring) {
+            output.send { $0.retry &+= 1 }
+        }
     }
 
     private var hasEnabledOutput: Bool { self.outputThreads.contains { $0.wanted.enabled } }
@@ -262,7 +270,10 @@ public final class Player: PlayerControl {
         // The loop does not wait: a command that pauses or resumes answers once ``whenOutputsApplied(_:)`` says
         // every output stopped writing (or opened its stream again).
         for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
-        if !paused { self.finishIfAllEnded(token: self.endedToken) }
+        if !paused {
+            self.retryFailedOutputs()
+            self.finishIfAllEnded(token: self.endedToken)
+        }
     }
 
     public func stop() {

@@ -25,6 +25,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         var hold = false
         /// Changed to drop what the device and the thread hold (seek, new song).
         var cancel: UInt64 = 0
+        /// Changed when the player opens its outputs (a song starts, a pause ends): a failed output tries again at
+        /// once, as `mpd`'s outputs do then, rather than when its retry is due.
+        var retry: UInt64 = 0
         var quit = false
     }
 
@@ -275,6 +278,9 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.deviceEnabled = false
             self.leavePipe()
             return true
+        }
+        if new.retry != self.applied.retry, self.failed.load(ordering: .relaxed) {
+            self.failed.store(false, ordering: .releasing)
         }
         if new.cancel != self.applied.cancel {
             if self.streamOpen { self.device.cancel() }
