@@ -246,13 +246,15 @@ public protocol PlayerControl: AnyObject {
     ///   known or not settable.
     func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool
     /// Takes the output named `name` out of this player (`moveoutput` to another partition): it is disabled and
-    /// closed, and a dummy of the same name stays in its place in ``outputs`` (`plugin: dummy`, disabled).
+    /// closed (by its thread, afterwards: the loop does not wait), and a dummy of the same name stays in its place in
+    /// ``outputs`` (`plugin: dummy`, disabled).
     ///
     /// - Returns: the output, with whether it was enabled; `nil` when this player has no such output (only its
     ///   dummy, or nothing).
     func detachOutput(named name: String) -> DetachedOutput?
     /// Adds an output taken from another player: it replaces its own dummy if this player had it before, or
-    /// joins the end of ``outputs``, enabled as it was.
+    /// joins the end of ``outputs``, enabled as it was. It plays once the other player's thread let go of its
+    /// device; ``whenOutputsApplied(_:)`` reports when it applied its flag.
     func attachOutput(_ output: DetachedOutput)
 
     /// Stops the audio threads and closes every device; called once at shutdown.
@@ -276,6 +278,8 @@ public struct DetachedOutput {
         let configuration: OutputConfiguration
         let device: any AudioOutput
         let mixer: (any Mixer)?
+        /// Calls its argument (from any thread, or at once) once the thread that played it let go of the device.
+        let released: @Sendable (@escaping @Sendable () -> Void) -> Void
     }
 
     init(name: String, enabled: Bool, engine: Engine?) {

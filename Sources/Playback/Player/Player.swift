@@ -540,8 +540,9 @@ public final class Player: PlayerControl {
             case .output(let output) = self.listing[index]
         else { return nil }
         let enabled = output.wanted.enabled
-        // As mpd: the output is disabled and closed, its thread ends; a dummy stays in its place.
-        output.send(wait: true) {
+        // As mpd: the output is disabled and closed, its thread ends; a dummy stays in its place. The loop does not
+        // wait: the thread that takes the device over starts once this one let go of it (``attachOutput(_:)``).
+        output.send {
             $0.enabled = false
             $0.quit = true
         }
@@ -557,7 +558,8 @@ public final class Player: PlayerControl {
         return DetachedOutput(
             name: name, enabled: enabled,
             engine: .init(
-                slot: output.id, configuration: output.configuration, device: output.device, mixer: output.mixer))
+                slot: output.id, configuration: output.configuration, device: output.device, mixer: output.mixer,
+                released: { done in output.whenApplied(done) }))
     }
 
     public func attachOutput(_ detached: DetachedOutput) {
@@ -574,7 +576,8 @@ public final class Player: PlayerControl {
         } else {
             self.listing.append(.output(output))
         }
-        output.start()
+        // Its requests wait in its mailbox until it starts, once the thread it leaves let go of the device.
+        engine.released { output.start() }
         output.send {
             $0.enabled = detached.enabled
             $0.mode = self.outputMode

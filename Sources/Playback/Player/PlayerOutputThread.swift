@@ -158,7 +158,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.applied = Request(enabled: false)
     }
 
-    /// Starts the thread. Loop thread, once.
+    /// Starts the thread. Any thread, once (before or after its first requests, which it applies when it starts).
     func start() {
         NamedThread.detach("output:\(self.configuration.name)") { [self] in self.run() }
     }
