@@ -397,7 +397,8 @@ let package = Package(
         .testTarget(name: "PCRETests", dependencies: ["PCRE", "Model"], swiftSettings: settings),
         .testTarget(name: "StickerTests", dependencies: ["Sticker", "TestSupport"], swiftSettings: settings),
         .testTarget(
-            name: "StoredPlaylistsTests", dependencies: ["StoredPlaylists", "Model", "Posix", "TestSupport"],
+            name: "StoredPlaylistsTests",
+            dependencies: ["StoredPlaylists", "Model", "Posix", "RawText", "TestSupport"],
             swiftSettings: settings),
         .testTarget(
             name: "PlaylistsTests", dependencies: ["Playlists", "Expat", "Model", "RawText", "Configuration"],

@@ -277,8 +277,8 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     // MARK: - Deferred replies
 
-    /// Runs the deferred reply's work on a thread of its own; the session reads no further request until it is
-    /// done.
+    /// Runs the deferred reply's work on its worker, or on a thread of its own; the session reads no further
+    /// request until it is done.
     private func startDeferred() {
         guard let reply = self.deferred else { return }
         self.connection.isReadingPaused = true
@@ -289,9 +289,14 @@ public final class Client: ConnectionDelegate, ReplySink {
             return
         }
         let (work, cancellation) = (reply.work, reply.cancellation)
-        NamedThread.detach("command") {
+        let job: @Sendable () -> Void = {
             let value = work(cancellation)
             bound.execute { client in client.finishDeferred(value) }
+        }
+        if let worker = reply.worker {
+            worker.submit(job)
+        } else {
+            NamedThread.detach("command", job)
         }
     }
 

@@ -10,8 +10,8 @@ import RawText
 /// fsync) before it returns, so a change is on disk before the client's `OK` and a crash leaves the
 /// previous version. A failed write leaves the previous file in place.
 ///
-/// A value type holding only settings; the methods do blocking file I/O. The server calls them on the
-/// loop thread, one at a time.
+/// A value type holding only settings; the methods do blocking file I/O. The server calls them off the
+/// loop thread, one at a time (on its playlist worker).
 public struct PlaylistDirectory: Sendable {
     /// The suffix of playlist files.
     public static let suffix = ".m3u"
@@ -118,13 +118,26 @@ public struct PlaylistDirectory: Sendable {
             verb: "create")
     }
 
-    /// Creates playlist `name` holding `uris` (the queue's song URIs, for `save`).
+    /// Creates playlist `name` holding `uris`.
     ///
     /// - Throws: `Playlist already exists` (kind `exists`), name and I/O errors.
     public func create(_ name: String, uris: [String]) throws(StoredPlaylistError) {
+        try self.create(name) { content in
+            for uri in uris { content.append(uri) }
+        }
+    }
+
+    /// Creates playlist `name` holding the lines `write` appends (the queue's songs, for `save`), called only when
+    /// the name is valid and free.
+    ///
+    /// - Throws: `Playlist already exists` (kind `exists`), name and I/O errors.
+    public func create(_ name: String, writing write: (inout PlaylistFile.Builder) -> Void) throws(StoredPlaylistError)
+    {
         let file = try self.file(name)
         if (try? FileStatus(path: file)) != nil { throw StoredPlaylistError(.exists, "Playlist already exists") }
-        try self.save(name, uris: uris)
+        var content = PlaylistFile.Builder(absolutePaths: self.absolutePaths, musicDirectory: self.musicDirectory)
+        write(&content)
+        try Self.replace(file, with: content.bytes, verb: "create")
     }
 
     /// Appends `uris` to playlist `name`, creating it when missing. The lines already there (comments

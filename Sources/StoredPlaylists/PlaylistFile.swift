@@ -2,6 +2,7 @@
 
 import Model
 import Posix
+import RawText
 
 /// The `.m3u` text of a stored playlist, read and written as `mpd` does: one URI per line, `#` lines
 /// are comments, song paths relative to the music directory (or absolute with
@@ -51,14 +52,75 @@ public enum PlaylistFile {
     public static func content(
         _ uris: [String], absolutePaths: Bool, musicDirectory: String?, charset: FileSystemCharset = .current
     ) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for uri in uris {
-            guard let line = Self.line(for: uri, absolutePaths: absolutePaths, musicDirectory: musicDirectory)
-            else { continue }
-            bytes += charset.encode(line)
-            bytes.append(UInt8(ascii: "\n"))
+        var builder = Builder(absolutePaths: absolutePaths, musicDirectory: musicDirectory, charset: charset)
+        for uri in uris { builder.append(uri) }
+        return builder.bytes
+    }
+
+    /// A file's content made URI by URI, each line as ``line(for:absolutePaths:musicDirectory:)`` makes it, in
+    /// `charset`; a song path in the music directory also from its directory and its name's bytes, copied as they
+    /// are when neither a character set nor absolute paths change them (no string made per song).
+    public struct Builder {
+        /// The content so far.
+        public private(set) var bytes: [UInt8] = []
+        private let absolutePaths: Bool
+        private let musicDirectory: String?
+        private let charset: FileSystemCharset
+        /// The number of the last directory `append(directory:path:name:)` was given (-1: none yet), and the bytes
+        /// of its path with a slash (none for the root).
+        private var directory: Int32 = -1
+        private var directoryBytes: [UInt8] = []
+
+        /// An empty content.
+        public init(absolutePaths: Bool, musicDirectory: String?, charset: FileSystemCharset = .current) {
+            self.absolutePaths = absolutePaths
+            self.musicDirectory = musicDirectory
+            self.charset = charset
         }
-        return bytes
+
+        /// Appends the line for `uri` (none when `line(for:…)` skips it).
+        public mutating func append(_ uri: String) {
+            guard
+                let line = PlaylistFile.line(
+                    for: uri, absolutePaths: self.absolutePaths, musicDirectory: self.musicDirectory)
+            else { return }
+            if self.charset.conversion == nil, !RawText.containsEscape(line) {
+                self.bytes.append(contentsOf: line.utf8)
+            } else {
+                self.bytes.append(contentsOf: self.charset.encode(line))
+            }
+            self.bytes.append(UInt8(ascii: "\n"))
+        }
+
+        /// Appends the line for the song path `PATH/name` (`name` alone in the root, whose path is ""): `directory`
+        /// is a number (≥ 0) that stands for one directory, whose relative path `path` gives (asked once for a run of
+        /// songs of one directory); `name` is the file name's bytes (a `RawText` string's raw bytes).
+        public mutating func append(
+            directory: Int32, path: () -> String, name: UnsafeBufferPointer<UInt8>
+        ) {
+            guard self.charset.conversion == nil, !self.absolutePaths else {
+                let (path, decoded) = (path(), RawText.decode(name))
+                self.append(path.isEmpty ? decoded : path + "/" + decoded)
+                return
+            }
+            if directory != self.directory {
+                self.directory = directory
+                let path = path()
+                // In the storage of the one before: in a shuffled queue the directory changes at almost every song.
+                self.directoryBytes.removeAll(keepingCapacity: true)
+                let plain =
+                    path.utf8.withContiguousStorageIfAvailable { utf8 in
+                        guard !utf8.contains(RawText.escapeLeadByte) else { return false }
+                        self.directoryBytes.append(contentsOf: utf8)
+                        return true
+                    } ?? false
+                if !plain { self.directoryBytes.append(contentsOf: RawText.encode(path)) }
+                if !path.isEmpty { self.directoryBytes.append(UInt8(ascii: "/")) }
+            }
+            self.bytes.append(contentsOf: self.directoryBytes)
+            self.bytes.append(contentsOf: name)
+            self.bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     /// `path` relative to `directory` when it lies strictly inside it.

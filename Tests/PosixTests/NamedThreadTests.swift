@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Synchronization
 import Testing
 
@@ -60,5 +61,43 @@ struct ConditionTests {
         waiter.join()
         let woken = ready.load(ordering: .relaxed)
         #expect(woken)
+    }
+}
+
+struct SerialWorkerTests {
+    @Test func jobsRunInTheirOrderOnOneThread() {
+        let worker = SerialWorker("worker")
+        let seen = Mutex<[(Int, pthread_t)]>([])
+        let done = Semaphore()
+        // The first job holds the thread until every other job is queued: they wait for it, in their order.
+        let queued = Semaphore()
+        worker.submit {
+            queued.wait()
+            seen.withLock { $0.append((0, pthread_self())) }
+        }
+        for index in 1...50 {
+            worker.submit { seen.withLock { $0.append((index, pthread_self())) } }
+        }
+        worker.submit { done.post() }
+        queued.post()
+        done.wait()
+        let runs = seen.withLock { $0 }
+        #expect(runs.map(\.0) == Array(0...50))
+        #expect(Set(runs.map(\.1)).count == 1)
+        #expect(runs.first?.1 != pthread_self())
+    }
+
+    @Test func aReleasedWorkerStillRunsWhatWasQueued() {
+        let ran = Mutex(0)
+        let release = Semaphore()
+        let done = Semaphore()
+        var worker: SerialWorker? = SerialWorker("worker")
+        worker?.submit { release.wait() }
+        for _ in 0..<10 { worker?.submit { ran.withLock { $0 += 1 } } }
+        worker?.submit { done.post() }
+        worker = nil
+        release.post()
+        done.wait()
+        #expect(ran.withLock { $0 } == 10)
     }
 }

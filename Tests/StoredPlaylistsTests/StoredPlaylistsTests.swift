@@ -3,6 +3,7 @@
 import Foundation
 import Model
 import Posix
+import RawText
 import StoredPlaylists
 import TestSupport
 import Testing
@@ -42,6 +43,44 @@ import Testing
         #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: true, musicDirectory: "/m") == "/m/a.mp3")
         #expect(PlaylistFile.line(for: "http://x/y", absolutePaths: true, musicDirectory: "/m") == "http://x/y")
         #expect(PlaylistFile.line(for: "a.mp3", absolutePaths: true, musicDirectory: nil) == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func songPathsGiveTheLinesTheirURIsGive(absolutePaths: Bool) {
+        // A directory, the root, a name that is not UTF-8 (its raw byte), a directory holding one (a `RawText`
+        // escape), and a URL between songs of one directory.
+        let songs: [(directory: Int32, path: String, name: [UInt8])] = [
+            (3, "a/b", Array("one.mp3".utf8)), (3, "a/b", [0x74, 0xE9, 0x2E, 0x6F, 0x67, 0x67]),
+            (0, "", Array("root.flac".utf8)), (7, RawText.decode([0x64, 0xFF]), Array("x.mp3".utf8)),
+            (3, "a/b", Array("two.mp3".utf8)),
+        ]
+        var expected = PlaylistFile.Builder(absolutePaths: absolutePaths, musicDirectory: "/m", charset: .bytes)
+        var built = PlaylistFile.Builder(absolutePaths: absolutePaths, musicDirectory: "/m", charset: .bytes)
+        var asked: [Int32] = []
+        for (index, song) in songs.enumerated() {
+            let decoded = RawText.decode(song.name)
+            expected.append(song.path.isEmpty ? decoded : song.path + "/" + decoded)
+            song.name.withUnsafeBufferPointer { name in
+                built.append(
+                    directory: song.directory,
+                    path: {
+                        asked.append(song.directory)
+                        return song.path
+                    }, name: name)
+            }
+            if index == 1 {
+                expected.append("http://h/s")
+                built.append("http://h/s")
+            }
+        }
+        #expect(built.bytes == expected.bytes)
+        #expect(
+            built.bytes.split(separator: 0x0A).count == 6
+                && built.bytes.contains(0xE9) && built.bytes.contains(0xFF))
+        if !absolutePaths {
+            // Asked once for a run of songs of one directory.
+            #expect(asked == [3, 0, 7, 3])
+        }
     }
 
     @Test(arguments: [

@@ -2,6 +2,7 @@
 
 import Input
 import MPDProtocol
+import Posix
 
 /// What a command asks the session to do after it ran without error.
 public enum CommandResult {
@@ -20,9 +21,9 @@ public enum CommandResult {
     case deferred(DeferredReply)
 }
 
-/// A command's reply that waits for blocking work (network I/O) done on a thread of its own, so the loop
-/// never waits: `work` runs off the loop, then `finish` turns its value into the reply on the loop, as the
-/// command would have. Cancelled when the client goes away.
+/// A command's reply that waits for blocking work (network I/O) done on a thread of its own, or on a
+/// `SerialWorker` (short file I/O), so the loop never waits: `work` runs off the loop, then `finish` turns its
+/// value into the reply on the loop, as the command would have. Cancelled when the client goes away.
 ///
 /// Loop-confined, apart from `work`.
 public final class DeferredReply {
@@ -31,6 +32,8 @@ public final class DeferredReply {
     /// The command's name, for its `ACK` (set by the session).
     var commandName = ""
     let work: @Sendable (InputCancellation) -> any Sendable
+    /// Runs `work` when set, after the jobs queued on it before; else `work` gets a thread of its own.
+    let worker: SerialWorker?
     /// When set, started on the loop instead of `work`: it calls its argument (from any thread) with the value,
     /// once, when what it started is done (a change of the library's snapshot, done by the library's own worker).
     let begin: ((@escaping @Sendable (any Sendable) -> Void) -> Void)?
@@ -44,14 +47,15 @@ public final class DeferredReply {
     /// events of the requests read with it (`pause 0` then `pause 1`) reach a waiting client as one reply.
     let holdsIdle: Bool
 
-    /// A reply made by `finish` from the value `work` produces.
+    /// A reply made by `finish` from the value `work` produces (on `worker` when given).
     init<Value: Sendable>(
-        isBackground: Bool = false,
+        isBackground: Bool = false, worker: SerialWorker? = nil,
         work: @escaping @Sendable (InputCancellation) -> Value,
         finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
     ) {
         self.isBackground = isBackground
         self.holdsIdle = false
+        self.worker = worker
         self.work = { work($0) }
         self.begin = nil
         self.finish = Self.finishing(finish)
@@ -66,6 +70,7 @@ public final class DeferredReply {
     ) {
         self.isBackground = false
         self.holdsIdle = holdsIdle
+        self.worker = nil
         self.work = { _ in () }
         self.begin = { done in begin { value in done(value) } }
         self.finish = Self.finishing(finish)

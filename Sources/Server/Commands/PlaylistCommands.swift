@@ -8,13 +8,13 @@ import Playback
 import Playlists
 import Posix
 import StoredPlaylists
-import Synchronization
 
 /// Stored playlists: `listplaylists`, `listplaylist`, `listplaylistinfo`, `load`, `playlistadd`, `playlistclear`,
 /// `playlistdelete`, `playlistmove`, `rename`, `rm`, `save`, `searchaddpl`.
 ///
-/// Playlists are read, and edits read and write their files, off the loop (deferred replies; edits one at a time).
-/// Every change is on disk (atomic replace, fsync) before the reply, and raises idle `stored_playlist`.
+/// Playlists are read, and edits read and write their files, off the loop (deferred replies), one at a time on the
+/// playlist worker (a remote playlist on a thread of its own). Every change is on disk (atomic replace, fsync)
+/// before the reply, and raises idle `stored_playlist`.
 enum PlaylistCommands {
     static let all: [Command] = [
         Command("load", .add, 1, 3, load),
@@ -66,23 +66,25 @@ enum PlaylistCommands {
         }
     }
 
-    /// Stored playlist edits run one at a time: each reads, changes and replaces whole files.
-    private static let edits = Mutex(())
+    /// Runs the stored playlist edits one at a time (each reads, changes and replaces whole files), and the reads
+    /// of local playlists, in the order they came: one long-lived thread, not one per reply.
+    static let worker = SerialWorker("playlists")
 
     /// Runs `edit`, which reads and writes stored playlist files (with `perform(_:_:)` for their errors), off the
     /// loop and after the edits before it, and replies once it is on disk: `OK`, and idle `stored_playlist` when it
     /// says it changed something; its `ACK` when it failed.
     static func editing(_ edit: @escaping @Sendable () throws(AckError) -> Bool) -> CommandResult {
         .deferred(
-            DeferredReply(work: { _ -> Result<Bool, AckError> in
-                Self.edits.withLock { _ in
+            DeferredReply(
+                worker: Self.worker,
+                work: { _ -> Result<Bool, AckError> in
                     do throws(AckError) {
                         return .success(try edit())
                     } catch {
                         return .failure(error)
                     }
                 }
-            }) { result, context throws(AckError) in
+            ) { result, context throws(AckError) in
                 if try result.get() { context.services.emit(.storedPlaylist) }
                 return .ok
             })
@@ -168,19 +170,22 @@ enum PlaylistCommands {
     /// went wrong is logged, as `mpd` logs it).
     typealias Reading = @Sendable (InputCancellation) -> ReadPlaylist?
 
-    /// Locates the playlist `name` on the loop (its URI errors are the command's) and gives the work that reads it,
-    /// or `nil` when nothing could: a URL an input plugin opens (`mpd`'s `playlist_open_remote`), else as `mpd`'s
-    /// `playlist_mapper_open`, a valid stored playlist name in the playlist directory (`name.m3u`), then a safe
-    /// relative URI in the music directory, read by the playlist plugin its suffix names
+    /// Locates the playlist `name` on the loop (its URI errors are the command's) and gives the work that reads it
+    /// and the worker it runs on, or `nil` when nothing could: a URL an input plugin opens (`mpd`'s
+    /// `playlist_open_remote`), on a thread of its own (no worker: it may wait on the network for long), else, on the
+    /// playlist worker, as `mpd`'s `playlist_mapper_open`, a valid stored playlist name in the playlist directory
+    /// (`name.m3u`), then a safe relative URI in the music directory, read by the playlist plugin its suffix names
     /// (`Playlists.PlaylistRegistry`).
     ///
     /// - Throws: `Malformed file:// URI`, `Access denied` for a path outside the music directory.
-    static func reading(_ name: String, context: CommandContext) throws(AckError) -> Reading? {
+    static func reading(_ name: String, context: CommandContext) throws(AckError) -> (
+        read: Reading, worker: SerialWorker?
+    )? {
         let options = context.services.options
         let logger = context.services.logger
         if let opener = QueueCommands.remoteOpener(for: name, options: options) {
             let plugins = options.playlistPlugins
-            return { cancellation in
+            let read: Reading = { cancellation in
                 switch RemotePlaylist.read(name, opener: opener, plugins: plugins, cancellation: cancellation) {
                 case .failure(let error):
                     logger.error("cannot open remote playlist", ["error": error.mpdMessage])
@@ -189,6 +194,7 @@ enum PlaylistCommands {
                     return playlist.map { ReadPlaylist($0.entries, base: $0.base) }
                 }
             }
+            return (read, nil)
         }
         var located = name
         if URIScheme.hasPrefixIgnoringCase(located.utf8, "file://") {
@@ -206,11 +212,12 @@ enum PlaylistCommands {
             return nil
         }
         let playlists = directory(context)
-        return { [located] _ in
+        let read: Reading = { [located] _ in
             Self.playlistEntries(located, playlists: playlists, options: options, logger: logger).map {
                 ReadPlaylist($0.entries, base: $0.base)
             }
         }
+        return (read, Self.worker)
     }
 
     /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
@@ -323,13 +330,13 @@ enum PlaylistCommands {
     }
 
     static func listplaylist(_ context: inout CommandContext, info: Bool) throws(AckError) -> CommandResult {
-        guard let read = try Self.reading(context.arguments[0], context: context) else {
+        guard let (read, worker) = try Self.reading(context.arguments[0], context: context) else {
             throw AckError(.noExist, "No such playlist")
         }
         // As mpd's `playlist_provider_print`, both load every song: a local file read prints its path.
         let files = Self.fileReading(.all, context: context)
         return .deferred(
-            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+            DeferredReply(worker: worker, work: Self.then(read, files)) { playlist, context throws(AckError) in
                 guard let playlist else { throw AckError(.noExist, "No such playlist") }
                 Self.printListed(Self.listed(playlist, context: context), info: info, context: context)
                 return .ok
@@ -479,11 +486,33 @@ enum PlaylistCommands {
 
     // MARK: - The queue
 
-    /// `save NAME`: the queue's URIs as a new playlist (`mpd` 0.23 has no append or replace mode).
+    /// `save NAME`: the queue's URIs as a new playlist (`mpd` 0.23 has no append or replace mode), written off the
+    /// loop from the queue as it is now (a copy, which costs nothing unless the queue changes meanwhile).
     static func save(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name) = (directory(context), context.arguments[0])
-        let uris = context.partition.playlist.queue.items.map(\.uri)
-        return change(context) { () throws(StoredPlaylistError) in try playlists.create(name, uris: uris) }
+        let queue = context.partition.playlist.queue
+        let database = context.services.library?.database
+        return change(context) { () throws(StoredPlaylistError) in
+            try playlists.create(name) { content in Self.appendURIs(of: queue, database: database, to: &content) }
+        }
+    }
+
+    /// Appends the URI of each song of `queue` to `content`: a song of `database` from its directory's path (read once
+    /// for a run of songs of one directory) and its name's bytes, with no URI string made for it.
+    static func appendURIs(of queue: Queue, database: Database?, to content: inout PlaylistFile.Builder) {
+        let songs = database?.songs
+        queue.items.withUnsafeBufferPointer { items in
+            for item in items {
+                if let database, let songs, let song = item.song(in: database) {
+                    songs.withNameBytes(song) { name in
+                        content.append(
+                            directory: songs.directory(song), path: { songs.directoryPath(song) }, name: name)
+                    }
+                } else {
+                    content.append(item.uri)
+                }
+            }
+        }
     }
 
     /// `load NAME [START:END] [POSITION]`: the playlist's entries in the range, as one bulk edit; entries that
@@ -496,10 +525,12 @@ enum PlaylistCommands {
         let range = try arguments.count > 1 ? QueueRange.parse(arguments[1]) : .all
         let position = arguments.dropFirst(2).first
         if let position { _ = try QueueArguments.insertPosition(position, playlist: context.partition.playlist) }
-        guard let read else { return try Self.load(nil, range: range, position: position, context: context) }
+        guard let (read, worker) = read else {
+            return try Self.load(nil, range: range, position: position, context: context)
+        }
         let files = Self.fileReading(range, context: context)
         return .deferred(
-            DeferredReply(work: Self.then(read, files)) { playlist, context throws(AckError) in
+            DeferredReply(worker: worker, work: Self.then(read, files)) { playlist, context throws(AckError) in
                 let songs = playlist.map { Self.listed($0, context: context) }
                 return try Self.load(songs, range: range, position: position, context: context)
             })
