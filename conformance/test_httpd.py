@@ -549,3 +549,88 @@ def test_outputs_are_enabled_at_the_first_play_as_mpd(tmp_path, first):
                    ("disableoutput 1", [False, False]), *first_play, ("enableoutput 1", [True, True]),
                    ("disableoutput 0", [False, True]), ("disableoutput 1", [False, False]),
                    ("enableoutput 0", [True, False])]
+
+
+def _stream_pair(tmp_path: Path, label: str) -> dict[str, Side]:
+    """mpd and Fermata, not started yet, each with one httpd output `Stream` (wave) on a port of its own, on a
+    library of one 20 s tone (tone.wav); start them with conftest._start."""
+    audiofiles.require_tools("sox")
+    music = tmp_path / "music"
+    music.mkdir()
+    subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(music / "tone.wav"), "synth", "20",
+                    "sine", "440", "vol", "0.5"], check=True, capture_output=True)
+    made = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+        if not binary.exists():
+            pytest.skip(f"system under test not found: {binary}")
+        server = mpdtest.Server(f"{kind}-httpd-{label}", binary, music, conftest._workdir(kind))
+        port = mpdtest.free_port()
+        server.outputs = [{"type": "httpd", "name": "Stream", "bind_to_address": HOST, "port": str(port),
+                           "encoder": "wave"}]
+        made[kind] = Side(server, {0: port})
+    return made
+
+
+def test_an_output_that_failed_to_enable_while_stopped_is_tried_again_at_play_as_mpd(tmp_path):
+    """An httpd output enabled while stopped (after the first play) whose port another program holds fails to
+    enable; once the port is free, `play` enables it at once, as mpd opens its outputs with force when a song
+    starts (rather than when its ten seconds' retry is due): the port is bound within two seconds of `play`."""
+    made = _stream_pair(tmp_path, "retry")
+    try:
+        conftest._start([side.server for side in made.values()], songs_hint_from=made["ref"].server)
+
+        def run(kind):
+            server, port = made[kind].server, made[kind].ports[0]
+            seen = []
+            server.query('add "tone.wav"')
+            server.query("play")
+            assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+            seen += [server.query("stop"), server.query("disableoutput 0"), accepting(port)]
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+                holder.bind((HOST, port))
+                holder.listen(1)
+                seen.append(server.query("enableoutput 0"))
+            seen.append(accepting(port))
+            started = time.monotonic()
+            seen.append(server.query("play"))
+            seen.append(mpdtest.wait_until(lambda: accepting(port), timeout=2))
+            assert time.monotonic() - started < 5
+            seen.append(server.query("stop"))
+            return seen
+
+        ref, sut = both(run)
+    finally:
+        for side in made.values():
+            conftest._stop(side.server)
+    assert ref == [b"OK\n", b"OK\n", False, b"OK\n", False, b"OK\n", True, b"OK\n"]
+    assert sut == ref
+
+
+def test_moveoutput_answers_once_the_port_follows_the_output_as_mpd(tmp_path):
+    """`moveoutput` of a playing httpd output to a partition that never played answers once the output let go of
+    its port there (mpd disables it and ends its thread first); moved back to the partition that plays, it answers
+    once the output bound its port again (mpd's player enables it before the reply). Checked right after each
+    reply."""
+    made = _stream_pair(tmp_path, "move")
+    try:
+        conftest._start([side.server for side in made.values()], songs_hint_from=made["ref"].server)
+
+        def run(kind):
+            server, port = made[kind].server, made[kind].ports[0]
+            server.query('add "tone.wav"')
+            server.query("play")
+            assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+            seen = [accepting(port)]
+            with server.connect() as c:
+                seen += [c.command("newpartition other"), c.command("partition other"),
+                         c.command('moveoutput "Stream"'), accepting(port)]
+                seen += [c.command("partition default"), c.command('moveoutput "Stream"'), accepting(port)]
+            server.query("stop")
+            return seen
+
+        ref, sut = both(run)
+    finally:
+        for side in made.values():
+            conftest._stop(side.server)
+    assert ref == [True, b"OK\n", b"OK\n", b"OK\n", False, b"OK\n", b"OK\n", True]
+    assert sut == ref

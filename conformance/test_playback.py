@@ -242,9 +242,13 @@ def test_play_from_stop_wakes_an_idle_client_twice(servers):
     start-up: a client back in idle at once is woken twice. In mpd the second event (its decoder's start-up and
     its output opening) races with the main loop's dispatch of the first: in a fresh session it usually comes
     apart (two wakes), after other playback or under load it often merges (one). So mpd must wake once or twice
-    and never more; Fermata's events come in separate loop turns: two on every try."""
+    and never more. Fermata's events come in separate loop turns: after `play 0`, two on every try; the `pause 1`
+    after it answers once the outputs stopped, and no idle event goes out meanwhile (as none does while mpd's main
+    thread waits for its player), so there the decoder's start-up may come within that wait: once or twice."""
     sut = servers.require_sut()
     setup = f"clear\nadd {V1}\n"
-    for command in ("play 0", "command_list_begin\nplay 0\npause 1\ncommand_list_end"):
+    for command, wakes in (("play 0", [{2}, {2}]), ("command_list_begin\nplay 0\npause 1\ncommand_list_end",
+                                                    [{1, 2}, {1, 2}])):
         assert set(_player_wakes(servers.ref, setup, command) for _ in range(2)) <= {1, 2}, command
-        assert [_player_wakes(sut, setup, command) for _ in range(2)] == [2, 2], command
+        seen = [_player_wakes(sut, setup, command) for _ in range(2)]
+        assert all(count in allowed for count, allowed in zip(seen, wakes)), (command, seen)

@@ -443,6 +443,7 @@ public final class ALSAOutput: AudioOutput, @unchecked Sendable {
         self.written = false
     }
 
+    public var hasPauseMode: Bool { true }
     /// Pauses with `snd_pcm_pause` when the device can, then waits up to a second of its clock (or until
     /// ``interrupt()``). Output thread.
     ///

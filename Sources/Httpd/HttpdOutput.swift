@@ -132,6 +132,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
         self.broadcast.signal()
     }
 
+    public var hasPauseMode: Bool { true }
     /// Stays paused: listeners get silence in real time (so they stay connected), as from mpd.
     public func pause() -> Bool {
         if self.broadcast.listeners.load(ordering: .acquiring) > 0, self.encoder != nil {

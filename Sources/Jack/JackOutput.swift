@@ -316,6 +316,7 @@ final class JackOutput: AudioOutput, @unchecked Sendable {
     /// As `mpd`'s: what the ring buffers hold still plays (a new stream empties them).
     func cancel() { self.interrupted.store(false, ordering: .relaxed) }
 
+    var hasPauseMode: Bool { true }
     /// The process callback plays silence (dropping what the ring buffers hold); waits up to a second or until
     /// ``interrupt()``.
     ///

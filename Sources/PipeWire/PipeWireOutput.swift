@@ -39,6 +39,7 @@ final class PipeWireOutput: AudioOutput, @unchecked Sendable {
 
     func cancel() { self.connection.cancel() }
 
+    var hasPauseMode: Bool { true }
     func pause() -> Bool { self.connection.pause() }
 
     func interrupt() { self.connection.interrupt() }

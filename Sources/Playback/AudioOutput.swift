@@ -95,6 +95,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// - Returns: `false` when the device cannot stay paused (the output thread then closes the stream and
     ///   reopens it on resume).
     func pause() -> Bool
+    /// Whether the device has a pause mode (`mpd`'s `SupportsPause`): ``pause()`` may keep the stream open. Without
+    /// one (the default, with the default ``pause()``), the output thread closes the stream as soon as it pauses,
+    /// before the pause is answered, as `mpd` closes such an output's mixer before it answers.
+    var hasPauseMode: Bool { get }
     /// Makes a blocking `play`, `drain` or `pause` return soon. Any thread.
     func interrupt()
 
@@ -116,6 +120,7 @@ extension AudioOutput {
     public func drain() throws(OutputError) -> Bool { true }
     public func cancel() {}
     public func pause() -> Bool { false }
+    public var hasPauseMode: Bool { false }
     public func interrupt() {}
     public func sendTag(_ tags: [TagItem]) {}
     public var attributes: [(name: String, value: String)] { [] }

@@ -188,9 +188,12 @@ public protocol PlayerControl: AnyObject {
     func queue(_ song: PlayableSong?)
     /// Whether to pause at the start of the queued song when the current one ends (single mode).
     var borderPause: Bool { get set }
-    /// Pauses (`true`) or resumes (`false`); nothing happens when stopped.
+    /// Pauses (`true`) or resumes (`false`); nothing happens when stopped. Returns at once: the outputs stop writing
+    /// (a device without a pause mode closes its stream) or open their streams again afterwards, which
+    /// ``whenOutputsApplied(_:)`` reports.
     func setPaused(_ paused: Bool)
-    /// Stops: drops the current and queued songs and closes the outputs' streams. No event follows.
+    /// Stops: drops the current and queued songs and closes the outputs' streams (done when
+    /// ``whenOutputsApplied(_:)`` says so). No event follows.
     func stop()
     /// Seeks within the current song (the one with `token`), to `seconds` from its start.
     ///
@@ -233,8 +236,10 @@ public protocol PlayerControl: AnyObject {
     /// - Returns: `false` when no output has that id.
     func setOutput(id: Int, enabled: Bool) -> Bool
     /// Calls `done` (from any thread, or at once from this one) once every output has done what it was last asked:
-    /// enabled or disabled its device after ``setOutput(id:enabled:)``, as `mpd` answers `enableoutput` and
-    /// `disableoutput` once its output threads are done.
+    /// enabled or disabled its device after ``setOutput(id:enabled:)``, stopped writing after ``setPaused(_:)``
+    /// (closed the stream of a device without a pause mode) or opened its stream again on a resume, closed it after
+    /// ``stop()``, as `mpd` answers `enableoutput`, `disableoutput`, `pause`, `play` and `stop` once its output
+    /// threads are done.
     func whenOutputsApplied(_ done: @escaping @Sendable () -> Void)
     /// Sets a runtime attribute of output `id` (`outputset`).
     ///
@@ -242,13 +247,15 @@ public protocol PlayerControl: AnyObject {
     ///   known or not settable.
     func setOutputAttribute(id: Int, name: String, value: String) throws(OutputError) -> Bool
     /// Takes the output named `name` out of this player (`moveoutput` to another partition): it is disabled and
-    /// closed, and a dummy of the same name stays in its place in ``outputs`` (`plugin: dummy`, disabled).
+    /// closed (by its thread, afterwards: the loop does not wait), and a dummy of the same name stays in its place in
+    /// ``outputs`` (`plugin: dummy`, disabled).
     ///
     /// - Returns: the output, with whether it was enabled; `nil` when this player has no such output (only its
     ///   dummy, or nothing).
     func detachOutput(named name: String) -> DetachedOutput?
     /// Adds an output taken from another player: it replaces its own dummy if this player had it before, or
-    /// joins the end of ``outputs``, enabled as it was.
+    /// joins the end of ``outputs``, enabled as it was. It plays once the other player's thread let go of its
+    /// device; ``whenOutputsApplied(_:)`` reports when it applied its flag.
     func attachOutput(_ output: DetachedOutput)
 
     /// Stops the audio threads and closes every device; called once at shutdown.
@@ -272,6 +279,8 @@ public struct DetachedOutput {
         let configuration: OutputConfiguration
         let device: any AudioOutput
         let mixer: (any Mixer)?
+        /// Calls its argument (from any thread, or at once) once the thread that played it let go of the device.
+        let released: @Sendable (@escaping @Sendable () -> Void) -> Void
     }
 
     init(name: String, enabled: Bool, engine: Engine?) {

@@ -36,6 +36,7 @@ final class PulseOutput: AudioOutput, @unchecked Sendable {
 
     func cancel() { self.connection.cancel() }
 
+    var hasPauseMode: Bool { true }
     func pause() -> Bool { self.connection.pause() }
 
     func interrupt() { self.connection.interrupt() }

@@ -305,11 +305,16 @@ public final class Client: ConnectionDelegate, ReplySink {
         }
     }
 
+    /// Whether idle events wait for this session's deferred reply (``DeferredReply/holdsIdle``).
+    var holdsIdle: Bool { self.deferred?.holdsIdle == true }
+
     /// The deferred command's work is done: reply as the command would have, then go on with the command list
     /// it interrupted and the requests that wait.
     private func finishDeferred(_ value: any Sendable) {
         guard let reply = self.deferred else { return }
         self.deferred = nil
+        // Idle events held for it go once the requests read with it are answered (or wait for the next such reply).
+        defer { if reply.holdsIdle { self.server.releaseIdle() } }
         guard !self.connection.isClosed else {
             self.finishReadingIfDone()
             return

@@ -2,6 +2,7 @@
 
 import MPDProtocol
 import Playback
+import Posix
 
 /// The services a client's commands act on in its partition, as `mpd`'s `Partition`: the queue with the player
 /// it drives (and the player's outputs), its volume memento and play time, and the idle events raised there.
@@ -18,6 +19,8 @@ final class Partition {
     /// The volume last set by a client or the state file (`mpd`'s mixer memento, saved as `sw_volume`); kept even
     /// without a mixer.
     var softwareVolume = 100
+    /// The volume read from the mixers, shown again for up to a second (`mpd`'s memento: ``HardwareVolumeCache``).
+    private var hardwareVolume = HardwareVolumeCache()
     /// Time its player spent playing, for `stats`.
     var playTime = PlayTime()
     private let raise: (IdleEvent, Partition) -> Void
@@ -31,6 +34,16 @@ final class Partition {
 
     /// The player the queue drives.
     var player: any PlayerControl { self.playlist.player }
+
+    /// The volume `status`, `getvol` and `volume` show: the mixers' (``PlayerControl/volume``), read at most once a
+    /// second unless ``invalidateVolume()`` was called, as `mpd` reads it; `nil`: no mixer has a volume.
+    func volume(now: UInt64 = MonotonicClock.now()) -> Int? {
+        self.hardwareVolume.volume(now: now) { self.player.volume }
+    }
+
+    /// The mixers' volume may have changed (a volume set, a mixer's report, an output with a mixer enabled or
+    /// disabled): the next ``volume(now:)`` reads it from them.
+    func invalidateVolume() { self.hardwareVolume.invalidate() }
 
     /// Raises `event` for the clients of this partition only, as `mpd`'s `Partition::EmitIdle` (events that reach
     /// every client go through ``SharedServices/emit(_:)``).

@@ -40,7 +40,11 @@ extension Server {
             self.emit(.player)
         }
         if changes.contains(.options) { partition.emit(.options) }
-        if changes.contains(.mixer) { partition.emit(.mixer) }
+        if changes.contains(.mixer) {
+            // A mixer reported a change (mpd's `OnMixerVolumeChanged`): the volume read last is forgotten.
+            partition.invalidateVolume()
+            partition.emit(.mixer)
+        }
         if changes.contains(.output) { partition.emit(.output) }
     }
 

@@ -55,6 +55,8 @@ public final class Server {
     /// Idle events for the clients of one partition raised and not yet delivered.
     private var pendingPartitionIdle: [ObjectIdentifier: IdleMask] = [:]
     private var idleDeliveryScheduled = false
+    /// Whether a delivery found a reply holding idle events back (``releaseIdle()`` delivers them).
+    private var idleHeld = false
     private(set) var clients: [Int: Client] = [:]
     private var nextClientID = 1
     private var onKill: () -> Void = {}
@@ -273,6 +275,7 @@ public final class Server {
     /// (only the `subscribe` and `unsubscribe` commands raise that).
     func clientDidClose(_ client: Client) {
         self.clients.removeValue(forKey: client.id)
+        if client.holdsIdle { self.releaseIdle() }
         self.logger.debug("client closed", ["client": "\(client.id)"])
     }
 
@@ -303,7 +306,22 @@ public final class Server {
         LoopBound(self, loop: self.loop).execute { server in server.deliverIdle() }
     }
 
+    /// A reply that held idle events back is done: deliver them, after the loop's current work, unless another
+    /// still holds them.
+    func releaseIdle() {
+        guard self.idleHeld else { return }
+        self.idleHeld = false
+        self.idleDeliveryScheduled = true
+        LoopBound(self, loop: self.loop).execute { server in server.deliverIdle() }
+    }
+
     private func deliverIdle() {
+        // As while `mpd`'s main thread waits for its player thread: nothing is delivered (``releaseIdle()``).
+        if self.clients.values.contains(where: \.holdsIdle) {
+            self.idleDeliveryScheduled = false
+            self.idleHeld = true
+            return
+        }
         let events = self.pendingIdle
         let byPartition = self.pendingPartitionIdle
         self.pendingIdle = []

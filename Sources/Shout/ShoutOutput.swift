@@ -248,6 +248,7 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
 
     func cancel() { self.timer.reset() }
 
+    var hasPauseMode: Bool { true }
     /// Keeps the connection with silence in real time, as `mpd` does; `false` when the server is gone (the
     /// stream is then reopened on resume).
     func pause() -> Bool {

@@ -192,6 +192,7 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
         self.broadcast.signal()
     }
 
+    public var hasPauseMode: Bool { true }
     /// Stays paused: nothing is sent (clients stay connected and play silence once their buffer ran out), and
     /// the clock starts again with the next write.
     public func pause() -> Bool {

@@ -152,11 +152,23 @@ final class SndioOutput: AudioOutput, @unchecked Sendable {
     func close() {
         guard let api = self.api, let handle = self.handle else { return }
         self.volume.closed()
-        // A volume set since the last write still reaches sndiod, which keeps it for the program's next stream (as
-        // mpd's, which sends it at once).
-        if let raw = self.volume.takeRequest() { _ = api.sio_setvol(handle, UInt32(raw)) }
+        if let raw = self.volume.takeRequest() { self.deliver(raw, api, handle) }
         api.sio_close(handle)
         self.handle = nil
+    }
+
+    /// Sends a volume set since the last write before the stream closes, so sndiod keeps it for the program's next
+    /// stream: libsndio sends a level only with a write, so one silent frame carries it. `mpd`'s level always
+    /// reaches sndiod, with the write in progress, which a pause or stop there waits for; lost, sndiod would tell
+    /// the next stream its old level, sometimes after that stream sent its own, and the output would show the old
+    /// one (the new stream's `sio_setvol` alone does not win that race). Output thread, at a close.
+    private func deliver(_ raw: Int, _ api: fermata_sndio_functions, _ handle: OpaquePointer) {
+        _ = api.sio_setvol(handle, UInt32(raw))
+        let frame = max(1, self.frameSize)
+        withUnsafeTemporaryAllocation(byteCount: frame, alignment: 8) { silence in
+            silence.initializeMemory(as: UInt8.self, repeating: 0)
+            if let base = silence.baseAddress { _ = api.sio_write(handle, base, frame) }
+        }
     }
 
     /// Sends a volume set since the last write, then writes everything (libsndio's blocking write returns short

@@ -94,6 +94,8 @@ import Testing
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
         harness.advance(seconds: 0.3)
         harness.withPlayer { $0.setPaused(true) }
+        // As the `pause` command answers: once the output stopped writing.
+        harness.waitForOutputs()
         let paused = harness.withPlayer { $0.snapshot }
         #expect(paused.state == .pause)
         #expect(paused.elapsedSeconds > 0.3 - Self.chunkSeconds && paused.elapsedSeconds < 0.3001, "\(paused)")

@@ -45,6 +45,7 @@ import Testing
         harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000, format: "48000:24:2"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
         harness.withPlayer { $0.setPaused(true) }
+        harness.waitForOutputs()
         let before = harness.withPlayer { $0.snapshot }
         #expect(before.audioFormat == AudioFormat(sampleRate: 48000, sampleFormat: .s24, channels: 2))
         #expect(harness.withPlayer { $0.seek(token: 1, toSeconds: 3) })

@@ -77,6 +77,22 @@ import Testing
         #expect(self.counts([output]) == [[0, 0]])
     }
 
+    @Test func aDeviceThatFailedToEnableIsTriedAgainAtOnceWhenASongStarts() throws {
+        let output = CaptureOutput(sync: false)
+        output.failEnable.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains { if case .outputFailed = $0 { true } else { false } } })
+        harness.withPlayer { $0.stop() }
+        output.failEnable.store(false, ordering: .relaxed)
+        // As mpd, which opens its outputs with force when a song starts: not when the retry is due (the harness's
+        // clock, which times it, never moves here).
+        harness.withPlayer { $0.play(fakeSong(2, base: 0, frames: 5000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
+        #expect(self.counts([output]) == [[1, 0]])
+        #expect(isRamp(output.samples16(), from: 0, count: 5000))
+    }
+
     @Test func whenOutputsAppliedWaitsForTheDeviceToBeDisabled() throws {
         let output = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])
@@ -95,7 +111,67 @@ import Testing
         #expect(disables == 1)
     }
 
+    /// A player with `output` alone, playing a 10 s song.
+    private func playing(_ output: CaptureOutput) throws -> PlayerHarness {
+        let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        return harness
+    }
+
+    /// What a device had done when `whenOutputsApplied` called back (-1: it has not).
+    private func applied(_ harness: PlayerHarness, _ output: CaptureOutput, after change: @escaping (Player) -> Void)
+        -> (closes: Int, opens: Int)
+    {
+        let seen = Seen()
+        harness.withPlayer { player in
+            change(player)
+            player.whenOutputsApplied {
+                seen.closes.store(output.closes.load(ordering: .relaxed), ordering: .releasing)
+                seen.opens.store(output.opens.count, ordering: .releasing)
+            }
+        }
+        harness.waitForOutputs()
+        return (seen.closes.load(ordering: .acquiring), seen.opens.load(ordering: .acquiring))
+    }
+
+    @Test func aDeviceWithoutPauseModeIsClosedWhenThePauseIsAppliedAndOpenWhenTheResumeIs() throws {
+        let output = CaptureOutput(sync: true, hasPauseMode: false)
+        let harness = try self.playing(output)
+        // As mpd, which closes the mixer of such an output before it answers `pause`: the stream is closed by then.
+        #expect(self.applied(harness, output) { $0.setPaused(true) } == (1, 1))
+        // A resume is applied once the stream is open again (mpd answers it once its outputs opened).
+        #expect(self.applied(harness, output) { $0.setPaused(false) } == (1, 2))
+        // Stopping is applied once the stream is closed.
+        #expect(self.applied(harness, output) { $0.stop() } == (2, 2))
+        #expect(isRamp(output.samples16(), from: 0, count: output.samples16().count))
+    }
+
+    @Test func aDeviceWithPauseModeStaysOpenThroughAPause() throws {
+        let output = CaptureOutput(sync: true)
+        let harness = try self.playing(output)
+        #expect(self.applied(harness, output) { $0.setPaused(true) } == (0, 1))
+        // Paused in the device, which was written nothing more.
+        let written = output.bytes.count
+        #expect(eventually { output.pausing.load(ordering: .acquiring) })
+        #expect(output.bytes.count == written)
+        #expect(self.applied(harness, output) { $0.setPaused(false) } == (0, 1))
+        #expect(self.applied(harness, output) { $0.stop() } == (1, 1))
+    }
+
+    @Test func aResumeWhoseDeviceFailsToOpenIsAppliedWithTheFailure() throws {
+        let output = CaptureOutput(sync: true, hasPauseMode: false)
+        let harness = try self.playing(output)
+        #expect(self.applied(harness, output) { $0.setPaused(true) } == (1, 1))
+        output.failOpen.store(true, ordering: .relaxed)
+        // The open was tried and failed: the resume is answered all the same.
+        #expect(self.applied(harness, output) { $0.setPaused(false) } == (1, 1))
+        #expect(harness.waitFor { $0.contains { if case .outputFailed = $0 { true } else { false } } })
+    }
+
     private final class Seen: Sendable {
         let disables = Atomic<Int>(-1)
+        let closes = Atomic<Int>(-1)
+        let opens = Atomic<Int>(-1)
     }
 }

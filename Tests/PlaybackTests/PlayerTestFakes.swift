@@ -147,10 +147,15 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
     /// While set, `enable` fails.
     let failEnable = Atomic<Bool>(false)
     private let sentTags = Mutex<[[TagItem]]>([])
+    /// How many streams were closed.
+    let closes = Atomic<Int>(0)
+    /// Whether the device has a pause mode; without one, `pause()` fails as the default one does.
+    let hasPauseMode: Bool
 
-    init(sync: Bool, format: AudioFormat? = nil, clock: any PlaybackClock = SystemClock()) {
+    init(sync: Bool, format: AudioFormat? = nil, clock: any PlaybackClock = SystemClock(), hasPauseMode: Bool = true) {
         self.paced = NullOutput(sync: sync, clock: clock)
         self.forced = format
+        self.hasPauseMode = hasPauseMode
     }
 
     var bytes: [UInt8] { self.state.withLock { $0.bytes } }
@@ -192,7 +197,10 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         return try self.paced.open(chosen)
     }
 
-    func close() { self.paced.close() }
+    func close() {
+        self.closes.add(1, ordering: .relaxed)
+        self.paced.close()
+    }
 
     func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         while self.held.load(ordering: .relaxed) || self.bytes.count >= self.limit.load(ordering: .relaxed) {
@@ -215,6 +223,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         self.state.withLock { $0.cancels.append($0.bytes.count) }
     }
     func pause() -> Bool {
+        guard self.hasPauseMode else { return false }
         self.pausing.store(true, ordering: .releasing)
         defer { self.pausing.store(false, ordering: .releasing) }
         return self.paced.pause()

@@ -139,6 +139,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
         self.emptyPipe()
     }
 
+    public var hasPauseMode: Bool { true }
     /// Stays paused: waits a little (so the output thread does not spin); the first call restarts the clock
     /// for the resume and notes when what is still in the pipe turns stale, a later one empties it then.
     public func pause() -> Bool {

@@ -48,6 +48,7 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
 
     public func cancel() { self.timer.reset() }
 
+    public var hasPauseMode: Bool { true }
     /// Stays paused: waits a little (so the output thread does not spin) and restarts the clock.
     public func pause() -> Bool {
         self.timer.reset()

@@ -102,6 +102,7 @@ public final class PipeOutput: AudioOutput, @unchecked Sendable {
     /// What is in the pipe cannot be taken back: the clock starts again with the next write.
     public func cancel() { self.timer.reset() }
 
+    public var hasPauseMode: Bool { true }
     /// Stays paused, the command running: writes nothing and waits a little (so the output thread does not spin);
     /// the clock starts again with the first write after it.
     public func pause() -> Bool {

@@ -184,7 +184,15 @@ public final class Player: PlayerControl {
         self.currentSong = song
         self.queuedSong = nil
         self.restart(song, atSeconds: seconds, start: .play)
-        if !outputs { self.reportNoOutput("All audio outputs are disabled") }
+        if outputs { self.retryFailedOutputs() } else { self.reportNoOutput("All audio outputs are disabled") }
+    }
+
+    /// As `mpd`, which opens its outputs with force when a song starts or a pause ends: an output that failed (to
+    /// enable, open or play) tries again now rather than when its retry is due.
+    private func retryFailedOutputs() {
+        for output in self.outputThreads where output.failed.load(ordering: .acquiring) {
+            output.send { $0.retry &+= 1 }
+        }
     }
 
     private var hasEnabledOutput: Bool { self.outputThreads.contains { $0.wanted.enabled } }
@@ -251,7 +259,6 @@ public final class Player: PlayerControl {
         return true
     }
 
-    /// Pausing returns once every output stopped writing (at most one device write).
     public func setPaused(_ paused: Bool) {
         self.loop.preconditionOnLoop()
         guard self.state != .stop else { return }
@@ -260,9 +267,13 @@ public final class Player: PlayerControl {
             return
         }
         self.state = paused ? .pause : .play
-        // Pausing waits until every output stopped writing, so `status` right after shows a frozen position.
-        for output in self.outputThreads { output.send(wait: paused) { $0.mode = paused ? .pause : .play } }
-        if !paused { self.finishIfAllEnded(token: self.endedToken) }
+        // The loop does not wait: a command that pauses or resumes answers once ``whenOutputsApplied(_:)`` says
+        // every output stopped writing (or opened its stream again).
+        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
+        if !paused {
+            self.retryFailedOutputs()
+            self.finishIfAllEnded(token: self.endedToken)
+        }
     }
 
     public func stop() {
@@ -529,8 +540,9 @@ public final class Player: PlayerControl {
             case .output(let output) = self.listing[index]
         else { return nil }
         let enabled = output.wanted.enabled
-        // As mpd: the output is disabled and closed, its thread ends; a dummy stays in its place.
-        output.send(wait: true) {
+        // As mpd: the output is disabled and closed, its thread ends; a dummy stays in its place. The loop does not
+        // wait: the thread that takes the device over starts once this one let go of it (``attachOutput(_:)``).
+        output.send {
             $0.enabled = false
             $0.quit = true
         }
@@ -546,7 +558,8 @@ public final class Player: PlayerControl {
         return DetachedOutput(
             name: name, enabled: enabled,
             engine: .init(
-                slot: output.id, configuration: output.configuration, device: output.device, mixer: output.mixer))
+                slot: output.id, configuration: output.configuration, device: output.device, mixer: output.mixer,
+                released: { done in output.whenApplied(done) }))
     }
 
     public func attachOutput(_ detached: DetachedOutput) {
@@ -563,7 +576,8 @@ public final class Player: PlayerControl {
         } else {
             self.listing.append(.output(output))
         }
-        output.start()
+        // Its requests wait in its mailbox until it starts, once the thread it leaves let go of the device.
+        engine.released { output.start() }
         output.send {
             $0.enabled = detached.enabled
             $0.mode = self.outputMode

@@ -25,6 +25,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         var hold = false
         /// Changed to drop what the device and the thread hold (seek, new song).
         var cancel: UInt64 = 0
+        /// Changed when the player opens its outputs (a song starts, a pause ends): a failed output tries again at
+        /// once, as `mpd`'s outputs do then, rather than when its retry is due.
+        var retry: UInt64 = 0
         var quit = false
     }
 
@@ -77,6 +80,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private let pending = Atomic<Bool>(false)
     /// Who waits for a request to be applied (``whenApplied(_:)``): the request's sequence number, and the call.
     private var waiters: [(sequence: UInt64, done: @Sendable () -> Void)] = []
+    /// The latest request whose effect on the device is done: applied, and on a resume the stream opened again.
+    private var settled: UInt64 = 0
 
     // MARK: Output-thread state
     private var applied: Request
@@ -98,6 +103,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var ended = false
     private var recovering = false
     private var retryAt: UInt64 = 0
+    /// The request that resumed with the stream closed, settled once the stream opened again (or the output found
+    /// nothing to open it for); 0: none.
+    private var reopening: UInt64 = 0
     /// The cross-fade in progress, if any.
     private var fade: Fade?
     /// Announce the song of the next chunk taken (a cross-fade into it just ended).
@@ -150,7 +158,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.applied = Request(enabled: false)
     }
 
-    /// Starts the thread. Loop thread, once.
+    /// Starts the thread. Any thread, once (before or after its first requests, which it applies when it starts).
     func start() {
         NamedThread.detach("output:\(self.configuration.name)") { [self] in self.run() }
     }
@@ -188,10 +196,11 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     /// Calls `done` once the output thread applied the latest request (at once if it did): on the output thread,
-    /// or on this one. Loop thread. Not after `quit` was applied (the thread has ended).
+    /// or on this one. A resume is applied once the stream opened again, as `mpd` answers a resume once its outputs
+    /// opened. Loop thread. Not after `quit` was applied (the thread has ended).
     func whenApplied(_ done: @escaping @Sendable () -> Void) {
         self.control.lock()
-        guard self.acknowledged < self.requestSequence else {
+        guard self.settled < self.requestSequence else {
             self.control.unlock()
             done()
             return
@@ -224,6 +233,13 @@ final class PlayerOutputThread: @unchecked Sendable {
         while true {
             if self.pending.load(ordering: .acquiring), self.applyRequest() { return }
             let request = self.applied
+            if self.reopening != 0,
+                !request.enabled || request.hold || request.mode != .play || self.ended
+                    || self.failed.load(ordering: .relaxed)
+            {
+                // Nothing to open the stream for (paused at a border, disabled, failed): the resume is done.
+                self.settleReopening()
+            }
             if !request.enabled || request.hold || request.mode == .stop || self.ended {
                 self.waitForRequest()
             } else if self.failed.load(ordering: .relaxed) {
@@ -247,18 +263,14 @@ final class PlayerOutputThread: @unchecked Sendable {
         let sequence = self.requestSequence
         self.pending.store(false, ordering: .releasing)
         self.control.unlock()
+        // A newer request supersedes a resume still opening its stream.
+        self.reopening = 0
         defer {
             self.control.lock()
             self.acknowledged = sequence
             self.control.broadcast()
-            // Once per request (never per period): whoever waited for it.
-            var done: [@Sendable () -> Void] = []
-            if !self.waiters.isEmpty {
-                done = self.waiters.filter { $0.sequence <= sequence }.map(\.done)
-                self.waiters.removeAll { $0.sequence <= sequence }
-            }
             self.control.unlock()
-            for call in done { call() }
+            self.settle(upTo: self.reopening == 0 ? sequence : sequence - 1)
         }
         if new.quit {
             self.closeStream()
@@ -266,6 +278,9 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.deviceEnabled = false
             self.leavePipe()
             return true
+        }
+        if new.retry != self.applied.retry, self.failed.load(ordering: .relaxed) {
+            self.failed.store(false, ordering: .releasing)
         }
         if new.cancel != self.applied.cancel {
             if self.streamOpen { self.device.cancel() }
@@ -289,10 +304,43 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.dropChunk()
             self.ended = false
         } else if new.mode == .pause, self.applied.mode != .pause {
+            if self.streamOpen, !self.device.hasPauseMode {
+                // A device without a pause mode closes now, before the pause is answered, as `mpd` closes such an
+                // output's mixer before it answers (a sndio output then shows no volume).
+                self.device.cancel()
+                self.closeStream()
+            }
             self.pausedInDevice = self.streamOpen
+        } else if new.mode == .play, self.applied.mode == .pause, new.enabled, !new.hold, !self.streamOpen,
+            !self.ended, !self.failed.load(ordering: .relaxed)
+        {
+            // As `mpd`, which answers a resume once its outputs opened: settled when the stream opens again.
+            self.reopening = sequence
         }
         self.applied = new
         return false
+    }
+
+    /// Marks the requests up to `sequence` done and calls whoever waited for them (once per request, never per
+    /// period). Output thread.
+    private func settle(upTo sequence: UInt64) {
+        self.control.lock()
+        self.settled = max(self.settled, sequence)
+        var done: [@Sendable () -> Void] = []
+        if !self.waiters.isEmpty {
+            done = self.waiters.filter { $0.sequence <= sequence }.map(\.done)
+            self.waiters.removeAll { $0.sequence <= sequence }
+        }
+        self.control.unlock()
+        for call in done { call() }
+    }
+
+    /// The resume waiting for the stream to open again is done (it opened, failed to, or has nothing to open for).
+    private func settleReopening() {
+        guard self.reopening != 0 else { return }
+        let sequence = self.reopening
+        self.reopening = 0
+        self.settle(upTo: sequence)
     }
 
     private func enableDevice() {
@@ -590,6 +638,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     private func openStream(_ format: AudioFormat) -> Bool {
+        defer { self.settleReopening() }
         // As mpd's: the first stream enables the device (and a device whose enabling failed is tried again).
         if !self.deviceEnabled {
             self.enableDevice()
@@ -694,6 +743,8 @@ final class PlayerOutputThread: @unchecked Sendable {
 
     /// Nothing left to read: wait for the decoder, or play out the end of the stream.
     private func reachedEndOfPipe(_ cursor: UInt64) {
+        // Nothing to open the stream for yet: a resume is done.
+        self.settleReopening()
         var state = self.shared.endState.load(ordering: .sequentiallyConsistent)
         if state == PlayerEndState.endOfStream.rawValue {
             _ = self.shared.endState.compareExchange(

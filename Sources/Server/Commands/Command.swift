@@ -42,6 +42,10 @@ public final class DeferredReply {
     /// and counts from 0 whatever its place in a command list, and the rest of the list is dropped (its reply
     /// ends with `OK`, with no `list_OK` for it).
     let isBackground: Bool
+    /// Whether idle events wait for it: `mpd`'s main thread waits for its player thread during the commands the
+    /// outputs carry out (`pause`, `stop`, `enableoutput`…), so no idle event reaches anyone meanwhile, and the
+    /// events of the requests read with it (`pause 0` then `pause 1`) reach a waiting client as one reply.
+    let holdsIdle: Bool
 
     /// A reply made by `finish` from the value `work` produces (on `worker` when given).
     init<Value: Sendable>(
@@ -50,6 +54,7 @@ public final class DeferredReply {
         finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
     ) {
         self.isBackground = isBackground
+        self.holdsIdle = false
         self.worker = worker
         self.work = { work($0) }
         self.begin = nil
@@ -57,12 +62,14 @@ public final class DeferredReply {
     }
 
     /// A reply made by `finish` from the value that what `begin` starts (on the loop) hands to its argument when
-    /// it is done; no thread of its own waits for it.
+    /// it is done; no thread of its own waits for it. With `holdsIdle`, idle events wait for it.
     init<Value: Sendable>(
+        holdsIdle: Bool = false,
         begin: @escaping (@escaping @Sendable (Value) -> Void) -> Void,
         finish: @escaping (Value, inout CommandContext) throws(AckError) -> CommandResult
     ) {
         self.isBackground = false
+        self.holdsIdle = holdsIdle
         self.worker = nil
         self.work = { _ in () }
         self.begin = { done in begin { value in done(value) } }

@@ -10,15 +10,17 @@ enum OutputCommands {
         Command("disableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .disable) },
         Command("enableoutput", .admin, 1, 1) { context throws(AckError) in try setOutput(&context, .enable) },
         Command("getvol", .read, 0, 0) { context in
-            if let volume = context.partition.playlist.player.volume { context.write("volume", volume) }
+            if let volume = context.partition.volume() { context.write("volume", volume) }
             return .ok
         },
         Command("outputs", .read, 0, 0, outputs),
         Command("outputset", .admin, 3, 3, outputset),
         Command("setvol", .player, 1, 1) { context throws(AckError) in
             let volume = try ArgumentParser.unsigned(context.arguments[0], maximum: 100)
-            // As mpd's mixer memento: the value for the state file's `sw_volume` is kept even without a mixer.
+            // As mpd's mixer memento: the value for the state file's `sw_volume` is kept even without a mixer, and the
+            // volume read last is forgotten, whether or not a mixer takes the new one.
             context.partition.softwareVolume = Int(volume)
+            context.partition.invalidateVolume()
             if let failure = context.partition.playlist.player.setVolume(Int(volume)).message {
                 throw AckError(.unknown, failure)
             }
@@ -32,11 +34,13 @@ enum OutputCommands {
                 throw AckError(.arg, "Number too large: \(context.arguments[0])")
             }
             let player = context.partition.playlist.player
-            guard let old = player.volume else { throw AckError(.system, "No mixer") }
+            // As mpd: from the volume read last, if it was read less than a second ago.
+            guard let old = context.partition.volume() else { throw AckError(.system, "No mixer") }
             let new = min(max(old + change, 0), 100)
             if new != old {
                 // As mpd's mixer memento, the value is kept before the mixers are asked.
                 context.partition.softwareVolume = new
+                context.partition.invalidateVolume()
                 if let failure = player.setVolume(new).message { throw AckError(.unknown, failure) }
                 context.partition.emit(.mixer)
             }
@@ -79,10 +83,22 @@ enum OutputCommands {
         guard player.setOutput(id: Int(id), enabled: enabled) else { throw AckError(.noExist, "No such audio output") }
         // As mpd 0.23: raised for every client, whatever its partition.
         context.services.emit(.output)
-        if output.hasMixer && (change != .toggle || !enabled) { context.services.emit(.mixer) }
-        return .deferred(
+        if output.hasMixer && (change != .toggle || !enabled) {
+            // As mpd: the volume read last is forgotten in the client's partition.
+            context.partition.invalidateVolume()
+            context.services.emit(.mixer)
+        }
+        return afterOutputs(player)
+    }
+
+    /// `OK` once every output of `player` did what it was last asked (``PlayerControl/whenOutputsApplied(_:)``), as
+    /// `mpd` answers the commands its output threads carry out once they are done, without the loop waiting; idle
+    /// events wait for it, as they wait for `mpd`'s main thread.
+    static func afterOutputs(_ player: any PlayerControl) -> CommandResult {
+        .deferred(
             DeferredReply(
-                begin: { done in player.whenOutputsApplied { done(()) } }, finish: { _, _ throws(AckError) in .ok }))
+                holdsIdle: true, begin: { done in player.whenOutputsApplied { done(()) } },
+                finish: { _, _ throws(AckError) in .ok }))
     }
 
     static func outputset(_ context: inout CommandContext) throws(AckError) -> CommandResult {

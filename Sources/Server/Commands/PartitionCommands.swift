@@ -67,10 +67,12 @@ enum PartitionCommands {
     /// dummy there; nothing to do when it is here already.
     static func moveoutput(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         switch context.services.partitions.moveOutput(named: context.arguments[0], to: context.partition) {
-        case .moved: context.services.emit(.output)
-        case .alreadyThere: break
+        case .moved:
+            context.services.emit(.output)
+            // As mpd: answered once the output left its old partition's thread and applied its flag in this one.
+            return OutputCommands.afterOutputs(context.partition.player)
+        case .alreadyThere: return .ok
         case .noSuchOutput: throw AckError(.noExist, "No such output")
         }
-        return .ok
     }
 }

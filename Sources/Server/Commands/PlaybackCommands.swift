@@ -40,25 +40,24 @@ enum PlaybackCommands {
             try playlistAction { () throws(PlaylistError) in try playlist.playNext(ignoringSingle: true) }
             return .ok
         },
+        // As mpd: answered once the outputs stopped writing (or, resuming, opened their streams again).
         Command("pause", .player, 0, 1) { context throws(AckError) in
             if let text = context.arguments.first {
                 context.partition.playlist.setPaused(try ArgumentParser.bool(text))
             } else {
                 context.partition.playlist.togglePause()
             }
-            return .ok
+            return OutputCommands.afterOutputs(context.partition.player)
         },
         Command("play", .player, 0, 1) { context throws(AckError) in
             let position = try context.arguments.first.map { text throws(AckError) in try ArgumentParser.signed(text) }
             let playlist = context.partition.playlist
-            try playlistAction { () throws(PlaylistError) in try playlist.play(position: position ?? -1) }
-            return .ok
+            return try resuming(playlist) { () throws(PlaylistError) in try playlist.play(position: position ?? -1) }
         },
         Command("playid", .player, 0, 1) { context throws(AckError) in
             let id = try context.arguments.first.map { text throws(AckError) in try ArgumentParser.signed(text) }
             let playlist = context.partition.playlist
-            try playlistAction { () throws(PlaylistError) in try playlist.play(id: id ?? -1) }
-            return .ok
+            return try resuming(playlist) { () throws(PlaylistError) in try playlist.play(id: id ?? -1) }
         },
         Command("previous", .player, 0, 0) { context throws(AckError) in
             let playlist = context.partition.playlist
@@ -118,9 +117,20 @@ enum PlaybackCommands {
             context.partition.playlist.setSingle(mode)
             return .ok
         },
+        // As mpd: answered once the outputs closed their streams.
         Command("stop", .player, 0, 0) { context in
             context.partition.playlist.stop()
-            return .ok
+            return OutputCommands.afterOutputs(context.partition.player)
         },
     ]
+
+    /// `play` and `playid`: from a pause, answered once the outputs opened their streams again, as `mpd` answers
+    /// (from a stop, at once: `mpd` opens its outputs when the decoder has the song's format).
+    static func resuming(_ playlist: Playlist, _ action: () throws(PlaylistError) -> Void) throws(AckError)
+        -> CommandResult
+    {
+        let paused = playlist.player.snapshot.state == .pause
+        try playlistAction(action)
+        return paused ? OutputCommands.afterOutputs(playlist.player) : .ok
+    }
 }

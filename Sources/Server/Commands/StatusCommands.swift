@@ -25,7 +25,7 @@ enum StatusCommands {
         let queue = playlist.queue
         let snapshot = player.snapshot
         var text = ""
-        if let volume = player.volume { text += "volume: \(volume)\n" }
+        if let volume = context.partition.volume() { text += "volume: \(volume)\n" }
         text += "repeat: \(queue.repeatMode ? 1 : 0)\nrandom: \(queue.random ? 1 : 0)\n"
         text +=
             "single: \(queue.single.wireValue)\nconsume: \(queue.consume ? 1 : 0)\npartition: \(context.partition.name)\n"
