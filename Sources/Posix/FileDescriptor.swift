@@ -110,12 +110,15 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
         return FileDescriptor(rawValue: fd)
     }
 
-    /// Creates a pipe whose ends are non-blocking and close-on-exec.
+    /// Creates a pipe whose ends are close-on-exec, and non-blocking unless `nonBlocking` is false (an end that
+    /// becomes a child's standard output must block: the flag is shared with the child).
     ///
     /// The corresponding C function is `pipe2`.
-    public static func pipe() throws(SystemCallError) -> (read: FileDescriptor, write: FileDescriptor) {
+    public static func pipe(nonBlocking: Bool = true) throws(SystemCallError) -> (
+        read: FileDescriptor, write: FileDescriptor
+    ) {
         var fds: [Int32] = [-1, -1]
-        _ = try syscall("pipe2") { CLinux.pipe2(&fds, O_NONBLOCK | O_CLOEXEC) }
+        _ = try syscall("pipe2") { CLinux.pipe2(&fds, (nonBlocking ? O_NONBLOCK : 0) | O_CLOEXEC) }
         return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
     }
 }

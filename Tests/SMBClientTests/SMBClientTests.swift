@@ -74,9 +74,9 @@ final class LoopbackSMBServer: Sendable {
         // smbd in the foreground exits when its standard input ends, and then signals its whole process group:
         // a group of its own, and a pipe whose other end only this process holds, so that it stops with the test
         // process however that ends (a global is never deinitialised).
-        var stdin: [Int32] = [0, 0]
-        guard pipe(&stdin) == 0 else { throw ToolError(description: "pipe: \(errno)") }
-        for fd in stdin { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Close-on-exec from the start, so that no process another thread spawns holds the write end.
+        let (stdinRead, stdinWrite) = try FileDescriptor.pipe(nonBlocking: false)
+        let stdin = [stdinRead.rawValue, stdinWrite.rawValue]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

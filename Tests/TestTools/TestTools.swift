@@ -25,13 +25,23 @@ public struct ToolError: Error, CustomStringConvertible {
 /// - Throws: `ToolError` when it cannot start or exits with a failure status (its standard error included).
 @discardableResult
 public func runTool(_ tool: String, _ arguments: [String]) throws -> [UInt8] {
-    var output: [Int32] = [0, 0]
-    var errors: [Int32] = [0, 0]
-    guard pipe(&output) == 0 else { throw ToolError(description: "pipe: \(Errno.current)") }
-    guard pipe(&errors) == 0 else {
-        close(output[0])
-        close(output[1])
-        throw ToolError(description: "pipe: \(Errno.current)")
+    // Close-on-exec from the start: a process that another thread spawns meanwhile (a test's HTTP server) must
+    // not inherit the write ends, or the reads below never see their end while it runs (a unit run hung so).
+    let output: [Int32]
+    let errors: [Int32]
+    do {
+        let (outputRead, outputWrite) = try FileDescriptor.pipe(nonBlocking: false)
+        output = [outputRead.rawValue, outputWrite.rawValue]
+        do {
+            let (errorsRead, errorsWrite) = try FileDescriptor.pipe(nonBlocking: false)
+            errors = [errorsRead.rawValue, errorsWrite.rawValue]
+        } catch {
+            close(output[0])
+            close(output[1])
+            throw error
+        }
+    } catch {
+        throw ToolError(description: "pipe: \(error)")
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
