@@ -69,4 +69,10 @@ public struct ALSAOutputPlugin: OutputPlugin {
         if let pcm { snd_pcm_close(pcm) }
         return nil
     }
+
+    /// ``probeDefaultDevice()``, with `mpd`'s error line.
+    public func testDefaultDevice() -> DefaultDeviceTest? {
+        guard let reason = Self.probeDefaultDevice() else { return .opens }
+        return .fails(error: "Error opening default ALSA device: \(reason)")
+    }
 }

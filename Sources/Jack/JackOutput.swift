@@ -339,6 +339,9 @@ final class JackOutput: AudioOutput, @unchecked Sendable {
 /// The `jack` output plugin, with `mpd`'s keys (see ``JackSettings``). No hardware mixer.
 public struct JackOutputPlugin: OutputPlugin {
     public let name = "jack"
+
+    /// As `mpd`'s: jack's default-device test passes whether a JACK server runs or not.
+    public func testDefaultDevice() -> DefaultDeviceTest? { .opens }
     private let library: JackLibrary
     private let logger: Logger
 

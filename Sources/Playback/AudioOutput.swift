@@ -146,4 +146,20 @@ public protocol OutputPlugin: Sendable {
     func makeHardwareMixer(
         _ configuration: OutputConfiguration, onChange: @escaping @Sendable () -> Void
     ) throws(OutputError) -> (any Mixer)?
+    /// `mpd`'s default-device test, run when no `audio_output` is configured: `nil` when the plugin has none (it is
+    /// never detected), else whether its default device opens now. Start-up only; may block on the device.
+    func testDefaultDevice() -> DefaultDeviceTest?
+}
+
+/// The result of an output plugin's default-device test (``OutputPlugin/testDefaultDevice()``).
+public enum DefaultDeviceTest: Sendable, Equatable {
+    /// The default device opens.
+    case opens
+    /// It does not; `error` is the line `mpd` logs then under the plugin's domain, if it logs one.
+    case fails(error: String?)
+}
+
+extension OutputPlugin {
+    /// No default-device test: the plugin is never detected.
+    public func testDefaultDevice() -> DefaultDeviceTest? { nil }
 }

@@ -36,6 +36,9 @@ public final class PulseOutputPlugin: OutputPlugin {
         }
     }
 
+    /// ``probeDefaultDevice()``; `mpd` logs nothing when it fails.
+    public func testDefaultDevice() -> DefaultDeviceTest? { self.probeDefaultDevice() ? .opens : .fails(error: nil) }
+
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let settings = PulseSettings(
             streamName: configuration.name, server: configuration.parameters["server"],

@@ -254,6 +254,11 @@ public final class SndioOutputPlugin: OutputPlugin {
         return true
     }
 
+    /// ``probeDefaultDevice()``, with `mpd`'s error line.
+    public func testDefaultDevice() -> DefaultDeviceTest? {
+        self.probeDefaultDevice() ? .opens : .fails(error: "Error opening default sndio device")
+    }
+
     /// - Throws: a bad `buffer_time`'s message.
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let settings = try SndioSettings(configuration)

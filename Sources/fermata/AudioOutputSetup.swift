@@ -2,10 +2,8 @@
 
 import ALSA
 import Configuration
-import Jack
 import Model
 import Playback
-import Pulse
 import Sndio
 import Synchronization
 
@@ -131,33 +129,17 @@ enum AudioOutputSetup {
         log.info("Attempt to detect audio output device")
         for name in Self.detectionOrder {
             guard let plugin = plugins.first(where: { $0.name == name }) else { continue }
+            guard let test = plugin.testDefaultDevice() else { continue }
             log.info("Attempting to detect a \(name) audio device")
-            guard Self.opensDefaultDevice(plugin, logger: logger) else { continue }
-            log.notice("Successfully detected a \(name) audio device")
-            return name
+            switch test {
+            case .opens:
+                log.notice("Successfully detected a \(name) audio device")
+                return name
+            case .fails(let error):
+                if let error { logger.labelled("\(name)_output").error(error) }
+            }
         }
         throw Daemon.StartupError(description: "Unable to detect an audio device")
-    }
-
-    /// `mpd`'s default-device test of a plugin, with its log line when the device does not open.
-    private static func opensDefaultDevice(_ plugin: any OutputPlugin, logger: Logger) -> Bool {
-        switch plugin {
-        case let sndio as SndioOutputPlugin:
-            if sndio.probeDefaultDevice() { return true }
-            logger.labelled("sndio_output").error("Error opening default sndio device")
-            return false
-        case is ALSAOutputPlugin:
-            guard let reason = ALSAOutputPlugin.probeDefaultDevice() else { return true }
-            logger.labelled("alsa_output").error("Error opening default ALSA device: \(reason)")
-            return false
-        case let pulse as PulseOutputPlugin:
-            return pulse.probeDefaultDevice()
-        case is JackOutputPlugin:
-            // As mpd's: jack's test passes whether a JACK server runs or not.
-            return true
-        default:
-            return false
-        }
     }
 
     /// Playback's view of one block.
