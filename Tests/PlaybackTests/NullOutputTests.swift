@@ -69,6 +69,37 @@ import Testing
         #expect(output.delayFrames == 0)
     }
 
+    /// A pause stops the clock: what was written and not heard yet is heard after the pause, so a song whose whole
+    /// audio went in one write does not count as heard because it was paused (it moved on to the next song).
+    @Test func pauseHoldsWhatIsNotHeardYet() throws {
+        let clock = ManualClock()
+        let output = NullOutput(clock: clock)
+        _ = try output.open(self.format)
+        let second = [UInt8](repeating: 0, count: 44100 * 4)
+        #expect(try second.withUnsafeBytes { try output.play($0) } == second.count)
+        clock.advance(seconds: 0.25)
+        // Interrupted first, so the pause does not sleep its tenth of a second on the manual clock.
+        output.interrupt()
+        #expect(output.pause())
+        clock.advance(seconds: 5)
+        output.interrupt()
+        #expect(output.pause())
+        #expect(output.delayFrames == 44100 * 3 / 4)
+        let written = Atomic<Int>(0)
+        let writer = NamedThread("null writer") {
+            written.store((try? Self.chunk.withUnsafeBytes { try output.play($0) }) ?? 0, ordering: .relaxed)
+        }
+        #expect(clock.waitForSleepers())
+        clock.advance(seconds: 0.7)
+        #expect(clock.waitForSleepers())
+        #expect(written.load(ordering: .relaxed) == 0)
+        clock.advance(seconds: 0.05)
+        writer.join()
+        #expect(written.load(ordering: .relaxed) == 4096)
+        output.cancel()
+        #expect(output.delayFrames == 0)
+    }
+
     @Test func withoutSyncItTakesEverythingAtOnce() throws {
         let clock = ManualClock()
         let output = NullOutput(sync: false, clock: clock)

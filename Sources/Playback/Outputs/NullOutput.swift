@@ -49,9 +49,10 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     public func cancel() { self.timer.reset() }
 
     public var hasPauseMode: Bool { true }
-    /// Stays paused: waits a little (so the output thread does not spin) and restarts the clock.
+    /// Stays paused: holds the clock (what was written and not heard yet is heard after the pause, as a device
+    /// keeps its buffer over a pause) and waits a little, so the output thread does not spin.
     public func pause() -> Bool {
-        self.timer.reset()
+        self.timer.hold()
         if !self.interrupted.load(ordering: .acquiring) {
             self.clock.sleep(
                 until: self.clock.now() + 100_000_000, on: self.wakeup,

@@ -14,6 +14,8 @@ public struct OutputTimer: ~Copyable {
     private var frameSize = 1
     private var target: UInt64 = 0
     private var started = false
+    /// While held (a pause): the nanoseconds that were still to be heard when the hold began.
+    private var held: UInt64?
     private let clock: any PlaybackClock
 
     /// Creates a timer for no stream yet, on `clock`.
@@ -24,17 +26,37 @@ public struct OutputTimer: ~Copyable {
         self.bytesPerSecond = max(1, format.sampleRate * format.frameSize)
         self.frameSize = max(1, format.frameSize)
         self.started = false
+        self.held = nil
     }
 
-    /// Forgets the target (cancel, pause): the next write starts the clock again.
-    public mutating func reset() { self.started = false }
+    /// Forgets the target (cancel, close): the next write starts the clock again.
+    public mutating func reset() {
+        self.started = false
+        self.held = nil
+    }
+
+    /// Stops the clock (a pause): what was written and not heard yet stays to be heard, from the next write or
+    /// drain on. Calling it again while held changes nothing.
+    public mutating func hold() {
+        guard self.held == nil else { return }
+        self.held = self.delayNanoseconds()
+    }
+
+    /// Ends a hold at `now`: the clock runs again with what was left to hear.
+    private mutating func release(now: UInt64) {
+        guard let held = self.held else { return }
+        self.held = nil
+        self.started = true
+        self.target = now + held
+    }
 
     /// Nanoseconds until the data written so far is heard.
     public func delayNanoseconds() -> UInt64 { self.delayNanoseconds(now: self.clock.now()) }
 
     /// Nanoseconds from `now` (a time of the timer's clock) until the data written so far is heard.
     public func delayNanoseconds(now: UInt64) -> UInt64 {
-        self.started && self.target > now ? self.target - now : 0
+        if let held = self.held { return held }
+        return self.started && self.target > now ? self.target - now : 0
     }
 
     /// Frames written and not yet heard.
@@ -54,6 +76,7 @@ public struct OutputTimer: ~Copyable {
     /// caller writes and counts what it wrote with ``add(_:)``.
     public mutating func wait(ahead: UInt64, wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) {
         var now = self.clock.now()
+        self.release(now: now)
         if !self.started {
             self.started = true
             self.target = now
@@ -81,6 +104,7 @@ public struct OutputTimer: ~Copyable {
     ///
     /// - Returns: `false` when `interrupted` cut it short (what is not heard yet stays counted).
     public mutating func drain(wakeup: PlayerWakeup, interrupted: borrowing Atomic<Bool>) -> Bool {
+        self.release(now: self.clock.now())
         while self.delayNanoseconds() > 0 {
             if interrupted.exchange(false, ordering: .acquiringAndReleasing) { return false }
             self.clock.sleep(until: self.target, on: wakeup, unless: { interrupted.load(ordering: .acquiring) })
