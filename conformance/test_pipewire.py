@@ -180,9 +180,19 @@ STREAM_PROPERTIES = ("media.type", "media.category", "media.role", "application.
                      "media.artist", "media.title")
 
 
-def _media_name(env: dict[str, str]) -> str | None:
-    node = _node(env, "mpd.Desk")
-    return node["info"]["props"].get("media.name") if node else None
+def _wait_named_node(env: dict[str, str], node: dict) -> dict:
+    """The server's node once its output named the stream after the song (`node` as it was, if it never did)."""
+    named = [node]
+
+    def renamed() -> bool:
+        found = _node(env, "mpd.Desk")
+        if found and found["info"]["props"].get("media.name") != "mpd":
+            named[0] = found
+            return True
+        return False
+
+    mpdtest.wait_until(renamed, mpdtest.scaled(5), interval=0.2)
+    return named[0]
 
 
 def _stream_properties(node: dict) -> dict:
@@ -205,9 +215,9 @@ def test_the_samples_and_the_stream_are_mpds(server_factory, pipewire, pulse_mus
             node = _wait_node(pipewire, "mpd.Desk")
             if node["info"]["props"].get("media.name") == "mpd":
                 # Named `mpd` until the output gets the song's tag (compared below); polled only then, since every
-                # pw-dump under load risks a missed graph cycle (a lost period in the recording).
-                mpdtest.wait_until(lambda: _media_name(pipewire) != "mpd", mpdtest.scaled(5), interval=0.2)
-                node = _wait_node(pipewire, "mpd.Desk")
+                # pw-dump under load risks a missed graph cycle (a lost period in the recording). The node is kept
+                # as the poll found it: the song (1 s) may end, and its node go, before a slow pw-dump returns.
+                node = _wait_named_node(pipewire, node)
             streams[kind] = (_stream_properties(node), node["info"]["params"].get("EnumFormat"))
             _wait_state(server, "stop")
             server.stop()
