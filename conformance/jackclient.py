@@ -204,6 +204,13 @@ class JackServer:
                 self.proc.wait()
         self.proc = None
 
+    def dropped_a_client(self) -> bool:
+        """Whether the server threw a client out over a lost byte of its graph (JACK1 0.126 under load: a cycle
+        given up on, then `pp: cannot clean up byte from graph wait fd`; the client, mpd's or Fermata's, then reads
+        `cannot complete execution of the processing graph` and is shut down)."""
+        path = self.root / "jackd.log"
+        return path.exists() and "cannot clean up byte from graph wait fd" in path.read_text(errors="replace")
+
     def log(self) -> str:
         path = self.root / "jackd.log"
         return path.read_text(errors="replace")[-3000:] if path.exists() else ""

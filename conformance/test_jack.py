@@ -103,11 +103,27 @@ def _record(server, recorder, song: str) -> list[array]:
     return _trimmed(recorder.take())
 
 
+def _once_more_if_jack_drops_a_client(root: Path, body) -> None:
+    """`body(jack, recorder)` on a JACK server of its own, and once more on a new one when libjack threw the player's
+    client out of the graph (the player's log, in the failure, has libjack's `cannot complete execution of the
+    processing graph`, or the server's log `JackServer.dropped_a_client`): JACK1's failure, not the player's, under
+    load without realtime scheduling; it hit mpd and Fermata alike, about one run in five on a loaded machine."""
+    for attempt in (1, 2):
+        with _jack_and_recorder(root / f"attempt-{attempt}") as (jack, recorder):
+            try:
+                body(jack, recorder)
+                return
+            except AssertionError as error:
+                if attempt == 2 or not ("execution of the processing graph" in str(error)
+                                        or jack.dropped_a_client()):
+                    raise
+
+
 def test_samples_as_mpd(server_factory, music, tmp_path):
     """Each song on its own, to the recorder's ports: Fermata's recording is the song; mpd's the start of it."""
     for kind in KINDS:
-        with _jack_and_recorder(tmp_path / kind) as (jack, recorder):
-            _check_samples(server_factory, music, kind, jack, recorder)
+        _once_more_if_jack_drops_a_client(
+            tmp_path / kind, lambda jack, recorder: _check_samples(server_factory, music, kind, jack, recorder))
 
 
 def _check_samples(server_factory, music, kind, jack, recorder) -> None:
@@ -135,13 +151,15 @@ def test_converted_samples_as_mpd(server_factory, music, tmp_path):
     got = {}
     for kind in KINDS:
         for case, song in (("mono", "s16.wav"), ("48k", "48k.wav")):
-            with _jack_and_recorder(tmp_path / f"{kind}-{case}") as (jack, recorder):
+            def record(jack, recorder, kind=kind, case=case, song=song):
                 output = (_output(jack, source_ports="only", destination_ports="rec:in_1") if case == "mono"
                           else _output(jack, destination_ports=recorder.destinations))
                 server = server_factory(kind, music=music, outputs=[output])
                 recorded = _record(server, recorder, song)
                 got[kind, case] = recorded[0] if case == "mono" else recorded
                 server.stop()
+
+            _once_more_if_jack_drops_a_client(tmp_path / f"{kind}-{case}", record)
     for case, frames in (("mono", int(1.5 * jackclient.RATE)), ("48k", int(1.2 * jackclient.RATE))):
         ref, sut = got["ref", case], got["sut", case]
         for channel, (theirs, ours) in enumerate(zip(ref, sut) if case == "48k" else [(ref, sut)]):
