@@ -66,17 +66,16 @@ enum PlaylistCommands {
         }
     }
 
-    /// Runs the stored playlist edits one at a time (each reads, changes and replaces whole files), and the reads
-    /// of local playlists, in the order they came: one long-lived thread, not one per reply.
-    static let worker = SerialWorker("playlists")
-
     /// Runs `edit`, which reads and writes stored playlist files (with `perform(_:_:)` for their errors), off the
-    /// loop and after the edits before it, and replies once it is on disk: `OK`, and idle `stored_playlist` when it
-    /// says it changed something; its `ACK` when it failed.
-    static func editing(_ edit: @escaping @Sendable () throws(AckError) -> Bool) -> CommandResult {
+    /// loop on the server's playlist worker (``SharedServices/playlistWorker``), after the edits before it, and
+    /// replies once it is on disk: `OK`, and idle `stored_playlist` when it says it changed something; its `ACK`
+    /// when it failed.
+    static func editing(
+        _ context: CommandContext, _ edit: @escaping @Sendable () throws(AckError) -> Bool
+    ) -> CommandResult {
         .deferred(
             DeferredReply(
-                worker: Self.worker,
+                worker: context.services.playlistWorker,
                 work: { _ -> Result<Bool, AckError> in
                     do throws(AckError) {
                         return .success(try edit())
@@ -90,12 +89,12 @@ enum PlaylistCommands {
             })
     }
 
-    /// A change of the playlist files, as ``editing(_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
+    /// A change of the playlist files, as ``editing(_:_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
     static func change(_ context: CommandContext, _ body: @escaping @Sendable () throws(StoredPlaylistError) -> Void)
         -> CommandResult
     {
         let logger = context.services.logger
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             try perform(logger, body)
             return true
         }
@@ -217,7 +216,7 @@ enum PlaylistCommands {
                 ReadPlaylist($0.entries, base: $0.base)
             }
         }
-        return (read, Self.worker)
+        return (read, context.services.playlistWorker)
     }
 
     /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
@@ -386,7 +385,7 @@ enum PlaylistCommands {
         _ uris: Result<[String], AckError>, at position: UInt64, into name: String, context: CommandContext
     ) -> CommandResult {
         let (playlists, logger) = (directory(context), context.services.logger)
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in
                 do throws(StoredPlaylistError) {
                     return try playlists.load(name)
@@ -450,7 +449,7 @@ enum PlaylistCommands {
     static func playlistdelete(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let range = try WindowRange.parse(context.arguments[1])
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
             guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
             entries.removeSubrange(range.indices(count: entries.count))
@@ -465,7 +464,7 @@ enum PlaylistCommands {
         let to = try ArgumentParser.unsigned(context.arguments[2])
         // mpd answers OK without looking at the playlist.
         guard from != to else { return .ok }
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
             guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
             entries.insert(entries.remove(at: Int(from)), at: Int(to))
