@@ -119,6 +119,8 @@ let package = Package(
         .systemLibrary(name: "CJack", path: "Sources/CJack", providers: [.apt(["libjack-dev"])]),
         // The header only (no pkgConfig: sndio.pc's `--libs` would link libsndio): the Sndio module loads it with
         // dlopen when a sndio output is first enabled.
+        // The kernel's OSS interface (<sys/soundcard.h>): non-variadic wrappers of its ioctls, no library.
+        .systemLibrary(name: "COSS", path: "Sources/COSS", providers: [.apt(["linux-libc-dev"])]),
         .systemLibrary(name: "CSndio", path: "Sources/CSndio", providers: [.apt(["libsndio-dev"])]),
         // The header only (in /usr/include/ao): the AO module loads libao with dlopen when the configuration first
         // names an ao output.
@@ -336,6 +338,8 @@ let package = Package(
         // CSndio.
         .target(
             name: "Sndio", dependencies: ["CSndio", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
+        // The oss output and its mixer on OSS device nodes (open, ioctl, write); the only importer of COSS.
+        .target(name: "OSS", dependencies: ["COSS", "Playback", "Model"], swiftSettings: settings),
         // The openal output through an OpenAL device; the only importer of COpenAL.
         .target(
             name: "OpenAL", dependencies: ["COpenAL", "DynamicLibrary", "Playback", "Model"], swiftSettings: settings),
@@ -379,7 +383,7 @@ let package = Package(
             dependencies: [
                 "Server", "Configuration", "EventLoop", "Network", "Posix", "Library", "Formats", "Model", "Playback",
                 "ALSA", "Httpd", "Snapcast", "Shout", "Pulse", "PipeWire", "Recorder", "AO", "OpenAL", "Jack", "Sndio",
-                "StoredPlaylists",
+                "OSS", "StoredPlaylists",
                 "Zeroconf", "Curl",
                 "Input",
                 "Systemd", "Soxr",
@@ -433,6 +437,7 @@ let package = Package(
             name: "JackTests", dependencies: ["Jack", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(
             name: "SndioTests", dependencies: ["Sndio", "Playback", "Model", "TestTools"], swiftSettings: settings),
+        .testTarget(name: "OSSTests", dependencies: ["OSS", "Playback", "Model"], swiftSettings: settings),
         .testTarget(
             name: "OpenALTests", dependencies: ["OpenAL", "Playback", "Model", "TestTools"], swiftSettings: settings),
         .testTarget(

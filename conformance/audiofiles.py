@@ -124,6 +124,15 @@ def wav_samples(wav: Path) -> array.array:
     return array.array("h", raw)
 
 
+def synthesize(directory: Path, songs: dict[str, list[str]], effects: list[str]) -> None:
+    """Makes each song of `songs` in `directory` with sox: its arguments up to `synth` are the output's (rate,
+    channels, bits), the rest the synthesis, followed by `effects` (such as `gain -10`)."""
+    for name, args in songs.items():
+        at = args.index("synth")
+        subprocess.run(["sox", "-n", *args[:at], str(directory / name), *args[at:], *effects], check=True,
+                       timeout=60)
+
+
 def file_pcm(name: str, path_pattern: str) -> str:
     """An ALSA PCM `name` that writes raw PCM to `path_pattern` (`%f` becomes the sample format's name,
     `%r` the rate, `%c` the channels) over the `null` plugin, which takes samples as fast as they come."""

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|run|deb|test]   (default: test, which includes the others)
 set -eu
 
-BUILD_PACKAGES="pkg-config libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libmad0-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libpulse-dev libao-dev libopenal-dev libjack-dev libsndio-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev libnfs-dev libcdio-paranoia-dev libdbus-1-dev libpipewire-0.3-dev libspa-0.2-dev"
+BUILD_PACKAGES="pkg-config linux-libc-dev libpcre2-dev libicu-dev libasound2-dev libmpg123-dev libmad0-dev libid3tag0-dev libavahi-client-dev libsqlite3-dev libsoxr-dev libsamplerate0-dev libflac-dev libavformat-dev libavcodec-dev libavutil-dev libmpcdec-dev libfaad-dev libogg-dev libvorbis-dev libopus-dev libmp3lame-dev libshout-dev libpulse-dev libao-dev libopenal-dev libjack-dev libsndio-dev libsndfile1-dev libwavpack-dev libgme-dev libopenmpt-dev libmodplug-dev libmikmod-dev libfluidsynth-dev libwildmidi-dev zlib1g-dev libexpat1-dev libsidplayfp-dev libadplug-dev libcurl4-gnutls-dev libsystemd-dev libchromaprint-dev libsmbclient-dev libnfs-dev libcdio-paranoia-dev libdbus-1-dev libpipewire-0.3-dev libspa-0.2-dev"
 RUN_PACKAGES="python3 lame sox python3-mutagen flac ffmpeg musepack-tools vorbis-tools opus-tools wavpack"
 # dpkg-dev (dpkg-shlibdeps, dpkg-architecture; binutils' strip and readelf), patchelf, python3: `make deb`
 # (scripts/make-deb.py); conformance/test_deb.py builds the package too.
@@ -38,7 +38,7 @@ DEB_PACKAGES="dpkg-dev binutils patchelf python3"
 # is an ALSA file PCM over PulseAudio's ALSA plugin (pulseaudio, libasound2-plugins: a null sink keeps time), and
 # reads and sets the servers' levels on them with sndio-tools' sndioctl.
 # timgm6mb-soundfont, freepats: the SoundFont and the GUS patches the FluidSynth and WildMidi unit tests play MIDI with.
-TEST_PACKAGES="mpd mpc mpg123 jackd1 sndiod sndio-tools pulseaudio pulseaudio-utils pipewire pipewire-bin libasound2-plugins icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils openssl procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
+TEST_PACKAGES="mpd mpc mpg123 jackd1 sndiod sndio-tools pulseaudio pulseaudio-utils pipewire pipewire-bin libasound2-plugins alsa-oss icecast2 snapserver snapclient python3-dbus python3-gi timgm6mb-soundfont freepats python3-pytest python3-pytest-xdist python3-mpd tmux ncmpcpp ncmpc samba nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils openssl procps avahi-daemon avahi-utils dbus iproute2 util-linux systemd adduser mount"
 
 case "${1:-test}" in
     build) wanted="$BUILD_PACKAGES" ;;

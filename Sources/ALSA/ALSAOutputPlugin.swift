@@ -73,6 +73,6 @@ public struct ALSAOutputPlugin: OutputPlugin {
     /// ``probeDefaultDevice()``, with `mpd`'s error line.
     public func testDefaultDevice() -> DefaultDeviceTest? {
         guard let reason = Self.probeDefaultDevice() else { return .opens }
-        return .fails(error: "Error opening default ALSA device: \(reason)")
+        return .fails(errors: ["Error opening default ALSA device: \(reason)"])
     }
 }

@@ -155,8 +155,9 @@ public protocol OutputPlugin: Sendable {
 public enum DefaultDeviceTest: Sendable, Equatable {
     /// The default device opens.
     case opens
-    /// It does not; `error` is the line `mpd` logs then under the plugin's domain, if it logs one.
-    case fails(error: String?)
+    /// It does not; `errors` are the lines `mpd` logs then under the plugin's domain (none, one, or one per device
+    /// tried).
+    case fails(errors: [String])
 }
 
 extension OutputPlugin {

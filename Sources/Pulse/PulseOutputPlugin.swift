@@ -37,7 +37,7 @@ public final class PulseOutputPlugin: OutputPlugin {
     }
 
     /// ``probeDefaultDevice()``; `mpd` logs nothing when it fails.
-    public func testDefaultDevice() -> DefaultDeviceTest? { self.probeDefaultDevice() ? .opens : .fails(error: nil) }
+    public func testDefaultDevice() -> DefaultDeviceTest? { self.probeDefaultDevice() ? .opens : .fails(errors: []) }
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let settings = PulseSettings(

@@ -257,7 +257,7 @@ public final class SndioOutputPlugin: OutputPlugin {
 
     /// ``probeDefaultDevice()``, with `mpd`'s error line.
     public func testDefaultDevice() -> DefaultDeviceTest? {
-        self.probeDefaultDevice() ? .opens : .fails(error: "Error opening default sndio device")
+        self.probeDefaultDevice() ? .opens : .fails(errors: ["Error opening default sndio device"])
     }
 
     /// - Throws: a bad `buffer_time`'s message.

@@ -113,7 +113,7 @@ enum AudioOutputSetup {
     }
 
     /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of `plugins` (in
-    /// `mpd`'s order: sndio, alsa, pulse, jack of those with a default-device test) whose default device opens
+    /// `mpd`'s order: sndio, alsa, oss, pulse, jack of those with a default-device test) whose default device opens
     /// (jack's always does, as `mpd`'s test says), with `mpd`'s log lines.
     ///
     /// - Throws: `Unable to detect an audio device` when none does (not with the jack plugin there).
@@ -129,8 +129,8 @@ enum AudioOutputSetup {
             case .opens:
                 log.notice("Successfully detected a \(name) audio device")
                 return name
-            case .fails(let error):
-                if let error { logger.labelled("\(name)_output").error(error) }
+            case .fails(let errors):
+                for error in errors { logger.labelled("\(name)_output").error(error) }
             }
         }
         throw Daemon.StartupError(description: "Unable to detect an audio device")

@@ -10,6 +10,7 @@ import Httpd
 import Input
 import Jack
 import Model
+import OSS
 import OpenAL
 import PipeWire
 import Playback
@@ -26,11 +27,12 @@ import Synchronization
 
 extension Daemon {
     /// Every output plugin Fermata has: the one place that lists them, in `mpd` 0.23.12's order (its
-    /// `audio_output_plugins`, as Debian builds it, less oss), which is the order of output detection.
+    /// `audio_output_plugins`, as Debian builds it), which is the order of output detection.
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
             ShoutOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), SndioOutputPlugin(), PipeOutputPlugin(),
-            ALSAOutputPlugin(logger: logger), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            ALSAOutputPlugin(logger: logger), AOOutputPlugin(logger: logger), OSSOutputPlugin(logger: logger),
+            OpenALOutputPlugin(),
             PipeWireOutputPlugin(logger: logger), PulseOutputPlugin(), JackOutputPlugin(logger: logger),
             HttpdOutputPlugin(logger: logger, home: home),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
