@@ -17,8 +17,7 @@ enum AudioOutputSetup {
     typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
 
     /// The outputs for `settings`, in configuration order; with no `audio_output` block, the one `mpd` detects (named
-    /// `default detected output`): the first plugin of ``detectionOrder`` whose default device opens, said so in
-    /// the log.
+    /// `default detected output`): the first plugin of `plugins` whose default device opens, said so in the log.
     ///
     /// - Parameters:
     ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
@@ -109,23 +108,18 @@ enum AudioOutputSetup {
         return (outputs, unread)
     }
 
-    /// The plugins `mpd` 0.23.12 tries when no `audio_output` is configured, in its order (its plugin list's, of
-    /// those with a default-device test, as Debian builds it: sndio, alsa, oss, pulse, jack), less oss, which
-    /// Fermata does not have.
-    static let detectionOrder = ["sndio", "alsa", "pulse", "jack"]
-
-    /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of
-    /// ``detectionOrder`` whose default device opens (jack's always does, as `mpd`'s test says), with `mpd`'s log
-    /// lines.
+    /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of `plugins` (in
+    /// `mpd`'s order: sndio, alsa, pulse, jack of those with a default-device test) whose default device opens
+    /// (jack's always does, as `mpd`'s test says), with `mpd`'s log lines.
     ///
     /// - Throws: `Unable to detect an audio device` when none does (not with the jack plugin there).
     private static func detect(_ plugins: [any OutputPlugin], logger: Logger) throws(Daemon.StartupError) -> String {
         let log = logger.labelled("output")
         log.warning("No 'audio_output' defined in config file")
         log.info("Attempt to detect audio output device")
-        for name in Self.detectionOrder {
-            guard let plugin = plugins.first(where: { $0.name == name }) else { continue }
+        for plugin in plugins {
             guard let test = plugin.testDefaultDevice() else { continue }
+            let name = plugin.name
             log.info("Attempting to detect a \(name) audio device")
             switch test {
             case .opens:

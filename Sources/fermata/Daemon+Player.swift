@@ -25,15 +25,16 @@ import Soxr
 import Synchronization
 
 extension Daemon {
-    /// Every output plugin Fermata has: the one place that lists them.
+    /// Every output plugin Fermata has: the one place that lists them, in `mpd` 0.23.12's order (its
+    /// `audio_output_plugins`, as Debian builds it, less oss), which is the order of output detection.
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
-            ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
-            PipeWireOutputPlugin(logger: logger),
-            RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            ShoutOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), SndioOutputPlugin(), PipeOutputPlugin(),
+            ALSAOutputPlugin(logger: logger), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            PipeWireOutputPlugin(logger: logger), PulseOutputPlugin(), JackOutputPlugin(logger: logger),
+            HttpdOutputPlugin(logger: logger, home: home),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
-            JackOutputPlugin(logger: logger), SndioOutputPlugin(),
+            RecorderOutputPlugin(home: home),
         ]
     }
 
