@@ -10,8 +10,8 @@ import Glibc
 ///   program does not have, are ignored silently.
 /// - `enabled "no"` leaves the plugin out (it then never scans or decodes anything and is absent from
 ///   `decoders`); the value is checked as a boolean.
-/// - Each key of a block whose plugin is enabled that the plugin did not read is warned about once:
-///   `option 'x' on line N was not recognized`.
+/// - Each key of a block whose plugin is enabled that the plugin did not read is warned about once started:
+///   `option 'x' on line N was not recognized` (``DecoderPluginSettings/unread``, ``BlockCheck``).
 ///
 /// A value type; safe from any thread.
 public struct DecoderBlocks: Sendable, Hashable {
