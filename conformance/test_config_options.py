@@ -292,3 +292,12 @@ def test_unread_options_warned_about_after_the_outputs_and_the_state_file(tmp_pa
     config = write_config(tmp_path, lines(free_port(), *body))
     after = "Failed to initialize filter chain for 'o'" if what == "filter chain" else str(state)
     _compare_warnings(config, after=after)
+
+
+@pytest.mark.parametrize("plugin", ["smbclient", "nfs", "mms"])
+def test_enabled_of_input_plugins_without_settings_checked_as_mpd(tmp_path, plugin):
+    """mpd reads `enabled` of the block of every input plugin it has, those that read nothing else included."""
+    config = write_config(tmp_path, lines(free_port(), *_block("input", f'plugin "{plugin}"', 'enabled "maybe"')))
+    ours, mpd_message = fail_both(config)
+    assert mpd_message == 'Error in setting "enabled" on line 6; Not a valid boolean ("yes" or "no"): "maybe"'
+    assert ours == f"fermata: {config}:6: {mpd_message}"
