@@ -45,14 +45,16 @@ extension Daemon {
     /// in. Every player decodes local files through `cache` (the `input_cache`, shared as `mpd`'s instance shares
     /// it) and prefetches into it. Called once, on the loop thread.
     ///
+    /// - Returns: The players, and the lines of the `audio_output` and used `filter` blocks nothing read (for
+    ///   `BlockCheck`).
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
         settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, decoderSchemes: [String],
         cache: InputCache?, loop: EventLoop, logger: Logger
-    ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
+    ) throws(StartupError) -> (player: Player, newPlayer: () -> Player, unread: [ConfigParameter]) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
-        let outputs = try AudioOutputSetup.outputs(
+        let (outputs, unread) = try AudioOutputSetup.outputs(
             settings: settings,
             plugins: Self.outputPlugins(logger: logger, home: ProcessEnvironment.variables()["HOME"] ?? "/"),
             logger: logger,
@@ -85,7 +87,7 @@ extension Daemon {
         for (configuration, _, _) in outputs {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
         }
-        return (player, { make([]) })
+        return (player, { make([]) }, unread)
     }
 }
 

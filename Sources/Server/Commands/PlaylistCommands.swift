@@ -102,10 +102,23 @@ enum PlaylistCommands {
 
     // MARK: - Listing
 
+    /// Reads the playlist directory off the loop, on the playlist worker (after the edits queued before it).
     static func listplaylists(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let playlists = try perform(context) { () throws(StoredPlaylistError) in try directory(context).list() }
-        context.write(raw: text(of: playlists))
-        return .ok
+        let (playlists, logger) = (directory(context), context.services.logger)
+        return .deferred(
+            DeferredReply(
+                worker: context.services.playlistWorker,
+                work: { _ -> Result<[PlaylistDirectory.Info], AckError> in
+                    do throws(AckError) {
+                        return .success(try perform(logger) { () throws(StoredPlaylistError) in try playlists.list() })
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            ) { result, context throws(AckError) in
+                context.write(raw: text(of: try result.get()))
+                return .ok
+            })
     }
 
     /// `playlist: NAME` and `Last-Modified` lines, as `listplaylists` and the root `lsinfo` print them.
@@ -114,15 +127,14 @@ enum PlaylistCommands {
             .joined()
     }
 
-    /// The stored playlists after the root's directories and songs in `lsinfo`; a failure is logged and
-    /// the list left out, as in `mpd`.
-    static func rootListing(_ context: CommandContext) -> String {
-        let playlists = directory(context)
+    /// The stored playlists of `playlists` after the root's directories and songs in `lsinfo`; a failure is logged
+    /// to `logger` and the list left out, as in `mpd`. Any thread (it reads the directory).
+    static func rootListing(_ playlists: PlaylistDirectory, logger: Logger) -> String {
         guard playlists.isEnabled else { return "" }
         do {
             return text(of: try playlists.list())
         } catch {
-            context.services.logger.error("cannot list stored playlists", ["error": error.message])
+            logger.error("cannot list stored playlists", ["error": error.message])
             return ""
         }
     }
