@@ -155,14 +155,20 @@ enum Daemon {
             return (configured?.settings, configured?.unread ?? [])
         }
         if cdda != nil { CdioLog.install(logger.labelled("cdio")) }
-        // mpd's input plugins that read nothing from their block: the block of one that is not disabled is used.
-        try plugins { () throws(ConfigError) in
+        // mpd's input plugins that read nothing from their block: the block of one that is not disabled is used;
+        // one that is (`enabled "no"`) opens nothing.
+        let enabledWithoutSettings = try plugins { () throws(ConfigError) in
             var lines: [ConfigParameter] = []
+            var enabled: Set<String> = []
             for name in Self.inputPluginsWithoutSettings {
-                if let block = try settings.inputs.settings(forPlugin: name) { lines += block.unread }
+                guard let block = try settings.inputs.settings(forPlugin: name) else { continue }
+                lines += block.unread
+                enabled.insert(name)
             }
-            return ((), lines)
+            return (enabled, lines)
         }
+        let smbclient = enabledWithoutSettings.contains("smbclient")
+        let nfs = enabledWithoutSettings.contains("nfs")
         // mpd's alsa input plugin (capture from a sound card, `alsa://`), unless disabled.
         let alsa = try plugins { () throws(ConfigError) in
             let configured = try ALSAInputSettings.configured(settings.inputs)
@@ -184,8 +190,10 @@ enum Daemon {
             if ffmpegSchemes.contains(where: { URIScheme.hasPrefixIgnoringCase(url.utf8, $0) }) {
                 return try FFmpegURLInputStream(url: url, cancellation: cancellation)
             }
-            if SMBInputStream.canOpen(url) { return try SMBInputStream(url: url, cancellation: cancellation) }
-            if NFSInputStream.canOpen(url) { return try NFSInputStream(url: url, cancellation: cancellation) }
+            if smbclient, SMBInputStream.canOpen(url) {
+                return try SMBInputStream(url: url, cancellation: cancellation)
+            }
+            if nfs, NFSInputStream.canOpen(url) { return try NFSInputStream(url: url, cancellation: cancellation) }
             if let cdda, CdioParanoiaInputStream.canOpen(url) {
                 return try CdioParanoiaInputStream(url: url, settings: cdda)
             }
@@ -199,8 +207,9 @@ enum Daemon {
         // nfs:// and cdio_paranoia's cdda:// among them).
         let alsaSchemes = alsa == nil ? [] : [ALSAInputURL.scheme]
         let cddaSchemes = cdda == nil ? [] : ["cdda://"]
+        let shareSchemes = (smbclient ? ["smb://"] : []) + (nfs ? ["nfs://"] : [])
         options.remoteSchemes = Set(
-            alsaSchemes + curlSchemes + ffmpegSchemes + decoderSchemes + ["smb://", "nfs://"] + cddaSchemes
+            alsaSchemes + curlSchemes + ffmpegSchemes + decoderSchemes + shareSchemes + cddaSchemes
         ).sorted()
         options.remoteOpener = openRemote
         options.streamTagScanner = { input in
