@@ -201,18 +201,109 @@ def _unrecognized(err: str) -> list[str]:
         "httpd-wave", "pipe", "soxr", "libsamplerate"])
 def test_unread_block_options_warned_about_as_mpd(tmp_path, block):
     """mpd warns about each option of an `audio_output` block that neither the block, its plugin nor its mixer
-    read, once every output is made, and about those of the `resampler` block its plugin does not read; Fermata
-    names the same options and lines."""
-    config = write_config(tmp_path, lines(free_port(), *block))
+    read, and about those of the `resampler` block its plugin does not read, once started; Fermata prints the same
+    lines."""
+    _compare_warnings(write_config(tmp_path, lines(free_port(), *block)))
+
+
+def _warning_lines(log: str) -> list[str]:
+    """The `was not recognized` lines of a log, without Fermata's time and level."""
+    return [re.sub(r"^\S+ warning: ", "", line) for line in log.splitlines() if line.endswith(" was not recognized")]
+
+
+def _compare_warnings(config, after: str | None = None, together: bool = True) -> list[str]:
+    """Runs mpd then Fermata on `config`: both print the same `was not recognized` lines, whole (mpd's `config`
+    domain, no file name), in the same order, with `together` one after the other; with `after`, both print them
+    after their first line containing it.  mpd's lines."""
     mpd_log = start_and_stop(config, reference=True)
-    theirs = _unrecognized(mpd_log)
+    theirs = _warning_lines(mpd_log)
     assert theirs, "mpd warned about nothing: the case tests nothing"
+    assert theirs == [f"config: {warning}" for warning in _unrecognized(mpd_log)]
     our_log = start_and_stop(config)
-    assert _unrecognized(our_log) == theirs
-    if block[0] == "audio_output {":
-        # An output block's: mpd's whole line (its `config` domain, no file name), after Fermata's time and level.
-        def warning_lines(log: str) -> list[str]:
-            return [re.sub(r"^\S+ warning: ", "", line) for line in log.splitlines()
-                    if line.endswith(" was not recognized")]
-        assert warning_lines(mpd_log) == [f"config: {warning}" for warning in theirs]
-        assert warning_lines(our_log) == warning_lines(mpd_log)
+    assert _warning_lines(our_log) == theirs, our_log
+    for log in (mpd_log, our_log):
+        log_lines = log.splitlines()
+        first = next(i for i, line in enumerate(log_lines) if line.endswith(" was not recognized"))
+        if together:
+            assert all(line.endswith(" was not recognized") for line in log_lines[first:first + len(theirs)]), log
+        if after is not None:
+            assert any(after in line for line in log_lines[:first]), log
+    return theirs
+
+
+def _block(kind: str, *keys: str) -> list[str]:
+    return [f"{kind} {{", *(f"  {key}" for key in keys), "}"]
+
+
+@pytest.mark.parametrize("body", [
+    # Enabled plugins' blocks; not a disabled one's, an unknown plugin's or a second block naming a plugin.
+    _block("decoder", 'plugin "flac"', 'dbogus "1"') + _block("decoder", 'plugin "mad"', 'dbogus2 "1"')
+    + _block("decoder", 'plugin "vorbis"', 'enabled "no"', 'dbogus3 "1"')
+    + _block("decoder", 'plugin "nosuch"', 'dbogus4 "1"') + _block("decoder", 'plugin "flac"', 'dbogus5 "1"'),
+    # What the plugins read is not warned about; an unavailable plugin's block was used all the same.
+    _block("decoder", 'plugin "gme"', 'accuracy "yes"', 'default_fade "1"', 'junk "1"')
+    + _block("decoder", 'plugin "dsf"', 'lsbitfirst "yes"')
+    + _block("decoder", 'plugin "wildmidi"', 'config_file "/nonexistent/timidity.cfg"', 'x "1"')
+    + _block("decoder", 'plugin "hybrid_dsd"', 'enabled "yes"', 'y "1"'),
+    _block("input", 'plugin "curl"', 'proxy_port "0"', 'ibogus "1"') + _block("input", 'plugin "alsa"', 'a "1"')
+    + _block("input", 'plugin "nfs"', 'n "1"') + _block("input", 'plugin "ffmpeg"', 'f "1"')
+    + _block("input", 'plugin "cdio_paranoia"', 'speed "2"', 'c "1"') + _block("input", 'plugin "mms"', 'm "1"')
+    + _block("input", 'plugin "smbclient"', 'enabled "no"', 's "1"') + _block("input", 'plugin "file"', 'x "1"')
+    + _block("input", 'plugin "qobuz"', 'q "1"'),
+    _block("playlist_plugin", 'name "m3u"', 'pbogus "1"')
+    + _block("playlist_plugin", 'name "pls"', 'as_directory "yes"', 'p "1"')
+    + _block("playlist_plugin", 'name "soundcloud"', 'apikey "k"', 's "1"')
+    + _block("playlist_plugin", 'name "cue"', 'enabled "no"', 'c "1"')
+    + _block("playlist_plugin", 'name "embcue"', 'e "1"') + _block("playlist_plugin", 'name "flac"', 'f "1"'),
+    _block("resampler", 'plugin "internal"', 'type "x"', 'quality "high"'),
+    # Several kinds, in the reverse of mpd's order of them: mpd's order it is, each kind's blocks in file order.
+    _block("filter", 'plugin "null"', 'name "used"', 'fbogus "1"')
+    + _block("filter", 'plugin "null"', 'name "unused"', 'fbogus2 "1"')
+    + _block("database", 'plugin "simple"', 'path "/nonexistent/fermata-db"', 'xbogus "1"')
+    + _block("input_cache", 'size "1 MB"', 'cbogus "1"')
+    + _block("resampler", 'plugin "soxr"', 'rbogus "1"')
+    + _block("playlist_plugin", 'name "m3u"', 'pbogus "1"') + _block("input", 'plugin "curl"', 'ibogus "1"')
+    + _block("decoder", 'plugin "flac"', 'dbogus "1"')
+    + _block("audio_output", 'type "null"', 'name "o"', 'filters "used"', 'obogus "1"'),
+    # Kinds interleaved.
+    _block("decoder", 'plugin "opus"', 'd1 "1"') + _block("input", 'plugin "curl"', 'i1 "1"')
+    + _block("audio_output", 'type "null"', 'name "o1"', 'o1 "1"') + _block("decoder", 'plugin "mpg123"', 'd2 "1"')
+    + _block("playlist_plugin", 'name "xspf"', 'p1 "1"') + _block("input", 'plugin "alsa"', 'i2 "1"')
+    + _block("audio_output", 'type "null"', 'name "o2"', 'o2 "1"') + _block("playlist_plugin", 'name "asx"', 'p2 "1"'),
+], ids=["decoder", "decoder-read-keys", "input", "playlist_plugin", "resampler-internal", "kinds-reversed",
+        "kinds-interleaved"])
+def test_unread_options_of_every_block_kind_warned_about_as_mpd(tmp_path, body):
+    """mpd warns about the lines nothing read of each block something used once it has started, all together:
+    the outputs', then the decoders', the inputs', the playlist plugins', the resampler's, the filter templates',
+    the database's and the neighbors'; Fermata prints the same lines in the same order."""
+    _compare_warnings(write_config(tmp_path, lines(free_port(), *body)))
+
+
+def test_unread_options_of_neighbors_blocks_warned_about_as_mpd(tmp_path):
+    """Last of all, a `neighbors` block's lines (its plugin reads none); the smbclient explorer's own error comes
+    from another thread, whenever it comes."""
+    body = (_block("neighbors", 'plugin "smbclient"', 'nbogus "1"', 'other "2"')
+            + _block("decoder", 'plugin "flac"', 'dbogus "1"'))
+    _compare_warnings(write_config(tmp_path, lines(free_port(), *body)), together=False)
+
+
+@pytest.mark.parametrize("what", ["filter chain", "state file"])
+def test_unread_options_warned_about_after_the_outputs_and_the_state_file(tmp_path, what):
+    """mpd checks the blocks once the outputs are made (after an output's filter chain failed) and the state file
+    is read (after it said it could not read it: here a directory)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    body = ([f'state_file "{state}"'] + _block("decoder", 'plugin "flac"', 'dbogus "1"')
+            + _block("audio_output", 'type "null"', 'name "o"', 'filters "nosuch"', 'obogus "1"'))
+    config = write_config(tmp_path, lines(free_port(), *body))
+    after = "Failed to initialize filter chain for 'o'" if what == "filter chain" else str(state)
+    _compare_warnings(config, after=after)
+
+
+@pytest.mark.parametrize("plugin", ["smbclient", "nfs", "mms"])
+def test_enabled_of_input_plugins_without_settings_checked_as_mpd(tmp_path, plugin):
+    """mpd reads `enabled` of the block of every input plugin it has, those that read nothing else included."""
+    config = write_config(tmp_path, lines(free_port(), *_block("input", f'plugin "{plugin}"', 'enabled "maybe"')))
+    ours, mpd_message = fail_both(config)
+    assert mpd_message == 'Error in setting "enabled" on line 6; Not a valid boolean ("yes" or "no"): "maybe"'
+    assert ours == f"fermata: {config}:6: {mpd_message}"

@@ -29,12 +29,12 @@ public struct ALSAInputSettings: Hashable, Sendable {
 
     /// The settings from the configuration's `input` blocks.
     ///
-    /// - Returns: the settings and the block's warnings (keys nobody read), or `nil` when the block says
-    ///   `enabled "no"` (then `alsa://` is neither listed by `urlhandlers` nor opened).
+    /// - Returns: the settings and the lines of the block nothing read (which `mpd` warns about once started), or
+    ///   `nil` when the block says `enabled "no"` (then `alsa://` is neither listed by `urlhandlers` nor opened).
     /// - Throws: `ConfigError` for a bad `enabled`, and, nested in `Failed to initialize input plugin 'alsa'`, for
     ///   a bad boolean.
     public static func configured(_ blocks: InputBlocks) throws(ConfigError) -> (
-        settings: ALSAInputSettings, warnings: [String]
+        settings: ALSAInputSettings, unread: [ConfigParameter]
     )? {
         guard var block = try blocks.settings(forPlugin: "alsa") else { return nil }
         var settings = ALSAInputSettings()
@@ -48,6 +48,6 @@ public struct ALSAInputSettings: Hashable, Sendable {
             throw ConfigError(
                 location: error.location, message: "Failed to initialize input plugin 'alsa'; \(error.message)")
         }
-        return (settings, block.warnings)
+        return (settings, block.unread)
     }
 }

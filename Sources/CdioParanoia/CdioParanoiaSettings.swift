@@ -20,12 +20,12 @@ public struct CdioParanoiaSettings: Hashable, Sendable {
 
     /// The settings from the configuration's `input` blocks.
     ///
-    /// - Returns: the settings and the block's warnings, or `nil` when the block says `enabled "no"`.
+    /// - Returns: the settings and the lines of the block nothing read, or `nil` when the block says `enabled "no"`.
     /// - Throws: `ConfigError` for a bad `enabled`, and, nested in `Failed to initialize input plugin
     ///   'cdio_paranoia'`, for a bad setting (`Unrecognized 'default_byte_order' setting: x`, `Invalid paranoia
     ///   mode`).
     public static func configured(_ blocks: InputBlocks) throws(ConfigError) -> (
-        settings: CdioParanoiaSettings, warnings: [String]
+        settings: CdioParanoiaSettings, unread: [ConfigParameter]
     )? {
         guard var block = try blocks.settings(forPlugin: "cdio_paranoia") else { return nil }
         var settings = CdioParanoiaSettings()
@@ -55,6 +55,6 @@ public struct CdioParanoiaSettings: Hashable, Sendable {
             if error.message.hasPrefix("Failed to initialize") { throw error }
             throw failure(error.message)
         }
-        return (settings, block.warnings)
+        return (settings, block.unread)
     }
 }

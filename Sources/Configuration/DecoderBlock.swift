@@ -10,8 +10,8 @@ import Glibc
 ///   program does not have, are ignored silently.
 /// - `enabled "no"` leaves the plugin out (it then never scans or decodes anything and is absent from
 ///   `decoders`); the value is checked as a boolean.
-/// - Each key of a block whose plugin is enabled that the plugin did not read is warned about once:
-///   `option 'x' on line N was not recognized`.
+/// - Each key of a block whose plugin is enabled that the plugin did not read is warned about once started:
+///   `option 'x' on line N was not recognized` (``DecoderPluginSettings/unread``, ``BlockCheck``).
 ///
 /// A value type; safe from any thread.
 public struct DecoderBlocks: Sendable, Hashable {
@@ -61,7 +61,7 @@ public struct DecoderBlocks: Sendable, Hashable {
 }
 
 /// One decoder plugin's `decoder` block, as the plugin's initialization reads it: each accessor marks its key
-/// as read (`mpd`'s `used` flag), so ``warnings`` can name the keys nobody read. Values are parsed with
+/// as read (`mpd`'s `used` flag), so ``unread`` can name the keys nobody read. Values are parsed with
 /// `mpd`'s rules and error texts; a missing key (or no block at all) gives `nil`, and the plugin applies its
 /// own default.
 ///
@@ -74,7 +74,6 @@ public struct DecoderPluginSettings: Sendable, Hashable {
     /// What a leading `~` of a path stands for.
     public let home: String
     private var read: Set<String> = []
-    private var ignored: Set<String> = []
 
     /// Settings for `plugin` from `block`.
     ///
@@ -157,23 +156,11 @@ public struct DecoderPluginSettings: Sendable, Hashable {
         ConfigError(location: self.block?.location ?? ConfigLocation(file: "", line: 0), message: message)
     }
 
-    /// Marks a key `mpd`'s plugin reads but Fermata's does not act on (read its value first, to check it as
-    /// `mpd` does): it is not unrecognized, and ``warnings`` says it is ignored.
-    public mutating func ignore(_ key: String) {
-        guard self.parameter(key) != nil else { return }
-        self.ignored.insert(key)
-    }
-
-    /// The warnings about the block, in block order (each prefixed by the file, as Fermata's other warnings):
-    /// `option 'x' on line N was not recognized` for each key nobody read, as `mpd` prints it, and `option 'x'
-    /// on line N is not supported by Fermata yet and is ignored` for each ``ignore(_:)``d key.
-    public var warnings: [String] {
+    /// The lines of the block nobody has read, in block order (none without a block): `mpd` warns about each once
+    /// started (``BlockCheck``).
+    public var unread: [ConfigParameter] {
         guard let block = self.block else { return [] }
-        return block.params.compactMap { parameter in
-            let at = "\(parameter.file): option '\(parameter.name)' on line \(parameter.line)"
-            if self.ignored.contains(parameter.name) { return at + " is not supported by Fermata yet and is ignored" }
-            return self.read.contains(parameter.name) ? nil : at + " was not recognized"
-        }
+        return block.params.filter { !self.read.contains($0.name) }
     }
 
     private mutating func parameter(_ key: String) -> ConfigParameter? {

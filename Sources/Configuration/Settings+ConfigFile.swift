@@ -139,6 +139,9 @@ extension Settings {
             try NeighborSetting(block: block)
         }
         self.warnings = Self.warnings(for: file)
+        self.blockCheck = BlockCheck(file.blocks)
+        self.unread += file.blocks(named: "resampler").first.map(ResamplerSetting.unreadParameters(of:)) ?? []
+        self.unread += file.blocks(named: "neighbors").flatMap { block in block.params.filter { $0.name != "plugin" } }
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
     }
 
@@ -159,7 +162,13 @@ extension Settings {
                 message: "Found both 'database' (line \(block.line)) and 'db_file' (line \(path.line)) setting")
         }
         var settings = DecoderPluginSettings(plugin: "database", block: block, home: home)
-        guard (settings.string("plugin") ?? "simple") == "simple" else { return }
+        let plugin = settings.string("plugin") ?? "simple"
+        guard plugin == "simple" else {
+            // Not run, but as mpd: the keys its plugin would read are not unrecognized.
+            for key in Self.otherDatabasePluginKeys[plugin] ?? [] { _ = settings.string(key) }
+            self.unread += settings.unread
+            return
+        }
         guard let path = try settings.path("path") else {
             throw ConfigError(file: block.file, line: block.line, message: "No \"path\" parameter specified")
         }
@@ -167,7 +176,13 @@ extension Settings {
         self.dbCompress = try settings.bool("compress") ?? true
         self.hidePlaylistTargets = try settings.bool("hide_playlist_targets") ?? true
         self.cacheDirectory = try settings.path("cache_directory")
+        self.unread += settings.unread
     }
+
+    /// The keys `mpd` 0.23.12's other database plugins read from the block.
+    private static let otherDatabasePluginKeys = [
+        "proxy": ["host", "password", "port", "keepalive"], "upnp": ["interface"],
+    ]
 
     /// One line for each option or block in `file` that Fermata does not act on, parameters first, then blocks.
     ///
@@ -190,10 +205,6 @@ extension Settings {
             guard let plugin = block["plugin"], plugin != "simple" else { continue }
             let location = block.location
             lines.append("\(location): database plugin \"\(plugin)\" is not supported by Fermata yet and is ignored")
-        }
-        // As mpd: the one `resampler` block is read whole (the keys its plugin does not read are warned about).
-        for parameter in file.blocks(named: "resampler").first.map(ResamplerSetting.unreadParameters(of:)) ?? [] {
-            lines.append("\(parameter.file): option '\(parameter.name)' on line \(parameter.line) was not recognized")
         }
         for block in file.blocks(named: "neighbors") {
             guard let plugin = block["plugin"], !NeighborSetting.supportedPluginNames.contains(plugin) else { continue }

@@ -212,6 +212,15 @@ public struct Settings: Sendable, Hashable {
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
 
+    /// The blocks `mpd` checks once started, in its order: the program's parts report the lines they left unread,
+    /// and this turns them into `mpd`'s warnings (see ``BlockCheck``).
+    public var blockCheck: BlockCheck
+
+    /// The lines of the blocks read here that nothing reads, for ``blockCheck``: the `resampler` block's that
+    /// its plugin does not read, a `database` block's that its plugin does not read, and every `neighbors` block's
+    /// but `plugin` (no neighbor plugin reads one).
+    public var unread: [ConfigParameter]
+
     /// The defaults of `mpd` 0.23.12, as if the configuration file were empty.
     public init() {
         self.musicDirectory = nil
@@ -264,5 +273,7 @@ public struct Settings: Sendable, Hashable {
         self.playlistPlugins = .noPlaylistPlugins
         self.neighbors = []
         self.warnings = []
+        self.blockCheck = BlockCheck()
+        self.unread = []
     }
 }

@@ -9,14 +9,14 @@ extension CurlSettings {
     /// setting for the connect timeout (10 s) or the buffer sizes.
     ///
     /// - Parameter blocks: The configuration's `input` blocks.
-    /// - Returns: the settings and the block's warnings (keys nobody read, `option 'x' on line N was not
-    ///   recognized`), or `nil` when the block says `enabled "no"` (then no http(s) stream is opened, and
-    ///   `urlhandlers` lists none of the plugin's schemes).
+    /// - Returns: the settings and the lines of the block nothing read (which `mpd` warns about once started), or
+    ///   `nil` when the block says `enabled "no"` (then no http(s) stream is opened, and `urlhandlers` lists none
+    ///   of the plugin's schemes).
     /// - Throws: `ConfigError` for a bad `enabled` (`Error in setting "enabled" on line N; Not a valid
     ///   boolean…`) and, nested in `Failed to initialize input plugin 'curl'` as `mpd` reports it, for a bad
     ///   `proxy_port`, `verify_peer` or `verify_host`.
     public static func configured(_ blocks: InputBlocks) throws(ConfigError) -> (
-        settings: CurlSettings, warnings: [String]
+        settings: CurlSettings, unread: [ConfigParameter]
     )? {
         guard var block = try blocks.settings(forPlugin: "curl") else { return nil }
         var settings = CurlSettings()
@@ -32,6 +32,6 @@ extension CurlSettings {
             throw ConfigError(
                 location: error.location, message: "Failed to initialize input plugin 'curl'; \(error.message)")
         }
-        return (settings, block.warnings)
+        return (settings, block.unread)
     }
 }

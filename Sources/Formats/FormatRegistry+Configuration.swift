@@ -149,12 +149,13 @@ extension FormatRegistry {
         DecoderPluginEntry("pcm") { _ in PCMStreamFormat() },
     ]
 
-    /// The registry a configuration's `decoder` blocks describe, and the warnings `mpd` prints for them.
+    /// The registry a configuration's `decoder` blocks describe, and the lines of them nothing read.
     public struct Configured: Sendable {
         /// The enabled plugins, in `mpd`'s order.
         public var registry: FormatRegistry
-        /// `option 'x' on line N was not recognized` for each key of an enabled plugin's block it did not read.
-        public var warnings: [String]
+        /// The lines of the enabled plugins' blocks they did not read, which `mpd` warns about once started
+        /// (`BlockCheck`).
+        public var unread: [ConfigParameter]
     }
 
     /// Builds the plugins of `catalogue` that `decoders` enables, each with its block's settings, as `mpd`'s
@@ -169,7 +170,7 @@ extension FormatRegistry {
         _ decoders: DecoderBlocks, catalogue: [DecoderPluginEntry] = FormatRegistry.catalogue
     ) throws(ConfigError) -> Configured {
         var plugins: [any FormatPlugin] = []
-        var warnings: [(block: Int, lines: [String])] = []
+        var unread: [ConfigParameter] = []
         for entry in catalogue {
             guard var settings = try decoders.settings(forPlugin: entry.name) else { continue }
             do {
@@ -179,13 +180,10 @@ extension FormatRegistry {
                 wrapped.message = "Failed to initialize decoder plugin '\(entry.name)'; \(error.message)"
                 throw wrapped
             }
-            if let block = settings.block, let index = decoders.blocks.firstIndex(of: block) {
-                warnings.append((index, settings.warnings))
-            }
+            // As mpd: an unavailable plugin's block was used all the same.
+            unread += settings.unread
         }
-        // mpd checks the blocks in file order once every plugin is initialized.
-        let lines = warnings.sorted { $0.block < $1.block }.flatMap(\.lines)
-        return Configured(registry: FormatRegistry(plugins), warnings: lines)
+        return Configured(registry: FormatRegistry(plugins), unread: unread)
     }
 }
 

@@ -7,9 +7,11 @@ extension PlaylistRegistry {
     public struct Configured: Sendable {
         /// The enabled plugins.
         public var registry: PlaylistRegistry
-        /// In block order: `option 'x' on line N was not recognized` for each key of an enabled plugin's block
-        /// it did not read (as `mpd` prints it), and a line for each enabled block of a plugin Fermata lacks.
+        /// In block order, a line for each enabled block of a plugin Fermata lacks.
         public var warnings: [String]
+        /// The lines of the enabled plugins' blocks nothing read, which `mpd` warns about once started
+        /// (`BlockCheck`).
+        public var unread: [ConfigParameter]
     }
 
     /// The plugins `blocks` enable, as `mpd`'s `playlist_list_global_init` reads them: for each of its plugins
@@ -21,19 +23,19 @@ extension PlaylistRegistry {
     public static func configured(_ blocks: PlaylistPluginBlocks) throws(ConfigError) -> Configured {
         var plugins: [PlaylistPlugin] = []
         var directories: Set<String> = []
-        var warnings: [(block: Int, lines: [String])] = []
+        var warnings: [(block: Int, line: String)] = []
+        var unread: [ConfigParameter] = []
         func read(_ name: String, asDirectoryByDefault: Bool) throws(ConfigError) -> Bool {
             guard var settings = try blocks.settings(forPlugin: name) else { return false }
             if try settings.bool("as_directory") ?? asDirectoryByDefault { directories.insert(name) }
             if name == "soundcloud" { _ = settings.string("apikey") }  // mpd's plugin reads it
-            if let block = settings.block, let index = blocks.blocks.firstIndex(of: block) {
-                var lines = settings.warnings
-                if Self.missingNames.contains(name) {
-                    lines.insert(
-                        "\(block.location): playlist plugin \"\(name)\" is not supported by Fermata yet and is ignored",
-                        at: 0)
-                }
-                warnings.append((index, lines))
+            unread += settings.unread
+            if let block = settings.block, let index = blocks.blocks.firstIndex(of: block),
+                Self.missingNames.contains(name)
+            {
+                let line =
+                    "\(block.location): playlist plugin \"\(name)\" is not supported by Fermata yet and is ignored"
+                warnings.append((index, line))
             }
             return true
         }
@@ -49,6 +51,7 @@ extension PlaylistRegistry {
         let registry = PlaylistRegistry(
             plugins: plugins, directoryPluginNames: directories, readsEmbeddedCueSheets: embeddedCue,
             listsFlacFilesAsPlaylists: flac)
-        return Configured(registry: registry, warnings: warnings.sorted { $0.block < $1.block }.flatMap(\.lines))
+        return Configured(
+            registry: registry, warnings: warnings.sorted { $0.block < $1.block }.map(\.line), unread: unread)
     }
 }

@@ -41,12 +41,14 @@ public final class Server {
     private(set) var stateFile: StateFileService?
     /// The services every client's commands share: made once, and again when `start()` opens the stickers.
     private(set) lazy var services = self.makeServices()
+    /// The stored playlists' worker (``SharedServices/playlistWorker``), kept across remakes of `services`.
+    private let playlistWorker = SerialWorker("playlists")
 
     private func makeServices() -> SharedServices {
         SharedServices(
             startTime: self.startTime, options: self.options, logger: self.logger, library: self.library,
             stickers: self.stickers, commands: self.commands, partitions: self.partitions, clock: self.clock,
-            raise: self.raiseForEveryone, sessions: self.everySession)
+            playlistWorker: self.playlistWorker, raise: self.raiseForEveryone, sessions: self.everySession)
     }
 
     private var listeners: [Listener] = []

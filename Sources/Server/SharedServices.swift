@@ -4,6 +4,7 @@ import Library
 import MPDProtocol
 import Model
 import Playback
+import Posix
 import Sticker
 
 /// The services every client's commands share, whatever their partition, as `mpd`'s `Instance` holds them beside
@@ -28,16 +29,20 @@ struct SharedServices {
     let partitions: PartitionList
     /// The server's monotonic clock (a test's, or the system's).
     let clock: any PlaybackClock
+    /// Runs the stored playlist edits one at a time (each reads, changes and replaces whole files), and the reads
+    /// of local playlists, in the order they came: one long-lived thread of the server's, not one per reply.
+    let playlistWorker: SerialWorker
     private let raise: (IdleEvent) -> Void
     private let sessions: () -> [SessionSettings]
 
     init(
         startTime: UInt64, options: ServerOptions, logger: Logger, library: LibraryService?,
         stickers: StickerDatabase?, commands: CommandTable, partitions: PartitionList,
-        clock: any PlaybackClock = SystemClock(), raise: @escaping (IdleEvent) -> Void,
-        sessions: @escaping () -> [SessionSettings]
+        clock: any PlaybackClock = SystemClock(), playlistWorker: SerialWorker = SerialWorker("playlists"),
+        raise: @escaping (IdleEvent) -> Void, sessions: @escaping () -> [SessionSettings]
     ) {
         self.clock = clock
+        self.playlistWorker = playlistWorker
         self.startTime = startTime
         self.options = options
         self.logger = logger

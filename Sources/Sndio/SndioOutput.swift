@@ -161,7 +161,8 @@ final class SndioOutput: AudioOutput, @unchecked Sendable {
     /// stream: libsndio sends a level only with a write, so one silent frame carries it. `mpd`'s level always
     /// reaches sndiod, with the write in progress, which a pause or stop there waits for; lost, sndiod would tell
     /// the next stream its old level, sometimes after that stream sent its own, and the output would show the old
-    /// one (the new stream's `sio_setvol` alone does not win that race). Output thread, at a close.
+    /// one (the new stream's `sio_setvol` alone does not win that race). All-zero bytes are silence: the stream is
+    /// always signed (`SndioRequest.accepts`). Output thread, at a close.
     private func deliver(_ raw: Int, _ api: fermata_sndio_functions, _ handle: OpaquePointer) {
         _ = api.sio_setvol(handle, UInt32(raw))
         let frame = max(1, self.frameSize)

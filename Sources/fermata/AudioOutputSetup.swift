@@ -17,19 +17,20 @@ enum AudioOutputSetup {
     typealias Output = (configuration: OutputConfiguration, output: any AudioOutput, mixer: (any Mixer)?)
 
     /// The outputs for `settings`, in configuration order; with no `audio_output` block, the one `mpd` detects (named
-    /// `default detected output`): the first plugin of ``detectionOrder`` whose default device opens, said so in
-    /// the log.
+    /// `default detected output`): the first plugin of `plugins` whose default device opens, said so in the log.
     ///
     /// - Parameters:
     ///   - plugins: Every output plugin, such as ``ALSAOutputPlugin`` and the player's null, fifo and pipe.
     ///   - makeSoftwareMixer: Makes a software mixer (`mixer_type "software"`).
     ///   - onMixerChange: Given to hardware mixers: called from their monitor threads when another program changes
     ///     the volume.
+    /// - Returns: The outputs, and the lines of the blocks and the filter templates used that nothing read (for
+    ///   `BlockCheck`).
     /// - Throws: `mpd`'s message for a bad block, at its file and line.
     static func outputs(
         settings: Settings, plugins: [any OutputPlugin], logger: Logger, makeSoftwareMixer: () -> any Mixer,
         onMixerChange: @escaping @Sendable () -> Void
-    ) throws(Daemon.StartupError) -> [Output] {
+    ) throws(Daemon.StartupError) -> (outputs: [Output], unread: [ConfigParameter]) {
         // As mpd, block by block: its settings, its output from the plugin, then always_on and enabled.
         var made: [any AudioOutput] = []
         var list: [AudioOutputSettings]
@@ -90,46 +91,35 @@ enum AudioOutputSetup {
                         makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
                 ))
         }
-        // As mpd, once every output is made: the keys of each block that neither the block's own settings, its plugin
-        // nor its mixer read, then those of the filter templates used that their plugin does not read, in mpd's words
-        // (its config domain, no file name).
-        let config = logger.labelled("config")
-        for entry in list where entry.location != nil {
-            for line in entry.parameters.unread { config.warning(Self.unrecognized(line.name, line: line.line)) }
+        // The lines of each block that neither the block's own settings, its plugin nor its mixer read, and those
+        // of the filter templates used that their plugin does not read: mpd warns about them once started.
+        var unread: [ConfigParameter] = []
+        for entry in list {
+            guard let file = entry.location?.file else { continue }
+            unread += entry.parameters.unread.map {
+                ConfigParameter(name: $0.name, value: $0.value, file: file, line: $0.line)
+            }
         }
-        // As mpd: the keys of a template an output used that its plugin does not read.
         for index in usedTemplates.sorted() {
             let block = settings.filters[index]
             let keys = FilterRegistry.readKeys(of: block["plugin"])
-            for parameter in block.params where !keys.contains(parameter.name) {
-                config.warning(Self.unrecognized(parameter.name, line: parameter.line))
-            }
+            unread += block.params.filter { !keys.contains($0.name) }
         }
-        return outputs
+        return (outputs, unread)
     }
 
-    /// `mpd`'s warning about a block's key nothing read.
-    static func unrecognized(_ key: String, line: Int) -> String {
-        "option '\(key)' on line \(line) was not recognized"
-    }
-
-    /// The plugins `mpd` 0.23.12 tries when no `audio_output` is configured, in its order (its plugin list's, of
-    /// those with a default-device test, as Debian builds it: sndio, alsa, oss, pulse, jack), less oss, which
-    /// Fermata does not have.
-    static let detectionOrder = ["sndio", "alsa", "pulse", "jack"]
-
-    /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of
-    /// ``detectionOrder`` whose default device opens (jack's always does, as `mpd`'s test says), with `mpd`'s log
-    /// lines.
+    /// The plugin of the output `mpd` detects when no `audio_output` is configured: the first of `plugins` (in
+    /// `mpd`'s order: sndio, alsa, pulse, jack of those with a default-device test) whose default device opens
+    /// (jack's always does, as `mpd`'s test says), with `mpd`'s log lines.
     ///
     /// - Throws: `Unable to detect an audio device` when none does (not with the jack plugin there).
     private static func detect(_ plugins: [any OutputPlugin], logger: Logger) throws(Daemon.StartupError) -> String {
         let log = logger.labelled("output")
         log.warning("No 'audio_output' defined in config file")
         log.info("Attempt to detect audio output device")
-        for name in Self.detectionOrder {
-            guard let plugin = plugins.first(where: { $0.name == name }) else { continue }
+        for plugin in plugins {
             guard let test = plugin.testDefaultDevice() else { continue }
+            let name = plugin.name
             log.info("Attempting to detect a \(name) audio device")
             switch test {
             case .opens:

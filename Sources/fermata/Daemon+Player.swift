@@ -25,15 +25,16 @@ import Soxr
 import Synchronization
 
 extension Daemon {
-    /// Every output plugin Fermata has: the one place that lists them.
+    /// Every output plugin Fermata has: the one place that lists them, in `mpd` 0.23.12's order (its
+    /// `audio_output_plugins`, as Debian builds it, less oss), which is the order of output detection.
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
-            ALSAOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), PipeOutputPlugin(),
-            HttpdOutputPlugin(logger: logger, home: home), ShoutOutputPlugin(), PulseOutputPlugin(),
-            PipeWireOutputPlugin(logger: logger),
-            RecorderOutputPlugin(home: home), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            ShoutOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), SndioOutputPlugin(), PipeOutputPlugin(),
+            ALSAOutputPlugin(logger: logger), AOOutputPlugin(logger: logger), OpenALOutputPlugin(),
+            PipeWireOutputPlugin(logger: logger), PulseOutputPlugin(), JackOutputPlugin(logger: logger),
+            HttpdOutputPlugin(logger: logger, home: home),
             SnapcastOutputPlugin(logger: logger, home: home, announcer: OutputZeroconf(logger: logger)),
-            JackOutputPlugin(logger: logger), SndioOutputPlugin(),
+            RecorderOutputPlugin(home: home),
         ]
     }
 
@@ -42,14 +43,16 @@ extension Daemon {
     /// in. Every player decodes local files through `cache` (the `input_cache`, shared as `mpd`'s instance shares
     /// it) and prefetches into it. Called once, on the loop thread.
     ///
+    /// - Returns: The players, and the lines of the `audio_output` and used `filter` blocks nothing read (for
+    ///   `BlockCheck`).
     /// - Throws: `mpd`'s message for a bad `audio_output` block.
     static func makePlayer(
         settings: Settings, formats: FormatRegistry, openRemote: RemoteOpener?, decoderSchemes: [String],
         cache: InputCache?, loop: EventLoop, logger: Logger
-    ) throws(StartupError) -> (player: Player, newPlayer: () -> Player) {
+    ) throws(StartupError) -> (player: Player, newPlayer: () -> Player, unread: [ConfigParameter]) {
         // Hardware mixers are made before the player that relays their changes to the loop.
         let mixerChanges = MixerChangeForwarder()
-        let outputs = try AudioOutputSetup.outputs(
+        let (outputs, unread) = try AudioOutputSetup.outputs(
             settings: settings,
             plugins: Self.outputPlugins(logger: logger, home: ProcessEnvironment.variables()["HOME"] ?? "/"),
             logger: logger,
@@ -82,7 +85,7 @@ extension Daemon {
         for (configuration, _, _) in outputs {
             logger.info("audio output", ["name": configuration.name, "type": configuration.type])
         }
-        return (player, { make([]) })
+        return (player, { make([]) }, unread)
     }
 }
 

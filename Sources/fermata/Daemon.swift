@@ -36,6 +36,10 @@ enum Daemon {
         var description: String
     }
 
+    /// The input plugins of `mpd` 0.23.12's list (as Debian builds it; `file` and `archive` are not in it) that
+    /// read nothing from their `input` block and that Fermata has no settings for.
+    static let inputPluginsWithoutSettings = ["smbclient", "nfs", "mms"]
+
     /// Configuration files looked for when none is named.
     static func defaultConfigPaths(environment: [String: String]) -> [String] {
         var paths: [String] = []
@@ -88,13 +92,15 @@ enum Daemon {
         }
         for warning in settings.warnings { logger.warning(warning) }
 
-        /// A plugin list read from its blocks, its warnings logged; a bad block stops startup.
+        // The lines of the blocks used that nothing read, which mpd warns about once started.
+        var unread = settings.unread
+        /// A plugin list read from its blocks, the lines nothing read kept; a bad block stops startup.
         func plugins<Plugins>(
-            _ read: () throws(ConfigError) -> (Plugins, warnings: [String])
+            _ read: () throws(ConfigError) -> (Plugins, unread: [ConfigParameter])
         ) throws(StartupError) -> Plugins {
             do {
-                let (plugins, warnings) = try read()
-                for warning in warnings { logger.warning(warning) }
+                let (plugins, lines) = try read()
+                unread += lines
                 return plugins
             } catch {
                 throw StartupError(description: "\(error)")
@@ -103,17 +109,18 @@ enum Daemon {
         // The one place that knows which formats exist: the scanner, the commands and the player share it.
         let configuredFormats = try plugins { () throws(ConfigError) in
             let configured = try FormatRegistry.configured(settings.decoders)
-            return (configured.registry, configured.warnings)
+            return (configured.registry, configured.unread)
         }
         // The one place that knows which playlist plugins are enabled: the scanner and the commands share it.
         let playlists = try plugins { () throws(ConfigError) in
             let configured = try PlaylistRegistry.configured(settings.playlistPlugins)
-            return (configured.registry, configured.warnings)
+            for warning in configured.warnings { logger.warning(warning) }
+            return (configured.registry, configured.unread)
         }
         // The one place that knows which input plugins exist: curl for http(s), unless disabled.
         let curl = try plugins { () throws(ConfigError) in
             let configured = try CurlSettings.configured(settings.inputs)
-            return (configured?.settings, configured?.warnings ?? [])
+            return (configured?.settings, configured?.unread ?? [])
         }
 
         // Then mpd's ffmpeg input plugin for the schemes curl does not take (`hls+http://`, `rtp://`…), unless
@@ -123,7 +130,7 @@ enum Daemon {
         // is asked (its `TryUriDecode`), unless it is disabled.
         let inputBlock = try plugins { () throws(ConfigError) in
             guard let block = try settings.inputs.settings(forPlugin: "ffmpeg") else { return (false, []) }
-            return (true, block.warnings)
+            return (true, block.unread)
         }
         // libcurl's protocols likewise (it is loaded on the first transfer: ~6 MiB with GnuTLS and the rest), and
         // whether the decoder plugins whose libraries are loaded on first use (`FormatRegistry.lazilyLoaded`) would
@@ -145,13 +152,21 @@ enum Daemon {
         // mpd's cdio_paranoia input plugin (audio CDs, `cdda://`), unless disabled.
         let cdda = try plugins { () throws(ConfigError) in
             let configured = try CdioParanoiaSettings.configured(settings.inputs)
-            return (configured?.settings, configured?.warnings ?? [])
+            return (configured?.settings, configured?.unread ?? [])
         }
         if cdda != nil { CdioLog.install(logger.labelled("cdio")) }
+        // mpd's input plugins that read nothing from their block: the block of one that is not disabled is used.
+        try plugins { () throws(ConfigError) in
+            var lines: [ConfigParameter] = []
+            for name in Self.inputPluginsWithoutSettings {
+                if let block = try settings.inputs.settings(forPlugin: name) { lines += block.unread }
+            }
+            return ((), lines)
+        }
         // mpd's alsa input plugin (capture from a sound card, `alsa://`), unless disabled.
         let alsa = try plugins { () throws(ConfigError) in
             let configured = try ALSAInputSettings.configured(settings.inputs)
-            return (configured?.settings, configured?.warnings ?? [])
+            return (configured?.settings, configured?.unread ?? [])
         }
 
         let openRemote: RemoteOpener = {
@@ -256,10 +271,11 @@ enum Daemon {
         let inputCache = settings.inputCache.map {
             InputCache(capacity: $0.size, logger: logger.labelled("cache"))
         }
-        let (player, newPlayer) = try Self.makePlayer(
+        let (player, newPlayer, outputLines) = try Self.makePlayer(
             settings: settings, formats: formats, openRemote: openRemote, decoderSchemes: decoderSchemes,
             cache: inputCache, loop: loop,
             logger: logger.labelled("player"))
+        unread += outputLines
         // The neighbor plugins answer `listneighbors` once opened, before any client is served.
         let neighbors = NeighborGlue()
         if settings.neighbors.contains(where: \.isSupported) { options.neighbors = { neighbors.list } }
@@ -281,6 +297,9 @@ enum Daemon {
         } catch {
             throw StartupError(description: "\(error)")
         }
+        // As mpd once the state file is read: the lines of the blocks used that nothing read, in its order.
+        let config = logger.labelled("config")
+        for warning in settings.blockCheck.warnings(unread: unread) { config.warning(warning) }
         logger.notice(
             "ready",
             ["version": Self.version, "listening": server.boundAddresses.map(\.description).joined(separator: ",")])

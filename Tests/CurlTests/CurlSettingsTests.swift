@@ -12,7 +12,7 @@ import Testing
     @Test func defaultsAreMpds() throws {
         let configured = try #require(try CurlSettings.configured(.none))
         #expect(configured.settings == CurlSettings())
-        #expect(configured.warnings.isEmpty)
+        #expect(configured.unread.isEmpty)
         let settings = CurlSettings()
         #expect(settings.verifyPeer && settings.verifyHost)
         #expect(settings.connectTimeout == 10)
@@ -50,7 +50,10 @@ import Testing
         expected.verifyHost = false
         #expect(configured.settings == expected)
         // mpd 0.23.12 has no connect_timeout setting.
-        #expect(configured.warnings == ["/etc/mpd.conf: option 'connect_timeout' on line 10 was not recognized"])
+        #expect(
+            configured.unread == [
+                ConfigParameter(name: "connect_timeout", value: "3", file: "/etc/mpd.conf", line: 10)
+            ])
     }
 
     @Test func disabledAndBadValues() throws {

@@ -2,6 +2,7 @@
 
 import Foundation
 import Library
+import MPDProtocol
 import Model
 import TestSupport
 import Testing
@@ -338,5 +339,30 @@ struct DatabaseCommandTests {
             Thread.sleep(forTimeInterval: 0.02)
         }
         #expect(!client.request("listall").contains("file: a/old.mp3"))
+    }
+}
+
+/// Whether a local client may read a file outside the music directory (`add`, `addid`, `getfingerprint`): decided
+/// off the loop, where the file is read.
+@Suite struct AllowFileTests {
+    @Test func anotherUserReadsOnlyWhatItOwnsOrWhatEveryoneMayRead() throws {
+        let directory = try MusicDirectory()
+        let path = directory.path + "/x.mp3"
+        try Data([1]).write(to: URL(fileURLWithPath: path))
+        let other = geteuid() &+ 4242
+        #expect(chmod(path, 0o600) == 0)
+        #expect(throws: AckError(.permission, "Access denied")) {
+            try SessionSettings.allowFile(path, peerUserID: other)
+        }
+        // The server's own user reads everything it can; a client that is not local reads nothing.
+        try SessionSettings.allowFile(path, peerUserID: geteuid())
+        #expect(throws: AckError(.permission, "Access denied")) { try SessionSettings.allowFile(path, peerUserID: nil) }
+        #expect(chmod(path, 0o644) == 0)
+        try SessionSettings.allowFile(path, peerUserID: other)
+        let missing = #expect(throws: AckError.self) {
+            try SessionSettings.allowFile(directory.path + "/missing.mp3", peerUserID: other)
+        }
+        #expect(missing?.code == .system)
+        #expect(missing?.message.hasPrefix("Failed to access \(directory.path)/missing.mp3: ") == true)
     }
 }

@@ -5,6 +5,7 @@ import Library
 import MPDProtocol
 import Model
 import Posix
+import StoredPlaylists
 
 /// Browsing and updating the music database: `lsinfo`, `listall`, `listallinfo`, `update`, `rescan`.
 enum DatabaseCommands {
@@ -70,15 +71,33 @@ enum DatabaseCommands {
         }
         uri = try relativeURI(uri, context: context)
         let database = try database(context)
+        let playlists = PlaylistCommands.directory(context)
+        guard uri.isEmpty, playlists.isEnabled else {
+            try Self.list(uri, of: database, context: &context)
+            return .ok
+        }
+        // The root lists the stored playlists after its directories and songs: their directory is read off the
+        // loop, on the playlist worker; the snapshot listed is the one in force when the command came.
+        let logger = context.services.logger
+        return .deferred(
+            DeferredReply(
+                worker: context.services.playlistWorker,
+                work: { _ in PlaylistCommands.rootListing(playlists, logger: logger) }
+            ) { listing, context throws(AckError) in
+                try Self.list(uri, of: database, context: &context)
+                context.write(raw: listing)
+                return .ok
+            })
+    }
+
+    /// `lsinfo`'s directories and songs of `uri` in `database`.
+    private static func list(_ uri: String, of database: Database, context: inout CommandContext) throws(AckError) {
         let tags = visibleTags(context)
         // A directory of thousands of artists is as many entries.
         let songs = database.songs
         context.reply.writeBatched(try walk(database, uri: uri, recursive: false)) { entry, reply in
             append(entry, database: database, songs: songs, full: true, tags: tags, to: &reply)
         }
-        // The root lists the stored playlists after its directories and songs.
-        if uri.isEmpty { context.write(raw: PlaylistCommands.rootListing(context)) }
-        return .ok
     }
 
     /// The work that opens the URL `uri` off the loop and reads its tags, when an input plugin opens its scheme

@@ -66,17 +66,16 @@ enum PlaylistCommands {
         }
     }
 
-    /// Runs the stored playlist edits one at a time (each reads, changes and replaces whole files), and the reads
-    /// of local playlists, in the order they came: one long-lived thread, not one per reply.
-    static let worker = SerialWorker("playlists")
-
     /// Runs `edit`, which reads and writes stored playlist files (with `perform(_:_:)` for their errors), off the
-    /// loop and after the edits before it, and replies once it is on disk: `OK`, and idle `stored_playlist` when it
-    /// says it changed something; its `ACK` when it failed.
-    static func editing(_ edit: @escaping @Sendable () throws(AckError) -> Bool) -> CommandResult {
+    /// loop on the server's playlist worker (``SharedServices/playlistWorker``), after the edits before it, and
+    /// replies once it is on disk: `OK`, and idle `stored_playlist` when it says it changed something; its `ACK`
+    /// when it failed.
+    static func editing(
+        _ context: CommandContext, _ edit: @escaping @Sendable () throws(AckError) -> Bool
+    ) -> CommandResult {
         .deferred(
             DeferredReply(
-                worker: Self.worker,
+                worker: context.services.playlistWorker,
                 work: { _ -> Result<Bool, AckError> in
                     do throws(AckError) {
                         return .success(try edit())
@@ -90,12 +89,12 @@ enum PlaylistCommands {
             })
     }
 
-    /// A change of the playlist files, as ``editing(_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
+    /// A change of the playlist files, as ``editing(_:_:)`` runs it: `body` is done (its errors are `mpd`'s ACKs).
     static func change(_ context: CommandContext, _ body: @escaping @Sendable () throws(StoredPlaylistError) -> Void)
         -> CommandResult
     {
         let logger = context.services.logger
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             try perform(logger, body)
             return true
         }
@@ -103,10 +102,23 @@ enum PlaylistCommands {
 
     // MARK: - Listing
 
+    /// Reads the playlist directory off the loop, on the playlist worker (after the edits queued before it).
     static func listplaylists(_ context: inout CommandContext) throws(AckError) -> CommandResult {
-        let playlists = try perform(context) { () throws(StoredPlaylistError) in try directory(context).list() }
-        context.write(raw: text(of: playlists))
-        return .ok
+        let (playlists, logger) = (directory(context), context.services.logger)
+        return .deferred(
+            DeferredReply(
+                worker: context.services.playlistWorker,
+                work: { _ -> Result<[PlaylistDirectory.Info], AckError> in
+                    do throws(AckError) {
+                        return .success(try perform(logger) { () throws(StoredPlaylistError) in try playlists.list() })
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            ) { result, context throws(AckError) in
+                context.write(raw: text(of: try result.get()))
+                return .ok
+            })
     }
 
     /// `playlist: NAME` and `Last-Modified` lines, as `listplaylists` and the root `lsinfo` print them.
@@ -115,15 +127,14 @@ enum PlaylistCommands {
             .joined()
     }
 
-    /// The stored playlists after the root's directories and songs in `lsinfo`; a failure is logged and
-    /// the list left out, as in `mpd`.
-    static func rootListing(_ context: CommandContext) -> String {
-        let playlists = directory(context)
+    /// The stored playlists of `playlists` after the root's directories and songs in `lsinfo`; a failure is logged
+    /// to `logger` and the list left out, as in `mpd`. Any thread (it reads the directory).
+    static func rootListing(_ playlists: PlaylistDirectory, logger: Logger) -> String {
         guard playlists.isEnabled else { return "" }
         do {
             return text(of: try playlists.list())
         } catch {
-            context.services.logger.error("cannot list stored playlists", ["error": error.message])
+            logger.error("cannot list stored playlists", ["error": error.message])
             return ""
         }
     }
@@ -217,7 +228,7 @@ enum PlaylistCommands {
                 ReadPlaylist($0.entries, base: $0.base)
             }
         }
-        return (read, Self.worker)
+        return (read, context.services.playlistWorker)
     }
 
     /// The work that reads, off the loop, the local files outside the music directory that the entries of `range`
@@ -386,7 +397,7 @@ enum PlaylistCommands {
         _ uris: Result<[String], AckError>, at position: UInt64, into name: String, context: CommandContext
     ) -> CommandResult {
         let (playlists, logger) = (directory(context), context.services.logger)
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in
                 do throws(StoredPlaylistError) {
                     return try playlists.load(name)
@@ -450,7 +461,7 @@ enum PlaylistCommands {
     static func playlistdelete(_ context: inout CommandContext) throws(AckError) -> CommandResult {
         let (playlists, name, logger) = (directory(context), context.arguments[0], context.services.logger)
         let range = try WindowRange.parse(context.arguments[1])
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
             guard range.start <= entries.count else { throw AckError(.arg, "Bad song index") }
             entries.removeSubrange(range.indices(count: entries.count))
@@ -465,7 +476,7 @@ enum PlaylistCommands {
         let to = try ArgumentParser.unsigned(context.arguments[2])
         // mpd answers OK without looking at the playlist.
         guard from != to else { return .ok }
-        return Self.editing { () throws(AckError) in
+        return Self.editing(context) { () throws(AckError) in
             var entries = try perform(logger) { () throws(StoredPlaylistError) in try playlists.load(name) }
             guard from < entries.count, to < entries.count else { throw AckError(.arg, "Bad range") }
             entries.insert(entries.remove(at: Int(from)), at: Int(to))

@@ -148,10 +148,10 @@ enum QueueCommands {
     }
 
     /// Locates `uri`: `file://` and absolute paths inside the music directory become relative; outside it
-    /// they are allowed for local clients that may read the file, as `mpd` allows them.
+    /// they are for local clients (whether this one may read the file is checked where it is read, off the loop).
     ///
-    /// - Throws: `Malformed file:// URI`, `Unsupported URI scheme` (2), `Access denied` (4),
-    ///   `Failed to access PATH: …` (52).
+    /// - Throws: `Malformed file:// URI`, `Unsupported URI scheme` (2), `Access denied` (4) for a client that is not
+    ///   local.
     static func locate(_ uri: String, context: CommandContext) throws(AckError) -> Location {
         var path = uri
         if URIScheme.hasPrefixIgnoringCase(path.utf8, "file://") {
@@ -166,24 +166,34 @@ enum QueueCommands {
             let prefix = root.hasSuffix("/") ? root : root + "/"
             if path.hasPrefix(prefix) { return .database(String(path.dropFirst(prefix.count))) }
         }
-        try context.session.allowFile(path)
+        // Whether this client may read the file is decided off the loop, where it is read (it may take a stat).
+        guard context.session.peerUserID != nil else { throw AckError(.permission, "Access denied") }
         return .file(path)
     }
 
-    /// Reads the song file `path` outside the music directory off the loop (`add` and `addid` of a local file), in the
-    /// reading session of the command or command list (``SessionSettings/reading(with:)``), then hands it to `finish` on the loop with the position the command's second argument names in the queue
-    /// as it is then (`nil` without one; the argument was checked before the file was read), which adds it.
+    /// Checks that the client may read the song file `path` outside the music directory
+    /// (``SessionSettings/allowFile(_:peerUserID:)``) and reads it, off the loop (`add` and `addid` of a local file),
+    /// in the reading session of the command or command list (``SessionSettings/reading(with:)``), then hands it to
+    /// `finish` on the loop with the position the command's second argument names in the queue as it is then (`nil`
+    /// without one; the argument was checked before the file was read), which adds it.
     ///
-    /// - Throws: through `finish`'s reply, `mpd`'s errors of ``fileSong(_:reader:)``.
+    /// - Throws: through `finish`'s reply, `Access denied` (4) and `Failed to access PATH: …` (52) of the check, then
+    ///   `mpd`'s errors of ``fileSong(_:reader:)``.
     private static func readingFile(
         _ path: String, context: CommandContext,
         finish: @escaping (QueueSong, Int?, inout CommandContext) throws(AckError) -> CommandResult
     ) -> CommandResult {
         let reader = context.services.options.library.map { context.session.reading(with: $0.updater.reader) }
         let positionText = context.arguments.count > 1 ? context.arguments[1] : nil
+        let peerUserID = context.session.peerUserID
         return .deferred(
-            DeferredReply(work: { _ in
-                reader.map { Self.fileSong(path, reader: $0) } ?? .failure(AckError(.noExist, "No such song"))
+            DeferredReply(work: { _ -> Result<QueueSong, AckError> in
+                do throws(AckError) {
+                    try SessionSettings.allowFile(path, peerUserID: peerUserID)
+                } catch {
+                    return .failure(error)
+                }
+                return reader.map { Self.fileSong(path, reader: $0) } ?? .failure(AckError(.noExist, "No such song"))
             }) { result, context throws(AckError) in
                 let song = try result.get()
                 let playlist = context.partition.playlist
