@@ -153,6 +153,10 @@ def _output(*keys: str) -> list[str]:
     (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "x"'), 4),
     (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"', 'public "x"'),
      4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"',
+             'format "44100:*:2"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"', 'format "x"'), 4),
     (_output('type "jack"', 'name "a"', 'ringbuffer_size "0"'), 4),
     (_output('type "ao"', 'name "a"', 'write_size "x"'), 4),
     (_output('type "pipewire"', 'name "a"', 'dsd "x"'), 4),
@@ -162,12 +166,14 @@ def _output(*keys: str) -> list[str]:
 ], ids=["null-sync", "mixer_enabled", "mixer_type", "no-such-type", "no-type", "no-name", "always_on", "enabled",
         "tags", "alsa-buffer_time", "alsa-period_time", "alsa-dop", "alsa-stop_dsd_silence", "httpd-port",
         "httpd-negative-port", "httpd-port-range", "httpd-max_clients", "flac-compression", "snapcast-port",
-        "snapcast-zeroconf", "shout-port", "shout-public", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd",
+        "snapcast-zeroconf", "shout-port", "shout-public", "shout-no-format", "shout-format-wildcard",
+        "shout-format-unparsable", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd",
         "plugin-before-enabled", "plugin-before-next-block", "enabled-before-next-block"])
 def test_output_option_errors_as_mpd(tmp_path, block, line):
     """mpd 0.23.12's words for a bad option of an `audio_output` block, with the line of the option and, for what
     its output plugin reads, its `Failed to configure output in line N; ` before them; status 1. Of two mistakes,
-    the one mpd meets first: a block's plugin options, then its `enabled`, then the next block."""
+    the one mpd meets first: a block's plugin options, then its `format` (which shout needs fully defined: the
+    shout cases before have none), then its `enabled`, then the next block."""
     config = write_config(tmp_path, lines(free_port(), *block))
     ours, mpd_message = fail_both(config)
     assert ours == f"fermata: {config}:{line}: {mpd_message}"

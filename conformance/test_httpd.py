@@ -606,6 +606,56 @@ def test_an_output_that_failed_to_enable_while_stopped_is_tried_again_at_play_as
     assert sut == ref
 
 
+def test_an_output_that_failed_to_enable_is_enabled_again_when_another_outputs_flag_changes_as_mpd(tmp_path):
+    """An httpd output whose port another program holds when `play` starts fails to enable while a second output
+    plays. Once the port is free, nothing binds it until an output's flag changes: `enableoutput` of an output
+    already enabled changes nothing, `toggleoutput` of the other one enables every enabled output whose device is
+    not (mpd's player runs `EnableDisable` on every flag change), so the port is bound when `toggleoutput` answers,
+    long before the failed output's retry. Its stream opens only when its retry is due or a pause ends (mpd's
+    outputs open with force then): a listener that comes before is turned away, one after a pause gets the
+    stream."""
+    made = _stream_pair(tmp_path, "flag")
+    for side in made.values():
+        side.ports[1] = mpdtest.free_port()
+        side.server.outputs.append({"type": "httpd", "name": "Other", "bind_to_address": HOST,
+                                    "port": str(side.ports[1]), "encoder": "wave"})
+    try:
+        conftest._start([side.server for side in made.values()], songs_hint_from=made["ref"].server)
+
+        def run(kind):
+            server, port, other = made[kind].server, made[kind].ports[0], made[kind].ports[1]
+            seen = []
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+                holder.bind((HOST, port))
+                holder.listen(1)
+                server.query('add "tone.wav"')
+                failed = time.monotonic()
+                seen.append(server.query("play"))
+                assert mpdtest.wait_until(lambda: elapsed(server) > 0.2, timeout=10), server.log_tail()
+            seen += [accepting(port), accepting(other)]
+            for command in ("enableoutput 0", "enableoutput 1"):
+                seen += [server.query(command), accepting(port)]
+            seen += [server.query("toggleoutput 1"), accepting(port), accepting(other)]
+            # Turned away: the output is enabled, its stream not open (its retry is not due).
+            sock, head = request(port)
+            sock.close()
+            seen.append(head if time.monotonic() - failed < 8 else "retry due")
+            seen += [server.query("pause 1"), server.query("pause 0")]
+            sock, head = request(port)
+            sock.close()
+            seen.append(head.split(b"\r\n")[0])
+            seen += [server.query("toggleoutput 1"), accepting(other), server.query("stop")]
+            return seen
+
+        ref, sut = both(run)
+    finally:
+        for side in made.values():
+            conftest._stop(side.server)
+    assert ref == [b"OK\n", False, True, b"OK\n", False, b"OK\n", False, b"OK\n", True, False, b"",
+                   b"OK\n", b"OK\n", b"HTTP/1.1 200 OK", b"OK\n", True, b"OK\n"]
+    assert sut == ref
+
+
 def test_moveoutput_answers_once_the_port_follows_the_output_as_mpd(tmp_path):
     """`moveoutput` of a playing httpd output to a partition that never played answers once the output let go of
     its port there (mpd disables it and ends its thread first); moved back to the partition that plays, it answers

@@ -302,7 +302,7 @@ def _copy(music: Path, target: Path) -> Path:
 
 def _shout_output(port: int) -> dict[str, str]:
     return {"type": "shout", "name": "Lazy", "host": mpdtest.HOST, "port": str(port), "password": PASSWORD,
-            "mount": "/lazy.ogg", "encoding": "ogg", "quality": "2"}
+            "mount": "/lazy.ogg", "encoding": "ogg", "quality": "2", "format": "44100:16:2"}
 
 
 def test_libshout_is_mapped_by_a_server_with_an_enabled_shout_output(tmp_path, music, icecast):  # noqa: F811

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -37,6 +38,8 @@ ICECAST_CONFIG = """<icecast>
         <adminroot>/usr/share/icecast2/admin</adminroot></paths>
     <logging><accesslog>access.log</accesslog><errorlog>error.log</errorlog><loglevel>3</loglevel></logging>
     <security><chroot>0</chroot>{owner}</security>
+    <mount><mount-name>/ref-long.mp3</mount-name><charset>UTF-8</charset></mount>
+    <mount><mount-name>/sut-long.mp3</mount-name><charset>UTF-8</charset></mount>
 </icecast>
 """
 
@@ -96,7 +99,7 @@ def shouting(icecast, httpd_music):
     if not binary.exists():
         pytest.skip(f"system under test not found: {binary}")
     server = mpdtest.Server("sut-shout", binary, httpd_music, conftest._workdir("sut"))
-    common = {"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD}
+    common = {"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD, "format": "44100:16:2"}
     server.outputs = [
         {**common, "name": "Fermata MP3", "mount": "/fermata.mp3", "encoder": "lame", "bitrate": "128",
          "genre": "Tones", "description": "test tones"},
@@ -170,31 +173,96 @@ def _admin_title(port: int, mount: str) -> str | None:
     return None
 
 
+def _mp3_sources(icecast: int, music: Path, label: str) -> dict[str, mpdtest.Server]:
+    """An mpd ("ref") and a Fermata ("sut") on `music`, not started yet, each with a shout output (lame) to a
+    mount of its own on `icecast`: /ref-LABEL.mp3 and /sut-LABEL.mp3."""
+    servers = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+        if not binary.exists():
+            pytest.skip(f"system under test not found: {binary}")
+        server = mpdtest.Server(f"{kind}-shout-{label}", binary, music, conftest._workdir(kind))
+        server.outputs = [{"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD,
+                           "name": f"{kind} MP3", "mount": f"/{kind}-{label}.mp3", "encoder": "lame",
+                           "bitrate": "128", "format": "44100:16:2"}]
+        servers[kind] = server
+    return servers
+
+
+def _title_of_each(servers: dict[str, mpdtest.Server], song: str, title) -> dict:
+    """Starts `servers`, has each play `song` on repeat, one after the other, and gives `title(kind, server)` of
+    each once it plays; stops them."""
+    titles = {}
+    try:
+        conftest._start(list(servers.values()))
+        for kind, server in servers.items():
+            server.query(f'command_list_begin\nrepeat 1\nadd "{song}"\nplay\ncommand_list_end\n')
+            titles[kind] = title(kind, server)
+    finally:
+        for server in servers.values():
+            conftest._stop(server)
+    return titles
+
+
 def test_a_song_without_tags_sets_the_title_as_mpd(icecast, httpd_music):
     """A local file without tags (radio.mp3) gives its output an empty tag as it starts: mpd sends the MP3 mount
     libshout's metadata `song` ` - ` (artist and title, both empty), and Icecast shows it as the title. An mpd and
     a Fermata, each with a mount of its own: the same title."""
-    servers = {}
-    titles = {}
-    try:
-        for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
-            if not binary.exists():
-                pytest.skip(f"system under test not found: {binary}")
-            server = mpdtest.Server(f"{kind}-shout-untagged", binary, httpd_music, conftest._workdir(kind))
-            server.outputs = [{"type": "shout", "host": HOST, "port": str(icecast), "password": PASSWORD,
-                               "name": f"{kind} MP3", "mount": f"/{kind}-untagged.mp3", "encoder": "lame",
-                               "bitrate": "128", "format": "44100:16:2"}]
-            servers[kind] = server
-        conftest._start(list(servers.values()))
-        for kind, server in servers.items():
-            server.query('command_list_begin\nrepeat 1\nadd "radio.mp3"\nplay\ncommand_list_end\n')
-            mount = f"{kind}-untagged.mp3"
-            assert mpdtest.wait_until(lambda: _admin_title(icecast, mount) is not None, timeout=10), \
-                server.log_tail()
-            mpdtest.wait_until(lambda: _admin_title(icecast, mount), timeout=5)
-            titles[kind] = _admin_title(icecast, mount)
-    finally:
-        for server in servers.values():
-            conftest._stop(server)
+    def title(kind: str, server: mpdtest.Server) -> str | None:
+        mount = f"{kind}-untagged.mp3"
+        assert mpdtest.wait_until(lambda: _admin_title(icecast, mount) is not None, timeout=10), server.log_tail()
+        mpdtest.wait_until(lambda: _admin_title(icecast, mount), timeout=5)
+        return _admin_title(icecast, mount)
+
+    titles = _title_of_each(_mp3_sources(icecast, httpd_music, "untagged"), "radio.mp3", title)
     assert titles["ref"] is not None, titles
+    assert titles["sut"] == titles["ref"]
+
+
+def _icy_title(port: int, mount: str) -> bytes:
+    """The first ICY metadata block a listener of `mount` gets from Icecast (`StreamTitle='…';`, as sent)."""
+    sock, head = request(port, path=f"/{mount}", icy=True)
+    try:
+        found = re.search(rb"(?i)icy-metaint:\s*(\d+)", head)
+        assert found, head
+        interval = int(found.group(1))
+        data = b""
+        while True:
+            while len(data) < interval + 1 or len(data) < interval + 1 + data[interval] * 16:
+                chunk = sock.recv(65536)
+                assert chunk, "the stream ended"
+                data += chunk
+            length = data[interval] * 16
+            if length:
+                return data[interval + 1:interval + 1 + length].rstrip(b"\0")
+            data = data[interval + 1:]
+    finally:
+        sock.close()
+
+
+def test_a_long_title_is_cut_at_1023_bytes_as_mpd(icecast, tmp_path):
+    """mpd writes the MP3 mount's `song` metadata (`artist - title`) into a 1024-byte buffer: a longer one is cut
+    at 1023 bytes, here inside a two-byte UTF-8 sequence. An mpd and a Fermata, each with a mount of its own on one
+    Icecast (mounts whose charset is UTF-8, so that Icecast passes the bytes on as they came), playing a song whose
+    title is 1 + 600 × 2 bytes: a listener asking for ICY metadata gets the same `StreamTitle` from both, ending in
+    the first byte of a cut `é`."""
+    music = tmp_path / "music"
+    music.mkdir()
+    title = "x" + "é" * 600
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=20",
+                    "-ac", "2", "-metadata", "artist=Tone Maker", "-metadata", f"title={title}",
+                    str(music / "long.flac")], check=True, capture_output=True)
+    def stream_title(kind: str, server: mpdtest.Server) -> bytes:
+        mount = f"{kind}-long.mp3"
+        assert mpdtest.wait_until(lambda: mount in sources(icecast), timeout=10), server.log_tail()
+        seen = []
+
+        def titled() -> bool:
+            seen.append(_icy_title(icecast, mount))
+            return b"Tone Maker" in seen[-1]
+        assert mpdtest.wait_until(titled, timeout=10), (seen[-1:], server.log_tail())
+        return seen[-1]
+
+    titles = _title_of_each(_mp3_sources(icecast, music, "long"), "long.flac", stream_title)
+    assert titles["ref"] == b"StreamTitle='" + f"Tone Maker - {title}".encode()[:1023] + b"';"
+    assert titles["ref"].endswith(b"\xc3';")
     assert titles["sut"] == titles["ref"]

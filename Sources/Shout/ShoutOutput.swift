@@ -272,13 +272,34 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
         } else if let metadata = api.shout_metadata_new() {
             let artist = tags.first { $0.type == .artist }?.value ?? ""
             let title = tags.first { $0.type == .title }?.value ?? ""
-            if api.shout_metadata_add(metadata, "song", "\(artist) - \(title)") == SHOUTERR_SUCCESS {
+            if api.shout_metadata_add(metadata, "song", Self.metadataSong(artist: artist, title: title))
+                == SHOUTERR_SUCCESS
+            {
                 _ = api.shout_set_metadata_utf8(shout, metadata)
             }
             api.shout_metadata_free(metadata)
         }
         try? self.writePage()
     }
+}
+
+extension ShoutOutput {
+    /// The `song` metadata `mpd` sends for an encoder without stream tags: `artist - title` in its fixed buffer,
+    /// so at most 1023 bytes, cut wherever the limit falls (even inside a UTF-8 sequence), and ending at the first
+    /// NUL as a C string does. NUL-terminated.
+    static func metadataSong(artist: String, title: String) -> [CChar] {
+        var song: [CChar] = []
+        song.reserveCapacity(Self.metadataLimit + 1)
+        for byte in "\(artist) - \(title)".utf8.prefix(Self.metadataLimit) {
+            guard byte != 0 else { break }
+            song.append(CChar(bitPattern: byte))
+        }
+        song.append(0)
+        return song
+    }
+
+    /// The bytes of `mpd`'s metadata buffer, less its NUL.
+    static let metadataLimit = 1023
 }
 
 /// The `shout` output plugin, with `mpd`'s keys: `host`, `port`, `mount`, `password` and `name` required;
@@ -339,6 +360,8 @@ public struct ShoutOutputPlugin: OutputPlugin {
             name: configuration.name, genre: parameters["genre"], description: parameters["description"],
             url: parameters["url"], quality: parameters["quality"], bitrate: parameters["bitrate"],
             isPublic: isPublic, format: format, protocolNumber: protocolNumber, tls: tls)
+        // As mpd, after the plugin's own keys: shout needs the block's `format` fully defined.
+        try configuration.requireFullyDefinedFormat()
         return ShoutOutput(prepared: prepared, settings: settings, library: self.library)
     }
 

@@ -276,15 +276,7 @@ public struct SnapcastOutputPlugin: OutputPlugin {
             throw OutputError(error.description)
         }
         // As mpd: the block's `format` is read after the plugin's own keys, and must fix everything.
-        var mask: AudioFormatMask?
-        if let text = configuration.format {
-            do throws(AudioFormatParseError) {
-                mask = try AudioFormatMask.parse(text, mask: true)
-            } catch {
-                throw OutputError(error.message)
-            }
-        }
-        guard mask?.isFullyDefined == true else { throw OutputError("Need full audio format specification") }
+        try configuration.requireFullyDefinedFormat()
         let prepared: any PreparedEncoder
         do throws(EncoderError) {
             prepared = try EncoderPlugins.configured(["encoder": "wave"])

@@ -93,6 +93,40 @@ import Testing
         #expect(isRamp(output.samples16(), from: 0, count: 5000))
     }
 
+    @Test func aDeviceThatFailedToEnableIsEnabledAgainWhenAnOutputsFlagChanges() throws {
+        let clock = ManualClock()
+        let failing = CaptureOutput(sync: false)
+        failing.failEnable.store(true, ordering: .relaxed)
+        let playing = CaptureOutput(sync: true, clock: clock)
+        let other = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(
+            outputs: [
+                (nullConfiguration("one"), failing, nil), (nullConfiguration("two"), playing, nil),
+                (OutputConfiguration(name: "three", type: "null", enabled: false), other, nil),
+            ], clock: clock)
+        harness.withPlayer { $0.play(fakeSong(1, base: 0, frames: 441_000), atSeconds: 0) }
+        // Another output plays: the failure changes the outputs' list (its error is not the player's).
+        #expect(harness.waitFor { $0.contains(.outputsChanged) && $0.contains(.songStarted(token: 1)) })
+        failing.failEnable.store(false, ordering: .relaxed)
+        harness.waitForOutputs()
+        #expect(self.counts([failing, playing, other]) == [[0, 0], [1, 0], [0, 0]])
+        // As mpd's player, which enables every enabled output that is not yet when any output's flag changes: the
+        // device is enabled before the change is answered, though its retry is not due (the clock never moves).
+        harness.withPlayer { _ = $0.setOutput(id: 2, enabled: true) }
+        harness.waitForOutputs()
+        #expect(self.counts([failing, playing, other]) == [[1, 0], [1, 0], [1, 0]])
+        // Its stream waits for the retry, or for a pause's end (mpd opens its outputs with force then).
+        #expect(failing.opens.isEmpty)
+        harness.withPlayer { $0.setPaused(true) }
+        harness.waitForOutputs()
+        #expect(failing.opens.isEmpty)
+        harness.withPlayer { $0.setPaused(false) }
+        #expect(eventually { !failing.opens.isEmpty })
+        // (Not the samples: the device has most of the 10 s song in a moment, too many to poll.)
+        #expect(eventually { !failing.bytes.isEmpty })
+        #expect(self.counts([failing]) == [[1, 0]])
+    }
+
     @Test func whenOutputsAppliedWaitsForTheDeviceToBeDisabled() throws {
         let output = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [(nullConfiguration("one"), output, nil)])

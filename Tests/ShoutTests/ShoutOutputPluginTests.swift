@@ -2,15 +2,19 @@
 
 import Model
 import Playback
-import Shout
 import TestTools
 import Testing
 
+@testable import Shout
+
 /// The shout block's keys, read as `mpd` reads them (the streaming itself: conformance/test_shout.py).
 @Suite struct ShoutOutputPluginTests {
-    private func make(_ parameters: [String: String]) throws(OutputError) -> any AudioOutput {
+    private func make(_ parameters: [String: String], format: String? = "44100:16:2") throws(OutputError)
+        -> any AudioOutput
+    {
         try ShoutOutputPlugin().makeOutput(
-            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(parameters)))
+            OutputConfiguration(
+                name: "Radio", type: "shout", format: format, parameters: BlockParameters(parameters)))
     }
 
     private let valid = ["host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret"]
@@ -43,6 +47,35 @@ import Testing
         }
     }
 
+    /// As mpd's `FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`, checked after the plugin's own keys.
+    @Test func theFormatMustBeFullyDefined() {
+        let refused = OutputError("Need full audio format specification")
+        for format in [nil, "*:16:2", "44100:*:2", "44100:16:*"] {
+            #expect(throws: refused) { try self.make(self.valid, format: format) }
+        }
+        #expect(throws: OutputError("Failed to parse the sample rate")) { try self.make(self.valid, format: "x") }
+        #expect(throws: OutputError("shout port must be configured")) {
+            try self.make(self.valid.merging(["port": "0"]) { $1 }, format: nil)
+        }
+        #expect(throws: Never.self) { try self.make(self.valid, format: "48000:24:1") }
+    }
+
+    /// As mpd's 1024-byte buffer: `artist - title`, at most 1023 bytes, cut inside a UTF-8 sequence if need be.
+    @Test func theMetadataSongIsCutAt1023Bytes() {
+        func bytes(_ song: [CChar]) -> [UInt8] { song.map { UInt8(bitPattern: $0) } }
+        #expect(bytes(ShoutOutput.metadataSong(artist: "", title: "")) == Array(" - ".utf8) + [0])
+        #expect(bytes(ShoutOutput.metadataSong(artist: "A", title: "T")) == Array("A - T".utf8) + [0])
+        let title = "x" + String(repeating: "é", count: 600)
+        let song = bytes(ShoutOutput.metadataSong(artist: "Tone Maker", title: title))
+        #expect(song.count == 1024 && song.last == 0)
+        #expect(Array(song.dropLast()) == Array(Array("Tone Maker - \(title)".utf8)[..<1023]))
+        // "Tone Maker - x" is 14 bytes, then 504 "é" (1008 bytes) and the first byte of the next one.
+        #expect(song[1022] == 0xC3)
+        let exact = String(repeating: "a", count: 1017)
+        #expect(bytes(ShoutOutput.metadataSong(artist: "", title: exact)).count == 1021)
+        #expect(bytes(ShoutOutput.metadataSong(artist: "NUL\u{0}after", title: "T")) == Array("NUL".utf8) + [0])
+    }
+
     @Test func theLegacyEncodingNamesAreAccepted() {
         // `encoding "mp3"` is lame, which wants a bitrate or a quality.
         #expect(throws: OutputError("neither bitrate nor quality defined")) {
@@ -58,7 +91,8 @@ import Testing
     @Test func loadedByTheFirstEnabledOutputAndKept() throws {
         let library = ShoutLibrary(soname: ShoutLibrary.headerSoname)
         let output = try ShoutOutputPlugin(library: library).makeOutput(
-            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(self.parameters)))
+            OutputConfiguration(
+                name: "Radio", type: "shout", format: "44100:16:2", parameters: BlockParameters(self.parameters)))
         #expect(!library.isLoaded)
         try output.enable()
         #expect(library.isLoaded)
@@ -75,7 +109,8 @@ import Testing
         let reports = Reports()
         let library = ShoutLibrary(soname: "/nonexistent/libshout.so.3", reportFailure: reports.reporter)
         let output = try ShoutOutputPlugin(library: library).makeOutput(
-            OutputConfiguration(name: "Radio", type: "shout", parameters: BlockParameters(self.parameters)))
+            OutputConfiguration(
+                name: "Radio", type: "shout", format: "44100:16:2", parameters: BlockParameters(self.parameters)))
         for _ in 0..<3 {
             #expect(throws: OutputError("shout_new() failed")) { try output.enable() }
         }

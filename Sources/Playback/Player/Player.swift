@@ -586,10 +586,14 @@ public final class Player: PlayerControl {
     }
 
     /// Once something was played, has every enabled output's device enabled (as `mpd`'s player thread does when an
-    /// output's flag changes); before, nothing (an output's device is enabled when it first plays).
+    /// output's flag changes), a device whose enabling failed too; before, nothing (an output's device is enabled
+    /// when it first plays).
     private func applyEnabled() {
         guard self.started else { return }
         for output in self.outputThreads where !output.wanted.started { output.send { $0.started = true } }
+        for output in self.outputThreads where output.wanted.enabled && output.failed.load(ordering: .acquiring) {
+            output.send { $0.reenable &+= 1 }
+        }
     }
 
     private var outputMode: PlayerOutputThread.Mode {

@@ -28,6 +28,10 @@ final class PlayerOutputThread: @unchecked Sendable {
         /// Changed when the player opens its outputs (a song starts, a pause ends): a failed output tries again at
         /// once, as `mpd`'s outputs do then, rather than when its retry is due.
         var retry: UInt64 = 0
+        /// Changed when an output's flag changes once the player ran: a device whose enabling failed is enabled
+        /// again at once, as `mpd`'s player enables every enabled output that is not yet; its stream still waits
+        /// for its retry (or a song start, or a pause's end), as `mpd`'s opens only then.
+        var reenable: UInt64 = 0
         var quit = false
     }
 
@@ -295,7 +299,9 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.leavePipe()
             self.dropChunk()
             self.failed.store(false, ordering: .relaxed)
-        } else if new.started, !self.deviceEnabled, !self.failed.load(ordering: .relaxed) {
+        } else if new.started, !self.deviceEnabled,
+            !self.failed.load(ordering: .relaxed) || new.reenable != self.applied.reenable
+        {
             self.enableDevice()
         }
         if new.mode == .stop {
