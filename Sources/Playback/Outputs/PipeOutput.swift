@@ -7,7 +7,9 @@ import Synchronization
 
 /// `type "pipe"`: runs `command` through `/bin/sh -c` when a stream opens and writes the PCM to its standard
 /// input (blocking, as `mpd`'s `popen`: nothing is dropped when the command reads slowly); closing the stream
-/// closes the pipe and waits for the command. A pause closes the stream too, as `mpd`'s pipe output has no pause.
+/// closes the pipe and waits for the command. Beyond `mpd`, whose pipe output has no pause (it closes the pipe at a
+/// pause and starts the command again on resume; probed: three starts for a play and two resumes), a pause keeps
+/// the command running and writes nothing, so a reader such as snapserver loses no part of a tick (README).
 ///
 /// Beyond `mpd`, whose writes run as far ahead as the pipe holds (a third of a second at CD rate, more in whatever
 /// the command buffers): the writes are paced in real time, kept ahead of the clock by ``OutputTimer/pipeLead``, so
