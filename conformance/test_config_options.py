@@ -163,12 +163,27 @@ def _output(*keys: str) -> list[str]:
     (_output('type "null"', 'name "a"', 'enabled "x"', 'sync "x"'), 4),
     (_output('type "null"', 'name "a"', 'sync "x"') + _output('name "b"'), 4),
     (_output('type "null"', 'name "a"', 'enabled "x"') + _output('name "b"'), 7),
+    (_output('type "null"', 'name "a"', 'mixer_type "x"', 'format "x"'), 4),
+    (_output('type "null"', 'name "a"', 'format "x"'), 4),
+    (_output('type "null"', 'name "a"', 'replay_gain_handler "x"'), 4),
+    (_output('type "null"', 'name "a"', 'replay_gain_handler "x"', 'mixer_type "x"'), 4),
+    (_output('type "shout"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"', 'mixer_type "x"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'port "x"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"',
+             'mixer_type "x"'), 4),
+    (_output('type "shout"', 'name "a"', 'host "h"', 'mount "/m"', 'password "p"', 'port "8000"',
+             'format "44100:16:2"', 'quality "x"', 'mixer_type "x"'), 4),
+    (_output('type "snapcast"', 'name "a"', f'port "{mpdtest.free_port()}"', 'mixer_type "x"'), 4),
+    (_output('type "snapcast"', 'name "a"', 'port "0"', 'format "44100:16:2"'), 4),
 ], ids=["null-sync", "mixer_enabled", "mixer_type", "no-such-type", "no-type", "no-name", "always_on", "enabled",
         "tags", "alsa-buffer_time", "alsa-period_time", "alsa-dop", "alsa-stop_dsd_silence", "httpd-port",
         "httpd-negative-port", "httpd-port-range", "httpd-max_clients", "flac-compression", "snapcast-port",
         "snapcast-zeroconf", "shout-port", "shout-public", "shout-no-format", "shout-format-wildcard",
         "shout-format-unparsable", "jack-ringbuffer_size", "ao-write_size", "pipewire-dsd",
-        "plugin-before-enabled", "plugin-before-next-block", "enabled-before-next-block"])
+        "plugin-before-enabled", "plugin-before-next-block", "enabled-before-next-block", "format-before-mixer_type",
+        "format-unparsable", "replay_gain_handler", "mixer_type-before-replay_gain_handler", "shout-name-first",
+        "shout-password-before-port", "shout-format-before-mixer_type", "shout-quality-before-mixer_type",
+        "snapcast-format-before-mixer_type", "snapcast-port-0-without-address"])
 def test_output_option_errors_as_mpd(tmp_path, block, line):
     """mpd 0.23.12's words for a bad option of an `audio_output` block, with the line of the option and, for what
     its output plugin reads, its `Failed to configure output in line N; ` before them; status 1. Of two mistakes,

@@ -83,19 +83,25 @@ public enum AudioOutputBlock {
     /// The outputs of a configuration, in file order; with no block, the one output `mpd` would detect (see
     /// ``AudioOutputSettings/detectedOutputName``).
     ///
-    /// Each block is read in `mpd`'s order: its own settings, then `make` (which makes its output from the plugin),
+    /// Each block is read in `mpd`'s order (`audio_output_new`): `type`, then `make` (the plugin reads its own
+    /// keys), then `name`, `format` (parsed; fully defined for the types in `fullyDefinedFormat`, `mpd`'s
+    /// `FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`), `mixer_type`/`mixer_enabled`, `filters` and `replay_gain_handler`,
     /// then `tags`, `always_on` and `enabled`, then the check of its name against the blocks before it; so the
     /// first error is the one `mpd` stops at.
     ///
     /// - Parameters:
     ///   - blocks: The `audio_output` blocks.
     ///   - knownTypes: The plugin names the program has.
+    ///   - fullyDefinedFormat: The plugin names that need a fully defined `format` (shout, snapcast).
     ///   - defaultMixer: The global `mixer_type`.
-    ///   - make: Makes a block's output (`always_on` and `enabled` not read yet); not called for the detected one.
-    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message (see ``output(_:knownTypes:defaultMixer:)``),
-    ///   `output devices with identical names: x`, or what `make` throws.
+    ///   - make: Makes a block's output from its plugin, before the block's own settings are read (its `name` is
+    ///     empty when the block has none; `mixer_type`, `always_on` and `enabled` not read yet); not called for the
+    ///     detected one.
+    /// - Throws: `ConfigError` at the block (or line) with `mpd`'s message, `output devices with identical names:
+    ///   x`, or what `make` throws.
     public static func outputs(
-        _ blocks: [ConfigBlock], knownTypes: Set<String>, defaultMixer: AudioMixerSetting,
+        _ blocks: [ConfigBlock], knownTypes: Set<String>, fullyDefinedFormat: Set<String> = [],
+        defaultMixer: AudioMixerSetting,
         makingEach make: (AudioOutputSettings) throws(ConfigError) -> Void = { _ in }
     ) throws(ConfigError) -> [AudioOutputSettings] {
         guard !blocks.isEmpty else {
@@ -108,8 +114,10 @@ public enum AudioOutputBlock {
         var outputs: [AudioOutputSettings] = []
         var names: Set<String> = []
         for block in blocks {
-            var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
+            var output = try Self.pluginSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
             try make(output)
+            try Self.readOwnSettings(
+                of: block, into: &output, fullyDefinedFormat: fullyDefinedFormat.contains(output.type))
             try Self.readControlSettings(of: block, into: &output)
             guard names.insert(output.name).inserted else {
                 throw ConfigError(
@@ -120,48 +128,63 @@ public enum AudioOutputBlock {
         return outputs
     }
 
-    /// One block's settings, checked in `mpd`'s order: `type`, `name`, `mixer_type`/`mixer_enabled`, `format`
-    /// (read, parsed by the player), `filters`, `replay_gain_handler`, then `tags`, `always_on`, `enabled`.
-    ///
-    /// Errors of the first ones are `mpd`'s `Failed to configure output in line N; …` at the block; a bad
-    /// `tags`, `always_on` or `enabled` is not wrapped (`mpd` reads them after the output is made), and is at its
-    /// own line. The keys read are marked read in ``AudioOutputSettings/parameters``.
-    public static func output(
-        _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
-    ) throws(ConfigError) -> AudioOutputSettings {
-        var output = try Self.ownSettings(block, knownTypes: knownTypes, defaultMixer: defaultMixer)
-        try Self.readControlSettings(of: block, into: &output)
-        return output
-    }
-
-    /// What `mpd` reads before it makes the output (`audio_output_new`).
-    private static func ownSettings(
+    /// What `mpd` reads before the plugin makes the output: `type`. The keys read are marked read in
+    /// ``AudioOutputSettings/parameters``.
+    private static func pluginSettings(
         _ block: ConfigBlock, knownTypes: Set<String>, defaultMixer: AudioMixerSetting
     ) throws(ConfigError) -> AudioOutputSettings {
         let parameters = BlockParameters(
             block.params.map { BlockParameters.Line(name: $0.name, value: $0.value, line: $0.line) })
-        func failure(_ message: String) -> ConfigError {
-            ConfigError(location: block.location, message: Self.failurePrefix(line: block.line) + message)
-        }
-        guard let type = parameters["type"] else { throw failure("Missing \"type\" configuration") }
-        guard knownTypes.contains(type) else { throw failure("No such audio output plugin: \(type)") }
-        guard let name = parameters["name"] else { throw failure("Missing \"name\" configuration") }
-        var mixer = defaultMixer
-        if let value = parameters["mixer_type"] {
-            guard let setting = AudioMixerSetting(configValue: value) else { throw failure("Unrecognized mixer type") }
-            mixer = setting
-        } else {
-            do {
-                if try parameters.bool("mixer_enabled") == false { mixer = .none }
+        guard let type = parameters["type"] else { throw Self.failure(block, "Missing \"type\" configuration") }
+        guard knownTypes.contains(type) else { throw Self.failure(block, "No such audio output plugin: \(type)") }
+        return AudioOutputSettings(
+            name: parameters["name"] ?? "", type: type, mixer: defaultMixer, format: parameters["format"],
+            parameters: parameters, location: block.location)
+    }
+
+    /// What `mpd` reads once the plugin made the output (`FilteredAudioOutput`'s `Configure` and `Setup`): `name`,
+    /// `format` (parsed, and fully defined when `fullyDefinedFormat`), `mixer_type`/`mixer_enabled`, `filters`,
+    /// `replay_gain_handler` (`software`, `mixer` or `none`). Errors are `Failed to configure output in line N; …`
+    /// at the block.
+    private static func readOwnSettings(
+        of block: ConfigBlock, into output: inout AudioOutputSettings, fullyDefinedFormat: Bool
+    ) throws(ConfigError) {
+        let parameters = output.parameters
+        guard let name = parameters["name"] else { throw Self.failure(block, "Missing \"name\" configuration") }
+        output.name = name
+        var mask: AudioFormatMask?
+        if let text = parameters["format"] {
+            do throws(AudioFormatParseError) {
+                mask = try AudioFormatMask.parse(text, mask: true)
             } catch {
-                throw failure(error.message)
+                throw Self.failure(block, error.message)
             }
         }
-        let format = parameters["format"]
-        // Read as mpd reads them; Fermata has no per-output ReplayGain handler.
-        for key in ["filters", "replay_gain_handler"] { _ = parameters[key] }
-        return AudioOutputSettings(
-            name: name, type: type, mixer: mixer, format: format, parameters: parameters, location: block.location)
+        if fullyDefinedFormat, mask?.isFullyDefined != true {
+            throw Self.failure(block, "Need full audio format specification")
+        }
+        if let value = parameters["mixer_type"] {
+            guard let setting = AudioMixerSetting(configValue: value) else {
+                throw Self.failure(block, "Unrecognized mixer type")
+            }
+            output.mixer = setting
+        } else {
+            do {
+                if try parameters.bool("mixer_enabled") == false { output.mixer = .none }
+            } catch {
+                throw Self.failure(block, error.message)
+            }
+        }
+        _ = parameters["filters"]
+        // Fermata has no per-output ReplayGain handler; `mpd` refuses a value it does not know.
+        let handler = parameters["replay_gain_handler"] ?? "software"
+        guard ["software", "mixer", "none"].contains(handler) else {
+            throw Self.failure(block, "Invalid \"replay_gain_handler\" value")
+        }
+    }
+
+    private static func failure(_ block: ConfigBlock, _ message: String) -> ConfigError {
+        ConfigError(location: block.location, message: Self.failurePrefix(line: block.line) + message)
     }
 
     /// What `mpd` reads once the output is made (`AudioOutputControl`): `tags`, `always_on`, `enabled`.

@@ -72,7 +72,8 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A stream output's listening address (httpd, snapcast): its block's `bind_to_address` (default: every
-    /// address) with `port` (default `defaultPort`; 0, the system's pick, only where `allowsPortZero`).
+    /// address) with `port` (default `defaultPort`; 0, the system's pick, only where `allowsPortZero` and with an
+    /// address: `mpd`'s `ServerSocket::AddPort`, for no address or `any`, refuses 0).
     ///
     /// - Parameter number: The block's `port`, read as `mpd` reads it (a number of zero or more), or `nil`.
     /// - Throws: `ListenAddressError.invalidPort` for a port out of range (`mpd`'s `Invalid TCP port`), or the
@@ -81,8 +82,11 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
         bindToAddress: String?, port number: UInt32?, defaultPort: UInt16, allowsPortZero: Bool, home: String
     ) throws(ListenAddressError) -> ListenAddress {
         var port = defaultPort
+        let everyAddress = bindToAddress == nil || bindToAddress == "any"
         if let number {
-            guard let value = UInt16(exactly: number), value > 0 || allowsPortZero else { throw .invalidPort }
+            guard let value = UInt16(exactly: number), value > 0 || allowsPortZero && !everyAddress else {
+                throw .invalidPort
+            }
             port = value
         }
         guard let bindToAddress else { return .any(port: port) }

@@ -33,6 +33,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     /// Every parameter of the block as written (the plugin reads its own, such as `device`, `path`,
     /// `command`, `sync`, `buffer_time`, `period_time`, `mixer_device`, `mixer_control`).
     public var parameters: BlockParameters
+    /// The line of the block in its file (0 without one), for the errors that name it.
+    public var line: Int = 0
     /// The filter chain the PCM goes through after ReplayGain and before the software volume and the conversion
     /// to the device's format (`volume_normalization`, then the `filters` list), as `mpd` chains them.
     public var filters: [PCMFilter] = []
@@ -149,6 +151,9 @@ public protocol OutputPlugin: Sendable {
     /// `mpd`'s default-device test, run when no `audio_output` is configured: `nil` when the plugin has none (it is
     /// never detected), else whether its default device opens now. Start-up only; may block on the device.
     func testDefaultDevice() -> DefaultDeviceTest?
+    /// Whether the block's `format` must fix rate, bits and channels (`mpd`'s
+    /// `FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`): `Need full audio format specification` otherwise.
+    var needsFullyDefinedFormat: Bool { get }
 }
 
 /// The result of an output plugin's default-device test (``OutputPlugin/testDefaultDevice()``).
@@ -163,4 +168,5 @@ public enum DefaultDeviceTest: Sendable, Equatable {
 extension OutputPlugin {
     /// No default-device test: the plugin is never detected.
     public func testDefaultDevice() -> DefaultDeviceTest? { nil }
+    public var needsFullyDefinedFormat: Bool { false }
 }

@@ -43,21 +43,4 @@ extension OutputConfiguration {
             throw OutputError(error.message)
         }
     }
-
-    /// Checks the block's `format` for a plugin that needs a fully defined audio format (`mpd`'s
-    /// `FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`: shout, snapcast), which `mpd` reads after the plugin's own keys.
-    ///
-    /// - Throws: the format's parse error, or `Need full audio format specification` when the block has no `format`
-    ///   or leaves a field free (`*`).
-    public func requireFullyDefinedFormat() throws(OutputError) {
-        var mask: AudioFormatMask?
-        if let text = self.format {
-            do throws(AudioFormatParseError) {
-                mask = try AudioFormatMask.parse(text, mask: true)
-            } catch {
-                throw OutputError(error.message)
-            }
-        }
-        guard mask?.isFullyDefined == true else { throw OutputError("Need full audio format specification") }
-    }
 }

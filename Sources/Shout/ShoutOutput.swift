@@ -308,6 +308,8 @@ extension ShoutOutput {
 /// (`encoder` or the older `encoding`: `ogg`, `mp3`). No hardware mixer.
 public struct ShoutOutputPlugin: OutputPlugin {
     public let name = "shout"
+    /// As `mpd`'s (`FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`): the block's `format` must fix everything.
+    public let needsFullyDefinedFormat = true
     private let library: ShoutLibrary
 
     /// Creates the plugin; its outputs load `library` when they are first enabled.
@@ -323,10 +325,21 @@ public struct ShoutOutputPlugin: OutputPlugin {
         }
         func required(_ key: String) throws(OutputError) -> String {
             guard let value = parameters[key] else {
-                throw OutputError("no \"\(key)\" defined for shout device")
+                throw OutputError("no \"\(key)\" defined for shout device defined at line \(configuration.line)")
             }
             return value
         }
+        // As mpd's ShoutConfig, in its order: host, mount, user, password, name, the optional texts, port, the
+        // format the encoder's MIME type gives, protocol, tls, public; then the port's check.
+        let host = try required("host")
+        let mount = try required("mount")
+        let user = parameters["user"] ?? "source"
+        let password = try required("password")
+        let name = try required("name")
+        let (genre, description, url) = (parameters["genre"], parameters["description"], parameters["url"])
+        let (quality, bitrate) = (parameters["quality"], parameters["bitrate"])
+        // As mpd: an unsigned number, given to libshout's `unsigned short`.
+        let port = UInt16(truncatingIfNeeded: try configuration.unsigned("port", default: 0))
         let mime = prepared.mimeType ?? ""
         let format = UInt32(mime == "audio/mpeg" ? SHOUT_FORMAT_MP3 : SHOUT_FORMAT_OGG)
         let protocolNumber: UInt32
@@ -348,20 +361,12 @@ public struct ShoutOutputPlugin: OutputPlugin {
         case "rfc2817": tls = SHOUT_TLS_RFC2817
         case let value?: throw OutputError("invalid shout TLS option \"\(value)\"")
         }
-        let host = try required("host")
-        let mount = try required("mount")
-        let password = try required("password")
-        // As mpd: an unsigned number, given to libshout's `unsigned short`.
-        let port = UInt16(truncatingIfNeeded: try configuration.unsigned("port", default: 0))
-        guard port > 0 else { throw OutputError("shout port must be configured") }
         let isPublic = try configuration.bool("public", default: false)
+        guard port > 0 else { throw OutputError("shout port must be configured") }
         let settings = ShoutSettings(
-            host: host, port: port, mount: mount, user: parameters["user"] ?? "source", password: password,
-            name: configuration.name, genre: parameters["genre"], description: parameters["description"],
-            url: parameters["url"], quality: parameters["quality"], bitrate: parameters["bitrate"],
-            isPublic: isPublic, format: format, protocolNumber: protocolNumber, tls: tls)
-        // As mpd, after the plugin's own keys: shout needs the block's `format` fully defined.
-        try configuration.requireFullyDefinedFormat()
+            host: host, port: port, mount: mount, user: user, password: password, name: name, genre: genre,
+            description: description, url: url, quality: quality, bitrate: bitrate, isPublic: isPublic,
+            format: format, protocolNumber: protocolNumber, tls: tls)
         return ShoutOutput(prepared: prepared, settings: settings, library: self.library)
     }
 

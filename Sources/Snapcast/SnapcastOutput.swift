@@ -251,6 +251,8 @@ final class SnapcastProgress: Sendable {
 /// `mpd` requires it. The stream is always PCM in a WAV header (`mpd` 0.23 takes no `encoder`). No hardware mixer.
 public struct SnapcastOutputPlugin: OutputPlugin {
     public let name = "snapcast"
+    /// As `mpd`'s (`FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`): the block's `format` must fix everything.
+    public let needsFullyDefinedFormat = true
     private let logger: Logger
     private let home: String
     private let announcer: (any ServiceAnnouncer)?
@@ -275,8 +277,6 @@ public struct SnapcastOutputPlugin: OutputPlugin {
         } catch {
             throw OutputError(error.description)
         }
-        // As mpd: the block's `format` is read after the plugin's own keys, and must fix everything.
-        try configuration.requireFullyDefinedFormat()
         let prepared: any PreparedEncoder
         do throws(EncoderError) {
             prepared = try EncoderPlugins.configured(["encoder": "wave"])

@@ -36,7 +36,9 @@ enum AudioOutputSetup {
         var list: [AudioOutputSettings]
         do {
             list = try AudioOutputBlock.outputs(
-                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)), defaultMixer: settings.mixerType
+                settings.audioOutputs, knownTypes: Set(plugins.map(\.name)),
+                fullyDefinedFormat: Set(plugins.filter(\.needsFullyDefinedFormat).map(\.name)),
+                defaultMixer: settings.mixerType
             ) { (entry) throws(ConfigError) in
                 // The type was checked against this list.
                 guard let plugin = plugins.first(where: { $0.name == entry.type }) else { return }
@@ -83,13 +85,14 @@ enum AudioOutputSetup {
                     throw Daemon.StartupError(description: error.message)
                 }
             }
-            outputs.append(
-                (
-                    configuration, output,
-                    Self.mixer(
-                        for: entry, configuration: configuration, plugin: plugin, logger: logger,
-                        makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
-                ))
+            let mixer = Self.mixer(
+                for: entry, configuration: configuration, plugin: plugin, logger: logger,
+                makeSoftwareMixer: makeSoftwareMixer, onMixerChange: onMixerChange)
+            if mixer == nil, entry.parameters["replay_gain_handler"] == "mixer" {
+                // As mpd, which then applies ReplayGain in software: logged, not fatal.
+                logger.labelled("output").error("No such mixer for output '\(entry.name)'")
+            }
+            outputs.append((configuration, output, mixer))
         }
         // The lines of each block that neither the block's own settings, its plugin nor its mixer read, and those
         // of the filter templates used that their plugin does not read: mpd warns about them once started.
@@ -143,9 +146,11 @@ enum AudioOutputSetup {
             case .software: .software
             case .null, .none: .none
             }
-        return OutputConfiguration(
+        var configuration = OutputConfiguration(
             name: entry.name, type: entry.type, enabled: entry.enabled, mixerType: mixerType, format: entry.format,
             alwaysOn: entry.alwaysOn, tags: entry.tags, parameters: entry.parameters)
+        configuration.line = entry.location?.line ?? 0
+        return configuration
     }
 
     /// The output's mixer: the plugin's for `hardware` (none if it has none or cannot make one, which is logged as

@@ -131,6 +131,19 @@ struct AudioOutputBlockTests {
             "Failed to configure output in line 2; Error in setting \"mixer_enabled\" on line 5; "
                 + "Not a valid boolean (\"yes\" or \"no\"): \"abc\""
         ),
+        // The format is parsed before the mixer type is read; replay_gain_handler after it, as mpd's Setup.
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n mixer_type \"foo\"\n format \"x\"\n}", 1,
+            "Failed to configure output in line 1; Failed to parse the sample rate"
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n replay_gain_handler \"foo\"\n}", 1,
+            "Failed to configure output in line 1; Invalid \"replay_gain_handler\" value"
+        ),
+        (
+            "audio_output {\n type \"null\"\n name \"x\"\n replay_gain_handler \"foo\"\n mixer_type \"foo\"\n}", 1,
+            "Failed to configure output in line 1; Unrecognized mixer type"
+        ),
         // mpd reads these once the output is made, outside its "Failed to configure output".
         (
             "audio_output {\n type \"null\"\n name \"x\"\n enabled \"2\"\n}", 4,
@@ -153,6 +166,34 @@ struct AudioOutputBlockTests {
         let error = try #require(try self.failure(text))
         #expect(error.message == message)
         #expect(error.location == ConfigLocation(file: Self.path, line: line))
+    }
+
+    /// As mpd's `audio_output_new`: the plugin reads its keys first, then the block's name, its format (fully
+    /// defined for a plugin that needs it), then the mixer type.
+    @Test func thePluginComesFirstThenNameFormatAndMixer() throws {
+        func failure(_ body: String, refuse: Bool = false) throws -> String? {
+            let file = try ConfigFile(parsing: "audio_output {\n type \"fifo\"\n\(body)}\n", path: Self.path)
+            do {
+                _ = try AudioOutputBlock.outputs(
+                    file.blocks(named: "audio_output"), knownTypes: Self.known, fullyDefinedFormat: ["fifo"],
+                    defaultMixer: .hardware
+                ) { (_) throws(ConfigError) in
+                    if refuse { throw ConfigError(file: Self.path, line: 1, message: "the plugin refused") }
+                }
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        let prefix = "Failed to configure output in line 1; "
+        #expect(try failure("", refuse: true) == "the plugin refused")
+        #expect(try failure(" mixer_type \"foo\"\n") == prefix + "Missing \"name\" configuration")
+        #expect(try failure(" name \"x\"\n mixer_type \"foo\"\n") == prefix + "Need full audio format specification")
+        #expect(try failure(" name \"x\"\n format \"44100:*:2\"\n") == prefix + "Need full audio format specification")
+        #expect(
+            try failure(" name \"x\"\n format \"44100:16:2\"\n mixer_type \"foo\"\n") == prefix
+                + "Unrecognized mixer type")
+        #expect(try failure(" name \"x\"\n format \"48000:24:1\"\n") == nil)
     }
 
     @Test func eachBlockIsMadeBeforeItsEnabledAndTheNextBlockAreRead() throws {

@@ -34,7 +34,10 @@ struct ListenAddressTests {
         #expect(try output(nil, nil) == .any(port: 1704))
         #expect(try output("127.0.0.1", 1705) == .host("127.0.0.1", port: 1705))
         #expect(try output("127.0.0.1:1706", 1705) == .host("127.0.0.1", port: 1706))
-        #expect(try output(nil, 0, zero: true) == .any(port: 0))
+        // Port 0 (the system's pick) only with an address, as mpd's AddHost takes it and its AddPort does not.
+        #expect(try output("127.0.0.1", 0, zero: true) == .host("127.0.0.1", port: 0))
+        #expect(throws: ListenAddressError.invalidPort) { try output(nil, 0, zero: true) }
+        #expect(throws: ListenAddressError.invalidPort) { try output("any", 0, zero: true) }
         #expect(try output(nil, 65535) == .any(port: 65535))
         for bad: UInt32 in [0, 65536, .max] {
             #expect(throws: ListenAddressError.invalidPort) { try output(nil, bad) }

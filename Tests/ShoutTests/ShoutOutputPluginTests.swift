@@ -12,27 +12,39 @@ import Testing
     private func make(_ parameters: [String: String], format: String? = "44100:16:2") throws(OutputError)
         -> any AudioOutput
     {
-        try ShoutOutputPlugin().makeOutput(
-            OutputConfiguration(
-                name: "Radio", type: "shout", format: format, parameters: BlockParameters(parameters)))
+        var configuration = OutputConfiguration(
+            name: "Radio", type: "shout", format: format, parameters: BlockParameters(parameters))
+        configuration.line = 7
+        return try ShoutOutputPlugin().makeOutput(configuration)
     }
 
-    private let valid = ["host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret"]
+    private let valid = [
+        "host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret", "name": "Radio",
+    ]
 
     @Test func aCompleteBlockMakesAShoutOutput() throws {
         #expect(try self.make(self.valid).plugin == "shout")
         #expect(try self.make(self.valid.merging(["encoding": "mp3", "bitrate": "128"]) { $1 }).plugin == "shout")
     }
 
+    /// In mpd's order (host, mount, password, name, then the port's check), naming the block's line.
     @Test func requiredKeys() {
-        for key in ["host", "mount", "password"] {
-            var parameters = self.valid
-            parameters[key] = nil
-            #expect(throws: OutputError("no \"\(key)\" defined for shout device")) { try self.make(parameters) }
-        }
         var parameters = self.valid
+        // Each one missing (the port's check comes after them), then the first of those missing.
+        for key in ["host", "mount", "password", "name"] {
+            let missing = OutputError("no \"\(key)\" defined for shout device defined at line 7")
+            var without = self.valid.merging(["port": "0"]) { $1 }
+            without[key] = nil
+            #expect(throws: missing) { try self.make(without) }
+        }
+        #expect(throws: OutputError("no \"mount\" defined for shout device defined at line 7")) {
+            try self.make(self.valid.filter { !["mount", "password", "name"].contains($0.key) })
+        }
         parameters["port"] = nil
         #expect(throws: OutputError("shout port must be configured")) { try self.make(parameters) }
+        // The format is the block's to check (AudioOutputBlock), after the plugin's keys, as mpd's.
+        #expect(ShoutOutputPlugin().needsFullyDefinedFormat)
+        #expect(throws: Never.self) { try self.make(self.valid, format: nil) }
     }
 
     @Test func protocolAndTLSAsMPDReadsThem() {
@@ -45,19 +57,6 @@ import Testing
         #expect(throws: OutputError("invalid shout TLS option \"maybe\"")) {
             try self.make(self.valid.merging(["tls": "maybe"]) { $1 })
         }
-    }
-
-    /// As mpd's `FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`, checked after the plugin's own keys.
-    @Test func theFormatMustBeFullyDefined() {
-        let refused = OutputError("Need full audio format specification")
-        for format in [nil, "*:16:2", "44100:*:2", "44100:16:*"] {
-            #expect(throws: refused) { try self.make(self.valid, format: format) }
-        }
-        #expect(throws: OutputError("Failed to parse the sample rate")) { try self.make(self.valid, format: "x") }
-        #expect(throws: OutputError("shout port must be configured")) {
-            try self.make(self.valid.merging(["port": "0"]) { $1 }, format: nil)
-        }
-        #expect(throws: Never.self) { try self.make(self.valid, format: "48000:24:1") }
     }
 
     /// As mpd's 1024-byte buffer: `artist - title`, at most 1023 bytes, cut inside a UTF-8 sequence if need be.
@@ -86,7 +85,9 @@ import Testing
 
 /// libshout loaded when an output is enabled.
 @Suite struct ShoutLibraryTests {
-    private let parameters = ["host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret"]
+    private let parameters = [
+        "host": "127.0.0.1", "port": "8000", "mount": "/live", "password": "secret", "name": "Radio",
+    ]
 
     @Test func loadedByTheFirstEnabledOutputAndKept() throws {
         let library = ShoutLibrary(soname: ShoutLibrary.headerSoname)
