@@ -86,6 +86,13 @@ def sources(port: int) -> dict[str, dict]:
     return {source["listenurl"].rsplit("/", 1)[1]: source for source in found}
 
 
+def listed(port: int, mount: str) -> bool:
+    """Whether Icecast lists the mount, read off its status as raw bytes: a title cut inside a UTF-8 sequence
+    (test_a_long_title_is_cut_at_1023_bytes_as_mpd) can leave Icecast's JSON unreadable while that source lives."""
+    with urllib.request.urlopen(f"http://{HOST}:{port}/status-json.xsl", timeout=2) as reply:
+        return f'/{mount}"'.encode() in reply.read()
+
+
 def title_of(source: dict) -> str:
     """The stream title Icecast shows: `artist - title` (MP3 metadata) or its Ogg comments'."""
     title = str(source.get("title", ""))
@@ -253,7 +260,7 @@ def test_a_long_title_is_cut_at_1023_bytes_as_mpd(icecast, tmp_path):
                     str(music / "long.flac")], check=True, capture_output=True)
     def stream_title(kind: str, server: mpdtest.Server) -> bytes:
         mount = f"{kind}-long.mp3"
-        assert mpdtest.wait_until(lambda: mount in sources(icecast), timeout=10), server.log_tail()
+        assert mpdtest.wait_until(lambda: listed(icecast, mount), timeout=10), server.log_tail()
         seen = []
 
         def titled() -> bool:
