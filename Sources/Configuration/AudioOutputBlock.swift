@@ -37,8 +37,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
     public var enabled: Bool
     /// The mixer: the block's `mixer_type`, else none if `mixer_enabled` is no, else the global `mixer_type`.
     public var mixer: AudioMixerSetting
-    /// `format`, unparsed.
-    public var format: String?
+    /// `format`, parsed (`nil` until the block's own settings are read, after its plugin made the output).
+    public var format: AudioFormatMask?
     /// `always_on` (default no).
     public var alwaysOn: Bool
     /// `tags` (default yes): whether the output gets the songs' tags.
@@ -50,7 +50,8 @@ public struct AudioOutputSettings: Sendable, Hashable {
 
     /// Creates settings.
     public init(
-        name: String, type: String, enabled: Bool = true, mixer: AudioMixerSetting = .hardware, format: String? = nil,
+        name: String, type: String, enabled: Bool = true, mixer: AudioMixerSetting = .hardware,
+        format: AudioFormatMask? = nil,
         alwaysOn: Bool = false, tags: Bool = true, parameters: BlockParameters = [:], location: ConfigLocation? = nil
     ) {
         self.name = name
@@ -138,7 +139,7 @@ public enum AudioOutputBlock {
         guard let type = parameters["type"] else { throw Self.failure(block, "Missing \"type\" configuration") }
         guard knownTypes.contains(type) else { throw Self.failure(block, "No such audio output plugin: \(type)") }
         return AudioOutputSettings(
-            name: parameters["name"] ?? "", type: type, mixer: defaultMixer, format: parameters["format"],
+            name: parameters["name"] ?? "", type: type, mixer: defaultMixer,
             parameters: parameters, location: block.location)
     }
 
@@ -160,6 +161,7 @@ public enum AudioOutputBlock {
                 throw Self.failure(block, error.message)
             }
         }
+        output.format = mask
         if fullyDefinedFormat, mask?.isFullyDefined != true {
             throw Self.failure(block, "Need full audio format specification")
         }

@@ -24,8 +24,8 @@ public struct OutputConfiguration: Sendable, Equatable {
     public var enabled: Bool
     /// `mixer_type`: `hardware` (default where the plugin has one), `software`, `none`.
     public var mixerType: MixerType?
-    /// `format`: a fixed output format mask such as `44100:16:2` or `*:24:*`, unparsed.
-    public var format: String?
+    /// `format`: a fixed output format mask such as `44100:16:2` or `*:24:*`, as the block's reader parsed it.
+    public var format: AudioFormatMask?
     /// `always_on`.
     public var alwaysOn: Bool
     /// `tags` (default yes): whether the output gets the songs' and the streams' tags (``AudioOutput/sendTag(_:)``).
@@ -41,7 +41,7 @@ public struct OutputConfiguration: Sendable, Equatable {
 
     /// Creates a configuration.
     public init(
-        name: String, type: String, enabled: Bool = true, mixerType: MixerType? = nil, format: String? = nil,
+        name: String, type: String, enabled: Bool = true, mixerType: MixerType? = nil, format: AudioFormatMask? = nil,
         alwaysOn: Bool = false, tags: Bool = true, parameters: BlockParameters = [:]
     ) {
         self.name = name

@@ -52,7 +52,8 @@ struct AudioOutputBlockTests {
         #expect(
             outputs[0]
                 == AudioOutputSettings(
-                    name: "Speakers", type: "alsa", enabled: false, mixer: .hardware, format: "44100:16:2",
+                    name: "Speakers", type: "alsa", enabled: false, mixer: .hardware,
+                    format: try AudioFormatMask.parse("44100:16:2", mask: true),
                     alwaysOn: true, tags: false, parameters: BlockParameters(lines),
                     location: ConfigLocation(file: Self.path, line: 1)))
         // What the plugin and its mixer are left to read (mpd warns about what they do not).

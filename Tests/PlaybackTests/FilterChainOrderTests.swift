@@ -30,7 +30,8 @@ import Testing
 
     @Test func theOutputsFormatConvertsAfterTheChain() throws {
         // The route makes three channels, which the output's format then averages into one.
-        var configuration = OutputConfiguration(name: "out", type: "null", format: "*:*:1")
+        var configuration = OutputConfiguration(
+            name: "out", type: "null", format: try AudioFormatMask.parse("*:*:1", mask: true))
         configuration.filters = [.route(try RouteTable(routes: "0>0, 0>1, 0>2"))]
         let capture = CaptureOutput(sync: false)
         let harness = try PlayerHarness(outputs: [(configuration, capture, nil)])

@@ -9,8 +9,9 @@ import Testing
 /// An output's `format`, `audio_output_format`, and conversion to what the device accepts (resampling with
 /// libsoxr).
 @Suite struct PlayerOutputFormatTests {
-    private func configuration(format: String?) -> OutputConfiguration {
-        OutputConfiguration(name: "out", type: "null", format: format)
+    private func configuration(format: String?) throws -> OutputConfiguration {
+        OutputConfiguration(
+            name: "out", type: "null", format: try format.map { try AudioFormatMask.parse($0, mask: true) })
     }
 
     /// The left channel of captured stereo floats.
@@ -27,7 +28,7 @@ import Testing
 
     @Test func theOutputsFormatMaskConvertsSampleFormatAndChannels() throws {
         let capture = CaptureOutput(sync: false)
-        let harness = try PlayerHarness(outputs: [(self.configuration(format: "*:16:1"), capture, nil)])
+        let harness = try PlayerHarness(outputs: [(try self.configuration(format: "*:16:1"), capture, nil)])
         harness.withPlayer { $0.play(fakeSong(1, base: 100, frames: 5000, format: "44100:24:2"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
         #expect(capture.opens == [AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 1)])
@@ -45,7 +46,7 @@ import Testing
         let output: String? = globally ? nil : "48000:f:2"
         let capture = CaptureOutput(sync: false)
         let harness = try PlayerHarness(
-            outputs: [(self.configuration(format: output), capture, nil)], audioOutputFormat: global)
+            outputs: [(try self.configuration(format: output), capture, nil)], audioOutputFormat: global)
         // One second of a 1 kHz sine at 44.1 kHz.
         harness.withPlayer { $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:44100:44100"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.finished(token: 1)) })
@@ -76,7 +77,7 @@ import Testing
         let oneSecond = 96000 * 8
         let capture = CaptureOutput(sync: false)
         capture.limit.store(oneSecond, ordering: .relaxed)
-        let harness = try PlayerHarness(outputs: [(self.configuration(format: "96000:*:*"), capture, nil)])
+        let harness = try PlayerHarness(outputs: [(try self.configuration(format: "96000:*:*"), capture, nil)])
         harness.withPlayer {
             $0.play(PlayableSong(token: 1, uri: "sine", path: "sine:1000:441000:44100"), atSeconds: 0)
         }

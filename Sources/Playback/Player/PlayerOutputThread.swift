@@ -149,15 +149,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.shared = shared
         self.logger = logger
         self.post = post
-        var mask: AudioFormatMask?
-        if let text = configuration.format {
-            do throws(AudioFormatParseError) {
-                mask = try AudioFormatMask.parse(text, mask: true)
-            } catch {
-                logger.error("ignoring the output's format", ["output": configuration.name, "error": error.message])
-            }
-        }
-        self.formatMask = mask
+        self.formatMask = configuration.format
         self.request = Request(enabled: enabled)
         self.applied = Request(enabled: false)
     }
