@@ -205,11 +205,15 @@ public final class MadStream {
             mad_stream_skip(self.stream, UInt(size))
             return
         }
-        var tag = [UInt8](repeating: 0, count: size)
-        tag.withUnsafeMutableBufferPointer { $0.baseAddress?.initialize(from: start, count: count) }
         mad_stream_skip(self.stream, UInt(count))
-        let read = tag.withUnsafeMutableBytes { raw in
-            (try? self.input.readFully(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...]))) ?? 0
+        // Not zero-filled first (the plugin's buffer is): a damaged header may claim up to 256 MiB, which a file
+        // of a few bytes leaves unread, and pages nothing writes are never touched.
+        var read = 0
+        let tag = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            buffer.baseAddress!.initialize(from: start, count: count)
+            let rest = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+            read = (try? self.input.readFully(into: rest)) ?? 0
+            initialized = count + read
         }
         if read == size - count { self.id3Tag = tag }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Input
 import Mad
 import TestTools
@@ -100,6 +101,27 @@ enum Sample {
         let stream = MadStream(input: try FileInputStream(path: path), id3Size: Sample.id3Size)
         #expect(!Self.next(stream).contains(.ok))
         #expect(!stream.errorMessage.isEmpty)
+    }
+
+    @Test func anID3TagClaimingMoreThanTheFileHoldsIsDroppedWithoutFillingThatMuch() throws {
+        // The header claims 256 MiB (syncsafe 7F 7F 7F 7F); the file ends 100 bytes later.
+        let bytes = Array("ID3".utf8) + [4, 0, 0, 0x7F, 0x7F, 0x7F, 0x7F] + [UInt8](repeating: 0, count: 100)
+        let path = try Sample.made.file("id3_claimed.mp3", bytes: bytes)
+        let before = Self.peakResidentKiB()
+        let stream = MadStream(input: try FileInputStream(path: path), id3Size: Sample.id3Size)
+        let actions = Self.next(stream)
+        #expect(actions.contains(.again))
+        #expect(actions.last == .stop)
+        #expect(stream.takeID3Tag() == nil)
+        // The buffer for the claimed size is never written: the process's peak stays far below it.
+        #expect(Self.peakResidentKiB() - before < 64 << 10)
+    }
+
+    /// The process's peak resident size so far, in KiB (`getrusage`'s `ru_maxrss`).
+    private static func peakResidentKiB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
     }
 
     @Test func bitsAreReadBigEndianAndPastTheEndAsZeros() {
