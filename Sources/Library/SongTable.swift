@@ -154,7 +154,23 @@ public struct TagValueTable: Sendable {
         /// Whether the bytes still fit 32-bit offsets.
         var fits: Bool { self.bytes.count <= Int(UInt32.max) && self.offsets.count <= Int(Int32.max) }
 
-        func build() -> TagValueTable { TagValueTable(bytes: self.bytes, offsets: self.offsets) }
+        func build() -> TagValueTable {
+            TagValueTable(bytes: self.bytes.compacted(), offsets: self.offsets.compacted())
+        }
+    }
+}
+
+extension Array {
+    /// The same elements in a buffer of their size, when this one has much more room than they take (an array
+    /// grown by appending has up to twice their size); else itself. A snapshot's columns are kept so: the room
+    /// would stay allocated as long as the snapshot, and resident wherever the allocator carved it out of pages
+    /// something else had touched (the heap an update job leaves), as `mpd`'s own lists are not.
+    func compacted() -> [Element] {
+        let spare = (self.capacity - self.count) * MemoryLayout<Element>.stride
+        guard spare >= 4096, spare * 16 >= self.count * MemoryLayout<Element>.stride else { return self }
+        return [Element](unsafeUninitializedCapacity: self.count) { buffer, initialized in
+            initialized = self.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+        }
     }
 }
 
@@ -701,8 +717,9 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 }
             }
             return SongTable(
-                records: self.records, names: self.names, tagTypes: self.tagTypes, tagValues: tagValues,
-                replayGains: self.replayGains, directoryPaths: directoryPaths, values: values.build(),
+                records: self.records.compacted(), names: self.names.compacted(), tagTypes: self.tagTypes.compacted(),
+                tagValues: tagValues.compacted(), replayGains: self.replayGains.compacted(),
+                directoryPaths: directoryPaths, values: values.build(),
                 virtualSongs: self.virtualSongs)
         }
     }

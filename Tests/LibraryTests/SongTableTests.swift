@@ -115,4 +115,28 @@ struct SongTableTests {
         }
         #expect(database.makeTree() == root)
     }
+
+    @Test func aSnapshotsColumnsHaveNoMoreRoomThanTheyUse() {
+        var root = TreeDirectory(name: "")
+        for number in 0..<3000 {
+            let info = SongInfo(tags: [
+                TagItem(.artist, "Artist \(number % 70)"), TagItem(.album, "Album \(number % 300)"),
+                TagItem(.title, "Title \(number)"),
+            ])
+            let name = "song \(number).mp3"
+            root.songs[ByteString(name)] = TreeSong(name: name, modificationTime: 1, size: 2, info: info)
+        }
+        let songs = Database(tree: root, updateTime: 0).songs
+        func spare<T>(_ column: [T]) -> Int { (column.capacity - column.count) * MemoryLayout<T>.stride }
+        #expect(songs.tagValues.count == 9000)
+        for (name, room, used) in [
+            ("records", spare(songs.records), songs.records.count * MemoryLayout<SongTable.Record>.stride),
+            ("names", spare(songs.names), songs.names.count),
+            ("tag types", spare(songs.tagTypes), songs.tagTypes.count),
+            ("tag values", spare(songs.tagValues), songs.tagValues.count * 4),
+            ("value bytes", spare(songs.values.bytes), songs.values.bytes.count),
+        ] {
+            #expect(room < max(4096, used / 16), "\(name): \(room) bytes spare for \(used)")
+        }
+    }
 }
