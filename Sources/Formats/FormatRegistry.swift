@@ -40,6 +40,13 @@ public struct FormatRegistry: Sendable {
         self.plugins(forSuffix: suffix).first
     }
 
+    /// Whether a plugin handles `suffix` (compared as `plugin(forSuffix:)` compares it): asked for every file an
+    /// update walks, so a suffix already in lower case is looked up as it is.
+    public func handles(suffix: String) -> Bool {
+        let hasUpper = suffix.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
+        return self.pluginsBySuffix[hasUpper ? Self.asciiLowercased(suffix) : suffix]?.isEmpty == false
+    }
+
     /// Every plugin handling `suffix`, in priority order.
     public func plugins(forSuffix suffix: some StringProtocol) -> [any FormatPlugin] {
         self.pluginsBySuffix[Self.asciiLowercased(suffix)] ?? []

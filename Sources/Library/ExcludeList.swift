@@ -8,9 +8,14 @@ import RawText
 /// directory and, as in `mpd`, in every directory below it. Missing or unreadable files exclude nothing.
 struct ExcludeList {
     private let patterns: [String]
+    /// `patterns` as the NUL-terminated bytes `fnmatch` takes, made once (every name a walk meets is matched).
+    private let filePatterns: [[CChar]]
 
     /// No patterns.
-    init() { self.patterns = [] }
+    init() {
+        self.patterns = []
+        self.filePatterns = []
+    }
 
     /// The parent's patterns plus those of `path`, if it exists.
     init(inheriting parent: ExcludeList, path: String) {
@@ -25,6 +30,9 @@ struct ExcludeList {
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map(Self.trimmingBlanks)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        self.filePatterns = self.patterns.map { pattern in
+            RawText.withFilePath(pattern) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+        }
     }
 
     /// `line` without the blanks around it: tabs and Unicode space separators (what Foundation's
@@ -43,8 +51,9 @@ struct ExcludeList {
     ///
     /// The corresponding C function is `fnmatch`.
     func matches(_ name: String) -> Bool {
-        FileSystemCharset.withFilePath(name) { name in
-            self.patterns.contains { RawText.withFilePath($0) { fnmatch($0, name, 0) } == 0 }
+        guard !self.filePatterns.isEmpty else { return false }
+        return FileSystemCharset.withFilePath(name) { name in
+            self.filePatterns.contains { fnmatch($0, name, 0) == 0 }
         }
     }
 }

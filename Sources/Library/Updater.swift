@@ -351,6 +351,19 @@ public struct Updater: Sendable {
         case .regular:
             let suffix = Suffix.ofPath(name).map(String.init)
             let isSong = suffix.map { self.reader.supports(suffix: $0) } ?? false
+            // Most files of an update are songs it leaves as they are: what the steps below do for one, looked
+            // up once (no directory of that name to take out; a song from mpd's database gets its size).
+            if isSong, !discard, directory.children.isEmpty || directory.children.index(forKey: key) == nil,
+                let index = directory.songs.index(forKey: key)
+            {
+                let existing = directory.songs.values[index]
+                if existing.modificationTime == status.modificationTime,
+                    existing.size == status.size || existing.size < 0
+                {
+                    if existing.size < 0 { directory.songs.values[index].size = status.size }
+                    return
+                }
+            }
             if isSong,
                 self.visitContainer(
                     &directory, name: name, status: status, components: components, discard: discard,

@@ -182,7 +182,8 @@ public final class OpenDirectory {
             // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
             let raw = start.assumingMemoryBound(to: CChar.self)
-            let name = FileSystemCharset.decode(UnsafeRawBufferPointer(start: start, count: strlen(raw)))
+            let name = FileSystemCharset.decode(
+                UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
             if name == "." || name == ".." { continue }
             body(raw, name)
         }

@@ -27,6 +27,12 @@ public enum RawText {
 
     /// The string for `bytes`: valid UTF-8 as itself, every other byte as its escape scalar.
     public static func decode(_ bytes: some Collection<UInt8>) -> String {
+        // Nearly every name and value: valid UTF-8 without the escapes' lead byte, read in place.
+        let plain = bytes.withContiguousStorageIfAvailable { buffer -> String? in
+            guard !buffer.contains(Self.escapeLeadByte) else { return nil }
+            return String(validating: buffer, as: UTF8.self)
+        }
+        if let plain, let plain { return plain }
         let array = Array(bytes)
         if let plain = Self.decodePlain(array) { return plain }
         var scalars = String.UnicodeScalarView()

@@ -24,7 +24,7 @@ struct FormatReader: SongInfoReader {
     /// client's command (`add` of a local file) are read in this process.
     var scanWorkers: ScanWorkerPool? = nil
 
-    func supports(suffix: String) -> Bool { self.registry.plugin(forSuffix: suffix) != nil }
+    func supports(suffix: String) -> Bool { self.registry.handles(suffix: suffix) }
 
     func readInfo(path: String) throws -> SongInfo {
         try self.registry.readInfo(path: path, enabledTags: self.metadata, scanner: self.scanWorkers)
