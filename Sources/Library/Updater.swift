@@ -303,20 +303,30 @@ public struct Updater: Sendable {
         discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int
     ) -> [Branch] {
         let work = BranchWork(branches)
-        DispatchQueue.concurrentPerform(iterations: min(self.concurrency, branches.count)) { _ in
-            while let (index, branch) = work.next() {
-                var branch = branch
-                var pending = PendingReads(queue: queue)
-                self.walk(
-                    &branch.child, components: components + [branch.name], ancestors: ancestors,
-                    exclude: exclude, discard: discard, pending: &pending, modified: &branch.modified,
-                    isCancelled: isCancelled, fanOut: fanOut)
-                branch.reads = pending.reads
-                branch.replacedTracks = pending.replacedTracks
-                work.finish(index, branch)
+        return withoutActuallyEscaping(isCancelled) { isCancelled in
+            let walkBranches: @Sendable () -> Void = {
+                while let (index, branch) = work.next() {
+                    var branch = branch
+                    var pending = PendingReads(queue: queue)
+                    self.walk(
+                        &branch.child, components: components + [branch.name], ancestors: ancestors,
+                        exclude: exclude, discard: discard, pending: &pending, modified: &branch.modified,
+                        isCancelled: isCancelled, fanOut: fanOut)
+                    branch.reads = pending.reads
+                    branch.replacedTracks = pending.replacedTracks
+                    work.finish(index, branch)
+                }
             }
+            // Threads of their own, not `DispatchQueue.concurrentPerform`'s: libdispatch runs one nested in another
+            // with its width divided by the outer one's, which on two processors is one, so the big directory of a
+            // library under one top directory (`Music/Artist/…`) was walked by one thread while the other idled.
+            let helpers = (1..<min(self.concurrency, branches.count)).map { _ in
+                NamedThread("walk", walkBranches)
+            }
+            walkBranches()
+            for helper in helpers { helper.join() }
+            return work.branches
         }
-        return work.branches
     }
 
     /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
