@@ -320,13 +320,35 @@ public struct Updater: Sendable {
             // Threads of their own, not `DispatchQueue.concurrentPerform`'s: libdispatch runs one nested in another
             // with its width divided by the outer one's, which on two processors is one, so the big directory of a
             // library under one top directory (`Music/Artist/…`) was walked by one thread while the other idled.
-            let helpers = (1..<min(self.concurrency, branches.count)).map { _ in
-                NamedThread("walk", walkBranches)
+            // At most `concurrency` of them at once, over every level (and every update), so a nested level
+            // still gets its helpers while an outer one ends its last branches.
+            var helpers: [NamedThread] = []
+            for _ in 1..<min(self.concurrency, branches.count) where Self.takeWalker(limit: self.concurrency) {
+                helpers.append(
+                    NamedThread("walk") {
+                        walkBranches()
+                        Self.walkers.subtract(1, ordering: .relaxed)
+                    })
             }
             walkBranches()
             for helper in helpers { helper.join() }
             return work.branches
         }
+    }
+
+    /// How many helper threads of fanned-out walks run (see `walk(_:components:…queue:isCancelled:fanOut:)`).
+    private static let walkers = Atomic(0)
+
+    /// Counts one more helper thread, unless `limit` already run.
+    private static func takeWalker(limit: Int) -> Bool {
+        var running = Self.walkers.load(ordering: .relaxed)
+        while running < limit {
+            let (exchanged, original) = Self.walkers.compareExchange(
+                expected: running, desired: running + 1, ordering: .relaxed)
+            if exchanged { return true }
+            running = original
+        }
+        return false
     }
 
     /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
