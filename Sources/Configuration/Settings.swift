@@ -114,8 +114,13 @@ public struct Settings: Sendable, Hashable {
     /// `auto_update`: watch the music directory. Default: no.
     public var autoUpdate: Bool
 
-    /// `auto_update_depth`: how deep to watch; `nil` (the default) is unlimited.
+    /// `auto_update_depth`: how deep to watch; `nil` (the default) is unlimited. Read only with `auto_update`, as
+    /// `mpd` reads it.
     public var autoUpdateDepth: Int?
+
+    /// What was wrong with `auto_update_depth`, in `mpd`'s words (`Error on line N; Failed to parse number`):
+    /// `mpd` logs it where it would start watching and runs on without watching, so ``autoUpdate`` is then off.
+    public var autoUpdateDepthError: String?
 
     /// `follow_inside_symlinks`. Default: yes.
     public var followInsideSymlinks: Bool
@@ -211,6 +216,10 @@ public struct Settings: Sendable, Hashable {
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
+
+    /// `mpd`'s own warnings about values it read and corrected, logged in its `config` domain as it starts (such as
+    /// `buffer size 65536 is too small, using 131072 bytes instead`).
+    public var configWarnings: [String] = []
 
     /// The blocks `mpd` checks once started, in its order: the program's parts report the lines they left unread,
     /// and this turns them into `mpd`'s warnings (see ``BlockCheck``).
