@@ -410,3 +410,25 @@ def test_a_bad_auto_update_depth_is_logged_as_mpd(tmp_path, auto_update):
     ours = start_and_stop(config)
     assert (line in theirs.splitlines()) == (auto_update == "yes"), theirs
     assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()) == (auto_update == "yes"), ours
+
+
+@pytest.mark.parametrize("value", ["bogus", "-1", "", "44100:17:2", "44100:16:99", "*:*:*:*"])
+def test_audio_output_format_errors_as_mpd(tmp_path, value):
+    """A global `audio_output_format` that does not parse stops the start in mpd's words (Fermata logged it and
+    ran on)."""
+    config = write_config(tmp_path, lines(free_port(), f'audio_output_format "{value}"'))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:4: {mpd_message.removeprefix('Error on line 4; ')}"
+
+
+def test_a_bad_zeroconf_enabled_is_logged_as_mpd(tmp_path):
+    """mpd reads `zeroconf_enabled` as zeroconf starts: a bad value is logged there (`exception: Zeroconf
+    initialization failed: Error on line N; …`) and it runs on without zeroconf (Fermata refused to start)."""
+    config = write_config(tmp_path, [line for line in lines(free_port()) if not line.startswith("zeroconf_enabled")]
+                          + ['zeroconf_enabled "maybe"'])
+    line = ('exception: Zeroconf initialization failed: Error on line 7; Not a valid boolean ("yes" or "no"): '
+            '"maybe"')
+    assert line in start_and_stop(config, reference=True).splitlines()
+    ours = start_and_stop(config)
+    assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()), ours
+    assert "zeroconf" not in ours.replace(line, ""), ours

@@ -77,7 +77,15 @@ extension Settings {
         self.followInsideSymlinks = try reader.bool("follow_inside_symlinks") ?? self.followInsideSymlinks
         self.followOutsideSymlinks = try reader.bool("follow_outside_symlinks") ?? self.followOutsideSymlinks
 
-        self.zeroconfEnabled = try reader.bool("zeroconf_enabled") ?? self.zeroconfEnabled
+        if let parameter = file.parameter(named: "zeroconf_enabled") {
+            // mpd reads it as zeroconf starts, and logs a bad value there and runs on without zeroconf.
+            do {
+                self.zeroconfEnabled = try ConfigValue.bool(parameter)
+            } catch {
+                self.zeroconfEnabled = false
+                self.zeroconfError = "Zeroconf initialization failed: Error on line \(parameter.line); \(error.message)"
+            }
+        }
         self.zeroconfName = file.parameter(named: "zeroconf_name")?.value ?? self.zeroconfName
 
         for parameter in file.parameters(named: "password") {
@@ -106,7 +114,13 @@ extension Settings {
             }
             self.mixerType = setting
         }
-        self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
+        if let parameter = file.parameter(named: "audio_output_format") {
+            do throws(AudioFormatParseError) {
+                self.audioOutputFormat = try AudioFormatMask.parse(parameter.value, mask: true)
+            } catch {
+                throw ConfigValue.error(parameter, error.message)
+            }
+        }
         if let parameter = file.parameter(named: "audio_buffer_size") {
             try self.readAudioBufferSize(parameter)
         }

@@ -133,6 +133,11 @@ public struct Settings: Sendable, Hashable {
     /// `zeroconf_enabled`. Default: yes.
     public var zeroconfEnabled: Bool
 
+    /// What was wrong with `zeroconf_enabled`, in `mpd`'s words (`Zeroconf initialization failed: Error on line
+    /// N; Not a valid boolean …`): `mpd` logs it as zeroconf would start and runs on without it, so
+    /// ``zeroconfEnabled`` is then off.
+    public var zeroconfError: String?
+
     /// `zeroconf_name`; `%h` stands for the host name. Default: `Music Player @ %h`.
     public var zeroconfName: String
 
@@ -165,8 +170,9 @@ public struct Settings: Sendable, Hashable {
     /// The global `mixer_type`: the mixer of every `audio_output` block that names none. Default: hardware.
     public var mixerType: AudioMixerSetting
 
-    /// `audio_output_format`, unparsed: the format the decoder's output is converted to. Default: none.
-    public var audioOutputFormat: String?
+    /// `audio_output_format`: the format the decoder's output is converted to (`*` keeps what the song has).
+    /// Default: none. A value that does not parse stops the start, as in `mpd`.
+    public var audioOutputFormat: AudioFormatMask?
 
     /// `audio_buffer_size` in bytes (the option is in KiB): the decoded audio buffered ahead. Default 4 MiB, as
     /// `mpd` 0.23; at least 128 KiB.

@@ -279,9 +279,17 @@ struct SettingsTests {
         #expect(settings.followOutsideSymlinks == expected)
     }
 
-    @Test(arguments: [
-        "zeroconf_enabled", "auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks",
-    ])
+    @Test func aBadZeroconfEnabledTurnsZeroconfOffAsMpd() throws {
+        let settings = try self.settings("zeroconf_enabled \"maybe\"\n")
+        #expect(!settings.zeroconfEnabled)
+        #expect(
+            settings.zeroconfError
+                == "Zeroconf initialization failed: Error on line 1; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
+        )
+        #expect(try self.settings("zeroconf_enabled \"yes\"\n").zeroconfError == nil)
+    }
+
+    @Test(arguments: ["auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks"])
     func rejectsABadBoolean(name: String) throws {
         for value in ["maybe", "y", "n", " no", "yes ", "", "2", "on"] {
             try self.expectFailure("\(name) \"\(value)\"", "Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")

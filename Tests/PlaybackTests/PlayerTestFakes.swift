@@ -273,7 +273,10 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                 loop: harness.loop, decoders: decoders, streams: streams,
                 apeReplayGainReader: apeReplayGainReader, localPaths: localPaths, outputs: outputs.value,
                 outputSlots: outputSlots, audioBufferSize: bufferSize,
-                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
+                replayGain: replayGain, outputRetrySeconds: 0.2,
+                audioOutputFormat: try? audioOutputFormat.map { text throws(AudioFormatParseError) in
+                    try AudioFormatMask.parse(text, mask: true)
+                },
                 clock: clock, logger: .discarding)
             harness.player.onEvent = { [weak harness] event in
                 guard let harness else { return }

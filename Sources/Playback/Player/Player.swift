@@ -105,8 +105,7 @@ public final class Player: PlayerControl {
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
     ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
     ///     converted to by the decoder thread, before ReplayGain, each output's filter chain and its own `format`
-    ///     (as `mpd`'s decoder converts); `nil`: none. A text that does not parse is logged and
-    ///     ignored (the configuration layer should have refused it, as `mpd` does).
+    ///     (as `mpd`'s decoder converts); `nil`: none.
     ///   - resampler: what the outputs and `audio_output_format` resample with (the `resampler` block; Debian's
     ///     `mpd` default).
     ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
@@ -122,7 +121,7 @@ public final class Player: PlayerControl {
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
-        audioOutputFormat: String? = nil, resampler: Resampler = .standard,
+        audioOutputFormat: AudioFormatMask? = nil, resampler: Resampler = .standard,
         clock: any PlaybackClock = SystemClock(), inputCache: InputCache? = nil, logger: Logger
     ) {
         loop.preconditionOnLoop()
@@ -130,17 +129,9 @@ public final class Player: PlayerControl {
         self.logger = logger
         self.inputCache = inputCache
         let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: max(outputs.count, outputSlots))
-        var outputFormatMask: AudioFormatMask?
-        if let audioOutputFormat {
-            do throws(AudioFormatParseError) {
-                outputFormatMask = try AudioFormatMask.parse(audioOutputFormat, mask: true)
-            } catch {
-                logger.error("ignoring audio_output_format", ["error": error.message])
-            }
-        }
         let shared = PlayerShared(
             replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
-            outputFormatMask: outputFormatMask, resampler: resampler, clock: clock)
+            outputFormatMask: audioOutputFormat, resampler: resampler, clock: clock)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)
