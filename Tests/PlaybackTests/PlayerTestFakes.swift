@@ -253,7 +253,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
-        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil
+        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil, logger: Logger = .discarding
     ) throws {
         self.clock = clock
         let ready = DispatchSemaphore(value: 0)
@@ -274,7 +274,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                 apeReplayGainReader: apeReplayGainReader, localPaths: localPaths, outputs: outputs.value,
                 outputSlots: outputSlots, audioBufferSize: bufferSize,
                 replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
-                clock: clock, logger: .discarding)
+                clock: clock, logger: logger)
             harness.player.onEvent = { [weak harness] event in
                 guard let harness else { return }
                 if case .decoderStarting(let token) = event {

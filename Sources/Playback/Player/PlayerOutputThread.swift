@@ -32,6 +32,10 @@ final class PlayerOutputThread: @unchecked Sendable {
         /// again at once, as `mpd`'s player enables every enabled output that is not yet; its stream still waits
         /// for its retry (or a song start, or a pause's end), as `mpd`'s opens only then.
         var reenable: UInt64 = 0
+        /// Changed at each resume: an output whose stream is open then (paused in its device, or not closed yet by
+        /// a pause the resume superseded) has the loop open its mixer, as `mpd` opens an output's mixer as it opens
+        /// it on resume.
+        var resumes: UInt64 = 0
         var quit = false
     }
 
@@ -53,7 +57,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     let id: Int
     let configuration: OutputConfiguration
     let device: any AudioOutput
-    let mixer: (any Mixer)?
+    /// The output's mixer with its lifecycle; the loop's only.
+    let mixer: MixerControl?
     let reader: PipeReader
     /// Whether the output failed and waits to retry. Read by the loop.
     let failed = Atomic<Bool>(false)
@@ -135,7 +140,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     init(
-        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, enabled: Bool,
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: MixerControl?, enabled: Bool,
         pipe: PlayerChunkPipe,
         shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
@@ -143,7 +148,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.configuration = configuration
         self.device = device
         self.mixer = mixer
-        self.softwareMixer = mixer as? SoftwareMixer
+        self.softwareMixer = mixer?.mixer as? SoftwareMixer
         self.reader = pipe.readers[id]
         self.pipe = pipe
         self.shared = shared
@@ -314,6 +319,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         {
             // As `mpd`, which answers a resume once its outputs opened: settled when the stream opens again.
             self.reopening = sequence
+        }
+        if new.resumes != self.applied.resumes, self.streamOpen, self.mixer != nil {
+            self.post(.outputOpened(output: self.id))
         }
         self.applied = new
         return false
@@ -675,6 +683,8 @@ final class PlayerOutputThread: @unchecked Sendable {
             self.deviceRate = output.sampleRate
             self.streamOpen = true
             self.openedFormat = format
+            // As `mpd`, which opens an output's mixer once the output opened (before a resume is answered).
+            if self.mixer != nil { self.post(.outputOpened(output: self.id)) }
             if self.recovering {
                 self.recovering = false
                 self.post(.outputRecovered(output: self.id))
