@@ -226,7 +226,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         guard self.hasPauseMode else { return false }
         self.pausing.store(true, ordering: .releasing)
         defer { self.pausing.store(false, ordering: .releasing) }
-        return self.paced.pause()
+        return self.paced.holdPaused()
     }
     func interrupt() { self.paced.interrupt() }
     func sendTag(_ tags: [TagItem]) { self.sentTags.withLock { $0.append(tags) } }

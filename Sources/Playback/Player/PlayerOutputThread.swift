@@ -119,7 +119,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var fade: Fade?
     /// Announce the song of the next chunk taken (a cross-fade into it just ended).
     private var announceNext = false
-    /// The song and stream tag revision whose tags the device has (``sendTags(for:)``); reset when a stream opens.
+    /// The song and stream tag revision whose tags the device has (``sendTags(for:)``); reset when the stream is
+    /// cancelled (a new song, a seek, a stop).
     private var taggedToken: UInt64 = 0
     private var taggedRevision: UInt64 = 0
 
@@ -285,6 +286,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
         if new.cancel != self.applied.cancel {
             if self.streamOpen { self.device.cancel() }
+            // The next chunk's song is told again (a new song, a seek); a stream reopened on resume is not (`mpd`
+            // passes a tag only with the chunk that carries it: a recorder's `format_path` waits for the next one).
+            self.taggedToken = 0
             self.dropChunk()
             self.ended = false
             self.pausedInDevice = false
@@ -312,6 +316,7 @@ final class PlayerOutputThread: @unchecked Sendable {
                 // output's mixer before it answers (a sndio output then shows no volume).
                 self.device.cancel()
                 self.closeStream()
+                self.rewindToPipeHead()
             }
             self.pausedInDevice = self.streamOpen
         } else if new.mode == .play, self.applied.mode == .pause, new.enabled, !new.hold, !self.streamOpen,
@@ -339,6 +344,21 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
         self.control.unlock()
         for call in done { call() }
+    }
+
+    /// After the stream closed at a pause: goes back to the oldest chunk the pipe still holds (where the slowest
+    /// output stands; the chunk being written is dropped), as `mpd`'s output, whose source forgets its place when it
+    /// closes and starts again at the head of the pipe when it opens (a recorder beside a paced output records from
+    /// where the pause was heard). The tags of the song there are not told again, unless the chunk starts it.
+    private func rewindToPipeHead() {
+        guard self.reader.consuming.load(ordering: .relaxed) else { return }
+        let head = self.pipe.slowestCursor()
+        self.dropChunk()
+        self.reader.cursor.store(head, ordering: .releasing)
+        guard head < self.pipe.written.load(ordering: .acquiring) else { return }
+        let header = self.pipe.header(head).pointee
+        self.taggedToken = header.start == .none ? header.token : 0
+        self.taggedRevision = header.tagRevision
     }
 
     /// The resume waiting for the stream to open again is done (it opened, failed to, or has nothing to open for).
@@ -679,7 +699,6 @@ final class PlayerOutputThread: @unchecked Sendable {
                 throw OutputError("Failed to convert for \(self.logName); \(error.message)")
             }
             self.deviceFrameSize = output.frameSize
-            self.taggedToken = 0
             self.deviceRate = output.sampleRate
             self.streamOpen = true
             self.openedFormat = format
