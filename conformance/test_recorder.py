@@ -271,6 +271,7 @@ def test_a_pause_closes_the_recorder_and_the_resume_writes_path_anew_as_mpd(serv
             {"type": "null", "name": "Clock"},
             {"type": "recorder", "name": "Tape", "path": str(target), "encoder": "wave"}])
         paused = _pause_and_resume(server)
+        _wait_closed(server, tmp_path)
         server.stop()
         data = target.read_bytes()
         assert data[:4] == b"RIFF", kind
@@ -294,6 +295,7 @@ def test_a_pause_closes_a_format_path_recording_until_the_next_song_as_mpd(serve
             {"type": "null", "name": "Clock"},
             {"type": "recorder", "name": "Tape", "format_path": f"{root}/%title%.wav", "encoder": "wave"}])
         _pause_and_resume(server)
+        _wait_closed(server, root)
         server.stop()
         trees[kind] = _tree(root)
     assert sorted(trees["ref"]) == sorted(trees["sut"]) == ["One.wav", "Two.wav"]
