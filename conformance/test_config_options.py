@@ -432,3 +432,23 @@ def test_a_bad_zeroconf_enabled_is_logged_as_mpd(tmp_path):
     ours = start_and_stop(config)
     assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()), ours
     assert "zeroconf" not in ours.replace(line, ""), ours
+
+
+def test_a_relative_log_file_is_an_error_only_where_the_log_goes_there_as_mpd(tmp_path):
+    """mpd does not read `log_file` with `--stderr`: a relative one stops it only without that option."""
+    config = write_config(tmp_path, lines(free_port(), 'log_file "relative.log"'))
+    for command in ([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                    [str(binary()), "--stderr", str(config)]):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            port = int(next(line.split('"')[1] for line in config.read_text().splitlines() if line.startswith("port ")))
+            assert ping(connect(socket.AF_INET, ("127.0.0.1", port), timeout=20)) == GREETING + b"OK\n", command
+        finally:
+            code, err = stop_process(proc)
+        assert code == 0, err
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", str(config)], capture_output=True, text=True,
+                            timeout=20)
+    assert ours.returncode == theirs.returncode == 1, (ours.stderr, theirs.stderr)
+    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ").removeprefix("Error on line 4; ")
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"

@@ -33,7 +33,12 @@ extension Settings {
         self.stateFile = try reader.path("state_file") ?? self.stateFile
         self.stickerFile = try reader.path("sticker_file") ?? self.stickerFile
         if let parameter = file.parameter(named: "log_file") {
-            self.logFile = parameter.value == "syslog" ? parameter.value : try ConfigValue.path(parameter, home: home)
+            do {
+                self.logFile =
+                    parameter.value == "syslog" ? parameter.value : try ConfigValue.path(parameter, home: home)
+            } catch {
+                self.logFileError = error
+            }
         }
         if let parameter = file.parameter(named: "log_level") {
             guard let level = LogLevel(configValue: parameter.value) else {

@@ -61,6 +61,10 @@ public struct Settings: Sendable, Hashable {
     /// `log_file`: an absolute path, or `syslog`. Default: none (standard error, or syslog for a daemon).
     public var logFile: String?
 
+    /// Why `log_file` is unusable (`not an absolute path: x`), which stops the start only where the log goes to the
+    /// file: `mpd` does not read `log_file` with `--stderr`. ``logFile`` is then `nil`.
+    public var logFileError: ConfigError?
+
     /// `log_level`. Default: ``LogLevel/notice``.
     public var logLevel: LogLevel
 

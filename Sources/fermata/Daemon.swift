@@ -76,6 +76,9 @@ enum Daemon {
 
         // The log file is opened before root is given up, as mpd does: it may live where only root writes.
         let sink: LogSink
+        if let error = settings.logFileError, !commandLine.logToStandardError {
+            throw StartupError(description: "\(error)")
+        }
         if commandLine.logToStandardError || settings.logFile == nil {
             sink = LogSink()
         } else if let logFile = settings.logFile, logFile != "syslog" {

@@ -175,7 +175,7 @@ struct SettingsTests {
     }
 
     @Test(arguments: [
-        "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "log_file", "pid_file",
+        "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "pid_file",
     ])
     func requiresAbsolutePaths(name: String) throws {
         // mpd reads `db_file` as the simple database plugin's `path`, and says so.
@@ -184,6 +184,14 @@ struct SettingsTests {
         try self.expectFailure("\(name) \"\"", prefix + "not an absolute path: ")
         try self.expectFailure(
             "\(name) \"~no_such_user_fermata/x\"", prefix + "no such user: no_such_user_fermata")
+    }
+
+    @Test func aBadLogFileIsKeptForWhenTheLogGoesThere() throws {
+        // mpd reads log_file only where it logs to it (not with --stderr): the daemon decides.
+        let settings = try self.settings("log_file \"relative.log\"\n")
+        #expect(settings.logFile == nil)
+        #expect(settings.logFileError?.message == "not an absolute path: relative.log")
+        #expect(settings.logFileError?.line == 1)
     }
 
     @Test func readsTheSimpleDatabaseBlock() throws {
