@@ -322,3 +322,39 @@ def test_enabled_of_input_plugins_without_settings_checked_as_mpd(tmp_path, plug
     ours, mpd_message = fail_both(config)
     assert mpd_message == 'Error in setting "enabled" on line 6; Not a valid boolean ("yes" or "no"): "maybe"'
     assert ours == f"fermata: {config}:6: {mpd_message}"
+
+
+@pytest.mark.parametrize("mixer, logged", [("none", True), ("software", False), ("null", False)])
+def test_replay_gain_handler_mixer_without_a_mixer_logged_as_mpd(tmp_path, mixer, logged):
+    """`replay_gain_handler "mixer"` on an output without a mixer is no error: mpd logs `No such mixer for output
+    'NAME'` (its `output` domain) and applies ReplayGain in software; with a mixer, nothing."""
+    body = ['bind_to_address "127.0.0.1"', f'port "{free_port()}"', 'zeroconf_enabled "no"', "audio_output {",
+            '  type "null"', '  name "a"', f'  mixer_type "{mixer}"', '  replay_gain_handler "mixer"', "}"]
+    config = write_config(tmp_path, body)
+    line = "output: No such mixer for output 'a'"
+    theirs = start_and_stop(config, reference=True)
+    ours = start_and_stop(config)
+    assert (line in theirs.splitlines()) == logged, theirs
+    assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()) == logged, ours
+
+
+@pytest.mark.parametrize("body, line", [
+    (['database {', '  plugin "bogus"', '}'], 4),
+    (['database {', '  path "relative"', '}'], 5),
+    (['database {', '  compress "no"', '}'], 4),
+    (['database {', '  hide_playlist_targets "2"', '}'], 5),
+    (['database {', '  cache_directory "c"', '  compress "x"', '}'], 6),
+    (['database {', '  cache_directory "c"', '}'], 5),
+    (['db_file "relative"'], 4),
+    (['database {', '  plugin "proxy"', '  port "x"', '}'], 6),
+    (['database {', '  plugin "proxy"', '  host "h"', '  keepalive "maybe"', '}'], 7),
+], ids=["no-such-plugin", "relative-path", "no-path", "bad-boolean-before-no-path", "compress-before-cache_directory",
+        "relative-cache_directory", "relative-db_file", "proxy-port", "proxy-keepalive"])
+def test_database_errors_as_mpd(tmp_path, body, line):
+    """The database block's errors in mpd's words and order: an unknown plugin, then the plugin's keys as its
+    constructor reads them (simple: `path`, `compress`, `hide_playlist_targets`, `cache_directory`, then whether
+    `path` was there) after `Failed to initialize database plugin 'x'; `; `db_file` is the simple plugin's `path`.
+    The proxy plugin, which Fermata does not run, has its values checked all the same."""
+    config = write_config(tmp_path, lines(free_port(), *body))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:{line}: {mpd_message}"

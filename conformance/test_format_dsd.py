@@ -89,7 +89,9 @@ def test_status_after_play_pause_and_seek(format_pair, name):
 # ---------------------------------------------------------------------------
 # The samples
 
-def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, output: dict) -> tuple[str, bytes]:
+def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, output: dict,
+            log: list[str] | None = None) -> tuple[str, bytes]:
+    """The one file the output recorded and its bytes; with `log`, the server's log is appended to it."""
     directory.mkdir()
     config = directory / "alsa.conf"
     audiofiles.write_alsa_config(config, audiofiles.file_pcm("rec", str(directory / "rec-%f-%r-%c.raw")))
@@ -110,6 +112,8 @@ def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, o
             size = files[0].stat().st_size
             time.sleep(mpdtest.scaled(0.3))
             if files[0].stat().st_size == size:
+                if log is not None:
+                    log.append(server.log_path.read_bytes().decode("utf-8", "replace"))
                 return files[0].name, files[0].read_bytes()
         if time.monotonic() > deadline:
             pytest.fail(f"no recording in {directory}: {[f.name for f in files]}", pytrace=False)
@@ -144,7 +148,8 @@ def _held_open(server, path: Path) -> bool:
 ])
 def test_samples_are_mpds(server_factory, format_music, tmp_path, name, output, silence, wire):
     uri = f"{DIRECTORY}/{name}"
-    ref_name, ref = _record(server_factory, "ref", format_music, tmp_path / "mpd", uri, output)
+    ref_log: list[str] = []
+    ref_name, ref = _record(server_factory, "ref", format_music, tmp_path / "mpd", uri, output, ref_log)
     sut_name, sut = _record(server_factory, "sut", format_music, tmp_path / "sut", uri, output)
     assert ref_name == wire
     assert sut_name == wire
@@ -154,11 +159,14 @@ def test_samples_are_mpds(server_factory, format_music, tmp_path, name, output, 
         pytest.fail(f"{name}: first different byte at {first} of {len(sut)}", pytrace=False)
     tail = ref[len(sut):]
     # mpd's padding of its last period: silence only (zeros for PCM and for DSD over PCM, 0x69 for DSD),
-    # less than 50 ms.
+    # less than 50 ms; more only where mpd's ring buffer ran dry under load and it wrote whole periods of silence
+    # (125 ms each, its default period) to avoid an xrun, which it logs (CI-39: 88200 bytes of DSD64 silence).
     assert tail == silence * len(tail), f"mpd's recording goes on with sound after {len(sut)} bytes"
     _, kind, rate, channels = wire[:-len(".raw")].split("-")
     bytes_per_second = int(rate) * int(channels) * (1 if kind == "DSD_U8" else 4)
-    assert len(tail) < bytes_per_second // 20, f"{len(tail)} bytes of mpd's recording missing"
+    if len(tail) >= bytes_per_second // 20:
+        assert "Decoder is too slow; playing silence to avoid xrun" in ref_log[0], \
+            f"mpd's recording has {len(tail)} bytes of silence more than Fermata's and logged no underrun"
 
 
 def test_samples_resampled_to_cd_are_mpds(server_factory, format_music, tmp_path):

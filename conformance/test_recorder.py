@@ -6,7 +6,9 @@ template with groups and alternatives); the file named only once complete; the b
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 import wave
 from pathlib import Path
 
@@ -62,6 +64,27 @@ def test_path_records_what_is_played_as_mpd(server_factory, tmp_path, encoder):
     assert files["sut"] == files["ref"]
 
 
+def _wait_closed(server, root: Path) -> None:
+    """Waits (up to 5 s) until the server holds no file under `root` open: once the queue has ended, `status` says
+    `stop` before the output is closed (mpd's player stops, then its main thread closes the outputs), and a
+    `format_path` recording is named only when closed (mpd writes it through an unnamed O_TMPFILE). Stopping the
+    server in between may be what once left mpd's last song unnamed (CI-41: Fermata had `Folding - 4 -
+    istanbul.wav`, mpd did not; not reproduced in 11 runs, so a guess, which costs nothing where the servers
+    have closed the output already, as they had in all of those runs)."""
+    fds = Path(f"/proc/{server.proc.pid}/fd")
+    deadline = time.monotonic() + mpdtest.scaled(5)
+    while time.monotonic() < deadline:
+        held = False
+        for entry in fds.iterdir() if fds.exists() else []:
+            try:
+                held = held or os.readlink(entry).startswith(f"{root}/")
+            except OSError:
+                continue
+        if not held:
+            return
+        time.sleep(0.05)
+
+
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -77,6 +100,7 @@ def test_format_path_writes_a_file_per_song_named_from_its_tags_as_mpd(server_fa
         # Songs of one format: where the format changes between songs, mpd's recorder under load has begun the
         # next song's file with the previous format's header (seen once: a stereo song's WAV header said mono).
         _play_all(server, _songs(server, 3, one_format=True))
+        _wait_closed(server, root)
         server.stop()
         trees[kind] = _tree(root)
     assert len(trees["ref"]) >= 1, trees["ref"].keys()
@@ -113,6 +137,7 @@ def test_a_song_without_tags_gets_an_empty_tag_as_in_mpd(server_factory, tmp_pat
                  else {"path": f"{root}/all.ogg", "encoder": "vorbis"})
         server = server_factory(kind, music=untagged_music, outputs=[{"type": "recorder", "name": "Tape", **block}])
         _play_all(server, ["1.flac", "2.flac", "3.flac"])
+        _wait_closed(server, root)
         server.stop()
         tree = _tree(root)
         seen[kind] = tree if setting == "format_path" else _ogg_streams(tree["all.ogg"])

@@ -29,7 +29,6 @@ extension Settings {
                 URIScheme.hasScheme(parameter.value) ? parameter.value : try ConfigValue.path(parameter, home: home)
         }
         self.playlistDirectory = try reader.path("playlist_directory") ?? self.playlistDirectory
-        self.dbFile = try reader.path("db_file") ?? self.dbFile
         try self.readDatabaseBlock(file, home: home)
         self.stateFile = try reader.path("state_file") ?? self.stateFile
         self.stickerFile = try reader.path("sticker_file") ?? self.stickerFile
@@ -150,12 +149,22 @@ extension Settings {
         Self.supportedOptions.contains(parameter.name)
     }
 
-    /// The `database` block as `mpd` 0.23.12 reads it (`CreateConfiguredDatabase`, the simple plugin): not with
-    /// `db_file`; `plugin` defaults to `simple`, which needs `path` and reads `compress` and
-    /// `hide_playlist_targets` (both default yes) and `cache_directory` (none by default). Another
-    /// plugin (`proxy`, `upnp`) is warned about and ignored (see `warnings(for:)`).
+    /// `db_file` and the `database` block as `mpd` 0.23.12 reads them (`CreateConfiguredDatabase`,
+    /// `DatabaseGlobalInit` and the plugins' constructors): not both; `plugin` defaults to `simple` and must be one
+    /// `mpd` has (simple, proxy, upnp: `No such database plugin: x`); the plugin reads its keys in `mpd`'s order,
+    /// and what it throws comes after `Failed to initialize database plugin 'x'; `. The simple plugin reads `path`,
+    /// `compress` and `hide_playlist_targets` (both default yes) and `cache_directory` (none by default), then
+    /// needs `path`; `db_file` is its `path`. Another plugin's values are checked as `mpd` checks them, then the
+    /// block is warned about and ignored (see `warnings(for:)`).
     private mutating func readDatabaseBlock(_ file: ConfigFile, home: String) throws(ConfigError) {
-        guard let block = file.blocks(named: "database").last else { return }
+        guard let block = file.blocks(named: "database").last else {
+            if let parameter = file.parameter(named: "db_file") {
+                self.dbFile = try Self.initializing("simple") { () throws(ConfigError) in
+                    try ConfigValue.path(parameter, home: home)
+                }
+            }
+            return
+        }
         if let path = file.parameter(named: "db_file") {
             throw ConfigError(
                 file: block.file, line: block.line,
@@ -163,20 +172,42 @@ extension Settings {
         }
         var settings = DecoderPluginSettings(plugin: "database", block: block, home: home)
         let plugin = settings.string("plugin") ?? "simple"
-        guard plugin == "simple" else {
-            // Not run, but as mpd: the keys its plugin would read are not unrecognized.
-            for key in Self.otherDatabasePluginKeys[plugin] ?? [] { _ = settings.string(key) }
-            self.unread += settings.unread
-            return
+        guard plugin == "simple" || Self.otherDatabasePluginKeys[plugin] != nil else {
+            throw ConfigError(location: block.location, message: "No such database plugin: \(plugin)")
         }
-        guard let path = try settings.path("path") else {
-            throw ConfigError(file: block.file, line: block.line, message: "No \"path\" parameter specified")
+        try Self.initializing(plugin) { () throws(ConfigError) in
+            switch plugin {
+            case "simple":
+                let path = try settings.path("path")
+                self.dbCompress = try settings.bool("compress") ?? true
+                self.hidePlaylistTargets = try settings.bool("hide_playlist_targets") ?? true
+                self.cacheDirectory = try settings.path("cache_directory")
+                guard let path else { throw settings.error("No \"path\" parameter specified") }
+                self.dbFile = path
+            case "proxy":
+                // Not run, but read as mpd's constructor reads it: its errors stop the start.
+                _ = settings.string("host")
+                _ = settings.string("password")
+                _ = try settings.unsigned("port")
+                _ = try settings.bool("keepalive")
+            default:
+                for key in Self.otherDatabasePluginKeys[plugin] ?? [] { _ = settings.string(key) }
+            }
         }
-        self.dbFile = path
-        self.dbCompress = try settings.bool("compress") ?? true
-        self.hidePlaylistTargets = try settings.bool("hide_playlist_targets") ?? true
-        self.cacheDirectory = try settings.path("cache_directory")
         self.unread += settings.unread
+    }
+
+    /// `body`'s result, or its error after `mpd`'s `Failed to initialize database plugin 'x'; `.
+    private static func initializing<Value>(
+        _ plugin: String, _ body: () throws(ConfigError) -> Value
+    ) throws(ConfigError) -> Value {
+        do {
+            return try body()
+        } catch {
+            var wrapped = error
+            wrapped.message = "Failed to initialize database plugin '\(plugin)'; \(error.message)"
+            throw wrapped
+        }
     }
 
     /// The keys `mpd` 0.23.12's other database plugins read from the block.

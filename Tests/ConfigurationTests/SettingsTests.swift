@@ -178,10 +178,12 @@ struct SettingsTests {
         "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "log_file", "pid_file",
     ])
     func requiresAbsolutePaths(name: String) throws {
-        try self.expectFailure("\(name) \"relative/path\"", "not an absolute path: relative/path")
-        try self.expectFailure("\(name) \"\"", "not an absolute path: ")
+        // mpd reads `db_file` as the simple database plugin's `path`, and says so.
+        let prefix = name == "db_file" ? "Failed to initialize database plugin 'simple'; " : ""
+        try self.expectFailure("\(name) \"relative/path\"", prefix + "not an absolute path: relative/path")
+        try self.expectFailure("\(name) \"\"", prefix + "not an absolute path: ")
         try self.expectFailure(
-            "\(name) \"~no_such_user_fermata/x\"", "no such user: no_such_user_fermata")
+            "\(name) \"~no_such_user_fermata/x\"", prefix + "no such user: no_such_user_fermata")
     }
 
     @Test func readsTheSimpleDatabaseBlock() throws {
@@ -197,14 +199,32 @@ struct SettingsTests {
         settings = try self.settings("database {\n path \"/var/db\"\n hide_playlist_targets \"no\"\n}\n")
         #expect(!settings.hidePlaylistTargets)
         #expect(settings.warnings.isEmpty)
-        try self.expectFailure("database {\n compress \"no\"\n}", "No \"path\" parameter specified")
+        let initializing = "Failed to initialize database plugin 'simple'; "
+        try self.expectFailure("database {\n compress \"no\"\n}", initializing + "No \"path\" parameter specified")
         // Errors in a key are on its line.
         let relative = try self.failure("database {\n path \"relative\"\n}")
-        #expect(relative.line == 3 && relative.message == "not an absolute path: relative")
+        #expect(relative.line == 3 && relative.message == initializing + "not an absolute path: relative")
         let boolean = try self.failure("database {\n path \"/var/db\"\n compress \"maybe\"\n}")
         #expect(
             boolean.message
-                == "Error in setting \"compress\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
+                == initializing
+                + "Error in setting \"compress\" on line 4; Not a valid boolean (\"yes\" or \"no\"): \"maybe\"")
+        // mpd's constructor reads every key before it needs `path`.
+        let beforePath = try self.failure("database {\n hide_playlist_targets \"2\"\n}")
+        #expect(
+            beforePath.message
+                == initializing
+                + "Error in setting \"hide_playlist_targets\" on line 3; Not a valid boolean (\"yes\" or \"no\"): \"2\""
+        )
+        let cache = try self.failure("database {\n cache_directory \"c\"\n}")
+        #expect(cache.message == initializing + "not an absolute path: c")
+        try self.expectFailure("database {\n plugin \"bogus\"\n}", "No such database plugin: bogus")
+        // A plugin Fermata does not run still has its values checked as mpd's constructor checks them.
+        let port = try self.failure("database {\n plugin \"proxy\"\n port \"-1\"\n}")
+        #expect(
+            port.message
+                == "Failed to initialize database plugin 'proxy'; Error in setting \"port\" on line 4; "
+                + "Value must not be negative")
         let both = try self.failure("db_file \"/var/db\"\ndatabase {\n path \"/var/db\"\n}")
         #expect(both.message == "Found both 'database' (line 3) and 'db_file' (line 2) setting")
         settings = try self.settings("database {\n plugin \"proxy\"\n host \"x\"\n}\n")
