@@ -403,6 +403,17 @@ struct QueryEngineTests {
         }
     }
 
+    @Test func theDirectoryPathTableHoldsEachDirectorysPathByIndex() {
+        let database = Self.database
+        let table = database.directoryPathTable()
+        #expect(table.count == database.directories.count)
+        for (index, directory) in database.directories.enumerated() {
+            #expect(table.withBytes(Int32(index)) { Array($0) } == Array(directory.path.utf8), "\(directory.path)")
+        }
+        #expect(database.directories.contains { $0.path == "Ωmega" })
+        #expect(!table.mayHoldEscapes)
+    }
+
     @Test func aBaseThatIsNeitherDirectoryNorSongIsNoSuchDirectory() {
         for base in ["nowhere", "a/nowhere", "a//x", "a/x//0002.mp3"] {
             let filter = SongFilter([.base(base)])
