@@ -358,3 +358,97 @@ def test_database_errors_as_mpd(tmp_path, body, line):
     config = write_config(tmp_path, lines(free_port(), *body))
     ours, mpd_message = fail_both(config)
     assert ours == f"fermata: {config}:{line}: {mpd_message}"
+
+
+@pytest.mark.parametrize("value", ["x", "0", "2G", "-1", "4 kiB", "99999999999999999999k"])
+def test_audio_buffer_size_errors_as_mpd(tmp_path, value):
+    """`audio_buffer_size` is read by mpd's `ParseSize` (KiB without a suffix; `k`, `M`, `G`, an optional `B`):
+    its errors in mpd's words (mpd's `Error on line N; ` is Fermata's location)."""
+    config = write_config(tmp_path, lines(free_port(), f'audio_buffer_size "{value}"'))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:4: {mpd_message.removeprefix('Error on line 4; ')}"
+
+
+@pytest.mark.parametrize("value", ["64k", "100", "4M", "1 MB"])
+def test_audio_buffer_size_accepted_as_mpd(tmp_path, value):
+    """Sizes mpd accepts start Fermata too; one under 128 KiB is raised to it with mpd's `config` warning."""
+    config = write_config(tmp_path, lines(free_port(), f'audio_buffer_size "{value}"'))
+    theirs = [line for line in start_and_stop(config, reference=True).splitlines() if "buffer size" in line]
+    ours = [re.sub(r"^\S+ warning: ", "", line) for line in start_and_stop(config).splitlines()
+            if "buffer size" in line]
+    assert ours == theirs
+    assert bool(theirs) == (value in ("64k", "100"))
+
+
+@pytest.mark.parametrize("body, line", [
+    (['input {', '  plugin "cdio_paranoia"', '  mode "fast"', '}'], 6),
+    (['input {', '  plugin "cdio_paranoia"', '  default_byte_order "middle"', '}'], 4),
+    (['input {', '  plugin "cdio_paranoia"', '  speed "-1"', '}'], 4),
+    (['input {', '  plugin "cdio_paranoia"', '  skip "maybe"', '}'], 4),
+], ids=["mode", "default_byte_order", "speed", "skip"])
+def test_cdio_paranoia_errors_as_mpd(tmp_path, body, line):
+    """The cdio_paranoia input block's errors in mpd's words, after `Failed to initialize input plugin
+    'cdio_paranoia'; ` (a bad `mode` is read in mpd's `With`, which names the setting and its line)."""
+    config = write_config(tmp_path, lines(free_port(), *body))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:{line}: {mpd_message}"
+
+
+@pytest.mark.parametrize("auto_update", ["yes", "no"])
+def test_a_bad_auto_update_depth_is_logged_as_mpd(tmp_path, auto_update):
+    """mpd reads `auto_update_depth` only with `auto_update`, where it starts watching the music directory: a bad
+    value is logged there (`exception: Error on line N; …`) and it runs on without watching; without
+    `auto_update` the value is never read."""
+    music = tmp_path / "music"
+    music.mkdir()
+    config = write_config(tmp_path, lines(free_port(), f'music_directory "{music}"',
+                                          f'db_file "{tmp_path}/db"', f'auto_update "{auto_update}"',
+                                          'auto_update_depth "x"'))
+    line = "exception: Error on line 7; Failed to parse number"
+    theirs = start_and_stop(config, reference=True)
+    (tmp_path / "db").unlink(missing_ok=True)
+    ours = start_and_stop(config)
+    assert (line in theirs.splitlines()) == (auto_update == "yes"), theirs
+    assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()) == (auto_update == "yes"), ours
+
+
+@pytest.mark.parametrize("value", ["bogus", "-1", "", "44100:17:2", "44100:16:99", "*:*:*:*"])
+def test_audio_output_format_errors_as_mpd(tmp_path, value):
+    """A global `audio_output_format` that does not parse stops the start in mpd's words (Fermata logged it and
+    ran on)."""
+    config = write_config(tmp_path, lines(free_port(), f'audio_output_format "{value}"'))
+    ours, mpd_message = fail_both(config)
+    assert ours == f"fermata: {config}:4: {mpd_message.removeprefix('Error on line 4; ')}"
+
+
+def test_a_bad_zeroconf_enabled_is_logged_as_mpd(tmp_path):
+    """mpd reads `zeroconf_enabled` as zeroconf starts: a bad value is logged there (`exception: Zeroconf
+    initialization failed: Error on line N; …`) and it runs on without zeroconf (Fermata refused to start)."""
+    config = write_config(tmp_path, [line for line in lines(free_port()) if not line.startswith("zeroconf_enabled")]
+                          + ['zeroconf_enabled "maybe"'])
+    line = ('exception: Zeroconf initialization failed: Error on line 7; Not a valid boolean ("yes" or "no"): '
+            '"maybe"')
+    assert line in start_and_stop(config, reference=True).splitlines()
+    ours = start_and_stop(config)
+    assert any(entry.endswith(f" error: {line}") for entry in ours.splitlines()), ours
+    assert "zeroconf" not in ours.replace(line, ""), ours
+
+
+def test_a_relative_log_file_is_an_error_only_where_the_log_goes_there_as_mpd(tmp_path):
+    """mpd does not read `log_file` with `--stderr`: a relative one stops it only without that option."""
+    config = write_config(tmp_path, lines(free_port(), 'log_file "relative.log"'))
+    for command in ([str(mpdtest.ref_binary()), "--no-daemon", "--stderr", str(config)],
+                    [str(binary()), "--stderr", str(config)]):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            port = int(next(line.split('"')[1] for line in config.read_text().splitlines() if line.startswith("port ")))
+            assert ping(connect(socket.AF_INET, ("127.0.0.1", port), timeout=20)) == GREETING + b"OK\n", command
+        finally:
+            code, err = stop_process(proc)
+        assert code == 0, err
+    ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20)
+    theirs = subprocess.run([str(mpdtest.ref_binary()), "--no-daemon", str(config)], capture_output=True, text=True,
+                            timeout=20)
+    assert ours.returncode == theirs.returncode == 1, (ours.stderr, theirs.stderr)
+    mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ").removeprefix("Error on line 4; ")
+    assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"

@@ -220,3 +220,87 @@ def test_a_bad_block_stops_the_start_as_in_mpd(tmp_path, block, message):
     assert theirs.stderr.strip().splitlines()[-1] == f"exception: Failed to configure output in line 4; {message}"
     assert ours.stderr.strip().splitlines()[-1] == \
         f"fermata: {config}:4: Failed to configure output in line 4; {message}"
+
+
+@pytest.fixture(scope="module")
+def tagged_music(tmp_path_factory) -> Path:
+    """Two 4 s FLAC songs titled One and Two (different tones)."""
+    root = tmp_path_factory.mktemp("recorder-tagged")
+    for name, title, tone in (("1.flac", "One", "440"), ("2.flac", "Two", "660")):
+        wav = root / f"{name}.wav"
+        subprocess.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", str(wav), "synth", "4", "sine", tone],
+                       check=True, timeout=60)
+        subprocess.run(["flac", "-s", "-f", f"--tag=TITLE={title}", "-o", str(root / name), str(wav)], check=True,
+                       timeout=60)
+        wav.unlink()
+    return root
+
+
+def _pause_and_resume(server) -> float:
+    """Plays 1.flac and 2.flac, pauses after a second and a half heard, resumes, waits for the end; returns the
+    elapsed time the pause showed."""
+    assert server.query('command_list_begin\nclear\nadd "1.flac"\nadd "2.flac"\nplay\ncommand_list_end\n') == b"OK\n"
+
+    def elapsed() -> float:
+        for line in server.query("status").splitlines():
+            if line.startswith(b"elapsed: "):
+                return float(line[9:])
+        return 0.0
+    assert mpdtest.wait_until(lambda: elapsed() >= 1.5, mpdtest.scaled(10)), server.log_tail()
+    assert server.query("pause 1") == b"OK\n"
+    paused = elapsed()
+    time.sleep(0.3)
+    assert server.query("pause 0") == b"OK\n"
+    assert mpdtest.wait_until(lambda: b"\nstate: stop\n" in server.query("status"), mpdtest.scaled(20)), \
+        server.log_tail()
+    return paused
+
+
+def test_a_pause_closes_the_recorder_and_the_resume_writes_path_anew_as_mpd(server_factory, tmp_path, tagged_music):
+    """Beside a null output that plays in real time, with a buffer of 256 KiB (1.5 s: Fermata's recorder, unpaced,
+    writes all that is decoded, where mpd's keeps within 64 chunks of the slowest output; README), as mpd's recorder
+    (no pause mode): the pause closes the output
+    (its file is complete), the resume opens it again, which replaces `path` with a file recorded from where the
+    pause was heard (the head of mpd's pipe: where the slowest output stood) to the end. The two servers pause at
+    slightly different places: each file is as long as what was left to hear, and the shorter is the end of the
+    longer."""
+    audio = {}
+    for kind in KINDS:
+        target = tmp_path / f"{kind}.wav"
+        server = server_factory(kind, music=tagged_music, audio_buffer_size="256", outputs=[
+            {"type": "null", "name": "Clock"},
+            {"type": "recorder", "name": "Tape", "path": str(target), "encoder": "wave"}])
+        paused = _pause_and_resume(server)
+        _wait_closed(server, tmp_path)
+        server.stop()
+        data = target.read_bytes()
+        assert data[:4] == b"RIFF", kind
+        audio[kind] = data[44:]
+        recorded = len(audio[kind]) / (44100 * 4)
+        assert abs(recorded - (8 - paused)) < 0.2, (kind, recorded, paused)
+    shorter, longer = sorted(audio.values(), key=len)
+    assert longer.endswith(shorter)
+
+
+def test_a_pause_closes_a_format_path_recording_until_the_next_song_as_mpd(server_factory, tmp_path,
+                                                                           tagged_music):
+    """`format_path` beside a null output, with a buffer of 256 KiB: the pause closes the song's file, and the
+    resume records nothing more of that song (mpd hands an output a tag only with the chunk that starts a song or
+    title): One.wav is what was written up to the pause, from the song's start; Two.wav is the whole next song."""
+    trees = {}
+    for kind in KINDS:
+        root = tmp_path / kind
+        root.mkdir()
+        server = server_factory(kind, music=tagged_music, audio_buffer_size="256", outputs=[
+            {"type": "null", "name": "Clock"},
+            {"type": "recorder", "name": "Tape", "format_path": f"{root}/%title%.wav", "encoder": "wave"}])
+        _pause_and_resume(server)
+        _wait_closed(server, root)
+        server.stop()
+        trees[kind] = _tree(root)
+    assert sorted(trees["ref"]) == sorted(trees["sut"]) == ["One.wav", "Two.wav"]
+    assert trees["sut"]["Two.wav"] == trees["ref"]["Two.wav"]
+    assert len(trees["ref"]["Two.wav"]) == 44 + 4 * 44100 * 4
+    ones = sorted((trees[kind]["One.wav"] for kind in KINDS), key=len)
+    from_the_start = ones[1].startswith(ones[0])
+    assert len(ones[0]) > 44 + 44100 * 4 and from_the_start, ([len(one) for one in ones], from_the_start)

@@ -24,9 +24,11 @@ export LSAN_OPTIONS
 
 # The bounds of target $1 that differ from $LIMITS, for its fuzzing and its regression replay alike. libsidplayfp's
 # cycle-exact C64 emulates every decoded and skipped second too (c64opl's regression input plays three songs of two
-# SID chips for about 7 s here, more on a loaded machine): 30 s per input.
+# SID chips for about 7 s here, more on a loaded machine): 30 s per input. libgme emulates every second a trackers
+# input decodes or seeks past (a short run once met an NSF that took 13 s under load: fuzz/slow/trackers/): 30 s.
 target_limits() {
     if [ "$1" = c64opl ]; then echo "-timeout=${FUZZ_C64OPL_TIMEOUT:-30}"; fi
+    if [ "$1" = trackers ]; then echo "-timeout=${FUZZ_TRACKERS_TIMEOUT:-30}"; fi
 }
 
 # The libFuzzer arguments that fuzz $1 for $2 seconds, in a short or a long run ($3).

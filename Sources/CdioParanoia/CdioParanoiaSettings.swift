@@ -22,8 +22,8 @@ public struct CdioParanoiaSettings: Hashable, Sendable {
     ///
     /// - Returns: the settings and the lines of the block nothing read, or `nil` when the block says `enabled "no"`.
     /// - Throws: `ConfigError` for a bad `enabled`, and, nested in `Failed to initialize input plugin
-    ///   'cdio_paranoia'`, for a bad setting (`Unrecognized 'default_byte_order' setting: x`, `Invalid paranoia
-    ///   mode`).
+    ///   'cdio_paranoia'`, for a bad setting (`Unrecognized 'default_byte_order' setting: x`, `Error in setting
+    ///   "mode" on line N; Invalid paranoia mode`).
     public static func configured(_ blocks: InputBlocks) throws(ConfigError) -> (
         settings: CdioParanoiaSettings, unread: [ConfigParameter]
     )? {
@@ -45,7 +45,13 @@ public struct CdioParanoiaSettings: Hashable, Sendable {
             case "disable": settings.modeFlags = Int32(PARANOIA_MODE_DISABLE.rawValue)
             case "overlap": settings.modeFlags = Int32(PARANOIA_MODE_OVERLAP.rawValue)
             case "full": settings.modeFlags = Int32(PARANOIA_MODE_FULL.rawValue)
-            default: throw failure("Invalid paranoia mode")
+            default:
+                // Read in mpd's `With`, which names the setting and its line.
+                let mode = block.block?.parameter(named: "mode")
+                var error = failure(
+                    "Error in setting \"mode\" on line \(mode?.line ?? 0); Invalid paranoia mode")
+                error.location = mode?.location ?? location
+                throw error
             }
             if let skip = try block.bool("skip") {
                 let neverSkip = Int32(PARANOIA_MODE_NEVERSKIP.rawValue)

@@ -26,7 +26,7 @@ public struct InputCacheSetting: Sendable, Hashable {
         self.init()
         guard let parameter = block.parameter(named: "size") else { return }
         do {
-            self.size = try Self.parseSize(parameter.value)
+            self.size = Int(min(try Self.parseSize(parameter.value), UInt(Int.max)))
         } catch {
             throw ConfigError(
                 location: parameter.location,
@@ -36,11 +36,12 @@ public struct InputCacheSetting: Sendable, Hashable {
 
     /// `mpd`'s `ParseSize`: a number as C `strtoul` reads it (leading white space and a sign allowed, a value
     /// past the range saturates, a negative one wraps), optional white space, then nothing (bytes) or `k`, `M`
-    /// or `G` (KiB, MiB, GiB), then an optional `B`.
+    /// or `G` (KiB, MiB, GiB), then an optional `B`; a number without a suffix is in units of `defaultFactor`
+    /// bytes (multiplied without an overflow check, as `mpd` does).
     ///
-    /// - Returns: the byte count, at most `Int.max`.
+    /// - Returns: the byte count, as `mpd`'s `size_t`.
     /// - Throws: the bare message (`Failed to parse integer`, `Unknown size suffix`, `Value too large`).
-    static func parseSize(_ text: String) throws(SizeError) -> Int {
+    static func parseSize(_ text: String, defaultFactor: UInt = 1) throws(SizeError) -> UInt {
         var bytes = Array(text.utf8)
         bytes.append(0)
         let parsed: (value: UInt, consumed: Int) = bytes.withUnsafeBufferPointer { buffer in
@@ -64,8 +65,10 @@ public struct InputCacheSetting: Sendable, Hashable {
             rest = rest.dropFirst()
             if rest.first == UInt8(ascii: "B") { rest = rest.dropFirst() }
             guard rest.isEmpty else { throw SizeError(message: "Unknown size suffix") }
+        } else {
+            value = value &* defaultFactor
         }
-        return Int(min(value, UInt(Int.max)))
+        return value
     }
 
     /// A size that `parseSize(_:)` refused, with `mpd`'s message.

@@ -33,7 +33,12 @@ extension Settings {
         self.stateFile = try reader.path("state_file") ?? self.stateFile
         self.stickerFile = try reader.path("sticker_file") ?? self.stickerFile
         if let parameter = file.parameter(named: "log_file") {
-            self.logFile = parameter.value == "syslog" ? parameter.value : try ConfigValue.path(parameter, home: home)
+            do {
+                self.logFile =
+                    parameter.value == "syslog" ? parameter.value : try ConfigValue.path(parameter, home: home)
+            } catch {
+                self.logFileError = error
+            }
         }
         if let parameter = file.parameter(named: "log_level") {
             guard let level = LogLevel(configValue: parameter.value) else {
@@ -66,13 +71,26 @@ extension Settings {
         self.saveAbsolutePathsInPlaylists =
             try reader.bool("save_absolute_paths_in_playlists") ?? self.saveAbsolutePathsInPlaylists
         self.autoUpdate = try reader.bool("auto_update") ?? self.autoUpdate
-        if let parameter = file.parameter(named: "auto_update_depth") {
-            self.autoUpdateDepth = try ConfigValue.unsigned(parameter)
+        if self.autoUpdate, let parameter = file.parameter(named: "auto_update_depth") {
+            do {
+                self.autoUpdateDepth = try ConfigValue.unsigned(parameter)
+            } catch {
+                self.autoUpdate = false
+                self.autoUpdateDepthError = "Error on line \(parameter.line); \(error.message)"
+            }
         }
         self.followInsideSymlinks = try reader.bool("follow_inside_symlinks") ?? self.followInsideSymlinks
         self.followOutsideSymlinks = try reader.bool("follow_outside_symlinks") ?? self.followOutsideSymlinks
 
-        self.zeroconfEnabled = try reader.bool("zeroconf_enabled") ?? self.zeroconfEnabled
+        if let parameter = file.parameter(named: "zeroconf_enabled") {
+            // mpd reads it as zeroconf starts, and logs a bad value there and runs on without zeroconf.
+            do {
+                self.zeroconfEnabled = try ConfigValue.bool(parameter)
+            } catch {
+                self.zeroconfEnabled = false
+                self.zeroconfError = "Zeroconf initialization failed: Error on line \(parameter.line); \(error.message)"
+            }
+        }
         self.zeroconfName = file.parameter(named: "zeroconf_name")?.value ?? self.zeroconfName
 
         for parameter in file.parameters(named: "password") {
@@ -101,13 +119,15 @@ extension Settings {
             }
             self.mixerType = setting
         }
-        self.audioOutputFormat = file.parameter(named: "audio_output_format")?.value
-        if let parameter = file.parameter(named: "audio_buffer_size") {
-            let size = try ConfigValue.kibibytes(parameter)
-            guard size / 4096 < 1 << 15 else {
-                throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big")
+        if let parameter = file.parameter(named: "audio_output_format") {
+            do throws(AudioFormatParseError) {
+                self.audioOutputFormat = try AudioFormatMask.parse(parameter.value, mask: true)
+            } catch {
+                throw ConfigValue.error(parameter, error.message)
             }
-            self.audioBufferSize = max(size, 128 * 1024)
+        }
+        if let parameter = file.parameter(named: "audio_buffer_size") {
+            try self.readAudioBufferSize(parameter)
         }
         if let parameter = file.parameter(named: "replaygain") {
             guard ["off", "track", "album", "auto"].contains(parameter.value) else {
@@ -142,6 +162,32 @@ extension Settings {
         self.unread += file.blocks(named: "resampler").first.map(ResamplerSetting.unreadParameters(of:)) ?? []
         self.unread += file.blocks(named: "neighbors").flatMap { block in block.params.filter { $0.name != "plugin" } }
         self.filesystemCharset = file.parameter(named: "filesystem_charset")?.value
+    }
+
+    /// `audio_buffer_size` as `mpd` 0.23.12 reads it (`initialize_decoder_and_player`): a size as `ParseSize`
+    /// reads it, in KiB without a suffix (`4M`, `512k`, `2048`); not 0; less than 128 KiB (32 chunks) is raised
+    /// to that with a warning in its `config` domain; 32768 chunks of 4 KiB or more is too big. (`mpd` counts
+    /// the chunks in an `unsigned`, so a size of 16 TiB and more can wrap past its check; Fermata refuses it.)
+    private mutating func readAudioBufferSize(_ parameter: ConfigParameter) throws(ConfigError) {
+        let chunk: UInt = 4096
+        let minimum = 32 * chunk
+        var size: UInt
+        do {
+            size = try InputCacheSetting.parseSize(parameter.value, defaultFactor: 1024)
+        } catch {
+            throw ConfigValue.error(parameter, error.message)
+        }
+        guard size > 0 else {
+            throw ConfigValue.error(parameter, "buffer size \"\(parameter.value)\" is not a positive integer")
+        }
+        if size < minimum {
+            self.configWarnings.append("buffer size \(size) is too small, using \(minimum) bytes instead")
+            size = minimum
+        }
+        guard size / chunk < 1 << 15 else {
+            throw ConfigValue.error(parameter, "buffer size \"\(size)\" is too big")
+        }
+        self.audioBufferSize = Int(size)
     }
 
     /// Whether Fermata does what `parameter` asks: a supported option.

@@ -61,6 +61,10 @@ public struct Settings: Sendable, Hashable {
     /// `log_file`: an absolute path, or `syslog`. Default: none (standard error, or syslog for a daemon).
     public var logFile: String?
 
+    /// Why `log_file` is unusable (`not an absolute path: x`), which stops the start only where the log goes to the
+    /// file: `mpd` does not read `log_file` with `--stderr`. ``logFile`` is then `nil`.
+    public var logFileError: ConfigError?
+
     /// `log_level`. Default: ``LogLevel/notice``.
     public var logLevel: LogLevel
 
@@ -114,8 +118,13 @@ public struct Settings: Sendable, Hashable {
     /// `auto_update`: watch the music directory. Default: no.
     public var autoUpdate: Bool
 
-    /// `auto_update_depth`: how deep to watch; `nil` (the default) is unlimited.
+    /// `auto_update_depth`: how deep to watch; `nil` (the default) is unlimited. Read only with `auto_update`, as
+    /// `mpd` reads it.
     public var autoUpdateDepth: Int?
+
+    /// What was wrong with `auto_update_depth`, in `mpd`'s words (`Error on line N; Failed to parse number`):
+    /// `mpd` logs it where it would start watching and runs on without watching, so ``autoUpdate`` is then off.
+    public var autoUpdateDepthError: String?
 
     /// `follow_inside_symlinks`. Default: yes.
     public var followInsideSymlinks: Bool
@@ -127,6 +136,11 @@ public struct Settings: Sendable, Hashable {
 
     /// `zeroconf_enabled`. Default: yes.
     public var zeroconfEnabled: Bool
+
+    /// What was wrong with `zeroconf_enabled`, in `mpd`'s words (`Zeroconf initialization failed: Error on line
+    /// N; Not a valid boolean …`): `mpd` logs it as zeroconf would start and runs on without it, so
+    /// ``zeroconfEnabled`` is then off.
+    public var zeroconfError: String?
 
     /// `zeroconf_name`; `%h` stands for the host name. Default: `Music Player @ %h`.
     public var zeroconfName: String
@@ -160,8 +174,9 @@ public struct Settings: Sendable, Hashable {
     /// The global `mixer_type`: the mixer of every `audio_output` block that names none. Default: hardware.
     public var mixerType: AudioMixerSetting
 
-    /// `audio_output_format`, unparsed: the format the decoder's output is converted to. Default: none.
-    public var audioOutputFormat: String?
+    /// `audio_output_format`: the format the decoder's output is converted to (`*` keeps what the song has).
+    /// Default: none. A value that does not parse stops the start, as in `mpd`.
+    public var audioOutputFormat: AudioFormatMask?
 
     /// `audio_buffer_size` in bytes (the option is in KiB): the decoded audio buffered ahead. Default 4 MiB, as
     /// `mpd` 0.23; at least 128 KiB.
@@ -211,6 +226,10 @@ public struct Settings: Sendable, Hashable {
     /// One line, `path:line: text`, for each option or block in the file that Fermata does not act on (see
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
+
+    /// `mpd`'s own warnings about values it read and corrected, logged in its `config` domain as it starts (such as
+    /// `buffer size 65536 is too small, using 131072 bytes instead`).
+    public var configWarnings: [String] = []
 
     /// The blocks `mpd` checks once started, in its order: the program's parts report the lines they left unread,
     /// and this turns them into `mpd`'s warnings (see ``BlockCheck``).

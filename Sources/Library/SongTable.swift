@@ -47,6 +47,26 @@ public struct TagValueTable: Sendable {
         return text.withUTF8 { wanted in self.withBytes(number) { $0.elementsEqual(wanted) } }
     }
 
+    /// The number of the value whose bytes are `text`'s, if the table holds one (values are numbered by bytes: at
+    /// most one is): a scan of the values' lengths, comparing the bytes of those as long as `text`.
+    func number(of text: String) -> Int32? {
+        var text = text
+        return text.withUTF8 { wanted in
+            self.bytes.withUnsafeBufferPointer { bytes in
+                self.offsets.withUnsafeBufferPointer { offsets in
+                    guard let base = bytes.baseAddress else { return wanted.isEmpty && self.count > 0 ? 0 : nil }
+                    for number in 0..<self.count where Int(offsets[number + 1] - offsets[number]) == wanted.count {
+                        if wanted.isEmpty || memcmp(base + Int(offsets[number]), wanted.baseAddress!, wanted.count) == 0
+                        {
+                            return Int32(number)
+                        }
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
     /// Whether value `a` sorts before value `b` by bytes.
     func precedes(_ a: Int32, _ b: Int32) -> Bool {
         self.withBytes(a) { x in self.withBytes(b) { y in x.lexicographicallyPrecedes(y) } }

@@ -11,10 +11,8 @@ import Model
 public struct TagColumn: Sendable {
     /// The distinct values, sorted by their UTF-8 bytes.
     public let values: [String]
-    /// `ids[offsets[song]..<offsets[song + 1]]` are song `song`'s values, in the order `mpd` visits them
-    /// (duplicates kept, as `mpd` counts them).
-    private let offsets: [Int32]
-    private let ids: [Int32]
+    /// Song `song`'s values, in the order `mpd` visits them (duplicates kept, as `mpd` counts them).
+    private let lists: SongValueLists
     /// Each value's number in `table` (the songs' value table), -1 for the "" of songs without one: the values'
     /// bytes in place, for replies written without a `String` per line.
     let tableNumbers: [Int32]
@@ -49,13 +47,27 @@ public struct TagColumn: Sendable {
         self.values = (usesEmpty ? [""] : []) + sorted.map { songs.values[$0] }
         self.tableNumbers = (usesEmpty ? [-1] : []) + sorted
         self.table = songs.values
-        self.offsets = offsets
-        self.ids = perSong.map { $0 < 0 ? 0 : number[Int($0)] }
+        self.lists = SongValueLists(offsets: offsets, ids: perSong.map { $0 < 0 ? 0 : number[Int($0)] })
     }
 
     /// The value numbers of song `song`.
     @inline(__always)
-    public func ids(of song: Int32) -> ArraySlice<Int32> {
+    public func ids(of song: Int32) -> ArraySlice<Int32> { self.lists.ids(of: song) }
+
+    /// Calls `body` with the value numbers of every song in place (`SongValueLists.withUnsafeIDs(_:)`).
+    func withUnsafeIDs<Result>(
+        _ body: (_ offsets: UnsafeBufferPointer<Int32>, _ ids: UnsafeBufferPointer<Int32>) -> Result
+    ) -> Result { self.lists.withUnsafeIDs(body) }
+}
+
+/// Value numbers of every song, one list per song: song `song`'s are `ids[offsets[song]..<offsets[song + 1]]`.
+struct SongValueLists: Sendable {
+    let offsets: [Int32]
+    let ids: [Int32]
+
+    /// The numbers of song `song`'s values.
+    @inline(__always)
+    func ids(of song: Int32) -> ArraySlice<Int32> {
         self.ids[Int(self.offsets[Int(song)])..<Int(self.offsets[Int(song) + 1])]
     }
 

@@ -18,8 +18,6 @@ final class OSSMixer: Mixer, @unchecked Sendable {
     private let control: Int32
     private let logger: Logger
     private var device: OSSDevice?
-    /// Why the last open or read failed, until the mixer is closed.
-    private var failure: OutputError?
 
     /// - Throws: `no such mixer control: NAME` when `control` names none of the mixer's labels.
     init(device: String, control: String?, logger: Logger) throws(OutputError) {
@@ -55,18 +53,11 @@ final class OSSMixer: Mixer, @unchecked Sendable {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
-    /// Opens the device and, for a configured control, checks that the mixer has it, with `mpd`'s messages. A failure
-    /// is kept, as `mpd` keeps a global mixer's: the mixer is not opened again until it is closed, and setting the
-    /// volume fails with it.
+    /// Opens the device and, for a configured control, checks that the mixer has it, with `mpd`'s messages (a global
+    /// mixer: the player's ``MixerControl`` opens it on its first use and keeps a failure).
     func open() throws(OutputError) {
         guard self.device == nil else { return }
-        do {
-            self.device = try self.openDevice()
-            self.failure = nil
-        } catch {
-            self.failure = error
-            throw error
-        }
+        self.device = try self.openDevice()
     }
 
     private func openDevice() throws(OutputError) -> OSSDevice {
@@ -94,20 +85,14 @@ final class OSSMixer: Mixer, @unchecked Sendable {
     func close() {
         self.device?.close()
         self.device = nil
-        self.failure = nil
     }
 
-    /// The left level, opening the mixer first unless it failed; -1 (no volume) once it failed. A failed read closes
-    /// the mixer and keeps the failure, as `mpd`'s.
+    /// The left level of the open mixer.
     func volume() throws(OutputError) -> Int {
-        if self.failure == nil { try self.open() }
-        guard let device = self.device else { return -1 }
+        guard let device = self.device else { throw OutputError("mixer is not open") }
         switch device.level(of: self.control) {
         case .failure(let failure):
-            let error = OutputError("failed to read OSS volume: \(failure.text)")
-            self.close()
-            self.failure = error
-            throw error
+            throw OutputError("failed to read OSS volume: \(failure.text)")
         case .success(let level):
             let left = Int(level & 0xff)
             let right = Int((level & 0xff00) >> 8)
@@ -118,10 +103,9 @@ final class OSSMixer: Mixer, @unchecked Sendable {
         }
     }
 
-    /// Sets both levels, opening the mixer first unless it failed; once it failed, its failure.
+    /// Sets both levels of the open mixer.
     func setVolume(_ volume: Int) throws(OutputError) {
-        if self.failure == nil { try self.open() }
-        guard let device = self.device else { throw self.failure ?? OutputError("failed to set OSS volume") }
+        guard let device = self.device else { throw OutputError("mixer is not open") }
         let result = device.setLevel(Int32((volume << 8) + volume), of: self.control)
         if result != 0 { throw OutputError("failed to set OSS volume: \(OSSError.text(result))") }
     }

@@ -278,7 +278,7 @@ public struct DetachedOutput {
         let slot: Int
         let configuration: OutputConfiguration
         let device: any AudioOutput
-        let mixer: (any Mixer)?
+        let mixer: MixerControl?
         /// Calls its argument (from any thread, or at once) once the thread that played it let go of the device.
         let released: @Sendable (@escaping @Sendable () -> Void) -> Void
     }

@@ -60,4 +60,6 @@ final class PulseMixer: Mixer {
     func setVolume(_ volume: Int) throws(OutputError) { try self.connection.setMixerVolume(volume) }
     /// As `mpd`'s pulse mixer, which is not global: only once the output has played.
     var acceptsVolume: Bool { self.connection.hasOpened }
+    /// As `mpd`'s: open only while its output is.
+    var isGlobal: Bool { false }
 }

@@ -20,26 +20,30 @@ extension QueueSong: FilterSubject {
 
 extension Queue {
     /// The positions of the songs `filter` matches (`playlistfind`, `playlistsearch`), in order: those of the
-    /// snapshot read from its columns (`QueuedSongMatcher`).
+    /// snapshot matched together by the query engine (`Database.queuedSongsMatch`), the others one by one.
     func positions(matching filter: SongFilter, snapshot: SongPrinter.Snapshot?) -> [Int] {
         guard let snapshot else { return self.items.indices.filter { filter.matches(self.items[$0].song) } }
         let database = snapshot.database
-        return snapshot.songs.withQueuedSongMatcher { matcher in
-            var positions: [Int] = []
-            // Items read in place through the buffer (a copy of each would retain and release its song's holder;
-            // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
-            self.items.withUnsafeBufferPointer { items in
-                for position in items.indices {
-                    let matched =
-                        if let song = items[position].song(in: database) {
-                            matcher.matches(filter, song: song)
-                        } else {
-                            filter.matches(items[position].song)
-                        }
-                    if matched { positions.append(position) }
+        var matched = [Bool](repeating: false, count: self.items.count)
+        var songs: [Int32] = []
+        var songPositions: [Int] = []
+        songs.reserveCapacity(self.items.count)
+        songPositions.reserveCapacity(self.items.count)
+        // Items read in place through the buffer (a copy of each would retain and release its song's holder;
+        // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
+        self.items.withUnsafeBufferPointer { items in
+            for position in items.indices {
+                if let song = items[position].song(in: database) {
+                    songs.append(song)
+                    songPositions.append(position)
+                } else {
+                    matched[position] = filter.matches(items[position].song)
                 }
             }
-            return positions
         }
+        for (index, matches) in database.queuedSongsMatch(songs, filter).enumerated() where matches {
+            matched[songPositions[index]] = true
+        }
+        return matched.indices.filter { matched[$0] }
     }
 }

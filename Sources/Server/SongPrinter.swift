@@ -260,11 +260,15 @@ enum SongPrinter {
 
     /// `directory: PATH` and, with a `time`, its `Last-Modified` line; nothing for the root ("").
     static func appendDirectory(_ path: String, time: Int64?, to reply: inout ReplyBuffer) {
+        RawText.encode(path).withUnsafeBufferPointer { Self.appendDirectory(bytes: $0, time: time, to: &reply) }
+    }
+
+    /// `appendDirectory(_:time:to:)` for a path given as the bytes it has on the wire.
+    static func appendDirectory(bytes path: UnsafeBufferPointer<UInt8>, time: Int64?, to reply: inout ReplyBuffer) {
         guard !path.isEmpty else { return }
-        let length = path.utf8.count
-        reply.write(atMost: 11 + length + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in
+        reply.write(atMost: 11 + path.count + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in
             writer.put("directory: ")
-            writer.put(raw: path)
+            writer.put(bytes: path)
             writer.put(byte: UInt8(ascii: "\n"))
             if let time { Self.putLastModified(time, to: &writer) }
         }

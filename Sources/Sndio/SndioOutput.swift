@@ -227,6 +227,8 @@ final class SndioMixer: Mixer {
     func volume() throws(OutputError) -> Int { try self.state.percent() }
     func setVolume(_ volume: Int) throws(OutputError) { self.state.set(percent: volume) }
     var acceptsVolume: Bool { self.state.wasTried }
+    /// As `mpd`'s: open only while its output is.
+    var isGlobal: Bool { false }
 }
 
 /// The `sndio` output plugin, with `mpd`'s keys (``SndioSettings``): makes ``SndioOutput``s and, for `mixer_type

@@ -76,6 +76,9 @@ enum Daemon {
 
         // The log file is opened before root is given up, as mpd does: it may live where only root writes.
         let sink: LogSink
+        if let error = settings.logFileError, !commandLine.logToStandardError {
+            throw StartupError(description: "\(error)")
+        }
         if commandLine.logToStandardError || settings.logFile == nil {
             sink = LogSink()
         } else if let logFile = settings.logFile, logFile != "syslog" {
@@ -91,6 +94,7 @@ enum Daemon {
             sink.write($0, $1)
         }
         for warning in settings.warnings { logger.warning(warning) }
+        for warning in settings.configWarnings { logger.labelled("config").warning(warning) }
 
         // The lines of the blocks used that nothing read, which mpd warns about once started.
         var unread = settings.unread
@@ -307,6 +311,10 @@ enum Daemon {
             throw StartupError(description: "\(error)")
         }
         // As mpd once the state file is read: the lines of the blocks used that nothing read, in its order.
+        // As mpd, after the state file: a bad auto_update_depth where it would start watching the music directory.
+        if let error = settings.autoUpdateDepthError, settings.musicDirectory != nil {
+            logger.labelled("exception").error(error)
+        }
         let config = logger.labelled("config")
         for warning in settings.blockCheck.warnings(unread: unread) { config.warning(warning) }
         logger.notice(

@@ -46,7 +46,13 @@ import Testing
         // PARANOIA_MODE_OVERLAP | PARANOIA_MODE_NEVERSKIP.
         #expect(settings.modeFlags == 0x04 | 0x20)
         let bad = "input {\n    plugin \"cdio_paranoia\"\n    mode \"fast\"\n}\n"
-        #expect(throws: ConfigError.self) {
+        // As mpd: the mode is read in its `With`, which names the setting and its line.
+        #expect(
+            throws: ConfigError(
+                location: ConfigLocation(file: "/etc/mpd.conf", line: 3),
+                message: "Failed to initialize input plugin 'cdio_paranoia'; Error in setting \"mode\" on line 3; "
+                    + "Invalid paranoia mode")
+        ) {
             try CdioParanoiaSettings.configured(
                 InputBlocks(ConfigFile(parsing: bad, path: "/etc/mpd.conf").blocks(named: "input")))
         }

@@ -221,7 +221,7 @@ struct AudioOutputBlockTests {
             file: ConfigFile(parsing: "mixer_type \"software\"\naudio_output_format \"48000:24:2\"", path: Self.path),
             environment: ["HOME": "/home/listener"])
         #expect(settings.mixerType == .software)
-        #expect(settings.audioOutputFormat == "48000:24:2")
+        #expect(settings.audioOutputFormat == (try AudioFormatMask.parse("48000:24:2", mask: true)))
         #expect(Settings().mixerType == .hardware)
         #expect(Settings().audioOutputFormat == nil)
 

@@ -175,7 +175,7 @@ struct SettingsTests {
     }
 
     @Test(arguments: [
-        "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "log_file", "pid_file",
+        "music_directory", "playlist_directory", "db_file", "state_file", "sticker_file", "pid_file",
     ])
     func requiresAbsolutePaths(name: String) throws {
         // mpd reads `db_file` as the simple database plugin's `path`, and says so.
@@ -184,6 +184,14 @@ struct SettingsTests {
         try self.expectFailure("\(name) \"\"", prefix + "not an absolute path: ")
         try self.expectFailure(
             "\(name) \"~no_such_user_fermata/x\"", prefix + "no such user: no_such_user_fermata")
+    }
+
+    @Test func aBadLogFileIsKeptForWhenTheLogGoesThere() throws {
+        // mpd reads log_file only where it logs to it (not with --stderr): the daemon decides.
+        let settings = try self.settings("log_file \"relative.log\"\n")
+        #expect(settings.logFile == nil)
+        #expect(settings.logFileError?.message == "not an absolute path: relative.log")
+        #expect(settings.logFileError?.line == 1)
     }
 
     @Test func readsTheSimpleDatabaseBlock() throws {
@@ -279,9 +287,17 @@ struct SettingsTests {
         #expect(settings.followOutsideSymlinks == expected)
     }
 
-    @Test(arguments: [
-        "zeroconf_enabled", "auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks",
-    ])
+    @Test func aBadZeroconfEnabledTurnsZeroconfOffAsMpd() throws {
+        let settings = try self.settings("zeroconf_enabled \"maybe\"\n")
+        #expect(!settings.zeroconfEnabled)
+        #expect(
+            settings.zeroconfError
+                == "Zeroconf initialization failed: Error on line 1; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
+        )
+        #expect(try self.settings("zeroconf_enabled \"yes\"\n").zeroconfError == nil)
+    }
+
+    @Test(arguments: ["auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks"])
     func rejectsABadBoolean(name: String) throws {
         for value in ["maybe", "y", "n", " no", "yes ", "", "2", "on"] {
             try self.expectFailure("\(name) \"\(value)\"", "Not a valid boolean (\"yes\" or \"no\"): \"\(value)\"")
@@ -350,12 +366,23 @@ struct SettingsTests {
     }
 
     @Test func readsNonNegativeNumbers() throws {
-        let settings = try self.settings("state_file_interval \"300\"\nauto_update_depth \"3\"\n")
+        let settings = try self.settings(
+            "state_file_interval \"300\"\nauto_update \"yes\"\nauto_update_depth \"3\"\n")
         #expect(settings.stateFileInterval == 300)
         #expect(settings.autoUpdateDepth == 3)
     }
 
-    @Test(arguments: ["state_file_interval", "auto_update_depth"])
+    @Test func readsAutoUpdateDepthOnlyWithAutoUpdateAsMpd() throws {
+        // Without auto_update, mpd never reads it.
+        var settings = try self.settings("auto_update_depth \"x\"\n")
+        #expect(settings.autoUpdateDepth == nil && settings.autoUpdateDepthError == nil && !settings.autoUpdate)
+        // With it, a bad value is logged where watching would start, and nothing is watched.
+        settings = try self.settings("auto_update \"yes\"\nauto_update_depth \"-1\"\n")
+        #expect(!settings.autoUpdate)
+        #expect(settings.autoUpdateDepthError == "Error on line 2; Value must not be negative")
+    }
+
+    @Test(arguments: ["state_file_interval"])
     func rejectsANegativeOrBadNumber(name: String) throws {
         try self.expectFailure("\(name) \"-1\"", "Value must not be negative")
         try self.expectFailure("\(name) \"x\"", "Failed to parse number")
@@ -653,10 +680,19 @@ struct SettingsTests {
         #expect(try self.settings("").filesystemCharset == nil)
     }
 
+    @Test(arguments: [
+        ("4M", 4 << 20), ("512k", 512 << 10), ("2048", 2048 << 10), ("1MB", 1 << 20), ("4 MB", 4 << 20),
+        ("64k", 128 << 10),
+    ])
+    func readsTheAudioBufferSizeAsMpdsParseSize(value: String, bytes: Int) throws {
+        #expect(try self.settings("audio_buffer_size \"\(value)\"\n").audioBufferSize == bytes)
+    }
+
     @Test func readsPlaybackOptions() throws {
         let settings = try self.settings(
             "audio_buffer_size \"64\"\nreplaygain \"auto\"\nreplaygain_preamp \"-3.5\"\nreplaygain_limit \"no\"\n")
         #expect(settings.audioBufferSize == 128 * 1024, "raised to mpd's minimum")
+        #expect(settings.configWarnings == ["buffer size 65536 is too small, using 131072 bytes instead"])
         #expect(settings.replayGainMode == "auto")
         #expect(settings.replayGainPreamp == -3.5)
         #expect(settings.replayGainMissingPreamp == 0)
@@ -668,6 +704,12 @@ struct SettingsTests {
         ("replaygain_preamp \"16\"", "Number must be between -15 and 15"),
         ("replaygain_missing_preamp \"x\"", "Not a numeric value"),
         ("audio_buffer_size \"200000\"", "buffer size \"204800000\" is too big"),
+        ("audio_buffer_size \"2G\"", "buffer size \"2147483648\" is too big"),
+        ("audio_buffer_size \"-1\"", "buffer size \"18446744073709550592\" is too big"),
+        ("audio_buffer_size \"0\"", "buffer size \"0\" is not a positive integer"),
+        ("audio_buffer_size \"x\"", ":1: Failed to parse integer"),
+        ("audio_buffer_size \"4 kiB\"", ":1: Unknown size suffix"),
+        ("audio_buffer_size \"99999999999999999999k\"", ":1: Value too large"),
     ])
     func rejectsBadPlaybackOptions(line: String, message: String) {
         #expect(throws: (any Error).self) { try self.settings(line + "\n") }

@@ -219,6 +219,10 @@ struct QueryEngineTests {
         ("find", ["(any == 'Zen')"]),
         ("find", ["(any contains 'Rock')"]),
         ("find", ["(any != 'Rock')"]),
+        ("find", ["(any == 'No such value')"]),
+        ("find", ["(any != 'No such value')"]),
+        ("find", ["(any == '')"]),
+        ("find", ["((any == 'Jazz') AND (base 'a'))"]),
         ("find", ["(file == 'a/x/0002.mp3')"]),
         ("find", ["((file == 'a/x/0002.mp3') AND (base 'b'))"]),
         ("find", ["((file == 'b/0004.mp3') AND (genre contains 'o'))"]),
@@ -256,6 +260,7 @@ struct QueryEngineTests {
         ("find", ["(AudioFormat =~ '44100:*:*')"]),
         ("find", ["((AudioFormat == '48000:24:2') AND (genre == 'Rock'))"]),
         ("find", ["((AudioFormat =~ '*:*:1') AND (base 'a'))"]),
+        ("find", ["(!(AudioFormat == '44100:16:2'))"]),
         ("find", ["(modified-since '9999-01-01T00:00:00Z')"]),
         ("find", ["((modified-since '1600025000') AND (base 'a') AND (AudioFormat =~ '44100:*:*'))"]),
         ("find", ["artist", "Alpha", "album", "One"]),
@@ -353,28 +358,60 @@ struct QueryEngineTests {
         #expect(count.milliseconds == milliseconds)
     }
 
-    /// `playlistfind`/`playlistsearch` over queued songs of the snapshot: the matcher reads the table in place and
-    /// must match as the song's own values would, without an audio format (an `AudioFormat` filter never matches).
+    /// `playlistfind`/`playlistsearch` over queued songs of the snapshot: the engine must match as the song's own
+    /// values would, without an audio format (an `AudioFormat` filter never matches), over a queue of every song
+    /// (shuffled, with repeats: the long path with one answer per value) and over a short one (songs one by one).
     @Test(arguments: Self.filters.indices)
-    func theQueuedSongMatcherMatchesTheSongsValuesWithoutAFormat(filter index: Int) {
+    func queuedSongsMatchTheSongsValuesWithoutAFormat(filter index: Int) {
         let (command, arguments) = Self.filters[index]
         let filter = Self.parse(command, arguments)
         let songs = Self.database.songs
-        let matched = songs.withQueuedSongMatcher { matcher in
-            (0..<Int32(songs.count)).filter { matcher.matches(filter, song: $0) }
-        }
-        let expected = (0..<Int32(songs.count)).filter {
+        var generator = Generator(seed: UInt64(index))
+        var queue = Array(0..<Int32(songs.count)) + (0..<400).map { _ in Int32(generator.next(songs.count)) }
+        for position in queue.indices.reversed() { queue.swapAt(position, generator.next(position + 1)) }
+        func reference(_ song: Int32) -> Bool {
             filter.matches(
-                QueuedValues(
-                    uri: songs.uri($0), info: songs.info($0), lastModified: songs.modificationTime($0)))
+                QueuedValues(uri: songs.uri(song), info: songs.info(song), lastModified: songs.modificationTime(song)))
         }
-        #expect(matched == expected, "\(command) \(arguments)")
+        #expect(Self.database.queuedSongsMatch(queue, filter) == queue.map(reference), "\(command) \(arguments)")
+        let short = Array(queue[..<300])
+        #expect(Self.database.queuedSongsMatch(short, filter) == short.map(reference), "\(command) \(arguments)")
         let format = SongFilter([.audioFormat(AudioFormatMask(sampleRate: nil, sampleFormat: nil, channels: nil))])
         #expect((try? Self.database.select(format).isEmpty) == false, "songs of the library have formats")
-        #expect(
-            !songs.withQueuedSongMatcher { matcher in
-                (0..<Int32(songs.count)).contains { matcher.matches(format, song: $0) }
-            })
+        #expect(!Self.database.queuedSongsMatch(queue, format).contains(true))
+        #expect(!Self.database.queuedSongsMatch(short, format).contains(true))
+    }
+
+    /// A tag item's two ways, for every filter: the songs of the values that match (`TagIndex`'s lists, for many
+    /// candidates) and each candidate's values (for a few), over the library in order and over a shuffled
+    /// selection with repeats.
+    @Test(arguments: Self.filters.indices)
+    func bothWaysOfMatchingTagItemsMatchTheReference(filter index: Int) {
+        let (command, arguments) = Self.filters[index]
+        let filter = Self.parse(command, arguments)
+        let database = Self.database
+        var generator = Generator(seed: UInt64(index) + 100)
+        let all = Array(0..<Int32(database.songs.count))
+        let shuffled = (0..<700).map { _ in Int32(generator.next(all.count)) }
+        for candidates in [all, shuffled] {
+            let expected = candidates.filter { filter.matches(Self.referenceSongs[Int($0)]) }
+            for from in [0, Int.max] {
+                let prepared = PreparedFilter(database, filter: filter, valueSongsFrom: from)
+                let kept = withUnsafePointer(to: database.songs) { prepared.filter(candidates, in: $0) }
+                #expect(kept == expected, "\(command) \(arguments), value songs from \(from)")
+            }
+        }
+    }
+
+    @Test func theDirectoryPathTableHoldsEachDirectorysPathByIndex() {
+        let database = Self.database
+        let table = database.directoryPathTable()
+        #expect(table.count == database.directories.count)
+        for (index, directory) in database.directories.enumerated() {
+            #expect(table.withBytes(Int32(index)) { Array($0) } == Array(directory.path.utf8), "\(directory.path)")
+        }
+        #expect(database.directories.contains { $0.path == "Ωmega" })
+        #expect(!table.mayHoldEscapes)
     }
 
     @Test func aBaseThatIsNeitherDirectoryNorSongIsNoSuchDirectory() {

@@ -50,6 +50,38 @@ struct QueryIndexTests {
         #expect(database.foldedIndex(.artist).values(of: songs[1]).isEmpty)
     }
 
+    @Test func aTagIndexNumbersEachSongsOwnValuesAndListsEachValuesSongs() {
+        let (database, songs) = self.database([
+            [TagItem(.title, "B"), TagItem(.artist, "A")],
+            [TagItem(.title, "A"), TagItem(.title, "B")],
+            [TagItem(.artist, "only an artist")],
+            [TagItem(.title, "\u{212A}"), TagItem(.title, "K"), TagItem(.title, "K")],
+        ])
+        let index = database.tagIndex(.title)
+        func values(_ song: Int) -> [String] {
+            index.ids(of: songs[song]).map { database.songs.values[index.tableNumbers[Int($0)]] }
+        }
+        // Byte-distinct values, numbered as songs first have them; no fallbacks, nothing for a song without one.
+        #expect(index.count == 4)
+        #expect(values(0) == ["B"])
+        #expect(values(1) == ["A", "B"])
+        #expect(values(2).isEmpty)
+        #expect(index.ids(of: songs[3]).map { Int($0) } == [2, 3, 3])
+        #expect(values(3).map { Array($0.utf8) } == [[0xE2, 0x84, 0xAA], [0x4B], [0x4B]])
+        // Each value's songs, ascending, a song as often as it has the value.
+        func songsOf(_ id: Int) -> [Int32] {
+            Array(index.songs[Int(index.songStarts[id])..<Int(index.songStarts[id + 1])])
+        }
+        #expect(songsOf(0) == [songs[0], songs[1]].sorted())
+        #expect(songsOf(1) == [songs[1]])
+        #expect(songsOf(3) == [songs[3], songs[3]])
+        let bits = index.songBits(where: [false, true, false, true], songCount: database.songs.count)
+        let marked = (0..<Int32(database.songs.count)).filter { bits[Int($0) / 64] & (1 << UInt64($0 % 64)) != 0 }
+        #expect(marked == [songs[1], songs[3]].sorted())
+        // The folded index shares the numbers.
+        #expect(database.foldedIndex(.title).ids(of: songs[3]) == index.ids(of: songs[3]))
+    }
+
     @Test func postingsAreByteExactUnlessCanonicallyEquivalentValuesMeet() {
         let (database, songs) = self.database([
             [TagItem(.genre, "K"), TagItem(.artist, "caf\u{E9}")], [TagItem(.genre, "\u{212A}")],

@@ -69,7 +69,13 @@ import Testing
         #expect(output.delayFrames == 0)
     }
 
-    /// A pause stops the clock: what was written and not heard yet is heard after the pause, so a song whose whole
+    /// No pause mode, as mpd's null output (the player closes it at a pause).
+    @Test func hasNoPauseMode() {
+        #expect(!NullOutput().hasPauseMode)
+        #expect(!NullOutput().pause())
+    }
+
+    /// Holding a pause stops the clock: what was written and not heard yet is heard after the pause, so a song whose whole
     /// audio went in one write does not count as heard because it was paused (it moved on to the next song).
     @Test func pauseHoldsWhatIsNotHeardYet() throws {
         let clock = ManualClock()
@@ -80,10 +86,10 @@ import Testing
         clock.advance(seconds: 0.25)
         // Interrupted first, so the pause does not sleep its tenth of a second on the manual clock.
         output.interrupt()
-        #expect(output.pause())
+        #expect(output.holdPaused())
         clock.advance(seconds: 5)
         output.interrupt()
-        #expect(output.pause())
+        #expect(output.holdPaused())
         #expect(output.delayFrames == 44100 * 3 / 4)
         let written = Atomic<Int>(0)
         let writer = NamedThread("null writer") {

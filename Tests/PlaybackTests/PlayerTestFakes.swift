@@ -226,7 +226,7 @@ final class CaptureOutput: AudioOutput, @unchecked Sendable {  // test double: s
         guard self.hasPauseMode else { return false }
         self.pausing.store(true, ordering: .releasing)
         defer { self.pausing.store(false, ordering: .releasing) }
-        return self.paced.pause()
+        return self.paced.holdPaused()
     }
     func interrupt() { self.paced.interrupt() }
     func sendTag(_ tags: [TagItem]) { self.sentTags.withLock { $0.append(tags) } }
@@ -253,7 +253,7 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
         decoders: @escaping @Sendable (String) throws(FormatError) -> any Decoder = RampDecoder.factory,
         streams: (@Sendable (String, InputCancellation, Bool) throws(FormatError) -> any Decoder)? = nil,
         apeReplayGainReader: (@Sendable (String) -> ReplayGainInfo?)? = nil,
-        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil
+        localPaths: (@Sendable (String, InputCancellation) -> String?)? = nil, logger: Logger = .discarding
     ) throws {
         self.clock = clock
         let ready = DispatchSemaphore(value: 0)
@@ -273,8 +273,11 @@ final class PlayerHarness: @unchecked Sendable {  // test double: `player` is on
                 loop: harness.loop, decoders: decoders, streams: streams,
                 apeReplayGainReader: apeReplayGainReader, localPaths: localPaths, outputs: outputs.value,
                 outputSlots: outputSlots, audioBufferSize: bufferSize,
-                replayGain: replayGain, outputRetrySeconds: 0.2, audioOutputFormat: audioOutputFormat,
-                clock: clock, logger: .discarding)
+                replayGain: replayGain, outputRetrySeconds: 0.2,
+                audioOutputFormat: try? audioOutputFormat.map { text throws(AudioFormatParseError) in
+                    try AudioFormatMask.parse(text, mask: true)
+                },
+                clock: clock, logger: logger)
             harness.player.onEvent = { [weak harness] event in
                 guard let harness else { return }
                 if case .decoderStarting(let token) = event {

@@ -71,7 +71,7 @@ extension Database {
                 // The whole walk from the root, or from a directory, visits the songs in index order.
                 let range = subtree ?? 0..<Int32(songs.pointee.count)
                 return prepared.filter(
-                    self.hasHiddenSongs ? range.filter { !self.isHidden($0) } : Array(range), in: songs)
+                    self.hasHiddenSongs ? range.filter { !self.isHidden($0) } : Self.numbers(range), in: songs)
             }
             var walked: [Int32] = []
             self.walk(from: start, recursive: true) { walked.append($0) }
@@ -186,8 +186,21 @@ extension Database {
 
     /// Every song but the hidden ones (`hide_playlist_targets`), in walk order.
     public func visibleSongs() -> [Int32] {
-        guard self.hasHiddenSongs else { return Array(0..<Int32(self.songs.count)) }
+        guard self.hasHiddenSongs else { return Self.numbers(0..<Int32(self.songs.count)) }
         return (0..<Int32(self.songs.count)).filter { !self.isHidden($0) }
+    }
+
+    /// The numbers of `range`, in order, written in one loop (`Array(range)` goes through the generic iterator,
+    /// which cost a fifth of a whole-library `search`).
+    static func numbers(_ range: Range<Int32>) -> [Int32] {
+        [Int32](unsafeUninitializedCapacity: range.count) { buffer, count in
+            var number = range.lowerBound
+            for position in 0..<range.count {
+                buffer[position] = number
+                number &+= 1
+            }
+            count = range.count
+        }
     }
 
     /// The songs of the library that are not in `songs` (ascending), in ascending order.

@@ -6,11 +6,14 @@ import Model
 /// fallbacks) that a case-folding tag item compares.
 final class FoldedTables {
     let indexes: [FoldedTagIndex?]
-    /// The snapshot, when it has mount points (see `IndexedSong.uri`).
+    /// The snapshot, when it has mount points and the songs are not matched as queued songs (see
+    /// `IndexedSong.uri`).
     let mounted: Database?
+    /// Whether the songs are matched as queued songs: no audio format, the full URI (see `PreparedFilter`).
+    let queued: Bool
     /// The tables `filter` needs from `database` (none when it folds `any`, which reads every tag type: not worth
     /// indexing all of them for one query; `IndexedSong` folds them as it reads them).
-    init(_ database: Database, filter: SongFilter) {
+    init(_ database: Database, filter: SongFilter, queued: Bool = false) {
         var types = Set<TagType>()
         func collect(_ items: [FilterItem]) -> Bool {
             for item in items {
@@ -31,6 +34,7 @@ final class FoldedTables {
             for type in types { indexes[type.rawValue] = database.foldedIndex(type) }
         }
         self.indexes = indexes
-        self.mounted = database.hasMountPoints ? database : nil
+        self.mounted = database.hasMountPoints && !queued ? database : nil
+        self.queued = queued
     }
 }

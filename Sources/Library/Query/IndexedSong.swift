@@ -13,7 +13,8 @@ struct IndexedSong: FilterSubject {
     /// The folded values the filter reads.
     unowned(unsafe) let folded: FoldedTables
 
-    /// The URI; for a song of a mounted storage relative to the storage, as `mpd`'s mounted database matches it.
+    /// The URI; for a song of a mounted storage relative to the storage, as `mpd`'s mounted database matches it
+    /// (not a queued song's: the queue matches the full URI).
     var uri: String {
         let uri = self.songs.pointee.uri(self.index)
         guard let mount = self.mountPoint else { return uri }
@@ -26,7 +27,8 @@ struct IndexedSong: FilterSubject {
 
     var lastModified: Int64? { self.songs.pointee.modificationTime(self.index) }
 
-    var audioFormat: AudioFormat? { self.songs.pointee.audioFormat(self.index) }
+    /// The format; none for a song matched as a queued song.
+    var audioFormat: AudioFormat? { self.folded.queued ? nil : self.songs.pointee.audioFormat(self.index) }
 
     var presentTags: TagMask { self.songs.pointee.presentTags(self.index) }
 

@@ -3,9 +3,13 @@
 import Model
 
 /// A filter prepared for matching the songs of one snapshot: its top-level case-insensitive tag items answered
-/// from the snapshot's `FoldedTagIndex`es (each distinct value compared with the needle once), its top-level
-/// `any` items and (with `valueCache`) its top-level case-sensitive tag items from one comparison per distinct
-/// value of the snapshot, the other items matched on the songs in place.
+/// from the snapshot's `FoldedTagIndex`es and (with `valueCache`) its top-level case-sensitive tag items from its
+/// `TagIndex`es (each distinct value compared with the needle once), its top-level `any` items from one
+/// comparison per distinct value of the snapshot, the other items matched on the songs in place.
+///
+/// With `queued`, songs are matched as `mpd` matches queued songs (`playlistfind`, `playlistsearch`): through its
+/// light view of a queue song, which carries no audio format (so an `AudioFormat` item never matches) and whose
+/// URI is the full one, even below a mount point.
 struct PreparedFilter {
     /// The top-level case-insensitive tag items.
     private let folded: [FoldedTagTest]
@@ -20,11 +24,20 @@ struct PreparedFilter {
     /// The other items.
     private let others: SongFilter
     private let tables: FoldedTables
+    /// Whether the songs are matched as queued songs.
+    private let queued: Bool
 
     /// - Parameter valueCache: whether case-sensitive tag items (`!=`, `contains`, `=~`…) remember their answer
-    ///   for each distinct value: worth it when many songs are matched (a buffer as long as the snapshot's value
-    ///   table is set up for each such item), not for a few candidates.
-    init(_ database: Database, filter: SongFilter, valueCache: Bool = true) {
+    ///   for each distinct value of the tag: worth it when many songs are matched (the tag's `TagIndex` is built
+    ///   once per snapshot, and an answer per value set up for each such item), not for a few candidates.
+    /// - Parameter queued: whether songs are matched as queued songs (no audio format, the full URI).
+    /// - Parameter valueSongsFrom: from how many candidates tag items read the songs of the values that match
+    ///   rather than each candidate's values; by default an eighth of the library.
+    init(
+        _ database: Database, filter: SongFilter, valueCache: Bool = true, queued: Bool = false,
+        valueSongsFrom: Int? = nil
+    ) {
+        let valueSongsFrom = valueSongsFrom ?? database.songs.count / 8
         var folded: [FoldedTagTest] = []
         var anyTag: [AnyTagTest] = []
         var tagValues: [TagValueTest] = []
@@ -33,9 +46,9 @@ struct PreparedFilter {
         var others: [FilterItem] = []
         for item in filter.items {
             if case .tag(let type, let matcher) = item, matcher.usesFoldedHaystack {
-                folded.append(FoldedTagTest(database, type, matcher))
+                folded.append(FoldedTagTest(database, type, matcher, valueSongsFrom: valueSongsFrom))
             } else if case .tag(let type, let matcher) = item, valueCache {
-                tagValues.append(TagValueTest(database, type, matcher))
+                tagValues.append(TagValueTest(database, type, matcher, valueSongsFrom: valueSongsFrom))
             } else if case .anyTag(let matcher) = item {
                 anyTag.append(AnyTagTest(database, matcher))
             } else if case .audioFormat(let mask) = item {
@@ -52,7 +65,8 @@ struct PreparedFilter {
         self.formats = formats
         self.modifiedSince = modifiedSince
         self.others = SongFilter(others)
-        self.tables = FoldedTables(database, filter: self.others)
+        self.tables = FoldedTables(database, filter: self.others, queued: queued)
+        self.queued = queued
     }
 
     /// Whether every song matches.
@@ -71,11 +85,15 @@ struct PreparedFilter {
     func filter(_ candidates: [Int32], in songs: UnsafePointer<SongTable>) -> [Int32] {
         var kept = candidates
         songs.pointee.withTagView { view in
-            for test in self.tagValues where !kept.isEmpty { kept = test.filter(kept, view) }
+            for test in self.tagValues where !kept.isEmpty { kept = test.filter(kept) }
             for test in self.anyTag where !kept.isEmpty { kept = test.filter(kept, view) }
             // `FilterItem`'s rules, on the records in place: a song of unknown format (or rate) never matches;
-            // times compare in nanoseconds with 64-bit wrap-around.
+            // times compare in nanoseconds with 64-bit wrap-around. A queued song has no format.
             for mask in self.formats where !kept.isEmpty {
+                if self.queued {
+                    kept = []
+                    break
+                }
                 kept = kept.filter { song in
                     let record = view.records[Int(song)]
                     guard record.sampleRate > 1 else { return false }
@@ -144,46 +162,93 @@ private final class ValueAnswers {
     }
 }
 
+/// Whether the answers of a tag and its fallbacks keep each song of `candidates` by `FilterItem.matchTag`'s rule
+/// (any value of the tag decides; a song without it defers to its first fallback that it has; with none, an empty
+/// operand matches), read from the songs of the values that match (`TagIndex.songBits(where:songCount:)`) rather
+/// than from each candidate's values: the way for much of the library, where every distinct value is compared
+/// anyway.
+///
+/// - Parameter chain: the tag and its fallbacks, in order: each index and whether each of its values matches.
+private func keptByValueSongs(
+    _ candidates: [Int32], _ chain: [(index: TagIndex, matches: [Bool])], negated: Bool, matchesAbsent: Bool,
+    songCount: Int
+) -> [Int32] {
+    let levels = chain.map { $0.index.songBits(where: $0.matches, songCount: songCount) }
+    let absent = matchesAbsent != negated
+    if chain.count == 1 && !negated && !absent {
+        // A song has a matching value or is left out.
+        return levels[0].withUnsafeBufferPointer { bits in
+            candidates.filter { bits[Int($0) &>> 6] & (1 &<< UInt64($0 & 63)) != 0 }
+        }
+    }
+    return candidates.filter { song in
+        let index = Int(song)
+        for (level, (tags, _)) in chain.enumerated() {
+            if levels[level][index &>> 6] & (1 &<< UInt64(index & 63)) != 0 { return !negated }
+            if tags.hasValue(index) { return negated }
+        }
+        return absent
+    }
+}
+
 /// One case-sensitive tag comparison (`FilterItem.matchTag`'s rule: any value of the tag decides; a song without
 /// it defers to its first fallback that it has; with none, an empty operand matches), with the needle compared
-/// at most once with each distinct value (`ValueAnswers`) instead of with every song's values.
+/// at most once with each distinct value of the tag (`TagIndex`) instead of with every song's values.
 private struct TagValueTest {
-    /// The tag and its fallbacks, in order, as raw `TagType` values (at most three: AlbumArtistSort,
-    /// AlbumArtist, Artist); `TagValueTest.none` for none.
-    private let chain: (UInt8, UInt8, UInt8)
-    private let answers: ValueAnswers
-    private let negated: Bool
-    private let matchesAbsent: Bool
+    /// The tag and its fallbacks, in order.
+    private let chain: [TagIndex]
+    private let matcher: StringMatcher
+    private let values: TagValueTable
+    private let songCount: Int
+    /// From how many candidates the songs of the matching values are read (see `PreparedFilter.init`).
+    private let valueSongsFrom: Int
 
-    static let none = UInt8.max
-
-    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
-        let raw = ([type] + type.fallbackTags).map { UInt8($0.rawValue) } + [Self.none, Self.none]
-        precondition(raw.count <= 5, "a tag has at most two fallbacks")
-        self.chain = (raw[0], raw[1], raw[2])
-        self.answers = ValueAnswers(database, matcher)
-        self.negated = matcher.negated
-        self.matchesAbsent = matcher.isEmpty
+    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher, valueSongsFrom: Int) {
+        self.chain = ([type] + type.fallbackTags).map { database.tagIndex($0) }
+        self.matcher = matcher
+        self.values = database.songs.values
+        self.songCount = database.songs.count
+        self.valueSongsFrom = valueSongsFrom
     }
 
     /// The songs of `songs` that match, in order.
-    func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
-        let (answers, negated, matchesAbsent) = (self.answers, self.negated, self.matchesAbsent)
-        let (first, second, third) = self.chain
-        return songs.filter { song in
-            let positions = view.positions(song)
-            // Whether some value of `type` matches; `nil` when the song has none.
-            func decide(_ type: UInt8) -> Bool? {
-                var present = false
-                for position in positions where view.types[position] == type {
-                    if answers.matches(view.values[position]) { return true }
-                    present = true
-                }
-                return present ? false : nil
+    func filter(_ songs: [Int32]) -> [Int32] {
+        let (matcher, values) = (self.matcher, self.values)
+        let (negated, matchesAbsent) = (matcher.negated, matcher.isEmpty)
+        if songs.count >= self.valueSongsFrom {
+            // Every distinct value compared once, then the songs of those that match.
+            let chain = self.chain.map { index in
+                (
+                    index: index,
+                    matches: index.tableNumbers.map { number in
+                        values.withBytes(number) { matcher.matchesIgnoringNegation(bytes: $0) }
+                    }
+                )
             }
-            if let found = decide(first) { return found != negated }
-            if second != Self.none, let found = decide(second) { return found != negated }
-            if third != Self.none, let found = decide(third) { return found != negated }
+            return keptByValueSongs(
+                songs, chain, negated: negated, matchesAbsent: matchesAbsent, songCount: self.songCount)
+        }
+        // A few candidates: each value compared the first time a candidate has it (0 not yet, 1 matches, 2 not).
+        let states = self.chain.map { UnsafeMutableBufferPointer<UInt8>.allocate(capacity: $0.count) }
+        defer { for state in states { state.deallocate() } }
+        for state in states { state.initialize(repeating: 0) }
+        return songs.filter { song in
+            for (level, index) in self.chain.enumerated() {
+                let ids = index.ids(of: song)
+                if ids.isEmpty { continue }
+                for id in ids {
+                    var state = states[level][Int(id)]
+                    if state == 0 {
+                        let matches = values.withBytes(index.tableNumbers[Int(id)]) {
+                            matcher.matchesIgnoringNegation(bytes: $0)
+                        }
+                        state = matches ? 1 : 2
+                        states[level][Int(id)] = state
+                    }
+                    if state == 1 { return !negated }
+                }
+                return negated
+            }
             return matchesAbsent != negated
         }
     }
@@ -197,8 +262,11 @@ private struct FoldedTagTest {
     let chain: [(index: FoldedTagIndex, matches: [Bool])]
     let negated: Bool
     let matchesAbsent: Bool
+    let songCount: Int
+    /// From how many candidates the songs of the matching values are read (see `PreparedFilter.init`).
+    let valueSongsFrom: Int
 
-    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher) {
+    init(_ database: Database, _ type: TagType, _ matcher: StringMatcher, valueSongsFrom: Int) {
         self.chain = ([type] + type.fallbackTags).map { type in
             let index = database.foldedIndex(type)
             if matcher.operation == .contains, var needle = matcher.foldedOperand {
@@ -208,11 +276,18 @@ private struct FoldedTagTest {
         }
         self.negated = matcher.negated
         self.matchesAbsent = matcher.isEmpty
+        self.songCount = database.songs.count
+        self.valueSongsFrom = valueSongsFrom
     }
 
     /// The songs of `songs` that match, in order.
     func filter(_ songs: [Int32]) -> [Int32] {
         let (negated, matchesAbsent) = (self.negated, self.matchesAbsent)
+        if songs.count >= self.valueSongsFrom {
+            return keptByValueSongs(
+                songs, self.chain.map { ($0.index.tags, $0.matches) }, negated: negated, matchesAbsent: matchesAbsent,
+                songCount: self.songCount)
+        }
         guard self.chain.count == 1 else {
             // With fallbacks: song by song.
             return songs.filter { song in
@@ -242,18 +317,38 @@ private struct FoldedTagTest {
 /// One `any` comparison (`FilterItem.anyTag`: some value of some tag matches), with the needle compared at most
 /// once with each distinct value of the snapshot instead of with every value of every song; a value is compared
 /// the first time a song has it, so a narrow selection compares only its own values.
+///
+/// A case-sensitive `==` compares value numbers instead: the table numbers values by bytes, so one number at most
+/// has the operand's bytes.
 private struct AnyTagTest {
-    private let answers: ValueAnswers
+    /// The answers for each distinct value (none for a case-sensitive `==`).
+    private let answers: ValueAnswers?
     private let negated: Bool
+    /// For a case-sensitive `==`: the number of the value with the operand's bytes, -1 when there is none.
+    private let equalNumber: Int32?
 
     init(_ database: Database, _ matcher: StringMatcher) {
-        self.answers = ValueAnswers(database, matcher)
         self.negated = matcher.negated
+        if matcher.operation == .equals && !matcher.usesFoldedHaystack {
+            self.equalNumber = database.songs.values.number(of: matcher.value) ?? -1
+            self.answers = nil
+        } else {
+            self.equalNumber = nil
+            self.answers = ValueAnswers(database, matcher)
+        }
     }
 
     /// The songs of `songs` that match, in order.
     func filter(_ songs: [Int32], _ view: TagView) -> [Int32] {
-        let (answers, negated) = (self.answers, self.negated)
+        let negated = self.negated
+        guard let answers = self.answers else {
+            let number = self.equalNumber ?? -1
+            guard number >= 0 else { return negated ? songs : [] }
+            return songs.filter { song in
+                for position in view.positions(song) where view.values[position] == number { return !negated }
+                return negated
+            }
+        }
         return songs.filter { song in
             for position in view.positions(song) where answers.matches(view.values[position]) { return !negated }
             return negated

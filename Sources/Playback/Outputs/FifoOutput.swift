@@ -11,8 +11,8 @@ import Synchronization
 /// ahead of the clock by ``lead`` so that a reader taking its data in ticks of its own (snapserver reads 20 ms
 /// every 20 ms and pads what it finds missing with silence) always finds a tick's worth.
 ///
-/// A pause stops the writes and leaves in the pipe what was written (it plays out in the reader: nothing is
-/// lost on resume); what nobody read half a second after it was due goes, so no reader plays stale audio.
+/// No pause mode, as `mpd`'s: a pause cancels (empties the pipe of what nobody read yet) and closes the stream,
+/// which opens again on resume.
 ///
 /// Used on its output thread, except `interrupt()`. `@unchecked Sendable`: descriptors and timer are confined
 /// to the output thread after creation; `interrupted` and the wake-up are thread-safe.
@@ -30,12 +30,6 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     private var drainBuffer = [UInt8](repeating: 0, count: 16384)
     /// How far ahead of the clock the writes run (nanoseconds): ``OutputTimer/pipeLead``.
     private var lead: UInt64 = 0
-    /// While paused: when what is left in the pipe turns stale (nanoseconds of `clock`), 0 once it is emptied;
-    /// `nil` while playing.
-    private var staleAt: UInt64?
-
-    /// How long after it was due unread audio stays in the pipe during a pause.
-    static let staleAfter: UInt64 = 500_000_000
 
     /// Creates (if needed) and opens the pipe at `path`; the writes are paced by `clock`.
     ///
@@ -103,17 +97,12 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
         self.lead = self.timer.pipeLead
-        self.staleAt = nil
         return format
     }
 
-    public func close() {
-        self.timer.reset()
-        self.staleAt = nil
-    }
+    public func close() { self.timer.reset() }
 
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        self.staleAt = nil
         self.timer.wait(ahead: self.lead, wakeup: self.wakeup, interrupted: self.interrupted)
         self.interrupted.store(false, ordering: .releasing)
         guard let output = self.output else { throw OutputError("FIFO \"\(self.path)\" is not open") }
@@ -135,34 +124,7 @@ public final class FifoOutput: AudioOutput, @unchecked Sendable {
 
     public func cancel() {
         self.timer.reset()
-        self.staleAt = nil
         self.emptyPipe()
-    }
-
-    public var hasPauseMode: Bool { true }
-    /// Stays paused: waits a little (so the output thread does not spin); the first call restarts the clock
-    /// for the resume and notes when what is still in the pipe turns stale, a later one empties it then.
-    public func pause() -> Bool {
-        let now = self.clock.now()
-        if self.staleAt == nil {
-            self.staleAt = now + self.timer.delayNanoseconds(now: now) + Self.staleAfter
-            self.timer.reset()
-        }
-        var wait: UInt64 = 100_000_000
-        if let staleAt = self.staleAt, staleAt > 0 {
-            if staleAt <= now {
-                self.emptyPipe()
-                self.staleAt = 0
-            } else {
-                wait = min(wait, staleAt - now)
-            }
-        }
-        if !self.interrupted.load(ordering: .acquiring) {
-            self.clock.sleep(
-                until: now + wait, on: self.wakeup, unless: { self.interrupted.load(ordering: .acquiring) })
-        }
-        self.interrupted.store(false, ordering: .releasing)
-        return true
     }
 
     public func interrupt() {

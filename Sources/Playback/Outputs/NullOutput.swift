@@ -48,10 +48,11 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
 
     public func cancel() { self.timer.reset() }
 
-    public var hasPauseMode: Bool { true }
-    /// Stays paused: holds the clock (what was written and not heard yet is heard after the pause, as a device
-    /// keeps its buffer over a pause) and waits a little, so the output thread does not spin.
-    public func pause() -> Bool {
+    /// For a device that paces itself with a null output and has a pause mode (a test's capture; the null output
+    /// itself has none, as `mpd`'s, so a pause cancels and closes it): holds the clock (what was written and not
+    /// heard yet is heard after the pause, as a device keeps its buffer over a pause) and waits a little, so the
+    /// output thread does not spin. Returns `true` (stays paused).
+    public func holdPaused() -> Bool {
         self.timer.hold()
         if !self.interrupted.load(ordering: .acquiring) {
             self.clock.sleep(

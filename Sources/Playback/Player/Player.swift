@@ -105,8 +105,7 @@ public final class Player: PlayerControl {
     ///   - outputRetrySeconds: how long a failed output waits before it tries again.
     ///   - audioOutputFormat: `audio_output_format` (such as `48000:16:2` or `*:24:*`), which every song is
     ///     converted to by the decoder thread, before ReplayGain, each output's filter chain and its own `format`
-    ///     (as `mpd`'s decoder converts); `nil`: none. A text that does not parse is logged and
-    ///     ignored (the configuration layer should have refused it, as `mpd` does).
+    ///     (as `mpd`'s decoder converts); `nil`: none.
     ///   - resampler: what the outputs and `audio_output_format` resample with (the `resampler` block; Debian's
     ///     `mpd` default).
     ///   - clock: what times the retries of failed outputs; `SystemClock` but in tests.
@@ -122,7 +121,7 @@ public final class Player: PlayerControl {
         outputs: [(OutputConfiguration, any AudioOutput, (any Mixer)?)], outputSlots: Int = 0,
         audioBufferSize: Int = 4 << 20,
         replayGain: ReplayGainSettings = ReplayGainSettings(), outputRetrySeconds: Double = 10,
-        audioOutputFormat: String? = nil, resampler: Resampler = .standard,
+        audioOutputFormat: AudioFormatMask? = nil, resampler: Resampler = .standard,
         clock: any PlaybackClock = SystemClock(), inputCache: InputCache? = nil, logger: Logger
     ) {
         loop.preconditionOnLoop()
@@ -130,17 +129,9 @@ public final class Player: PlayerControl {
         self.logger = logger
         self.inputCache = inputCache
         let pipe = PlayerChunkPipe(bufferSize: audioBufferSize, readers: max(outputs.count, outputSlots))
-        var outputFormatMask: AudioFormatMask?
-        if let audioOutputFormat {
-            do throws(AudioFormatParseError) {
-                outputFormatMask = try AudioFormatMask.parse(audioOutputFormat, mask: true)
-            } catch {
-                logger.error("ignoring audio_output_format", ["error": error.message])
-            }
-        }
         let shared = PlayerShared(
             replayGain: replayGain, retryNanoseconds: UInt64(max(0, outputRetrySeconds) * 1e9),
-            outputFormatMask: outputFormatMask, resampler: resampler, clock: clock)
+            outputFormatMask: audioOutputFormat, resampler: resampler, clock: clock)
         self.pipe = pipe
         self.shared = shared
         let relay = PlayerEventRelay(loop: loop)
@@ -151,20 +142,14 @@ public final class Player: PlayerControl {
             localPaths: localPaths, logger: logger, post: post)
         self.listing = outputs.enumerated().map { index, output in
             let (configuration, device, given) = output
-            let mixer = given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)
+            let mixer = (given ?? (configuration.mixerType == .software ? SoftwareMixer() : nil)).map(MixerControl.init)
             return .output(
                 PlayerOutputThread(
                     id: index, configuration: configuration, device: device, mixer: mixer,
                     enabled: configuration.enabled, pipe: pipe, shared: shared, logger: logger, post: post))
         }
         relay.player = self
-        for output in self.outputThreads {
-            if let mixer = output.mixer {
-                do throws(OutputError) { try mixer.open() } catch {
-                    logger.warning("cannot open mixer", ["output": output.configuration.name, "error": error.message])
-                }
-            }
-        }
+        // As mpd, no mixer is opened yet: a global one on its first use, any one when its output opens.
         self.decoder.start()
         for output in self.outputThreads {
             output.start()
@@ -267,9 +252,16 @@ public final class Player: PlayerControl {
             return
         }
         self.state = paused ? .pause : .play
+        // As mpd: the mixer of an output without a pause mode closes before the output does (unless global).
+        if paused { for output in self.outputThreads where !output.device.hasPauseMode { output.mixer?.autoClose() } }
         // The loop does not wait: a command that pauses or resumes answers once ``whenOutputsApplied(_:)`` says
         // every output stopped writing (or opened its stream again).
-        for output in self.outputThreads { output.send { $0.mode = paused ? .pause : .play } }
+        for output in self.outputThreads {
+            output.send {
+                $0.mode = paused ? .pause : .play
+                if !paused { $0.resumes &+= 1 }
+            }
+        }
         if !paused {
             self.retryFailedOutputs()
             self.finishIfAllEnded(token: self.endedToken)
@@ -285,6 +277,8 @@ public final class Player: PlayerControl {
         self.decoder.setQueued(nil)
         self.decoder.send(.stop, cancelInput: true)
         for output in self.outputThreads {
+            // As mpd's release of its outputs: a mixer that is not global closes with its output.
+            output.mixer?.autoClose()
             output.send {
                 $0.mode = .stop
                 $0.cancel &+= 1
@@ -428,14 +422,21 @@ public final class Player: PlayerControl {
         var count = 0
         for output in self.outputThreads {
             // As mpd: a software mixer counts even while its output is disabled.
-            guard let mixer = output.mixer, output.wanted.enabled || mixer is SoftwareMixer,
-                let volume = try? mixer.volume(), volume >= 0
-            else { continue }
-            total += volume
-            count += 1
+            guard let mixer = output.mixer, output.wanted.enabled || mixer.isSoftware else { continue }
+            do throws(OutputError) {
+                let volume = try mixer.volume()
+                guard volume >= 0 else { continue }
+                total += volume
+                count += 1
+            } catch {
+                self.mixerLogger.error("Failed to read mixer for '\(output.configuration.name)': \(error.message)")
+            }
         }
         return count > 0 ? total / count : nil
     }
+
+    /// `mpd`'s mixer domain.
+    private var mixerLogger: Logger { self.logger.labelled("mixer") }
 
     public func setVolume(_ volume: Int) -> VolumeChange {
         self.loop.preconditionOnLoop()
@@ -445,7 +446,7 @@ public final class Player: PlayerControl {
         for output in self.outputThreads {
             guard let mixer = output.mixer else { continue }
             // As mpd: software mixers follow even while their output is disabled.
-            guard output.wanted.enabled && mixer.acceptsVolume || mixer is SoftwareMixer else {
+            guard output.wanted.enabled && mixer.mixer.acceptsVolume || mixer.isSoftware else {
                 rank = max(rank, 1)
                 continue
             }
@@ -454,7 +455,7 @@ public final class Player: PlayerControl {
                 rank = 3
             } catch {
                 let name = output.configuration.name
-                self.logger.warning("cannot set volume", ["output": name, "error": error.message])
+                self.mixerLogger.error("Failed to set mixer for '\(name)': \(error.message)")
                 if failure == nil {
                     failure = "Failed to set mixer for '\(name)'; \(error.message)"
                     rank = 2
@@ -473,7 +474,7 @@ public final class Player: PlayerControl {
         self.loop.preconditionOnLoop()
         var found = false
         for output in self.outputThreads {
-            guard let mixer = output.mixer as? SoftwareMixer else { continue }
+            guard let mixer = output.mixer?.mixer as? SoftwareMixer else { continue }
             // A software mixer only scales samples: it cannot fail.
             try? mixer.setVolume(volume)
             found = true
@@ -506,6 +507,8 @@ public final class Player: PlayerControl {
             self.listing[id] = .dummy(name: self.listing[id].name, enabled: enabled)
             return true
         }
+        // As mpd: disabling an output closes its mixer, global or not (forgetting a failure).
+        if !enabled { output.mixer?.close() }
         output.send {
             $0.enabled = enabled
             if enabled { $0.mode = self.outputMode }
@@ -663,6 +666,15 @@ public final class Player: PlayerControl {
                 if self.state == .play { self.reportNoOutput(message) }
             } else if let token = self.currentSong?.token {
                 self.finishIfAllEnded(token: token)
+            }
+        case .outputOpened(let id):
+            // Not when the output closed again meanwhile (a pause without a pause mode, a stop, a disable).
+            guard let output = self.outputThreads.first(where: { $0.id == id }), let mixer = output.mixer,
+                output.wanted.enabled, self.state == .play || self.state == .pause && output.device.hasPauseMode
+            else { return }
+            do throws(OutputError) { try mixer.open() } catch {
+                self.logger.labelled("output").error(
+                    "Failed to open mixer for '\(output.configuration.name)': \(error.message)")
             }
         case .outputRecovered:
             self.onEvent(.outputsChanged)

@@ -16,6 +16,8 @@ enum PlayerEngineEvent: Sendable {
     case outputEnded(output: Int, token: UInt64?, generation: UInt64)
     /// An output failed (it retries by itself).
     case outputFailed(output: Int, message: String)
+    /// An output with a mixer opened its stream: the loop opens the mixer (`mpd`'s output control does then).
+    case outputOpened(output: Int)
     /// A failed output works again.
     case outputRecovered(output: Int)
     /// The decoder could not open or decode the song; `stopped`: nothing else plays in this generation.

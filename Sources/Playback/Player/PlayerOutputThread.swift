@@ -32,6 +32,10 @@ final class PlayerOutputThread: @unchecked Sendable {
         /// again at once, as `mpd`'s player enables every enabled output that is not yet; its stream still waits
         /// for its retry (or a song start, or a pause's end), as `mpd`'s opens only then.
         var reenable: UInt64 = 0
+        /// Changed at each resume: an output whose stream is open then (paused in its device, or not closed yet by
+        /// a pause the resume superseded) has the loop open its mixer, as `mpd` opens an output's mixer as it opens
+        /// it on resume.
+        var resumes: UInt64 = 0
         var quit = false
     }
 
@@ -53,7 +57,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     let id: Int
     let configuration: OutputConfiguration
     let device: any AudioOutput
-    let mixer: (any Mixer)?
+    /// The output's mixer with its lifecycle; the loop's only.
+    let mixer: MixerControl?
     let reader: PipeReader
     /// Whether the output failed and waits to retry. Read by the loop.
     let failed = Atomic<Bool>(false)
@@ -114,7 +119,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var fade: Fade?
     /// Announce the song of the next chunk taken (a cross-fade into it just ended).
     private var announceNext = false
-    /// The song and stream tag revision whose tags the device has (``sendTags(for:)``); reset when a stream opens.
+    /// The song and stream tag revision whose tags the device has (``sendTags(for:)``); reset when the stream is
+    /// cancelled (a new song, a seek, a stop).
     private var taggedToken: UInt64 = 0
     private var taggedRevision: UInt64 = 0
 
@@ -135,7 +141,7 @@ final class PlayerOutputThread: @unchecked Sendable {
     }
 
     init(
-        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: (any Mixer)?, enabled: Bool,
+        id: Int, configuration: OutputConfiguration, device: any AudioOutput, mixer: MixerControl?, enabled: Bool,
         pipe: PlayerChunkPipe,
         shared: PlayerShared, logger: Logger, post: @escaping @Sendable (PlayerEngineEvent) -> Void
     ) {
@@ -143,7 +149,7 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.configuration = configuration
         self.device = device
         self.mixer = mixer
-        self.softwareMixer = mixer as? SoftwareMixer
+        self.softwareMixer = mixer?.mixer as? SoftwareMixer
         self.reader = pipe.readers[id]
         self.pipe = pipe
         self.shared = shared
@@ -280,6 +286,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
         if new.cancel != self.applied.cancel {
             if self.streamOpen { self.device.cancel() }
+            // The next chunk's song is told again (a new song, a seek); a stream reopened on resume is not (`mpd`
+            // passes a tag only with the chunk that carries it: a recorder's `format_path` waits for the next one).
+            self.taggedToken = 0
             self.dropChunk()
             self.ended = false
             self.pausedInDevice = false
@@ -307,6 +316,7 @@ final class PlayerOutputThread: @unchecked Sendable {
                 // output's mixer before it answers (a sndio output then shows no volume).
                 self.device.cancel()
                 self.closeStream()
+                self.rewindToPipeHead()
             }
             self.pausedInDevice = self.streamOpen
         } else if new.mode == .play, self.applied.mode == .pause, new.enabled, !new.hold, !self.streamOpen,
@@ -314,6 +324,9 @@ final class PlayerOutputThread: @unchecked Sendable {
         {
             // As `mpd`, which answers a resume once its outputs opened: settled when the stream opens again.
             self.reopening = sequence
+        }
+        if new.resumes != self.applied.resumes, self.streamOpen, self.mixer != nil {
+            self.post(.outputOpened(output: self.id))
         }
         self.applied = new
         return false
@@ -331,6 +344,21 @@ final class PlayerOutputThread: @unchecked Sendable {
         }
         self.control.unlock()
         for call in done { call() }
+    }
+
+    /// After the stream closed at a pause: goes back to the oldest chunk the pipe still holds (where the slowest
+    /// output stands; the chunk being written is dropped), as `mpd`'s output, whose source forgets its place when it
+    /// closes and starts again at the head of the pipe when it opens (a recorder beside a paced output records from
+    /// where the pause was heard). The tags of the song there are not told again, unless the chunk starts it.
+    private func rewindToPipeHead() {
+        guard self.reader.consuming.load(ordering: .relaxed) else { return }
+        let head = self.pipe.slowestCursor()
+        self.dropChunk()
+        self.reader.cursor.store(head, ordering: .releasing)
+        guard head < self.pipe.written.load(ordering: .acquiring) else { return }
+        let header = self.pipe.header(head).pointee
+        self.taggedToken = header.start == .none ? header.token : 0
+        self.taggedRevision = header.tagRevision
     }
 
     /// The resume waiting for the stream to open again is done (it opened, failed to, or has nothing to open for).
@@ -671,10 +699,11 @@ final class PlayerOutputThread: @unchecked Sendable {
                 throw OutputError("Failed to convert for \(self.logName); \(error.message)")
             }
             self.deviceFrameSize = output.frameSize
-            self.taggedToken = 0
             self.deviceRate = output.sampleRate
             self.streamOpen = true
             self.openedFormat = format
+            // As `mpd`, which opens an output's mixer once the output opened (before a resume is answered).
+            if self.mixer != nil { self.post(.outputOpened(output: self.id)) }
             if self.recovering {
                 self.recovering = false
                 self.post(.outputRecovered(output: self.id))

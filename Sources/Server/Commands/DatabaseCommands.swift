@@ -95,8 +95,9 @@ enum DatabaseCommands {
         let tags = visibleTags(context)
         // A directory of thousands of artists is as many entries.
         let songs = database.songs
+        let paths = database.directoryPathTable()
         context.reply.writeBatched(try walk(database, uri: uri, recursive: false)) { entry, reply in
-            append(entry, database: database, songs: songs, full: true, tags: tags, to: &reply)
+            append(entry, database: database, songs: songs, paths: paths, full: true, tags: tags, to: &reply)
         }
     }
 
@@ -126,6 +127,7 @@ enum DatabaseCommands {
         let entries = try walk(database, uri: uri, recursive: true)
         let sink = context.reply
         let tags = visibleTags(context)
+        let paths = database.directoryPathTable()
         // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
         // and one write.
         return .stream(
@@ -133,7 +135,8 @@ enum DatabaseCommands {
                 // The table read once per chunk: each read of `Database.songs` retains every column.
                 let songs = database.songs
                 for entry in entries[range] {
-                    append(entry, database: database, songs: songs, full: full, tags: tags, to: &reply)
+                    append(
+                        entry, database: database, songs: songs, paths: paths, full: full, tags: tags, to: &reply)
                 }
             })
     }
@@ -190,16 +193,22 @@ enum DatabaseCommands {
     }
 
     /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form;
-    /// `songs` is `database.songs`.
+    /// `songs` is `database.songs`, `paths` its `directoryPathTable()`.
     static func append(
-        _ entry: Entry, database: Database, songs: SongTable, full: Bool, tags: TagMask, to reply: inout ReplyBuffer
+        _ entry: Entry, database: Database, songs: SongTable, paths: TagValueTable, full: Bool, tags: TagMask,
+        to reply: inout ReplyBuffer
     ) {
         switch entry {
         case .directory(let index):
             // The root is never printed. A mount point has no time (-1).
             let time = database.directories[Int(index)].modificationTime
-            SongPrinter.appendDirectory(
-                database.directories[Int(index)].path, time: full && time >= 0 ? time : nil, to: &reply)
+            let shownTime = full && time >= 0 ? time : nil
+            // The path's bytes are its bytes on the wire unless some path holds a raw-byte escape.
+            guard !paths.mayHoldEscapes else {
+                SongPrinter.appendDirectory(database.directories[Int(index)].path, time: shownTime, to: &reply)
+                return
+            }
+            paths.withBytes(index) { SongPrinter.appendDirectory(bytes: $0, time: shownTime, to: &reply) }
         case .mountRoot(let index):
             reply.rawLine("directory", database.directories[Int(index)].path)
             // A mount's root read back from its database file has no time (-1), as in mpd.
