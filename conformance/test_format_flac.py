@@ -89,8 +89,16 @@ PLAYED = ["flac/formats/s16_44100_2ch.flac", "flac/formats/s24_96000_2ch.flac", 
 
 @pytest.mark.parametrize("uri", PLAYED)
 def test_status_after_play_and_seek(format_pair, uri):
-    formatcases.run(format_pair, f"clear\nadd {arg(uri)}\nplay\npause 1\nseek 0 0.25\nstatus\ncurrentsong\n"
-                                 f"stop\nstatus\nclear\n", f"play and seek {uri}", normalize=drop_progress)
+    """Once more (up to three runs) where only mpd refused the seek with `Not seekable`: under load its seek can
+    come before its decoder has said the song is seekable (CI-44, a 0.7 s FLAC), which Fermata's never does."""
+    spec = f"clear\nadd {arg(uri)}\nplay\npause 1\nseek 0 0.25\nstatus\ncurrentsong\nstop\nstatus\nclear\n"
+    for attempt in range(3):
+        try:
+            formatcases.run(format_pair, spec, f"play and seek {uri}", normalize=drop_progress)
+            return
+        except pytest.fail.Exception as failure:
+            if attempt == 2 or "-a< ACK [5@0] {seek} Not seekable" not in str(failure):
+                raise
 
 
 def _played_then_paused_at(server, uri: str, seconds: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -12,31 +12,40 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     /// Whether writes are paced in real time (`sync`, default yes).
     public let sync: Bool
     private var timer: OutputTimer
+    /// The most one paced write takes: `mpd`'s chunk (4 KiB of whole frames), which its null output takes per
+    /// `Play`. A pause closes this output (it has no pause mode), and what it took and nobody heard yet is gone
+    /// then: taking a whole pipe chunk at once (half a second of a low-rate song) lost the rest of the song.
+    private var writeLimit: Int
+    private let maximumWrite: Int
     private let clock: any PlaybackClock
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
 
-    /// Creates the output, paced by `clock`.
-    public init(sync: Bool = true, clock: any PlaybackClock = SystemClock()) {
+    /// Creates the output, paced by `clock`, taking at most `maximumWrite` bytes (whole frames) per paced write.
+    public init(sync: Bool = true, clock: any PlaybackClock = SystemClock(), maximumWrite: Int = 4096) {
         self.sync = sync
         self.clock = clock
+        self.maximumWrite = max(1, maximumWrite)
+        self.writeLimit = self.maximumWrite
         self.timer = OutputTimer(clock: clock)
     }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
+        let frameSize = max(1, format.frameSize)
+        self.writeLimit = max(frameSize, self.maximumWrite / frameSize * frameSize)
         return format
     }
 
     public func close() { self.timer.reset() }
 
-    /// Accepts everything; with `sync`, after the previous write would have been heard.
+    /// Accepts everything at once; with `sync`, up to 4 KiB once the previous write would have been heard.
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        if self.sync {
-            self.timer.wait(thenAdd: data.count, wakeup: self.wakeup, interrupted: self.interrupted)
-            self.interrupted.store(false, ordering: .releasing)
-        }
-        return data.count
+        guard self.sync else { return data.count }
+        let count = min(data.count, self.writeLimit)
+        self.timer.wait(thenAdd: count, wakeup: self.wakeup, interrupted: self.interrupted)
+        self.interrupted.store(false, ordering: .releasing)
+        return count
     }
 
     public var delayFrames: Int { self.sync ? self.timer.delayFrames : 0 }
