@@ -84,10 +84,12 @@ import Testing
         #expect(try second.withUnsafeBytes { try unpaced.play($0) } == second.count)
     }
 
-    /// No pause mode, as mpd's null output (the player closes it at a pause).
-    @Test func hasNoPauseMode() {
-        #expect(!NullOutput().hasPauseMode)
-        #expect(!NullOutput().pause())
+    /// A pause mode (mpd's null output has none): a pause holds what is not heard yet.
+    @Test func hasAPauseModeThatHoldsTheClock() {
+        let output = NullOutput(clock: ManualClock())
+        #expect(output.hasPauseMode)
+        output.interrupt()
+        #expect(output.pause())
     }
 
     /// Holding a pause stops the clock: what was written and not heard yet is heard after the pause, so a song whose whole

@@ -57,6 +57,13 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
 
     public func cancel() { self.timer.reset() }
 
+    /// A pause mode, where `mpd`'s null output has none (mpd closes it at a pause): nothing outside the process can
+    /// tell the two apart, and closing dropped what the output had taken and nobody had heard yet, so a pause and a
+    /// resume right after `play` could move on to the next song (CI-44), which mpd's player, feeding its outputs
+    /// chunk by chunk, does not. Holds the clock (``holdPaused()``).
+    public var hasPauseMode: Bool { true }
+    public func pause() -> Bool { self.holdPaused() }
+
     /// For a device that paces itself with a null output and has a pause mode (a test's capture; the null output
     /// itself has none, as `mpd`'s, so a pause cancels and closes it): holds the clock (what was written and not
     /// heard yet is heard after the pause, as a device keeps its buffer over a pause) and waits a little, so the
