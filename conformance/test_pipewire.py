@@ -384,8 +384,14 @@ def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewi
             _link(server, pipewire, recorder, 2, 44100)
             assert mpdtest.wait_until(lambda: _node_state(pipewire) == "running", mpdtest.scaled(10)), \
                 (kind, _node_state(pipewire))
-            props = _node(pipewire, "mpd.Desk")["info"]["props"]
-            log.append({key: props.get(key) for key in ("media.name", "media.artist", "media.title")})
+            # the tags reach the node's properties after it runs, in a round trip of their own (mpd's still read
+            # 'mpd' once, CI-47): wait for them, then compare whatever is there
+            def tags() -> dict:
+                node = _node(pipewire, "mpd.Desk")
+                props = node["info"]["props"] if node else {}
+                return {key: props.get(key) for key in ("media.name", "media.artist", "media.title")}
+            mpdtest.wait_until(lambda: tags()["media.title"] is not None, 5)
+            log.append(tags())
             log.append(server.query("pause 1"))
             assert mpdtest.wait_until(lambda: _node_state(pipewire) == "idle", mpdtest.scaled(10)), \
                 (kind, _node_state(pipewire))
