@@ -43,7 +43,7 @@ import Testing
 
     @Test func interruptedDrainKeepsWhatIsNotHeardYet() throws {
         let clock = ManualClock()
-        let output = NullOutput(clock: clock, maximumWrite: .max)
+        let output = NullOutput(clock: clock)
         _ = try output.open(self.format)
         let second = [UInt8](repeating: 0, count: 44100 * 4)
         #expect(try second.withUnsafeBytes { try output.play($0) } == second.count)
@@ -69,21 +69,6 @@ import Testing
         #expect(output.delayFrames == 0)
     }
 
-    /// A paced write takes at most mpd's chunk, 4 KiB of whole frames: what a pause (which closes this output) drops
-    /// unheard is no more than mpd's null output drops (a whole low-rate song in one write moved on to the next song).
-    @Test func aPacedWriteTakesAtMostFourKiBOfWholeFrames() throws {
-        let output = NullOutput(clock: ManualClock())
-        let second = [UInt8](repeating: 0, count: 44100 * 4)
-        _ = try output.open(self.format)
-        #expect(try second.withUnsafeBytes { try output.play($0) } == 4096)
-        let six = NullOutput(clock: ManualClock())
-        _ = try six.open(AudioFormat(sampleRate: 8000, sampleFormat: .s16, channels: 3))
-        #expect(try second.withUnsafeBytes { try six.play($0) } == 4092)
-        let unpaced = NullOutput(sync: false, clock: ManualClock())
-        _ = try unpaced.open(self.format)
-        #expect(try second.withUnsafeBytes { try unpaced.play($0) } == second.count)
-    }
-
     /// A pause mode (mpd's null output has none): a pause holds what is not heard yet.
     @Test func hasAPauseModeThatHoldsTheClock() {
         let output = NullOutput(clock: ManualClock())
@@ -96,7 +81,7 @@ import Testing
     /// audio went in one write does not count as heard because it was paused (it moved on to the next song).
     @Test func pauseHoldsWhatIsNotHeardYet() throws {
         let clock = ManualClock()
-        let output = NullOutput(clock: clock, maximumWrite: .max)
+        let output = NullOutput(clock: clock)
         _ = try output.open(self.format)
         let second = [UInt8](repeating: 0, count: 44100 * 4)
         #expect(try second.withUnsafeBytes { try output.play($0) } == second.count)

@@ -12,40 +12,32 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     /// Whether writes are paced in real time (`sync`, default yes).
     public let sync: Bool
     private var timer: OutputTimer
-    /// The most one paced write takes: `mpd`'s chunk (4 KiB of whole frames), which its null output takes per
-    /// `Play`. A pause closes this output (it has no pause mode), and what it took and nobody heard yet is gone
-    /// then: taking a whole pipe chunk at once (half a second of a low-rate song) lost the rest of the song.
-    private var writeLimit: Int
-    private let maximumWrite: Int
     private let clock: any PlaybackClock
     private let interrupted = Atomic<Bool>(false)
     private let wakeup = PlayerWakeup()
 
-    /// Creates the output, paced by `clock`, taking at most `maximumWrite` bytes (whole frames) per paced write.
-    public init(sync: Bool = true, clock: any PlaybackClock = SystemClock(), maximumWrite: Int = 4096) {
+    /// Creates the output, paced by `clock`.
+    public init(sync: Bool = true, clock: any PlaybackClock = SystemClock()) {
         self.sync = sync
         self.clock = clock
-        self.maximumWrite = max(1, maximumWrite)
-        self.writeLimit = self.maximumWrite
         self.timer = OutputTimer(clock: clock)
     }
 
     public func open(_ format: AudioFormat) throws(OutputError) -> AudioFormat {
         self.timer.open(format)
-        let frameSize = max(1, format.frameSize)
-        self.writeLimit = max(frameSize, self.maximumWrite / frameSize * frameSize)
         return format
     }
 
     public func close() { self.timer.reset() }
 
-    /// Accepts everything at once; with `sync`, up to 4 KiB once the previous write would have been heard.
+    /// Accepts everything; with `sync`, after the previous write would have been heard (a pause holds what it
+    /// took and nobody heard yet: ``pause()``).
     public func play(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        guard self.sync else { return data.count }
-        let count = min(data.count, self.writeLimit)
-        self.timer.wait(thenAdd: count, wakeup: self.wakeup, interrupted: self.interrupted)
-        self.interrupted.store(false, ordering: .releasing)
-        return count
+        if self.sync {
+            self.timer.wait(thenAdd: data.count, wakeup: self.wakeup, interrupted: self.interrupted)
+            self.interrupted.store(false, ordering: .releasing)
+        }
+        return data.count
     }
 
     public var delayFrames: Int { self.sync ? self.timer.delayFrames : 0 }
@@ -64,10 +56,9 @@ public final class NullOutput: AudioOutput, @unchecked Sendable {
     public var hasPauseMode: Bool { true }
     public func pause() -> Bool { self.holdPaused() }
 
-    /// For a device that paces itself with a null output and has a pause mode (a test's capture; the null output
-    /// itself has none, as `mpd`'s, so a pause cancels and closes it): holds the clock (what was written and not
-    /// heard yet is heard after the pause, as a device keeps its buffer over a pause) and waits a little, so the
-    /// output thread does not spin. Returns `true` (stays paused).
+    /// The null output's pause, and that of a device that paces itself with a null output (a test's capture): holds
+    /// the clock (what was written and not heard yet is heard after the pause, as a device keeps its buffer over a
+    /// pause) and waits a little, so the output thread does not spin. Returns `true` (stays paused).
     public func holdPaused() -> Bool {
         self.timer.hold()
         if !self.interrupted.load(ordering: .acquiring) {
