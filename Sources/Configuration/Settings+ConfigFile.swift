@@ -76,7 +76,10 @@ extension Settings {
                 self.autoUpdateDepth = try ConfigValue.unsigned(parameter)
             } catch {
                 self.autoUpdate = false
-                self.autoUpdateDepthError = "Error on line \(parameter.line); \(error.message)"
+                self.reports.append(
+                    ConfigReport(
+                        moment: .watching, domain: "exception", severity: .error,
+                        text: "Error on line \(parameter.line); \(error.message)"))
             }
         }
         self.followInsideSymlinks = try reader.bool("follow_inside_symlinks") ?? self.followInsideSymlinks
@@ -88,7 +91,10 @@ extension Settings {
                 self.zeroconfEnabled = try ConfigValue.bool(parameter)
             } catch {
                 self.zeroconfEnabled = false
-                self.zeroconfError = "Zeroconf initialization failed: Error on line \(parameter.line); \(error.message)"
+                self.reports.append(
+                    ConfigReport(
+                        moment: .zeroconf, domain: "exception", severity: .error,
+                        text: "Zeroconf initialization failed: Error on line \(parameter.line); \(error.message)"))
             }
         }
         self.zeroconfName = file.parameter(named: "zeroconf_name")?.value ?? self.zeroconfName
@@ -181,7 +187,10 @@ extension Settings {
             throw ConfigValue.error(parameter, "buffer size \"\(parameter.value)\" is not a positive integer")
         }
         if size < minimum {
-            self.configWarnings.append("buffer size \(size) is too small, using \(minimum) bytes instead")
+            self.reports.append(
+                ConfigReport(
+                    moment: .start, domain: "config", severity: .warning,
+                    text: "buffer size \(size) is too small, using \(minimum) bytes instead"))
             size = minimum
         }
         guard size / chunk < 1 << 15 else {

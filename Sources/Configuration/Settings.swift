@@ -122,10 +122,6 @@ public struct Settings: Sendable, Hashable {
     /// `mpd` reads it.
     public var autoUpdateDepth: Int?
 
-    /// What was wrong with `auto_update_depth`, in `mpd`'s words (`Error on line N; Failed to parse number`):
-    /// `mpd` logs it where it would start watching and runs on without watching, so ``autoUpdate`` is then off.
-    public var autoUpdateDepthError: String?
-
     /// `follow_inside_symlinks`. Default: yes.
     public var followInsideSymlinks: Bool
 
@@ -136,11 +132,6 @@ public struct Settings: Sendable, Hashable {
 
     /// `zeroconf_enabled`. Default: yes.
     public var zeroconfEnabled: Bool
-
-    /// What was wrong with `zeroconf_enabled`, in `mpd`'s words (`Zeroconf initialization failed: Error on line
-    /// N; Not a valid boolean …`): `mpd` logs it as zeroconf would start and runs on without it, so
-    /// ``zeroconfEnabled`` is then off.
-    public var zeroconfError: String?
 
     /// `zeroconf_name`; `%h` stands for the host name. Default: `Music Player @ %h`.
     public var zeroconfName: String
@@ -227,9 +218,11 @@ public struct Settings: Sendable, Hashable {
     /// ``supportedOptions``): parameters first, then blocks, each in file order.
     public var warnings: [String]
 
-    /// `mpd`'s own warnings about values it read and corrected, logged in its `config` domain as it starts (such as
-    /// `buffer size 65536 is too small, using 131072 bytes instead`).
-    public var configWarnings: [String] = []
+    /// What `mpd` logs about values it read and corrected or gave up on, and runs on, each at its moment: a small
+    /// `audio_buffer_size` (`buffer size 65536 is too small, using 131072 bytes instead`, as it starts), a bad
+    /// `auto_update_depth` (``autoUpdate`` is then off) or `zeroconf_enabled` (``zeroconfEnabled`` is then off).
+    /// A bad `log_file` is not one of them: it stops the start where the log goes to the file (``logFileError``).
+    public var reports: [ConfigReport] = []
 
     /// The blocks `mpd` checks once started, in its order: the program's parts report the lines they left unread,
     /// and this turns them into `mpd`'s warnings (see ``BlockCheck``).

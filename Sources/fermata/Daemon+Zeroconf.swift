@@ -11,7 +11,7 @@ extension Daemon {
     /// and `zeroconf_name` say; `nil` when disabled or when only Unix sockets are bound. Main thread, after the
     /// listeners are bound and the signal mask is set. Never fails: zeroconf problems are logged, not fatal.
     static func startZeroconf(settings: Settings, listeners: [SocketAddress], logger: Logger) -> ZeroconfPublisher? {
-        if let error = settings.zeroconfError { logger.labelled("exception").error(error) }
+        Self.log(settings.reports(at: .zeroconf), logger: logger)
         guard settings.zeroconfEnabled else { return nil }
         let logger = logger.labelled("zeroconf")
         guard

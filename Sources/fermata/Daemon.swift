@@ -94,7 +94,7 @@ enum Daemon {
             sink.write($0, $1)
         }
         for warning in settings.warnings { logger.warning(warning) }
-        for warning in settings.configWarnings { logger.labelled("config").warning(warning) }
+        Self.log(settings.reports(at: .start), logger: logger)
 
         // The lines of the blocks used that nothing read, which mpd warns about once started.
         var unread = settings.unread
@@ -312,9 +312,7 @@ enum Daemon {
         }
         // As mpd once the state file is read: the lines of the blocks used that nothing read, in its order.
         // As mpd, after the state file: a bad auto_update_depth where it would start watching the music directory.
-        if let error = settings.autoUpdateDepthError, settings.musicDirectory != nil {
-            logger.labelled("exception").error(error)
-        }
+        if settings.musicDirectory != nil { Self.log(settings.reports(at: .watching), logger: logger) }
         let config = logger.labelled("config")
         for warning in settings.blockCheck.warnings(unread: unread) { config.warning(warning) }
         logger.notice(
@@ -437,6 +435,17 @@ enum Daemon {
             throw StartupError(description: "unable to kill process \(pid): \(Errno.current)")
         }
         exit(0)
+    }
+
+    /// Logs `reports` (what mpd logs about config values it corrected or gave up on) in their domains.
+    static func log(_ reports: [ConfigReport], logger: Logger) {
+        for report in reports {
+            let domain = logger.labelled(report.domain)
+            switch report.severity {
+            case .warning: domain.warning(report.text)
+            case .error: domain.error(report.text)
+            }
+        }
     }
 
     /// Raises the soft limit on open descriptors to the hard limit, so `max_connections` above ~1000 works

@@ -291,10 +291,14 @@ struct SettingsTests {
         let settings = try self.settings("zeroconf_enabled \"maybe\"\n")
         #expect(!settings.zeroconfEnabled)
         #expect(
-            settings.zeroconfError
-                == "Zeroconf initialization failed: Error on line 1; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
-        )
-        #expect(try self.settings("zeroconf_enabled \"yes\"\n").zeroconfError == nil)
+            settings.reports == [
+                ConfigReport(
+                    moment: .zeroconf, domain: "exception", severity: .error,
+                    text:
+                        "Zeroconf initialization failed: Error on line 1; Not a valid boolean (\"yes\" or \"no\"): \"maybe\""
+                )
+            ])
+        #expect(try self.settings("zeroconf_enabled \"yes\"\n").reports.isEmpty)
     }
 
     @Test(arguments: ["auto_update", "restore_paused", "follow_inside_symlinks", "follow_outside_symlinks"])
@@ -375,11 +379,17 @@ struct SettingsTests {
     @Test func readsAutoUpdateDepthOnlyWithAutoUpdateAsMpd() throws {
         // Without auto_update, mpd never reads it.
         var settings = try self.settings("auto_update_depth \"x\"\n")
-        #expect(settings.autoUpdateDepth == nil && settings.autoUpdateDepthError == nil && !settings.autoUpdate)
+        #expect(settings.autoUpdateDepth == nil && settings.reports.isEmpty && !settings.autoUpdate)
         // With it, a bad value is logged where watching would start, and nothing is watched.
         settings = try self.settings("auto_update \"yes\"\nauto_update_depth \"-1\"\n")
         #expect(!settings.autoUpdate)
-        #expect(settings.autoUpdateDepthError == "Error on line 2; Value must not be negative")
+        #expect(
+            settings.reports(at: .watching) == [
+                ConfigReport(
+                    moment: .watching, domain: "exception", severity: .error,
+                    text: "Error on line 2; Value must not be negative")
+            ])
+        #expect(settings.reports(at: .start).isEmpty && settings.reports(at: .zeroconf).isEmpty)
     }
 
     @Test(arguments: ["state_file_interval"])
@@ -692,7 +702,12 @@ struct SettingsTests {
         let settings = try self.settings(
             "audio_buffer_size \"64\"\nreplaygain \"auto\"\nreplaygain_preamp \"-3.5\"\nreplaygain_limit \"no\"\n")
         #expect(settings.audioBufferSize == 128 * 1024, "raised to mpd's minimum")
-        #expect(settings.configWarnings == ["buffer size 65536 is too small, using 131072 bytes instead"])
+        #expect(
+            settings.reports == [
+                ConfigReport(
+                    moment: .start, domain: "config", severity: .warning,
+                    text: "buffer size 65536 is too small, using 131072 bytes instead")
+            ])
         #expect(settings.replayGainMode == "auto")
         #expect(settings.replayGainPreamp == -3.5)
         #expect(settings.replayGainMissingPreamp == 0)
