@@ -1182,6 +1182,34 @@ def simple_database_block(work: Path, cache: bool = True) -> str:
             f'    cache_directory "{work}/cache"\n}}')
 
 
+def log_matches(text: str, pattern: str) -> list[str]:
+    """For each line of a log `text` where `pattern` is found, its first group (the whole match without one), in
+    order: the lines both servers must print alike, without what is not theirs to match (Fermata's time and
+    level)."""
+    regex = re.compile(pattern)
+    found = []
+    for line in text.splitlines():
+        match = regex.search(line)
+        if match:
+            found.append(match.group(1) if regex.groups else match.group(0))
+    return found
+
+
+def open_paths(pid: int) -> list[str]:
+    """What the process `pid` has open, as its `/proc/PID/fd` links say (empty once it is gone)."""
+    paths = []
+    try:
+        entries = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return paths
+    for entry in entries:
+        try:
+            paths.append(os.readlink(entry))
+        except OSError:
+            continue
+    return paths
+
+
 def queue_version(server: "Server") -> int:
     """The queue's version (`playlist:` in `status`)."""
     return int(re.search(rb"\nplaylist: (\d+)\n", b"\n" + server.query("status")).group(1))

@@ -223,7 +223,7 @@ def test_unread_block_options_warned_about_as_mpd(tmp_path, block):
 
 def _warning_lines(log: str) -> list[str]:
     """The `was not recognized` lines of a log, without Fermata's time and level."""
-    return [re.sub(r"^\S+ warning: ", "", line) for line in log.splitlines() if line.endswith(" was not recognized")]
+    return mpdtest.log_matches(log, r"^(?:\S+ warning: )?(.* was not recognized)$")
 
 
 def _compare_warnings(config, after: str | None = None, together: bool = True) -> list[str]:

@@ -122,11 +122,7 @@ def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, o
 
 def _held_open(server, path: Path) -> bool:
     """Whether the server's process has `path` open (its ALSA `file` PCM still writes there)."""
-    fds = Path(f"/proc/{server.proc.pid}/fd")
-    try:
-        entries = list(fds.iterdir())
-    except OSError:
-        return False
+    return os.path.realpath(path) in mpdtest.open_paths(server.proc.pid)
     for entry in entries:
         try:
             if os.readlink(entry) == os.path.realpath(path):

@@ -10,7 +10,6 @@ device that does not exist (mpd: the mixer's own failure, after `Failed to set m
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -78,12 +77,8 @@ def test_a_control_device_that_does_not_exist_fails_as_in_mpd(server_factory, tm
 def _mixer_log(server) -> list[str]:
     """mpd's mixer failures in the server's log: `mixer: Failed to read/set mixer …`, `output: Failed to open
     mixer …`."""
-    found = []
-    for line in server.log_path.read_text(errors="replace").splitlines():
-        match = re.search(r"\b((?:mixer|output): Failed to (?:read|set|open) mixer .*)$", line)
-        if match:
-            found.append(match.group(1))
-    return found
+    return mpdtest.log_matches(
+        server.log_path.read_text(errors="replace"), r"\b((?:mixer|output): Failed to (?:read|set|open) mixer .*)$")
 
 
 def _first_song(server) -> str:

@@ -147,12 +147,7 @@ def test_a_device_that_does_not_exist_as_mpd(server_factory, music, tmp_path):
 
 
 def _oss_warnings(server) -> list[str]:
-    found = []
-    for line in server.log_path.read_text(errors="replace").splitlines():
-        match = re.search(r"\b(oss_output: .*)$", line)
-        if match:
-            found.append(match.group(1))
-    return found
+    return mpdtest.log_matches(server.log_path.read_text(errors="replace"), r"\b(oss_output: .*)$")
 
 
 def test_no_default_device_as_mpd(music, tmp_path):

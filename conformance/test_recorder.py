@@ -6,7 +6,6 @@ template with groups and alternatives); the file named only once complete; the b
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 import wave
@@ -71,18 +70,8 @@ def _wait_closed(server, root: Path) -> None:
     server in between may be what once left mpd's last song unnamed (CI-41: Fermata had `Folding - 4 -
     istanbul.wav`, mpd did not; not reproduced in 11 runs, so a guess, which costs nothing where the servers
     have closed the output already, as they had in all of those runs)."""
-    fds = Path(f"/proc/{server.proc.pid}/fd")
-    deadline = time.monotonic() + mpdtest.scaled(5)
-    while time.monotonic() < deadline:
-        held = False
-        for entry in fds.iterdir() if fds.exists() else []:
-            try:
-                held = held or os.readlink(entry).startswith(f"{root}/")
-            except OSError:
-                continue
-        if not held:
-            return
-        time.sleep(0.05)
+    mpdtest.wait_until(
+        lambda: not any(path.startswith(f"{root}/") for path in mpdtest.open_paths(server.proc.pid)), 5, interval=0.05)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
