@@ -416,29 +416,67 @@ public final class Database: Sendable {
         _ = self.uriIndex
     }
 
-    /// Which lookup tables of `directory(at:)` and `song(at:)` are built.
+    /// Which lookup tables and query indexes are built: those of `directory(at:)` and `song(at:)`, and those
+    /// listings, `list`, `count` and filters build for the tag types they read.
     public struct Lookups: Sendable, Equatable {
         /// `directory(at:)`'s.
         public var directories: Bool
         /// `song(at:)`'s (with the directories').
         public var songs: Bool
+        /// The types whose songs by value (`songs(with:value:)`, `values(of:)`) are built.
+        public var postings: Set<TagType>
+        /// The types whose columns (`column(_:)`) are built.
+        public var columns: Set<TagType>
+        /// The types whose `tagIndex(_:)` is built.
+        public var tagIndexes: Set<TagType>
+        /// The types whose `foldedIndex(_:)` is built.
+        public var foldedIndexes: Set<TagType>
+        /// Whether every value folded (a case-insensitive filter on `any`) is.
+        public var foldedValues: Bool
+        /// Whether `directoryPathTable()` is.
+        public var directoryPaths: Bool
 
-        /// Neither.
+        public init(
+            directories: Bool, songs: Bool, postings: Set<TagType> = [], columns: Set<TagType> = [],
+            tagIndexes: Set<TagType> = [], foldedIndexes: Set<TagType> = [], foldedValues: Bool = false,
+            directoryPaths: Bool = false
+        ) {
+            self.directories = directories
+            self.songs = songs
+            self.postings = postings
+            self.columns = columns
+            self.tagIndexes = tagIndexes
+            self.foldedIndexes = foldedIndexes
+            self.foldedValues = foldedValues
+            self.directoryPaths = directoryPaths
+        }
+
+        /// None.
         public static let none = Lookups(directories: false, songs: false)
     }
 
-    /// The lookup tables built so far.
+    /// The lookup tables and query indexes built so far.
     public var builtLookups: Lookups {
         Lookups(
-            directories: self.directoryByPath.withLock { $0 != nil }, songs: self.songByURI.withLock { $0 != nil })
+            directories: self.directoryByPath.withLock { $0 != nil }, songs: self.songByURI.withLock { $0 != nil },
+            postings: QueryIndexes.built(self.postings), columns: QueryIndexes.built(self.columns),
+            tagIndexes: self.queryIndexes.builtTags, foldedIndexes: self.queryIndexes.builtFolded,
+            foldedValues: self.queryIndexes.hasFoldedValues, directoryPaths: self.queryIndexes.hasDirectoryPaths)
     }
 
-    /// Builds `lookups`: a snapshot replacing one in use answers its first lookups on the loop at once, and one
-    /// replacing a snapshot nobody looked anything up in stays as small as one loaded at start-up (the two tables
-    /// are 1.7 MiB at 100k songs).
+    /// Builds `lookups`: a snapshot replacing one in use answers its first lookups and queries on the loop at once,
+    /// without building on the loop what the snapshot before had, and one replacing a snapshot nobody looked
+    /// anything up in stays as small as one loaded at start-up (the URI tables are 1.7 MiB at 100k songs). Any
+    /// thread but the loop, before the snapshot is published.
     public func prepare(_ lookups: Lookups) {
         if lookups.directories || lookups.songs { _ = self.directory(at: "") }
         if lookups.songs { _ = self.uriIndex }
+        for type in lookups.postings { _ = self.postings(type) }
+        for type in lookups.columns { _ = self.column(type) }
+        for type in lookups.tagIndexes { _ = self.tagIndex(type) }
+        for type in lookups.foldedIndexes { _ = self.foldedIndex(type) }
+        if lookups.foldedValues { _ = self.foldedValues() }
+        if lookups.directoryPaths { _ = self.directoryPathTable() }
     }
 
     private var uriIndex: URIIndex { Self.cached(self.songByURI) { URIIndex(self.songs) } }

@@ -183,6 +183,17 @@ final class QueryIndexes: Sendable {
     func foldedValues(_ values: TagValueTable) -> FoldedValueTable {
         Database.cached(self.foldedValues) { FoldedValueTable(values) }
     }
+
+    /// The tag types whose `TagIndex`es are built.
+    var builtTags: Set<TagType> { Self.built(self.tags) }
+    /// The tag types whose `FoldedTagIndex`es are built.
+    var builtFolded: Set<TagType> { Self.built(self.folded) }
+    var hasFoldedValues: Bool { self.foldedValues.withLock { $0 != nil } }
+    var hasDirectoryPaths: Bool { self.directoryPaths.withLock { $0 != nil } }
+
+    static func built<Value>(_ cache: borrowing Mutex<[Value?]>) -> Set<TagType> {
+        cache.withLock { slots in Set(TagType.allCases.filter { slots[$0.rawValue] != nil }) }
+    }
 }
 
 extension Database {

@@ -190,6 +190,24 @@ struct LibraryServiceTests {
         #expect(harness.waitUntil { _, events in events.count == 6 })
         #expect(harness.events.withLock { $0.last } == "finished 3 modified new")
         #expect(harness.withService { $0.database.builtLookups } == .init(directories: true, songs: true))
+        // A search, a list and a listing build query indexes: the next snapshot comes with the same ones.
+        let built = harness.withService { service in
+            _ = service.database.foldedIndex(.artist)
+            _ = service.database.column(.album)
+            _ = service.database.songs(with: .genre, value: "x")
+            _ = service.database.directoryPathTable()
+            return service.database.builtLookups
+        }
+        #expect(
+            built
+                == .init(
+                    directories: true, songs: true, postings: [.genre], columns: [.album], tagIndexes: [.artist],
+                    foldedIndexes: [.artist], directoryPaths: true))
+        try music.song("a/4.mp3")
+        #expect(harness.withService { try? $0.enqueue(uri: "", discard: false) } == 4)
+        #expect(harness.waitUntil { _, events in events.count == 8 })
+        #expect(harness.events.withLock { $0.last } == "finished 4 modified new")
+        #expect(harness.withService { $0.database.builtLookups } == built)
     }
 
     @Test func theQueueHoldsThirtyTwoWaitingJobsAndRunsThemInOrder() throws {

@@ -263,6 +263,7 @@ extension LibraryService {
         let (base, generation, mounts) = (self.database, self.snapshotGeneration, self.mounts)
         let logger = self.logger
         let bound = LoopBound(self, loop: self.loop)
+        let lookups = self.database.builtLookups
         NamedThread.detach("update") {
             let (tree, modified) = updater.update(current.makeTree(), uri: uri, discard: discard)
             let missing = file.map { (try? FileStatus(path: $0)) == nil } ?? false
@@ -296,6 +297,7 @@ extension LibraryService {
                 }
                 return Prepared(database: Self.grafted(base, mounts: updated), generation: generation)
             }
+            prepared?.database.prepare(lookups)
             bound.execute { [database] service in
                 service.finishMounted(mount, database: database, prepared: prepared, modified: modified, id: id)
             }

@@ -340,13 +340,14 @@ public final class LibraryService {
             let (database, modified, replaced, save) = Self.update(
                 current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger,
                 leftovers: leftovers)
-            // The queue looks its songs up by URI as soon as the snapshot is swapped in: build the indexes the
-            // previous snapshot had here (none when nothing was queued or browsed since start-up), and graft the
-            // mounts (the loop uses that if they are still the same).
-            database?.prepare(lookups)
+            // Graft the mounts (the loop uses that if they are still the same), and build here the lookup tables
+            // and query indexes the previous snapshot had (none when nothing was queued, browsed or searched since
+            // start-up): the queue looks its songs up by URI as soon as the snapshot is swapped in, and a client's
+            // next search needs what its last one did.
             let prepared = database.map {
                 Prepared(database: Self.grafted($0, mounts: mounts), generation: generation)
             }
+            prepared?.database.prepare(lookups)
             // The snapshot goes to the loop first, which reports the job done; then the files are written here.
             // Meanwhile the next job waits (`saving`), and shutdown waits for the write (`pendingSaves`).
             let saved = save.flatMap { time in database.map { ($0, time) } }
