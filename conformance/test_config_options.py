@@ -452,3 +452,57 @@ def test_a_relative_log_file_is_an_error_only_where_the_log_goes_there_as_mpd(tm
     assert ours.returncode == theirs.returncode == 1, (ours.stderr, theirs.stderr)
     mpd_message = theirs.stderr.strip().splitlines()[-1].removeprefix("exception: ").removeprefix("Error on line 4; ")
     assert ours.stderr.strip().splitlines()[-1] == f"fermata: {config}:4: {mpd_message}"
+
+
+@pytest.mark.parametrize("address", ["", "[::1", "[]:6600", "_bad", "[::1]x", "127.0.0.1:abc", "h" * 256],
+                         ids=["empty", "unclosed-bracket", "empty-brackets", "bad-character", "garbage-after-host",
+                              "unknown-service", "host-too-long"])
+def test_a_bind_to_address_mpd_cannot_listen_on_stops_both_as_mpd(tmp_path, address):
+    """mpd's `Failed to listen on VALUE (line N); REASON`, the line named as Fermata names every setting's (no case
+    resolves a name through DNS: the host is numeric or never resolved)."""
+    config = write_config(tmp_path, [f'bind_to_address "{address}"', f'port "{free_port()}"',
+                                     'zeroconf_enabled "no"'])
+    ours, mpd_message = fail_both(config)
+    match = re.fullmatch(r"Failed to listen on (.*) \(line 1\); (.*)", mpd_message)
+    assert match, mpd_message
+    assert ours == f"fermata: {config}:1: Failed to listen on {match[1]}; {match[2]}"
+
+
+@pytest.mark.parametrize("form", ["127.0.0.1", "127.0.0.1:{port}", "any", None],
+                         ids=["host", "host-and-port", "any", "no-bind_to_address"])
+def test_a_port_in_use_stops_both_as_mpd(tmp_path, form):
+    """`Failed to bind to 'ADDRESS'; Failed to bind socket: Address already in use`: for `any` (and no
+    bind_to_address), the IPv6 wildcard's failure, which takes IPv4 clients too and so fails as IPv4's does."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        body = [] if form is None else [f'bind_to_address "{form.format(port=port)}"']
+        config = write_config(tmp_path, [*body, f'port "{port}"', 'zeroconf_enabled "no"'])
+        ours, mpd_message = fail_both(config)
+    assert mpd_message.startswith("Failed to bind to '"), mpd_message
+    assert ours == f"fermata: {mpd_message}"
+
+
+def test_the_wildcards_bind_as_mpd_binds_them(tmp_path):
+    """No bind_to_address: the IPv6 wildcard takes IPv4 clients too (the system's default), so binding the IPv4
+    one after it fails, which both log (`server_socket: bind to '0.0.0.0:PORT' failed (continuing anyway, …)`)
+    and go on, answering on 127.0.0.1."""
+    if open("/proc/sys/net/ipv6/bindv6only").read().strip() != "0":
+        pytest.skip("IPv6 sockets are IPv6-only here")
+    port = free_port()
+    config = write_config(tmp_path, [f'port "{port}"', 'zeroconf_enabled "no"'])
+    line = (f"bind to '0.0.0.0:{port}' failed (continuing anyway, because binding to '[::]:{port}' succeeded): "
+            "Failed to bind socket: Address already in use")
+    assert f"server_socket: {line}" in start_and_stop(config, reference=True).splitlines()
+    ours = start_and_stop(config)
+    assert any(entry.endswith(f" error: server_socket: {line}") for entry in ours.splitlines()), ours
+
+
+def test_a_host_permissions_host_that_does_not_resolve_stops_both_as_mpd(tmp_path):
+    """mpd resolves each host_permissions host as it resolves a listen address (`HOST[:PORT]`): `Error on line N;
+    Failed to resolve 'HOST':'SERVICE': …` (a numeric host with an unknown service: no DNS)."""
+    config = write_config(tmp_path, lines(free_port(), 'host_permissions "127.0.0.1:nosuchservice read"'))
+    ours, mpd_message = fail_both(config)
+    assert mpd_message.startswith("Error on line 4; Failed to resolve '127.0.0.1':'nosuchservice'"), mpd_message
+    assert ours == f"fermata: {config}:4: {mpd_message.removeprefix('Error on line 4; ')}"

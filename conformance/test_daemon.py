@@ -131,7 +131,7 @@ def test_port_in_use_is_one_clear_line(tmp_path):
         result = run([str(config)])
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == \
-        f"fermata: failed to listen on 127.0.0.1:{port}: bind: Address already in use"
+        f"fermata: Failed to bind to '127.0.0.1:{port}'; Failed to bind socket: Address already in use"
 
 
 def test_unsupported_mpd_options_are_warnings(tmp_path):

@@ -48,7 +48,7 @@ extension Settings {
         }
         self.pidFile = try reader.path("pid_file") ?? self.pidFile
 
-        self.bindAddresses = file.parameters(named: "bind_to_address").map(\.value)
+        self.bindAddresses = file.parameters(named: "bind_to_address")
         if let parameter = file.parameter(named: "port") {
             self.port = try ConfigValue.positive(parameter, maximum: 65535)
         }
@@ -111,7 +111,7 @@ extension Settings {
         self.localPermissions = file.parameter(named: "local_permissions")?.value
         for parameter in file.parameters(named: "host_permissions") {
             try ConfigValue.checkHostPermissions(parameter)
-            self.hostPermissions.append(parameter.value)
+            self.hostPermissions.append(parameter)
         }
 
         self.restorePaused = try reader.bool("restore_paused") ?? self.restorePaused

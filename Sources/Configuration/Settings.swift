@@ -86,8 +86,9 @@ public struct Settings: Sendable, Hashable {
 
     // MARK: - Network and clients
 
-    /// Every `bind_to_address`, raw and in order; empty means every interface.
-    public var bindAddresses: [String]
+    /// Every `bind_to_address` line, its value raw, in order; empty means every interface. The lines name the
+    /// setting when an address cannot be used (`Failed to listen on …`), as `mpd` names it.
+    public var bindAddresses: [ConfigParameter]
 
     /// `port`, 1…65535. Default: 6600.
     public var port: Int
@@ -149,8 +150,9 @@ public struct Settings: Sendable, Hashable {
     /// `local_permissions`, raw; permission names checked. Default: none given (same as the default permissions).
     public var localPermissions: String?
 
-    /// Every `host_permissions` (`host perm,perm`), raw and in order; permission names checked.
-    public var hostPermissions: [String]
+    /// Every `host_permissions` line (`host perm,perm`), its value raw, in order; permission names checked. The lines
+    /// name the setting when its host does not resolve, as `mpd` names it.
+    public var hostPermissions: [ConfigParameter]
 
     // MARK: - State
 

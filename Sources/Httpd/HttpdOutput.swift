@@ -32,6 +32,8 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     private var unflushed = 0
     /// A little silence in the stream's format, played while paused (listeners stay connected).
     private var silence: [UInt8] = []
+    /// Where a listening address that failed beside one that bound is logged, as `mpd` logs it.
+    private let serverSocketLogger: Logger
 
     /// Creates the output; nothing is bound until it is enabled.
     ///
@@ -41,6 +43,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     {
         self.prepared = prepared
         self.addresses = addresses
+        self.serverSocketLogger = logger.labelled("server_socket")
         do {
             self.broadcast = try StreamBroadcast()
         } catch {
@@ -55,7 +58,8 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     /// Binds the listening sockets (`bind_to_address`, `port`) and starts serving them.
     public func enable() throws(OutputError) {
         do throws(ListenAddressError) {
-            self.server.start(try ListenAddress.bindAll(self.addresses))
+            let logger = self.serverSocketLogger
+            self.server.start(try ListenAddress.bind(self.addresses) { logger.error($0) })
         } catch {
             throw OutputError(error.description)
         }

@@ -16,18 +16,16 @@ public enum Socket {
 
     /// Creates a listening socket bound to `address`.
     ///
-    /// IP sockets get `SO_REUSEADDR`; IPv6 sockets get `IPV6_V6ONLY` so `any` can bind both families, as
-    /// `mpd` does. A Unix socket path that exists is replaced, and the new socket is made `0666`.
+    /// IP sockets get `SO_REUSEADDR` and nothing else, as `mpd`'s: an IPv6 wildcard takes IPv4 clients too where the
+    /// system's default allows (`net.ipv6.bindv6only` 0, then binding the IPv4 wildcard after it fails, which
+    /// `mpd` logs and goes on). A Unix socket path that exists is replaced, and the new socket is made `0666`.
     /// - Throws: `SystemCallError` naming the failing call; `SocketAddressError` for unusable text.
     public static func listen(on address: SocketAddress, backlog: Int32 = 64) throws -> FileDescriptor {
         let fd = try Socket.socket(family: address.family)
         do {
             switch address {
-            case .ipv4:
+            case .ipv4, .ipv6:
                 try Socket.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
-            case .ipv6:
-                try Socket.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
-                try Socket.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 1)
             case .unix(let path):
                 _ = RawText.withFilePath(path) { unlink($0) }
             case .abstract:

@@ -163,13 +163,24 @@ public enum SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The corresponding C function is `getaddrinfo` with `AI_PASSIVE`.
     /// - Throws: `SocketAddressError.resolve` with `gai_strerror`'s text.
     public static func resolve(host: String, port: UInt16) throws -> [SocketAddress] {
+        try Self.resolve(host: host, service: String(port))
+    }
+
+    /// Resolves a host name or numeric address and a service (a port number, or a name `/etc/services` lists) to
+    /// the addresses a passive (listening) socket can bind, as `mpd` resolves `bind_to_address`'s `HOST:PORT`;
+    /// without a host, the wildcard addresses.
+    ///
+    /// The corresponding C function is `getaddrinfo` with `AI_PASSIVE`.
+    /// - Throws: `SocketAddressError.resolve` with `gai_strerror`'s text.
+    public static func resolve(host: String?, service: String) throws -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_ADDRCONFIG
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &result)
+        let status = getaddrinfo(host, service, &hints, &result)
         guard status == 0 else {
-            throw SocketAddressError.resolve(host: host, message: String(cString: gai_strerror(status)))
+            throw SocketAddressError.resolve(
+                host: host ?? "", service: service, message: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(result) }
         var addresses: [SocketAddress] = []
@@ -192,15 +203,15 @@ public enum SocketAddressError: Error, Hashable, Sendable, CustomStringConvertib
     case badAddress(String)
     /// A Unix socket path longer than `sun_path` holds.
     case pathTooLong(String)
-    /// Host name resolution failed.
-    case resolve(host: String, message: String)
+    /// Resolving a host and service failed (`message`: `gai_strerror`'s).
+    case resolve(host: String, service: String, message: String)
 
     /// A one-line explanation.
     public var description: String {
         switch self {
         case .badAddress(let text): "bad address: \(text)"
         case .pathTooLong(let path): "socket path too long: \(path)"
-        case .resolve(let host, let message): "failed to resolve '\(host)': \(message)"
+        case .resolve(let host, let service, let message): "Failed to resolve '\(host)':'\(service)': \(message)"
         }
     }
 }

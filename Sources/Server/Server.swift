@@ -170,39 +170,24 @@ public final class Server {
     /// Binds every address `options` lists (every interface when none), or adopts `inherited` instead when systemd
     /// passed sockets. Needs no server: the daemon calls it while it may still be root.
     ///
-    /// `any` succeeds when at least one of its IPv4 and IPv6 wildcards binds, as in `mpd`.
-    /// - Throws: `StartError` naming the address that could not be bound; nothing stays bound.
-    public static func bind(_ options: ServerOptions, inherited: [FileDescriptor]) throws(StartError) -> [BoundSocket] {
+    /// As `mpd` binds them (``ListenAddress/bind(_:warning:)``): the addresses one setting resolves to succeed
+    /// together when one of them binds, the others' failures passed to `warning`.
+    /// - Throws: `StartError`, in `mpd`'s words: which setting did not resolve (``StartError/listenIndex``), or which
+    ///   address could not be bound; nothing stays bound.
+    public static func bind(
+        _ options: ServerOptions, inherited: [FileDescriptor], warning: (String) -> Void = { _ in }
+    ) throws(StartError) -> [BoundSocket] {
         if !inherited.isEmpty { return inherited.map(BoundSocket.adopt) }
-        var sockets: [BoundSocket] = []
-        func fail(_ address: String, _ reason: String) -> StartError {
-            for socket in sockets { socket.close() }
-            return StartError(address: address, reason: reason)
-        }
         let addresses =
             options.listenAddresses.isEmpty ? [ListenAddress.any(port: options.port)] : options.listenAddresses
-        for address in addresses {
-            let socketAddresses: [SocketAddress]
-            do {
-                socketAddresses = try address.socketAddresses()
-            } catch {
-                throw fail(address.description, "\(error)")
+        do {
+            return try ListenAddress.bind(addresses, warning: warning)
+        } catch {
+            if case .unresolved(let index, let message) = error {
+                throw StartError(listenIndex: options.listenAddresses.isEmpty ? nil : index, reason: message)
             }
-            var bound = 0
-            var lastError: (any Error)?
-            for socketAddress in socketAddresses {
-                do {
-                    sockets.append(try BoundSocket.listen(on: socketAddress))
-                    bound += 1
-                } catch {
-                    lastError = error
-                    if case .any = address { continue }
-                    throw fail(socketAddress.description, "\(error)")
-                }
-            }
-            if bound == 0 { throw fail(address.description, lastError.map { "\($0)" } ?? "no address") }
+            throw StartError(failure: error.description)
         }
-        return sockets
     }
 
     /// Registers a bound socket with the loop.
@@ -336,21 +321,33 @@ public final class Server {
     }
 }
 
-/// The server could not listen on an address.
+/// The server could not start: an address it could not resolve or bind, or the sticker database.
 public struct StartError: Error, CustomStringConvertible {
-    /// The address, as configured or resolved.
+    /// The socket address that could not be bound, as `mpd` writes it (`127.0.0.1:6600`, `[::]:6600`, a path);
+    /// empty otherwise.
     public var address: String
-    /// Why, usually the failing system call and its error.
+    /// Which of the configured listen addresses did not resolve (its position in
+    /// ``ServerOptions/listenAddresses``), for the caller to name its setting.
+    public var listenIndex: Int?
+    /// Why, in `mpd`'s words (`Failed to bind socket: Address already in use`).
     public var reason: String
 
-    /// One line for the user.
+    /// One line for the user: `Failed to bind to 'ADDRESS'; REASON` for an address that could not be bound, as
+    /// `mpd` says it; the reason alone otherwise.
     public var description: String {
-        self.address.isEmpty ? self.reason : "failed to listen on \(self.address): \(self.reason)"
+        self.address.isEmpty ? self.reason : "Failed to bind to '\(self.address)'; \(self.reason)"
     }
 
     /// A failure before listening (the sticker database), described by `reason` alone.
     init(failure reason: String) {
         self.address = ""
+        self.reason = reason
+    }
+
+    /// A listen address that did not resolve.
+    init(listenIndex: Int?, reason: String) {
+        self.address = ""
+        self.listenIndex = listenIndex
         self.reason = reason
     }
 

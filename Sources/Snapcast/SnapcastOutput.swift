@@ -78,7 +78,8 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
     public func enable() throws(OutputError) {
         let sockets: [BoundSocket]
         do throws(ListenAddressError) {
-            sockets = try ListenAddress.bindAll(self.addresses)
+            let logger = self.logger.labelled("server_socket")
+            sockets = try ListenAddress.bind(self.addresses) { logger.error($0) }
         } catch {
             throw OutputError(error.description)
         }

@@ -251,8 +251,14 @@ enum Daemon {
         // before any other thread starts and before any file is written.
         let sockets: [BoundSocket]
         do {
-            sockets = try Server.bind(options, inherited: Self.systemdListeners(environment: environment))
+            let serverSocket = logger.labelled("server_socket")
+            sockets = try Server.bind(options, inherited: Self.systemdListeners(environment: environment)) {
+                serverSocket.error($0)
+            }
         } catch {
+            if let index = error.listenIndex, settings.bindAddresses.indices.contains(index) {
+                throw Self.listenError(settings.bindAddresses[index], error.reason)
+            }
             throw StartupError(description: "\(error)")
         }
         if let privileges {
@@ -479,6 +485,15 @@ enum Daemon {
     }
 
     /// Parses a permission list, or fails start-up naming the setting.
+    /// A `bind_to_address` line that cannot be listened on, as `mpd` says it (`Failed to listen on VALUE (line N);
+    /// REASON`), the line named as for every other setting.
+    static func listenError(_ parameter: ConfigParameter, _ reason: String) -> StartupError {
+        StartupError(
+            description:
+                "\(ConfigError(location: parameter.location, message: "Failed to listen on \(parameter.value); \(reason)"))"
+        )
+    }
+
     static func permission(_ text: String, in setting: String) throws(StartupError) -> Permission {
         guard let permission = Permission(parsingList: text) else {
             throw StartupError(description: "unknown permission in \(setting) \"\(text)\"")
@@ -513,11 +528,12 @@ enum Daemon {
         }
         options.port = port
         let home = environment["HOME"] ?? "/"
-        for text in settings.bindAddresses {
+        for parameter in settings.bindAddresses {
             do {
-                options.listenAddresses.append(try ListenAddress(parsing: text, defaultPort: port, home: home))
+                options.listenAddresses.append(
+                    try ListenAddress(parsing: parameter.value, defaultPort: port, home: home))
             } catch {
-                throw StartupError(description: "\(error)")
+                throw Self.listenError(parameter, "\(error)")
             }
         }
         options.connectionTimeoutSeconds = Double(settings.connectionTimeoutSeconds)
@@ -592,15 +608,17 @@ enum Daemon {
         } else {
             options.localPermissions = options.defaultPermissions
         }
-        for entry in settings.hostPermissions {
+        for parameter in settings.hostPermissions {
+            let entry = parameter.value
             options.defaultPermissions = []
             let host = entry.prefix { $0 != " " }
             let permission = try Self.permission(String(entry.dropFirst(host.count + 1)), in: "host_permissions")
             let addresses: [SocketAddress]
             do {
-                addresses = try SocketAddress.resolve(host: String(host), port: 0)
+                addresses = try ListenAddress.resolve(hostAndPort: String(host), defaultPort: 0)
             } catch {
-                throw StartupError(description: "host_permissions \"\(entry)\": \(error)")
+                // As mpd: `Error on line N; Failed to resolve 'HOST':'0': …`.
+                throw StartupError(description: "\(ConfigError(location: parameter.location, message: "\(error)"))")
             }
             for address in addresses {
                 if let numeric = address.numericHost, options.hostPermissions[numeric] == nil {

@@ -129,7 +129,7 @@ struct SettingsTests {
         #expect(settings.logFile == "/var/log/mpd.log")
         #expect(settings.logLevel == .debug)
         #expect(settings.pidFile == "/home/listener")
-        #expect(settings.bindAddresses == ["127.0.0.1", "~/.mpd/socket", "any"])
+        #expect(settings.bindAddresses.map(\.value) == ["127.0.0.1", "~/.mpd/socket", "any"])
         #expect(settings.port == 6601)
         #expect(settings.connectionTimeoutSeconds == 30)
         #expect(settings.maxConnections == 5)
@@ -146,7 +146,7 @@ struct SettingsTests {
         #expect(settings.passwords == ["s3cret@read,add", "admin@read,add,player,control,admin"])
         #expect(settings.defaultPermissions == "read")
         #expect(settings.localPermissions == "read,add,player,control,admin")
-        #expect(settings.hostPermissions == ["192.168.1.2 read,add"])
+        #expect(settings.hostPermissions.map(\.value) == ["192.168.1.2 read,add"])
         #expect(settings.restorePaused)
         #expect(settings.stateFileInterval == 0)
         #expect(settings.audioOutputs.map { $0["name"] } == ["Speakers", "Null"])
@@ -469,7 +469,7 @@ struct SettingsTests {
         #expect(settings.passwords == ["s@", "@read", "a@read,admin"])
         #expect(settings.defaultPermissions == "")
         #expect(settings.localPermissions == "read,,add,")
-        #expect(settings.hostPermissions == ["127.0.0.1"])
+        #expect(settings.hostPermissions.map(\.value) == ["127.0.0.1"])
     }
 
     // MARK: - Warnings

@@ -16,14 +16,31 @@ struct ListenAddressTests {
         ("/run/mpd/socket", .unix(path: "/run/mpd/socket")),
         ("~/.mpd/socket", .unix(path: "/home/u/.mpd/socket")),
         ("@fermata", .abstract(name: "fermata")),
+        ("::", .host("::", port: 6600)),
+        ("fe80::1%lo:6602", .host("fe80::1%lo", port: 6602)),
+        ("::1:6602", .host("::1:6602", port: 6600)),
+        ("*:6602", .host("*", port: 6602)),
+        ("127.0.0.1:0", .host("127.0.0.1", port: 0)),
     ])
     func parses(text: String, expected: ListenAddress) throws {
         #expect(try ListenAddress(parsing: text, defaultPort: 6600, home: "/home/u") == expected)
     }
 
-    @Test(arguments: ["", "host:0", "host:99999", "host:x", "[::1", "[::1]x"])
-    func rejects(text: String) {
-        #expect(throws: ListenAddressError.self) { try ListenAddress(parsing: text, defaultPort: 6600, home: "/") }
+    /// As `mpd`'s `ExtractHost` and `Resolve` fail (their messages are compared with `mpd`'s in conformance).
+    @Test(arguments: [
+        ("", ListenAddressError.extractHost), ("[::1", .extractHost), ("[]:6600", .extractHost),
+        ("_bad", .extractHost), ("[::1]x", .garbageAfterHost), ("host name", .garbageAfterHost),
+        (String(repeating: "h", count: 256), .hostTooLong),
+        ("127.0.0.1:abc", .resolve("Failed to resolve '127.0.0.1':'abc': Servname not supported for ai_socktype")),
+    ])
+    func rejects(text: String, error: ListenAddressError) {
+        #expect(throws: error) { try ListenAddress(parsing: text, defaultPort: 6600, home: "/") }
+    }
+
+    /// A port that is no number from 1 to 65535 is what `getaddrinfo` makes of it, as for `mpd`.
+    @Test func aServiceNameIsResolved() throws {
+        let parsed = try ListenAddress(parsing: "127.0.0.1:65536", defaultPort: 6600, home: "/")
+        #expect(parsed == .host("127.0.0.1", port: 0))
     }
 
     @Test func streamOutputAddressesTakeTheirPortAndBindToAddress() throws {

@@ -42,6 +42,15 @@ struct SocketAddressTests {
         let addresses = try SocketAddress.resolve(host: "127.0.0.1", port: 7)
         #expect(addresses == [.ipv4(host: "127.0.0.1", port: 7)])
     }
+
+    @Test func aServiceThatDoesNotResolveIsNamedAsMpdNamesIt() {
+        #expect(
+            throws: SocketAddressError.resolve(
+                host: "127.0.0.1", service: "x", message: "Servname not supported for ai_socktype")
+        ) { try SocketAddress.resolve(host: "127.0.0.1", service: "x") }
+        let error = SocketAddressError.resolve(host: "h", service: "0", message: "Name or service not known")
+        #expect(error.description == "Failed to resolve 'h':'0': Name or service not known")
+    }
 }
 
 struct SyscallTests {
