@@ -525,8 +525,15 @@ enum QueueCommands {
         // ClipRelaxed: never an error.
         let end = min(range.end ?? queue.count, queue.count)
         let start = min(range.start, end)
-        let changed = (start..<end).lazy.filter { queue.isNewer(at: $0, than: version) }
-        guard positionsOnly else { return self.streamItems(at: changed, context: context) }
+        guard positionsOnly else {
+            // The positions gathered first, in one loop over the items' versions: a lazy filter read each item
+            // through a copy (its song retained and released) on every index step, twice (the size bound, then the
+            // pieces); all of them (`plchanges 0`) are the range itself.
+            var changed: [Int] = []
+            queue.forEachNewer(in: start..<end, than: version) { position, _ in changed.append(position) }
+            if changed.count == end - start { return self.streamItems(at: start..<end, context: context) }
+            return self.streamItems(at: changed, context: context)
+        }
         return Self.streamPositionsAndIDs(queue, in: start..<end, newerThan: version, sink: context.reply)
     }
 
