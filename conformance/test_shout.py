@@ -273,3 +273,87 @@ def test_a_long_title_is_cut_at_1023_bytes_as_mpd(icecast, tmp_path):
     assert titles["ref"] == b"StreamTitle='" + f"Tone Maker - {title}".encode()[:1023] + b"';"
     assert titles["ref"].endswith(b"\xc3';")
     assert titles["sut"] == titles["ref"]
+
+
+class _RefusingSourceServer:
+    """A source server of our own on 127.0.0.1 that takes a `SOURCE` request as Icecast does (`401` to libshout's
+    first try without credentials, `200 OK` with them, then reads and drops the stream) and answers everything else,
+    libshout's metadata updates (`GET /admin/metadata…`), with `403`: the update fails as where a server refuses
+    it."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.listener = socket.create_server((HOST, 0))
+        self.port = self.listener.getsockname()[1]
+        self.requests: list[bytes] = []
+        self.closed = False
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import threading
+        while not self.closed:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            head = b""
+            conn.settimeout(5)
+            try:
+                while b"\r\n\r\n" not in head:
+                    data = conn.recv(4096)
+                    if not data:
+                        break
+                    head += data
+            except OSError:
+                conn.close()
+                continue
+            self.requests.append(head.split(b"\r\n", 1)[0])
+            if head.startswith(b"SOURCE ") and b"\r\nauthorization: basic " not in head.lower():
+                conn.sendall(b"HTTP/1.0 401 Unauthorized\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+            elif head.startswith(b"SOURCE "):
+                conn.sendall(b"HTTP/1.0 200 OK\r\n\r\n")
+                threading.Thread(target=self._drain, args=(conn,), daemon=True).start()
+            else:
+                conn.sendall(b"HTTP/1.0 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+
+    @staticmethod
+    def _drain(conn):
+        try:
+            while conn.recv(65536):
+                pass
+        except OSError:
+            pass
+        conn.close()
+
+    def close(self):
+        self.closed = True
+        self.listener.close()
+
+
+def test_a_refused_metadata_update_is_logged_as_mpd(httpd_music):
+    """A server that takes the stream but refuses libshout's metadata update: both log `shout_output: error
+    setting shout metadata` as the song starts, and stream on."""
+    logged = {}
+    for kind, binary in (("ref", mpdtest.ref_binary()), ("sut", mpdtest.sut_binary())):
+        if not binary.exists():
+            pytest.skip(f"server not found: {binary}")
+        fake = _RefusingSourceServer()
+        server = mpdtest.Server(f"{kind}-shout-refused", binary, httpd_music, conftest._workdir(kind))
+        server.outputs = [{"type": "shout", "host": HOST, "port": str(fake.port), "password": PASSWORD,
+                           "name": f"{kind} MP3", "mount": "/refused.mp3", "encoder": "lame", "bitrate": "128",
+                           "format": "44100:16:2"}]
+        try:
+            conftest._start([server])
+            server.query('command_list_begin\nrepeat 1\nadd "0-tone.mp3"\nplay\ncommand_list_end\n')
+            found = lambda: mpdtest.log_matches(  # noqa: E731
+                server.log_path.read_text(errors="replace"), r"\b(shout_output: error setting shout metadata)$")
+            mpdtest.wait_until(lambda: found() and any(b"metadata" in r for r in fake.requests), timeout=10)
+            logged[kind] = (found()[:1], sorted({r.split(b" ", 1)[0] for r in fake.requests}))
+        finally:
+            conftest._stop(server)
+            fake.close()
+    assert logged["ref"][0] == ["shout_output: error setting shout metadata"], logged
+    assert logged["sut"] == logged["ref"]

@@ -96,10 +96,14 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
     private let wakeup = PlayerWakeup()
     private var silence: [UInt8] = []
 
-    init(prepared: any PreparedEncoder, settings: ShoutSettings, library: ShoutLibrary) {
+    /// Where a refused metadata update is logged (`shout_output`, as `mpd`'s).
+    private let logger: Logger
+
+    init(prepared: any PreparedEncoder, settings: ShoutSettings, library: ShoutLibrary, logger: Logger) {
         self.prepared = prepared
         self.settings = settings
         self.library = library
+        self.logger = logger
     }
 
     deinit { self.disable() }
@@ -272,10 +276,11 @@ final class ShoutOutput: AudioOutput, @unchecked Sendable {
         } else if let metadata = api.shout_metadata_new() {
             let artist = tags.first { $0.type == .artist }?.value ?? ""
             let title = tags.first { $0.type == .title }?.value ?? ""
+            // As mpd: a warning once per song when libshout refuses it (a source the server dropped, say).
             if api.shout_metadata_add(metadata, "song", Self.metadataSong(artist: artist, title: title))
-                == SHOUTERR_SUCCESS
+                != SHOUTERR_SUCCESS || api.shout_set_metadata_utf8(shout, metadata) != SHOUTERR_SUCCESS
             {
-                _ = api.shout_set_metadata_utf8(shout, metadata)
+                self.logger.warning("error setting shout metadata")
             }
             api.shout_metadata_free(metadata)
         }
@@ -311,9 +316,13 @@ public struct ShoutOutputPlugin: OutputPlugin {
     /// As `mpd`'s (`FLAG_NEED_FULLY_DEFINED_AUDIO_FORMAT`): the block's `format` must fix everything.
     public let needsFullyDefinedFormat = true
     private let library: ShoutLibrary
+    private let logger: Logger
 
-    /// Creates the plugin; its outputs load `library` when they are first enabled.
-    public init(library: ShoutLibrary = .shared) { self.library = library }
+    /// Creates the plugin; its outputs load `library` when they are first enabled, and log to `logger`.
+    public init(library: ShoutLibrary = .shared, logger: Logger = .discarding) {
+        self.library = library
+        self.logger = logger.labelled("shout_output")
+    }
 
     public func makeOutput(_ configuration: OutputConfiguration) throws(OutputError) -> any AudioOutput {
         let parameters = configuration.parameters
@@ -367,7 +376,7 @@ public struct ShoutOutputPlugin: OutputPlugin {
             host: host, port: port, mount: mount, user: user, password: password, name: name, genre: genre,
             description: description, url: url, quality: quality, bitrate: bitrate, isPublic: isPublic,
             format: format, protocolNumber: protocolNumber, tls: tls)
-        return ShoutOutput(prepared: prepared, settings: settings, library: self.library)
+        return ShoutOutput(prepared: prepared, settings: settings, library: self.library, logger: self.logger)
     }
 
     public func makeHardwareMixer(

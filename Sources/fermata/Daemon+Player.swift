@@ -30,7 +30,8 @@ extension Daemon {
     /// `audio_output_plugins`, as Debian builds it), which is the order of output detection.
     static func outputPlugins(logger: Logger, home: String) -> [any OutputPlugin] {
         [
-            ShoutOutputPlugin(), NullOutputPlugin(), FifoOutputPlugin(), SndioOutputPlugin(), PipeOutputPlugin(),
+            ShoutOutputPlugin(logger: logger), NullOutputPlugin(), FifoOutputPlugin(), SndioOutputPlugin(),
+            PipeOutputPlugin(),
             ALSAOutputPlugin(logger: logger), AOOutputPlugin(logger: logger), OSSOutputPlugin(logger: logger),
             OpenALOutputPlugin(),
             PipeWireOutputPlugin(logger: logger), PulseOutputPlugin(), JackOutputPlugin(logger: logger),
