@@ -50,10 +50,10 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `HOST[:PORT]` split as `mpd` splits it (`ExtractHost`): the host, and the port when one follows.
+    /// `HOST[:PORT]` split as `mpd` splits it (`ExtractHost`): the host, and the port when one follows. No I/O.
     ///
     /// - Throws: `ListenAddressError` with `mpd`'s reason.
-    static func split(_ text: String) throws(ListenAddressError) -> (host: String, service: String?) {
+    public static func split(_ text: String) throws(ListenAddressError) -> (host: String, service: String?) {
         let bytes = Array(text.utf8)
         guard let (host, end) = Self.extractHost(bytes) else { throw .extractHost }
         guard host.count < 256 else { throw .hostTooLong }
