@@ -58,8 +58,9 @@ public final class Client: ConnectionDelegate, ReplySink {
         self.settings.notifyMessage = { [weak self] in self?.notify(IdleMask(.message)) }
         self.settings.addPendingIdle = { [weak self] events in self?.notify(events) }
         self.settings.remoteCoverKept = { [weak self] in self?.armCoverExpiry() }
-        // Stop producing well before max_output_buffer_size, where mpd (and Fermata) drop a client.
-        connection.lowWaterMark = max(1024, min(connection.lowWaterMark, server.options.maxOutputBufferSize / 2))
+        // A reply's turn (`streamQuantum`), and well before max_output_buffer_size, where mpd (and Fermata) drop a
+        // client.
+        connection.lowWaterMark = max(1024, min(Self.streamQuantum, server.options.maxOutputBufferSize / 2))
     }
 
     /// Whether the client is waiting in `idle`.
@@ -260,10 +261,13 @@ public final class Client: ConnectionDelegate, ReplySink {
 
     /// How much of a streamed reply one turn produces before the session yields to the other clients (the
     /// connection resumes it after the loop's other ready work), so many large replies at once still
-    /// leave every client's next request a short wait. As much as the connection's low-water mark: each turn
-    /// costs a wake-up, a send and two `epoll_ctl`s (at 16 KiB a turn, a fifth of `listallinfo`'s CPU time);
-    /// test_abuse's status p99 under 100 non-reading clients stays at 1.3 ms.
-    static let streamQuantum = 64 * 1024
+    /// leave every client's next request a short wait. The client's connection takes as much before it stops (its
+    /// low-water mark): each turn costs a wake-up, a send and two `epoll_ctl`s (at 16 KiB a turn, a fifth of
+    /// `listallinfo`'s CPU time), and the reader gets the reply in pieces about as large (at 64 KiB a Python client
+    /// spent a fifth more CPU on `listallinfo`'s 38 MB than on mpd's 1 MiB pieces). 128 KiB: replies of megabytes
+    /// 1–6 % faster than at 64 KiB, test_abuse's status p99 under 100 non-reading clients unchanged (1.6 ms); 256
+    /// KiB gained 2–9 % more and tripled that p99 (RESULTS.md, session 20).
+    static let streamQuantum = 128 * 1024
 
     /// Produces stream pieces while the client keeps up, and says whether the stream is done; or, the first time
     /// for a stream that counts against `max_output_buffer_size`, says how much it would queue with what is queued.
