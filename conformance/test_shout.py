@@ -11,7 +11,9 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -282,8 +284,6 @@ class _RefusingSourceServer:
     it."""
 
     def __init__(self):
-        import socket
-        import threading
         self.listener = socket.create_server((HOST, 0))
         self.port = self.listener.getsockname()[1]
         self.requests: list[bytes] = []
@@ -291,7 +291,6 @@ class _RefusingSourceServer:
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self):
-        import threading
         while not self.closed:
             try:
                 conn, _ = self.listener.accept()

@@ -72,10 +72,13 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
         -> [SocketAddress]
     {
         let (host, service) = try Self.split(text)
+        return try Self.resolve(host: host, service: service ?? String(defaultPort))
+    }
+
+    /// `SocketAddress.resolve` for a split host (`*`: every address), its failure in `mpd`'s words.
+    private static func resolve(host: String, service: String) throws(ListenAddressError) -> [SocketAddress] {
         do {
-            return try SocketAddress.resolve(host: Self.node(host), service: service ?? String(defaultPort))
-        } catch let error as SocketAddressError {
-            throw .resolve(error.description)
+            return try SocketAddress.resolve(host: Self.node(host), service: service)
         } catch {
             throw .resolve("\(error)")
         }
@@ -84,13 +87,7 @@ public enum ListenAddress: Hashable, Sendable, CustomStringConvertible {
     /// `service` as a port: a number from 1 to 65535, or what `getaddrinfo` makes of it for `host`.
     private static func port(_ service: String, host: String) throws(ListenAddressError) -> UInt16 {
         if let value = UInt16(service), value > 0 { return value }
-        do {
-            return try SocketAddress.resolve(host: Self.node(host), service: service).lazy.compactMap(\.port).first ?? 0
-        } catch let error as SocketAddressError {
-            throw .resolve(error.description)
-        } catch {
-            throw .resolve("\(error)")
-        }
+        return try Self.resolve(host: host, service: service).lazy.compactMap(\.port).first ?? 0
     }
 
     /// The host part of `text` and where it ends, as `mpd`'s `ExtractHost` finds them; `nil` when there is none.

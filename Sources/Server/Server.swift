@@ -160,7 +160,7 @@ public final class Server {
             } catch {
                 self.stopListening()
                 for rest in sockets[(index + 1)...] { rest.close() }
-                throw StartError(address: socket.address.description, reason: "\(error)")
+                throw StartError(failure: "Failed to listen on '\(socket.address)': \(error)")
             }
         }
         // As mpd: after the database, before the first client (the loop has not run yet).
@@ -323,36 +323,23 @@ public final class Server {
 
 /// The server could not start: an address it could not resolve or bind, or the sticker database.
 public struct StartError: Error, CustomStringConvertible {
-    /// The socket address that could not be bound, as `mpd` writes it (`127.0.0.1:6600`, `[::]:6600`, a path);
-    /// empty otherwise.
-    public var address: String
     /// Which of the configured listen addresses did not resolve (its position in
     /// ``ServerOptions/listenAddresses``), for the caller to name its setting.
     public var listenIndex: Int?
-    /// Why, in `mpd`'s words (`Failed to bind socket: Address already in use`).
+    /// Why, in `mpd`'s words (`Failed to bind to '127.0.0.1:6600'; Failed to bind socket: Address already in use`).
     public var reason: String
 
-    /// One line for the user: `Failed to bind to 'ADDRESS'; REASON` for an address that could not be bound, as
-    /// `mpd` says it; the reason alone otherwise.
-    public var description: String {
-        self.address.isEmpty ? self.reason : "Failed to bind to '\(self.address)'; \(self.reason)"
-    }
+    /// One line for the user: the reason.
+    public var description: String { self.reason }
 
-    /// A failure before listening (the sticker database), described by `reason` alone.
+    /// A failure described by `reason` alone.
     init(failure reason: String) {
-        self.address = ""
         self.reason = reason
     }
 
     /// A listen address that did not resolve.
     init(listenIndex: Int?, reason: String) {
-        self.address = ""
         self.listenIndex = listenIndex
-        self.reason = reason
-    }
-
-    init(address: String, reason: String) {
-        self.address = address
         self.reason = reason
     }
 }
