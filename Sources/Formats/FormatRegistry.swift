@@ -43,8 +43,7 @@ public struct FormatRegistry: Sendable {
     /// Whether a plugin handles `suffix` (compared as `plugin(forSuffix:)` compares it): asked for every file an
     /// update walks, so a suffix already in lower case is looked up as it is.
     public func handles(suffix: String) -> Bool {
-        let hasUpper = suffix.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }
-        return self.pluginsBySuffix[hasUpper ? Self.asciiLowercased(suffix) : suffix]?.isEmpty == false
+        self.pluginsBySuffix[Self.asciiLowercased(suffix)]?.isEmpty == false
     }
 
     /// Every plugin handling `suffix`, in priority order.

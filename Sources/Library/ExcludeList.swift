@@ -7,15 +7,12 @@ import RawText
 /// The patterns of `.mpdignore` files: one shell wildcard per line, matched against names in that
 /// directory and, as in `mpd`, in every directory below it. Missing or unreadable files exclude nothing.
 struct ExcludeList {
-    private let patterns: [String]
-    /// `patterns` as the NUL-terminated bytes `fnmatch` takes, made once (every name a walk meets is matched).
+    /// The patterns as the NUL-terminated bytes `fnmatch` takes, each made once where its file is read (every name
+    /// a walk meets is matched; a directory inherits its parent's as they are).
     private let filePatterns: [[CChar]]
 
     /// No patterns.
-    init() {
-        self.patterns = []
-        self.filePatterns = []
-    }
+    init() { self.filePatterns = [] }
 
     /// The parent's patterns plus those of `path`, if it exists.
     init(inheriting parent: ExcludeList, path: String) {
@@ -24,15 +21,15 @@ struct ExcludeList {
 
     /// The parent's patterns plus those of a file's bytes.
     init(inheriting parent: ExcludeList, data: [UInt8]) {
-        self.patterns =
-            parent.patterns
-            + RawText.decode(data)
+        let own = RawText.decode(data)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map(Self.trimmingBlanks)
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        self.filePatterns = self.patterns.map { pattern in
-            RawText.withFilePath(pattern) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
-        }
+        self.filePatterns =
+            parent.filePatterns
+            + own.map { pattern in
+                RawText.withFilePath(pattern) { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+            }
     }
 
     /// `line` without the blanks around it: tabs and Unicode space separators (what Foundation's
