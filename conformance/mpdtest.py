@@ -69,10 +69,39 @@ def scaled(seconds: float) -> float:
 # ---------------------------------------------------------------------------
 # Servers
 
+#: Ports free_port() gave in this process.
+_given_ports: set[int] = set()
+
+
+def _ephemeral_ports() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    """A port no socket on HOST holds now, for a server to listen on later.
+
+    It is chosen at random below the kernel's ephemeral range, never from it: a port from `bind(0)` comes from the
+    range the local ports of outgoing connections come from, so another test's connection could take it before the
+    server binds it (mpd's snapcast output once failed so, `Address already in use`)."""
+    low, high = _ephemeral_ports()
+    first, last = (max(10000, low - 12000), low) if low > 11024 else (high + 1, 65536)
+    chooser = random.SystemRandom()
+    for _ in range(2000):
+        port = chooser.randrange(first, last)
+        if port in _given_ports or port == 6600:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+        _given_ports.add(port)
+        return port
+    raise RuntimeError(f"no free port in {first}-{last - 1}")
 
 
 def conf_quote(value: str) -> str:

@@ -26,9 +26,7 @@ def binary() -> Path:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return mpdtest.free_port()
 
 
 def run(args, timeout=10):
