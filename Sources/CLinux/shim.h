@@ -22,6 +22,9 @@
 /// The address of errno for the calling thread (Swift cannot read the C macro).
 static inline int fermata_errno(void) { return errno; }
 
+/// Asks the processor to bring the cache line at `address` in for a read (no fault if it is not mapped).
+static inline void fermata_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
 /// accept4(2) and pipe2(2) are GNU extensions that <sys/socket.h> and <unistd.h> hide without _GNU_SOURCE.
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int pipe2(int pipefd[2], int flags);

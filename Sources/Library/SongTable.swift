@@ -2,6 +2,7 @@
 
 import Glibc
 import Model
+import Posix
 import RawText
 
 /// The distinct tag values of a snapshot, each once (by bytes), as numbered UTF-8 byte strings in one buffer.
@@ -389,6 +390,79 @@ public struct SongTable: Sendable, RandomAccessCollection {
     /// Whether song `song`'s URI is `path` + "/" + `name` (`name` as raw bytes), compared without building it.
     func hasURI(_ song: Int32, directory: Int32, name: UnsafeBufferPointer<UInt8>) -> Bool {
         self.records[Int(song)].directory == directory && self.withNameBytes(song) { $0.elementsEqual(name) }
+    }
+
+    /// Asks the processor to load, ahead of a walk that prints song blocks, what the walk will read: called before
+    /// printing `songs[position]`, it asks for the record of the song 12 places on, the tag columns and name of the
+    /// one 8 on (whose record came in since), the value offsets of the one 4 on, and the value bytes of the one 2
+    /// on. A query's songs lie scattered over the table (every song with track 5), and without it the printer
+    /// waits on memory for most of its time: the record, the tag columns, each value's offsets and bytes. (Not the
+    /// characters of the directory's path: reaching them retains the `String`, a wait of its own.)
+    /// `songs` holds song numbers of this table.
+    @inlinable
+    public func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int) {
+        // A negative number (a song of no table: a queue's URL) is passed over.
+        func song(_ offset: Int) -> Int32? {
+            position + offset < songs.count && songs[position + offset] >= 0 ? songs[position + offset] : nil
+        }
+        self.records.withUnsafeBufferPointer { records in
+            if let song = song(12) {
+                let record = UnsafeRawPointer(records.baseAddress! + Int(song))
+                // The next song's record too: it says where the song's name and tags end.
+                Posix.prefetch(record)
+                Posix.prefetch(record + (2 * MemoryLayout<Record>.stride - 1))
+            }
+            if let song = song(8) {
+                let record = records[Int(song)]
+                self.tagValues.withUnsafeBufferPointer { values in
+                    let start = Int(record.tagStart)
+                    guard start < values.count else { return }
+                    Posix.prefetch(values.baseAddress! + start)
+                    Posix.prefetch(UnsafeRawPointer(values.baseAddress! + start) + 60)
+                }
+                self.tagTypes.withUnsafeBufferPointer { types in
+                    let start = Int(record.tagStart)
+                    if start < types.count { Posix.prefetch(types.baseAddress! + start) }
+                }
+                self.names.withUnsafeBufferPointer { names in
+                    let start = Int(record.nameStart)
+                    if start < names.count { Posix.prefetch(names.baseAddress! + start) }
+                }
+                self.directoryPaths.withUnsafeBufferPointer { paths in
+                    let directory = Int(record.directory)
+                    if directory < paths.count { Posix.prefetch(paths.baseAddress! + directory) }
+                }
+            }
+            if let song = song(4) { self.prefetchValueOffsets(song) }
+            if let song = song(2) { self.prefetchValueBytes(song) }
+        }
+    }
+
+    /// Asks for the offsets of `song`'s values in the value table.
+    @inlinable
+    func prefetchValueOffsets(_ song: Int32) {
+        self.tagValues.withUnsafeBufferPointer { values in
+            self.values.offsets.withUnsafeBufferPointer { offsets in
+                for position in self.tagPositions(song) {
+                    Posix.prefetch(offsets.baseAddress! + Int(values[position]))
+                }
+            }
+        }
+    }
+
+    /// Asks for the bytes of `song`'s values (their offsets are read: ask for them first).
+    @inlinable
+    func prefetchValueBytes(_ song: Int32) {
+        self.tagValues.withUnsafeBufferPointer { values in
+            self.values.offsets.withUnsafeBufferPointer { offsets in
+                self.values.bytes.withUnsafeBufferPointer { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    for position in self.tagPositions(song) {
+                        Posix.prefetch(base + Int(offsets[Int(values[position])]))
+                    }
+                }
+            }
+        }
     }
 
     /// Positions of song `song`'s tags in `tagType(at:)` and `valueNumber(at:)`, in stored order.

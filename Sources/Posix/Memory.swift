@@ -10,6 +10,13 @@ import Glibc
 /// Any thread; takes a moment on a large heap.
 public func releaseFreeMemory() { _ = malloc_trim(0) }
 
+/// Asks the processor to bring the memory at `address` into its cache for a coming read, without waiting for it
+/// (a hint: nothing happens for an address that is not mapped). For walks whose next addresses are known ahead and
+/// scattered over more memory than the cache holds (the song blocks of a query's answer). The corresponding C
+/// function is GCC's `__builtin_prefetch`.
+@inlinable @inline(__always)
+public func prefetch(_ address: UnsafeRawPointer) { fermata_prefetch(address) }
+
 /// Fixes glibc's thresholds for returning memory to the system, unless the environment chose them
 /// (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, or `GLIBC_TUNABLES`): blocks of 1 MiB and more get pages of
 /// their own, given back when freed, and a heap keeps at most 2 MiB free at its top.

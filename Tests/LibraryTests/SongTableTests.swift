@@ -52,6 +52,26 @@ struct SongTableTests {
         #expect(database.makeTree() == tree)
     }
 
+    /// `prefetch(_:before:)` reads only what lies inside the list and the table: every position of a list with
+    /// songs repeated, out of order, and -1 (a queue's URL) at either end and in the middle, and of an empty list,
+    /// with the table's columns left as they were.
+    @Test func prefetchStaysInsideTheListAndTheTable() {
+        let database = Database(tree: self.tree(), updateTime: 0)
+        let songs = database.songs
+        let last = Int32(songs.count - 1)
+        let lists: [[Int32]] = [
+            [], [-1], [last], [-1, 0, last, 1, -1, last, last, 0, 1, 2, -1, 0, 1, 2, 0, -1, last],
+            Array(repeating: last, count: 30),
+        ]
+        let before = (0...last).map { songs.uri($0) }
+        for list in lists {
+            list.withUnsafeBufferPointer { list in
+                for position in 0...list.count { songs.prefetch(list, before: position) }
+            }
+        }
+        #expect((0...last).map { songs.uri($0) } == before)
+    }
+
     @Test func songsAreFoundByTheBytesOfTheirURI() throws {
         let database = Database(tree: self.tree(), updateTime: 0)
         let raw = "Caf\u{E9}/" + RawText.decode([0x6E, 0xE9, 0x2E, 0x6D, 0x70, 0x33])

@@ -431,6 +431,18 @@ enum QueueCommands {
         let queue = context.partition.playlist.queue
         let tags = DatabaseCommands.visibleTags(context)
         let snapshot = SongPrinter.Snapshot(context.services.library?.database)
+        // The items' song numbers in the snapshot (-1: none), in the order of `positions`, for the printer to ask for
+        // its songs' memory ahead of it (`SongTable.prefetch`): a queue's songs lie scattered over the table.
+        let numbers: [Int32] = {
+            guard let snapshot else { return [] }
+            var numbers: [Int32] = []
+            numbers.reserveCapacity(positions.count)
+            _ = queue.visitItems(at: positions, from: positions.startIndex) { item, _ in
+                numbers.append(item.song(in: snapshot.database) ?? -1)
+                return true
+            }
+            return numbers
+        }()
         return .stream(
             ReplyStream.sized(
                 from: positions.startIndex, to: positions.endIndex, sink: context.reply,
@@ -439,29 +451,40 @@ enum QueueCommands {
                     var scratch = ReplyBuffer()
                     // The song table read once (each read retains and releases every column), as for the pieces.
                     let songs = snapshot?.songs
-                    _ = queue.visitItems(at: positions, from: positions.startIndex) { item, position in
-                        if let snapshot, let songs, let song = item.song(in: snapshot.database) {
-                            // `Pos`, `Id` and `Prio` lines of 20 digits at most.
-                            total += SongPrinter.sizeBound(song, of: songs, extra: 80)
-                        } else {
-                            // Not from the snapshot (a URL, a file outside the library): few, measured.
-                            scratch.removeAll()
-                            Self.appendItem(
-                                item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &scratch)
-                            total += scratch.bytes.count
+                    var offset = 0
+                    _ = numbers.withUnsafeBufferPointer { numbers in
+                        queue.visitItems(at: positions, from: positions.startIndex) { item, position in
+                            songs?.prefetch(numbers, before: offset)
+                            offset += 1
+                            if let snapshot, let songs, let song = item.song(in: snapshot.database) {
+                                // `Pos`, `Id` and `Prio` lines of 20 digits at most.
+                                total += SongPrinter.sizeBound(song, of: songs, extra: 80)
+                            } else {
+                                // Not from the snapshot (a URL, a file outside the library): few, measured.
+                                scratch.removeAll()
+                                Self.appendItem(
+                                    item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags,
+                                    to: &scratch)
+                                total += scratch.bytes.count
+                            }
+                            return true
                         }
-                        return true
                     }
                     return total
                 }
             ) { start, reply, bytes in
                 // Items are read in place: a copy of each would retain and release its song.
                 let songs = snapshot?.songs
-                return queue.visitItems(at: positions, from: start) { item, position in
-                    guard reply.bytes.count < bytes else { return false }
-                    Self.appendItem(
-                        item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &reply)
-                    return true
+                var offset = positions.distance(from: positions.startIndex, to: start)
+                return numbers.withUnsafeBufferPointer { numbers in
+                    queue.visitItems(at: positions, from: start) { item, position in
+                        guard reply.bytes.count < bytes else { return false }
+                        songs?.prefetch(numbers, before: offset)
+                        offset += 1
+                        Self.appendItem(
+                            item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &reply)
+                        return true
+                    }
                 }
             })
     }

@@ -38,10 +38,14 @@ enum SearchCommands {
             ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
                 // Read once: each read of `Database.songs` retains and releases every column of the table.
                 let songs = database.songs
-                for index in selected[range] {
-                    // mpd copies sorted results into "detached" songs, which do not carry the audio
-                    // format, so a sorted reply has no Format lines.
-                    SongPrinter.appendSong(index, of: songs, visibleTags: tags, format: !sorted, to: &reply)
+                selected.withUnsafeBufferPointer { selected in
+                    for position in range {
+                        songs.prefetch(selected, before: position)
+                        // mpd copies sorted results into "detached" songs, which do not carry the audio
+                        // format, so a sorted reply has no Format lines.
+                        SongPrinter.appendSong(
+                            selected[position], of: songs, visibleTags: tags, format: !sorted, to: &reply)
+                    }
                 }
             })
     }
