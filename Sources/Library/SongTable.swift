@@ -268,6 +268,19 @@ public struct SongTable: Sendable, RandomAccessCollection {
     public let values: TagValueTable
     /// The songs of playlist files' directories (cue sheet tracks), by song number; empty in most libraries.
     public let virtualSongs: [Int32: VirtualSong]
+    /// The longest of the table's names, values and directory paths and the most tags of a song.
+    public let extremes: Extremes
+
+    /// The largest of a table's parts, in bytes: what the size of any song's block can be bounded by without a look
+    /// at the song (every song of a query's answer is somewhere else in memory).
+    public struct Extremes: Sendable {
+        /// The longest file name (raw bytes), value and directory path (UTF-8 bytes).
+        public let name: Int
+        public let value: Int
+        public let directoryPath: Int
+        /// The most tags a song has.
+        public let tags: Int
+    }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { self.records.count }
@@ -830,6 +843,19 @@ public struct SongTable: Sendable, RandomAccessCollection {
         self.replayGains = replayGains
         self.directoryPaths = directoryPaths
         self.values = values
+        // Runs through the columns in order (a few milliseconds for 100k songs).
+        var (name, tags) = (0, 0)
+        for (index, record) in records.enumerated() {
+            let next = index + 1 < records.count ? records[index + 1] : nil
+            name = Swift.max(name, Int(next?.nameStart ?? UInt32(names.count)) - Int(record.nameStart))
+            tags = Swift.max(tags, Int(next?.tagStart ?? UInt32(tagTypes.count)) - Int(record.tagStart))
+        }
+        var value = 0
+        for index in values.offsets.indices.dropLast() {
+            value = Swift.max(value, Int(values.offsets[index + 1] - values.offsets[index]))
+        }
+        self.extremes = Extremes(
+            name: name, value: value, directoryPath: directoryPaths.map(\.utf8.count).max() ?? 0, tags: tags)
     }
 
     /// No songs.

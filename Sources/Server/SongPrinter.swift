@@ -151,7 +151,11 @@ enum SongPrinter {
         let keys = Self.tagKeyBytes
         let keyStarts = Self.tagKeyStarts
         let escapes = songs.values.mayHoldEscapes
-        reply.write(atMost: Self.sizeBound(song, of: songs, prefix: prefix.count)) { writer in
+        // The table's bound for every song, unless it is large (a table with a long value): then the song's own.
+        let largest = Self.largestSizeBound(of: songs, extra: 0)
+        let capacity =
+            largest <= Self.sharedBoundLimit ? largest : Self.sizeBound(song, of: songs, prefix: prefix.count)
+        reply.write(atMost: capacity) { writer in
             writer.put(bytes: prefix)
             songs.withNameBytes(song) { writer.put(bytes: $0) }
             writer.put(byte: UInt8(ascii: "\n"))
@@ -202,6 +206,19 @@ enum SongPrinter {
         }
         return bytes
     }
+
+    /// At least as many bytes as `sizeBound(song, of: songs, extra: extra)` for every song of `songs`, from the
+    /// table's `extremes`: the longest directory path and name, and the most tags each as long as the longest value.
+    @inline(__always)
+    static func largestSizeBound(of songs: SongTable, extra: Int) -> Int {
+        let extremes = songs.extremes
+        return extra + 7 + extremes.directoryPath + extremes.name + Self.fixedLinesBound + extremes.tags
+            * (Self.tagLineBound + extremes.value)
+    }
+
+    /// The largest `largestSizeBound` a song block's room is taken from (a reply buffer makes that much room for
+    /// each block it writes).
+    private static let sharedBoundLimit = 1 << 14
 
     /// The longest tag key with its `: ` and the line's newline.
     private static let tagLineBound = Self.tagKeys.map(\.count).max()! + 1

@@ -60,6 +60,37 @@ struct SongPrinterTests {
         #expect(String(decoding: fromTable.bytes, as: UTF8.self).contains("Last-Modified: 10000-01-01T00:00:00Z"))
     }
 
+    /// No song block is longer than the table's bound (`largestSizeBound`, from its `extremes`), nor than its own
+    /// (`sizeBound`); a table with a value too long for a shared bound writes each block in room of its own size.
+    @Test func everyBlockFitsTheTablesBoundAndItsOwn() throws {
+        var long = TreeDirectory(name: "")
+        for (number, length) in [5, 20_000, 7].enumerated() {
+            let info = SongInfo(tags: [TagItem(.comment, String(repeating: "x", count: length))])
+            long.songs[ByteString("\(number).mp3")] = TreeSong(
+                name: "\(number).mp3", modificationTime: 1, size: 0, info: info)
+        }
+        for database in [Self.database, Database(tree: long, updateTime: 0)] {
+            let songs = database.songs
+            let extremes = songs.extremes
+            #expect(extremes.directoryPath == (0..<songs.count).map { songs.directoryPath(Int32($0)).utf8.count }.max())
+            #expect(extremes.tags == (0..<songs.count).map { songs.tagPositions(Int32($0)).count }.max())
+            #expect(extremes.value == (0..<songs.values.count).map { songs.values[Int32($0)].utf8.count }.max())
+            let largest = SongPrinter.largestSizeBound(of: songs, extra: 0)
+            for song in Int32(0)..<Int32(songs.count) {
+                var block = ReplyBuffer()
+                SongPrinter.appendSong(song, of: songs, visibleTags: .all, playlistLine: false, to: &block)
+                #expect(block.bytes.count <= largest)
+                #expect(block.bytes.count <= SongPrinter.sizeBound(song, of: songs, extra: 0))
+                var fromInfo = ReplyBuffer()
+                let copy = songs[Int(song)]
+                SongPrinter.appendSong(
+                    uri: copy.uri, modificationTime: copy.modificationTime, info: copy.info, visibleTags: .all,
+                    to: &fromInfo)
+                #expect(block.bytes == fromInfo.bytes)
+            }
+        }
+    }
+
     @Test func formatLinesAreMadeForEachFormatAndKept() {
         var reply = ReplyBuffer()
         let formats = (1...20).map { AudioFormat(sampleRate: $0 * 1000, sampleFormat: .s24, channels: $0 % 3 + 1) }

@@ -95,6 +95,7 @@ public final class ReplyStream {
     private let produce: () -> Bool
     /// For a reply `mpd` buffers whole before sending any of it (``sized(from:to:sink:bound:fill:)``): a cheap upper
     /// bound of its size, and its exact size. Taken by ``takeSize(room:)``.
+    private var quickBound: (() -> Int?)?
     private var bound: (() -> Int)?
     private var size: (() -> Int)?
 
@@ -107,27 +108,30 @@ public final class ReplyStream {
     func next() -> Bool { self.produce() }
 
     /// For a stream that `mpd` would have buffered whole and that must not outgrow `max_output_buffer_size`, its
-    /// size as the limit needs it (taken once, before the first piece): its upper bound when that leaves more than a
-    /// little of `room`, else the exact size (the reply made once and dropped, a pass as long as the reply's own).
-    /// `nil` for a listing that streams past that limit, or once taken.
+    /// size as the limit needs it (taken once, before the first piece): the first of its upper bounds, from the
+    /// quickest, that leaves more than a little of `room`, else the exact size (the reply made once and dropped, a
+    /// pass as long as the reply's own). `nil` for a listing that streams past that limit, or once taken.
     func takeSize(room: Int) -> Int? {
         defer {
+            self.quickBound = nil
             self.bound = nil
             self.size = nil
         }
         guard let bound = self.bound, let size = self.size else { return nil }
+        if let quick = self.quickBound?(), quick + 64 <= room { return quick }
         let estimate = bound()
         return estimate + 64 <= room ? estimate : size()
     }
 
     /// A reply that `mpd` buffers whole (the queue's listings), streamed in pieces of about 64 KiB from one
     /// buffer: `fill(index, &reply, bytes)` appends the elements from `index` on until `reply` holds `bytes` or
-    /// the elements end at `end`, and returns where it stopped. `bound` gives at least its size, cheaply. Before
-    /// anything is sent its size is checked (``takeSize(room:)``), so that a reply that would outgrow the output
-    /// buffer limit drops the client with nothing of it sent, as `mpd` does.
+    /// the elements end at `end`, and returns where it stopped. `bound` gives at least its size, cheaply, and
+    /// `quickBound`, when it gives one, a looser bound with no look at each element. Before anything is sent its
+    /// size is checked (``takeSize(room:)``), so that a reply that would outgrow the output buffer limit drops the
+    /// client with nothing of it sent, as `mpd` does.
     static func sized<Index: Equatable>(
-        from start: Index, to end: Index, sink: any ReplySink, bound: @escaping () -> Int,
-        fill: @escaping (Index, inout ReplyBuffer, Int) -> Index
+        from start: Index, to end: Index, sink: any ReplySink, quickBound: (() -> Int?)? = nil,
+        bound: @escaping () -> Int, fill: @escaping (Index, inout ReplyBuffer, Int) -> Index
     ) -> ReplyStream {
         let piece = 1 << 16
         var reply = ReplyBuffer()
@@ -138,6 +142,7 @@ public final class ReplyStream {
             if !reply.bytes.isEmpty { sink.write(bytes: reply.bytes) }
             return index != end
         }
+        stream.quickBound = quickBound
         stream.bound = bound
         stream.size = {
             var scratch = ReplyBuffer()

@@ -446,6 +446,15 @@ enum QueueCommands {
         return .stream(
             ReplyStream.sized(
                 from: positions.startIndex, to: positions.endIndex, sink: context.reply,
+                quickBound: {
+                    // Every item a song of the snapshot at the table's largest block: no look at each song.
+                    guard let songs = snapshot?.songs, numbers.count == positions.count, !numbers.contains(-1) else {
+                        return nil
+                    }
+                    let (total, overflow) = numbers.count.multipliedReportingOverflow(
+                        by: SongPrinter.largestSizeBound(of: songs, extra: 80))
+                    return overflow ? nil : total
+                },
                 bound: {
                     var total = 0
                     var scratch = ReplyBuffer()
