@@ -123,13 +123,6 @@ def _record(server_factory, kind: str, music: Path, directory: Path, uri: str, o
 def _held_open(server, path: Path) -> bool:
     """Whether the server's process has `path` open (its ALSA `file` PCM still writes there)."""
     return os.path.realpath(path) in mpdtest.open_paths(server.proc.pid)
-    for entry in entries:
-        try:
-            if os.readlink(entry) == os.path.realpath(path):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 @pytest.mark.parametrize("name, output, silence, wire", [

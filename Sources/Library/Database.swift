@@ -453,6 +453,18 @@ public final class Database: Sendable {
 
         /// None.
         public static let none = Lookups(directories: false, songs: false)
+
+        /// Only the URI tables (`directories`, `songs`): what the loop reads the moment a snapshot is swapped in
+        /// (the queue looks its songs up again).
+        public var uriTables: Lookups { Lookups(directories: self.directories, songs: self.songs) }
+
+        /// Only the query indexes (every field but `directories` and `songs`).
+        public var queryIndexes: Lookups {
+            var indexes = self
+            indexes.directories = false
+            indexes.songs = false
+            return indexes
+        }
     }
 
     /// The lookup tables and query indexes built so far.
@@ -467,7 +479,8 @@ public final class Database: Sendable {
     /// Builds `lookups`: a snapshot replacing one in use answers its first lookups and queries on the loop at once,
     /// without building on the loop what the snapshot before had, and one replacing a snapshot nobody looked
     /// anything up in stays as small as one loaded at start-up (the URI tables are 1.7 MiB at 100k songs). Any
-    /// thread but the loop, before the snapshot is published.
+    /// thread but the loop (a query on the loop meanwhile builds what it needs itself, as at start-up: nothing
+    /// waits for the other).
     public func prepare(_ lookups: Lookups) {
         if lookups.directories || lookups.songs { _ = self.directory(at: "") }
         if lookups.songs { _ = self.uriIndex }

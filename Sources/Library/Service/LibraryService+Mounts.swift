@@ -297,10 +297,12 @@ extension LibraryService {
                 }
                 return Prepared(database: Self.grafted(base, mounts: updated), generation: generation)
             }
-            prepared?.database.prepare(lookups)
+            prepared?.database.prepare(lookups.uriTables)
             bound.execute { [database] service in
                 service.finishMounted(mount, database: database, prepared: prepared, modified: modified, id: id)
             }
+            // As for an update of the music directory: the query indexes after the job is reported done.
+            prepared?.database.prepare(lookups.queryIndexes)
         }
     }
 

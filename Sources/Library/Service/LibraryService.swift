@@ -340,14 +340,14 @@ public final class LibraryService {
             let (database, modified, replaced, save) = Self.update(
                 current.take(), configuration: configuration, uri: uri, discard: discard, logger: logger,
                 leftovers: leftovers)
-            // Graft the mounts (the loop uses that if they are still the same), and build here the lookup tables
-            // and query indexes the previous snapshot had (none when nothing was queued, browsed or searched since
-            // start-up): the queue looks its songs up by URI as soon as the snapshot is swapped in, and a client's
-            // next search needs what its last one did.
+            // Graft the mounts (the loop uses that if they are still the same), and build here the URI tables the
+            // previous snapshot had (none when nothing was queued or browsed since start-up): the queue looks its
+            // songs up by URI as soon as the snapshot is swapped in. Its query indexes are built once the job is
+            // reported done, below.
             let prepared = database.map {
                 Prepared(database: Self.grafted($0, mounts: mounts), generation: generation)
             }
-            prepared?.database.prepare(lookups)
+            prepared?.database.prepare(lookups.uriTables)
             // The snapshot goes to the loop first, which reports the job done; then the files are written here.
             // Meanwhile the next job waits (`saving`), and shutdown waits for the write (`pendingSaves`).
             let saved = save.flatMap { time in database.map { ($0, time) } }
@@ -358,6 +358,10 @@ public final class LibraryService {
             }
             // What the job left to free is freed once it is reported done.
             withExtendedLifetime(leftovers) {}
+            // The query indexes the previous snapshot had, for a client's next search, built after the job is
+            // reported done rather than before: with every index a library of 100k songs has, they take several
+            // times as long as the rescan of a directory. A query that needs one meanwhile builds it on the loop.
+            prepared?.database.prepare(lookups.queryIndexes)
             guard let (database, updateTime) = saved else { return }
             defer { group.leave() }
             if let path = configuration.databaseFile {

@@ -93,8 +93,9 @@ public final class DeferredReply {
 /// Loop-confined.
 public final class ReplyStream {
     private let produce: () -> Bool
-    /// For a reply `mpd` buffers whole before sending any of it (``sized(from:to:sink:bound:fill:)``): a cheap upper
-    /// bound of its size, and its exact size. Taken by ``takeSize(room:)``.
+    /// For a reply `mpd` buffers whole before sending any of it (``sized(from:to:sink:quickBound:bound:fill:)``): a
+    /// quick and loose upper bound of its size (`nil` when it has none), a cheap and closer one, and its exact size.
+    /// Taken by ``takeSize(room:)``.
     private var quickBound: (() -> Int?)?
     private var bound: (() -> Int)?
     private var size: (() -> Int)?
