@@ -88,7 +88,8 @@ def free_port() -> int:
     range the local ports of outgoing connections come from, so another test's connection could take it before the
     server binds it (mpd's snapcast output once failed so, `Address already in use`)."""
     low, high = _ephemeral_ports()
-    first, last = (max(10000, low - 12000), low) if low > 11024 else (high + 1, 65536)
+    # The larger of the stretches below and above the range (above the common 32768-60999: 4536 ports).
+    first, last = max((max(1024, low - 12000), low), (high + 1, 65536), key=lambda span: span[1] - span[0])
     chooser = random.SystemRandom()
     for _ in range(2000):
         port = chooser.randrange(first, last)

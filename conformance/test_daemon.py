@@ -25,10 +25,6 @@ def binary() -> Path:
     return path
 
 
-def free_port() -> int:
-    return mpdtest.free_port()
-
-
 def run(args, timeout=10):
     return subprocess.run([str(binary()), *args], capture_output=True, text=True, timeout=timeout)
 
@@ -133,7 +129,7 @@ def test_port_in_use_is_one_clear_line(tmp_path):
 
 
 def test_unsupported_mpd_options_are_warnings(tmp_path):
-    port = free_port()
+    port = mpdtest.free_port()
     config = write_config(tmp_path, [
         'bind_to_address "127.0.0.1"', f'port "{port}"', 'zeroconf_enabled "no"',
         'volume_normalization "yes"', "neighbors {", '  plugin "upnp"', "}",
@@ -152,8 +148,8 @@ def test_unsupported_mpd_options_are_warnings(tmp_path):
 
 
 def test_every_bind_to_address_form(tmp_path):
-    port = free_port()
-    port6 = free_port()
+    port = mpdtest.free_port()
+    port6 = mpdtest.free_port()
     home = tmp_path / "home"
     home.mkdir()
     socket_path = tmp_path / "fermata.sock"
@@ -183,7 +179,7 @@ def test_every_bind_to_address_form(tmp_path):
 
 
 def test_sigint_shuts_down_cleanly(tmp_path):
-    port = free_port()
+    port = mpdtest.free_port()
     config = write_config(tmp_path, ['bind_to_address "127.0.0.1"', f'port "{port}"'])
     daemon = Daemon(config)
     client = connect(socket.AF_INET, ("127.0.0.1", port))

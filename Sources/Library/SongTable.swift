@@ -855,7 +855,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
             value = Swift.max(value, Int(values.offsets[index + 1] - values.offsets[index]))
         }
         self.extremes = Extremes(
-            name: name, value: value, directoryPath: directoryPaths.map(\.utf8.count).max() ?? 0, tags: tags)
+            name: name, value: value, directoryPath: directoryPaths.lazy.map(\.utf8.count).max() ?? 0, tags: tags)
     }
 
     /// No songs.

@@ -425,7 +425,7 @@ enum QueueCommands {
     /// queue as it is now (a copy, which costs nothing unless the queue changes before the reply is out) and from
     /// the library's snapshot of now, so what other clients do meanwhile does not show in it; and it is sized
     /// first, so that a reply over `max_output_buffer_size` drops the client with nothing sent, as `mpd` does.
-    static func streamItems<Positions: Collection<Int>>(at positions: Positions, context: CommandContext)
+    static func streamItems<Positions: RandomAccessCollection<Int>>(at positions: Positions, context: CommandContext)
         -> CommandResult
     {
         let queue = context.partition.playlist.queue
@@ -448,9 +448,7 @@ enum QueueCommands {
                 from: positions.startIndex, to: positions.endIndex, sink: context.reply,
                 quickBound: {
                     // Every item a song of the snapshot at the table's largest block: no look at each song.
-                    guard let songs = snapshot?.songs, numbers.count == positions.count, !numbers.contains(-1) else {
-                        return nil
-                    }
+                    guard let songs = snapshot?.songs, !numbers.contains(-1) else { return nil }
                     let (total, overflow) = numbers.count.multipliedReportingOverflow(
                         by: SongPrinter.largestSizeBound(of: songs, extra: 80))
                     return overflow ? nil : total
@@ -464,8 +462,9 @@ enum QueueCommands {
                     _ = numbers.withUnsafeBufferPointer { numbers in
                         queue.visitItems(at: positions, from: positions.startIndex) { item, position in
                             songs?.prefetch(numbers, before: offset)
-                            offset += 1
-                            if let snapshot, let songs, let song = item.song(in: snapshot.database) {
+                            defer { offset += 1 }
+                            if let songs, offset < numbers.count, numbers[offset] >= 0 {
+                                let song = numbers[offset]
                                 // `Pos`, `Id` and `Prio` lines of 20 digits at most.
                                 total += SongPrinter.sizeBound(song, of: songs, extra: 80)
                             } else {
