@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import mpdtest
-from test_daemon import binary, connect, free_port, ping, stop_process as stop, write_config, GREETING
+from test_daemon import binary, connect, ping, stop_process as stop, write_config, GREETING
+from mpdtest import free_port
 
 
 def run(program, args, timeout=20, env=None):

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 import mpdtest
-from test_daemon import binary, connect, free_port, ping, stop_process, write_config, GREETING
+from test_daemon import binary, connect, ping, stop_process, write_config, GREETING
+from mpdtest import free_port
 
 
 def start_and_stop(config, reference: bool = False) -> str:

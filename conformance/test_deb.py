@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 import mpdtest
-from test_daemon import connect, free_port, ping, stop_process, GREETING
+from test_daemon import connect, ping, stop_process, GREETING
+from mpdtest import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = "fermata"

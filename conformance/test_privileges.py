@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import mpdtest
-from test_daemon import binary, connect, free_port, ping, stop_process, GREETING
+from test_daemon import binary, connect, ping, stop_process, GREETING
+from mpdtest import free_port
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root (CI runs as root)")
 

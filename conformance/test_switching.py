@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 import mpdtest
-from test_daemon import binary, free_port
+from test_daemon import binary
+from mpdtest import free_port
 from test_mpd_database import SONGS, _encode
 from test_privileges import command, start, stop, test_user  # noqa: F401  (test_user: a fixture)
 

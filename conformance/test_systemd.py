@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import mpdtest
-from test_daemon import Daemon, binary, connect, free_port, ping, write_config, GREETING
+from test_daemon import Daemon, binary, connect, ping, write_config, GREETING
+from mpdtest import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 

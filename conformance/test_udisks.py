@@ -451,7 +451,8 @@ def test_a_bus_without_udisks_lists_no_neighbors_as_in_mpd():
 def _run_both(tmp_path, body: list[str], env: dict[str, str]):
     """mpd and Fermata on a configuration of `body` that makes them fail at start-up: their last error lines."""
     from test_config_options import lines
-    from test_daemon import binary, free_port, write_config
+    from test_daemon import binary, write_config
+    from mpdtest import free_port
     config = write_config(tmp_path, lines(free_port(), *body))
     environment = {**os.environ, **env}
     ours = subprocess.run([str(binary()), str(config)], capture_output=True, text=True, timeout=20, env=environment)
@@ -485,7 +486,8 @@ def test_neighbor_plugin_fermata_lacks_is_warned_about(tmp_path):
     """mpd runs upnp's; Fermata says at start-up that it ignores it (and `listneighbors` then answers as without
     a neighbor plugin)."""
     from test_config_options import lines, start_and_stop
-    from test_daemon import free_port, write_config
+    from test_daemon import write_config
+    from mpdtest import free_port
     config = write_config(tmp_path, lines(free_port(), "neighbors {", '  plugin "upnp"', "}"))
     err = start_and_stop(config)
     assert f'{config}:4: neighbor plugin "upnp" is not supported by Fermata yet and is ignored' in err, err
