@@ -34,7 +34,7 @@ Usage (from the repository root, with Debian's Python):
    each the median of --runs runs (fewer when one run takes over 0.3 s), after one
    warm-up run, a fresh connection each (connect not timed; a shape's set-up commands
    are sent on that connection before the clock starts), from sending the command to
-   the reply's final line, read in large chunks;
+   the reply's final line, read into one buffer kept from reply to reply (`ReplyReader`);
 3. compares each shape's reply on the two servers (same bytes; else the same number
    of `file:` lines, i.e. songs; an error on either is reported, not timed), and
    prints both times, Fermata/mpd, the target (issue 17: ≤ 0.2 for a library query
@@ -192,20 +192,51 @@ def wait_scan(server: mpdtest.Server, cmds: set[str], timeout: float) -> None:
         time.sleep(0.02)
 
 
+class ReplyReader:
+    """Reads whole replies (through the final `OK` or `ACK` line) into one buffer kept from reply to reply, as
+    libmpdclient's clients (mpc, ncmpcpp) read into a buffer of their own: a fresh buffer per read would add
+    the client's page faults (about as much CPU as Fermata's server time for a reply of megabytes, and varying
+    with the state of Python's heap) to the time measured on both servers."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(1 << 20)
+        self.size = 0
+
+    def read(self, sock: socket.socket) -> int:
+        """Reads one reply; returns its size. The bytes stay in `buffer` until the next read."""
+        buffer = self.buffer
+        size = 0
+        view = memoryview(buffer)
+        try:
+            while True:
+                if size == len(buffer):
+                    view.release()
+                    buffer.extend(bytes(len(buffer)))
+                    view = memoryview(buffer)
+                n = sock.recv_into(view[size:])
+                if not n:
+                    raise ConnectionError("connection closed before the end of the reply")
+                size += n
+                if buffer[size - 1] == 0x0A:
+                    start = buffer.rfind(b"\n", max(0, size - 4096), size - 1) + 1
+                    if buffer.startswith(b"OK\n", start) or buffer.startswith(b"ACK ", start):
+                        self.size = size
+                        return size
+        finally:
+            view.release()
+
+    def reply(self) -> bytes:
+        """A copy of the last reply read."""
+        return bytes(self.buffer[:self.size])
+
+
+_reader = ReplyReader()
+
+
 def read_reply(sock: socket.socket) -> bytes:
-    """One whole reply (through its final `OK` or `ACK` line), read in large chunks."""
-    chunks = []
-    tail = b""
-    while True:
-        data = sock.recv(1 << 20)
-        if not data:
-            raise ConnectionError("connection closed before the end of the reply")
-        chunks.append(data)
-        tail = (tail + data)[-512:]
-        if tail.endswith(b"\n"):
-            last = tail[:-1].rsplit(b"\n", 1)[-1]
-            if last == b"OK" or last.startswith(b"ACK "):
-                return b"".join(chunks)
+    """One whole reply (`ReplyReader`), copied out of the shared buffer."""
+    _reader.read(sock)
+    return _reader.reply()
 
 
 def is_error(reply: bytes) -> bool:
@@ -298,10 +329,17 @@ def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Re
                     if is_error(r) and not line.startswith("rm "):
                         raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
                 t0 = time.perf_counter()
-                reply = send(sock, shape.command)
-                if shape.wait_update and not is_error(reply):
-                    wait_updated(sock, timeout)
+                sock.sendall(shape.command.encode() + b"\n")
+                _reader.read(sock)
+                # The reply is copied out of the reader's buffer after the clock stops (an update's short one
+                # before, to see whether it is an error).
+                if shape.wait_update:
+                    reply = _reader.reply()
+                    if not is_error(reply):
+                        wait_updated(sock, timeout)
                 elapsed = time.perf_counter() - t0
+                if not shape.wait_update:
+                    reply = _reader.reply()
             if is_error(reply):
                 raise Failed(f"error reply: {last_line(reply)}")
             if i == 0 and shape.runs is None and elapsed > SLOW:
@@ -343,7 +381,7 @@ def transfer_floor(size: int, runs: int = 7) -> float:
             sock.recv(64)
             t0 = time.perf_counter()
             sock.sendall(b"x\n")
-            read_reply(sock)
+            _reader.read(sock)
             if i:
                 times.append(time.perf_counter() - t0)
     thread.join()
@@ -840,7 +878,7 @@ def write_results(songs: int, header: list[str], rows: list[str], notes: list[st
     intro = ("# Benchmarks\n\nWritten by `benchmarks/run.py` (one section per library "
              "size; a new run replaces its section).\nTimes are wall-clock on 127.0.0.1; "
              "query times are the median of several runs (fresh connection each, connect not timed, from "
-             "sending the command to the reply's last line, read in large chunks).\n")
+             "sending the command to the reply's last line, read into one buffer kept from reply to reply).\n")
     text = RESULTS.read_text() if RESULTS.exists() else intro
     sections = re.split(r"(?m)^(?=## )", text)[1:]
     head = intro
