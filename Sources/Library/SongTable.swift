@@ -369,6 +369,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return Int(self.records[index].nameStart)..<end
     }
 
+    /// The bytes of the names of consecutive songs `run` together (they lie one after the other).
+    public func nameByteCount(of run: Range<Int32>) -> Int {
+        guard let first = run.first, let last = run.last else { return 0 }
+        return self.nameRange(last).upperBound - self.nameRange(first).lowerBound
+    }
+
     /// The file name in its directory.
     public func name(_ song: Int32) -> String { self.withNameBytes(song) { RawText.decode($0) } }
 

@@ -134,6 +134,13 @@ public final class Connection {
         self.output.append(writingAtMost: capacity, body)
     }
 
+    /// Queues what `body` appends to the output buffer it is given, made there rather than elsewhere and copied
+    /// in. `body` must only append: the bytes it finds are queued already (or sent).
+    public func appendInPlace(_ body: (inout [UInt8]) -> Void) {
+        guard !self.isClosed && !self.closeAfterFlush else { return }
+        body(&self.output)
+    }
+
     /// Queues a string's UTF-8 bytes.
     public func write(_ text: String) {
         guard !self.isClosed && !self.closeAfterFlush else { return }

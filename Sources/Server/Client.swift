@@ -86,6 +86,9 @@ public final class Client: ConnectionDelegate, ReplySink {
     /// Queues reply bytes.
     func write(bytes: some Sequence<UInt8>) { self.connection.write(bytes) }
 
+    /// Queues what `body` appends, made straight in the connection's output.
+    func appendInPlace(_ body: (inout [UInt8]) -> Void) { self.connection.appendInPlace(body) }
+
     /// Queues what `body` writes, at most `capacity` bytes, straight into the connection's output.
     func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
         self.connection.write(atMost: capacity, body)

@@ -48,6 +48,10 @@ struct ReplyBuffer {
     @inline(__always)
     mutating func appendISO8601(_ seconds: Int64) -> Bool { ISO8601Text.append(seconds, to: &self.bytes) }
 
+    /// Swaps the buffer's bytes with `other` (nothing is copied): lines appended in between go to the end of what
+    /// `other` held.
+    mutating func exchangeBytes(with other: inout [UInt8]) { swap(&self.bytes, &other) }
+
     /// Empties the buffer, keeping its storage (after its bytes were written out).
     mutating func removeAll() { self.bytes.removeAll(keepingCapacity: true) }
 

@@ -12,12 +12,21 @@ protocol ReplySink: AnyObject {
     func write(bytes: some Sequence<UInt8>)
     /// Queues what `body` writes, at most `capacity` bytes (more traps), as they are.
     func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void)
+    /// Queues what `body` appends to the bytes it is given (it must not change what they held), as they are.
+    func appendInPlace(_ body: (inout [UInt8]) -> Void)
 }
 
 extension ReplySink {
     /// Queues what `body` writes, at most `capacity` bytes (more traps), through `write(bytes:)`.
     func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
         self.write(bytes: ByteWriter.bytes(capacity: capacity, body))
+    }
+
+    /// Queues what `body` appends to an empty array, through `write(bytes:)`.
+    func appendInPlace(_ body: (inout [UInt8]) -> Void) {
+        var bytes: [UInt8] = []
+        body(&bytes)
+        if !bytes.isEmpty { self.write(bytes: bytes) }
     }
 
     /// Writes what `append` makes of each element of `elements` from one buffer, every 64 KiB: one write per

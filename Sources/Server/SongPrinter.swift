@@ -260,6 +260,53 @@ enum SongPrinter {
         }
     }
 
+    /// `file:` lines of consecutive songs `run` of one directory, in one write: the `file: DIR/` prefix once, then
+    /// each name from the table's bytes. With `playlistLines` (`listall`), a song whose tags hold a cue sheet is
+    /// followed by its `playlist:` line.
+    static func appendFileLines(
+        _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, to reply: inout ReplyBuffer
+    ) {
+        guard let first = run.first else { return }
+        guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
+            for song in run {
+                Self.appendFileLine(song, of: songs, to: &reply)
+                Self.appendPlaylistLine(song, of: songs, to: &reply)
+            }
+            return
+        }
+        let prefix = Self.filePrefix(first, of: songs, in: &reply)
+        let capacity = run.count * (prefix.count + 1) + songs.nameByteCount(of: run)
+        prefix.withUnsafeBufferPointer { prefix in
+            reply.write(atMost: capacity) { writer in
+                for song in run {
+                    songs.withNameBytes(song) { name in
+                        writer.put(bytes: prefix)
+                        writer.put(bytes: name)
+                        writer.put(byte: UInt8(ascii: "\n"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `file:` lines of songs `selected` (`appendFileLines(_:of:playlistLines:to:)` for each run of consecutive
+    /// songs of one directory in it), without `playlist:` lines (`list file`).
+    static func appendFileLines(_ selected: ArraySlice<Int32>, of songs: SongTable, to reply: inout ReplyBuffer) {
+        var start = selected.startIndex
+        while start < selected.endIndex {
+            let first = selected[start]
+            let directory = songs.directory(first)
+            var end = start + 1
+            while end < selected.endIndex && selected[end] == first + Int32(end - start)
+                && songs.directory(selected[end]) == directory
+            {
+                end += 1
+            }
+            Self.appendFileLines(first..<(first + Int32(end - start)), of: songs, playlistLines: false, to: &reply)
+            start = end
+        }
+    }
+
     /// `file: DIR/` for song `song`, made once for a run of songs of one directory (`ReplyBuffer.prefix`).
     @inline(__always)
     private static func filePrefix(_ song: Int32, of songs: SongTable, in reply: inout ReplyBuffer) -> [UInt8] {

@@ -159,8 +159,26 @@ public final class ReplyStream {
         return stream
     }
 
-    /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines to one buffer, emptied
-    /// (its storage and its line caches kept) before each chunk, and written as one piece.
+    /// Streams what `fill(&reply, size)` appends to `sink`, about 64 KiB at a time: `fill` appends until `reply`
+    /// holds `size` bytes or there is no more, and returns whether more remain. The pieces are made in the sink's
+    /// own buffer (``ReplySink/appendInPlace(_:)``), not copied there; the line caches of `reply` are kept from
+    /// piece to piece.
+    static func pieces(sink: any ReplySink, fill: @escaping (inout ReplyBuffer, Int) -> Bool) -> ReplyStream {
+        var reply = ReplyBuffer()
+        return ReplyStream {
+            var more = false
+            sink.appendInPlace { output in
+                reply.exchangeBytes(with: &output)
+                let size = reply.bytes.count + (1 << 16)
+                more = fill(&reply, size)
+                reply.exchangeBytes(with: &output)
+            }
+            return more
+        }
+    }
+
+    /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines, made in the sink's own
+    /// buffer (``ReplySink/appendInPlace(_:)``); the line caches of `reply` are kept from chunk to chunk.
     static func chunked(
         count: Int, chunk: Int = 64, sink: any ReplySink, append: @escaping (Range<Int>, inout ReplyBuffer) -> Void
     ) -> ReplyStream {
@@ -169,9 +187,11 @@ public final class ReplyStream {
         return ReplyStream {
             let end = min(position + chunk, count)
             if position < end {
-                reply.removeAll()
-                append(position..<end, &reply)
-                sink.write(bytes: reply.bytes)
+                sink.appendInPlace { output in
+                    reply.exchangeBytes(with: &output)
+                    append(position..<end, &reply)
+                    reply.exchangeBytes(with: &output)
+                }
             }
             position = end
             return position < count

@@ -124,78 +124,42 @@ enum DatabaseCommands {
         var uri = context.arguments.first ?? ""
         if uri == "/" { uri = "" }
         let database = try database(context)
-        let entries = try walk(database, uri: uri, recursive: true)
+        // Runs of songs short enough that a piece is not much more than `ReplyStream.pieces`' size.
+        var listing = try walk(database, uri: uri, recursive: true, longestRun: full ? 32 : 256)
         let sink = context.reply
         let tags = visibleTags(context)
         let paths = database.directoryPathTable()
-        // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each chunk is one buffer
+        // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each piece is one buffer
         // and one write.
         return .stream(
-            ReplyStream.chunked(count: entries.count, chunk: full ? 64 : 256, sink: sink) { range, reply in
-                // The table read once per chunk: each read of `Database.songs` retains every column.
+            ReplyStream.pieces(sink: sink) { reply, size in
+                // The table read once per piece: each read of `Database.songs` retains every column.
                 let songs = database.songs
-                for entry in entries[range] {
+                return listing.advance { entry in
                     append(
                         entry, database: database, songs: songs, paths: paths, full: full, tags: tags, to: &reply)
+                    return reply.bytes.count < size
                 }
             })
     }
 
-    /// One line group of a listing: a directory, a song, or a playlist file of a directory.
-    enum Entry {
-        case directory(Int32)
-        /// The root of a mounted storage's database, at its mount point's path.
-        case mountRoot(Int32)
-        case song(Int32)
-        /// A directory's playlist file, by its index there (Int32: an entry takes 12 bytes, not 24).
-        case playlist(directory: Int32, index: Int32)
-    }
-
-    /// What a listing of `uri` shows, in `mpd`'s order: for a directory its songs, its playlist files,
-    /// then each sub-directory (followed, when recursive, by its contents); for a song just the song.
+    /// What a listing of `uri` shows, in `mpd`'s order (``Database/Listing``), made as it is asked for.
     ///
-    /// - Throws: `No such directory` (50) when `uri` is neither.
-    static func walk(_ database: Database, uri: String, recursive: Bool) throws(AckError) -> [Entry] {
-        var entries: [Entry] = []
-        if let directory = database.directory(at: uri) {
-            // The whole library's listing: every song and directory, grown once at most (a large array's doublings
-            // each map, copy and unmap it).
-            if recursive && directory == 0 {
-                entries.reserveCapacity(database.songs.count + database.directories.count + 64)
-            }
-            if recursive && directory != 0 {
-                entries.append(database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory))
-            }
-            let directories = database.directories
-            func visit(_ index: Int32) {
-                // Field by field: a copy of the whole directory would retain each of its references.
-                for song in directories[Int(index)].songs where !database.isHidden(song) {
-                    entries.append(.song(song))
-                }
-                for position in directories[Int(index)].playlists.indices {
-                    entries.append(.playlist(directory: index, index: Int32(position)))
-                }
-                for child in directories[Int(index)].children {
-                    entries.append(.directory(child))
-                    guard recursive else { continue }
-                    // As mpd: a mount point, then the root of the storage's database, under the same path.
-                    if database.mountRootTime(child) != nil { entries.append(.mountRoot(child)) }
-                    visit(child)
-                }
-            }
-            visit(directory)
-        } else if let song = database.song(at: uri) {
-            entries.append(.song(song))
-        } else {
+    /// - Throws: `No such directory` (50) when `uri` is neither a directory nor a song.
+    static func walk(
+        _ database: Database, uri: String, recursive: Bool, longestRun: Int = 256
+    ) throws(AckError) -> Database.Listing {
+        guard let listing = database.listing(of: uri, recursive: recursive, longestRun: longestRun) else {
             throw AckError(.noExist, "No such directory")
         }
-        return entries
+        return listing
     }
 
     /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form;
     /// `songs` is `database.songs`, `paths` its `directoryPathTable()`.
     static func append(
-        _ entry: Entry, database: Database, songs: SongTable, paths: TagValueTable, full: Bool, tags: TagMask,
+        _ entry: Database.ListingEntry, database: Database, songs: SongTable, paths: TagValueTable, full: Bool,
+        tags: TagMask,
         to reply: inout ReplyBuffer
     ) {
         switch entry {
@@ -215,12 +179,11 @@ enum DatabaseCommands {
             if full, let time = database.mountRootTime(index), time >= 0 {
                 SongPrinter.appendLastModified(time, to: &reply)
             }
-        case .song(let index):
+        case .songs(let run):
             if full {
-                SongPrinter.appendSong(index, of: songs, visibleTags: tags, to: &reply)
+                for index in run { SongPrinter.appendSong(index, of: songs, visibleTags: tags, to: &reply) }
             } else {
-                SongPrinter.appendFileLine(index, of: songs, to: &reply)
-                SongPrinter.appendPlaylistLine(index, of: songs, to: &reply)
+                SongPrinter.appendFileLines(run, of: songs, playlistLines: true, to: &reply)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]

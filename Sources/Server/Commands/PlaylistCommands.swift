@@ -383,9 +383,9 @@ enum PlaylistCommands {
     /// - Throws: `No database`, `No such directory`.
     static func songs(at uri: String, context: CommandContext) throws(AckError) -> [String] {
         let database = try DatabaseCommands.database(context)
-        return try DatabaseCommands.walk(database, uri: uri, recursive: true).compactMap { entry in
-            guard case .song(let index) = entry else { return nil }
-            return database.songs.uri(index)
+        return try DatabaseCommands.walk(database, uri: uri, recursive: true).flatMap { entry in
+            guard case .songs(let run) = entry else { return [String]() }
+            return run.map { database.songs.uri($0) }
         }
     }
 

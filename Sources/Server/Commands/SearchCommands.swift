@@ -96,7 +96,7 @@ enum SearchCommands {
                 ReplyStream.chunked(count: selected.count, chunk: 256, sink: sink) { range, reply in
                     // Read once: each read of `Database.songs` retains and releases every column of the table.
                     let songs = database.songs
-                    for index in selected[range] { SongPrinter.appendFileLine(index, of: songs, to: &reply) }
+                    SongPrinter.appendFileLines(selected[range], of: songs, to: &reply)
                 })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+extension Database {
+    /// One step of a listing of the tree (`lsinfo`, `listall`, `listallinfo`).
+    public enum ListingEntry: Equatable, Sendable {
+        /// A directory, by its number.
+        case directory(Int32)
+        /// The root of a mounted storage's database, at its mount point's path.
+        case mountRoot(Int32)
+        /// Visible songs of one directory, one after the other in the song table (their names are too).
+        case songs(Range<Int32>)
+        /// A directory's playlist file, by its index there.
+        case playlist(directory: Int32, index: Int32)
+    }
+
+    /// What a listing shows, in `mpd`'s order, made as it is asked for: for a directory its songs, its playlist
+    /// files, then each sub-directory (followed, when recursive, by its contents); for a song just the song.
+    /// A listing of the whole library needs no array of its hundred thousand entries.
+    public struct Listing: Sequence, IteratorProtocol {
+        /// A directory being listed, and how far.
+        private struct Frame {
+            let directory: Int32
+            var song: Int32
+            var playlist = 0
+            var child = 0
+        }
+
+        private let database: Database
+        private let recursive: Bool
+        private let longestRun: Int32
+        private var frames: [Frame] = []
+        /// An entry to give before going on with the frames.
+        private var pending: ListingEntry?
+
+        /// The listing of directory `directory`, recursive or not; runs of songs hold at most `longestRun`.
+        ///
+        /// A recursive listing of a directory other than the root starts with that directory (or, for a mount
+        /// point, the root of its storage's database), as `mpd`'s does.
+        public init(of directory: Int32, in database: Database, recursive: Bool, longestRun: Int = 256) {
+            self.database = database
+            self.recursive = recursive
+            self.longestRun = Int32(Swift.max(1, longestRun))
+            if recursive && directory != 0 {
+                self.pending = database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory)
+            }
+            self.frames = [Frame(directory: directory, song: database.directories[Int(directory)].songs.lowerBound)]
+        }
+
+        /// The listing of song `song` alone.
+        public init(song: Int32, in database: Database) {
+            self.database = database
+            self.recursive = false
+            self.longestRun = 1
+            self.pending = .songs(song..<(song + 1))
+        }
+
+        /// Hands the next entries to `body` while it returns `true`; returns `false` once there are no more (and
+        /// `true` when `body` stopped it: more may remain).
+        public mutating func advance(while body: (ListingEntry) -> Bool) -> Bool {
+            while let entry = self.next() {
+                if !body(entry) { return true }
+            }
+            return false
+        }
+
+        public mutating func next() -> ListingEntry? {
+            if let pending = self.pending {
+                self.pending = nil
+                return pending
+            }
+            while let top = self.frames.last {
+                let index = Int(top.directory)
+                // Field by field: a copy of the whole directory would retain each of its references.
+                let songs = self.database.directories[index].songs
+                if top.song < songs.upperBound {
+                    var start = top.song
+                    while start < songs.upperBound && self.database.isHidden(start) { start += 1 }
+                    var end = start
+                    let limit = Swift.min(songs.upperBound, start &+ self.longestRun)
+                    while end < limit && !self.database.isHidden(end) { end += 1 }
+                    self.frames[self.frames.count - 1].song = end
+                    if start < end { return .songs(start..<end) }
+                    continue
+                }
+                if top.playlist < self.database.directories[index].playlists.count {
+                    self.frames[self.frames.count - 1].playlist += 1
+                    return .playlist(directory: top.directory, index: Int32(top.playlist))
+                }
+                let children = self.database.directories[index].children
+                guard top.child < children.count else {
+                    self.frames.removeLast()
+                    continue
+                }
+                let child = children[top.child]
+                self.frames[self.frames.count - 1].child += 1
+                if self.recursive {
+                    // As mpd: a mount point, then the root of the storage's database, under the same path.
+                    if self.database.mountRootTime(child) != nil { self.pending = .mountRoot(child) }
+                    self.frames.append(
+                        Frame(directory: child, song: self.database.directories[Int(child)].songs.lowerBound))
+                }
+                return .directory(child)
+            }
+            return nil
+        }
+    }
+
+    /// The listing of `uri`: a directory's (``Listing``), or a song's alone; `nil` when it is neither.
+    public func listing(of uri: String, recursive: Bool, longestRun: Int = 256) -> Listing? {
+        if let directory = self.directory(at: uri) {
+            return Listing(of: directory, in: self, recursive: recursive, longestRun: longestRun)
+        }
+        if let song = self.song(at: uri) { return Listing(song: song, in: self) }
+        return nil
+    }
+}

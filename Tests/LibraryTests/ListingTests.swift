@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import Model
+import Testing
+
+@testable import Library
+
+struct ListingTests {
+    /// Root: three songs and a playlist file; `a` (three songs, the middle one hidden) with `a/b` (one song) and
+    /// the empty `a/c`; `m`, a mount point with one song; `z` with one song.
+    static func database() -> Database {
+        func songs(_ names: String...) -> [ByteString: TreeSong] {
+            Dictionary(
+                uniqueKeysWithValues: names.map {
+                    (ByteString($0), TreeSong(name: $0, modificationTime: 0, size: 0, info: SongInfo()))
+                })
+        }
+        var root = TreeDirectory(name: "")
+        root.songs = songs("r1.mp3", "r2.mp3", "r3.mp3")
+        root.playlists = [TreePlaylist(name: "list.m3u", modificationTime: 5)]
+        var a = TreeDirectory(name: "a")
+        a.songs = songs("x1.mp3", "x2.mp3", "x3.mp3")
+        var b = TreeDirectory(name: "b")
+        b.songs = songs("y.mp3")
+        a.children["b"] = b
+        a.children["c"] = TreeDirectory(name: "c")
+        root.children["a"] = a
+        var m = TreeDirectory(name: "m")
+        m.songs = songs("w.mp3")
+        root.children["m"] = m
+        var z = TreeDirectory(name: "z")
+        z.songs = songs("v.mp3")
+        root.children["z"] = z
+        let plain = Database(tree: root, updateTime: 0)
+        let hiding = Database(
+            directories: plain.directories, songs: plain.songs, updateTime: 0, hiddenURIs: ["a/x2.mp3"])
+        return hiding.marking(mountRoots: [plain.directory(at: "m")!: 42])
+    }
+
+    /// Each entry as text, runs of songs song by song.
+    static func lines(_ listing: Database.Listing, of database: Database) -> [String] {
+        listing.flatMap { entry -> [String] in
+            switch entry {
+            case .directory(let index): ["directory \(database.directories[Int(index)].path)"]
+            case .mountRoot(let index): ["root \(database.directories[Int(index)].path)"]
+            case .songs(let run): run.map { "song \(database.songs.uri($0))" }
+            case .playlist(let directory, let index):
+                ["playlist \(database.directories[Int(directory)].playlists[Int(index)].name)"]
+            }
+        }
+    }
+
+    @Test func aRecursiveListingOfTheRootGoesSongsPlaylistsThenEachDirectoryAndItsContents() throws {
+        let database = Self.database()
+        let expected = [
+            "song r1.mp3", "song r2.mp3", "song r3.mp3", "playlist list.m3u",
+            "directory a", "song a/x1.mp3", "song a/x3.mp3", "directory a/b", "song a/b/y.mp3", "directory a/c",
+            "directory m", "root m", "song m/w.mp3",
+            "directory z", "song z/v.mp3",
+        ]
+        for longest in [1, 2, 256] {
+            let listing = try #require(database.listing(of: "", recursive: true, longestRun: longest))
+            #expect(Self.lines(listing, of: database) == expected)
+            // Runs: no longer than asked, never across a hidden song or a directory.
+            for case .songs(let run) in listing {
+                #expect(!run.isEmpty && run.count <= longest)
+                #expect(run.allSatisfy { !database.isHidden($0) })
+                #expect(Set(run.map { database.songs.directory($0) }).count == 1)
+            }
+        }
+        let whole = try #require(database.listing(of: "", recursive: true))
+        #expect(
+            Array(whole).prefix(1) == [.songs(0..<3)], "the root's three songs are one run")
+    }
+
+    @Test func aListingBelowTheRootStartsWithItsDirectoryOrItsStoragesRoot() throws {
+        let database = Self.database()
+        let a = try #require(database.listing(of: "a", recursive: true))
+        #expect(
+            Self.lines(a, of: database) == [
+                "directory a", "song a/x1.mp3", "song a/x3.mp3", "directory a/b", "song a/b/y.mp3", "directory a/c",
+            ])
+        let m = try #require(database.listing(of: "m", recursive: true))
+        #expect(Self.lines(m, of: database) == ["root m", "song m/w.mp3"])
+    }
+
+    @Test func aFlatListingShowsTheDirectorysOwnEntriesOnly() throws {
+        let database = Self.database()
+        let root = try #require(database.listing(of: "", recursive: false))
+        #expect(
+            Self.lines(root, of: database) == [
+                "song r1.mp3", "song r2.mp3", "song r3.mp3", "playlist list.m3u", "directory a", "directory m",
+                "directory z",
+            ])
+        let a = try #require(database.listing(of: "a", recursive: false))
+        #expect(Self.lines(a, of: database) == ["song a/x1.mp3", "song a/x3.mp3", "directory a/b", "directory a/c"])
+    }
+
+    @Test func aSongIsListedAloneAndAnythingElseIsNoListing() throws {
+        let database = Self.database()
+        let song = try #require(database.listing(of: "a/b/y.mp3", recursive: true))
+        #expect(Self.lines(song, of: database) == ["song a/b/y.mp3"])
+        #expect(database.listing(of: "a/nothing", recursive: true) == nil)
+        // A hidden song (a file a cue sheet names) is found by its URI, as by `song(at:)`.
+        let hidden = try #require(database.listing(of: "a/x2.mp3", recursive: false))
+        #expect(Self.lines(hidden, of: database) == ["song a/x2.mp3"])
+    }
+
+    @Test func advanceStopsWhereItsBodySaysAndGoesOnFromThere() throws {
+        let database = Self.database()
+        var listing = try #require(database.listing(of: "", recursive: true, longestRun: 1))
+        var taken: [Database.ListingEntry] = []
+        #expect(
+            listing.advance {
+                taken.append($0); return taken.count < 4
+            })
+        #expect(taken.count == 4)
+        #expect(
+            !listing.advance {
+                taken.append($0); return true
+            })
+        let all = try #require(database.listing(of: "", recursive: true, longestRun: 1))
+        #expect(taken == Array(all))
+    }
+}
