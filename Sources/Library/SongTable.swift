@@ -415,11 +415,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
     /// printing `songs[position]`, it asks for the record of the song 12 places on, the tag columns and name of the
     /// one 8 on (whose record came in since), the value offsets of the one 4 on, and the value bytes of the one 2
     /// on. A query's songs lie scattered over the table (every song with track 5), and without it the printer
-    /// waits on memory for most of its time: the record, the tag columns, each value's offsets and bytes. (Not the
-    /// characters of the directory's path: reaching them retains the `String`, a wait of its own.)
-    /// `songs` holds song numbers of this table.
+    /// waits on memory for most of its time: the record, the tag columns, each value's offsets and bytes. With
+    /// `paths` (the snapshot's table of directory paths, `Database.directoryPathTable()`), the directory's path too:
+    /// its offsets 8 on, its bytes 4 on. (Not the characters of the path's `String`: reaching them retains it, a
+    /// wait of its own.) `songs` holds song numbers of this table.
     @inlinable
-    public func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int) {
+    public func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int, paths: TagValueTable? = nil) {
         // A negative number (a song of no table: a queue's URL) is passed over.
         func song(_ offset: Int) -> Int32? {
             position + offset < songs.count && songs[position + offset] >= 0 ? songs[position + offset] : nil
@@ -447,12 +448,32 @@ public struct SongTable: Sendable, RandomAccessCollection {
                     let start = Int(record.nameStart)
                     if start < names.count { Posix.prefetch(names.baseAddress! + start) }
                 }
-                self.directoryPaths.withUnsafeBufferPointer { paths in
-                    let directory = Int(record.directory)
-                    if directory < paths.count { Posix.prefetch(paths.baseAddress! + directory) }
+                if let paths {
+                    paths.offsets.withUnsafeBufferPointer { offsets in
+                        let directory = Int(record.directory)
+                        if directory < offsets.count { Posix.prefetch(offsets.baseAddress! + directory) }
+                    }
+                } else {
+                    self.directoryPaths.withUnsafeBufferPointer { paths in
+                        let directory = Int(record.directory)
+                        if directory < paths.count { Posix.prefetch(paths.baseAddress! + directory) }
+                    }
                 }
             }
-            if let song = song(4) { self.prefetchValueOffsets(song) }
+            if let song = song(4) {
+                self.prefetchValueOffsets(song)
+                if let paths {
+                    paths.offsets.withUnsafeBufferPointer { offsets in
+                        paths.bytes.withUnsafeBufferPointer { bytes in
+                            let directory = Int(records[Int(song)].directory)
+                            guard directory < offsets.count, let base = bytes.baseAddress,
+                                Int(offsets[directory]) < bytes.count
+                            else { return }
+                            Posix.prefetch(base + Int(offsets[directory]))
+                        }
+                    }
+                }
+            }
             if let song = song(2) { self.prefetchValueBytes(song) }
         }
     }

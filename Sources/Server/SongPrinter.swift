@@ -139,9 +139,9 @@ enum SongPrinter {
     /// size bound); the `file: DIR/` start and the `Format` line are made once for a run of songs that share them.
     static func appendSong(
         _ song: Int32, of songs: SongTable, visibleTags: TagMask, format: Bool = true, playlistLine: Bool = true,
-        to reply: inout ReplyBuffer
+        paths: TagValueTable? = nil, to reply: inout ReplyBuffer
     ) {
-        let prefix = Self.filePrefix(song, of: songs, in: &reply)
+        let prefix = Self.filePrefix(song, of: songs, paths: paths, in: &reply)
         let formatLine = format ? songs.audioFormat(song).map { reply.formatLine($0) } : nil
         let virtual = songs.virtualSong(song)
         let time = songs.modificationTime(song)
@@ -264,7 +264,8 @@ enum SongPrinter {
     /// each name from the table's bytes. With `playlistLines` (`listall`), a song whose tags hold a cue sheet is
     /// followed by its `playlist:` line.
     static func appendFileLines(
-        _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, to reply: inout ReplyBuffer
+        _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, paths: TagValueTable? = nil,
+        to reply: inout ReplyBuffer
     ) {
         guard let first = run.first else { return }
         guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
@@ -274,7 +275,7 @@ enum SongPrinter {
             }
             return
         }
-        let prefix = Self.filePrefix(first, of: songs, in: &reply)
+        let prefix = Self.filePrefix(first, of: songs, paths: paths, in: &reply)
         let capacity = run.count * (prefix.count + 1) + songs.nameByteCount(of: run)
         prefix.withUnsafeBufferPointer { prefix in
             reply.write(atMost: capacity) { writer in
@@ -307,10 +308,26 @@ enum SongPrinter {
         }
     }
 
-    /// `file: DIR/` for song `song`, made once for a run of songs of one directory (`ReplyBuffer.prefix`).
+    /// `file: DIR/` for song `song`, made once for a run of songs of one directory (`ReplyBuffer.prefix`); from the
+    /// bytes of `paths` (the snapshot's `directoryPathTable()`) when it is given and they are the wire's.
     @inline(__always)
-    private static func filePrefix(_ song: Int32, of songs: SongTable, in reply: inout ReplyBuffer) -> [UInt8] {
-        reply.prefix(key: songs.directory(song)) { prefix in
+    private static func filePrefix(
+        _ song: Int32, of songs: SongTable, paths: TagValueTable? = nil, in reply: inout ReplyBuffer
+    ) -> [UInt8] {
+        let directory = songs.directory(song)
+        return reply.prefix(key: directory) { prefix in
+            if let paths, !paths.mayHoldEscapes {
+                paths.withBytes(directory) { path in
+                    prefix.append(writingAtMost: 7 + path.count) { writer in
+                        writer.put("file: ")
+                        if !path.isEmpty {
+                            writer.put(bytes: path)
+                            writer.put(byte: UInt8(ascii: "/"))
+                        }
+                    }
+                }
+                return
+            }
             let path = songs.directoryPath(song)
             prefix.append(writingAtMost: 7 + path.utf8.count) { writer in
                 writer.put("file: ")

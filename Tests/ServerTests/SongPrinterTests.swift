@@ -91,6 +91,56 @@ struct SongPrinterTests {
         }
     }
 
+    /// Blocks whose `file: DIR/` comes from the snapshot's table of directory paths, and `file:` lines written a
+    /// run of one directory's songs at a time (`listall`, `list file`), are the song-by-song ones; a table whose
+    /// paths hold raw bytes (`Self.database`) takes the paths' strings.
+    @Test func pathTableBlocksAndRunsOfFileLinesAreTheSongBySongOnes() {
+        var plain = TreeDirectory(name: "")
+        var album = TreeDirectory(name: "Album")
+        var disc = TreeDirectory(name: "Disc 2")
+        for number in 0..<12 {
+            let info = SongInfo(tags: [TagItem(.title, "T\(number)")], hasPlaylist: number == 7)
+            let song = TreeSong(name: "\(number).flac", modificationTime: 1, size: 0, info: info)
+            switch number % 3 {
+            case 0: plain.songs[ByteString(song.name)] = song
+            case 1: album.songs[ByteString(song.name)] = song
+            default: disc.songs[ByteString(song.name)] = song
+            }
+        }
+        album.children["Disc 2"] = disc
+        plain.children["Album"] = album
+        for database in [Self.database, Database(tree: plain, updateTime: 0)] {
+            let songs = database.songs
+            let paths = database.directoryPathTable()
+            let all = Array(Int32(0)..<Int32(songs.count))
+            var fromPaths = ReplyBuffer()
+            var fromStrings = ReplyBuffer()
+            for song in all {
+                SongPrinter.appendSong(song, of: songs, visibleTags: .all, paths: paths, to: &fromPaths)
+                SongPrinter.appendSong(song, of: songs, visibleTags: .all, to: &fromStrings)
+            }
+            #expect(fromPaths.bytes == fromStrings.bytes)
+            var runs = ReplyBuffer()
+            var single = ReplyBuffer()
+            for directory in database.directories {
+                SongPrinter.appendFileLines(directory.songs, of: songs, playlistLines: true, paths: paths, to: &runs)
+                for song in directory.songs {
+                    SongPrinter.appendFileLine(song, of: songs, to: &single)
+                    SongPrinter.appendPlaylistLine(song, of: songs, to: &single)
+                }
+            }
+            #expect(runs.bytes == single.bytes)
+            // A selection split into runs of consecutive songs of one directory: the table from song 4 on (runs
+            // that end where a directory does), then songs 3 to 0 (each alone).
+            let selection = Array(all[4...]) + all[..<4].reversed()
+            var split = ReplyBuffer()
+            var each = ReplyBuffer()
+            SongPrinter.appendFileLines(selection[...], of: songs, to: &split)
+            for song in selection { SongPrinter.appendFileLine(song, of: songs, to: &each) }
+            #expect(split.bytes == each.bytes)
+        }
+    }
+
     @Test func formatLinesAreMadeForEachFormatAndKept() {
         var reply = ReplyBuffer()
         let formats = (1...20).map { AudioFormat(sampleRate: $0 * 1000, sampleFormat: .s24, channels: $0 % 3 + 1) }

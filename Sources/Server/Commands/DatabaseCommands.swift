@@ -181,9 +181,11 @@ enum DatabaseCommands {
             }
         case .songs(let run):
             if full {
-                for index in run { SongPrinter.appendSong(index, of: songs, visibleTags: tags, to: &reply) }
+                for index in run {
+                    SongPrinter.appendSong(index, of: songs, visibleTags: tags, paths: paths, to: &reply)
+                }
             } else {
-                SongPrinter.appendFileLines(run, of: songs, playlistLines: true, to: &reply)
+                SongPrinter.appendFileLines(run, of: songs, playlistLines: true, paths: paths, to: &reply)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]

@@ -431,6 +431,7 @@ enum QueueCommands {
         let queue = context.partition.playlist.queue
         let tags = DatabaseCommands.visibleTags(context)
         let snapshot = SongPrinter.Snapshot(context.services.library?.database)
+        let paths = snapshot?.database.directoryPathTable()
         // The items' song numbers in the snapshot (-1: none), in the order of `positions`, for the printer to ask for
         // its songs' memory ahead of it (`SongTable.prefetch`): a queue's songs lie scattered over the table.
         let numbers: [Int32] = {
@@ -487,10 +488,11 @@ enum QueueCommands {
                 return numbers.withUnsafeBufferPointer { numbers in
                     queue.visitItems(at: positions, from: start) { item, position in
                         guard reply.bytes.count < bytes else { return false }
-                        songs?.prefetch(numbers, before: offset)
+                        songs?.prefetch(numbers, before: offset, paths: paths)
                         offset += 1
                         Self.appendItem(
-                            item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags, to: &reply)
+                            item, at: position, snapshot: snapshot, songs: songs, paths: paths, visibleTags: tags,
+                            to: &reply)
                         return true
                     }
                 }
@@ -500,13 +502,15 @@ enum QueueCommands {
     /// Appends one queue song block: the song block (with `Range:`), `Pos:`, `Id:`, `Prio:` (when not 0). A song
     /// of the snapshot is written from its columns.
     /// `songs` is the snapshot's table, read once by the caller for many items: each read of
-    /// `SongPrinter.Snapshot.songs` retains and releases every column of the table.
+    /// `SongPrinter.Snapshot.songs` retains and releases every column of the table; `paths` its
+    /// `directoryPathTable()`, when the caller has it.
     static func appendItem(
         _ item: Queue.Item, at position: Int, snapshot: SongPrinter.Snapshot?, songs: SongTable?,
-        visibleTags: TagMask, to reply: inout ReplyBuffer
+        paths: TagValueTable? = nil, visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {
         if let snapshot, let songs, let song = item.song(in: snapshot.database) {
-            SongPrinter.appendSong(song, of: songs, visibleTags: visibleTags, playlistLine: false, to: &reply)
+            SongPrinter.appendSong(
+                song, of: songs, visibleTags: visibleTags, playlistLine: false, paths: paths, to: &reply)
         } else {
             SongPrinter.appendSong(item.song, visibleTags: visibleTags, to: &reply)
         }

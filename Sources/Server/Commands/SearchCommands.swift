@@ -33,6 +33,7 @@ enum SearchCommands {
         let tags = DatabaseCommands.visibleTags(context)
         let sink = context.reply
         let sorted = selection.sort != nil
+        let paths = database.directoryPathTable()
         // Streamed: `search any ""` selects the whole library.
         return .stream(
             ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
@@ -40,11 +41,12 @@ enum SearchCommands {
                 let songs = database.songs
                 selected.withUnsafeBufferPointer { selected in
                     for position in range {
-                        songs.prefetch(selected, before: position)
+                        songs.prefetch(selected, before: position, paths: paths)
                         // mpd copies sorted results into "detached" songs, which do not carry the audio
                         // format, so a sorted reply has no Format lines.
                         SongPrinter.appendSong(
-                            selected[position], of: songs, visibleTags: tags, format: !sorted, to: &reply)
+                            selected[position], of: songs, visibleTags: tags, format: !sorted, paths: paths,
+                            to: &reply)
                     }
                 }
             })
