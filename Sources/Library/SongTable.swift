@@ -313,6 +313,25 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return end >= virtual.track.startMilliseconds ? end - virtual.track.startMilliseconds : 0
     }
 
+    /// The sum of `playedMilliseconds` of `songs` (0 for a song of unknown length): one loop over the records
+    /// when the table has no playlist tracks.
+    public func playedMilliseconds(of songs: [Int32]) -> UInt64 {
+        guard self.virtualSongs.isEmpty else {
+            return songs.reduce(0) { $0 + (self.playedMilliseconds($1) ?? 0) }
+        }
+        return self.records.withUnsafeBufferPointer { records in
+            songs.withUnsafeBufferPointer { songs in
+                var total: UInt64 = 0
+                // A stored duration is milliseconds + 1, 0 when unknown.
+                for song in songs {
+                    let stored = records[Int(song)].duration
+                    total &+= stored == 0 ? 0 : stored - 1
+                }
+                return total
+            }
+        }
+    }
+
     // MARK: - Columns
 
     /// Modification time, seconds since the epoch.

@@ -63,10 +63,11 @@ extension Database {
         }
         // Many songs to match: each distinct value is compared once; a few candidates are compared directly.
         let prepared = PreparedFilter(self, filter: remaining, valueCache: (candidates?.count ?? Int.max) > 1024)
-        if let candidates, prepared.isEmpty { return candidates.filter { !self.isHidden($0) } }
+        let visible = candidates.map { self.hasHiddenSongs ? $0.filter { !self.isHidden($0) } : $0 }
+        if let visible, prepared.isEmpty { return visible }
         // Songs are matched in place, in the table.
         return withUnsafePointer(to: self.songs) { songs in
-            if let candidates { return prepared.filter(candidates.filter { !self.isHidden($0) }, in: songs) }
+            if let visible { return prepared.filter(visible, in: songs) }
             if start == 0 || subtree != nil {
                 // The whole walk from the root, or from a directory, visits the songs in index order.
                 let range = subtree ?? 0..<Int32(songs.pointee.count)
@@ -205,11 +206,20 @@ extension Database {
 
     /// The songs of the library that are not in `songs` (ascending), in ascending order.
     private func complement(_ songs: [Int32]) -> [Int32] {
-        var excluded = [Bool](repeating: false, count: self.songs.count)
-        for song in songs { excluded[Int(song)] = true }
-        var result: [Int32] = []
-        result.reserveCapacity(self.songs.count - songs.count)
-        for song in 0..<Int32(self.songs.count) where !excluded[Int(song)] { result.append(song) }
-        return result
+        let total = self.songs.count
+        // A merge with the ascending list, written in place.
+        return songs.withUnsafeBufferPointer { excluded in
+            [Int32](unsafeUninitializedCapacity: total) { buffer, count in
+                var next = 0
+                var written = 0
+                for song in 0..<Int32(total) {
+                    while next < excluded.count && excluded[next] < song { next += 1 }
+                    if next < excluded.count && excluded[next] == song { continue }
+                    buffer[written] = song
+                    written += 1
+                }
+                count = written
+            }
+        }
     }
 }

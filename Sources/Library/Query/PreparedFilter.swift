@@ -175,10 +175,27 @@ private func keptByValueSongs(
 ) -> [Int32] {
     let levels = chain.map { $0.index.songBits(where: $0.matches, songCount: songCount) }
     let absent = matchesAbsent != negated
-    if chain.count == 1 && !negated && !absent {
-        // A song has a matching value or is left out.
+    if chain.count == 1 {
+        // A tag without fallbacks (most): one pass in place over the bits and the songs' value lists.
         return levels[0].withUnsafeBufferPointer { bits in
-            candidates.filter { bits[Int($0) &>> 6] & (1 &<< UInt64($0 & 63)) != 0 }
+            chain[0].index.withUnsafeIDs { offsets, _ in
+                candidates.withUnsafeBufferPointer { candidates in
+                    [Int32](unsafeUninitializedCapacity: candidates.count) { kept, count in
+                        var written = 0
+                        for song in candidates {
+                            let index = Int(song)
+                            let keep =
+                                bits[index &>> 6] & (1 &<< UInt64(index & 63)) != 0
+                                ? !negated : offsets[index] != offsets[index + 1] ? negated : absent
+                            if keep {
+                                kept[written] = song
+                                written += 1
+                            }
+                        }
+                        count = written
+                    }
+                }
+            }
         }
     }
     return candidates.filter { song in

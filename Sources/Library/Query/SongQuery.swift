@@ -103,7 +103,7 @@ extension Database {
     public func count(_ filter: SongFilter) throws(QueryError) -> SongCount {
         let songs = try self.select(filter)
         var total = SongCount(songs: songs.count)
-        for song in songs { total.milliseconds += self.songs.playedMilliseconds(song) ?? 0 }
+        total.milliseconds = self.songs.playedMilliseconds(of: songs)
         return total
     }
 
