@@ -511,10 +511,15 @@ enum PlaylistCommands {
     /// Appends the URI of each song of `queue` to `content`: a song of `database` from its directory's path (read once
     /// for a run of songs of one directory) and its name's bytes, with no URI string made for it.
     static func appendURIs(of queue: Queue, database: Database?, to content: inout PlaylistFile.Builder) {
-        let songs = database?.songs
+        guard let database else {
+            for item in queue.items { content.append(item.uri) }
+            return
+        }
+        // Unwrapped once: a copy of the table per song retains and releases each of its columns.
+        let songs = database.songs
         queue.items.withUnsafeBufferPointer { items in
             for item in items {
-                if let database, let songs, let song = item.song(in: database) {
+                if let song = item.song(in: database) {
                     songs.withNameBytes(song) { name in
                         content.append(
                             directory: songs.directory(song), path: { songs.directoryPath(song) }, name: name)
