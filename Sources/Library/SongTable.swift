@@ -294,6 +294,10 @@ public struct SongTable: Sendable, RandomAccessCollection {
             info: self.info(song), virtual: self.virtualSong(song))
     }
 
+    /// Whether any song is a track of a playlist file's directory (`virtualSong(_:)`); most tables have none.
+    @inlinable
+    public var hasVirtualSongs: Bool { !self.virtualSongs.isEmpty }
+
     /// What song `song` refers to when it is a track of a playlist file's directory; `nil` for a file's song.
     @inlinable
     public func virtualSong(_ song: Int32) -> VirtualSong? {

@@ -143,11 +143,13 @@ enum SongPrinter {
     ) {
         let prefix = Self.filePrefix(song, of: songs, paths: paths, in: &reply)
         let formatLine = format ? songs.audioFormat(song).map { reply.formatLine($0) } : nil
-        let virtual = songs.virtualSong(song)
+        // A cue track's range in its file. Asked only of a table that has such tracks: the optional track is a
+        // copy of strings and tags made and dropped for every song otherwise.
+        let range = songs.hasVirtualSongs ? songs.virtualSong(song).map(\.track) : nil
         let time = songs.modificationTime(song)
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
         // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
-        let timed = virtual == nil ? time >= 0 : time > 0
+        let timed = range == nil ? time >= 0 : time > 0
         let keys = Self.tagKeyBytes
         let keyStarts = Self.tagKeyStarts
         let escapes = songs.values.mayHoldEscapes
@@ -159,9 +161,7 @@ enum SongPrinter {
             writer.put(bytes: prefix)
             songs.withNameBytes(song) { writer.put(bytes: $0) }
             writer.put(byte: UInt8(ascii: "\n"))
-            if let track = virtual?.track {
-                Self.putRange(start: track.startMilliseconds, end: track.endMilliseconds, to: &writer)
-            }
+            if let range { Self.putRange(start: range.startMilliseconds, end: range.endMilliseconds, to: &writer) }
             if timed { Self.putLastModified(time, to: &writer) }
             if let formatLine { writer.put(bytes: formatLine) }
             for position in songs.tagPositions(song) {
@@ -178,7 +178,8 @@ enum SongPrinter {
                 }
                 writer.put(byte: UInt8(ascii: "\n"))
             }
-            if let duration = songs.playedMilliseconds(song) { Self.putTime(duration, to: &writer) }
+            let played = songs.hasVirtualSongs ? songs.playedMilliseconds(song) : songs.durationMilliseconds(song)
+            if let played { Self.putTime(played, to: &writer) }
         }
         if playlistLine { Self.appendPlaylistLine(song, of: songs, to: &reply) }
     }

@@ -34,6 +34,9 @@ enum SearchCommands {
         let sink = context.reply
         let sorted = selection.sort != nil
         let paths = database.directoryPathTable()
+        // A selection of a third of the library or more, in table order, is read nearly in order, which the
+        // processor foresees by itself: its memory is asked for ahead only when sparse or sorted.
+        let scattered = sorted || selected.count * 3 < database.songs.count
         // Streamed: `search any ""` selects the whole library.
         return .stream(
             ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
@@ -41,7 +44,7 @@ enum SearchCommands {
                 let songs = database.songs
                 selected.withUnsafeBufferPointer { selected in
                     for position in range {
-                        songs.prefetch(selected, before: position, paths: paths)
+                        if scattered { songs.prefetch(selected, before: position, paths: paths) }
                         // mpd copies sorted results into "detached" songs, which do not carry the audio
                         // format, so a sorted reply has no Format lines.
                         SongPrinter.appendSong(
