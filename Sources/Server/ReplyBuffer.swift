@@ -13,6 +13,8 @@ struct ReplyBuffer {
     /// The `Format:` lines `formatLine(_:)` made last, with their formats, and which is replaced next.
     private var formatLines: [(format: AudioFormat, line: [UInt8])] = []
     private var formatLineReplaced = 0
+    /// The date of the last `Last-Modified` day (`lastModifiedDate(_:)`).
+    private var days = ISO8601Text.DayCache()
     private static let formatLinesKept = 8
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }
@@ -42,6 +44,13 @@ struct ReplyBuffer {
     @inline(__always)
     mutating func write(atMost capacity: Int, _ body: (inout ByteWriter) -> Void) {
         self.bytes.append(writingAtMost: capacity, body)
+    }
+
+    /// The date `seconds` falls on, for a `Last-Modified` line (`ByteWriter.putISO8601(_:date:)`), worked out once
+    /// for a run of times of one day; a time before 1970 gives a date that line does not use.
+    @inline(__always)
+    mutating func lastModifiedDate(_ seconds: Int64) -> ISO8601Text.Date {
+        seconds >= 0 ? self.days.date(of: seconds) : (1970, 1, 1)
     }
 
     /// Appends `seconds` as `ISO8601Text` writes it; `false` (nothing appended) outside the years 1970 to 9999.

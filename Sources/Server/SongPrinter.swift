@@ -70,14 +70,15 @@ enum SongPrinter {
 
     /// `Last-Modified: ISO8601`.
     static func appendLastModified(_ seconds: Int64, to reply: inout ReplyBuffer) {
-        reply.write(atMost: Self.lastModifiedBound) { Self.putLastModified(seconds, to: &$0) }
+        let date = reply.lastModifiedDate(seconds)
+        reply.write(atMost: Self.lastModifiedBound) { Self.putLastModified(seconds, date: date, to: &$0) }
     }
 
-    /// Writes `Last-Modified: ISO8601`.
+    /// Writes `Last-Modified: ISO8601`; `date` is the date `seconds` falls on (`ReplyBuffer.lastModifiedDate`).
     @inline(__always)
-    static func putLastModified(_ seconds: Int64, to writer: inout ByteWriter) {
+    static func putLastModified(_ seconds: Int64, date: ISO8601Text.Date, to writer: inout ByteWriter) {
         writer.put("Last-Modified: ")
-        if !writer.putISO8601(seconds) { writer.put(bytes: Self.iso8601(seconds).utf8) }
+        if !writer.putISO8601(seconds, date: date) { writer.put(bytes: Self.iso8601(seconds).utf8) }
         writer.put(byte: UInt8(ascii: "\n"))
     }
 
@@ -150,6 +151,7 @@ enum SongPrinter {
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
         // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
         let timed = range == nil ? time >= 0 : time > 0
+        let date = reply.lastModifiedDate(time)
         let keys = Self.tagKeyBytes
         let keyStarts = Self.tagKeyStarts
         let escapes = songs.values.mayHoldEscapes
@@ -162,7 +164,7 @@ enum SongPrinter {
             songs.withNameBytes(song) { writer.put(bytes: $0) }
             writer.put(byte: UInt8(ascii: "\n"))
             if let range { Self.putRange(start: range.startMilliseconds, end: range.endMilliseconds, to: &writer) }
-            if timed { Self.putLastModified(time, to: &writer) }
+            if timed { Self.putLastModified(time, date: date, to: &writer) }
             if let formatLine { writer.put(bytes: formatLine) }
             for position in songs.tagPositions(song) {
                 let type = songs.tagType(at: position)
@@ -348,11 +350,12 @@ enum SongPrinter {
     /// `appendDirectory(_:time:to:)` for a path given as the bytes it has on the wire.
     static func appendDirectory(bytes path: UnsafeBufferPointer<UInt8>, time: Int64?, to reply: inout ReplyBuffer) {
         guard !path.isEmpty else { return }
+        let date = time.map { reply.lastModifiedDate($0) }
         reply.write(atMost: 11 + path.count + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in
             writer.put("directory: ")
             writer.put(bytes: path)
             writer.put(byte: UInt8(ascii: "\n"))
-            if let time { Self.putLastModified(time, to: &writer) }
+            if let time, let date { Self.putLastModified(time, date: date, to: &writer) }
         }
     }
 

@@ -30,6 +30,24 @@ struct DecimalTextTests {
         #expect(!ISO8601Text.append(253_402_300_800, to: &bytes))
         #expect(bytes.count == 60)
     }
+
+    /// Times of a few days, back and forth and at the edges of days (a leap day, a year's end): the date kept from
+    /// the time before is used only for a time of the same day.
+    @Test func aDayCacheGivesTheTextOfEachTime() {
+        let times: [Int64] = [
+            951_782_400, 951_868_799, 951_868_800, 951_782_401, 0, 86_399, 86_400, 946_684_799, 946_684_800,
+            253_402_300_799, 951_868_800,
+        ]
+        var cache = ISO8601Text.DayCache()
+        for time in times {
+            let date = cache.date(of: time)
+            var written = (false, false)
+            let cached = ByteWriter.bytes(capacity: 20) { written.0 = $0.putISO8601(time, date: date) }
+            let plain = ByteWriter.bytes(capacity: 20) { written.1 = $0.putISO8601(time) }
+            #expect(written == (true, true))
+            #expect(cached == plain, "\(time)")
+        }
+    }
 }
 
 struct ByteWriterTests {
