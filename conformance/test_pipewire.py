@@ -66,7 +66,9 @@ def _wait_node(env: dict[str, str], name: str) -> dict:
         node = _node(env, name)
         found[:] = [node] if node else []
         return bool(found)
-    assert mpdtest.wait_until(there, mpdtest.scaled(15)), f"no node {name}"
+    # 30 s: an output that fails to open is tried again 10 s later (mpd's and Fermata's), as one may while the
+    # daemon is still coming up on a loaded machine (CI-54 waited 15 s for mpd's node in vain).
+    assert mpdtest.wait_until(there, mpdtest.scaled(30)), f"no node {name}"
     return found[0]
 
 

@@ -80,6 +80,14 @@ def test_lsinfo_root(pair):
     formatcases.run(pair, "lsinfo\nlsinfo /\n", "lsinfo root")
 
 
+def test_list_file_has_no_playlist_lines(pair):
+    # `list file` prints each song's file: line alone: no `playlist:` line after a song holding a cue sheet, as
+    # `listall` prints one; the files a cue sheet names stay hidden.
+    formatcases.run(pair, "list file\nlist file \"(base 'embedded')\"\nlist file \"(base 'cue')\"\n", "list file")
+    embedded = pair.sut.query("list file \"(base 'embedded')\"")
+    assert b"file: embedded/" in embedded and b"playlist:" not in embedded
+
+
 @pytest.mark.parametrize("playlist", PLAYLISTS)
 def test_list(pair, playlist):
     p = arg(playlist)

@@ -76,7 +76,7 @@ extension Database {
                     var start = top.song
                     while start < songs.upperBound && self.database.isHidden(start) { start += 1 }
                     var end = start
-                    let limit = Swift.min(songs.upperBound, start &+ self.longestRun)
+                    let limit = Int32(Swift.min(Int(songs.upperBound), Int(start) + Int(self.longestRun)))
                     while end < limit && !self.database.isHidden(end) { end += 1 }
                     self.frames[self.frames.count - 1].song = end
                     if start < end { return .songs(start..<end) }

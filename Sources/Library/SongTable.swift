@@ -440,10 +440,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
     /// on. A query's songs lie scattered over the table (every song with track 5), and without it the printer
     /// waits on memory for most of its time: the record, the tag columns, each value's offsets and bytes. With
     /// `paths` (the snapshot's table of directory paths, `Database.directoryPathTable()`), the directory's path too:
-    /// its offsets 8 on, its bytes 4 on. (Not the characters of the path's `String`: reaching them retains it, a
-    /// wait of its own.) `songs` holds song numbers of this table.
+    /// its offsets 8 on, its bytes 4 on, unless its paths may hold raw-byte escapes. (Not the characters of the
+    /// path's `String`: reaching them retains it, a wait of its own.) `songs` holds song numbers of this table.
     @inlinable
     public func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int, paths: TagValueTable? = nil) {
+        // A table whose paths may hold raw-byte escapes is not read by the printer (it takes the strings).
+        let paths = paths.flatMap { $0.mayHoldEscapes ? nil : $0 }
         // A negative number (a song of no table: a queue's URL) is passed over.
         func song(_ offset: Int) -> Int32? {
             position + offset < songs.count && songs[position + offset] >= 0 ? songs[position + offset] : nil

@@ -120,7 +120,7 @@ public struct ByteWriter {
 
     /// `putISO8601(_:)` with the date of `seconds` already worked out (`ISO8601Text.DayCache`).
     @inlinable
-    public mutating func putISO8601(_ seconds: Int64, date: ISO8601Text.Date) -> Bool {
+    public mutating func putISO8601(_ seconds: Int64, date: ISO8601Text.CivilDate) -> Bool {
         guard seconds >= 0, seconds < 253_402_300_800 else { return false }
         let (year, month, day) = date
         let time = seconds % 86_400
@@ -173,19 +173,19 @@ public enum ISO8601Text {
     }
 
     /// A year, a month (1–12) and a day of the month (1–31).
-    public typealias Date = (year: Int64, month: Int64, day: Int64)
+    public typealias CivilDate = (year: Int64, month: Int64, day: Int64)
 
     /// The date of the day a time (0 or later) falls on, worked out once for a run of times of one day: the
     /// directories and songs of a listing were mostly written on a few days.
     public struct DayCache {
         @usableFromInline var days: Int64 = -1
-        @usableFromInline var date: Date = (1970, 1, 1)
+        @usableFromInline var date: CivilDate = (1970, 1, 1)
 
         public init() {}
 
         /// The date of `seconds` (since 1970-01-01 UTC, 0 or later).
         @inlinable
-        public mutating func date(of seconds: Int64) -> Date {
+        public mutating func date(of seconds: Int64) -> CivilDate {
             let days = seconds / 86_400
             if days != self.days {
                 self.days = days
@@ -198,7 +198,7 @@ public enum ISO8601Text {
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (0 or later): Howard Hinnant's
     /// `civil_from_days`, on eras of 400 years.
     @inlinable
-    static func civilDate(daysSinceEpoch days: Int64) -> Date {
+    static func civilDate(daysSinceEpoch days: Int64) -> CivilDate {
         let shifted = days + 719_468  // from 0000-03-01
         let era = shifted / 146_097
         let dayOfEra = shifted - era * 146_097

@@ -135,10 +135,13 @@ public final class Connection {
     }
 
     /// Queues what `body` appends to the output buffer it is given, made there rather than elsewhere and copied
-    /// in. `body` must only append: the bytes it finds are queued already (or sent).
+    /// in. `body` must only append (the bytes it finds are queued already, or sent) and must not call back into
+    /// the connection, whose buffer it holds.
     public func appendInPlace(_ body: (inout [UInt8]) -> Void) {
         guard !self.isClosed && !self.closeAfterFlush else { return }
+        let before = self.output.count
         body(&self.output)
+        assert(self.output.count >= before, "appendInPlace's body removed queued output")
     }
 
     /// Queues a string's UTF-8 bytes.

@@ -76,7 +76,7 @@ enum SongPrinter {
 
     /// Writes `Last-Modified: ISO8601`; `date` is the date `seconds` falls on (`ReplyBuffer.lastModifiedDate`).
     @inline(__always)
-    static func putLastModified(_ seconds: Int64, date: ISO8601Text.Date, to writer: inout ByteWriter) {
+    static func putLastModified(_ seconds: Int64, date: ISO8601Text.CivilDate, to writer: inout ByteWriter) {
         writer.put("Last-Modified: ")
         if !writer.putISO8601(seconds, date: date) { writer.put(bytes: Self.iso8601(seconds).utf8) }
         writer.put(byte: UInt8(ascii: "\n"))
@@ -144,14 +144,14 @@ enum SongPrinter {
     ) {
         let prefix = Self.filePrefix(song, of: songs, paths: paths, in: &reply)
         let formatLine = format ? songs.audioFormat(song).map { reply.formatLine($0) } : nil
-        // A cue track's range in its file. Asked only of a table that has such tracks: the optional track is a
-        // copy of strings and tags made and dropped for every song otherwise.
+        // A cue track's range in its file. Asked only of a table that has such tracks: otherwise the optional
+        // `VirtualSong` is still handled (outlined copies and destroys) for every song.
         let range = songs.hasVirtualSongs ? songs.virtualSong(song).map(\.track) : nil
         let time = songs.modificationTime(song)
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
         // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
         let timed = range == nil ? time >= 0 : time > 0
-        let date = reply.lastModifiedDate(time)
+        let date = timed ? reply.lastModifiedDate(time) : (1970, 1, 1)
         let keys = Self.tagKeyBytes
         let keyStarts = Self.tagKeyStarts
         let escapes = songs.values.mayHoldEscapes
@@ -270,7 +270,8 @@ enum SongPrinter {
         _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, paths: TagValueTable? = nil,
         to reply: inout ReplyBuffer
     ) {
-        guard let first = run.first else { return }
+        guard let first = run.first, let last = run.last else { return }
+        assert(songs.directory(first) == songs.directory(last), "a run of file: lines spans directories")
         guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
             for song in run {
                 Self.appendFileLine(song, of: songs, to: &reply)
@@ -293,7 +294,7 @@ enum SongPrinter {
         }
     }
 
-    /// `file:` lines of songs `selected` (`appendFileLines(_:of:playlistLines:to:)` for each run of consecutive
+    /// `file:` lines of songs `selected` (`appendFileLines(_:of:playlistLines:paths:to:)` for each run of consecutive
     /// songs of one directory in it), without `playlist:` lines (`list file`).
     static func appendFileLines(_ selected: ArraySlice<Int32>, of songs: SongTable, to reply: inout ReplyBuffer) {
         var start = selected.startIndex

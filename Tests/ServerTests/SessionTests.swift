@@ -302,6 +302,24 @@ struct DatabaseCommandTests {
         #expect(reply.last == "OK")
         #expect(reply.filter { $0.hasPrefix("file: ") }.count == 400)
         #expect(reply.joined(separator: "\n").utf8.count > 100 * 1024)
+        // The pieces, made one after the other in the connection's output, are what `lsinfo` of each directory
+        // gives, in order: nothing lost, doubled or overwritten between pieces.
+        var expected: [String] = []
+        var brief: [String] = []
+        let root = Array(client.request("lsinfo").dropLast())
+        for (index, line) in root.enumerated() where line.hasPrefix("directory: ") {
+            expected.append(line)
+            brief.append(line)
+            if index + 1 < root.count && root[index + 1].hasPrefix("Last-Modified: ") {
+                expected.append(root[index + 1])
+            }
+            let songs = client.request("lsinfo \(line.dropFirst(11))").dropLast()
+            expected += songs
+            brief += songs.filter { $0.hasPrefix("file: ") }
+        }
+        #expect(brief.count == 7 + 400)
+        #expect(Array(reply.dropLast()) == expected)
+        #expect(client.request("listall") == brief + ["OK"])
         let search = client.request("search title t")
         #expect(search.filter { $0.hasPrefix("file: ") }.count == 400)
         #expect(client.request("ping") == ["OK"])

@@ -178,7 +178,8 @@ public final class ReplyStream {
     }
 
     /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines, made in the sink's own
-    /// buffer (``ReplySink/appendInPlace(_:)``); the line caches of `reply` are kept from chunk to chunk.
+    /// buffer (``ReplySink/appendInPlace(_:)``: `reply.bytes` may begin with output queued before, so its count is
+    /// not the chunk's size); the line caches of `reply` are kept from chunk to chunk.
     static func chunked(
         count: Int, chunk: Int = 64, sink: any ReplySink, append: @escaping (Range<Int>, inout ReplyBuffer) -> Void
     ) -> ReplyStream {

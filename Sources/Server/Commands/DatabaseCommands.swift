@@ -129,8 +129,8 @@ enum DatabaseCommands {
         let sink = context.reply
         let tags = visibleTags(context)
         let paths = database.directoryPathTable()
-        // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each piece is one buffer
-        // and one write.
+        // Streamed: a whole-library listallinfo is tens of megabytes on a large library. Each piece is appended in
+        // place to the connection's output.
         return .stream(
             ReplyStream.pieces(sink: sink) { reply, size in
                 // The table read once per piece: each read of `Database.songs` retains every column.
@@ -158,9 +158,8 @@ enum DatabaseCommands {
     /// One entry's lines appended to `reply`, in the full (`lsinfo`, `listallinfo`) or brief (`listall`) form;
     /// `songs` is `database.songs`, `paths` its `directoryPathTable()`.
     static func append(
-        _ entry: Database.ListingEntry, database: Database, songs: SongTable, paths: TagValueTable, full: Bool,
-        tags: TagMask,
-        to reply: inout ReplyBuffer
+        _ entry: Database.ListingEntry, database: Database, songs: SongTable, paths: TagValueTable,
+        full: Bool, tags: TagMask, to reply: inout ReplyBuffer
     ) {
         switch entry {
         case .directory(let index):
