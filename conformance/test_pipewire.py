@@ -392,7 +392,8 @@ def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewi
                 node = _node(pipewire, "mpd.Desk")
                 props = node["info"]["props"] if node else {}
                 return {key: props.get(key) for key in ("media.name", "media.artist", "media.title")}
-            mpdtest.wait_until(lambda: tags()["media.title"] is not None, 5)
+            # 15 s, scaled: under CI load mpd's took longer than 5 s (CI-55)
+            mpdtest.wait_until(lambda: tags()["media.title"] is not None, mpdtest.scaled(15))
             log.append(tags())
             log.append(server.query("pause 1"))
             assert mpdtest.wait_until(lambda: _node_state(pipewire) == "idle", mpdtest.scaled(10)), \
