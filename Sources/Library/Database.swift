@@ -536,14 +536,17 @@ public final class Database: Sendable {
         from index: Int32, recursive: Bool, directory visitDirectory: ((Directory) -> Void)? = nil,
         song visitSong: (Int32) -> Void, playlist visitPlaylist: ((Directory, TreePlaylist) -> Void)? = nil
     ) {
-        let directory = self.directories[Int(index)]
-        for song in directory.songs where !self.isHidden(song) { visitSong(song) }
-        if let visitPlaylist { for playlist in directory.playlists { visitPlaylist(directory, playlist) } }
-        for child in directory.children {
-            visitDirectory?(self.directories[Int(child)])
-            if recursive {
-                self.walk(
-                    from: child, recursive: true, directory: visitDirectory, song: visitSong, playlist: visitPlaylist)
+        var listing = Listing(of: index, in: self, recursive: recursive)
+        // A recursive listing below the root starts with its own directory, which a walk does not visit.
+        if recursive && index != 0 { _ = listing.next() }
+        while let entry = listing.next() {
+            switch entry {
+            case .songs(let run): for song in run { visitSong(song) }
+            case .playlist(let number, let position):
+                let directory = self.directories[Int(number)]
+                visitPlaylist?(directory, directory.playlists[Int(position)])
+            case .directory(let child): visitDirectory?(self.directories[Int(child)])
+            case .mountRoot: break
             }
         }
     }

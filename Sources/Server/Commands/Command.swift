@@ -177,23 +177,16 @@ public final class ReplyStream {
         }
     }
 
-    /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines, made in the sink's own
-    /// buffer (``ReplySink/appendInPlace(_:)``: `reply.bytes` may begin with output queued before, so its count is
-    /// not the chunk's size); the line caches of `reply` are kept from chunk to chunk.
+    /// Streams `count` items to `sink`, `chunk` at a time: `append` appends a chunk's lines, a piece of
+    /// ``pieces(sink:fill:)`` (`reply.bytes` may begin with output queued before, so its count is not the chunk's
+    /// size).
     static func chunked(
         count: Int, chunk: Int = 64, sink: any ReplySink, append: @escaping (Range<Int>, inout ReplyBuffer) -> Void
     ) -> ReplyStream {
         var position = 0
-        var reply = ReplyBuffer()
-        return ReplyStream {
+        return Self.pieces(sink: sink) { reply, _ in
             let end = min(position + chunk, count)
-            if position < end {
-                sink.appendInPlace { output in
-                    reply.exchangeBytes(with: &output)
-                    append(position..<end, &reply)
-                    reply.exchangeBytes(with: &output)
-                }
-            }
+            if position < end { append(position..<end, &reply) }
             position = end
             return position < count
         }
