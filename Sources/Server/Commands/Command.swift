@@ -124,9 +124,9 @@ public final class ReplyStream {
         return estimate + 64 <= room ? estimate : size()
     }
 
-    /// A reply that `mpd` buffers whole (the queue's listings), streamed in pieces of about 64 KiB from one
+    /// A reply that `mpd` buffers whole (the queue's listings), streamed in pieces of about 64 KiB made in the sink's
     /// buffer: `fill(index, &reply, bytes)` appends the elements from `index` on until `reply` holds `bytes` or
-    /// the elements end at `end`, and returns where it stopped. `bound` gives at least its size, cheaply, and
+    /// the elements end at `end`, and returns where it stopped (`reply.bytes` may begin with output queued before). `bound` gives at least its size, cheaply, and
     /// `quickBound`, when it gives one, a looser bound with no look at each element. Before anything is sent its
     /// size is checked (``takeSize(room:)``), so that a reply that would outgrow the output buffer limit drops the
     /// client with nothing of it sent, as `mpd` does.
@@ -137,10 +137,14 @@ public final class ReplyStream {
         let piece = 1 << 16
         var reply = ReplyBuffer()
         var index = start
+        // Made in the sink's own buffer, as ``pieces(sink:fill:)`` makes its pieces: `fill` appends after the output
+        // queued before, up to a piece more.
         let stream = ReplyStream {
-            reply.removeAll()
-            index = fill(index, &reply, piece)
-            if !reply.bytes.isEmpty { sink.write(bytes: reply.bytes) }
+            sink.appendInPlace { output in
+                reply.exchangeBytes(with: &output)
+                index = fill(index, &reply, reply.bytes.count + piece)
+                reply.exchangeBytes(with: &output)
+            }
             return index != end
         }
         stream.quickBound = quickBound

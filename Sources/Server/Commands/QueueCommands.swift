@@ -489,10 +489,11 @@ enum QueueCommands {
                     queue.visitItems(at: positions, from: start) { item, position in
                         guard reply.bytes.count < bytes else { return false }
                         songs?.prefetch(numbers, before: offset, paths: paths)
+                        let number = offset < numbers.count ? numbers[offset] : nil
                         offset += 1
                         Self.appendItem(
-                            item, at: position, snapshot: snapshot, songs: songs, paths: paths, visibleTags: tags,
-                            to: &reply)
+                            item, at: position, number: number, snapshot: snapshot, songs: songs, paths: paths,
+                            visibleTags: tags, to: &reply)
                         return true
                     }
                 }
@@ -504,19 +505,32 @@ enum QueueCommands {
     /// `songs` is the snapshot's table, read once by the caller for many items: each read of
     /// `SongPrinter.Snapshot.songs` retains and releases every column of the table; `paths` its
     /// `directoryPathTable()`, when the caller has it.
+    /// `number` is the item's song number in the snapshot when the caller has it (-1: not from the snapshot); `nil`
+    /// looks it up.
     static func appendItem(
-        _ item: Queue.Item, at position: Int, snapshot: SongPrinter.Snapshot?, songs: SongTable?,
-        paths: TagValueTable? = nil, visibleTags: TagMask, to reply: inout ReplyBuffer
+        _ item: Queue.Item, at position: Int, number: Int32? = nil, snapshot: SongPrinter.Snapshot?,
+        songs: SongTable?, paths: TagValueTable? = nil, visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {
-        if let snapshot, let songs, let song = item.song(in: snapshot.database) {
+        if let snapshot, let songs, let song = number.map({ $0 >= 0 ? $0 : nil }) ?? item.song(in: snapshot.database) {
             SongPrinter.appendSong(
                 song, of: songs, visibleTags: visibleTags, playlistLine: false, paths: paths, to: &reply)
         } else {
             SongPrinter.appendSong(item.song, visibleTags: visibleTags, to: &reply)
         }
-        reply.line("Pos", UInt64(position))
-        reply.line("Id", UInt64(item.id))
-        if item.priority != 0 { reply.line("Prio", UInt64(item.priority)) }
+        // `Prio: ` and 20 digits at most, and the newline, three times.
+        reply.write(atMost: 3 * 27) { out in
+            out.put("Pos: ")
+            out.put(decimal: UInt64(position))
+            out.put(byte: UInt8(ascii: "\n"))
+            out.put("Id: ")
+            out.put(decimal: UInt64(item.id))
+            out.put(byte: UInt8(ascii: "\n"))
+            if item.priority != 0 {
+                out.put("Prio: ")
+                out.put(decimal: UInt64(item.priority))
+                out.put(byte: UInt8(ascii: "\n"))
+            }
+        }
     }
 
     static func playlist(_ context: inout CommandContext) throws(AckError) -> CommandResult {
