@@ -29,20 +29,31 @@ extension ReplySink {
         if !bytes.isEmpty { self.write(bytes: bytes) }
     }
 
-    /// Writes what `append` makes of each element of `elements` from one buffer, every 64 KiB: one write per
-    /// batch rather than per element, for replies of thousands of songs or entries.
-    func writeBatched<Elements: Sequence, Failure: Error>(
-        _ elements: Elements, _ append: (Elements.Element, inout ReplyBuffer) throws(Failure) -> Void
-    ) throws(Failure) {
+    /// Queues what `append` makes of each element of `elements`, made in the sink's own buffer
+    /// (``appendInPlace(_:)``) about 64 KiB at a time, for replies of thousands of songs or entries; the line caches
+    /// of the one `ReplyBuffer` are kept from batch to batch.
+    func writeBatched<Elements: Sequence>(
+        _ elements: Elements, _ append: (Elements.Element, inout ReplyBuffer) -> Void
+    ) {
         let batch = 1 << 16
-        var reply = ReplyBuffer(capacity: 1024)
-        for element in elements {
-            try append(element, &reply)
-            if reply.bytes.count >= batch {
-                self.write(bytes: reply.bytes)
-                reply.removeAll()
+        var reply = ReplyBuffer()
+        var iterator = elements.makeIterator()
+        // Ends also when the sink takes no more output (`body` not called: the connection is closing).
+        var more = true
+        while more {
+            more = false
+            self.appendInPlace { output in
+                reply.exchangeBytes(with: &output)
+                let end = reply.bytes.count + batch
+                while let element = iterator.next() {
+                    append(element, &reply)
+                    if reply.bytes.count >= end {
+                        more = true
+                        break
+                    }
+                }
+                reply.exchangeBytes(with: &output)
             }
         }
-        if !reply.bytes.isEmpty { self.write(bytes: reply.bytes) }
     }
 }

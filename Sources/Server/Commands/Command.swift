@@ -139,13 +139,16 @@ public final class ReplyStream {
         var index = start
         // Made in the sink's own buffer, as ``pieces(sink:fill:)`` makes its pieces: `fill` appends after the output
         // queued before, up to a piece more.
+        // No more once the sink takes no more output (`body` not called: the connection is closing).
         let stream = ReplyStream {
+            var more = false
             sink.appendInPlace { output in
                 reply.exchangeBytes(with: &output)
                 index = fill(index, &reply, reply.bytes.count + piece)
                 reply.exchangeBytes(with: &output)
+                more = index != end
             }
-            return index != end
+            return more
         }
         stream.quickBound = quickBound
         stream.bound = bound

@@ -96,7 +96,8 @@ enum DatabaseCommands {
         // A directory of thousands of artists is as many entries.
         let songs = database.songs
         let paths = database.directoryPathTable()
-        context.reply.writeBatched(try walk(database, uri: uri, recursive: false)) { entry, reply in
+        let entries = try walk(database, uri: uri, recursive: false)
+        context.reply.writeBatched(entries) { entry, reply in
             append(entry, database: database, songs: songs, paths: paths, full: true, tags: tags, to: &reply)
         }
     }
