@@ -4,7 +4,8 @@ worker that dies costs one file, not the server.
 
 * a library of M4A files and a FLAC song, scanned as the unprivileged user `nobody` when the tests run as root:
   `listallinfo` equals mpd's, the server maps no library after the update that it had not mapped before it
-  (neither FFmpeg's nor GLib, libcrypto… that they bring), and no worker is left;
+  (neither FFmpeg's nor GLib, libcrypto… that they bring), and no worker is left a few seconds later (the workers
+  outlive an update by 3 s, for the next);
 * the worker is killed from outside while an update of a few hundred M4A files runs: the server survives, logs
   it, and the update completes with the other files (at most the file each killed worker was reading is left
   out); the worker ran as the server's user and held none of its sockets;

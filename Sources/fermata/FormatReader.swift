@@ -18,11 +18,26 @@ struct FormatReader: SongInfoReader {
     let playlists: PlaylistRegistry
     /// Opens the songs of mounted storages (the daemon's input plugins), `nil` when it has none.
     let openRemote: RemoteOpener?
-    /// Where an update's scan workers log; `nil`: every file is read in this process.
-    var scanWorkerLogger: Logger? = nil
+    /// The scan workers updates share, `nil` when every file is read in this process.
+    private let scanWorkerPool: ScanWorkerPool?
     /// The scan workers of the update this reader serves (``startReading()``), `nil` outside one: files read for a
     /// client's command (`add` of a local file) are read in this process.
-    var scanWorkers: ScanWorkerPool? = nil
+    private var scanWorkers: ScanWorkerPool? = nil
+    /// How long the workers outlive the update that started them, for the next update to use them.
+    static let scanWorkersKept = 3.0
+
+    /// A reader through `registry`; with `scanWorkerLogger`, updates read the files plugins want read out of the
+    /// process in scan workers that log there.
+    init(
+        registry: FormatRegistry, metadata: TagMask, playlists: PlaylistRegistry, openRemote: RemoteOpener?,
+        scanWorkerLogger: Logger? = nil
+    ) {
+        self.registry = registry
+        self.metadata = metadata
+        self.playlists = playlists
+        self.openRemote = openRemote
+        self.scanWorkerPool = scanWorkerLogger.map { ScanWorkerPool(logger: $0) }
+    }
 
     func supports(suffix: String) -> Bool { self.registry.handles(suffix: suffix) }
 
@@ -59,18 +74,19 @@ struct FormatReader: SongInfoReader {
         }
     }
 
-    /// This reader with a pool of scan workers of its own (none started yet: the first file a plugin wants read
-    /// out of the process starts one).
+    /// This reader with the scan workers (the first file a plugin wants read out of the process starts one, unless
+    /// the last update left one).
     func startReading() -> any SongInfoReader {
-        guard let scanWorkerLogger else { return self }
+        guard let scanWorkerPool else { return self }
         var reader = self
-        reader.scanWorkers = ScanWorkerPool(logger: scanWorkerLogger)
+        reader.scanWorkers = scanWorkerPool
         return reader
     }
 
-    /// Ends the update's scan workers, and closes the libraries loaded for reading that nothing uses.
+    /// Ends the scan workers once ``scanWorkersKept`` seconds pass with no file read, and closes the libraries loaded
+    /// for reading that nothing uses.
     func readingFinished() {
-        self.scanWorkers?.finish()
+        self.scanWorkers?.finish(afterIdle: Self.scanWorkersKept)
         self.registry.releaseIdleResources()
     }
 }

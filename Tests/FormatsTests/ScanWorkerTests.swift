@@ -250,6 +250,35 @@ private struct EchoFormat: FileScanFormatPlugin {
         #expect(lines.all.filter { $0.contains("scan worker ended while reading a file") }.count == 2)
     }
 
+    @Test func workersOutliveAnUpdateUntilNoFileIsReadForTheTimeGiven() throws {
+        // A worker in sh: for each request frame, the frame of an empty song's reply (lengths little-endian, as
+        // `od -tu4` reads them here).
+        var reply = [UInt8]()
+        let payload = ScanWorkerProtocol.encode(.success(SongInfo()))
+        for shift in stride(from: 0, to: 32, by: 8) { reply.append(UInt8(truncatingIfNeeded: payload.count >> shift)) }
+        reply += payload
+        let printed = reply.map { "\\" + String($0, radix: 8) }.joined()
+        let script =
+            "while n=$(head -c 4 | od -An -tu4) && [ -n \"$n\" ]; do head -c $n >/dev/null; printf '\(printed)'; done"
+        let timers = Mutex<[@Sendable () -> Void]>([])
+        let pool = ScanWorkerPool(
+            program: "/bin/sh", arguments: ["sh", "-c", script],
+            logger: Logger(label: "update", threshold: .error) { _, _ in },
+            schedule: { _, work in timers.withLock { $0.append(work) } })
+        defer { pool.finish() }
+        #expect(try pool.readInfo(plugin: "echo", settings: [], path: "/a.echo") == SongInfo())
+        #expect(pool.idleWorkerCount == 1)
+        // The update ends; another reads a file before the time is up: the worker is kept, and read with again.
+        pool.finish(afterIdle: 3)
+        #expect(try pool.readInfo(plugin: "echo", settings: [], path: "/b.echo") == SongInfo())
+        timers.withLock { $0[0]() }
+        #expect(pool.idleWorkerCount == 1)
+        // That update ends, and no file is read for the time given: the worker ends.
+        pool.finish(afterIdle: 3)
+        timers.withLock { $0[1]() }
+        #expect(pool.idleWorkerCount == 0)
+    }
+
     @Test func registryReadsThroughTheScannerOnlyForPluginsThatAskForIt() throws {
         final class Recorder: OutOfProcessScanner {
             let asked = Mutex<[String]>([])

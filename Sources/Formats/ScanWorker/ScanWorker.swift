@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Configuration
+import Dispatch
 import Glibc
 import Model
 import Posix
@@ -105,16 +106,34 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
     private let lock = Condition()
     private var idle: [RunningChild] = []
     private var unavailable = false
+    /// Changed by every worker taken and every ``finish(afterIdle:)``: a later finish, or a read meanwhile, calls
+    /// an earlier finish off.
+    private var lease = 0
+
+    /// Runs work once some seconds have passed (``finish(afterIdle:)``'s timer; a test's runs it when it likes).
+    public typealias Schedule = @Sendable (_ seconds: Double, _ work: @escaping @Sendable () -> Void) -> Void
+    private let schedule: Schedule
 
     /// A pool that starts `program` with `arguments` (the first is the program's name). Ignores `SIGPIPE`
     /// process-wide (as the server does from start-up): a write to a worker that died fails with `EPIPE`.
     public init(
-        program: String = "/proc/self/exe", arguments: [String] = ["fermata", "--scan-worker"], logger: Logger
+        program: String = "/proc/self/exe", arguments: [String] = ["fermata", "--scan-worker"], logger: Logger,
+        schedule: @escaping Schedule = { seconds, work in
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work)
+        }
     ) {
         self.program = program
         self.arguments = arguments
         self.logger = logger
+        self.schedule = schedule
         _ = signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// The workers started and waiting for a file.
+    public var idleWorkerCount: Int {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return self.idle.count
     }
 
     deinit { self.finish() }
@@ -145,6 +164,24 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
         return try reply.get()
     }
 
+    /// Ends the workers once `seconds` pass with no file read (``finish()``), so that updates in quick succession
+    /// (`update` after `update`, `auto_update`'s bursts) keep theirs rather than start them again; and lets the next
+    /// read try to start a worker again after one could not be started. Any thread.
+    public func finish(afterIdle seconds: Double) {
+        self.lock.lock()
+        self.lease &+= 1
+        let lease = self.lease
+        self.unavailable = false
+        self.lock.unlock()
+        self.schedule(seconds) { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            let current = self.lease == lease
+            self.lock.unlock()
+            if current { self.finish() }
+        }
+    }
+
     /// Ends every worker (their input ends; each exits once done) and waits for them. Later requests start new
     /// ones. Any thread.
     public func finish() {
@@ -158,6 +195,7 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
     /// An idle worker, or a new one; `nil` when none can be started.
     private func take() -> RunningChild? {
         self.lock.lock()
+        self.lease &+= 1
         if let worker = self.idle.popLast() {
             self.lock.unlock()
             return worker
