@@ -92,6 +92,22 @@ public enum PlaylistFile {
             self.bytes.append(UInt8(ascii: "\n"))
         }
 
+        /// Whether lines are the songs' relative paths as they are (no charset conversion, no absolute paths): then
+        /// ``append(path:name:)`` takes them as bytes.
+        public var takesRelativePaths: Bool { self.charset.conversion == nil && !self.absolutePaths }
+
+        /// Appends the line `PATH/name` (`name` alone when `path` is empty, the root) of a song's directory path and
+        /// file name, as their raw bytes. Only when ``takesRelativePaths``.
+        public mutating func append(path: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>) {
+            assert(self.takesRelativePaths, "a line of bytes where the path needs converting")
+            if !path.isEmpty {
+                self.bytes.append(contentsOf: path)
+                self.bytes.append(UInt8(ascii: "/"))
+            }
+            self.bytes.append(contentsOf: name)
+            self.bytes.append(UInt8(ascii: "\n"))
+        }
+
         /// Appends the line for the song path `PATH/name` (`name` alone in the root, whose path is ""): `directory`
         /// is a number (≥ 0) that stands for one directory, whose relative path `path` gives (asked once for a run of
         /// songs of one directory); `name` is the file name's bytes (a `RawText` string's raw bytes).

@@ -510,6 +510,12 @@ final class PlaylistFixture {
         try f.playlist.setRange(id: 2, startMilliseconds: 250, endMilliseconds: 0)
         #expect(f.playlist.queue.items[0].stored?.store === store)
         #expect(f.playlist.queue.items[1].stored == nil)
+        // The song number in that store alone, by reference or by identity; none for the song of its own.
+        let other = Self.snapshot(["A", "B"])
+        let items = f.playlist.queue.items
+        #expect(items[0].song(in: store) == 0 && items[0].song(inStore: ObjectIdentifier(store)) == 0)
+        #expect(items[0].song(in: other) == nil && items[0].song(inStore: ObjectIdentifier(other)) == nil)
+        #expect(items[1].song(in: store) == nil && items[1].song(inStore: ObjectIdentifier(store)) == nil)
         #expect(f.playlist.queue.items[1].song.startMilliseconds == 250)
         #expect(f.playlist.queue.items[1].song.info == store.songs[1].info)
     }

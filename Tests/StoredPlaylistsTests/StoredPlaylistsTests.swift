@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    @Test func rawPathsGiveTheLinesTheirURIsGive() {
+        // Relative paths with no conversion only: a directory, the root (an empty path), a name that is not UTF-8.
+        var expected = PlaylistFile.Builder(absolutePaths: false, musicDirectory: "/m", charset: .bytes)
+        var built = PlaylistFile.Builder(absolutePaths: false, musicDirectory: "/m", charset: .bytes)
+        #expect(built.takesRelativePaths)
+        #expect(!PlaylistFile.Builder(absolutePaths: true, musicDirectory: "/m", charset: .bytes).takesRelativePaths)
+        for (path, name) in [("a/b", Array("one.mp3".utf8)), ("", Array("root.flac".utf8)), ("c", [0x74, 0xE9])] {
+            let decoded = RawText.decode(name)
+            expected.append(path.isEmpty ? decoded : path + "/" + decoded)
+            Array(path.utf8).withUnsafeBufferPointer { path in
+                name.withUnsafeBufferPointer { built.append(path: path, name: $0) }
+            }
+        }
+        #expect(built.bytes == expected.bytes)
+        #expect(built.bytes == Array("a/b/one.mp3\nroot.flac\nc/t".utf8) + [0xE9, 0x0A])
+    }
+
     @Test(arguments: [
         ("a/./b", "a/b"), ("a/../b", "b"), ("../x", "x"), ("a/b/../../c", "c"), ("/m/a.mp3", "/m/a.mp3"),
         ("http://h/a#f", "http://h/a#f"), ("a//b", "a//b"), ("a/b/c.mp3", "a/b/c.mp3"), (".", ""), ("..", ""),

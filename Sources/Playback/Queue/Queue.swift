@@ -95,6 +95,12 @@ public struct Queue: Sendable {
             self.number >= 0 && self.holder === store ? self.number : nil
         }
 
+        /// ``song(in:)`` for the store `identity` names (`ObjectIdentifier(store)`, taken once for many items): no
+        /// reference to the store is taken and given back for each item.
+        public func song(inStore identity: ObjectIdentifier) -> Int32? {
+            self.number >= 0 && ObjectIdentifier(self.holder) == identity ? self.number : nil
+        }
+
         /// The song's URI (built without its tags).
         public var uri: String {
             if let stored = self.stored { return stored.store.uri(stored.song) }

@@ -438,8 +438,9 @@ enum QueueCommands {
             guard let snapshot else { return [] }
             var numbers: [Int32] = []
             numbers.reserveCapacity(positions.count)
+            let store = ObjectIdentifier(snapshot.database)
             _ = queue.visitItems(at: positions, from: positions.startIndex) { item, _ in
-                numbers.append(item.song(in: snapshot.database) ?? -1)
+                numbers.append(item.song(inStore: store) ?? -1)
                 return true
             }
             return numbers
