@@ -45,6 +45,24 @@ def _client(port: int, rng: random.Random, model: dict, pending: list,
         client.close()
 
 
+def _differences(found: dict, expected: dict) -> str:
+    """What `found` has that `expected` lacks or holds otherwise, and the reverse, one line each."""
+    lines = []
+    for key in sorted(set(found) | set(expected), key=repr):
+        if found.get(key, _MISSING) != expected.get(key, _MISSING):
+            lines.append(f"  {key!r}: found {found.get(key, _MISSING)!r}, expected {expected.get(key, _MISSING)!r}")
+    return "\n".join(lines)
+
+
+_MISSING = "(missing)"
+
+
+def _check(server: mpdtest.Server, found: dict, expected: list[dict], what: str) -> None:
+    """Asserts that `found` is one of `expected`; else says how it differs from the first, with the log."""
+    assert found in expected, (f"{what}:\n{_differences(found, expected[0])}\n"
+                               f"{len(found)} found, {len(expected[0])} expected\n{server.log_tail(60)}")
+
+
 def kill_rounds(server: mpdtest.Server, rounds: int, rng: random.Random,
                 next_change: NextChange, apply: Apply, read_state: ReadState,
                 after_round: Callable[[], None] = lambda: None) -> None:
@@ -52,7 +70,7 @@ def kill_rounds(server: mpdtest.Server, rounds: int, rng: random.Random,
     model: dict = {}
     for number in range(rounds):
         server.start()
-        assert read_state(server) == model, f"round {number}: state after restart"
+        _check(server, read_state(server), [model], f"round {number}: state after restart")
         pending: list = []
         worker = threading.Thread(target=_client,
                                   args=(server.port, rng, model, pending, next_change, apply))
@@ -68,10 +86,10 @@ def kill_rounds(server: mpdtest.Server, rounds: int, rng: random.Random,
             on_disk = read_state(server)
             server.stop()
             server.proc = None
-            assert on_disk in (model, apply(model, pending[0])), f"round {number}: change in flight"
+            _check(server, on_disk, [model, apply(model, pending[0])], f"round {number}: change in flight")
             model.clear()
             model.update(on_disk)
         after_round()
     server.start()
-    assert read_state(server) == model, "after the last round"
+    _check(server, read_state(server), [model], "after the last round")
     server.stop()

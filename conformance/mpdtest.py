@@ -86,10 +86,20 @@ def free_port() -> int:
 
     It is chosen at random below the kernel's ephemeral range, never from it: a port from `bind(0)` comes from the
     range the local ports of outgoing connections come from, so another test's connection could take it before the
-    server binds it (mpd's snapcast output once failed so, `Address already in use`)."""
+    server binds it (mpd's snapcast output once failed so, `Address already in use`).
+
+    Under pytest-xdist each worker process chooses from a slice of its own: two workers that chose one port in the
+    moment before either server bound it would start two servers on it, and the test whose server lost the race
+    could talk to the other worker's server (the sticker crash test once read another server's empty stickers)."""
     low, high = _ephemeral_ports()
     # The larger of the stretches below and above the range (above the common 32768-60999: 4536 ports).
     first, last = max((max(1024, low - 12000), low), (high + 1, 65536), key=lambda span: span[1] - span[0])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or "1")
+    if workers > 1 and worker.startswith("gw") and worker[2:].isdigit():
+        span = (last - first) // workers
+        first += int(worker[2:]) % workers * span
+        last = first + span
     chooser = random.SystemRandom()
     for _ in range(2000):
         port = chooser.randrange(first, last)

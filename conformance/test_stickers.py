@@ -281,7 +281,10 @@ def _apply_sticker_change(model: dict, change) -> dict:
 def _stickers_on_disk(server: mpdtest.Server) -> dict:
     state = {}
     for uri in SONGS:
-        for line in query(server, f"sticker list song {arg(uri)}\n").decode().splitlines():
+        reply = query(server, f"sticker list song {arg(uri)}\n")
+        # An ACK (no such song: the database not loaded) would read as no stickers.
+        assert reply.endswith(b"OK\n"), f"sticker list {uri}: {reply!r}\n{server.log_tail(60)}"
+        for line in reply.decode().splitlines():
             if line.startswith("sticker: "):
                 name, _, value = line[len("sticker: "):].partition("=")
                 state[(uri, name)] = value
@@ -292,7 +295,8 @@ def test_crash_keeps_every_acknowledged_sticker(music_dir, tmp_path):
     """Random sticker sets and deletes, SIGKILL at a random moment, restart: the stickers are
     exactly the acknowledged ones (the one change in flight may or may not have landed)."""
     rng = random.Random(int(os.environ.get("CONFORMANCE_SEED", "5")))
+    # At `info` the log says where each start took its database from (a failure shows the log's end).
     solo = Solo("sut", music_dir, tmp_path / "sut", sticker_file=str(tmp_path / "sticker.sql"),
-                db_file=str(tmp_path / "database"))
+                db_file=str(tmp_path / "database"), log_level="info")
     crashcheck.kill_rounds(solo.server, CRASH_ROUNDS, rng, _next_sticker_change, _apply_sticker_change,
                            _stickers_on_disk)
