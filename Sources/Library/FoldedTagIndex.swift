@@ -163,6 +163,48 @@ final class QueryIndexes: Sendable {
     private let folded = Mutex<[FoldedTagIndex?]>(Array(repeating: nil, count: TagType.allCases.count))
     private let foldedValues = Mutex<FoldedValueTable?>(nil)
     private let directoryPaths = Mutex<TagValueTable?>(nil)
+    private let subtreeEnds = Mutex<[Int32]?>(nil)
+
+    /// For each directory, the end of the one run of song numbers its subtree holds in walk order, or -1 when its
+    /// songs are not one run (see `Database.subtreeSongs`): one walk of the tree for every `base` query after it.
+    func subtreeEnds(_ directories: [Database.Directory]) -> [Int32] {
+        Database.cached(self.subtreeEnds) { Self.computeSubtreeEnds(directories) }
+    }
+
+    /// The directories in walk order from the root (a directory, then each child's subtree in turn); a subtree's
+    /// songs are one run when each directory of it after the first starts where the one before it in that order
+    /// ended. Directories the walk does not reach get -1.
+    static func computeSubtreeEnds(_ directories: [Database.Directory]) -> [Int32] {
+        var ends = [Int32](repeating: -1, count: directories.count)
+        guard !directories.isEmpty else { return ends }
+        var order: [Int32] = []
+        order.reserveCapacity(directories.count)
+        var stack: [Int32] = [0]
+        while let directory = stack.popLast() {
+            order.append(directory)
+            stack.append(contentsOf: directories[Int(directory)].children.reversed())
+        }
+        // Breaks before each position (a directory that does not start where the one before it ended), summed,
+        // and each subtree's size in that order, from the leaves up.
+        var breaks = [Int32](repeating: 0, count: order.count + 1)
+        for position in order.indices {
+            let starts = directories[Int(order[position])].songs.lowerBound
+            let broken = position > 0 && starts != directories[Int(order[position - 1])].songs.upperBound
+            breaks[position + 1] = breaks[position] + (broken ? 1 : 0)
+        }
+        var size = [Int32](repeating: 1, count: directories.count)
+        for directory in order.reversed() {
+            for child in directories[Int(directory)].children { size[Int(directory)] += size[Int(child)] }
+        }
+        for (position, directory) in order.enumerated() {
+            let last = position + Int(size[Int(directory)]) - 1
+            // No break after the subtree's first directory, up to its last.
+            if breaks[last + 1] == breaks[position + 1] {
+                ends[Int(directory)] = directories[Int(order[last])].songs.upperBound
+            }
+        }
+        return ends
+    }
 
     func directoryPaths(_ directories: [Database.Directory]) -> TagValueTable {
         Database.cached(self.directoryPaths) {

@@ -466,6 +466,44 @@ struct QueryEngineTests {
         }
     }
 
+    /// The ends found in one walk are those a walk of each subtree finds, also where songs are not numbered in walk
+    /// order (then that subtree has none, and those around it still do) and for a directory no walk reaches.
+    @Test func subtreeEndsAreThoseOfAWalkOfEachSubtree() {
+        func directory(_ parent: Int32, _ children: [Int32], _ songs: Range<Int32>) -> Database.Directory {
+            Database.Directory(
+                path: "", modificationTime: 0, parent: parent, children: children, songs: songs, playlists: [],
+                inode: 0, device: 0)
+        }
+        // 0 ─┬─ 1 ─┬─ 3
+        //    │     └─ 4 (songs before 3's: 1's subtree is no run)
+        //    └─ 2 (empty)
+        // 5: reached by no walk.
+        let directories = [
+            directory(-1, [1, 2], 0..<2), directory(0, [3, 4], 2..<3), directory(0, [], 9..<9),
+            directory(1, [], 5..<9), directory(1, [], 3..<5), directory(-1, [], 9..<10),
+        ]
+        func walked(_ index: Int32) -> Int32 {
+            var next = directories[Int(index)].songs.lowerBound
+            var pending = [index]
+            while let directory = pending.popLast() {
+                let songs = directories[Int(directory)].songs
+                guard songs.lowerBound == next else { return -1 }
+                next = songs.upperBound
+                pending.append(contentsOf: directories[Int(directory)].children.reversed())
+            }
+            return next
+        }
+        let ends = QueryIndexes.computeSubtreeEnds(directories)
+        #expect(ends == [-1, -1, 9, 9, 5, -1])
+        #expect(ends.indices.dropLast().allSatisfy { ends[$0] == walked(Int32($0)) })
+        let inOrder = [
+            directory(-1, [1, 2], 0..<2), directory(0, [3, 4], 2..<3), directory(0, [], 9..<9),
+            directory(1, [], 3..<5), directory(1, [], 5..<9),
+        ]
+        #expect(QueryIndexes.computeSubtreeEnds(inOrder) == [9, 9, 9, 5, 9])
+        #expect(QueryIndexes.computeSubtreeEnds([]) == [])
+    }
+
     @Test(arguments: Self.sorts)
     func sortAndWindowMatchTheReference(sort text: String) throws {
         let sort = try SortOrder.parse(text)

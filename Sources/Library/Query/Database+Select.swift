@@ -83,17 +83,10 @@ extension Database {
     /// The songs of directory `index` and of every directory below it, when they are one run of song numbers in
     /// walk order (a directory's own songs, then each child's subtree in turn), as a snapshot built by an update
     /// or read from a well-formed database file numbers them; `nil` otherwise.
+    /// The ends of every directory's run are found in one walk, on first use (`QueryIndexes.subtreeEnds`).
     func subtreeSongs(_ index: Int32) -> Range<Int32>? {
-        let first = self.directories[Int(index)].songs.lowerBound
-        var next = first
-        var pending = [index]
-        while let directory = pending.popLast() {
-            let songs = self.directories[Int(directory)].songs
-            guard songs.lowerBound == next else { return nil }
-            next = songs.upperBound
-            pending.append(contentsOf: self.directories[Int(directory)].children.reversed())
-        }
-        return first..<next
+        let end = self.queryIndexes.subtreeEnds(self.directories)[Int(index)]
+        return end >= 0 ? self.directories[Int(index)].songs.lowerBound..<end : nil
     }
 
     /// The positions of `sorted` (ascending) whose songs lie in `range`.
