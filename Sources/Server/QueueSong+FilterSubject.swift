@@ -31,9 +31,10 @@ extension Queue {
         songPositions.reserveCapacity(self.items.count)
         // Items read in place through the buffer (a copy of each would retain and release its song's holder;
         // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
+        let store = ObjectIdentifier(database)
         self.items.withUnsafeBufferPointer { items in
             for position in items.indices {
-                if let song = items[position].song(in: database) {
+                if let song = items[position].song(inStore: store) {
                     songs.append(song)
                     songPositions.append(position)
                 } else {

@@ -246,27 +246,60 @@ private struct TagValueTest {
                 songs, chain, negated: negated, matchesAbsent: matchesAbsent, songCount: self.songCount)
         }
         // A few candidates: each value compared the first time a candidate has it (0 not yet, 1 matches, 2 not).
+        // The indexes are read in place: a copy per song would retain and release each of their arrays.
         let states = self.chain.map { UnsafeMutableBufferPointer<UInt8>.allocate(capacity: $0.count) }
         defer { for state in states { state.deallocate() } }
         for state in states { state.initialize(repeating: 0) }
-        return songs.filter { song in
-            for (level, index) in self.chain.enumerated() {
-                let ids = index.ids(of: song)
-                if ids.isEmpty { continue }
-                for id in ids {
-                    var state = states[level][Int(id)]
-                    if state == 0 {
-                        let matches = values.withBytes(index.tableNumbers[Int(id)]) {
-                            matcher.matchesIgnoringNegation(bytes: $0)
+        let tableNumbers = self.chain.map(\.tableNumbers)
+        return withUnsafeLevels(self.chain.map { ($0, []) }[...]) { levels in
+            states.withUnsafeBufferPointer { states in
+                songs.filter { song in
+                    for level in levels.indices {
+                        let (start, end) = levels[level].positions(song)
+                        if start == end { continue }
+                        for position in start..<end {
+                            let id = Int(levels[level].ids[position])
+                            var state = states[level][id]
+                            if state == 0 {
+                                let matches = values.withBytes(tableNumbers[level][id]) {
+                                    matcher.matchesIgnoringNegation(bytes: $0)
+                                }
+                                state = matches ? 1 : 2
+                                states[level][id] = state
+                            }
+                            if state == 1 { return !negated }
                         }
-                        state = matches ? 1 : 2
-                        states[level][Int(id)] = state
+                        return negated
                     }
-                    if state == 1 { return !negated }
+                    return matchesAbsent != negated
                 }
-                return negated
             }
-            return matchesAbsent != negated
+        }
+    }
+}
+
+/// One level of a tag's chain (the tag, then its fallbacks) read in place: each song's value numbers are
+/// `ids[offsets[song]..<offsets[song + 1]]`, and `flags` what the caller keeps per value number (may be empty).
+private struct ChainLevel {
+    let offsets: UnsafeBufferPointer<Int32>
+    let ids: UnsafeBufferPointer<Int32>
+    let flags: UnsafeBufferPointer<Bool>
+
+    /// Where song `song`'s value numbers start and end in `ids`.
+    @inline(__always)
+    func positions(_ song: Int32) -> (Int, Int) { (Int(self.offsets[Int(song)]), Int(self.offsets[Int(song) + 1])) }
+}
+
+/// Calls `body` with every level of `chain` in place (its index's value numbers and its flags), so that a filter
+/// over many songs retains no array per song.
+private func withUnsafeLevels<Result>(
+    _ chain: ArraySlice<(index: TagIndex, flags: [Bool])>, _ levels: [ChainLevel] = [],
+    _ body: (UnsafeBufferPointer<ChainLevel>) -> Result
+) -> Result {
+    guard let (index, flags) = chain.first else { return levels.withUnsafeBufferPointer(body) }
+    return index.withUnsafeIDs { offsets, ids in
+        flags.withUnsafeBufferPointer { flags in
+            withUnsafeLevels(chain.dropFirst(), levels + [ChainLevel(offsets: offsets, ids: ids, flags: flags)], body)
         }
     }
 }
@@ -306,15 +339,17 @@ private struct FoldedTagTest {
                 songCount: self.songCount)
         }
         guard self.chain.count == 1 else {
-            // With fallbacks: song by song.
-            return songs.filter { song in
-                for (index, matches) in self.chain {
-                    let ids = index.ids(of: song)
-                    if ids.isEmpty { continue }
-                    for id in ids where matches[Int(id)] { return !negated }
-                    return negated
+            // With fallbacks: song by song, the indexes read in place.
+            return withUnsafeLevels(self.chain.map { ($0.index.tags, $0.matches) }[...]) { levels in
+                songs.filter { song in
+                    for level in levels {
+                        let (start, end) = level.positions(song)
+                        if start == end { continue }
+                        for position in start..<end where level.flags[Int(level.ids[position])] { return !negated }
+                        return negated
+                    }
+                    return matchesAbsent != negated
                 }
-                return matchesAbsent != negated
             }
         }
         let (index, matches) = self.chain[0]
