@@ -96,7 +96,8 @@ def free_port() -> int:
     first, last = max((max(1024, low - 12000), low), (high + 1, 65536), key=lambda span: span[1] - span[0])
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or "1")
-    if workers > 1 and worker.startswith("gw") and worker[2:].isdigit():
+    if workers > 1 and worker.startswith("gw") and worker[2:].isdigit() and last - first >= workers:
+        # (A worker xdist starts in place of one that crashed has a higher number: it shares a slice.)
         span = (last - first) // workers
         first += int(worker[2:]) % workers * span
         last = first + span

@@ -18,7 +18,8 @@ struct FormatReader: SongInfoReader {
     let playlists: PlaylistRegistry
     /// Opens the songs of mounted storages (the daemon's input plugins), `nil` when it has none.
     let openRemote: RemoteOpener?
-    /// The scan workers updates share, `nil` when every file is read in this process.
+    /// The scan workers that updates and clients' reading sessions (`add` of files outside the music directory)
+    /// share, `nil` when every file is read in this process.
     private let scanWorkerPool: ScanWorkerPool?
     /// The scan workers of the update this reader serves (``startReading()``), `nil` outside one: files read for a
     /// client's command (`add` of a local file) are read in this process.

@@ -175,10 +175,12 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
         self.lock.unlock()
         self.schedule(seconds) { [weak self] in
             guard let self else { return }
+            // Checked and emptied at once: a worker taken and given back meanwhile changed the lease.
             self.lock.lock()
-            let current = self.lease == lease
+            let workers = self.lease == lease ? self.idle : []
+            if self.lease == lease { self.idle = [] }
             self.lock.unlock()
-            if current { self.finish() }
+            for worker in workers { worker.finish() }
         }
     }
 

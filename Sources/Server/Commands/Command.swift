@@ -126,7 +126,8 @@ public final class ReplyStream {
 
     /// A reply that `mpd` buffers whole (the queue's listings), streamed in pieces of about 64 KiB made in the sink's
     /// buffer: `fill(index, &reply, bytes)` appends the elements from `index` on until `reply` holds `bytes` or
-    /// the elements end at `end`, and returns where it stopped (`reply.bytes` may begin with output queued before). `bound` gives at least its size, cheaply, and
+    /// the elements end at `end`, and returns where it stopped (`reply.bytes` may begin with output queued
+    /// before). `bound` gives at least its size, cheaply, and
     /// `quickBound`, when it gives one, a looser bound with no look at each element. Before anything is sent its
     /// size is checked (``takeSize(room:)``), so that a reply that would outgrow the output buffer limit drops the
     /// client with nothing of it sent, as `mpd` does.
