@@ -225,9 +225,15 @@ def test_outputs_and_volume_through_pause_and_stop_as_mpd(server_factory, music,
         assert "volume" in _status(server), (kind, "no volume once the resume was answered")
         replies += _volume_lines(server, "stop", "setvol 10", "status", "outputs")
         steps[kind] = replies
+    # The `status` after `volume +5` (the 11th reply): mpd once answered 100 here (CI, under load), the level before
+    # `setvol 50`. Its sndio output reports the level sndiod last called it back with (`raw_volume`, 100 % until a
+    # call-back), and under load the call-backs lag behind the levels set. Fermata's 53 is checked below either way.
+    after_volume = 10
+    if steps["ref"][after_volume] == "volume: 100\nstate: play\n":
+        steps["ref"][after_volume] = steps["sut"][after_volume]
     assert steps["sut"] == steps["ref"]
     assert "plugin: sndio\noutputenabled: 1\n" in steps["sut"][0]
-    assert "volume: 53\nstate: play\n" in steps["sut"]
+    assert steps["sut"][after_volume] == "volume: 53\nstate: play\n"
 
 
 def _app_level(device: str) -> tuple[str, str]:
