@@ -167,7 +167,43 @@ def _as_32_bit(path: Path) -> bytes:
 
 def _server(server_factory, kind: str, music: Path, env: dict[str, str], **block: str):
     output = {"type": "pipewire", "name": "Desk", **block}
-    return server_factory(kind, music=music, outputs=[output], env=env)
+    server = server_factory(kind, music=music, outputs=[output], env=env)
+    _started[kind] = server
+    return server
+
+
+#: The server `_server` started last, by kind.
+_started: dict = {}
+
+
+def _mpd_aborted_in_libpipewire() -> bool:
+    """Whether the last mpd started died of libpipewire's `assert_single_pod()`: mpd 0.23.12 updates its stream's
+    properties (the song's tags) from a thread libpipewire does not allow (MPD issue #2358, "pw_stream_update_properties
+    called from wrong context"), and now and then libpipewire aborts it for that (CI-58, twice in one run). It is
+    then marked as meant to exit (not a crash of the test's making)."""
+    server = _started.get("ref")
+    if server is None or server.alive() or b"assert_single_pod" not in server.log_path.read_bytes():
+        return False
+    server.expect_exit = True
+    return True
+
+
+def _each_kind(run):
+    """`run(kind)` for mpd, then for Fermata, by kind; mpd's part once more if mpd aborted in libpipewire (above)."""
+    results = {}
+    for kind in KINDS:
+        for attempt in (1, 2):
+            _started.pop(kind, None)
+            try:
+                results[kind] = run(kind)
+            except Exception:
+                if kind == "ref" and attempt == 1 and _mpd_aborted_in_libpipewire():
+                    continue
+                raise
+            if kind == "ref" and attempt == 1 and _mpd_aborted_in_libpipewire():
+                continue
+            break
+    return results
 
 
 def _wait_state(server, state: str) -> None:
@@ -206,9 +242,7 @@ def _stream_properties(node: dict) -> dict:
                                                 ("surround.wav", 6, 48000)])
 def test_the_samples_and_the_stream_are_mpds(server_factory, pipewire, pulse_music, tmp_path, song, channels,
                                             rate):
-    recorded = {}
-    streams = {}
-    for kind in KINDS:
+    def play(kind: str):
         recorder = _Recorder(pipewire, tmp_path / f"{kind}.wav", channels, rate)
         try:
             server = _server(server_factory, kind, pulse_music, pipewire)
@@ -220,11 +254,16 @@ def test_the_samples_and_the_stream_are_mpds(server_factory, pipewire, pulse_mus
                 # pw-dump under load risks a missed graph cycle (a lost period in the recording). The node is kept
                 # as the poll found it: the song (1 s) may end, and its node go, before a slow pw-dump returns.
                 node = _wait_named_node(pipewire, node)
-            streams[kind] = (_stream_properties(node), node["info"]["params"].get("EnumFormat"))
+            stream = (_stream_properties(node), node["info"]["params"].get("EnumFormat"))
             _wait_state(server, "stop")
             server.stop()
         finally:
-            recorded[kind] = _frames(recorder.close(), 4 * channels)
+            frames = _frames(recorder.close(), 4 * channels)
+        return stream, frames
+
+    played = _each_kind(play)
+    streams = {kind: played[kind][0] for kind in KINDS}
+    recorded = {kind: played[kind][1] for kind in KINDS}
     if "mpd" in (streams["ref"][0]["media.name"], streams["sut"][0]["media.name"]):
         # A loaded machine's slow pw-dump polls saw the node only before its output named it, then not at all (the
         # 1 to 1.5 s song ended): the name is then left out here (test_pause_makes_the_stream_inactive_and_tags_name_it
@@ -277,10 +316,9 @@ def _channel_volumes(env: dict[str, str]) -> list[float] | None:
 
 
 def test_the_mixer_is_the_streams_channel_volumes(server_factory, pipewire, pulse_music, tmp_path):
-    seen = {}
-    for kind in KINDS:
+    def volumes(kind: str) -> list:
         server = _server(server_factory, kind, pulse_music, pipewire)
-        log = seen[kind] = []
+        log = []
         log.append(server.query("outputs"))
         # A global mixer: 100 before anything played, and it takes a volume, which the stream starts with.
         log.append(_volume_line(server.query("status")))
@@ -319,6 +357,9 @@ def test_the_mixer_is_the_streams_channel_volumes(server_factory, pipewire, puls
         log.append(_volume_line(server.query("status")))
         server.stop()
         assert mpdtest.wait_until(lambda: _node(pipewire, "mpd.Desk") is None, mpdtest.scaled(10))
+        return log
+
+    seen = _each_kind(volumes)
     assert seen["sut"] == seen["ref"]
     assert seen["ref"][0] == b"outputid: 0\noutputname: Desk\nplugin: pipewire\noutputenabled: 1\nOK\n"
     assert seen["ref"][1:4] == [b"volume: 100\n", b"OK\n", b"volume: 30\n"]
