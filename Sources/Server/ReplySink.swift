@@ -29,6 +29,22 @@ extension ReplySink {
         if !bytes.isEmpty { self.write(bytes: bytes) }
     }
 
+    /// Runs `body` on `reply` holding the sink's own output (``appendInPlace(_:)``), so that what it appends is made
+    /// there and not copied in; `reply`'s line caches are kept for the next call. `body` must only append (the bytes
+    /// `reply` begins with are queued output). Returns `false`, `body` not run, when the sink takes no more output
+    /// (the connection is closing).
+    @discardableResult
+    func append(through reply: inout ReplyBuffer, _ body: (inout ReplyBuffer) -> Void) -> Bool {
+        var ran = false
+        self.appendInPlace { output in
+            reply.exchangeBytes(with: &output)
+            body(&reply)
+            reply.exchangeBytes(with: &output)
+            ran = true
+        }
+        return ran
+    }
+
     /// Queues what `append` makes of each element of `elements`, made in the sink's own buffer
     /// (``appendInPlace(_:)``) about 64 KiB at a time, for replies of thousands of songs or entries; the line caches
     /// of the one `ReplyBuffer` are kept from batch to batch.
@@ -38,12 +54,11 @@ extension ReplySink {
         let batch = 1 << 16
         var reply = ReplyBuffer()
         var iterator = elements.makeIterator()
-        // Ends also when the sink takes no more output (`body` not called: the connection is closing).
+        // Ends also when the sink takes no more output.
         var more = true
         while more {
             more = false
-            self.appendInPlace { output in
-                reply.exchangeBytes(with: &output)
+            self.append(through: &reply) { reply in
                 let end = reply.bytes.count + batch
                 while let element = iterator.next() {
                     append(element, &reply)
@@ -52,7 +67,6 @@ extension ReplySink {
                         break
                     }
                 }
-                reply.exchangeBytes(with: &output)
             }
         }
     }

@@ -176,20 +176,20 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
         self.schedule(seconds) { [weak self] in
             guard let self else { return }
             // Checked and emptied at once: a worker taken and given back meanwhile changed the lease.
-            self.lock.lock()
-            let workers = self.lease == lease ? self.idle : []
-            if self.lease == lease { self.idle = [] }
-            self.lock.unlock()
-            for worker in workers { worker.finish() }
+            self.finish(ifLease: lease)
         }
     }
 
     /// Ends every worker (their input ends; each exits once done) and waits for them. Later requests start new
     /// ones. Any thread.
-    public func finish() {
+    public func finish() { self.finish(ifLease: nil) }
+
+    /// ``finish()`` when `lease` is `nil` or still the current lease, checked with the idle workers taken.
+    private func finish(ifLease lease: Int?) {
         self.lock.lock()
-        let workers = self.idle
-        self.idle = []
+        let current = lease == nil || lease == self.lease
+        let workers = current ? self.idle : []
+        if current { self.idle = [] }
         self.lock.unlock()
         for worker in workers { worker.finish() }
     }

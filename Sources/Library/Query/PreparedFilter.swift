@@ -338,29 +338,16 @@ private struct FoldedTagTest {
                 songs, self.chain.map { ($0.index.tags, $0.matches) }, negated: negated, matchesAbsent: matchesAbsent,
                 songCount: self.songCount)
         }
-        guard self.chain.count == 1 else {
-            // With fallbacks: song by song, the indexes read in place.
-            return withUnsafeLevels(self.chain.map { ($0.index.tags, $0.matches) }[...]) { levels in
-                songs.filter { song in
-                    for level in levels {
-                        let (start, end) = level.positions(song)
-                        if start == end { continue }
-                        for position in start..<end where level.flags[Int(level.ids[position])] { return !negated }
-                        return negated
-                    }
-                    return matchesAbsent != negated
-                }
-            }
-        }
-        let (index, matches) = self.chain[0]
-        return index.withUnsafeIDs { offsets, ids in
-            matches.withUnsafeBufferPointer { matches in
-                songs.filter { song in
-                    let (start, end) = (Int(offsets[Int(song)]), Int(offsets[Int(song) + 1]))
-                    if start == end { return matchesAbsent != negated }
-                    for position in start..<end where matches[Int(ids[position])] { return !negated }
+        // Song by song (the tag, then its fallbacks), the indexes read in place.
+        return withUnsafeLevels(self.chain.map { ($0.index.tags, $0.matches) }[...]) { levels in
+            songs.filter { song in
+                for level in levels {
+                    let (start, end) = level.positions(song)
+                    if start == end { continue }
+                    for position in start..<end where level.flags[Int(level.ids[position])] { return !negated }
                     return negated
                 }
+                return matchesAbsent != negated
             }
         }
     }

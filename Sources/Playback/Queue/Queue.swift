@@ -91,9 +91,7 @@ public struct Queue: Sendable {
         }
 
         /// The song number when the item holds a song of `store`.
-        public func song(in store: any SongStore) -> Int32? {
-            self.number >= 0 && self.holder === store ? self.number : nil
-        }
+        public func song(in store: any SongStore) -> Int32? { self.song(inStore: ObjectIdentifier(store)) }
 
         /// ``song(in:)`` for the store `identity` names (`ObjectIdentifier(store)`, taken once for many items): no
         /// reference to the store is taken and given back for each item.

@@ -138,15 +138,11 @@ public final class ReplyStream {
         let piece = 1 << 16
         var reply = ReplyBuffer()
         var index = start
-        // Made in the sink's own buffer, as ``pieces(sink:fill:)`` makes its pieces: `fill` appends after the output
-        // queued before, up to a piece more.
-        // No more once the sink takes no more output (`body` not called: the connection is closing).
+        // `fill` appends after the output queued before, up to a piece more; no more once the sink takes none.
         let stream = ReplyStream {
             var more = false
-            sink.appendInPlace { output in
-                reply.exchangeBytes(with: &output)
+            sink.append(through: &reply) { reply in
                 index = fill(index, &reply, reply.bytes.count + piece)
-                reply.exchangeBytes(with: &output)
                 more = index != end
             }
             return more
@@ -175,12 +171,7 @@ public final class ReplyStream {
         var reply = ReplyBuffer()
         return ReplyStream {
             var more = false
-            sink.appendInPlace { output in
-                reply.exchangeBytes(with: &output)
-                let size = reply.bytes.count + (1 << 16)
-                more = fill(&reply, size)
-                reply.exchangeBytes(with: &output)
-            }
+            sink.append(through: &reply) { reply in more = fill(&reply, reply.bytes.count + (1 << 16)) }
             return more
         }
     }

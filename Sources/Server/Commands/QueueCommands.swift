@@ -414,9 +414,10 @@ enum QueueCommands {
     static func writeItem(at position: Int, context: CommandContext) {
         let snapshot = SongPrinter.Snapshot(context.services.library?.database)
         var reply = ReplyBuffer(capacity: 1024)
+        let item = context.partition.playlist.queue.items[position]
         Self.appendItem(
-            context.partition.playlist.queue.items[position], at: position, snapshot: snapshot,
-            songs: snapshot?.songs, visibleTags: DatabaseCommands.visibleTags(context), to: &reply)
+            item, at: position, song: snapshot.flatMap { item.song(in: $0.database) }, songs: snapshot?.songs,
+            visibleTags: DatabaseCommands.visibleTags(context), to: &reply)
         context.reply.write(bytes: reply.bytes)
     }
 
@@ -473,8 +474,7 @@ enum QueueCommands {
                                 // Not from the snapshot (a URL, a file outside the library): few, measured.
                                 scratch.removeAll()
                                 Self.appendItem(
-                                    item, at: position, snapshot: snapshot, songs: songs, visibleTags: tags,
-                                    to: &scratch)
+                                    item, at: position, song: nil, songs: songs, visibleTags: tags, to: &scratch)
                                 total += scratch.bytes.count
                             }
                             return true
@@ -490,11 +490,10 @@ enum QueueCommands {
                     queue.visitItems(at: positions, from: start) { item, position in
                         guard reply.bytes.count < bytes else { return false }
                         songs?.prefetch(numbers, before: offset, paths: paths)
-                        let number = offset < numbers.count ? numbers[offset] : nil
+                        let song = offset < numbers.count && numbers[offset] >= 0 ? numbers[offset] : nil
                         offset += 1
                         Self.appendItem(
-                            item, at: position, number: number, snapshot: snapshot, songs: songs, paths: paths,
-                            visibleTags: tags, to: &reply)
+                            item, at: position, song: song, songs: songs, paths: paths, visibleTags: tags, to: &reply)
                         return true
                     }
                 }
@@ -506,13 +505,12 @@ enum QueueCommands {
     /// `songs` is the snapshot's table, read once by the caller for many items: each read of
     /// `SongPrinter.Snapshot.songs` retains and releases every column of the table; `paths` its
     /// `directoryPathTable()`, when the caller has it.
-    /// `number` is the item's song number in the snapshot when the caller has it (-1: not from the snapshot); `nil`
-    /// looks it up.
+    /// `song` is the item's song number in the snapshot (`nil` for a song of its own), as the caller found it.
     static func appendItem(
-        _ item: Queue.Item, at position: Int, number: Int32? = nil, snapshot: SongPrinter.Snapshot?,
-        songs: SongTable?, paths: TagValueTable? = nil, visibleTags: TagMask, to reply: inout ReplyBuffer
+        _ item: Queue.Item, at position: Int, song: Int32?, songs: SongTable?, paths: TagValueTable? = nil,
+        visibleTags: TagMask, to reply: inout ReplyBuffer
     ) {
-        if let snapshot, let songs, let song = number.map({ $0 >= 0 ? $0 : nil }) ?? item.song(in: snapshot.database) {
+        if let songs, let song {
             SongPrinter.appendSong(
                 song, of: songs, visibleTags: visibleTags, playlistLine: false, paths: paths, to: &reply)
         } else {
