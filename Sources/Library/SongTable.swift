@@ -443,7 +443,13 @@ public struct SongTable: Sendable, RandomAccessCollection {
     /// its offsets 8 on, its bytes 4 on, unless its paths may hold raw-byte escapes. (Not the characters of the
     /// path's `String`: reaching them retains it, a wait of its own.) `songs` holds song numbers of this table.
     @inlinable
-    public func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int, paths: TagValueTable? = nil) {
+    public func prefetch(_ songs: [Int32], before position: Int, paths: TagValueTable? = nil) {
+        songs.withUnsafeBufferPointer { self.prefetch($0, before: position, paths: paths) }
+    }
+
+    /// ``prefetch(_:before:paths:)``, the song numbers read in place.
+    @inlinable
+    func prefetch(_ songs: UnsafeBufferPointer<Int32>, before position: Int, paths: TagValueTable?) {
         // A table whose paths may hold raw-byte escapes is not read by the printer (it takes the strings).
         let paths = paths.flatMap { $0.mayHoldEscapes ? nil : $0 }
         // A negative number (a song of no table: a queue's URL) is passed over.

@@ -29,17 +29,12 @@ extension Queue {
         var songPositions: [Int] = []
         songs.reserveCapacity(self.items.count)
         songPositions.reserveCapacity(self.items.count)
-        // Items read in place through the buffer (a copy of each would retain and release its song's holder;
-        // `Queue.visitItems`, generic over its positions, is not specialized here and costs more than the copy).
-        let store = ObjectIdentifier(database)
-        self.items.withUnsafeBufferPointer { items in
-            for position in items.indices {
-                if let song = items[position].song(inStore: store) {
-                    songs.append(song)
-                    songPositions.append(position)
-                } else {
-                    matched[position] = filter.matches(items[position].song)
-                }
+        for (position, song) in self.songNumbers(inStore: ObjectIdentifier(database)).enumerated() {
+            if song >= 0 {
+                songs.append(song)
+                songPositions.append(position)
+            } else {
+                matched[position] = filter.matches(self.items[position].song)
             }
         }
         for (index, matches) in database.queuedSongsMatch(songs, filter).enumerated() where matches {

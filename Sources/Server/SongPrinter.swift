@@ -281,14 +281,12 @@ enum SongPrinter {
         }
         let prefix = Self.filePrefix(first, of: songs, paths: paths, in: &reply)
         let capacity = run.count * (prefix.count + 1) + songs.nameByteCount(of: run)
-        prefix.withUnsafeBufferPointer { prefix in
-            reply.write(atMost: capacity) { writer in
-                for song in run {
-                    songs.withNameBytes(song) { name in
-                        writer.put(bytes: prefix)
-                        writer.put(bytes: name)
-                        writer.put(byte: UInt8(ascii: "\n"))
-                    }
+        reply.write(atMost: capacity) { writer in
+            for song in run {
+                songs.withNameBytes(song) { name in
+                    writer.put(bytes: prefix)
+                    writer.put(bytes: name)
+                    writer.put(byte: UInt8(ascii: "\n"))
                 }
             }
         }
@@ -345,11 +343,11 @@ enum SongPrinter {
 
     /// `directory: PATH` and, with a `time`, its `Last-Modified` line; nothing for the root ("").
     static func appendDirectory(_ path: String, time: Int64?, to reply: inout ReplyBuffer) {
-        RawText.encode(path).withUnsafeBufferPointer { Self.appendDirectory(bytes: $0, time: time, to: &reply) }
+        Self.appendDirectory(bytes: RawText.encode(path), time: time, to: &reply)
     }
 
     /// `appendDirectory(_:time:to:)` for a path given as the bytes it has on the wire.
-    static func appendDirectory(bytes path: UnsafeBufferPointer<UInt8>, time: Int64?, to reply: inout ReplyBuffer) {
+    static func appendDirectory(bytes path: some Collection<UInt8>, time: Int64?, to reply: inout ReplyBuffer) {
         guard !path.isEmpty else { return }
         let date = time.map { reply.lastModifiedDate($0) }
         reply.write(atMost: 11 + path.count + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in

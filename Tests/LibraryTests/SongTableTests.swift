@@ -65,9 +65,7 @@ struct SongTableTests {
         ]
         let before = (0...last).map { songs.uri($0) }
         for list in lists {
-            list.withUnsafeBufferPointer { list in
-                for position in 0...list.count { songs.prefetch(list, before: position) }
-            }
+            for position in 0...list.count { songs.prefetch(list, before: position) }
         }
         #expect((0...last).map { songs.uri($0) } == before)
     }

@@ -229,6 +229,17 @@ public struct Queue: Sendable {
         }
     }
 
+    /// Each item's song number in the store `identity` names (``Item/song(inStore:)``), -1 for an item of no song
+    /// of that store, in queue order: the items read in place (a copy of each would retain and release its song).
+    public func songNumbers(inStore identity: ObjectIdentifier) -> [Int32] {
+        var numbers: [Int32] = []
+        numbers.reserveCapacity(self.items.count)
+        self.items.withUnsafeBufferPointer { items in
+            for position in items.indices { numbers.append(items[position].song(inStore: identity) ?? -1) }
+        }
+        return numbers
+    }
+
     /// Calls `body` with the position and id of each item of `positions` newer than `version` (`isNewer`), in
     /// order: a loop over two fields, no item copied.
     public func forEachNewer(in positions: Range<Int>, than version: UInt32, _ body: (Int, Int) -> Void) {

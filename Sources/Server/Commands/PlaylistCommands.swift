@@ -517,32 +517,20 @@ enum PlaylistCommands {
         }
         // Unwrapped once: a copy of the table per song retains and releases each of its columns.
         let songs = database.songs
-        let store = ObjectIdentifier(database)
+        let numbers = queue.songNumbers(inStore: ObjectIdentifier(database))
         // Directory paths as bytes, from the snapshot's table of them (no `String` per song of a shuffled queue).
         let paths = database.directoryPathTable()
-        if content.takesRelativePaths, !paths.mayHoldEscapes {
-            queue.items.withUnsafeBufferPointer { items in
-                for item in items {
-                    guard let song = item.song(inStore: store) else {
-                        content.append(item.uri)
-                        continue
-                    }
-                    paths.withBytes(songs.directory(song)) { path in
-                        songs.withNameBytes(song) { name in content.append(path: path, name: name) }
-                    }
+        let asBytes = content.takesRelativePaths && !paths.mayHoldEscapes
+        for (position, song) in numbers.enumerated() {
+            if song < 0 {
+                content.append(queue.items[position].uri)
+            } else if asBytes {
+                paths.withBytes(songs.directory(song)) { path in
+                    songs.withNameBytes(song) { name in content.append(path: path, name: name) }
                 }
-            }
-            return
-        }
-        queue.items.withUnsafeBufferPointer { items in
-            for item in items {
-                if let song = item.song(inStore: store) {
-                    songs.withNameBytes(song) { name in
-                        content.append(
-                            directory: songs.directory(song), path: { songs.directoryPath(song) }, name: name)
-                    }
-                } else {
-                    content.append(item.uri)
+            } else {
+                songs.withNameBytes(song) { name in
+                    content.append(directory: songs.directory(song), path: { songs.directoryPath(song) }, name: name)
                 }
             }
         }

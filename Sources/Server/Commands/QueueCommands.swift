@@ -462,23 +462,21 @@ enum QueueCommands {
                     // The song table read once (each read retains and releases every column), as for the pieces.
                     let songs = snapshot?.songs
                     var offset = 0
-                    _ = numbers.withUnsafeBufferPointer { numbers in
-                        queue.visitItems(at: positions, from: positions.startIndex) { item, position in
-                            songs?.prefetch(numbers, before: offset)
-                            defer { offset += 1 }
-                            if let songs, offset < numbers.count, numbers[offset] >= 0 {
-                                let song = numbers[offset]
-                                // `Pos`, `Id` and `Prio` lines of 20 digits at most.
-                                total += SongPrinter.sizeBound(song, of: songs, extra: 80)
-                            } else {
-                                // Not from the snapshot (a URL, a file outside the library): few, measured.
-                                scratch.removeAll()
-                                Self.appendItem(
-                                    item, at: position, song: nil, songs: songs, visibleTags: tags, to: &scratch)
-                                total += scratch.bytes.count
-                            }
-                            return true
+                    _ = queue.visitItems(at: positions, from: positions.startIndex) { item, position in
+                        songs?.prefetch(numbers, before: offset)
+                        defer { offset += 1 }
+                        if let songs, offset < numbers.count, numbers[offset] >= 0 {
+                            let song = numbers[offset]
+                            // `Pos`, `Id` and `Prio` lines of 20 digits at most.
+                            total += SongPrinter.sizeBound(song, of: songs, extra: 80)
+                        } else {
+                            // Not from the snapshot (a URL, a file outside the library): few, measured.
+                            scratch.removeAll()
+                            Self.appendItem(
+                                item, at: position, song: nil, songs: songs, visibleTags: tags, to: &scratch)
+                            total += scratch.bytes.count
                         }
+                        return true
                     }
                     return total
                 }
@@ -486,16 +484,14 @@ enum QueueCommands {
                 // Items are read in place: a copy of each would retain and release its song.
                 let songs = snapshot?.songs
                 var offset = positions.distance(from: positions.startIndex, to: start)
-                return numbers.withUnsafeBufferPointer { numbers in
-                    queue.visitItems(at: positions, from: start) { item, position in
-                        guard reply.bytes.count < bytes else { return false }
-                        songs?.prefetch(numbers, before: offset, paths: paths)
-                        let song = offset < numbers.count && numbers[offset] >= 0 ? numbers[offset] : nil
-                        offset += 1
-                        Self.appendItem(
-                            item, at: position, song: song, songs: songs, paths: paths, visibleTags: tags, to: &reply)
-                        return true
-                    }
+                return queue.visitItems(at: positions, from: start) { item, position in
+                    guard reply.bytes.count < bytes else { return false }
+                    songs?.prefetch(numbers, before: offset, paths: paths)
+                    let song = offset < numbers.count && numbers[offset] >= 0 ? numbers[offset] : nil
+                    offset += 1
+                    Self.appendItem(
+                        item, at: position, song: song, songs: songs, paths: paths, visibleTags: tags, to: &reply)
+                    return true
                 }
             })
     }

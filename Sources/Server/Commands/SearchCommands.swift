@@ -42,15 +42,12 @@ enum SearchCommands {
             ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
                 // Read once: each read of `Database.songs` retains and releases every column of the table.
                 let songs = database.songs
-                selected.withUnsafeBufferPointer { selected in
-                    for position in range {
-                        if scattered { songs.prefetch(selected, before: position, paths: paths) }
-                        // mpd copies sorted results into "detached" songs, which do not carry the audio
-                        // format, so a sorted reply has no Format lines.
-                        SongPrinter.appendSong(
-                            selected[position], of: songs, visibleTags: tags, format: !sorted, paths: paths,
-                            to: &reply)
-                    }
+                for position in range {
+                    if scattered { songs.prefetch(selected, before: position, paths: paths) }
+                    // mpd copies sorted results into "detached" songs, which do not carry the audio format, so a
+                    // sorted reply has no Format lines.
+                    SongPrinter.appendSong(
+                        selected[position], of: songs, visibleTags: tags, format: !sorted, paths: paths, to: &reply)
                 }
             })
     }
@@ -137,21 +134,13 @@ enum SearchCommands {
         // Each level's `Key: `, then the lines copied in place, in one piece of the reply's size made straight in
         // the client's output.
         let keys = list.types.map { SongPrinter.tagKeys[$0.rawValue] }
-        let keyBytes = keys.flatMap { $0 }
-        keyBytes.withUnsafeBufferPointer { keyBytes in
-            var start = 0
-            let levels = keys.map { key in
-                defer { start += key.count }
-                return UnsafeBufferPointer(rebasing: keyBytes[start..<(start + key.count)])
-            }
-            var size = 0
-            list.forEachLine { depth, value in size += levels[depth].count + value.count + 1 }
-            context.reply.write(atMost: size) { writer in
-                list.forEachLine { depth, value in
-                    writer.put(bytes: levels[depth])
-                    writer.put(bytes: value)
-                    writer.put(byte: UInt8(ascii: "\n"))
-                }
+        var size = 0
+        list.forEachLine { depth, value in size += keys[depth].count + value.count + 1 }
+        context.reply.write(atMost: size) { writer in
+            list.forEachLine { depth, value in
+                writer.put(bytes: keys[depth])
+                writer.put(bytes: value)
+                writer.put(byte: UInt8(ascii: "\n"))
             }
         }
         return .ok
