@@ -546,6 +546,8 @@ public final class Database: Sendable {
                 let directory = self.directories[Int(number)]
                 visitPlaylist?(directory, directory.playlists[Int(position)])
             case .directory(let child): visitDirectory?(self.directories[Int(child)])
+            case .directories(let children):
+                for child in children { visitDirectory?(self.directories[Int(child)]) }
             case .mountRoot: break
             }
         }

@@ -5,6 +5,9 @@ extension Database {
     public enum ListingEntry: Equatable, Sendable {
         /// A directory, by its number.
         case directory(Int32)
+        /// Directories one after the other, by their numbers: a run of one directory's sub-directories in a listing
+        /// that does not go into them.
+        case directories(ArraySlice<Int32>)
         /// The root of a mounted storage's database, at its mount point's path.
         case mountRoot(Int32)
         /// Visible songs of one directory, one after the other in the song table (their names are too).
@@ -32,7 +35,8 @@ extension Database {
         /// An entry to give before going on with the frames.
         private var pending: ListingEntry?
 
-        /// The listing of directory `directory`, recursive or not; runs of songs hold at most `longestRun`.
+        /// The listing of directory `directory`, recursive or not; runs of songs, and of sub-directories in a listing
+        /// that is not recursive, hold at most `longestRun`.
         ///
         /// A recursive listing of a directory other than the root starts with that directory (or, for a mount
         /// point, the root of its storage's database), as `mpd`'s does.
@@ -91,14 +95,17 @@ extension Database {
                     self.frames.removeLast()
                     continue
                 }
+                guard self.recursive else {
+                    let end = Swift.min(children.count, top.child + Int(self.longestRun))
+                    self.frames[self.frames.count - 1].child = end
+                    return .directories(children[top.child..<end])
+                }
                 let child = children[top.child]
                 self.frames[self.frames.count - 1].child += 1
-                if self.recursive {
-                    // As mpd: a mount point, then the root of the storage's database, under the same path.
-                    if self.database.mountRootTime(child) != nil { self.pending = .mountRoot(child) }
-                    self.frames.append(
-                        Frame(directory: child, song: self.database.directories[Int(child)].songs.lowerBound))
-                }
+                // As mpd: a mount point, then the root of the storage's database, under the same path.
+                if self.database.mountRootTime(child) != nil { self.pending = .mountRoot(child) }
+                self.frames.append(
+                    Frame(directory: child, song: self.database.directories[Int(child)].songs.lowerBound))
                 return .directory(child)
             }
             return nil

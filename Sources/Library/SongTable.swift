@@ -34,6 +34,10 @@ public struct TagValueTable: Sendable {
         self.withBytes(number) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The length in bytes of value `number`.
+    @inlinable
+    public func byteCount(_ number: Int32) -> Int { Int(self.offsets[Int(number) + 1] - self.offsets[Int(number)]) }
+
     /// Calls `body` with the UTF-8 bytes of value `number`.
     @inlinable
     public func withBytes<Result>(_ number: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {

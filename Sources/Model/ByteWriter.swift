@@ -122,27 +122,24 @@ public struct ByteWriter {
     @inlinable
     public mutating func putISO8601(_ seconds: Int64, date: ISO8601Text.CivilDate) -> Bool {
         guard seconds >= 0, seconds < 253_402_300_800 else { return false }
-        let (year, month, day) = date
-        let time = seconds % 86_400
-        // Every field at its place in one claimed run of 20 bytes, two digits at a time.
-        let text = self.claim(20)
-        func two(_ value: Int64, at index: Int) {
-            text[index] = UInt8(truncatingIfNeeded: value / 10) &+ 0x30
-            text[index + 1] = UInt8(truncatingIfNeeded: value % 10) &+ 0x30
+        let time = UInt32(truncatingIfNeeded: seconds % 86_400)
+        let year = UInt32(truncatingIfNeeded: date.year)
+        // Two digits as two bytes, the first in the low byte (the order in memory of a little-endian word).
+        func two(_ value: UInt32) -> UInt64 {
+            let tens = value / 10
+            return UInt64(0x3030 | tens | (value &- tens &* 10) << 8)
         }
-        two(year / 100, at: 0)
-        two(year % 100, at: 2)
-        text[4] = UInt8(ascii: "-")
-        two(month, at: 5)
-        text[7] = UInt8(ascii: "-")
-        two(day, at: 8)
-        text[10] = UInt8(ascii: "T")
-        two(time / 3600, at: 11)
-        text[13] = UInt8(ascii: ":")
-        two(time / 60 % 60, at: 14)
-        text[16] = UInt8(ascii: ":")
-        two(time % 60, at: 17)
-        text[19] = UInt8(ascii: "Z")
+        // `YYYY-MM-`, `DDTHH:MM`, `:SSZ`: three stores.
+        let dash = UInt64(UInt8(ascii: "-")), colon = UInt64(UInt8(ascii: ":"))
+        let first = two(year / 100) | two(year % 100) << 16 | dash << 32 | two(UInt32(date.month)) << 40 | dash << 56
+        let second =
+            two(UInt32(date.day)) | UInt64(UInt8(ascii: "T")) << 16 | two(time / 3600) << 24 | colon << 40
+            | two(time / 60 % 60) << 48
+        let third = UInt32(truncatingIfNeeded: colon | two(time % 60) << 8 | UInt64(UInt8(ascii: "Z")) << 24)
+        let text = UnsafeMutableRawPointer(self.claim(20))
+        text.storeBytes(of: first.littleEndian, as: UInt64.self)
+        text.storeBytes(of: second.littleEndian, toByteOffset: 8, as: UInt64.self)
+        text.storeBytes(of: third.littleEndian, toByteOffset: 16, as: UInt32.self)
         return true
     }
 }

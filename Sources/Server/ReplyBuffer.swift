@@ -13,8 +13,9 @@ struct ReplyBuffer {
     /// The `Format:` lines `formatLine(_:)` made last, with their formats, and which is replaced next.
     private var formatLines: [(format: AudioFormat, line: [UInt8])] = []
     private var formatLineReplaced = 0
-    /// The date of the last `Last-Modified` day (`lastModifiedDate(_:)`).
-    private var days = ISO8601Text.DayCache()
+    /// The date of the last `Last-Modified` day (`lastModifiedDate(_:)`); taken out and put back by writers that
+    /// work out dates inside one `write(atMost:_:)`.
+    var days = ISO8601Text.DayCache()
     private static let formatLinesKept = 8
 
     init(capacity: Int = 0) { self.bytes.reserveCapacity(capacity) }

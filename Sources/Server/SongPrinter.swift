@@ -84,7 +84,7 @@ enum SongPrinter {
 
     /// The longest `Last-Modified` line: its key, a year of up to 20 digits and a sign, the rest of the date and
     /// a newline.
-    private static let lastModifiedBound = 15 + 21 + 16 + 1
+    static let lastModifiedBound = 15 + 21 + 16 + 1
 
     /// `Time:` (whole seconds, rounded) and `duration:` (milliseconds) of a song lasting `milliseconds`.
     static func appendTime(_ milliseconds: UInt64, to reply: inout ReplyBuffer) {

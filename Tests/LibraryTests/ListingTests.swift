@@ -42,6 +42,7 @@ struct ListingTests {
         listing.flatMap { entry -> [String] in
             switch entry {
             case .directory(let index): ["directory \(database.directories[Int(index)].path)"]
+            case .directories(let indexes): indexes.map { "directory \(database.directories[Int($0)].path)" }
             case .mountRoot(let index): ["root \(database.directories[Int(index)].path)"]
             case .songs(let run): run.map { "song \(database.songs.uri($0))" }
             case .playlist(let directory, let index):
@@ -94,6 +95,18 @@ struct ListingTests {
             ])
         let a = try #require(database.listing(of: "a", recursive: false))
         #expect(Self.lines(a, of: database) == ["song a/x1.mp3", "song a/x3.mp3", "directory a/b", "directory a/c"])
+        // Sub-directories come in runs no longer than asked, in their order, and only in a flat listing.
+        for longest in [1, 2, 256] {
+            let listing = try #require(database.listing(of: "", recursive: false, longestRun: longest))
+            let runs = listing.compactMap { entry -> [String]? in
+                guard case .directories(let run) = entry else { return nil }
+                return run.map { database.directories[Int($0)].path }
+            }
+            #expect(runs.allSatisfy { !$0.isEmpty && $0.count <= longest })
+            #expect(runs.flatMap { $0 } == ["a", "m", "z"])
+        }
+        let recursive = try #require(database.listing(of: "", recursive: true))
+        #expect(!recursive.contains { if case .directories = $0 { true } else { false } })
     }
 
     @Test func aSongIsListedAloneAndAnythingElseIsNoListing() throws {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
 import Model
 import Testing
 
@@ -29,6 +30,27 @@ struct DecimalTextTests {
         #expect(!ISO8601Text.append(-1, to: &bytes))
         #expect(!ISO8601Text.append(253_402_300_800, to: &bytes))
         #expect(bytes.count == 60)
+    }
+
+    /// Every field of every time, against the C library's `gmtime_r`: times about 32 days apart over the whole range
+    /// (the step's seconds run through all sixty values), every 61st second of one day, and the ends of days.
+    @Test func iso8601TextIsTheCLibrarysDateAndTime() {
+        func reference(_ seconds: Int64) -> String {
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+                + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        }
+        var times: [Int64] = Array(stride(from: 0, through: 253_402_300_799, by: 2_777_777))
+        times += (0..<86_400).map { 1_700_006_400 + Int64($0) }.filter { $0 % 61 == 0 || $0 % 86_400 >= 86_340 }
+        times += [86_399, 86_400, 951_868_799, 253_402_300_799]
+        for time in times {
+            var bytes: [UInt8] = []
+            #expect(ISO8601Text.append(time, to: &bytes))
+            #expect(String(decoding: bytes, as: UTF8.self) == reference(time), "\(time)")
+        }
     }
 
     /// Times of a few days, back and forth and at the edges of days (a leap day, a year's end): the date kept from

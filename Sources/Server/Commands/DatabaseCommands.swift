@@ -173,6 +173,8 @@ enum DatabaseCommands {
                 return
             }
             paths.withBytes(index) { SongPrinter.appendDirectory(bytes: $0, time: shownTime, to: &reply) }
+        case .directories(let children):
+            Self.appendDirectories(children, database: database, paths: paths, full: full, to: &reply)
         case .mountRoot(let index):
             reply.rawLine("directory", database.directories[Int(index)].path)
             // A mount's root read back from its database file has no time (-1), as in mpd.
@@ -193,6 +195,40 @@ enum DatabaseCommands {
             reply.rawLine("playlist", directory.path.isEmpty ? playlist.name : directory.path + "/" + playlist.name)
             if full { SongPrinter.appendLastModified(playlist.modificationTime, to: &reply) }
         }
+    }
+
+    /// The `directory:` lines (with `Last-Modified` in the full form) of a run of sub-directories, written at once.
+    private static func appendDirectories(
+        _ children: ArraySlice<Int32>, database: Database, paths: TagValueTable, full: Bool,
+        to reply: inout ReplyBuffer
+    ) {
+        guard !paths.mayHoldEscapes else {
+            for child in children {
+                Self.append(
+                    .directory(child), database: database, songs: database.songs, paths: paths, full: full,
+                    tags: .none, to: &reply)
+            }
+            return
+        }
+        let directories = database.directories
+        // A mount point has no time (-1); the root is never a child.
+        var capacity = 0
+        for child in children {
+            capacity += 12 + paths.byteCount(child) + (full ? SongPrinter.lastModifiedBound : 0)
+        }
+        var days = reply.days
+        reply.write(atMost: capacity) { writer in
+            for child in children {
+                paths.withBytes(child) { path in
+                    writer.put("directory: ")
+                    writer.put(bytes: path)
+                    writer.put(byte: UInt8(ascii: "\n"))
+                }
+                let time = directories[Int(child)].modificationTime
+                if full && time >= 0 { SongPrinter.putLastModified(time, date: days.date(of: time), to: &writer) }
+            }
+        }
+        reply.days = days
     }
 
     /// Lists the music directory's files as they are on disk (not the database): regular files with their
