@@ -20,8 +20,9 @@ Usage (from the repository root, with Debian's Python):
    * `rescan` of everything, until `updating_db` is gone; VmRSS once idle again;
    * restart: stop it (SIGTERM, the db is saved), start it again, time to the first
      `ping` reply (median of 3); VmRSS once idle;
-   then, with both running, measures every shape on mpd and right after it on Fermata (so a
-   change of the machine's load during the run weighs on both sides of a ratio alike):
+   then, with both running, measures every shape on both, their runs alternating (mpd's
+   first, Fermata's first, mpd's second…, so that a change of the machine's load during the
+   run weighs on both sides of a ratio alike):
    * every shape of the table (see shapes()): `count`, `find`, `search` and `list` on
      each tag of mpd's `tagtypes` (sort tags and AlbumArtist included: mpd falls back
      to Artist, Album…), `search any`, `list X group Y`, `count group`, `listall`,
@@ -292,10 +293,18 @@ class Shape:
     runs: int | None = None    # instead of --runs
 
 
-def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Reply:
-    """Median seconds for one shape (see the module's doc)."""
-    def connect() -> socket.socket:
-        sock = socket.create_connection((mpdtest.HOST, server.port), timeout=timeout)
+class Timing:
+    """One shape's runs on one server (see the module's doc), made one run at a time so that the runs of the two
+    servers can alternate (measure())."""
+
+    def __init__(self, server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> None:
+        self.server, self.shape, self.runs, self.timeout = server, shape, shape.runs or runs, timeout
+        self.times: list[float] = []
+        self.reply = b""
+        self.done_runs = 0
+
+    def connect(self) -> socket.socket:
+        sock = socket.create_connection((mpdtest.HOST, self.server.port), timeout=self.timeout)
         greeting = b""
         while not greeting.endswith(b"\n"):
             data = sock.recv(256)
@@ -304,52 +313,59 @@ def timed(server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> Re
             greeting += data
         return sock
 
-    def send(sock: socket.socket, line: str) -> bytes:
+    def send(self, sock: socket.socket, line: str) -> bytes:
         sock.sendall(line.encode() + b"\n")
         return read_reply(sock)
 
-    times = []
-    reply = b""
-    try:
-        if shape.before:
-            with connect() as sock:
-                for line in shape.before:
-                    r = send(sock, line)
+    def set_up(self) -> None:
+        """The shape's `before` commands, once."""
+        if self.shape.before:
+            with self.connect() as sock:
+                for line in self.shape.before:
+                    r = self.send(sock, line)
                     if is_error(r):
                         raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
-        i = 0
-        while i <= (shape.runs or runs):
+
+    @property
+    def finished(self) -> bool:
+        """Whether the warm-up and every timed run are done."""
+        return self.done_runs > self.runs
+
+    def run(self, idle: list[int]) -> None:
+        """The next run (the first is the warm-up, not counted); an update's starts once the processes `idle`
+        (both servers: what the last job still does after reporting itself done is not the next job's time, on
+        either server) are idle."""
+        shape = self.shape
+        if shape.wait_update:
+            for pid in idle:
+                wait_idle(pid)
+        with self.connect() as sock:
+            for line in shape.each:
+                r = self.send(sock, line)
+                if is_error(r) and not line.startswith("rm "):
+                    raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
+            t0 = time.perf_counter()
+            sock.sendall(shape.command.encode() + b"\n")
+            _reader.read(sock)
+            # The reply is copied out of the reader's buffer after the clock stops (an update's short one
+            # before, to see whether it is an error).
             if shape.wait_update:
-                # From an idle server: what the last job still does after reporting itself done (Fermata writes
-                # its database files then; mpd before) is not the next job's time.
-                wait_idle(server.proc.pid)
-            with connect() as sock:
-                for line in shape.each:
-                    r = send(sock, line)
-                    if is_error(r) and not line.startswith("rm "):
-                        raise Failed(f"set-up `{line[:60]}`: {last_line(r)}")
-                t0 = time.perf_counter()
-                sock.sendall(shape.command.encode() + b"\n")
-                _reader.read(sock)
-                # The reply is copied out of the reader's buffer after the clock stops (an update's short one
-                # before, to see whether it is an error).
-                if shape.wait_update:
-                    reply = _reader.reply()
-                    if not is_error(reply):
-                        wait_updated(sock, timeout)
-                elapsed = time.perf_counter() - t0
-                if not shape.wait_update:
-                    reply = _reader.reply()
-            if is_error(reply):
-                raise Failed(f"error reply: {last_line(reply)}")
-            if i == 0 and shape.runs is None and elapsed > SLOW:
-                runs = min(runs, SLOW_RUNS)
-            if i:
-                times.append(elapsed)
-            i += 1
-    except (TimeoutError, socket.timeout):
-        raise Failed(f"no reply within {timeout:.0f} s") from None
-    return summary(reply, statistics.median(times), len(times))
+                self.reply = _reader.reply()
+                if not is_error(self.reply):
+                    wait_updated(sock, self.timeout)
+            elapsed = time.perf_counter() - t0
+            if not shape.wait_update:
+                self.reply = _reader.reply()
+        if is_error(self.reply):
+            raise Failed(f"error reply: {last_line(self.reply)}")
+        if self.done_runs == 0 and shape.runs is None and elapsed > SLOW:
+            self.runs = min(self.runs, SLOW_RUNS)
+        if self.done_runs:
+            self.times.append(elapsed)
+        self.done_runs += 1
+
+    def result(self) -> Reply:
+        return summary(self.reply, statistics.median(self.times), len(self.times))
 
 
 _floors: dict[int, float] = {}
@@ -663,22 +679,55 @@ def start(kind: str, binary: Path, music: Path, workdir: Path, scan_timeout: flo
     return server, cmds
 
 
-def measure_shape(kind: str, server: mpdtest.Server, cmds: set[str], shape: Shape, runs: int,
-                  query_timeout: float) -> object:
-    """One shape on one server: its Reply, or the Skip that says why there is none."""
-    if shape.needs not in cmds:
-        return Skip(f"`{shape.needs}` not in `commands`")
+def attempt(step, query_timeout: float) -> Skip | None:
+    """Runs `step`; the Skip (or Failed) that says why a figure has no value, when it raises one."""
     try:
-        result = timed(server, shape, runs, query_timeout)
-        log(f"  {kind}: {shape.name}: {result.seconds * 1000:.1f} ms ×{result.runs}, {result.size} bytes")
+        step()
+    except (TimeoutError, socket.timeout):
+        return Failed(f"no reply within {query_timeout:.0f} s")
     except Skip as exc:
-        result = exc
+        return exc
     except (OSError, ConnectionError) as exc:
-        result = Failed(f"{type(exc).__name__}: {exc}")
-    if isinstance(result, Skip):
-        log(f"  {kind}: {shape.name}: {result}")
-    server.check_alive()
-    return result
+        return Failed(f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def measure_shape(running: list[tuple[str, mpdtest.Server, set[str]]], shape: Shape, runs: int,
+                  query_timeout: float) -> dict[str, object]:
+    """One shape on every running server, their runs alternating (mpd's first run, Fermata's, mpd's second…), so
+    that a change of the machine's load weighs on both sides of the ratio alike: {kind: its Reply, or the Skip
+    that says why there is none}."""
+    results: dict[str, object] = {}
+    timings: dict[str, Timing] = {}
+    for kind, server, cmds in running:
+        if shape.needs not in cmds:
+            results[kind] = Skip(f"`{shape.needs}` not in `commands`")
+            continue
+        timing = Timing(server, shape, runs, query_timeout)
+        failure = attempt(timing.set_up, query_timeout)
+        if failure is None:
+            timings[kind] = timing
+        else:
+            results[kind] = failure
+    pids = [server.proc.pid for _, server, _ in running]
+    while any(not timing.finished for timing in timings.values()):
+        for kind, timing in list(timings.items()):
+            if timing.finished:
+                continue
+            failure = attempt(lambda: timing.run(pids), query_timeout)
+            if failure is not None:
+                results[kind] = failure
+                del timings[kind]
+    for kind, timing in timings.items():
+        results[kind] = timing.result()
+    for kind, server, _ in running:
+        result = results.get(kind)
+        if isinstance(result, Reply):
+            log(f"  {kind}: {shape.name}: {result.seconds * 1000:.1f} ms ×{result.runs}, {result.size} bytes")
+        elif isinstance(result, Skip):
+            log(f"  {kind}: {shape.name}: {result}")
+        server.check_alive()
+    return results
 
 
 def measure(servers: list[tuple[str, Path]], music: Path, runs: int, choose_args,
@@ -686,8 +735,8 @@ def measure(servers: list[tuple[str, Path]], music: Path, runs: int, choose_args
     """Every figure on every server: {kind: {figure: value or Skip}}, and the arguments chosen.
 
     The scans, rescans and restarts run one server after the other (each has the machine to itself); then
-    both servers stay up and every shape is measured on one and at once on the other, so that a change of
-    the machine's load during the run (other builds) weighs on both sides of each ratio alike.
+    both servers stay up and every shape is measured on both, their runs alternating (measure_shape()), so that a
+    change of the machine's load during the run (other builds) weighs on both sides of each ratio alike.
     """
     results: dict[str, dict] = {kind: {} for kind, _ in servers}
     running: list[tuple[str, mpdtest.Server, set[str]]] = []
@@ -716,8 +765,8 @@ def measure(servers: list[tuple[str, Path]], music: Path, runs: int, choose_args
         for shape in shapes(args):
             if only is not None and not only.search(shape.name):
                 continue
-            for kind, server, cmds in running:
-                results[kind][shape.name] = measure_shape(kind, server, cmds, shape, runs, query_timeout)
+            for kind, result in measure_shape(running, shape, runs, query_timeout).items():
+                results[kind][shape.name] = result
         for kind, _, _ in running:
             results[kind]["shapes time"] = time.monotonic() - t_shapes
     finally:
@@ -980,7 +1029,7 @@ def main(argv=None) -> int:
         f"* date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"* machine: {machine()}; load average {load_at_start[0]:.2f} at the start, "
         f"{load_at_end[0]:.2f} at the end (both servers measured in this run, {minutes:.0f} min; "
-        "each shape on mpd, then at once on Fermata)",
+        "the runs of each shape alternating between mpd and Fermata)",
         f"* mpd: {mpd} ({version_of(mpd)}); Fermata: {shown_path(fermata)} ({version_of(fermata)})",
         f"* library: `tools/{generator} --songs {args.songs}` ({n_ref} songs in mpd's "
         f"database); queries: median of {args.runs} runs ({SLOW_RUNS} when one takes over {SLOW} s), "
