@@ -53,9 +53,9 @@ public struct ByteWriter {
         }
     }
 
-    /// Copies `count` bytes: up to 32 by overlapping word loads and stores in line (most keys, values and names
-    /// of a reply are that short, and a call of `memmove` for each costs more than the copy), longer runs by
-    /// `memmove`.
+    /// Copies `count` bytes: up to 64 by overlapping word and vector loads and stores in line (most keys, values,
+    /// names and directory paths of a reply are that short, and a call of `memmove` for each costs more than the
+    /// copy), longer runs by `memmove`.
     @inlinable @inline(__always)
     static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
         let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
@@ -75,6 +75,18 @@ public struct ByteWriter {
             to.storeBytes(of: second, toByteOffset: 8, as: UInt64.self)
             to.storeBytes(of: third, toByteOffset: count &- 16, as: UInt64.self)
             to.storeBytes(of: fourth, toByteOffset: count &- 8, as: UInt64.self)
+        case 33...64:
+            // A `file: DIR/` start is often this long: the first 32 bytes, then the last 32.
+            for offset in [0, count &- 32] {
+                let first = from.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                let second = from.loadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)
+                let third = from.loadUnaligned(fromByteOffset: offset &+ 16, as: UInt64.self)
+                let fourth = from.loadUnaligned(fromByteOffset: offset &+ 24, as: UInt64.self)
+                to.storeBytes(of: first, toByteOffset: offset, as: UInt64.self)
+                to.storeBytes(of: second, toByteOffset: offset &+ 8, as: UInt64.self)
+                to.storeBytes(of: third, toByteOffset: offset &+ 16, as: UInt64.self)
+                to.storeBytes(of: fourth, toByteOffset: offset &+ 24, as: UInt64.self)
+            }
         case 4..<8:
             let (head, tail) = (
                 from.loadUnaligned(as: UInt32.self), from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
