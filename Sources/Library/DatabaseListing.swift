@@ -34,6 +34,11 @@ extension Database {
         private var frames: [Frame] = []
         /// An entry to give before going on with the frames.
         private var pending: ListingEntry?
+        /// In a recursive listing, the directories still to enter after the one being listed: directories are
+        /// numbered depth first in the order they are listed, so a subtree is a range of numbers, entered one after
+        /// the other with no look at any list of sub-directories (each an allocation of its own, whose reads were a
+        /// sixth of a `listall`).
+        private var following: Range<Int32> = 0..<0
 
         /// The listing of directory `directory`, recursive or not; runs of songs, and of sub-directories in a listing
         /// that is not recursive, hold at most `longestRun`.
@@ -46,6 +51,11 @@ extension Database {
             self.longestRun = Int32(Swift.max(1, longestRun))
             if recursive && directory != 0 {
                 self.pending = database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory)
+            }
+            if recursive {
+                var last = directory
+                while let child = database.directories[Int(last)].children.last { last = child }
+                self.following = (directory + 1)..<(last + 1)
             }
             self.frames = [Frame(directory: directory, song: database.directories[Int(directory)].songs.lowerBound)]
         }
@@ -90,23 +100,25 @@ extension Database {
                     self.frames[self.frames.count - 1].playlist += 1
                     return .playlist(directory: top.directory, index: Int32(top.playlist))
                 }
+                if self.recursive {
+                    // The next directory of the subtree, listed as its parent's listing would reach it.
+                    self.frames.removeLast()
+                    guard let child = self.following.first else { return nil }
+                    self.following = (child + 1)..<self.following.upperBound
+                    // As mpd: a mount point, then the root of the storage's database, under the same path.
+                    if self.database.mountRootTime(child) != nil { self.pending = .mountRoot(child) }
+                    self.frames.append(
+                        Frame(directory: child, song: self.database.directories[Int(child)].songs.lowerBound))
+                    return .directory(child)
+                }
                 let children = self.database.directories[index].children
                 guard top.child < children.count else {
                     self.frames.removeLast()
                     continue
                 }
-                guard self.recursive else {
-                    let end = Swift.min(children.count, top.child + Int(self.longestRun))
-                    self.frames[self.frames.count - 1].child = end
-                    return .directories(children[top.child..<end])
-                }
-                let child = children[top.child]
-                self.frames[self.frames.count - 1].child += 1
-                // As mpd: a mount point, then the root of the storage's database, under the same path.
-                if self.database.mountRootTime(child) != nil { self.pending = .mountRoot(child) }
-                self.frames.append(
-                    Frame(directory: child, song: self.database.directories[Int(child)].songs.lowerBound))
-                return .directory(child)
+                let end = Swift.min(children.count, top.child + Int(self.longestRun))
+                self.frames[self.frames.count - 1].child = end
+                return .directories(children[top.child..<end])
             }
             return nil
         }

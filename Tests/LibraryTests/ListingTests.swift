@@ -74,6 +74,33 @@ struct ListingTests {
         #expect(Array(whole).first == .songs(0..<3))
     }
 
+    /// A recursive listing enters directories by their numbers; it lists what a walk of each directory's list of
+    /// sub-directories lists, from every directory.
+    @Test func aRecursiveListingFollowsTheListsOfSubDirectories() throws {
+        let database = Self.database()
+        func walk(_ directory: Int32) -> [String] {
+            let node = database.directories[Int(directory)]
+            let songs = node.songs.filter { !database.isHidden($0) }.map { "song \(database.songs.uri($0))" }
+            return songs + node.playlists.map { "playlist \($0.name)" }
+                + node.children.flatMap { child in
+                    let path = database.directories[Int(child)].path
+                    let head =
+                        database.mountRootTime(child) != nil
+                        ? ["directory \(path)", "root \(path)"]
+                        : ["directory \(path)"]
+                    return head + walk(child)
+                }
+        }
+        for directory in database.directories.indices.map(Int32.init) {
+            let path = database.directories[Int(directory)].path
+            let listing = try #require(database.listing(of: path, recursive: true))
+            let head =
+                directory == 0
+                ? [] : database.mountRootTime(directory) != nil ? ["root \(path)"] : ["directory \(path)"]
+            #expect(Self.lines(listing, of: database) == head + walk(directory), "\(path)")
+        }
+    }
+
     @Test func aListingBelowTheRootStartsWithItsDirectoryOrItsStoragesRoot() throws {
         let database = Self.database()
         let a = try #require(database.listing(of: "a", recursive: true))
