@@ -272,7 +272,8 @@ enum SongPrinter {
     ) {
         guard let first = run.first, let last = run.last else { return }
         assert(songs.directory(first) == songs.directory(last), "a run of file: lines spans directories")
-        guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
+        // Asked only of a table that has such songs: the look at each song's record was a tenth of a `listall`.
+        guard !playlistLines || !songs.hasSongsWithPlaylists || !run.contains(where: { songs.hasPlaylist($0) }) else {
             for song in run {
                 Self.appendFileLine(song, of: songs, to: &reply)
                 Self.appendPlaylistLine(song, of: songs, to: &reply)
