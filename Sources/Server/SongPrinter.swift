@@ -294,8 +294,11 @@ enum SongPrinter {
     }
 
     /// `file:` lines of songs `selected` (`appendFileLines(_:of:playlistLines:paths:to:)` for each run of consecutive
-    /// songs of one directory in it), without `playlist:` lines (`list file`).
-    static func appendFileLines(_ selected: ArraySlice<Int32>, of songs: SongTable, to reply: inout ReplyBuffer) {
+    /// songs of one directory in it), without `playlist:` lines (`list file`); `paths` the snapshot's
+    /// `directoryPathTable()`, when the caller has it.
+    static func appendFileLines(
+        _ selected: ArraySlice<Int32>, of songs: SongTable, paths: TagValueTable? = nil, to reply: inout ReplyBuffer
+    ) {
         var start = selected.startIndex
         while start < selected.endIndex {
             let first = selected[start]
@@ -306,7 +309,8 @@ enum SongPrinter {
             {
                 end += 1
             }
-            Self.appendFileLines(first..<(first + Int32(end - start)), of: songs, playlistLines: false, to: &reply)
+            Self.appendFileLines(
+                first..<(first + Int32(end - start)), of: songs, playlistLines: false, paths: paths, to: &reply)
             start = end
         }
     }

@@ -93,12 +93,13 @@ enum SearchCommands {
                 ? SongFilter() : try FilterParser.parse(arguments: arguments, foldCase: false, regex: Self.regex)
             let selected = try select(database, SongQuery(filter: filter))
             let sink = context.reply
+            let paths = database.directoryPathTable()
             // Streamed as `listall` is: a whole library's file lines are megabytes.
             return .stream(
                 ReplyStream.chunked(count: selected.count, chunk: 256, sink: sink) { range, reply in
                     // Read once: each read of `Database.songs` retains and releases every column of the table.
                     let songs = database.songs
-                    SongPrinter.appendFileLines(selected[range], of: songs, to: &reply)
+                    SongPrinter.appendFileLines(selected[range], of: songs, paths: paths, to: &reply)
                 })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
