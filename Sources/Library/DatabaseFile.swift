@@ -366,9 +366,15 @@ public enum DatabaseFile {
             children.reserveCapacity(directoryCount)
             // A song takes at least 8 bytes: reserve no more than the bytes left can hold.
             songs.reserveCapacity(min(songCount, (self.bytes.count - self.position) / 8))
+            // The directories from the root to the last one read: a directory's parent must be among them, as
+            // directories are numbered depth first (listings and reused subtrees rely on it).
+            var open: [Int] = []
             for index in 0..<directoryCount {
                 let parent = try self.count(below: index + 1) - 1
                 guard (index == 0) == (parent < 0) else { throw Damaged() }
+                while let last = open.last, last != parent { open.removeLast() }
+                guard parent < 0 || !open.isEmpty else { throw Damaged() }
+                open.append(index)
                 // The root's name is empty; every other directory has a file name.
                 let name = parent < 0 ? try self.string() : try self.rawName()
                 guard parent >= 0 || name.isEmpty else { throw Damaged() }

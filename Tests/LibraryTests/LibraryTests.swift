@@ -216,6 +216,29 @@ struct DatabaseFileTests {
         }
     }
 
+    /// Directories are stored depth first, each after its parent and every directory below an earlier sibling (a
+    /// listing enters them by number): a file with `b` between `a` and `a/x` is refused, read as damaged.
+    @Test func aFileWhoseDirectoriesAreNotDepthFirstIsRefused() {
+        func directory(_ path: String, _ parent: Int32, _ children: [Int32]) -> Database.Directory {
+            Database.Directory(
+                path: path, modificationTime: 1, parent: parent, children: children, songs: 0..<0, playlists: [],
+                inode: 0, device: 0)
+        }
+        let depthFirst = Database(
+            directories: [
+                directory("", -1, [1, 3]), directory("a", 0, [2]), directory("a/x", 1, []), directory("b", 0, []),
+            ],
+            songs: SongTable(), updateTime: 1)
+        let mixed = Database(
+            directories: [
+                directory("", -1, [1, 2]), directory("a", 0, [3]), directory("b", 0, []), directory("a/x", 1, []),
+            ],
+            songs: SongTable(), updateTime: 1)
+        let read = DatabaseFile.decode(DatabaseFile.encoded(depthFirst, tags: .all), tags: .all)
+        #expect(read?.directories.map(\.path) == ["", "a", "a/x", "b"])
+        #expect(DatabaseFile.decode(DatabaseFile.encoded(mixed, tags: .all), tags: .all) == nil)
+    }
+
     /// A tree using every field the file stores.
     private static func fullTree() -> TreeDirectory {
         var root = TreeDirectory(name: "")
