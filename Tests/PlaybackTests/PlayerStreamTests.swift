@@ -23,6 +23,13 @@ private let streamOpener: @Sendable (String, InputCancellation, Bool) throws(For
         throw .input(.notSeekable(uri: url))
     case "http://test/stall-read":
         return StallingDecoder(released: released)
+    case "http://test/late-a", "http://test/late-b":
+        let title = url.hasSuffix("a") ? "Late A" : "Late B"
+        return TaggedDecoder(
+            decoder: RampDecoder(
+                format: AudioFormat(sampleRate: 44100, sampleFormat: .s16, channels: 2), totalFrames: 441_000,
+                base: 0),
+            pending: TagBox([TagItem(.title, title)]), delay: 8)
     default:
         return TaggedDecoder(
             decoder: RampDecoder(
@@ -34,6 +41,9 @@ private let streamOpener: @Sendable (String, InputCancellation, Bool) throws(For
 
 /// The URLs `streamOpener` was asked to open, in order.
 private let openedStreams = Mutex<[String]>([])
+
+/// How many `late-` streams' decoders have read their tags so far.
+private let lateTagsRead = Atomic<Int>(0)
 
 /// How many reads of `stall-read` streams have blocked on their "server" so far.
 private let stalledReads = Atomic<Int>(0)
@@ -55,17 +65,24 @@ private final class TagBox: Sendable {
 private struct TaggedDecoder: Decoder {
     var decoder: RampDecoder
     let pending: TagBox
+    /// How many chunks are decoded before the tags come.
+    var delay = 0
+    var decodes = 0
     var format: AudioFormat { self.decoder.format }
     var totalFrames: UInt64? { nil }
     var isSeekable: Bool { false }
     mutating func decode(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
-        try self.decoder.decode(into: buffer)
+        self.decodes += 1
+        return try self.decoder.decode(into: buffer)
     }
     mutating func seek(toFrame frame: UInt64) throws(FormatError) -> UInt64 { throw .decoder("Not seekable") }
     func readTag() -> [TagItem]? {
-        self.pending.tags.withLock { tags in
+        guard self.decodes > self.delay else { return nil }
+        let tags = self.pending.tags.withLock { tags in
             defer { tags = nil }; return tags
         }
+        if self.delay > 0, tags != nil { lateTagsRead.add(1, ordering: .sequentiallyConsistent) }
+        return tags
     }
 }
 
@@ -224,6 +241,27 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         let tags = [TagItem(.name, "Station"), TagItem(.title, "Song A")]
         #expect(harness.waitFor { $0.contains(.tagChanged(token: 1, tags: tags)) })
         #expect(harness.received.filter { if case .tagChanged = $0 { true } else { false } }.count == 1)
+        harness.withPlayer { $0.stop() }
+    }
+
+    /// Tags a stream brought in chunks no output played before another song started belong to that stream only:
+    /// the next stream's chunks carry none until it brings its own (CI at 23d796f: an HLS stream without tags
+    /// showed the title of the tagged MP3 stopped just before).
+    @Test func tagsNoOutputPlayedStayWithTheirStream() throws {
+        let output = CaptureOutput(sync: false)
+        output.held.store(true, ordering: .relaxed)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), output, nil)], streams: streamOpener)
+        harness.withPlayer { $0.play(stream(1, "http://test/late-a"), atSeconds: 0) }
+        // The output stands still in its first chunk (no tags yet), then pauses, while the decoder reads on past
+        // the chunk with the tags.
+        #expect(harness.waitFor { _ in output.stalled.load(ordering: .acquiring) })
+        harness.withPlayer { $0.setPaused(true) }
+        output.held.store(false, ordering: .relaxed)
+        #expect(harness.waitFor { _ in lateTagsRead.load(ordering: .sequentiallyConsistent) == 1 })
+        harness.withPlayer { $0.play(stream(2, "http://test/late-b"), atSeconds: 0) }
+        #expect(harness.waitFor { $0.contains(.tagChanged(token: 2, tags: [TagItem(.title, "Late B")])) })
+        let stale = harness.received.contains { $0 == .tagChanged(token: 2, tags: [TagItem(.title, "Late A")]) }
+        #expect(!stale)
         harness.withPlayer { $0.stop() }
     }
 }

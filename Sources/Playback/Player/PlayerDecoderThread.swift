@@ -75,8 +75,11 @@ final class PlayerDecoderThread: @unchecked Sendable {
     private var generation: UInt64 = 0
     private var parked = false
     private var nextStart: ChunkStart = .none
-    /// The revision of the last stream tags read (`ChunkHeader.tagRevision`).
+    /// The revision of the stream tags the song being decoded read last (`ChunkHeader.tagRevision`; 0: none yet).
+    /// A new song starts at 0: a revision no output played before the song changed must not reach the next song.
     private var tagRevision: UInt64 = 0
+    /// The last revision given out, for any song: revisions only grow (outputs announce each one once).
+    private var lastTagRevision: UInt64 = 0
     private var songFrame: UInt64 = 0
     private var endFrame: UInt64?
     private var songFrames: UInt64 = 0
@@ -278,6 +281,7 @@ final class PlayerDecoderThread: @unchecked Sendable {
                 self.conversion = conversion
                 self.decoder = decoder
                 self.song = song
+                self.tagRevision = 0
                 if let tags = song.tags { self.shared.publishSongTags(tags, token: song.token) }
                 self.nextStart = start
                 self.stamp(song, format: conversion?.output ?? decoder.format, songFormat: decoder.format)
@@ -538,7 +542,8 @@ final class PlayerDecoderThread: @unchecked Sendable {
             }
             // Only a remote song takes the tags its stream brings (mpd's `LockUpdateSongTag` skips files).
             if song.isRemote, let tags = decoder.readTag() {
-                self.tagRevision += 1
+                self.lastTagRevision += 1
+                self.tagRevision = self.lastTagRevision
                 self.shared.publishTags(tags, revision: self.tagRevision)
             }
         } catch {
