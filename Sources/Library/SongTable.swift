@@ -274,8 +274,6 @@ public struct SongTable: Sendable, RandomAccessCollection {
     public let virtualSongs: [Int32: VirtualSong]
     /// The longest of the table's names, values and directory paths and the most tags of a song.
     public let extremes: Extremes
-    /// Whether any song carries a cue sheet in its tags (`hasPlaylist(_:)`); most tables have none.
-    public let hasSongsWithPlaylists: Bool
 
     /// The largest of a table's parts, in bytes: what the size of any song's block can be bounded by without a look
     /// at the song (every song of a query's answer is somewhere else in memory).
@@ -908,14 +906,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
         self.directoryPaths = directoryPaths
         self.values = values
         // Runs through the columns in order (a few milliseconds for 100k songs).
-        var (name, tags, playlists) = (0, 0, false)
+        var (name, tags) = (0, 0)
         for (index, record) in records.enumerated() {
             let next = index + 1 < records.count ? records[index + 1] : nil
             name = Swift.max(name, Int(next?.nameStart ?? UInt32(names.count)) - Int(record.nameStart))
             tags = Swift.max(tags, Int(next?.tagStart ?? UInt32(tagTypes.count)) - Int(record.tagStart))
-            playlists = playlists || record.hasPlaylist
         }
-        self.hasSongsWithPlaylists = playlists
         var value = 0
         for index in values.offsets.indices.dropLast() {
             value = Swift.max(value, Int(values.offsets[index + 1] - values.offsets[index]))

@@ -267,13 +267,12 @@ enum SongPrinter {
     /// each name from the table's bytes. With `playlistLines` (`listall`), a song whose tags hold a cue sheet is
     /// followed by its `playlist:` line.
     static func appendFileLines(
-        _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, paths: TagValueTable? = nil,
+        _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, paths: TagValueTable?,
         to reply: inout ReplyBuffer
     ) {
         guard let first = run.first, let last = run.last else { return }
         assert(songs.directory(first) == songs.directory(last), "a run of file: lines spans directories")
-        // Asked only of a table that has such songs: the look at each song's record was a tenth of a `listall`.
-        guard !playlistLines || !songs.hasSongsWithPlaylists || !run.contains(where: { songs.hasPlaylist($0) }) else {
+        guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
             for song in run {
                 Self.appendFileLine(song, of: songs, to: &reply)
                 Self.appendPlaylistLine(song, of: songs, to: &reply)
@@ -297,7 +296,7 @@ enum SongPrinter {
     /// songs of one directory in it), without `playlist:` lines (`list file`); `paths` the snapshot's
     /// `directoryPathTable()`, when the caller has it.
     static func appendFileLines(
-        _ selected: ArraySlice<Int32>, of songs: SongTable, paths: TagValueTable? = nil, to reply: inout ReplyBuffer
+        _ selected: ArraySlice<Int32>, of songs: SongTable, paths: TagValueTable?, to reply: inout ReplyBuffer
     ) {
         var start = selected.startIndex
         while start < selected.endIndex {
@@ -354,13 +353,26 @@ enum SongPrinter {
     /// `appendDirectory(_:time:to:)` for a path given as the bytes it has on the wire.
     static func appendDirectory(bytes path: some Collection<UInt8>, time: Int64?, to reply: inout ReplyBuffer) {
         guard !path.isEmpty else { return }
-        let date = time.map { reply.lastModifiedDate($0) }
-        reply.write(atMost: 11 + path.count + 1 + (time == nil ? 0 : Self.lastModifiedBound)) { writer in
-            writer.put("directory: ")
-            writer.put(bytes: path)
-            writer.put(byte: UInt8(ascii: "\n"))
-            if let time, let date { Self.putLastModified(time, date: date, to: &writer) }
+        let modified = time.map { ($0, reply.lastModifiedDate($0)) }
+        reply.write(atMost: Self.directoryBound(path.count, modified: time != nil)) { writer in
+            Self.putDirectory(path, modified: modified, to: &writer)
         }
+    }
+
+    /// The most bytes `putDirectory` writes for a path of `count` bytes.
+    static func directoryBound(_ count: Int, modified: Bool) -> Int {
+        11 + count + 1 + (modified ? Self.lastModifiedBound : 0)
+    }
+
+    /// `directory: PATH` and, when given, its `Last-Modified:` (the time and its civil date).
+    static func putDirectory(
+        _ path: some Collection<UInt8>, modified: (seconds: Int64, date: ISO8601Text.CivilDate)?,
+        to writer: inout ByteWriter
+    ) {
+        writer.put("directory: ")
+        writer.put(bytes: path)
+        writer.put(byte: UInt8(ascii: "\n"))
+        if let modified { Self.putLastModified(modified.seconds, date: modified.date, to: &writer) }
     }
 
     /// `playlist: URI` for a song whose tags hold a cue sheet (`mpd`'s `has_playlist`); nothing otherwise.

@@ -50,12 +50,6 @@ struct SongTableTests {
         #expect(songs.durationMilliseconds(top) == 1234 && songs.hasPicture(top) && !songs.hasPlaylist(top))
         #expect(songs.replayGain(top) == ReplayGainInfo(trackGain: -3.5, albumPeak: 0.9))
         #expect(database.makeTree() == tree)
-        // x.mp3 carries a cue sheet: the table says it has such a song; without it, none.
-        #expect(songs.hasSongsWithPlaylists)
-        var without = tree
-        without.children[ByteString("Caf\u{E9}")]!.songs[ByteString("x.mp3")]!.info.hasPlaylist = false
-        #expect(!Database(tree: without, updateTime: 0).songs.hasSongsWithPlaylists)
-        #expect(!SongTable().hasSongsWithPlaylists)
     }
 
     /// `prefetch(_:before:)` reads only what lies inside the list and the table: every position of a list with

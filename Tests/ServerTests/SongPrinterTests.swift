@@ -135,7 +135,7 @@ struct SongPrinterTests {
             let selection = Array(all[4...]) + all[..<4].reversed()
             var split = ReplyBuffer()
             var each = ReplyBuffer()
-            SongPrinter.appendFileLines(selection[...], of: songs, to: &split)
+            SongPrinter.appendFileLines(selection[...], of: songs, paths: paths, to: &split)
             for song in selection { SongPrinter.appendFileLine(song, of: songs, to: &each) }
             #expect(split.bytes == each.bytes)
         }

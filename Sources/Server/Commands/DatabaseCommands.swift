@@ -213,19 +213,13 @@ enum DatabaseCommands {
         let directories = database.directories
         // A mount point has no time (-1); the root is never a child.
         var capacity = 0
-        for child in children {
-            capacity += 12 + paths.byteCount(child) + (full ? SongPrinter.lastModifiedBound : 0)
-        }
+        for child in children { capacity += SongPrinter.directoryBound(paths.byteCount(child), modified: full) }
         var days = reply.days
         reply.write(atMost: capacity) { writer in
             for child in children {
-                paths.withBytes(child) { path in
-                    writer.put("directory: ")
-                    writer.put(bytes: path)
-                    writer.put(byte: UInt8(ascii: "\n"))
-                }
                 let time = directories[Int(child)].modificationTime
-                if full && time >= 0 { SongPrinter.putLastModified(time, date: days.date(of: time), to: &writer) }
+                let modified = full && time >= 0 ? (time, days.date(of: time)) : nil
+                paths.withBytes(child) { SongPrinter.putDirectory($0, modified: modified, to: &writer) }
             }
         }
         reply.days = days
