@@ -29,7 +29,9 @@ extension Queue {
         var songPositions: [Int] = []
         songs.reserveCapacity(self.items.count)
         songPositions.reserveCapacity(self.items.count)
-        for (position, song) in self.songNumbers(inStore: ObjectIdentifier(database)).enumerated() {
+        for (position, song) in self.songNumbers(at: self.items.indices, inStore: ObjectIdentifier(database))
+            .enumerated()
+        {
             if song >= 0 {
                 songs.append(song)
                 songPositions.append(position)

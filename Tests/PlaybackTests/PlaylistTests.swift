@@ -517,8 +517,9 @@ final class PlaylistFixture {
         #expect(items[0].song(in: other) == nil && items[0].song(inStore: ObjectIdentifier(other)) == nil)
         #expect(items[1].song(in: store) == nil && items[1].song(inStore: ObjectIdentifier(store)) == nil)
         // All of them at once, in queue order: -1 for an item of no song of the store.
-        #expect(f.playlist.queue.songNumbers(inStore: ObjectIdentifier(store)) == [0, -1])
-        #expect(f.playlist.queue.songNumbers(inStore: ObjectIdentifier(other)) == [-1, -1])
+        #expect(f.playlist.queue.songNumbers(at: 0..<2, inStore: ObjectIdentifier(store)) == [0, -1])
+        #expect(f.playlist.queue.songNumbers(at: [1, 0], inStore: ObjectIdentifier(store)) == [-1, 0])
+        #expect(f.playlist.queue.songNumbers(at: 0..<2, inStore: ObjectIdentifier(other)) == [-1, -1])
         #expect(f.playlist.queue.items[1].song.startMilliseconds == 250)
         #expect(f.playlist.queue.items[1].song.info == store.songs[1].info)
     }

@@ -229,13 +229,15 @@ public struct Queue: Sendable {
         }
     }
 
-    /// Each item's song number in the store `identity` names (``Item/song(inStore:)``), -1 for an item of no song
-    /// of that store, in queue order: the items read in place (a copy of each would retain and release its song).
-    public func songNumbers(inStore identity: ObjectIdentifier) -> [Int32] {
+    /// The song number in the store `identity` names (``Item/song(inStore:)``) of the item at each of `positions`,
+    /// in their order, -1 for an item of no song of that store: the items read in place (a copy of each would
+    /// retain and release its song). Inlinable, so it is specialized for its callers' positions.
+    @inlinable
+    public func songNumbers(at positions: some Collection<Int>, inStore identity: ObjectIdentifier) -> [Int32] {
         var numbers: [Int32] = []
-        numbers.reserveCapacity(self.items.count)
+        numbers.reserveCapacity(positions.count)
         self.items.withUnsafeBufferPointer { items in
-            for position in items.indices { numbers.append(items[position].song(inStore: identity) ?? -1) }
+            for position in positions { numbers.append(items[position].song(inStore: identity) ?? -1) }
         }
         return numbers
     }

@@ -517,7 +517,7 @@ enum PlaylistCommands {
         }
         // Unwrapped once: a copy of the table per song retains and releases each of its columns.
         let songs = database.songs
-        let numbers = queue.songNumbers(inStore: ObjectIdentifier(database))
+        let numbers = queue.songNumbers(at: queue.items.indices, inStore: ObjectIdentifier(database))
         // Directory paths as bytes, from the snapshot's table of them (no `String` per song of a shuffled queue).
         let paths = database.directoryPathTable()
         let asBytes = content.takesRelativePaths && !paths.mayHoldEscapes

@@ -435,17 +435,7 @@ enum QueueCommands {
         let paths = snapshot?.database.directoryPathTable()
         // The items' song numbers in the snapshot (-1: none), in the order of `positions`, for the printer to ask for
         // its songs' memory ahead of it (`SongTable.prefetch`): a queue's songs lie scattered over the table.
-        let numbers: [Int32] = {
-            guard let snapshot else { return [] }
-            var numbers: [Int32] = []
-            numbers.reserveCapacity(positions.count)
-            let store = ObjectIdentifier(snapshot.database)
-            _ = queue.visitItems(at: positions, from: positions.startIndex) { item, _ in
-                numbers.append(item.song(inStore: store) ?? -1)
-                return true
-            }
-            return numbers
-        }()
+        let numbers = snapshot.map { queue.songNumbers(at: positions, inStore: ObjectIdentifier($0.database)) } ?? []
         return .stream(
             ReplyStream.sized(
                 from: positions.startIndex, to: positions.endIndex, sink: context.reply,
