@@ -243,14 +243,20 @@ public final class Database: Sendable {
     /// Whether any song is hidden.
     public var hasHiddenSongs: Bool { !self.hidden.isEmpty }
 
+    /// The last directory below `directory` (itself when it has none): directories are numbered depth first, so
+    /// `directory...lastDescendant(of: directory)` is its subtree.
+    func lastDescendant(of directory: Int32) -> Int32 {
+        var last = directory
+        while let child = self.directories[Int(last)].children.last { last = child }
+        return last
+    }
+
     /// Appends directory `index` and everything below it to `directories` and their songs to `songs`, as they are
     /// here but for their numbers (the directory's parent is `parent`); returns its new number.
     private func copySubtree(
         _ index: Int32, parent: Int32, into directories: inout [Directory], songs: inout SongTable.Builder
     ) -> Int32 {
-        // Directories are numbered depth first: the subtree ends at its last descendant.
-        var last = Int(index)
-        while let child = self.directories[last].children.last { last = Int(child) }
+        let last = Int(self.lastDescendant(of: index))
         let shift = Int32(directories.count) - index
         let first = self.directories[Int(index)].songs.lowerBound
         let songShift = Int32(songs.count) - first

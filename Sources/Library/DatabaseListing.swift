@@ -52,11 +52,7 @@ extension Database {
             if recursive && directory != 0 {
                 self.pending = database.mountRootTime(directory) != nil ? .mountRoot(directory) : .directory(directory)
             }
-            if recursive {
-                var last = directory
-                while let child = database.directories[Int(last)].children.last { last = child }
-                self.following = (directory + 1)..<(last + 1)
-            }
+            if recursive { self.following = (directory + 1)..<(database.lastDescendant(of: directory) + 1) }
             self.frames = [Frame(directory: directory, song: database.directories[Int(directory)].songs.lowerBound)]
         }
 
