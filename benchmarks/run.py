@@ -122,14 +122,18 @@ def cpu_ticks(pid: int) -> int:
 
 
 def wait_idle(pid: int, timeout: float = 30.0) -> None:
-    """Returns once the process is idle: its CPU time unchanged over two polls 0.3 s apart (or after `timeout`)."""
+    """Returns once the process is idle: its CPU time unchanged over two polls 0.3 s apart (or after `timeout`), or
+    gone (a server that died is reported by the connection that follows, not here)."""
     deadline = time.monotonic() + timeout
-    last, quiet = cpu_ticks(pid), 0
-    while quiet < 2 and time.monotonic() < deadline:
-        time.sleep(0.3)
-        now = cpu_ticks(pid)
-        quiet = quiet + 1 if now == last else 0
-        last = now
+    try:
+        last, quiet = cpu_ticks(pid), 0
+        while quiet < 2 and time.monotonic() < deadline:
+            time.sleep(0.3)
+            now = cpu_ticks(pid)
+            quiet = quiet + 1 if now == last else 0
+            last = now
+    except (FileNotFoundError, ProcessLookupError):
+        return
 
 
 def settled_rss_mib(pid: int) -> float:
