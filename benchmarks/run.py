@@ -32,8 +32,10 @@ Usage (from the repository root, with Debian's Python):
      work on a 10k-song and on the whole library's queue (`add ""`, `playlistinfo`,
      `plchanges 0`, `shuffle`, `clear`); `update` with nothing changed and `rescan`
      of one directory (from the command to `updating_db` gone);
-   each the median of --runs runs (fewer when one run takes over 0.3 s), after one
-   warm-up run, a fresh connection each (connect not timed; a shape's set-up commands
+   each the median of --runs runs (fewer when one run takes over 0.3 s; at least 21 when
+   the warm-up took under 20 ms on every server: a short shape's median of 7 moved with
+   the machine's load of the moment, e.g. `qAll: shuffle` 0.49–0.80 in runs of 7 and 0.27
+   in one of 3000), after one warm-up run, a fresh connection each (connect not timed; a shape's set-up commands
    are sent on that connection before the clock starts), from sending the command to
    the reply's final line, read into one buffer kept from reply to reply (`ReplyReader`);
 3. compares each shape's reply on the two servers (same bytes; else the same number
@@ -93,6 +95,9 @@ LIBRARY_FLOOR = 0.001
 #: Runs of one shape: after the warm-up, a shape slower than this gets SLOW_RUNS runs.
 SLOW = 0.3
 SLOW_RUNS = 3
+#: ... and a shape faster than this on every server at least FAST_RUNS (cheap, and a steadier median).
+FAST = 0.02
+FAST_RUNS = 21
 #: Replies from this size on get a `floor` figure (see transfer_floor()).
 FLOOR_SIZE = 1 << 20
 STORED = "bench10k"
@@ -306,6 +311,7 @@ class Timing:
         self.times: list[float] = []
         self.reply = b""
         self.done_runs = 0
+        self.warm_up: float | None = None
 
     def connect(self) -> socket.socket:
         sock = socket.create_connection((mpdtest.HOST, self.server.port), timeout=self.timeout)
@@ -362,6 +368,8 @@ class Timing:
                 self.reply = _reader.reply()
         if is_error(self.reply):
             raise Failed(f"error reply: {last_line(self.reply)}")
+        if self.done_runs == 0:
+            self.warm_up = elapsed
         if self.done_runs == 0 and shape.runs is None and elapsed > SLOW:
             self.runs = min(self.runs, SLOW_RUNS)
         if self.done_runs:
@@ -714,6 +722,7 @@ def measure_shape(running: list[tuple[str, mpdtest.Server, set[str]]], shape: Sh
         else:
             results[kind] = failure
     pids = [server.proc.pid for _, server, _ in running]
+    rounds = 0
     while any(not timing.finished for timing in timings.values()):
         for kind, timing in list(timings.items()):
             if timing.finished:
@@ -722,6 +731,12 @@ def measure_shape(running: list[tuple[str, mpdtest.Server, set[str]]], shape: Sh
             if failure is not None:
                 results[kind] = failure
                 del timings[kind]
+        rounds += 1
+        # After the warm-ups: a shape short on every server gets more runs, the same number on each.
+        if rounds == 1 and shape.runs is None and timings and all(
+                timing.warm_up is not None and timing.warm_up < FAST for timing in timings.values()):
+            for timing in timings.values():
+                timing.runs = max(timing.runs, FAST_RUNS)
     for kind, timing in timings.items():
         results[kind] = timing.result()
     for kind, server, _ in running:
