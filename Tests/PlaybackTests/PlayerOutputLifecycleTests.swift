@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Dispatch
 import Model
 import Playback
 import Synchronization
@@ -138,9 +139,10 @@ import Testing
             _ = player.setOutput(id: 0, enabled: false)
             player.whenOutputsApplied {
                 seen.disables.store(output.disables.load(ordering: .relaxed), ordering: .releasing)
+                seen.called.signal()
             }
         }
-        harness.waitForOutputs()
+        seen.waitForCall()
         let disables = seen.disables.load(ordering: .acquiring)
         #expect(disables == 1)
     }
@@ -163,9 +165,10 @@ import Testing
             player.whenOutputsApplied {
                 seen.closes.store(output.closes.load(ordering: .relaxed), ordering: .releasing)
                 seen.opens.store(output.opens.count, ordering: .releasing)
+                seen.called.signal()
             }
         }
-        harness.waitForOutputs()
+        seen.waitForCall()
         return (seen.closes.load(ordering: .acquiring), seen.opens.load(ordering: .acquiring))
     }
 
@@ -207,5 +210,12 @@ import Testing
         let disables = Atomic<Int>(-1)
         let closes = Atomic<Int>(-1)
         let opens = Atomic<Int>(-1)
+        /// Signalled by the callback itself: a later caller's `whenOutputsApplied` (the harness's
+        /// `waitForOutputs()`) can be answered at once, on the loop, while the output thread has taken this callback
+        /// from its waiters but not yet called it (seen once in 20 runs under load).
+        let called = DispatchSemaphore(value: 0)
+
+        /// Waits up to 10 s of real time for the callback (the figures stay -1 if it never comes).
+        func waitForCall() { _ = self.called.wait(timeout: .now() + 10) }
     }
 }
