@@ -251,13 +251,14 @@ private func stream(_ token: UInt64, _ url: String) -> PlayableSong {
         let output = CaptureOutput(sync: false)
         output.held.store(true, ordering: .relaxed)
         let harness = try PlayerHarness(outputs: [(nullConfiguration(), output, nil)], streams: streamOpener)
+        let tagsRead = lateTagsRead.load(ordering: .sequentiallyConsistent)
         harness.withPlayer { $0.play(stream(1, "http://test/late-a"), atSeconds: 0) }
         // The output stands still in its first chunk (no tags yet), then pauses, while the decoder reads on past
         // the chunk with the tags.
         #expect(harness.waitFor { _ in output.stalled.load(ordering: .acquiring) })
         harness.withPlayer { $0.setPaused(true) }
         output.held.store(false, ordering: .relaxed)
-        #expect(harness.waitFor { _ in lateTagsRead.load(ordering: .sequentiallyConsistent) == 1 })
+        #expect(harness.waitFor { _ in lateTagsRead.load(ordering: .sequentiallyConsistent) > tagsRead })
         harness.withPlayer { $0.play(stream(2, "http://test/late-b"), atSeconds: 0) }
         #expect(harness.waitFor { $0.contains(.tagChanged(token: 2, tags: [TagItem(.title, "Late B")])) })
         let stale = harness.received.contains { $0 == .tagChanged(token: 2, tags: [TagItem(.title, "Late A")]) }
