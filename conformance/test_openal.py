@@ -71,21 +71,47 @@ def _recording(server, path: Path) -> array.array:
     return samples[first - first % 2:]
 
 
+#: Silent frames in a row that are a gap in a recording (the songs are tones at -6 dB: never a frame at 0).
+GAP_FRAMES = 64
+
+
+def _silence_from(samples: array.array) -> int | None:
+    """Where the first run of GAP_FRAMES silent frames starts (the backend went on writing while the source had
+    nothing queued), if any."""
+    run = 0
+    for frame in range(len(samples) // 2):
+        run = run + 1 if samples[2 * frame] == 0 and samples[2 * frame + 1] == 0 else 0
+        if run == GAP_FRAMES:
+            return 2 * (frame - GAP_FRAMES + 1)
+    return None
+
+
 def test_samples_as_mpd(server_factory, music, tmp_path):
     """Each song on its own: mpd's recording is the start of Fermata's (at least half the song), and Fermata's
-    holds the whole song; the 16-bit stereo one exactly as its samples."""
+    holds the whole song; the 16-bit stereo one exactly as its samples.
+
+    mpd's recording ends where it first falls silent: under load its source can run dry before it closes the device,
+    and the backend writes silence meanwhile (CI-68: mpd's silent from 0.88 s of the 1.2 s song, where Fermata's
+    played on). A song is played again (up to three times) while that leaves less than half of it. Fermata's
+    recording is not cut."""
     servers = _servers(server_factory, music, tmp_path)
     for song, args in SONGS.items():
-        got = {}
-        for kind, server in servers.items():
-            path = tmp_path / kind / "out.wav"
-            path.unlink(missing_ok=True)
-            audiofiles.commands(server, "clear", f'add "{song}"', "play")
-            assert mpdtest.wait_until(lambda: mpdtest.parse_pairs(server.query("status"))["state"] == "stop",
-                                      mpdtest.scaled(30)), server.log_tail()
-            got[kind] = _recording(server, path)
-        ref, sut = got["ref"], got["sut"]
         length = int(44100 * float(args[args.index("synth") + 1])) * 2
+        for _ in range(3):
+            got = {}
+            for kind, server in servers.items():
+                path = tmp_path / kind / "out.wav"
+                path.unlink(missing_ok=True)
+                audiofiles.commands(server, "clear", f'add "{song}"', "play")
+                assert mpdtest.wait_until(lambda: mpdtest.parse_pairs(server.query("status"))["state"] == "stop",
+                                          mpdtest.scaled(30)), server.log_tail()
+                got[kind] = _recording(server, path)
+            ref, sut = got["ref"], got["sut"]
+            silence = _silence_from(ref)
+            if silence is not None:
+                ref = ref[:silence]
+            if len(ref) > length // 2:
+                break
         assert len(ref) > length // 2, (song, len(ref))
         assert sut[:len(ref)] == ref, f"{song}: {audiofiles.first_difference(sut, ref)}"
         assert any(sut[length - 2000:length - 1000]), f"{song}: Fermata's recording lacks the song's end"
