@@ -206,13 +206,46 @@ import Testing
         #expect(harness.waitFor { $0.contains { if case .outputFailed = $0 { true } else { false } } })
     }
 
+    @Test func whenOutputsAppliedCallsBackInTheOrderItWasAsked() throws {
+        let output = CaptureOutput(sync: true)
+        let harness = try self.playing(output)
+        // The output thread stands in `play`, so the pause cannot be applied before the first caller asks.
+        output.held.store(true, ordering: .relaxed)
+        #expect(eventually { output.stalled.load(ordering: .acquiring) })
+        let order = Mutex<[String]>([])
+        let firstEntered = DispatchSemaphore(value: 0)
+        let firstMayEnd = DispatchSemaphore(value: 0)
+        let secondCalled = DispatchSemaphore(value: 0)
+        harness.withPlayer { player in
+            player.setPaused(true)
+            player.whenOutputsApplied {
+                firstEntered.signal()
+                _ = firstMayEnd.wait(timeout: .now() + 10)
+                order.withLock { $0.append("first") }
+            }
+        }
+        output.held.store(false, ordering: .relaxed)
+        // The pause is applied, and the first callback is running on the output thread: a second caller, whose
+        // request (none newer) is applied too, is answered after it, not at once.
+        #expect(firstEntered.wait(timeout: .now() + 10) == .success)
+        harness.withPlayer { player in
+            player.whenOutputsApplied {
+                order.withLock { $0.append("second") }
+                secondCalled.signal()
+            }
+        }
+        #expect(order.withLock { $0 }.isEmpty)
+        firstMayEnd.signal()
+        #expect(secondCalled.wait(timeout: .now() + 10) == .success)
+        #expect(order.withLock { $0 } == ["first", "second"])
+    }
+
     private final class Seen: Sendable {
         let disables = Atomic<Int>(-1)
         let closes = Atomic<Int>(-1)
         let opens = Atomic<Int>(-1)
-        /// Signalled by the callback itself: a later caller's `whenOutputsApplied` (the harness's
-        /// `waitForOutputs()`) can be answered at once, on the loop, while the output thread has taken this callback
-        /// from its waiters but not yet called it (seen once in 20 runs under load).
+        /// Signalled by the callback itself, which is what the test waits for (`whenOutputsApplied` answers callers
+        /// in the order they asked, `whenOutputsAppliedCallsBackInTheOrderItWasAsked`, but this needs no other call).
         let called = DispatchSemaphore(value: 0)
 
         /// Waits up to 10 s of real time for the callback (the figures stay -1 if it never comes).

@@ -91,6 +91,9 @@ final class PlayerOutputThread: @unchecked Sendable {
     private var waiters: [(sequence: UInt64, done: @Sendable () -> Void)] = []
     /// The latest request whose effect on the device is done: applied, and on a resume the stream opened again.
     private var settled: UInt64 = 0
+    /// Whether ``settle(upTo:)`` is calling waiters now (with the lock released): a caller that comes meanwhile
+    /// waits behind them, so callbacks come in the order they were asked for.
+    private var delivering = false
 
     // MARK: Output-thread state
     private var applied: Request
@@ -197,12 +200,13 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.control.unlock()
     }
 
-    /// Calls `done` once the output thread applied the latest request (at once if it did): on the output thread,
-    /// or on this one. A resume is applied once the stream opened again, as `mpd` answers a resume once its outputs
-    /// opened. Loop thread. Not after `quit` was applied (the thread has ended).
+    /// Calls `done` once the output thread applied the latest request (at once if it did and no earlier caller's
+    /// `done` is still to come): on the output thread, or on this one; never before the `done` of an earlier call.
+    /// A resume is applied once the stream opened again, as `mpd` answers a resume once its outputs opened. Loop
+    /// thread. Not after `quit` was applied (the thread has ended).
     func whenApplied(_ done: @escaping @Sendable () -> Void) {
         self.control.lock()
-        guard self.settled < self.requestSequence else {
+        guard self.settled < self.requestSequence || self.delivering else {
             self.control.unlock()
             done()
             return
@@ -332,18 +336,24 @@ final class PlayerOutputThread: @unchecked Sendable {
         return false
     }
 
-    /// Marks the requests up to `sequence` done and calls whoever waited for them (once per request, never per
-    /// period). Output thread.
+    /// Marks the requests up to `sequence` done and calls whoever waited for them, in the order they asked, and
+    /// those who asked while they were called (once per request, never per period). Output thread.
     private func settle(upTo sequence: UInt64) {
         self.control.lock()
         self.settled = max(self.settled, sequence)
-        var done: [@Sendable () -> Void] = []
-        if !self.waiters.isEmpty {
-            done = self.waiters.filter { $0.sequence <= sequence }.map(\.done)
-            self.waiters.removeAll { $0.sequence <= sequence }
+        guard !self.delivering else { return self.control.unlock() }
+        self.delivering = true
+        while !self.waiters.isEmpty {
+            let settled = self.settled
+            let done = self.waiters.filter { $0.sequence <= settled }.map(\.done)
+            guard !done.isEmpty else { break }
+            self.waiters.removeAll { $0.sequence <= settled }
+            self.control.unlock()
+            for call in done { call() }
+            self.control.lock()
         }
+        self.delivering = false
         self.control.unlock()
-        for call in done { call() }
     }
 
     /// After the stream closed at a pause: goes back to the oldest chunk the pipe still holds (where the slowest
