@@ -156,8 +156,10 @@ public struct Queue: Sendable {
     /// The random source for shuffles.
     public var generator: QueueRandom
 
-    /// id → position, or -1; index 0 is never used.
-    private var positionByID: [Int] = [-1]
+    /// id → position, or -1; index 0 is never used. 32-bit, as `mpd`'s table: one entry per id handed out so far,
+    /// up to 4 × `max_playlist_length` (positions stay below 2³¹: a queue of that many songs would not fit in
+    /// memory).
+    private var positionByID: [Int32] = [-1]
     private var nextID = 1
     private let idLimit: Int
 
@@ -188,7 +190,7 @@ public struct Queue: Sendable {
         if id == 0 { return 0 }
         guard id > 0, id < self.positionByID.count else { return nil }
         let position = self.positionByID[id]
-        return position >= 0 ? position : nil
+        return position >= 0 ? Int(position) : nil
     }
 
     /// The order index of the song at `position`.
@@ -326,7 +328,7 @@ public struct Queue: Sendable {
         precondition(!self.isFull)
         let position = self.items.count
         let id = self.generateID()
-        self.positionByID[id] = position
+        self.positionByID[id] = Int32(position)
         self.items.append(Item(entry: entry, id: id, version: self.version, priority: priority))
         self.order.append(position)
         return id
@@ -335,7 +337,7 @@ public struct Queue: Sendable {
     private mutating func moveItem(from: Int, to: Int) {
         self.items[to] = self.items[from]
         self.items[to].version = self.version
-        self.positionByID[self.items[to].id] = to
+        self.positionByID[self.items[to].id] = Int32(to)
     }
 
     /// Swaps two positions (both marked changed); `order` still refers to positions.
@@ -344,8 +346,8 @@ public struct Queue: Sendable {
         self.items.withUnsafeMutableBufferPointer { $0.swapAt(a, b) }
         self.items[a].version = self.version
         self.items[b].version = self.version
-        self.positionByID[self.items[a].id] = a
-        self.positionByID[self.items[b].id] = b
+        self.positionByID[self.items[a].id] = Int32(a)
+        self.positionByID[self.items[b].id] = Int32(b)
     }
 
     /// Swaps two order entries.
@@ -367,7 +369,7 @@ public struct Queue: Sendable {
         for (offset, item) in block.enumerated() {
             self.items[to + offset] = item
             self.items[to + offset].version = self.version
-            self.positionByID[item.id] = to + offset
+            self.positionByID[item.id] = Int32(to + offset)
         }
         if self.random {
             for index in self.order.indices {
@@ -491,7 +493,7 @@ public struct Queue: Sendable {
         let items = self.items
         items.withUnsafeBufferPointer { items in
             self.positionByID.withUnsafeMutableBufferPointer { positionByID in
-                for position in start..<end { positionByID[items[position].id] = position }
+                for position in start..<end { positionByID[items[position].id] = Int32(position) }
             }
         }
     }
