@@ -325,10 +325,9 @@ class Timing:
 
     def __init__(self, server: mpdtest.Server, shape: Shape, runs: int, timeout: float) -> None:
         self.server, self.shape, self.runs, self.timeout = server, shape, shape.runs or runs, timeout
+        #: Seconds of each run made, the warm-up first.
         self.times: list[float] = []
         self.reply = b""
-        self.done_runs = 0
-        self.warm_up: float | None = None
 
     def connect(self) -> socket.socket:
         sock = socket.create_connection((mpdtest.HOST, self.server.port), timeout=self.timeout)
@@ -356,7 +355,7 @@ class Timing:
     @property
     def finished(self) -> bool:
         """Whether the warm-up and every timed run are done."""
-        return self.done_runs > self.runs
+        return len(self.times) > self.runs
 
     def run(self, idle: list[int]) -> None:
         """The next run (the first is the warm-up, not counted); an update's starts once the processes `idle`
@@ -386,16 +385,25 @@ class Timing:
                 self.reply = _reader.reply()
         if is_error(self.reply):
             raise Failed(f"error reply: {last_line(self.reply)}")
-        if self.done_runs == 0:
-            self.warm_up = elapsed
-        if self.done_runs == 0 and shape.runs is None and elapsed > SLOW:
-            self.runs = min(self.runs, SLOW_RUNS)
-        if self.done_runs:
-            self.times.append(elapsed)
-        self.done_runs += 1
+        self.times.append(elapsed)
 
     def result(self) -> Reply:
-        return summary(self.reply, statistics.median(self.times), len(self.times))
+        timed = self.times[1:]
+        return summary(self.reply, statistics.median(timed), len(timed))
+
+
+def plan_runs(timings: list[Timing]) -> None:
+    """How many timed runs each server gets, from the warm-ups (every timing's first run), unless the shape says:
+    at least FAST_RUNS on each when the warm-up was short on every server (cheap, and a steadier median), at most
+    SLOW_RUNS on a server whose warm-up was slow."""
+    if not timings or timings[0].shape.runs is not None:
+        return
+    fast = all(timing.times[0] < FAST for timing in timings)
+    for timing in timings:
+        if fast:
+            timing.runs = max(timing.runs, FAST_RUNS)
+        elif timing.times[0] > SLOW:
+            timing.runs = min(timing.runs, SLOW_RUNS)
 
 
 _floors: dict[int, float] = {}
@@ -742,8 +750,8 @@ def measure_shape(running: list[tuple[str, mpdtest.Server, set[str]]], shape: Sh
         else:
             results[kind] = failure
     pids = [server.proc.pid for _, server, _ in running]
-    rounds = 0
-    while any(not timing.finished for timing in timings.values()):
+
+    def one_round() -> None:
         for kind, timing in list(timings.items()):
             if timing.finished:
                 continue
@@ -751,12 +759,11 @@ def measure_shape(running: list[tuple[str, mpdtest.Server, set[str]]], shape: Sh
             if failure is not None:
                 results[kind] = failure
                 del timings[kind]
-        rounds += 1
-        # After the warm-ups: a shape short on every server gets more runs, the same number on each.
-        if rounds == 1 and shape.runs is None and timings and all(
-                timing.warm_up is not None and timing.warm_up < FAST for timing in timings.values()):
-            for timing in timings.values():
-                timing.runs = max(timing.runs, FAST_RUNS)
+
+    one_round()  # the warm-ups
+    plan_runs(list(timings.values()))
+    while any(not timing.finished for timing in timings.values()):
+        one_round()
     for kind, timing in timings.items():
         results[kind] = timing.result()
     for kind, server, _ in running:
