@@ -17,6 +17,9 @@ public struct TagColumn: Sendable {
     /// bytes in place, for replies written without a `String` per line.
     let tableNumbers: [Int32]
     let table: TagValueTable
+    /// Whether every song has exactly one value (or the "" of none): song `song`'s value number is then the
+    /// `song`-th of the ids (`withUnsafeIDs(_:)`).
+    let isSingleValued: Bool
 
     /// Resolves `type` for every song.
     init(_ type: TagType, songs: SongTable) {
@@ -47,6 +50,7 @@ public struct TagColumn: Sendable {
         self.values = (usesEmpty ? [""] : []) + sorted.map { songs.values[$0] }
         self.tableNumbers = (usesEmpty ? [-1] : []) + sorted
         self.table = songs.values
+        self.isSingleValued = perSong.count == songs.count
         self.lists = SongValueLists(offsets: offsets, ids: perSong.map { $0 < 0 ? 0 : number[Int($0)] })
     }
 

@@ -597,6 +597,14 @@ struct QueryEngineTests {
         #expect(packed.count % columns.count == 0)
     }
 
+    /// The lists above take both ways to the rows: every column with one value per song (the songs' keys read by
+    /// song), and some column with several.
+    @Test func theGroupedListsHaveColumnsOfOneValueAndOfSeveral() {
+        let grouped = Self.lists.filter { $0.count > 1 }.map { $0.map { Self.database.column($0).isSingleValued } }
+        #expect(grouped.contains { $0.allSatisfy { $0 } })
+        #expect(grouped.contains { !$0.allSatisfy { $0 } })
+    }
+
     @Test func theRadixSortSortsKeysOfEveryWidth() {
         var generator = Generator(seed: 5)
         for bits in [1, 7, 11, 12, 22, 23, 33, 47, 63, 64] {

@@ -91,6 +91,22 @@ extension Database {
         keys.reserveCapacity(songs.count)
         Self.withUnsafeIDs(of: columns[...], []) { columnIDs in
             var last: UInt64?
+            if columns.allSatisfy(\.isSingleValued) {
+                // Every song's key at once, its numbers read by song (no offsets).
+                for song in songs {
+                    let song = Int(song)
+                    var key: UInt64 = 0
+                    for depth in 0..<width {
+                        key |= UInt64(UInt32(bitPattern: columnIDs[depth].ids[song])) << shifts[depth]
+                    }
+                    // Less the repeats of the key before: songs in walk order come album by album.
+                    if key != last {
+                        keys.append(key)
+                        last = key
+                    }
+                }
+                return
+            }
             var starts = [Int](repeating: 0, count: width)
             var positions = [Int](repeating: 0, count: width)
             for song in songs {

@@ -133,13 +133,15 @@ enum SearchCommands {
             throw error.ack
         }
         // Each level's `Key: `, then the lines copied in place, in one piece of the reply's size made straight in
-        // the client's output.
+        // the client's output. The keys are read from one buffer (an array per key would be retained per line).
         let keys = list.types.map { SongPrinter.tagKeys[$0.rawValue] }
+        let keyBytes = keys.flatMap { $0 }
+        let keyStarts = keys.reduce(into: [0]) { starts, key in starts.append(starts[starts.count - 1] + key.count) }
         var size = 0
-        list.forEachLine { depth, value in size += keys[depth].count + value.count + 1 }
+        list.forEachLine { depth, value in size += keyStarts[depth + 1] - keyStarts[depth] + value.count + 1 }
         context.reply.write(atMost: size) { writer in
             list.forEachLine { depth, value in
-                writer.put(bytes: keys[depth])
+                writer.put(bytes: keyBytes[keyStarts[depth]..<keyStarts[depth + 1]])
                 writer.put(bytes: value)
                 writer.put(byte: UInt8(ascii: "\n"))
             }
