@@ -35,11 +35,16 @@ public final class Connection {
 
     /// Pending output above which owners should stop producing (bytes).
     public var lowWaterMark = 64 * 1024
-    /// The socket send buffer asked for (the kernel doubles it for its bookkeeping).
+    /// The socket send buffer asked for at first (the kernel doubles it for its bookkeeping).
     public static let sendBufferSize = 128 * 1024
+    /// The largest send buffer asked for: the buffer doubles up to this each time a full one drained (the peer
+    /// reads), as the kernel's auto-tuning would for a reader (up to 4 MiB), never for a peer that does not read.
+    public static let largestSendBufferSize = 1024 * 1024
 
     private let fd: FileDescriptor
     private let loop: EventLoop
+    /// The send buffer asked for now.
+    private var sendBufferSize = Connection.sendBufferSize
     private var registration: EventLoop.Registration?
 
     private var input: [UInt8]
@@ -80,8 +85,9 @@ public final class Connection {
         if !self.isLocal {
             try? Socket.setNoDelay(fd)
         }
-        // A fixed send buffer instead of the kernel's auto-tuning (up to 4 MiB): a client that stops reading
-        // then costs at most this much kernel memory and reply production, not megabytes of each.
+        // A send buffer of our own instead of the kernel's auto-tuning (up to 4 MiB): a client that stops reading
+        // then costs at most this much kernel memory and reply production, not megabytes of each. It grows
+        // while the client reads (`handle(_:)`).
         try? Socket.setSendBufferSize(fd, Self.sendBufferSize)
         do {
             self.registration = try loop.register(fd, events: [.input, .readHangUp]) { [unowned self] events in
@@ -210,6 +216,13 @@ public final class Connection {
     private func handle(_ events: Epoll.Events) {
         guard !self.isClosed else { return }
         if events.contains(.output) {
+            // Writable again after a send filled the buffer: the client reads, so a bigger buffer lets a reply of
+            // megabytes go in fewer turns (on a fresh connection, whose receive window is still small, `listall`
+            // took a quarter longer with 128 KiB throughout).
+            if self.sendBufferSize < Self.largestSendBufferSize {
+                self.sendBufferSize *= 2
+                try? Socket.setSendBufferSize(self.fd, self.sendBufferSize)
+            }
             let wasAboveLowWater = self.pendingOutputCount >= self.lowWaterMark
             self.flush()
             if self.isClosed { return }
