@@ -411,17 +411,26 @@ def _node_state(env: dict[str, str]) -> str | None:
 
 def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewire, pulse_music, tmp_path):
     """Pause deactivates the stream (the node goes idle), play activates it again, stop destroys it; a song's
-    tags name the stream (`media.name` `ARTIST - TITLE`, `media.artist`, `media.title`)."""
+    tags name the stream (`media.name` `ARTIST - TITLE`, `media.artist`, `media.title`).
+
+    mpd's run is made again (up to three runs) while its node shows no tags after the wait: under CI load its
+    tags had not come after 5 s (CI-55), and once not after 15 s (CI-70, where Fermata's had). Fermata's run is made
+    once."""
     subprocess.run(["flac", "-s", "-f", "--tag=ARTIST=The Band", "--tag=TITLE=A Song", "-o",
                     str(tmp_path / "tagged.flac"), str(pulse_music / "long.wav")], check=True)
     music = tmp_path / "music"
     music.mkdir()
     (music / "tagged.flac").write_bytes((tmp_path / "tagged.flac").read_bytes())
-    seen = {}
-    for kind in KINDS:
+
+    def tags() -> dict:
+        node = _node(pipewire, "mpd.Desk")
+        props = node["info"]["props"] if node else {}
+        return {key: props.get(key) for key in ("media.name", "media.artist", "media.title")}
+
+    def played(kind: str, attempt: int) -> list:
         server = _server(server_factory, kind, music, pipewire)
-        log = seen[kind] = []
-        recorder = _Recorder(pipewire, tmp_path / f"{kind}.wav", 2, 44100)
+        log = []
+        recorder = _Recorder(pipewire, tmp_path / f"{kind}-{attempt}.wav", 2, 44100)
         try:
             log.append(server.query("command_list_begin\nadd tagged.flac\nplay\ncommand_list_end\n"))
             _link(server, pipewire, recorder, 2, 44100)
@@ -429,11 +438,6 @@ def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewi
                 (kind, _node_state(pipewire))
             # the tags reach the node's properties after it runs, in a round trip of their own (mpd's still read
             # 'mpd' once, CI-47): wait for them, then compare whatever is there
-            def tags() -> dict:
-                node = _node(pipewire, "mpd.Desk")
-                props = node["info"]["props"] if node else {}
-                return {key: props.get(key) for key in ("media.name", "media.artist", "media.title")}
-            # 15 s, scaled: under CI load mpd's took longer than 5 s (CI-55)
             mpdtest.wait_until(lambda: tags()["media.title"] is not None, mpdtest.scaled(15))
             log.append(tags())
             log.append(server.query("pause 1"))
@@ -448,6 +452,14 @@ def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewi
         finally:
             recorder.close()
         server.stop()
+        return log
+
+    seen = {}
+    for kind in KINDS:
+        for attempt in range(3 if kind == "ref" else 1):
+            seen[kind] = played(kind, attempt)
+            if seen[kind][1]["media.title"] is not None:
+                break
     assert seen["sut"] == seen["ref"]
     assert seen["ref"][1] == {"media.name": "The Band - A Song", "media.artist": "The Band", "media.title": "A Song"}
 
