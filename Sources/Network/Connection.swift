@@ -217,8 +217,8 @@ public final class Connection {
         guard !self.isClosed else { return }
         if events.contains(.output) {
             // Writable again after a send filled the buffer: the client reads, so a bigger buffer lets a reply of
-            // megabytes go in fewer turns (on a fresh connection, whose receive window is still small, `listall`
-            // took a quarter longer with 128 KiB throughout).
+            // megabytes go in fewer turns (over fresh connections, whose receive windows start small, a server
+            // that makes its reply quickly took a quarter longer with 128 KiB throughout).
             if self.sendBufferSize < Self.largestSendBufferSize {
                 self.sendBufferSize *= 2
                 try? Socket.setSendBufferSize(self.fd, self.sendBufferSize)
