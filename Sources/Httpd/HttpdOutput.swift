@@ -132,8 +132,7 @@ public final class HttpdOutput: AudioOutput, @unchecked Sendable {
     /// Listeners skip what they did not get yet (seek, skip), as mpd cancels its clients' queues.
     public func cancel() {
         self.timer.reset()
-        self.broadcast.cancelCount.add(1, ordering: .releasing)
-        self.broadcast.signal()
+        self.broadcast.cancel()
     }
 
     public var hasPauseMode: Bool { true }

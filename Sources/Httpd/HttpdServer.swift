@@ -80,7 +80,7 @@ private final class HttpdLoopState {
     private func wake(cancelled: Bool, metadataChanged: Bool) {
         let metadata = metadataChanged ? self.broadcast.currentMetadata : nil
         for client in Array(self.core.clients.values) {
-            if cancelled { client.skipToEnd() }
+            if cancelled { client.skipCancelled() }
             if metadataChanged { client.setMetadata(metadata) }
             client.pump()
             client.connection.flush()
@@ -219,10 +219,10 @@ private final class HttpdClient: ConnectionDelegate, StreamServerClient {
         self.pump()
     }
 
-    /// Forgets what was not sent yet (cancel).
-    func skipToEnd() {
+    /// Forgets what was published before the cancel and not sent yet.
+    func skipCancelled() {
         guard self.phase == .response else { return }
-        self.position = self.state.broadcast.written.load(ordering: .acquiring)
+        self.position = self.state.broadcast.positionAfterCancel(from: self.position)
     }
 
     func setMetadata(_ block: [UInt8]?) {

@@ -35,8 +35,11 @@ public final class StreamBroadcast: @unchecked Sendable {
     public let isOpen = Atomic<Bool>(false)
     /// Bumped when the stream closes: every listener is disconnected, as `mpd` does.
     public let closeCount = Atomic<UInt64>(0)
-    /// Bumped by a cancel (seek, stop): listeners skip what they did not get yet.
+    /// Bumped by a cancel (seek, skip): listeners skip what they did not get yet, up to ``cancelledAt``.
     public let cancelCount = Atomic<UInt64>(0)
+    /// Where the stream stood at the latest cancel: what came before is skipped, what the output published after
+    /// it (a new song's headers) is not, however late the server thread sees the cancel.
+    private let cancelledAt = Atomic<UInt64>(0)
     /// Whether listeners may ask for ICY metadata (the encoder does not put tags in the stream itself).
     public let metadataSupported = Atomic<Bool>(false)
     /// Listeners being served; the output encodes only while there is one.
@@ -89,6 +92,14 @@ public final class StreamBroadcast: @unchecked Sendable {
     /// Wakes the server thread (once per batch of pages).
     public func signal() { EventFD.signal(self.wakeFD) }
 
+    /// A cancel (seek, skip): listeners drop what was published so far and not sent yet, as `mpd` clears its
+    /// clients' queues before the output goes on. Wakes the server thread.
+    public func cancel() {
+        self.cancelledAt.store(self.written.load(ordering: .relaxed), ordering: .releasing)
+        self.cancelCount.add(1, ordering: .releasing)
+        self.signal()
+    }
+
     /// A stream opened: `header` is what every new listener gets first; listeners are served from now on.
     public func open(header: [UInt8]) {
         self.setHeader(header)
@@ -120,6 +131,12 @@ public final class StreamBroadcast: @unchecked Sendable {
     public var currentHeader: [UInt8] { self.header.withLock { $0 } }
     /// The metadata block, `nil` when there is none.
     public var currentMetadata: [UInt8]? { self.metadata.withLock { $0 } }
+
+    /// Where a listener at `position` goes on after a cancel: past what was published before the latest cancel,
+    /// not past what came after it. Read after ``cancelCount``.
+    public func positionAfterCancel(from position: UInt64) -> UInt64 {
+        max(position, self.cancelledAt.load(ordering: .acquiring))
+    }
 
     /// Where the newest page starts (where a new or dropped-behind listener goes on).
     public var newestPageStart: UInt64 {

@@ -61,7 +61,7 @@ final class SnapcastLoopState {
     private func wake(cancelled: Bool, metadataChanged: Bool) {
         let tags = metadataChanged ? self.broadcast.currentMetadata : nil
         for client in Array(self.core.clients.values) {
-            if cancelled { client.skipToEnd() }
+            if cancelled { client.skipCancelled() }
             // As mpd: the tags go to every client, before the chunks of the song they belong to.
             if let tags { client.sendStreamTags(tags) }
             client.pump()
@@ -147,10 +147,10 @@ final class SnapcastClient: ConnectionDelegate, StreamServerClient {
 
     func connectionDidClose(_ connection: Connection) { self.state.remove(self) }
 
-    /// Forgets the chunks it was not handed yet (cancel).
-    func skipToEnd() {
+    /// Forgets the chunks published before the cancel that it was not handed yet.
+    func skipCancelled() {
         guard self.isActive else { return }
-        self.position = self.state.broadcast.written.load(ordering: .acquiring)
+        self.position = self.state.broadcast.positionAfterCancel(from: self.position)
     }
 
     func sendStreamTags(_ json: [UInt8]) {

@@ -189,8 +189,7 @@ public final class SnapcastOutput: AudioOutput, @unchecked Sendable {
     /// Clients skip what they were not handed yet (seek, skip), as mpd clears its clients' queues.
     public func cancel() {
         self.timer.reset()
-        self.broadcast.cancelCount.add(1, ordering: .releasing)
-        self.broadcast.signal()
+        self.broadcast.cancel()
     }
 
     public var hasPauseMode: Bool { true }

@@ -34,4 +34,23 @@ import Testing
         #expect(buffer.withUnsafeMutableBytes { ring.copy(from: newest, into: $0) } == 1024)
         #expect(buffer == [UInt8](repeating: 7, count: 1024))
     }
+
+    /// A cancel skips what was published before it, not a new song's header published after it and before the
+    /// server thread saw the cancel (CI-71: a listener lost the OpusTags of the song after `next`).
+    @Test func aCancelSkipsOnlyWhatCameBeforeIt() throws {
+        let ring = try StreamBroadcast()
+        let old = [UInt8](repeating: 1, count: 1000)
+        old.withUnsafeBytes { ring.publish($0) }
+        #expect(ring.positionAfterCancel(from: 200) == 200)
+        ring.cancel()
+        let header = [UInt8](repeating: 2, count: 300)
+        header.withUnsafeBytes { ring.publish($0) }
+        #expect(ring.cancelCount.load(ordering: .relaxed) == 1)
+        #expect(ring.positionAfterCancel(from: 200) == 1000)
+        // A listener already past the cancel (it joined later) stays where it is.
+        #expect(ring.positionAfterCancel(from: 1100) == 1100)
+        var buffer = [UInt8](repeating: 0, count: 300)
+        #expect(buffer.withUnsafeMutableBytes { ring.copy(from: ring.positionAfterCancel(from: 200), into: $0) } == 300)
+        #expect(buffer == header)
+    }
 }
