@@ -44,7 +44,7 @@ public final class Connection {
     private let fd: FileDescriptor
     private let loop: EventLoop
     /// The send buffer asked for now.
-    private var sendBufferSize = Connection.sendBufferSize
+    private var currentSendBufferSize = Connection.sendBufferSize
     private var registration: EventLoop.Registration?
 
     private var input: [UInt8]
@@ -219,9 +219,9 @@ public final class Connection {
             // Writable again after a send filled the buffer: the client reads, so a bigger buffer lets a reply of
             // megabytes go in fewer turns (over fresh connections, whose receive windows start small, a server
             // that makes its reply quickly took a quarter longer with 128 KiB throughout).
-            if self.sendBufferSize < Self.largestSendBufferSize {
-                self.sendBufferSize *= 2
-                try? Socket.setSendBufferSize(self.fd, self.sendBufferSize)
+            if self.currentSendBufferSize < Self.largestSendBufferSize {
+                self.currentSendBufferSize *= 2
+                try? Socket.setSendBufferSize(self.fd, self.currentSendBufferSize)
             }
             let wasAboveLowWater = self.pendingOutputCount >= self.lowWaterMark
             self.flush()

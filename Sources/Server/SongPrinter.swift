@@ -187,8 +187,8 @@ enum SongPrinter {
     }
 
     /// Every tag type's key (`tagKeys`) end to end, and where each starts, by raw value (one more at the end).
-    private static let tagKeyBytes: [UInt8] = Self.tagKeys.flatMap { $0 }
-    private static let tagKeyStarts: [Int] = Self.tagKeys.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+    static let tagKeyBytes: [UInt8] = Self.tagKeys.flatMap { $0 }
+    static let tagKeyStarts: [Int] = Self.tagKeys.reduce(into: [0]) { $0.append($0.last! + $1.count) }
 
     /// At least as many bytes as `appendSong(song, of: songs, visibleTags:, playlistLine: false, to:)` writes with
     /// any tag mask, for a small part of the work: the `file` line's and every tag value's bytes (`RawText` escapes

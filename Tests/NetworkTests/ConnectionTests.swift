@@ -34,39 +34,55 @@ private final class PausingDelegate: ConnectionDelegate, @unchecked Sendable {  
 
 @Suite(.serialized)
 struct ConnectionTests {
-    /// Runs a connection over one end of a socket pair on a loop, sends a request from the other end, lets the loop
-    /// run `turns` more turns of its task queue, and returns how often the delegate was read and drained.
-    private func run(reply: String, turns: Int) throws -> (reads: Int, drains: Int) {
+    /// Runs a connection with a `PausingDelegate` answering `reply` over one end of a socket pair on a loop: calls
+    /// `opened` with our end once the connection exists, sends a request from the other end, then calls `step` once
+    /// per turn of the loop's task queue (with the turn's number, from 0, and the peer's end) until it returns
+    /// false; then closes the connection and stops the loop.
+    private func drive(
+        reply: String, opened: @escaping @Sendable (_ ours: Int32) -> Void = { _ in },
+        step: @escaping @Sendable (_ turn: Int, _ theirs: Int32, _ delegate: PausingDelegate) -> Bool
+    ) throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0)
         let (ours, theirs) = (fds[0], fds[1])
         defer { close(theirs) }
         let loop = try EventLoop()
         let delegate = PausingDelegate(reply: reply)
-        let counts = Mutex<(Int, Int)>((0, 0))
         loop.execute {
             let connection = try? Connection(
                 loop: loop, fd: FileDescriptor(rawValue: ours), peer: nil, id: 1, inputCapacity: 4096)
             connection?.delegate = delegate
             delegate.connection = connection
+            opened(ours)
             _ = "ping\n".withCString { write(theirs, $0, 5) }
         }
-        // Once the request is read: `turns` tasks, each posting the next, then the counts and the stop.
-        @Sendable func step(_ left: Int) {
-            guard delegate.reads > 0 else {
-                loop.execute { step(left) }
+        @Sendable func turn(_ number: Int) {
+            guard step(number, theirs, delegate) else {
+                delegate.connection?.closeNow()
+                loop.stop()
                 return
             }
-            guard left == 0 else {
-                loop.execute { step(left - 1) }
-                return
-            }
-            counts.withLock { $0 = (delegate.reads, delegate.drains) }
-            delegate.connection?.closeNow()
-            loop.stop()
+            loop.execute { turn(number + 1) }
         }
-        loop.execute { step(turns) }
+        loop.execute { turn(0) }
         try loop.run()
+    }
+
+    /// Sends a request, lets the loop run `turns` more turns of its task queue once it is read, and returns how
+    /// often the delegate was read and drained.
+    private func run(reply: String, turns: Int) throws -> (reads: Int, drains: Int) {
+        let counts = Mutex<(Int, Int)>((0, 0))
+        let readAt = Mutex<Int?>(nil)
+        try self.drive(reply: reply) { turn, _, delegate in
+            guard delegate.reads > 0 else { return true }
+            let first = readAt.withLock { at in
+                if at == nil { at = turn }
+                return at!
+            }
+            guard turn - first == turns else { return true }
+            counts.withLock { $0 = (delegate.reads, delegate.drains) }
+            return false
+        }
         return counts.withLock { $0 }
     }
 
@@ -97,43 +113,29 @@ struct ConnectionTests {
 
     /// A reply of 4 MiB to a peer that reads all of it, or none: the socket's send buffer before and after.
     private func sendBuffers(peerReads: Bool) throws -> (before: Int32, after: Int32) {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds) == 0)
-        let (ours, theirs) = (fds[0], fds[1])
-        defer { close(theirs) }
         let size = 4 << 20
-        let loop = try EventLoop()
-        let delegate = PausingDelegate(reply: String(repeating: "x", count: size))
         let sizes = Mutex<(before: Int32, after: Int32)>((0, 0))
         let received = Mutex(0)
-        loop.execute {
-            let connection = try? Connection(
-                loop: loop, fd: FileDescriptor(rawValue: ours), peer: nil, id: 1, inputCapacity: 4096)
-            connection?.delegate = delegate
-            delegate.connection = connection
-            sizes.withLock { $0.before = Self.sendBuffer(ours) }
-            _ = "ping\n".withCString { write(theirs, $0, 5) }
-        }
+        let socket = Mutex<Int32>(-1)
         // Each turn of the loop's task queue, the peer reads what it can (when it reads), until it has the reply or
-        // (when it does not) for 2000 turns.
-        @Sendable func step(_ left: Int) {
+        // (when it does not) for 2000 turns; a reading peer gets at most 500,000 turns (a test that fails, not one
+        // that hangs).
+        try self.drive(
+            reply: String(repeating: "x", count: size),
+            opened: { ours in
+                socket.withLock { $0 = ours }
+                sizes.withLock { $0.before = Self.sendBuffer(ours) }
+            }
+        ) { turn, theirs, _ in
             if peerReads {
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 let count = read(theirs, &buffer, buffer.count)
                 if count > 0 { received.withLock { $0 += count } }
             }
-            // (A reading peer gets at most 500,000 more turns: a test that fails, not one that hangs.)
-            let more = peerReads ? received.withLock { $0 } < size && left > -500_000 : left > 0
-            guard more else {
-                sizes.withLock { $0.after = Self.sendBuffer(ours) }
-                delegate.connection?.closeNow()
-                loop.stop()
-                return
-            }
-            loop.execute { step(left - 1) }
+            let more = peerReads ? received.withLock { $0 } < size && turn < 500_000 : turn < 2000
+            if !more { sizes.withLock { $0.after = Self.sendBuffer(socket.withLock { $0 }) } }
+            return more
         }
-        loop.execute { step(2000) }
-        try loop.run()
         if peerReads { #expect(received.withLock { $0 } == size) }
         return sizes.withLock { $0 }
     }

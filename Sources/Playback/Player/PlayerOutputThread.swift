@@ -341,6 +341,8 @@ final class PlayerOutputThread: @unchecked Sendable {
     private func settle(upTo sequence: UInt64) {
         self.control.lock()
         self.settled = max(self.settled, sequence)
+        // Only this thread settles, so `delivering` is set here only if a waiter's callback led back into `settle`
+        // (none does now): the loop below then calls the waiters this settles, in order, once the callback returns.
         guard !self.delivering else { return self.control.unlock() }
         self.delivering = true
         while !self.waiters.isEmpty {

@@ -133,15 +133,20 @@ enum SearchCommands {
             throw error.ack
         }
         // Each level's `Key: `, then the lines copied in place, in one piece of the reply's size made straight in
-        // the client's output. The keys are read from one buffer (an array per key would be retained per line).
-        let keys = list.types.map { SongPrinter.tagKeys[$0.rawValue] }
-        let keyBytes = keys.flatMap { $0 }
-        let keyStarts = keys.reduce(into: [0]) { starts, key in starts.append(starts[starts.count - 1] + key.count) }
+        // the client's output. The keys are read from the printer's one buffer of keys (an array per key would be
+        // retained per line).
+        let keyBytes = SongPrinter.tagKeyBytes
+        let keyStarts = SongPrinter.tagKeyStarts
+        let rawTypes = list.types.map(\.rawValue)
         var size = 0
-        list.forEachLine { depth, value in size += keyStarts[depth + 1] - keyStarts[depth] + value.count + 1 }
+        list.forEachLine { depth, value in
+            let raw = rawTypes[depth]
+            size += keyStarts[raw + 1] - keyStarts[raw] + value.count + 1
+        }
         context.reply.write(atMost: size) { writer in
             list.forEachLine { depth, value in
-                writer.put(bytes: keyBytes[keyStarts[depth]..<keyStarts[depth + 1]])
+                let raw = rawTypes[depth]
+                writer.put(bytes: keyBytes[keyStarts[raw]..<keyStarts[raw + 1]])
                 writer.put(bytes: value)
                 writer.put(byte: UInt8(ascii: "\n"))
             }
