@@ -1208,6 +1208,27 @@ def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 
     return predicate()
 
 
+
+def run_again_while(run: Callable[[int], Any], runs: int = 3, result: Callable[[Any], bool] = lambda _: False,
+                    error: Callable[[BaseException], bool] = lambda _: False) -> Any:
+    """`run(attempt)`, from 0, up to `runs` times: once more while its value shows a known race that is not the
+    server under test's (`result(value)`: `mpd`'s own, or a shared daemon's), or while it failed with one
+    (`error(exception)`, for an assertion or a `pytest.fail`). The last run's value is returned, its failure raised.
+    Each caller names the race it waits out, and when it was seen; anything else fails at once."""
+    import pytest
+
+    for attempt in range(runs):
+        last = attempt == runs - 1
+        try:
+            value = run(attempt)
+        except (Exception, pytest.fail.Exception) as failure:
+            if last or not error(failure):
+                raise
+            continue
+        if last or not result(value):
+            return value
+    raise AssertionError("unreachable")
+
 _PLAYING_VOLATILE = re.compile(rb"^(elapsed|time): .*$", re.M)
 _BITRATE = re.compile(rb"^bitrate: .*\n", re.M)
 

@@ -24,6 +24,7 @@ import pytest
 
 import audiofiles
 import formatcases
+import mpdtest
 import mutagendata
 from mpdtest import arg
 from test_audio import command, record, recorder, status, wait_for
@@ -95,14 +96,10 @@ def test_status_after_play_and_seek(format_pair, uri):
     while the decoder started (the official CI after session 25, the 0.8 s Ogg FLAC). Unraced, mpd seeks, as Fermata
     does every time."""
     spec = f"clear\nadd {arg(uri)}\nplay\npause 1\nseek 0 0.25\nstatus\ncurrentsong\nstop\nstatus\nclear\n"
-    for attempt in range(3):
-        try:
-            formatcases.run(format_pair, spec, f"play and seek {uri}", normalize=drop_progress)
-            return
-        except pytest.fail.Exception as failure:
-            if attempt == 2 or not any(f"-a< ACK [5@0] {{seek}} {refusal}" in str(failure)
-                                       for refusal in ("Not seekable", "Decoder is dead")):
-                raise
+    mpdtest.run_again_while(
+        lambda _: formatcases.run(format_pair, spec, f"play and seek {uri}", normalize=drop_progress),
+        error=lambda failure: any(f"-a< ACK [5@0] {{seek}} {refusal}" in str(failure)
+                                  for refusal in ("Not seekable", "Decoder is dead")))
 
 
 def _played_then_paused_at(server, uri: str, seconds: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -108,15 +108,16 @@ def _once_more_if_jack_drops_a_client(root: Path, body) -> None:
     client out of the graph (the player's log, in the failure, has libjack's `cannot complete execution of the
     processing graph`, or the server's log `JackServer.dropped_a_client`): JACK1's failure, not the player's, under
     load without realtime scheduling; it hit mpd and Fermata alike, about one run in five on a loaded machine."""
-    for attempt in (1, 2):
-        with _jack_and_recorder(root / f"attempt-{attempt}") as (jack, recorder):
+    def once(attempt: int) -> None:
+        with _jack_and_recorder(root / f"attempt-{attempt + 1}") as (jack, recorder):
             try:
                 body(jack, recorder)
-                return
             except AssertionError as error:
-                if attempt == 2 or not ("execution of the processing graph" in str(error)
-                                        or jack.dropped_a_client()):
-                    raise
+                error.jack_dropped_a_client = jack.dropped_a_client()
+                raise
+
+    mpdtest.run_again_while(once, runs=2, error=lambda error: isinstance(error, AssertionError) and (
+        "execution of the processing graph" in str(error) or getattr(error, "jack_dropped_a_client", False)))
 
 
 def test_samples_as_mpd(server_factory, music, tmp_path):

@@ -192,17 +192,14 @@ def _each_kind(run):
     """`run(kind)` for mpd, then for Fermata, by kind; mpd's part once more if mpd aborted in libpipewire (above)."""
     results = {}
     for kind in KINDS:
-        for attempt in (1, 2):
+        def once(_attempt: int, kind=kind):
             _started.pop(kind, None)
-            try:
-                results[kind] = run(kind)
-            except Exception:
-                if kind == "ref" and attempt == 1 and _mpd_aborted_in_libpipewire():
-                    continue
-                raise
-            if kind == "ref" and attempt == 1 and _mpd_aborted_in_libpipewire():
-                continue
-            break
+            return run(kind)
+
+        def aborted(_value, kind=kind) -> bool:
+            return kind == "ref" and _mpd_aborted_in_libpipewire()
+
+        results[kind] = mpdtest.run_again_while(once, runs=2, result=aborted, error=aborted)
     return results
 
 
@@ -456,10 +453,9 @@ def test_pause_makes_the_stream_inactive_and_tags_name_it(server_factory, pipewi
 
     seen = {}
     for kind in KINDS:
-        for attempt in range(3 if kind == "ref" else 1):
-            seen[kind] = played(kind, attempt)
-            if seen[kind][1]["media.title"] is not None:
-                break
+        seen[kind] = mpdtest.run_again_while(lambda attempt, kind=kind: played(kind, attempt),
+                                             runs=3 if kind == "ref" else 1,
+                                             result=lambda log: log[1]["media.title"] is None)
     assert seen["sut"] == seen["ref"]
     assert seen["ref"][1] == {"media.name": "The Band - A Song", "media.artist": "The Band", "media.title": "A Song"}
 
