@@ -4,6 +4,7 @@ import EventLoop
 import Foundation
 import Model
 import Playback
+import TestSupport
 import Testing
 
 @Suite struct PlayerGaplessTests {
@@ -56,17 +57,21 @@ import Testing
     }
 
     @Test func replacingAQueuedSongThatIsAlreadyDecodingCutsItOff() throws {
-        let capture = CaptureOutput(sync: true)
-        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
-        // Song 1 lasts 3 s of paced output, so the replacement comes long before its end even on a loaded
-        // machine (the test waits for song 1 to be heard first; 1 s was once too short on a busy machine).
+        // Song 1 lasts 3 s of output paced by a clock that stands until song 2 is decoding and replaced (the system
+        // clock let a loaded machine play song 2 before the replacement came).
+        let clock = ManualClock()
+        let capture = CaptureOutput(sync: true, clock: clock)
+        let decoded = DecodedBases()
+        let harness = try PlayerHarness(
+            outputs: [(nullConfiguration(), capture, nil)], clock: clock, decoders: decoded.factory)
         harness.withPlayer { player in
             player.play(fakeSong(1, base: 0, frames: 132_300), atSeconds: 0)
             player.queue(fakeSong(2, base: 20_000, frames: 4410))
         }
         #expect(harness.waitFor { $0.contains(.songStarted(token: 1)) })
+        #expect(eventually { decoded.contains(20_000) })
         harness.withPlayer { $0.queue(fakeSong(3, base: 132_300, frames: 4410)) }
-        #expect(harness.waitFor(timeout: 15) { $0.contains(.finished(token: 3)) })
+        #expect(harness.waitFor(timeout: 30, advancing: true) { $0.contains(.finished(token: 3)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 3), .finished(token: 3)])
         #expect(isRamp(capture.samples16(), from: 0, count: 136_710))
     }
