@@ -547,7 +547,7 @@ public final class Database: Sendable {
         if recursive && index != 0 { _ = listing.next() }
         while let entry = listing.next() {
             switch entry {
-            case .songs(let run): for song in run { visitSong(song) }
+            case .songs(let run, _): for song in run { visitSong(song) }
             case .playlist(let number, let position):
                 let directory = self.directories[Int(number)]
                 visitPlaylist?(directory, directory.playlists[Int(position)])

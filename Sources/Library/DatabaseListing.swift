@@ -10,8 +10,9 @@ extension Database {
         case directories(ArraySlice<Int32>)
         /// The root of a mounted storage's database, at its mount point's path.
         case mountRoot(Int32)
-        /// Visible songs of one directory, one after the other in the song table (their names are too).
-        case songs(Range<Int32>)
+        /// Visible songs of one directory, one after the other in the song table (their names are too), with the
+        /// directory's number (the printer's `file: DIR/` key, without a look at the first song's record).
+        case songs(Range<Int32>, directory: Int32)
         /// A directory's playlist file, by its index there.
         case playlist(directory: Int32, index: Int32)
     }
@@ -61,7 +62,7 @@ extension Database {
             self.database = database
             self.recursive = false
             self.longestRun = 1
-            self.pending = .songs(song..<(song + 1))
+            self.pending = .songs(song..<(song + 1), directory: database.songs.directory(song))
         }
 
         /// Hands the next entries to `body` while it returns `true`; returns `false` once there are no more (and
@@ -89,7 +90,7 @@ extension Database {
                     let limit = Int32(Swift.min(Int(songs.upperBound), Int(start) + Int(self.longestRun)))
                     while end < limit && !self.database.isHidden(end) { end += 1 }
                     self.frames[self.frames.count - 1].song = end
-                    if start < end { return .songs(start..<end) }
+                    if start < end { return .songs(start..<end, directory: top.directory) }
                     continue
                 }
                 if top.playlist < self.database.directories[index].playlists.count {

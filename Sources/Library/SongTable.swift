@@ -245,8 +245,6 @@ public struct SongTable: Sendable, RandomAccessCollection {
         @usableFromInline var size: Int64
         /// Milliseconds + 1; 0 when unknown.
         @usableFromInline var duration: UInt64
-        /// Where the name starts in `names` (it ends where the next song's starts).
-        @usableFromInline var nameStart: UInt32
         /// Where the tags start in `tagTypes`/`tagValues`.
         @usableFromInline var tagStart: UInt32
         @usableFromInline var directory: Int32
@@ -263,6 +261,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
     @usableFromInline let records: [Record]
     /// File names as raw bytes (`RawText.encode` of the name).
     @usableFromInline let names: [UInt8]
+    /// Where each song's name starts in `names`, and one more entry, `names.count`: song `i`'s name is
+    /// `nameStarts[i]..<nameStarts[i + 1]`. A column of its own, so a listing of names (`listall`, `list file`)
+    /// reads 4 bytes per song, not a record's cache line.
+    @usableFromInline let nameStarts: [UInt32]
+    /// Whether some song holds a playlist (a cue sheet inside the file; few libraries have one).
+    public let hasPlaylists: Bool
     @usableFromInline let tagTypes: [UInt8]
     @usableFromInline let tagValues: [Int32]
     private let replayGains: [ReplayGainInfo]
@@ -392,8 +396,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
     @inlinable
     func nameRange(_ song: Int32) -> Range<Int> {
         let index = Int(song)
-        let end = index + 1 < self.records.count ? Int(self.records[index + 1].nameStart) : self.names.count
-        return Int(self.records[index].nameStart)..<end
+        return Int(self.nameStarts[index])..<Int(self.nameStarts[index + 1])
     }
 
     /// The bytes of the names of consecutive songs `run` together (they lie one after the other).
@@ -480,7 +483,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
                     if start < types.count { Posix.prefetch(types.baseAddress! + start) }
                 }
                 self.names.withUnsafeBufferPointer { names in
-                    let start = Int(record.nameStart)
+                    let start = Int(self.nameStarts[Int(song)])
                     if start < names.count { Posix.prefetch(names.baseAddress! + start) }
                 }
                 if let paths {
@@ -679,6 +682,8 @@ public struct SongTable: Sendable, RandomAccessCollection {
     struct Builder {
         private var records: [Record] = []
         private var names: [UInt8] = []
+        /// Where each song's name starts (`SongTable.nameStarts` but the last entry).
+        private var nameStarts: [UInt32] = []
         private var tagTypes: [UInt8] = []
         private var tagValues: [Int32] = []
         private var replayGains: [ReplayGainInfo] = []
@@ -696,6 +701,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
             let songs = database.songs
             self.records.reserveCapacity(songs.records.count + 64)
             self.names.reserveCapacity(songs.names.count + 4096)
+            self.nameStarts.reserveCapacity(songs.records.count + 65)
             self.tagTypes.reserveCapacity(songs.tagTypes.count + 1024)
             self.tagValues.reserveCapacity(songs.tagValues.count + 1024)
         }
@@ -704,7 +710,10 @@ public struct SongTable: Sendable, RandomAccessCollection {
         private var seed: ObjectIdentifier?
 
         /// Makes room for `songs` songs.
-        mutating func reserveCapacity(_ songs: Int) { self.records.reserveCapacity(songs) }
+        mutating func reserveCapacity(_ songs: Int) {
+            self.records.reserveCapacity(songs)
+            self.nameStarts.reserveCapacity(songs + 1)
+        }
 
         /// The number of songs added.
         var count: Int { self.records.count }
@@ -730,12 +739,12 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 Record(
                     modificationTime: modificationTime, size: size,
                     duration: durationMilliseconds.map { $0 &+ 1 } ?? 0,
-                    nameStart: UInt32(truncatingIfNeeded: self.names.count),
                     tagStart: UInt32(truncatingIfNeeded: self.tagTypes.count), directory: directory,
                     replayGain: gain,
                     sampleRate: audioFormat.map { UInt32(truncatingIfNeeded: $0.sampleRate + 1) } ?? 0,
                     channels: audioFormat.map { UInt32(truncatingIfNeeded: $0.channels) } ?? 0,
                     sampleFormat: audioFormat?.sampleFormat ?? .s16, hasPicture: hasPicture, hasPlaylist: hasPlaylist))
+            self.nameStarts.append(UInt32(truncatingIfNeeded: self.names.count))
             self.names.append(contentsOf: name)
         }
 
@@ -813,13 +822,13 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 self.source = (ObjectIdentifier(database), [Int32](repeating: -1, count: songs.values.count))
             }
             var record = songs.records[Int(index)]
-            record.nameStart = UInt32(truncatingIfNeeded: self.names.count)
             record.tagStart = UInt32(truncatingIfNeeded: self.tagTypes.count)
             if record.replayGain >= 0 {
                 record.replayGain = Int32(self.replayGains.count)
                 self.replayGains.append(songs.replayGain(index))
             }
             self.records.append(record)
+            self.nameStarts.append(UInt32(truncatingIfNeeded: self.names.count))
             songs.withNameBytes(index) { self.names.append(contentsOf: $0) }
             if seeded {
                 let positions = songs.tagPositions(index)
@@ -852,7 +861,7 @@ public struct SongTable: Sendable, RandomAccessCollection {
             let tagShift = Int64(self.tagTypes.count) - Int64(tags.lowerBound)
             for index in range {
                 var record = songs.records[Int(index)]
-                record.nameStart = UInt32(truncatingIfNeeded: Int64(record.nameStart) + nameShift)
+                self.nameStarts.append(UInt32(truncatingIfNeeded: Int64(songs.nameStarts[Int(index)]) + nameShift))
                 record.tagStart = UInt32(truncatingIfNeeded: Int64(record.tagStart) + tagShift)
                 record.directory += directoryShift
                 if record.replayGain >= 0 {
@@ -885,8 +894,11 @@ public struct SongTable: Sendable, RandomAccessCollection {
                     values = kept
                 }
             }
+            var nameStarts = self.nameStarts
+            nameStarts.append(UInt32(truncatingIfNeeded: self.names.count))
             return SongTable(
-                records: self.records.compacted(), names: self.names.compacted(), tagTypes: self.tagTypes.compacted(),
+                records: self.records.compacted(), names: self.names.compacted(),
+                nameStarts: nameStarts.compacted(), tagTypes: self.tagTypes.compacted(),
                 tagValues: tagValues.compacted(), replayGains: self.replayGains.compacted(),
                 directoryPaths: directoryPaths, values: values.build(),
                 virtualSongs: self.virtualSongs)
@@ -894,12 +906,14 @@ public struct SongTable: Sendable, RandomAccessCollection {
     }
 
     private init(
-        records: [Record], names: [UInt8], tagTypes: [UInt8], tagValues: [Int32], replayGains: [ReplayGainInfo],
+        records: [Record], names: [UInt8], nameStarts: [UInt32], tagTypes: [UInt8], tagValues: [Int32],
+        replayGains: [ReplayGainInfo],
         directoryPaths: [String], values: TagValueTable, virtualSongs: [Int32: VirtualSong]
     ) {
         self.virtualSongs = virtualSongs
         self.records = records
         self.names = names
+        self.nameStarts = nameStarts
         self.tagTypes = tagTypes
         self.tagValues = tagValues
         self.replayGains = replayGains
@@ -907,11 +921,14 @@ public struct SongTable: Sendable, RandomAccessCollection {
         self.values = values
         // Runs through the columns in order (a few milliseconds for 100k songs).
         var (name, tags) = (0, 0)
+        var hasPlaylists = false
         for (index, record) in records.enumerated() {
             let next = index + 1 < records.count ? records[index + 1] : nil
-            name = Swift.max(name, Int(next?.nameStart ?? UInt32(names.count)) - Int(record.nameStart))
+            name = Swift.max(name, Int(nameStarts[index + 1]) - Int(nameStarts[index]))
             tags = Swift.max(tags, Int(next?.tagStart ?? UInt32(tagTypes.count)) - Int(record.tagStart))
+            hasPlaylists = hasPlaylists || record.hasPlaylist
         }
+        self.hasPlaylists = hasPlaylists
         var value = 0
         for index in values.offsets.indices.dropLast() {
             value = Swift.max(value, Int(values.offsets[index + 1] - values.offsets[index]))

@@ -265,21 +265,23 @@ enum SongPrinter {
 
     /// `file:` lines of consecutive songs `run` of one directory, in one write: the `file: DIR/` prefix once, then
     /// each name from the table's bytes. With `playlistLines` (`listall`), a song whose tags hold a cue sheet is
-    /// followed by its `playlist:` line.
+    /// followed by its `playlist:` line. `directory` is the songs' directory when the caller knows it (a listing
+    /// does): then no song's record is read for it (a cache miss per run of a whole-library `listall`).
     static func appendFileLines(
         _ run: Range<Int32>, of songs: SongTable, playlistLines: Bool, paths: TagValueTable?,
-        to reply: inout ReplyBuffer
+        directory: Int32? = nil, to reply: inout ReplyBuffer
     ) {
         guard let first = run.first, let last = run.last else { return }
         assert(songs.directory(first) == songs.directory(last), "a run of file: lines spans directories")
-        guard !playlistLines || !run.contains(where: { songs.hasPlaylist($0) }) else {
+        guard !playlistLines || !songs.hasPlaylists || !run.contains(where: { songs.hasPlaylist($0) }) else {
             for song in run {
                 Self.appendFileLine(song, of: songs, to: &reply)
                 Self.appendPlaylistLine(song, of: songs, to: &reply)
             }
             return
         }
-        let prefix = Self.filePrefix(first, of: songs, paths: paths, in: &reply)
+        assert(directory == nil || directory == songs.directory(first), "a run of file: lines in another directory")
+        let prefix = Self.filePrefix(first, of: songs, paths: paths, directory: directory, in: &reply)
         let capacity = run.count * (prefix.count + 1) + songs.nameByteCount(of: run)
         reply.write(atMost: capacity) { writer in
             for song in run {
@@ -318,9 +320,10 @@ enum SongPrinter {
     /// bytes of `paths` (the snapshot's `directoryPathTable()`) when it is given and they are the wire's.
     @inline(__always)
     private static func filePrefix(
-        _ song: Int32, of songs: SongTable, paths: TagValueTable? = nil, in reply: inout ReplyBuffer
+        _ song: Int32, of songs: SongTable, paths: TagValueTable? = nil, directory known: Int32? = nil,
+        in reply: inout ReplyBuffer
     ) -> [UInt8] {
-        let directory = songs.directory(song)
+        let directory = known ?? songs.directory(song)
         return reply.prefix(key: directory) { prefix in
             if let paths, !paths.mayHoldEscapes {
                 paths.withBytes(directory) { path in

@@ -44,7 +44,7 @@ struct ListingTests {
             case .directory(let index): ["directory \(database.directories[Int(index)].path)"]
             case .directories(let indexes): indexes.map { "directory \(database.directories[Int($0)].path)" }
             case .mountRoot(let index): ["root \(database.directories[Int(index)].path)"]
-            case .songs(let run): run.map { "song \(database.songs.uri($0))" }
+            case .songs(let run, _): run.map { "song \(database.songs.uri($0))" }
             case .playlist(let directory, let index):
                 ["playlist \(database.directories[Int(directory)].playlists[Int(index)].name)"]
             }
@@ -63,15 +63,16 @@ struct ListingTests {
             let listing = try #require(database.listing(of: "", recursive: true, longestRun: longest))
             #expect(Self.lines(listing, of: database) == expected)
             // Runs: no longer than asked, never across a hidden song or a directory.
-            for case .songs(let run) in listing {
+            for case .songs(let run, let directory) in listing {
                 #expect(!run.isEmpty && run.count <= longest)
                 #expect(run.allSatisfy { !database.isHidden($0) })
-                #expect(Set(run.map { database.songs.directory($0) }).count == 1)
+                // Every song of a run is of the directory the entry names.
+                #expect(Set(run.map { database.songs.directory($0) }) == [directory])
             }
         }
         let whole = try #require(database.listing(of: "", recursive: true))
         // The root's three songs are one run.
-        #expect(Array(whole).first == .songs(0..<3))
+        #expect(Array(whole).first == .songs(0..<3, directory: 0))
     }
 
     /// A recursive listing enters directories by their numbers; it lists what a walk of each directory's list of

@@ -181,13 +181,14 @@ enum DatabaseCommands {
             if full, let time = database.mountRootTime(index), time >= 0 {
                 SongPrinter.appendLastModified(time, to: &reply)
             }
-        case .songs(let run):
+        case .songs(let run, let directory):
             if full {
                 for index in run {
                     SongPrinter.appendSong(index, of: songs, visibleTags: tags, paths: paths, to: &reply)
                 }
             } else {
-                SongPrinter.appendFileLines(run, of: songs, playlistLines: true, paths: paths, to: &reply)
+                SongPrinter.appendFileLines(
+                    run, of: songs, playlistLines: true, paths: paths, directory: directory, to: &reply)
             }
         case .playlist(let index, let position):
             let directory = database.directories[Int(index)]

@@ -384,7 +384,7 @@ enum PlaylistCommands {
     static func songs(at uri: String, context: CommandContext) throws(AckError) -> [String] {
         let database = try DatabaseCommands.database(context)
         return try DatabaseCommands.walk(database, uri: uri, recursive: true).flatMap { entry in
-            guard case .songs(let run) = entry else { return [String]() }
+            guard case .songs(let run, _) = entry else { return [String]() }
             return run.map { database.songs.uri($0) }
         }
     }
