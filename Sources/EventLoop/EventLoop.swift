@@ -46,6 +46,9 @@ public final class EventLoop: @unchecked Sendable {
     private let tasks = Mutex<[@Sendable () -> Void]>([])
     private let running = Atomic<Bool>(false)
     private let loopThread = Atomic<UInt>(0)
+    /// The thread inside `run()`, 0 outside it: only its own posts take the `postedOnLoop` path (a task posted by
+    /// the thread that made the loop before another thread runs it must still wake it).
+    private let runningThread = Atomic<UInt>(0)
 
     private var handlers: [UInt64: Handler] = [:]
     private var nextTag: UInt64 = 2
@@ -53,6 +56,10 @@ public final class EventLoop: @unchecked Sendable {
     private var timerBodies: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var armedDeadline: UInt64?
+    /// Whether a task was posted from the loop thread itself since the tasks last ran: it runs at the end of the
+    /// next turn, after one look at the descriptors (`epoll_wait` without waiting), with no write to the eventfd and
+    /// no read of it (a reply of megabytes posts its next piece so, a few dozen times).
+    private var postedOnLoop = false
 
     /// Creates the loop's descriptors. Call from the thread that will run it.
     ///
@@ -88,10 +95,13 @@ public final class EventLoop: @unchecked Sendable {
     /// - Throws: `SystemCallError` if `epoll_wait` itself fails.
     public func run() throws(SystemCallError) {
         self.loopThread.store(UInt(pthread_self()), ordering: .relaxed)
+        self.runningThread.store(UInt(pthread_self()), ordering: .relaxed)
         self.running.store(true, ordering: .relaxed)
         var buffer = Epoll.EventBuffer(capacity: 256)
         while self.running.load(ordering: .relaxed) {
-            let count = try Epoll.epoll_wait(self.epoll, into: &buffer, timeoutMilliseconds: -1)
+            let count = try Epoll.epoll_wait(
+                self.epoll, into: &buffer, timeoutMilliseconds: self.postedOnLoop ? 0 : -1)
+            let runPosted = self.postedOnLoop
             for index in 0..<count {
                 let event = buffer[index]
                 switch event.tag {
@@ -108,7 +118,11 @@ public final class EventLoop: @unchecked Sendable {
                     handler.body(event.events)
                 }
             }
+            // The tasks posted on the loop before this turn's look at the descriptors (those posted during it wait
+            // for the next look, so a task that posts itself again never keeps the descriptors waiting).
+            if runPosted { self.runTasks() }
         }
+        self.runningThread.store(0, ordering: .relaxed)
         self.runTasks()
     }
 
@@ -118,13 +132,18 @@ public final class EventLoop: @unchecked Sendable {
         EventFD.signal(self.wakeFD)
     }
 
-    /// Runs `task` on the loop thread soon. Safe from any thread.
+    /// Runs `task` on the loop thread soon, after the tasks posted before it. Safe from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         self.tasks.withLock { $0.append(task) }
-        EventFD.signal(self.wakeFD)
+        if self.runningThread.load(ordering: .relaxed) == UInt(pthread_self()) {
+            self.postedOnLoop = true
+        } else {
+            EventFD.signal(self.wakeFD)
+        }
     }
 
     private func runTasks() {
+        self.postedOnLoop = false
         let batch = self.tasks.withLock { tasks -> [@Sendable () -> Void] in
             let batch = tasks
             tasks.removeAll(keepingCapacity: true)

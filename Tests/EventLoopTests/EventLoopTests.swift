@@ -62,4 +62,38 @@ struct EventLoopTests {
         }
         #expect(ranOnLoop.withLock { $0 })
     }
+
+    /// Tasks a task posts on the loop run in order, each after one look at the descriptors: a chain of them (a
+    /// reply streamed piece by piece) never keeps a ready descriptor waiting.
+    @Test func tasksPostedOnTheLoopRunInOrderWithALookAtTheDescriptorsBetween() throws {
+        let log = Mutex<[String]>([])
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        try self.withLoop { loop in
+            _ = try? loop.register(FileDescriptor(rawValue: readEnd), events: .input) { _ in
+                var byte: UInt8 = 0
+                _ = read(readEnd, &byte, 1)
+                log.withLock { $0.append("read") }
+            }
+            @Sendable func task(_ number: Int) {
+                log.withLock { $0.append("task \(number)") }
+                if number == 5 {
+                    var byte: UInt8 = 1
+                    _ = write(writeEnd, &byte, 1)
+                }
+                guard number < 50 else { return loop.stop() }
+                loop.execute { task(number + 1) }
+            }
+            loop.execute { task(1) }
+        }
+        let seen = log.withLock { $0 }
+        #expect(seen.filter { $0 != "read" } == (1...50).map { "task \($0)" })
+        let readAt = try #require(seen.firstIndex(of: "read"))
+        #expect(readAt < seen.firstIndex(of: "task 7")!, "\(seen.prefix(10))")
+    }
 }
