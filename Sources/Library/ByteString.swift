@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Glibc
+
 /// A string compared and hashed by its UTF-8 bytes, as `mpd` compares file names and tag values.
 ///
 /// Swift's `String` equality merges canonically equivalent text: "é" precomposed and "e" + U+0301 are one
@@ -15,7 +17,18 @@ public struct ByteString: Hashable, Sendable, ExpressibleByStringLiteral, Custom
     /// Wraps a literal.
     public init(stringLiteral text: String) { self.text = text }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+    /// Equal lengths, then the bytes in place (`memcmp`): the generic `elementsEqual` of two `UTF8View`s steps a
+    /// byte at a time (3 % of an update's CPU time with nothing changed, looking up 100k names in the tree).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        let (left, right) = (lhs.text.utf8, rhs.text.utf8)
+        guard left.count == right.count else { return false }
+        let same = left.withContiguousStorageIfAvailable { left in
+            right.withContiguousStorageIfAvailable { right in
+                left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        return (same ?? nil) ?? left.elementsEqual(right)
+    }
 
     public func hash(into hasher: inout Hasher) {
         var text = self.text
