@@ -346,7 +346,7 @@ public final class Database: Sendable {
         }
         guard directory.songs.count > 1 else { return true }
         let songs = directory.songs.map { TreeSong(name: self.songs.name($0), song: $0, of: self) }
-        return Self.sortedSongs(songs).map(\.name).elementsEqual(songs.map(\.name)) { $0.utf8.elementsEqual($1.utf8) }
+        return Self.sortedSongs(songs).map(\.name).elementsEqual(songs.map(\.name)) { ByteString.sameBytes($0, $1) }
     }
 
     /// The tree for an update of `uri` alone, reusing this snapshot (see `canBeReused`): the directories on the

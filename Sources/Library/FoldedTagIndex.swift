@@ -136,7 +136,7 @@ struct FoldedValueTable: Sendable {
             guard folds else { continue }
             let value = values[number]
             let folded = FilterCaseFold.fold(value)
-            guard !folded.utf8.elementsEqual(value.utf8) else { continue }
+            guard !ByteString.sameBytes(folded, value) else { continue }
             changed[Int(number)] = Int32(starts.count - 1)
             bytes.append(contentsOf: folded.utf8)
             starts.append(UInt32(bytes.count))

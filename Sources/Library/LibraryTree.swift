@@ -188,7 +188,7 @@ public struct TreeDirectory: Sendable, Hashable {
 
     /// The position of the playlist file called `name` (compared by bytes).
     func playlistIndex(named name: String) -> Int? {
-        self.playlists.firstIndex { $0.name.utf8.elementsEqual(name.utf8) }
+        self.playlists.firstIndex { ByteString.sameBytes($0.name, name) }
     }
 
     /// Whether the directory holds nothing: no songs, playlists or sub-directories (a reused one holds what its

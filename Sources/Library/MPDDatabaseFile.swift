@@ -438,8 +438,8 @@ public enum MPDDatabaseFile {
                         let directory = directories[Int(index)]
                         var playlists = directory.playlists
                         // mpd's UpdateOrInsert: a second entry of one name updates the first.
-                        if let existing = playlists.firstIndex(where: { $0.name.utf8.elementsEqual(playlist.name.utf8) }
-                        ) {
+                        if let existing = playlists.firstIndex(where: { ByteString.sameBytes($0.name, playlist.name) })
+                        {
                             playlists[existing].modificationTime = playlist.modificationTime
                         } else {
                             playlists.append(playlist)

@@ -615,9 +615,9 @@ public struct Updater: Sendable {
         "ogg", "oga",
     ]
 
-    /// Whether two paths are the same byte for byte (`String`'s `==` finds "Café" in both normal forms equal).
+    /// Whether two paths are the same byte for byte, component by component.
     private static func sameBytes(_ left: [String], _ right: [String]) -> Bool {
-        left.count == right.count && zip(left, right).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        left.count == right.count && zip(left, right).allSatisfy { ByteString.sameBytes($0, $1) }
     }
 
     /// Starts `concurrency - 1` threads reading with `reader` what the walk queues (the update thread joins them when its

@@ -11,6 +11,8 @@ import Testing
         let decomposed = "Cafe\u{301}"
         #expect(precomposed == decomposed)  // String's own equality merges them
         #expect(ByteString(precomposed) != ByteString(decomposed))
+        #expect(!ByteString.sameBytes(precomposed, decomposed))
+        #expect(ByteString.sameBytes(precomposed, "Caf\u{E9}"))
         #expect(ByteString(precomposed) == ByteString("Caf" + "\u{E9}"))
         #expect(ByteString("") == ByteString(""))
         #expect(ByteString("a") != ByteString(""))

@@ -37,7 +37,7 @@ extension Database {
             remaining = SongFilter(
                 filter.items.filter { item in
                     guard case .base(let directory) = item else { return true }
-                    return !directory.utf8.elementsEqual(base.utf8)
+                    return !ByteString.sameBytes(directory, base)
                 })
         }
         // An exact, case-sensitive tag comparison is a lookup: the candidates are that value's songs (for a tag
@@ -110,7 +110,7 @@ extension Database {
             guard case .uri(let matcher) = item, matcher.operation == .equals, !matcher.foldCase, !matcher.negated
             else { continue }
             guard let song = self.song(at: matcher.value),
-                self.songs.uri(song).utf8.elementsEqual(matcher.value.utf8)
+                ByteString.sameBytes(self.songs.uri(song), matcher.value)
             else { return nil }
             return song
         }
