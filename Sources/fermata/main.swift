@@ -8,7 +8,7 @@ import Glibc
 import Posix
 
 // Before any allocation of note and any thread: glibc's thresholds as Fermata wants them (see the function).
-fixAllocatorThresholds()
+configureAllocator()
 
 let commandLine: CommandLineOptions
 do {
