@@ -349,7 +349,7 @@ public enum DatabaseFile {
                 let value = try self.slice()
                 let number = value.withUnsafeBufferPointer { bytes -> Int32? in
                     // ASCII (nearly every value) is valid as it is; anything else is checked.
-                    guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
+                    guard bytes.allSatisfy({ $0 < 0x80 }) || RawText.validUTF8(bytes) != nil else {
                         return nil
                     }
                     return songs.values.number(forBytes: bytes)

@@ -540,7 +540,7 @@ public enum MPDDatabaseFile {
                 if byte >= 0x80 { ascii = false }
             }
             return ascii
-                || String(validating: value, as: UTF8.self) != nil && TagString.fixed(value).utf8.elementsEqual(value)
+                || RawText.validUTF8(value) != nil && TagString.fixed(value).utf8.elementsEqual(value)
         }
 
         /// `strtod` on the longest numeric prefix (sign, digits, one point, an exponent); 0 when there is none.

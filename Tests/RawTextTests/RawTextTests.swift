@@ -21,6 +21,26 @@ struct RawTextTests {
         text.unicodeScalars.compactMap { RawText.rawByte($0) }
     }
 
+    @Test func validUTF8AcceptsWhatStringValidatingAcceptsAndNothingElse() {
+        var generator = SplitMix64(state: 17)
+        var cases: [[UInt8]] = [
+            [], Array("plain.mp3".utf8), Array("Café \u{FFFD} 東京 🎵".utf8), [0xFF], [0xC3], [0xE2, 0x82],
+            [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80], Array("caf".utf8) + [0xE9],
+            Array(repeating: 0x41, count: 40) + [0x80],
+        ]
+        for _ in 0..<2000 {
+            cases.append(
+                (0..<Int.random(in: 0..<24, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator)
+                })
+        }
+        for bytes in cases {
+            let expected = String(validating: bytes, as: UTF8.self)
+            let found = bytes.withUnsafeBufferPointer(RawText.validUTF8)
+            #expect(found == expected, "\(bytes)")
+            if let found { #expect(Array(found.utf8) == bytes) }
+        }
+    }
+
     @Test func latin1ByteBecomesOneEscape() {
         let text = RawText.decode(Array("caf".utf8) + [0xE9] + Array(" latin1.mp3".utf8))
         #expect(text == "caf\u{10FEE9} latin1.mp3")

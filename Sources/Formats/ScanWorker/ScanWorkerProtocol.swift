@@ -3,6 +3,7 @@
 import Input
 import Model
 import Posix
+import RawText
 
 /// The messages between the daemon and its scan worker (`fermata --scan-worker`), and their framing.
 ///
@@ -324,7 +325,9 @@ public enum ScanWorkerProtocol {
             guard length <= self.bytes.count - self.offset else { throw .truncated }
             defer { self.offset += length }
             let slice = self.bytes[self.offset..<self.offset + length]
-            guard let text = String(validating: slice, as: UTF8.self) else { throw .malformed("text not UTF-8") }
+            guard let text = slice.withUnsafeBufferPointer(RawText.validUTF8) else {
+                throw .malformed("text not UTF-8")
+            }
             return text
         }
 
