@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Dispatch
 internal import ICU
 import Model
 import RawText
@@ -286,8 +287,22 @@ public final class Database: Sendable {
                 leftOut[index] = self.mountRoots[Int32(index)] != nil || leftOut[Int(directory.parent)]
             }
         }
-        var nodes = self.directories.indices.map { index in
-            !leftOut.isEmpty && leftOut[index] ? TreeDirectory(name: "") : self.makeNode(index)
+        // The nodes, each with its songs (most of the work), made on every processor: `makeTree` runs before an
+        // update's walk starts.
+        let count = self.directories.count
+        let excluded = leftOut
+        var nodes = [TreeDirectory](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let start = buffer.baseAddress else { return }
+            let address = UInt(bitPattern: start)
+            let parts = min(count, 32)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let start = UnsafeMutablePointer<TreeDirectory>(bitPattern: address)!
+                for index in count * part / parts..<count * (part + 1) / parts {
+                    (start + index).initialize(
+                        to: !excluded.isEmpty && excluded[index] ? TreeDirectory(name: "") : self.makeNode(index))
+                }
+            }
+            initialized = count
         }
         for directory in self.directories {
             for (rank, child) in directory.children.enumerated() { nodes[Int(child)].rank = rank }

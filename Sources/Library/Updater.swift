@@ -277,7 +277,7 @@ public struct Updater: Sendable {
         }
         guard !branches.isEmpty else { return }
         let walked = self.walk(
-            branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
+            consume branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
             queue: pending.queue, isCancelled: isCancelled, fanOut: fanOut - 1)
         for branch in walked {
             directory.children[ByteString(branch.name)] = branch.child
@@ -299,10 +299,11 @@ public struct Updater: Sendable {
     /// Walks each branch's directory, `concurrency` at a time (with `fanOut` more levels fanned out), queueing its
     /// files on `queue`; returns them walked, in their order.
     private func walk(
-        _ branches: [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
+        _ branches: consuming [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
         discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int
     ) -> [Branch] {
-        let work = BranchWork(branches)
+        let count = branches.count
+        let work = BranchWork(consume branches)
         return withoutActuallyEscaping(isCancelled) { isCancelled in
             let walkBranches: @Sendable () -> Void = {
                 while let (index, branch) = work.next() {
@@ -323,7 +324,7 @@ public struct Updater: Sendable {
             // At most `concurrency` of them at once, over every level (and every update), so a nested level
             // still gets its helpers while an outer one ends its last branches.
             var helpers: [NamedThread] = []
-            for _ in 1..<min(self.concurrency, branches.count) where Self.takeWalker(limit: self.concurrency) {
+            for _ in 1..<min(self.concurrency, count) where Self.takeWalker(limit: self.concurrency) {
                 helpers.append(
                     NamedThread("walk") {
                         walkBranches()
@@ -352,17 +353,24 @@ public struct Updater: Sendable {
     }
 
     /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
+    ///
+    /// A branch handed out is moved out of the table (an empty directory left in its place): a copy would share the
+    /// directory's tables with the one left behind, and the walk, changing them (taking each subdirectory out), would
+    /// copy them level after level, the whole branch. Give it the only reference to `branches` (`consume`).
     private final class BranchWork: Sendable {
         private let state: Mutex<(branches: [Branch], next: Int)>
 
-        init(_ branches: [Branch]) { self.state = Mutex((branches, 0)) }
+        init(_ branches: consuming [Branch]) { self.state = Mutex((branches, 0)) }
 
         /// The next branch to walk and its position, or `nil` when every one was taken.
         func next() -> (Int, Branch)? {
             self.state.withLock { state in
                 guard state.next < state.branches.count else { return nil }
+                let index = state.next
                 state.next += 1
-                return (state.next - 1, state.branches[state.next - 1])
+                var branch = Branch(name: state.branches[index].name, child: TreeDirectory(name: ""))
+                swap(&branch, &state.branches[index])
+                return (index, branch)
             }
         }
 
@@ -558,25 +566,37 @@ public struct Updater: Sendable {
     ///
     /// - Returns: whether anything was removed.
     static func purgeDanglingTracks(_ tree: inout TreeDirectory) -> Bool {
-        let root = tree
-        var removed = false
-        func visit(_ node: inout TreeDirectory, path: String) {
-            for name in Array(node.children.keys) {
-                visit(&node.children[name]!, path: path.isEmpty ? name.text : path + "/" + name.text)
+        // Found by reading the tree, then removed: changing it while walking it would copy every table on the way
+        // (shared with the tree the targets are looked up in), for the few playlist directories a library has.
+        var dangling: [(directory: [String], names: [ByteString])] = []
+        var components: [ByteString] = []
+        func find(in node: TreeDirectory) {
+            for index in node.children.indices {
+                let (name, child) = node.children[index]
+                components.append(name)
+                find(in: child)
+                components.removeLast()
             }
             guard node.isPlaylist else { return }
+            let path = components.map(\.text).joined(separator: "/")
+            var names: [ByteString] = []
             for (name, song) in node.songs {
                 guard let track = song.playlistTrack, !track.target.hasPrefix("/"),
                     !URIScheme.hasScheme(track.target)
                 else { continue }
-                if PlaylistTrack.resolve(track.target, from: path).flatMap({ root.song(at: $0) }) == nil {
-                    node.songs.removeValue(forKey: name)
-                    removed = true
+                if PlaylistTrack.resolve(track.target, from: path).flatMap({ tree.song(at: $0) }) == nil {
+                    names.append(name)
                 }
             }
+            if !names.isEmpty { dangling.append((components.map(\.text), names)) }
         }
-        visit(&tree, path: "")
-        return removed
+        find(in: tree)
+        for (directory, names) in dangling {
+            tree.withDirectory(at: directory[...]) { node in
+                for name in names { node.songs.removeValue(forKey: name) }
+            }
+        }
+        return !dangling.isEmpty
     }
 
     /// `mpd`'s symlink rules: links inside the music directory follow `follow_inside_symlinks`, links
