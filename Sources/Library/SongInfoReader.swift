@@ -33,6 +33,9 @@ public protocol SongInfoReader: Sendable {
     /// update calls its ``readingFinished()`` once it has read every file. It may hold what only an update needs
     /// (scan worker processes).
     func startReading() -> any SongInfoReader
+    /// As ``startReading()``, for an update that reads every file again (`rescan`): the reader forgets what it kept
+    /// of earlier updates' reads (the scan workers' verdicts on files they could not read).
+    func startRereading() -> any SongInfoReader
     /// Called once an update has read every file it queued, from the update's thread, on the reader
     /// ``startReading()`` gave: the reader may give back what it keeps only for reading (libraries loaded on first
     /// use, worker processes).
@@ -50,6 +53,8 @@ extension SongInfoReader {
     public func listsPlaylist(suffix: String) -> Bool { Updater.playlistSuffixes.contains(suffix.lowercased()) }
     /// This reader.
     public func startReading() -> any SongInfoReader { self }
+    /// ``startReading()``: nothing kept.
+    public func startRereading() -> any SongInfoReader { self.startReading() }
     /// Nothing to give back.
     public func readingFinished() {}
 }

@@ -33,7 +33,7 @@ public struct StorageUpdater: Sendable {
     public func update(_ tree: TreeDirectory, uri: String, discard: Bool) -> (tree: TreeDirectory, modified: Bool) {
         // The job reads with a reader of its own (``SongInfoReader/startReading()``): the files of a storage with
         // local paths (UDisks2) are then read by the update's scan workers, as the music directory's are.
-        let reader = self.reader.startReading()
+        let reader = discard ? self.reader.startRereading() : self.reader.startReading()
         let job = StorageUpdater(storage: self.storage, reader: reader, logger: self.logger)
         defer { reader.readingFinished() }
         return job.run(tree, uri: uri, discard: discard)

@@ -103,7 +103,7 @@ public struct Updater: Sendable {
         var modified = false
         let queue = ReadQueue()
         var pending = PendingReads(queue: queue)
-        let reader = self.reader.startReading()
+        let reader = discard ? self.reader.startRereading() : self.reader.startReading()
         let readers = self.startReading(queue, reader: reader)
         let components = uri.split(separator: "/").map(String.init)
 

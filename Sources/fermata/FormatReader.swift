@@ -84,6 +84,12 @@ struct FormatReader: SongInfoReader {
         return reader
     }
 
+    /// ``startReading()``, with the scan workers' verdicts on files they could not read forgotten (`rescan`).
+    func startRereading() -> any SongInfoReader {
+        self.scanWorkerPool?.forgetVerdicts()
+        return self.startReading()
+    }
+
     /// Ends the scan workers once ``scanWorkersKept`` seconds pass with no file read, and closes the libraries loaded
     /// for reading that nothing uses.
     func readingFinished() {

@@ -279,6 +279,58 @@ private struct EchoFormat: FileScanFormatPlugin {
         #expect(pool.idleWorkerCount == 0)
     }
 
+    @Test func aFileAWorkerDidNotRecogniseIsNotSentAgainUntilItChangesOrARescan() throws {
+        // A worker in sh that counts the requests (a line each in `count`) and answers each "not recognised".
+        var template = Array("/tmp/fermata-verdicts-XXXXXX".utf8CString)
+        let directory = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        let base = String(cString: directory)
+        defer {
+            for name in ["song.echo", "other.echo", "count"] { unlink(base + "/" + name) }
+            rmdir(base)
+        }
+        let (song, other, count) = (base + "/song.echo", base + "/other.echo", base + "/count")
+        try writeFile(Array("garbage".utf8), atPath: song)
+        try writeFile(Array("garbage".utf8), atPath: other)
+        try FileStatus.setModificationTime(1_600_000_000, ofPath: song)
+        var reply = [UInt8]()
+        let payload = ScanWorkerProtocol.encode(.failure(.notRecognized(path: "x")))
+        for shift in stride(from: 0, to: 32, by: 8) { reply.append(UInt8(truncatingIfNeeded: payload.count >> shift)) }
+        reply += payload
+        let printed = reply.map { "\\" + String($0, radix: 8) }.joined()
+        let script =
+            "while n=$(head -c 4 | od -An -tu4) && [ -n \"$n\" ]; do head -c $n >/dev/null; echo >> '\(count)';"
+            + " printf '\(printed)'; done"
+        let pool = ScanWorkerPool(
+            program: "/bin/sh", arguments: ["sh", "-c", script],
+            logger: Logger(label: "update", threshold: .error) { _, _ in }, schedule: { _, _ in })
+        defer { pool.finish() }
+        func requests() -> Int { ((try? readFile(atPath: count)) ?? []).count }
+        func read(_ path: String, settings: [ScanWorkerProtocol.Setting] = []) {
+            #expect(throws: FormatError.notRecognized(path: "x")) {
+                try pool.readInfo(plugin: "echo", settings: settings, path: path)
+            }
+        }
+        read(song)
+        #expect(requests() == 1)
+        // Unchanged: the verdict again, no request.
+        read(song)
+        #expect(requests() == 1)
+        // Another file, or the same one for a plugin of other settings, is asked about.
+        read(other)
+        read(song, settings: [.init(name: "probesize", value: "32")])
+        #expect(requests() == 3)
+        // Changed (its time): asked again, then kept again.
+        try FileStatus.setModificationTime(1_600_000_100, ofPath: song)
+        read(song)
+        read(song)
+        #expect(requests() == 4)
+        // A rescan forgets every verdict.
+        pool.forgetVerdicts()
+        read(song)
+        read(other)
+        #expect(requests() == 6)
+    }
+
     @Test func registryReadsThroughTheScannerOnlyForPluginsThatAskForIt() throws {
         final class Recorder: OutOfProcessScanner {
             let asked = Mutex<[String]>([])

@@ -139,9 +139,12 @@ struct UpdaterTests {
         let third = self.scan(music, reader: reader, tree: second.tree)
         #expect(third.modified)
         #expect(Database(tree: third.tree, updateTime: 0).songs.map(\.uri) == ["a/1.mp3"])
+        #expect(reader.rereadings.load(ordering: .relaxed) == 0)
         let rescan = self.scan(music, reader: reader, tree: third.tree, discard: true)
         #expect(reader.reads.load(ordering: .relaxed) == 3)
         #expect(rescan.modified)
+        // A rescan reads with a reader that forgot what it kept of earlier reads (the scan workers' verdicts).
+        #expect(reader.rereadings.load(ordering: .relaxed) == 1)
     }
 
     @Test func partialUpdateTouchesOnlyItsPath() throws {

@@ -74,6 +74,7 @@ struct TextReader: SongInfoReader {
 struct SessionReader: SongInfoReader {
     final class Counts: Sendable {
         let started = Mutex(0)
+        let rereading = Mutex(0)
         let finished = Mutex(0)
     }
     let counts: Counts
@@ -90,6 +91,11 @@ struct SessionReader: SongInfoReader {
     func startReading() -> any SongInfoReader {
         self.counts.started.withLock { $0 += 1 }
         return SessionReader(counts: self.counts, inJob: true)
+    }
+
+    func startRereading() -> any SongInfoReader {
+        self.counts.rereading.withLock { $0 += 1 }
+        return self.startReading()
     }
 
     func readingFinished() {
@@ -109,6 +115,11 @@ struct StorageUpdaterTests {
         #expect(self.titles(database) == ["a.mp3=job:A", "sub/b.mp3=job:B"])
         #expect(counts.started.withLock { $0 } == 1)
         #expect(counts.finished.withLock { $0 } == 1)
+        // A rescan reads with a reader that forgot what it kept of earlier reads.
+        #expect(counts.rereading.withLock { $0 } == 0)
+        _ = updater.update(tree, uri: "", discard: true)
+        #expect(counts.rereading.withLock { $0 } == 1)
+        #expect(counts.started.withLock { $0 } == 2)
     }
 
     private func titles(_ database: Database) -> [String] {

@@ -19,6 +19,13 @@ public final class FakeReader: SongInfoReader {
     /// How many times an update said it had read everything, and how many files had been read by then.
     public let finishedReading = Atomic<Int>(0)
     public let readsWhenFinished = Atomic<Int>(-1)
+    /// How many updates read every file again (``startRereading()``: a `rescan`).
+    public let rereadings = Atomic<Int>(0)
+
+    public func startRereading() -> any SongInfoReader {
+        self.rereadings.add(1, ordering: .relaxed)
+        return self
+    }
 
     public func readingFinished() {
         self.finishedReading.add(1, ordering: .relaxed)

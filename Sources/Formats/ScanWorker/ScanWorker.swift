@@ -97,6 +97,13 @@ public enum ScanWorker {
 /// alone: it is logged and skipped, and the next file gets a new worker. When no worker can be started the
 /// files are read in this process (logged once).
 ///
+/// A plugin's verdict that a file is not one it reads (``FormatError/notRecognized(path:)``,
+/// ``FormatError/unsupportedFormat(_:)``) is kept with the file's status, and given again while the file is
+/// unchanged (size, modification time, inode, device, mode, owner), as an update leaves an unchanged song as it
+/// was read: an update would otherwise start a worker (an exec and FFmpeg's hundred libraries, a tenth of a
+/// second of a processor) for the same broken files each time. A failure to read (I/O, a worker that died) is not
+/// kept; ``forgetVerdicts()`` (a `rescan`) drops them all.
+///
 /// Any thread (not the event loop: it starts processes and waits for their answers). `@unchecked Sendable`:
 /// its state is read and written with `lock` held.
 public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
@@ -109,6 +116,10 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
     /// Changed by every worker taken and every ``finish(afterIdle:)``: a later finish, or a read meanwhile, calls
     /// an earlier finish off.
     private var lease = 0
+    /// The verdicts kept (see above), by request, with the status of the file they were given on.
+    private var verdicts: [ScanWorkerProtocol.Request: (status: FileStatus, error: FormatError)] = [:]
+    /// At most this many verdicts are kept (a library of broken files reads them again each time past it).
+    static let verdictLimit = 10_000
 
     /// Runs work once some seconds have passed (``finish(afterIdle:)``'s timer; a test's runs it when it likes).
     public typealias Schedule = @Sendable (_ seconds: Double, _ work: @escaping @Sendable () -> Void) -> Void
@@ -141,8 +152,11 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
     public func readInfo(
         plugin: String, settings: [ScanWorkerProtocol.Setting], path: String
     ) throws(FormatError) -> SongInfo? {
-        guard let worker = self.take() else { return nil }
         let request = ScanWorkerProtocol.Request(plugin: plugin, settings: settings, path: path)
+        // Taken before the read: a change during it gives the file another status next time.
+        let status = try? FileStatus(path: path)
+        if let status, let error = self.verdict(on: request, status: status) { throw error }
+        guard let worker = self.take() else { return nil }
         let reply: ScanWorkerProtocol.Reply
         do throws(ScanWorkerProtocol.DecodingError) {
             try ScanWorkerProtocol.writeFrame(ScanWorkerProtocol.encode(request), to: worker.input)
@@ -161,7 +175,45 @@ public final class ScanWorkerPool: OutOfProcessScanner, @unchecked Sendable {
             throw .decoder("scan worker \(worker.pid) ended (\(status)) while reading \(path)")
         }
         self.give(worker)
+        self.keep(reply, on: request, status: status)
         return try reply.get()
+    }
+
+    /// Drops every verdict kept: the next read of each file asks a worker again (`rescan`). Any thread.
+    public func forgetVerdicts() {
+        self.lock.lock()
+        self.verdicts = [:]
+        self.lock.unlock()
+    }
+
+    /// The verdict kept on `request`'s file if its status is still `status`.
+    private func verdict(on request: ScanWorkerProtocol.Request, status: FileStatus) -> FormatError? {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        guard let kept = self.verdicts[request], kept.status == status else { return nil }
+        return kept.error
+    }
+
+    /// Keeps `reply` as the verdict on `request`'s file (of `status`) when it is one, else forgets any kept.
+    private func keep(_ reply: ScanWorkerProtocol.Reply, on request: ScanWorkerProtocol.Request, status: FileStatus?) {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        switch reply {
+        case .failure(let error) where status != nil && Self.isVerdict(error):
+            if self.verdicts.count < Self.verdictLimit || self.verdicts[request] != nil {
+                self.verdicts[request] = (status!, error)
+            }
+        default:
+            self.verdicts.removeValue(forKey: request)
+        }
+    }
+
+    /// Whether `error` says what the file's bytes are (unchanged bytes get it again), not that reading failed.
+    private static func isVerdict(_ error: FormatError) -> Bool {
+        switch error {
+        case .notRecognized, .unsupportedFormat: true
+        case .io, .input, .decoder: false
+        }
     }
 
     /// Ends the workers once `seconds` pass with no file read (``finish()``), so that updates in quick succession
