@@ -68,6 +68,21 @@ func makeQueue(_ count: Int, maximumLength: Int = 16384, seed: UInt64 = 1) -> Qu
         #expect(queue.items[10..<40].allSatisfy { $0.version == 2 })
     }
 
+    @Test func shufflePositionsEndsAsTheSwapsOfEachPositionWithARandomOneWouldLeaveIt() {
+        // mpd's shuffle swaps each position of the range with a random one of it; the queue draws those positions
+        // first. Both must end in the same order for the same random numbers, and leave the generator alike.
+        for (seed, range) in [(UInt64(7), 0..<200), (42, 13..<150), (3, 5..<7), (9, 0..<1), (5, 190..<200)] {
+            var queue = makeQueue(200, seed: seed)
+            queue.shufflePositions(range.lowerBound, range.upperBound)
+            var expected = (0..<200).map { "s\($0)" }
+            var generator = QueueRandom(seed: seed)
+            for index in range { expected.swapAt(index, Int.random(in: range, using: &generator)) }
+            #expect(queue.items.map(\.song.uri) == expected)
+            #expect(queue.generator.next() == generator.next())
+            for (position, item) in queue.items.enumerated() { #expect(queue.position(ofID: item.id) == position) }
+        }
+    }
+
     @Test func replacingASongChangesOnlyThatItem() {
         var queue = makeQueue(3)
         let before = queue
