@@ -3,6 +3,7 @@
 import Dispatch
 internal import ICU
 import Model
+import Posix
 import RawText
 import Synchronization
 
@@ -273,6 +274,17 @@ public final class Database: Sendable {
         }
         songs.copy(first..<self.directories[last].songs.upperBound, of: self, directoryShift: shift)
         return index + shift
+    }
+
+    /// Asks the processor to bring directory `index`'s record (its modification time) into its cache, for a coming
+    /// read: a listing of sub-directories reads records that lie apart (each after its elder sibling's subtree).
+    @inline(__always)
+    public func prefetchDirectory(_ index: Int32) {
+        self.directories.withUnsafeBufferPointer { directories in
+            guard let base = directories.baseAddress, Int(index) < directories.count else { return }
+            let offset = MemoryLayout<Directory>.offset(of: \.modificationTime) ?? 0
+            prefetch(UnsafeRawPointer(base + Int(index)) + offset)
+        }
     }
 
     /// The tree this snapshot was built from, for the next update job to start from; `withoutMounts`: without the

@@ -216,8 +216,14 @@ enum DatabaseCommands {
         var capacity = 0
         for child in children { capacity += SongPrinter.directoryBound(paths.byteCount(child), modified: full) }
         var days = reply.days
+        // Each child's record lies after its elder sibling's whole subtree: one cache miss per child unless asked for
+        // a few children ahead.
+        let ahead = 8
         reply.write(atMost: capacity) { writer in
-            for child in children {
+            for (offset, child) in children.enumerated() {
+                if full, offset + ahead < children.count {
+                    database.prefetchDirectory(children[children.startIndex + offset + ahead])
+                }
                 let time = directories[Int(child)].modificationTime
                 let modified = full && time >= 0 ? (time, days.date(of: time)) : nil
                 paths.withBytes(child) { SongPrinter.putDirectory($0, modified: modified, to: &writer) }
