@@ -354,9 +354,10 @@ public struct Updater: Sendable {
 
     /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
     ///
-    /// A branch handed out is moved out of the table (an empty directory left in its place): a copy would share the
-    /// directory's tables with the one left behind, and the walk, changing them (taking each subdirectory out), would
-    /// copy them level after level, the whole branch. Give it the only reference to `branches` (`consume`).
+    /// A branch handed out is moved out of the table (an empty directory left in its place), not copied: the table
+    /// holds no second reference to the directory's tables while its walk changes them. (An update's walk copies
+    /// them all the same while the tree it started from is kept to compare with: `LibraryService` keeps it.) Give
+    /// it the only reference to `branches` (`consume`).
     private final class BranchWork: Sendable {
         private let state: Mutex<(branches: [Branch], next: Int)>
 
