@@ -214,25 +214,32 @@ public struct Updater: Sendable {
         }
     }
 
-    /// Brings `directory` (at `components`) up to date with the file system.
     /// Brings `directory` (at `components`) up to date with the file system. `fanOut` levels of subdirectories
     /// (none by default) are walked by `concurrency` threads at once (each its own subtrees), then put back in the
     /// order a walk of one thread leaves them: the whole library's update walks its top two levels so (a library
-    /// of one top directory, `Music/Artist/…`, gets its artists walked side by side).
+    /// of one top directory, `Music/Artist/…`, gets its artists walked side by side). `parent`: the open descriptor
+    /// of the directory holding this one, which is then opened relative to it.
     private func walk(
         _ directory: inout TreeDirectory, components: [String], ancestors: [(UInt64, UInt64)],
         exclude inherited: ExcludeList, discard: Bool, pending: inout PendingReads, modified: inout Bool,
-        isCancelled: @Sendable () -> Bool, fanOut: Int = 0
+        isCancelled: @Sendable () -> Bool, fanOut: Int = 0, parent: Int32? = nil
     ) {
         if isCancelled() { return }
         let fullPath = self.path(of: components)
         let opened: OpenDirectory
         do {
-            opened = try OpenDirectory(path: fullPath)
+            // Relative to the parent when it is open (the kernel resolves the name alone), else by its path.
+            if let parent, let name = components.last {
+                opened = try OpenDirectory(name: name, in: parent)
+            } else {
+                opened = try OpenDirectory(path: fullPath)
+            }
         } catch {
             self.logger.warning("cannot read directory", ["path": fullPath, "error": "\(error)"])
             return
         }
+        // Open until the sub-directories, opened relative to it, are walked.
+        defer { withExtendedLifetime(opened) {} }
         let names = opened.names()
         // Opened only when the directory lists one (most have none, and an open that fails costs a path walk).
         let exclude =
@@ -273,12 +280,13 @@ public struct Updater: Sendable {
             }
             self.visit(
                 &directory, name: name, status: status, components: components, ancestors: ancestors,
-                exclude: exclude, discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled)
+                exclude: exclude, discard: discard, pending: &pending, modified: &modified, isCancelled: isCancelled,
+                parent: opened.descriptor)
         }
         guard !branches.isEmpty else { return }
         let walked = self.walk(
             consume branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
-            queue: pending.queue, isCancelled: isCancelled, fanOut: fanOut - 1)
+            queue: pending.queue, isCancelled: isCancelled, fanOut: fanOut - 1, parent: opened.descriptor)
         for branch in walked {
             directory.children[ByteString(branch.name)] = branch.child
             pending.reads += branch.reads
@@ -300,7 +308,7 @@ public struct Updater: Sendable {
     /// files on `queue`; returns them walked, in their order.
     private func walk(
         _ branches: consuming [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
-        discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int
+        discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int, parent: Int32
     ) -> [Branch] {
         let count = branches.count
         let work = BranchWork(consume branches)
@@ -312,7 +320,7 @@ public struct Updater: Sendable {
                     self.walk(
                         &branch.child, components: components + [branch.name], ancestors: ancestors,
                         exclude: exclude, discard: discard, pending: &pending, modified: &branch.modified,
-                        isCancelled: isCancelled, fanOut: fanOut)
+                        isCancelled: isCancelled, fanOut: fanOut, parent: parent)
                     branch.reads = pending.reads
                     branch.replacedTracks = pending.replacedTracks
                     work.finish(index, branch)
@@ -382,10 +390,11 @@ public struct Updater: Sendable {
         var branches: [Branch] { self.state.withLock { $0.branches } }
     }
 
+    /// `parent`: the open descriptor of `directory` (see `walk(_:components:…parent:)`), when it is open.
     private func visit(
         _ directory: inout TreeDirectory, name: String, status: FileStatus, components: [String],
         ancestors: [(UInt64, UInt64)], exclude: ExcludeList, discard: Bool, pending: inout PendingReads,
-        modified: inout Bool, isCancelled: @Sendable () -> Bool
+        modified: inout Bool, isCancelled: @Sendable () -> Bool, parent: Int32? = nil
     ) {
         let key = ByteString(name)
         switch status.kind {
@@ -449,7 +458,7 @@ public struct Updater: Sendable {
             else { return }
             self.walk(
                 &child, components: components + [name], ancestors: ancestors, exclude: exclude, discard: discard,
-                pending: &pending, modified: &modified, isCancelled: isCancelled)
+                pending: &pending, modified: &modified, isCancelled: isCancelled, parent: parent)
             directory.children[key] = child
         case .symbolicLink, .other:
             if directory.removeEntry(named: name) { modified = true }

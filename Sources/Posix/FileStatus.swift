@@ -161,7 +161,32 @@ public final class OpenDirectory {
         self.directory = directory
     }
 
+    /// Opens the entry `name` of the directory `parent` (encoded as `status(of:)` encodes it), itself a directory: what `init(path:)` opens
+    /// for the parent's path + "/" + `name`, the kernel resolving `name` alone rather than every component again.
+    ///
+    /// The corresponding C functions are `openat` and `fdopendir`.
+    ///
+    /// - Parameter parent: the descriptor of the parent directory (``descriptor``), open for the call.
+    public init(name: String, in parent: Int32) throws(SystemCallError) {
+        let parentDescriptor = parent
+        let descriptor = try FileSystemCharset.withFilePath(name) { (file) throws(SystemCallError) in
+            try syscall("openat") {
+                openat(parentDescriptor, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_DIRECTORY)
+            }
+        }
+        guard let directory = fdopendir(descriptor) else {
+            let error = SystemCallError("fdopendir", .current)
+            close(descriptor)
+            throw error
+        }
+        self.directory = directory
+    }
+
     deinit { closedir(self.directory) }
+
+    /// The directory's descriptor, valid while this is open: for ``init(name:in:)`` of its sub-directories, from any
+    /// thread (`openat` relative to it; the stream itself stays confined).
+    public var descriptor: Int32 { dirfd(self.directory) }
 
     /// The names in the directory as `DirectoryEntries.names(in:)` gives them. Once per opening.
     ///

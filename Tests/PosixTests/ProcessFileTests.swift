@@ -60,6 +60,18 @@ struct ProcessFileTests {
         #expect(throws: SystemCallError.self) { try opened.status(of: "dangling") }
         #expect(throws: SystemCallError.self) { try opened.status(of: "missing") }
         #expect(throws: SystemCallError.self) { try OpenDirectory(path: root + "/a.mp3") }
+
+        // A sub-directory opened relative to it (a link to one followed) lists what its path lists.
+        try writeFile(Array("x".utf8), atPath: root + "/sub/b.mp3")
+        #expect(symlink("sub", root + "/sublink") == 0)
+        for name in ["sub", "sublink"] {
+            let sub = try OpenDirectory(name: name, in: opened.descriptor)
+            #expect(sub.names() == ["b.mp3"])
+            #expect(try sub.status(of: "b.mp3") == FileStatus(path: root + "/sub/b.mp3"))
+        }
+        for name in ["a.mp3", "missing", "dangling"] {
+            #expect(throws: SystemCallError.self) { try OpenDirectory(name: name, in: opened.descriptor) }
+        }
     }
 
     @Test func readsTheEnvironment() {
