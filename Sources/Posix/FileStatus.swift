@@ -161,8 +161,9 @@ public final class OpenDirectory {
         self.directory = directory
     }
 
-    /// Opens the entry `name` of the directory `parent` (encoded as `status(of:)` encodes it), itself a directory: what `init(path:)` opens
-    /// for the parent's path + "/" + `name`, the kernel resolving `name` alone rather than every component again.
+    /// Opens the entry `name` of the directory `parent` (encoded as `status(of:)` encodes it), itself a directory:
+    /// what `init(path:)` opens for the parent's path + "/" + `name`, the kernel resolving `name` alone rather than
+    /// every component again.
     ///
     /// The corresponding C functions are `openat` and `fdopendir`.
     ///

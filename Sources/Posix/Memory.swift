@@ -29,9 +29,9 @@ public func prefetch(_ address: UnsafeRawPointer) { fermata_prefetch(address) }
 ///
 /// glibc also gives threads heaps of their own, up to eight per processor: a scan's threads (the walk, the tag
 /// readers, the update thread that builds the database) each left pages partly used in theirs, and the database
-/// spread over them. Two heaps, the loop's and one the others share, left 2–2.5 MiB less resident after a
-/// 100k-song scan (45.1–45.3 against 47.2–47.8 MiB) for a scan 0.1–0.2 s longer (3.6–3.8 against 3.4–3.7 s); one
-/// heap for all made the scan 1–2 s longer.
+/// spread over them. Two heaps, the loop's and one the others share, left 44.7–45.4 MiB resident after a 100k-song
+/// scan where glibc's default left 44.7–47.9 (medians 45.0 and 47.2), for a scan 0.1–0.2 s longer (3.6–3.8 against
+/// 3.4–3.7 s); one heap for all made the scan 1–2 s longer.
 ///
 /// Call first thing in `main`, before any thread starts. The corresponding C function is `mallopt`.
 public func configureAllocator() {
