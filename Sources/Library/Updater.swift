@@ -285,7 +285,7 @@ public struct Updater: Sendable {
         }
         guard !branches.isEmpty else { return }
         let walked = self.walk(
-            consume branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
+            branches, components: components, ancestors: ancestors, exclude: exclude, discard: discard,
             queue: pending.queue, isCancelled: isCancelled, fanOut: fanOut - 1, parent: opened.descriptor)
         for branch in walked {
             directory.children[ByteString(branch.name)] = branch.child
@@ -307,11 +307,10 @@ public struct Updater: Sendable {
     /// Walks each branch's directory, `concurrency` at a time (with `fanOut` more levels fanned out), queueing its
     /// files on `queue`; returns them walked, in their order.
     private func walk(
-        _ branches: consuming [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
+        _ branches: [Branch], components: [String], ancestors: [(UInt64, UInt64)], exclude: ExcludeList,
         discard: Bool, queue: ReadQueue, isCancelled: @Sendable () -> Bool, fanOut: Int, parent: Int32
     ) -> [Branch] {
-        let count = branches.count
-        let work = BranchWork(consume branches)
+        let work = BranchWork(branches)
         return withoutActuallyEscaping(isCancelled) { isCancelled in
             let walkBranches: @Sendable () -> Void = {
                 while let (index, branch) = work.next() {
@@ -332,7 +331,7 @@ public struct Updater: Sendable {
             // At most `concurrency` of them at once, over every level (and every update), so a nested level
             // still gets its helpers while an outer one ends its last branches.
             var helpers: [NamedThread] = []
-            for _ in 1..<min(self.concurrency, count) where Self.takeWalker(limit: self.concurrency) {
+            for _ in 1..<min(self.concurrency, branches.count) where Self.takeWalker(limit: self.concurrency) {
                 helpers.append(
                     NamedThread("walk") {
                         walkBranches()
@@ -361,25 +360,17 @@ public struct Updater: Sendable {
     }
 
     /// The branches of a fanned-out walk, handed out one at a time to the threads that walk them.
-    ///
-    /// A branch handed out is moved out of the table (an empty directory left in its place), not copied: the table
-    /// holds no second reference to the directory's tables while its walk changes them. (An update's walk copies
-    /// them all the same while the tree it started from is kept to compare with: `LibraryService` keeps it.) Give
-    /// it the only reference to `branches` (`consume`).
     private final class BranchWork: Sendable {
         private let state: Mutex<(branches: [Branch], next: Int)>
 
-        init(_ branches: consuming [Branch]) { self.state = Mutex((branches, 0)) }
+        init(_ branches: [Branch]) { self.state = Mutex((branches, 0)) }
 
         /// The next branch to walk and its position, or `nil` when every one was taken.
         func next() -> (Int, Branch)? {
             self.state.withLock { state in
                 guard state.next < state.branches.count else { return nil }
-                let index = state.next
                 state.next += 1
-                var branch = Branch(name: state.branches[index].name, child: TreeDirectory(name: ""))
-                swap(&branch, &state.branches[index])
-                return (index, branch)
+                return (state.next - 1, state.branches[state.next - 1])
             }
         }
 
