@@ -10,14 +10,17 @@ import RawText
 /// A library of 100k songs holds about as many distinct titles and MusicBrainz ids: one buffer costs their
 /// bytes, where a `String` each costs a heap object of twice that. Immutable once built; `Sendable`.
 public struct TagValueTable: Sendable {
-    /// Value `n` is `bytes[offsets[n]..<offsets[n + 1]]`.
+    /// Value `n` is `bytes[offsets[n]..<offsets[n + 1]]`; `padding` zeros follow the last value, so that the first
+    /// 32 bytes from any value's start can be loaded whatever its length.
     @usableFromInline let bytes: [UInt8]
+    @usableFromInline static let padding = 32
     @usableFromInline let offsets: [UInt32]
     /// Whether some value holds the lead byte of a `RawText` escape (0xF4): when none does, every value's bytes
     /// are its bytes on the wire, with no scan of each value for escapes.
     public let mayHoldEscapes: Bool
 
     fileprivate init(bytes: [UInt8], offsets: [UInt32]) {
+        precondition(bytes.count >= Int(offsets.last!) + Self.padding, "TagValueTable: no padding after the values")
         self.bytes = bytes
         self.offsets = offsets
         self.mayHoldEscapes = bytes.withUnsafeBufferPointer { buffer in
@@ -105,7 +108,7 @@ public struct TagValueTable: Sendable {
 
         /// Starts with the values of `table`, numbered as there.
         init(_ table: TagValueTable) {
-            self.bytes = table.bytes
+            self.bytes = Array(table.bytes[..<Int(table.offsets[table.count])])
             self.offsets = table.offsets
             self.interned = table.count
             var capacity = 64
@@ -180,7 +183,14 @@ public struct TagValueTable: Sendable {
         var fits: Bool { self.bytes.count <= Int(UInt32.max) && self.offsets.count <= Int(Int32.max) }
 
         func build() -> TagValueTable {
-            TagValueTable(bytes: self.bytes.compacted(), offsets: self.offsets.compacted())
+            // The values, then `TagValueTable.padding` zeros.
+            let count = self.bytes.count
+            let bytes = [UInt8](unsafeUninitializedCapacity: count + TagValueTable.padding) { buffer, initialized in
+                _ = self.bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+                buffer[count...].initialize(repeating: 0)
+                initialized = buffer.count
+            }
+            return TagValueTable(bytes: bytes, offsets: self.offsets.compacted())
         }
     }
 }
@@ -405,6 +415,34 @@ public struct SongTable: Sendable, RandomAccessCollection {
         return self.nameRange(last).upperBound - self.nameRange(first).lowerBound
     }
 
+    /// Writes `prefix`, the name and a newline for each of consecutive songs `run` (a listing's `file: DIR/NAME`
+    /// lines): the names read in place, one bound check per line.
+    @inlinable
+    public func putNameLines(_ run: Range<Int32>, prefix: [UInt8], to writer: inout ByteWriter) {
+        guard !run.isEmpty else { return }
+        precondition(run.lowerBound >= 0 && Int(run.upperBound) < self.nameStarts.count, "SongTable: no such songs")
+        prefix.withUnsafeBufferPointer { prefix in
+            self.nameStarts.withUnsafeBufferPointer { starts in
+                self.names.withUnsafeBufferPointer { names in
+                    writer.withRoom { room in
+                        var at = 0
+                        for song in run {
+                            let start = Int(starts[Int(song)])
+                            let count = Int(starts[Int(song) &+ 1]) &- start
+                            precondition(room.count &- at > prefix.count &+ count, "SongTable: no room for a line")
+                            let target = room.baseAddress! + at
+                            if let base = prefix.baseAddress { ByteWriter.copy(base, to: target, count: prefix.count) }
+                            ByteWriter.copy(names.baseAddress! + start, to: target + prefix.count, count: count)
+                            target[prefix.count &+ count] = UInt8(ascii: "\n")
+                            at &+= prefix.count &+ count &+ 1
+                        }
+                        return at
+                    }
+                }
+            }
+        }
+    }
+
     /// The file name in its directory.
     public func name(_ song: Int32) -> String { self.withNameBytes(song) { RawText.decode($0) } }
 
@@ -557,6 +595,84 @@ public struct SongTable: Sendable, RandomAccessCollection {
             self.tagTypes.withUnsafeBufferPointer { types in
                 self.tagValues.withUnsafeBufferPointer { values in
                     body(TagView(records: records, types: types, values: values))
+                }
+            }
+        }
+    }
+
+    /// The number of song `song`'s values and their bytes together: what a bound on the size of its song block
+    /// needs, read from the offsets in place.
+    @inlinable
+    public func tagByteCount(_ song: Int32) -> (values: Int, bytes: Int) {
+        let positions = self.tagPositions(song)
+        return self.tagValues.withUnsafeBufferPointer { numbers in
+            self.values.offsets.withUnsafeBufferPointer { offsets in
+                var bytes = 0
+                for position in positions {
+                    let number = Int(numbers[position])
+                    bytes &+= Int(offsets[number &+ 1] &- offsets[number])
+                }
+                return (positions.count, bytes)
+            }
+        }
+    }
+
+    /// Writes `KEY: VALUE` lines of song `song`'s values whose type `mask` holds, in stored order, `keys` numbered
+    /// by `TagType.rawValue`, each value as its bytes (a table whose values `mayHoldEscapes` is written another way).
+    /// The song printer's inner loop: the columns read in place, one bound check per line, a key and a value of up
+    /// to 32 bytes each copied by two 16-byte loads and stores (`TagValueTable.padding`, `LineKeys`).
+    @inlinable
+    public func putTagLines(of song: Int32, in mask: TagMask, keys: LineKeys, to writer: inout ByteWriter) {
+        let positions = self.tagPositions(song)
+        self.tagTypes.withUnsafeBufferPointer { types in
+            self.tagValues.withUnsafeBufferPointer { numbers in
+                self.values.offsets.withUnsafeBufferPointer { offsets in
+                    self.values.bytes.withUnsafeBufferPointer { bytes in
+                        keys.withSlots { slots, lengths in
+                            writer.withRoom { room in
+                                var at = 0
+                                for position in positions {
+                                    let type = Int(types[position])
+                                    // A raw value of 64 or more is in no mask (the shift gives 0).
+                                    guard mask.bits & (1 << UInt64(type)) != 0 else { continue }
+                                    precondition(type < lengths.count, "SongTable: a tag type with no key")
+                                    let number = Int(numbers[position])
+                                    let start = Int(offsets[number])
+                                    let count = Int(offsets[number &+ 1]) &- start
+                                    let length = Int(lengths[type])
+                                    let key = UnsafeRawPointer(slots.baseAddress! + type &* 32)
+                                    let value = UnsafeRawPointer(bytes.baseAddress! + start)
+                                    let target = UnsafeMutableRawPointer(room.baseAddress! + at)
+                                    if count <= 32 && room.count &- at >= length &+ 33 {
+                                        // Room for 32 bytes after the key: both copied whole.
+                                        target.storeBytes(
+                                            of: key.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+                                        target.storeBytes(
+                                            of: key.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
+                                            toByteOffset: 16,
+                                            as: SIMD16<UInt8>.self)
+                                        let valueTarget = target + length
+                                        valueTarget.storeBytes(
+                                            of: value.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+                                        valueTarget.storeBytes(
+                                            of: value.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
+                                            toByteOffset: 16, as: SIMD16<UInt8>.self)
+                                    } else {
+                                        precondition(room.count &- at > length &+ count, "SongTable: no room for a tag")
+                                        let text = target.assumingMemoryBound(to: UInt8.self)
+                                        ByteWriter.copy(
+                                            key.assumingMemoryBound(to: UInt8.self), to: text, count: length)
+                                        ByteWriter.copy(
+                                            value.assumingMemoryBound(to: UInt8.self), to: text + length, count: count)
+                                    }
+                                    target.storeBytes(
+                                        of: UInt8(ascii: "\n"), toByteOffset: length &+ count, as: UInt8.self)
+                                    at &+= length &+ count &+ 1
+                                }
+                                return at
+                            }
+                        }
+                    }
                 }
             }
         }

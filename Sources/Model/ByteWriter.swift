@@ -57,7 +57,7 @@ public struct ByteWriter {
     /// names and directory paths of a reply are that short, and a call of `memmove` for each costs more than the
     /// copy), longer runs by `memmove`.
     @inlinable @inline(__always)
-    static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+    public static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
         let (from, to) = (UnsafeRawPointer(source), UnsafeMutableRawPointer(target))
         switch count {
         case 8...16:
@@ -122,6 +122,18 @@ public struct ByteWriter {
         }
     }
 
+    /// Appends a point and the three digits of `thousandths` (below 1000; larger values are taken modulo 1000), as
+    /// `.050`: one store.
+    @inlinable @inline(__always)
+    public mutating func put(thousandths value: UInt64) {
+        let fraction = UInt32(truncatingIfNeeded: value % 1000)
+        let hundreds = fraction / 100
+        let tens = fraction / 10 &- hundreds &* 10
+        let ones = fraction &- fraction / 10 &* 10
+        let text = UInt32(UInt8(ascii: ".")) | (0x30 | hundreds) << 8 | (0x30 | tens) << 16 | (0x30 | ones) << 24
+        UnsafeMutableRawPointer(self.claim(4)).storeBytes(of: text.littleEndian, as: UInt32.self)
+    }
+
     /// Appends `seconds` (since 1970-01-01 UTC) as `ISO8601Text` writes it, 20 bytes, when its year is 1970 to
     /// 9999; `false` (nothing written) for any other time.
     @inlinable
@@ -153,6 +165,49 @@ public struct ByteWriter {
         text.storeBytes(of: second.littleEndian, toByteOffset: 8, as: UInt64.self)
         text.storeBytes(of: third.littleEndian, toByteOffset: 16, as: UInt32.self)
         return true
+    }
+}
+
+/// The keys of reply lines (`Artist: `), each in a slot of 32 bytes (zeros after the key), so that a writer can
+/// copy any key with two 16-byte stores. Keys are at most 32 bytes.
+public struct LineKeys: Sendable {
+    @usableFromInline let slots: [UInt8]
+    @usableFromInline let lengths: [UInt8]
+
+    /// The keys, numbered in order.
+    public init(_ keys: [[UInt8]]) {
+        var slots = [UInt8](repeating: 0, count: keys.count * 32)
+        for (index, key) in keys.enumerated() {
+            precondition(key.count <= 32, "LineKeys: a key longer than 32 bytes")
+            slots.replaceSubrange(index * 32..<index * 32 + key.count, with: key)
+        }
+        self.slots = slots
+        self.lengths = keys.map { UInt8($0.count) }
+    }
+
+    /// The number of keys.
+    public var count: Int { self.lengths.count }
+}
+
+extension LineKeys {
+    /// Calls `body` with the slots (key `n` starts at `32 * n`) and the keys' lengths, in place.
+    @inlinable
+    public func withSlots<Result>(
+        _ body: (_ slots: UnsafeBufferPointer<UInt8>, _ lengths: UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        self.slots.withUnsafeBufferPointer { slots in self.lengths.withUnsafeBufferPointer { body(slots, $0) } }
+    }
+}
+
+extension ByteWriter {
+    /// Lets `body` write straight into the room left and counts as written the number of bytes it returns (at most
+    /// the room's size: more traps), for writers that check their own bounds once per many pieces.
+    @inlinable @inline(__always)
+    public mutating func withRoom(_ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        let room = UnsafeMutableBufferPointer(rebasing: self.out[self.written...])
+        let count = body(room)
+        precondition(count >= 0 && count <= room.count, "ByteWriter: past its capacity")
+        self.written &+= count
     }
 }
 

@@ -34,8 +34,7 @@ enum SongPrinter {
     @inline(__always)
     static func putSeconds3(_ milliseconds: UInt64, to writer: inout ByteWriter) {
         writer.put(decimal: milliseconds / 1000)
-        writer.put(byte: UInt8(ascii: "."))
-        writer.put(decimal: milliseconds % 1000, minimumDigits: 3)
+        writer.put(thousandths: milliseconds)
     }
 
     /// The longest `seconds3`: 17 digits of seconds, a point and 3 decimals.
@@ -154,6 +153,7 @@ enum SongPrinter {
         let date = timed ? reply.lastModifiedDate(time) : (1970, 1, 1)
         let keys = Self.tagKeyBytes
         let keyStarts = Self.tagKeyStarts
+        let lineKeys = Self.tagLineKeys
         let escapes = songs.values.mayHoldEscapes
         // The table's bound for every song, unless it is large (a table with a long value): then the song's own.
         let largest = Self.largestSizeBound(of: songs, extra: 0)
@@ -166,19 +166,23 @@ enum SongPrinter {
             if let range { Self.putRange(start: range.startMilliseconds, end: range.endMilliseconds, to: &writer) }
             if timed { Self.putLastModified(time, date: date, to: &writer) }
             if let formatLine { writer.put(bytes: formatLine) }
-            for position in songs.tagPositions(song) {
-                let type = songs.tagType(at: position)
-                guard visibleTags.contains(type) else { continue }
-                writer.put(bytes: keys[keyStarts[type.rawValue]..<keyStarts[type.rawValue + 1]])
-                songs.values.withBytes(songs.valueNumber(at: position)) { value in
-                    // `RawText` escapes as their raw byte (only shrinks).
-                    if escapes && value.contains(RawText.escapeLeadByte) {
-                        writer.put(bytes: RawText.encode(String(decoding: value, as: UTF8.self)))
-                    } else {
-                        writer.put(bytes: value)
+            if escapes {
+                for position in songs.tagPositions(song) {
+                    let type = songs.tagType(at: position)
+                    guard visibleTags.contains(type) else { continue }
+                    writer.put(bytes: keys[keyStarts[type.rawValue]..<keyStarts[type.rawValue + 1]])
+                    songs.values.withBytes(songs.valueNumber(at: position)) { value in
+                        // `RawText` escapes as their raw byte (only shrinks).
+                        if value.contains(RawText.escapeLeadByte) {
+                            writer.put(bytes: RawText.encode(String(decoding: value, as: UTF8.self)))
+                        } else {
+                            writer.put(bytes: value)
+                        }
                     }
+                    writer.put(byte: UInt8(ascii: "\n"))
                 }
-                writer.put(byte: UInt8(ascii: "\n"))
+            } else {
+                songs.putTagLines(of: song, in: visibleTags, keys: lineKeys, to: &writer)
             }
             let played = songs.hasVirtualSongs ? songs.playedMilliseconds(song) : songs.durationMilliseconds(song)
             if let played { Self.putTime(played, to: &writer) }
@@ -189,6 +193,8 @@ enum SongPrinter {
     /// Every tag type's key (`tagKeys`) end to end, and where each starts, by raw value (one more at the end).
     static let tagKeyBytes: [UInt8] = Self.tagKeys.flatMap { $0 }
     static let tagKeyStarts: [Int] = Self.tagKeys.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+    /// The same keys in slots of 32 bytes, by raw value.
+    static let tagLineKeys = LineKeys(Self.tagKeys)
 
     /// At least as many bytes as `appendSong(song, of: songs, visibleTags:, playlistLine: false, to:)` writes with
     /// any tag mask, for a small part of the work: the `file` line's and every tag value's bytes (`RawText` escapes
@@ -202,12 +208,9 @@ enum SongPrinter {
     /// line's start).
     @inline(__always)
     private static func sizeBound(_ song: Int32, of songs: SongTable, prefix: Int) -> Int {
-        var bytes = prefix + Self.fixedLinesBound
-        bytes += songs.withNameBytes(song) { $0.count }
-        for position in songs.tagPositions(song) {
-            bytes += Self.tagLineBound + songs.values.withBytes(songs.valueNumber(at: position)) { $0.count }
-        }
-        return bytes
+        let tags = songs.tagByteCount(song)
+        return prefix + Self.fixedLinesBound + songs.withNameBytes(song) { $0.count } + tags.values * Self.tagLineBound
+            + tags.bytes
     }
 
     /// At least as many bytes as `sizeBound(song, of: songs, extra: extra)` for every song of `songs`, from the
@@ -283,15 +286,7 @@ enum SongPrinter {
         assert(directory == nil || directory == songs.directory(first), "a run of file: lines in another directory")
         let prefix = Self.filePrefix(first, of: songs, paths: paths, directory: directory, in: &reply)
         let capacity = run.count * (prefix.count + 1) + songs.nameByteCount(of: run)
-        reply.write(atMost: capacity) { writer in
-            for song in run {
-                songs.withNameBytes(song) { name in
-                    writer.put(bytes: prefix)
-                    writer.put(bytes: name)
-                    writer.put(byte: UInt8(ascii: "\n"))
-                }
-            }
-        }
+        reply.write(atMost: capacity) { songs.putNameLines(run, prefix: prefix, to: &$0) }
     }
 
     /// `file:` lines of songs `selected` (`appendFileLines(_:of:playlistLines:paths:to:)` for each run of consecutive

@@ -157,4 +157,79 @@ struct SongTableTests {
             #expect(room < max(4096, used / 16), "\(name): \(room) bytes spare for \(used)")
         }
     }
+
+    /// A table of one directory with a song for each length of value from 0 to 70 bytes (a key and a value of up
+    /// to 32 bytes are copied whole, longer ones as long as they are), each song with a tag of every type.
+    private static func everyLength() -> SongTable {
+        var root = TreeDirectory(name: "")
+        for length in 0...70 {
+            let value = String((0..<length).map { Character(UnicodeScalar(UInt8(97 + ($0 * 7 + length) % 26))) })
+            let tags = TagType.allCases.map { TagItem($0, $0.rawValue % 2 == 0 ? value : "v\(length)") }
+            let name = String(repeating: "n", count: length) + ".mp3"
+            root.songs[ByteString(name)] = TreeSong(
+                name: name, modificationTime: 1, size: 2, info: SongInfo(tags: tags))
+        }
+        return Database(tree: root, updateTime: 0).songs
+    }
+
+    @Test(arguments: [TagMask.all, TagMask([.title, .comment, .musicBrainzReleaseTrackID]), TagMask.none])
+    func tagLinesAreEachVisibleKeyAndValueInStoredOrderWhateverTheRoom(mask: TagMask) {
+        let songs = Self.everyLength()
+        let keys = TagType.allCases.map { Array("\($0.name): ".utf8) }
+        #expect(!songs.values.mayHoldEscapes)
+        for song in Int32(0)..<Int32(songs.count) {
+            var expected: [UInt8] = []
+            for position in songs.tagPositions(song) where mask.contains(songs.tagType(at: position)) {
+                expected += keys[songs.tagType(at: position).rawValue]
+                songs.values.withBytes(songs.valueNumber(at: position)) { expected += $0 }
+                expected.append(0x0A)
+            }
+            // Room for exactly the lines (each copied as long as it is), and room to spare (copied whole).
+            for spare in [0, 1, 40, 200] {
+                var bytes: [UInt8] = [0xEE]
+                bytes.append(writingAtMost: expected.count + spare) { writer in
+                    songs.putTagLines(of: song, in: mask, keys: LineKeys(keys), to: &writer)
+                    #expect(writer.count == expected.count)
+                }
+                #expect(bytes == [0xEE] + expected, "song \(song), \(spare) bytes spare")
+            }
+        }
+    }
+
+    @Test func nameLinesAreThePrefixAndEachNameWhateverTheRoom() {
+        let songs = Self.everyLength()
+        for prefix in [[], Array("file: ".utf8), Array(repeating: UInt8(ascii: "d"), count: 50)] {
+            for run in [Int32(0)..<Int32(songs.count), 3..<4, 10..<40, 5..<5] {
+                var expected: [UInt8] = []
+                for song in run {
+                    expected += prefix
+                    songs.withNameBytes(song) { expected += $0 }
+                    expected.append(0x0A)
+                }
+                for spare in [0, 64] {
+                    let bytes = ByteWriter.bytes(capacity: expected.count + spare) { writer in
+                        songs.putNameLines(run, prefix: prefix, to: &writer)
+                    }
+                    #expect(bytes == expected, "\(prefix.count)-byte prefix, songs \(run), \(spare) spare")
+                }
+            }
+        }
+    }
+
+    /// The value bytes end with `TagValueTable.padding` zeros past the last value, in a table built anew and in one
+    /// built again from a snapshot's values (no padding taken for a value).
+    @Test func valueBytesEndWithPaddingThatNoValueHolds() {
+        let songs = Self.everyLength()
+        let values = songs.values
+        let end = Int(values.offsets[values.count])
+        #expect(values.bytes.count == end + TagValueTable.padding)
+        #expect(values.bytes[end...].allSatisfy { $0 == 0 })
+        var again = TagValueTable.Builder(values)
+        let added = again.number(for: "added")
+        let rebuilt = again.build()
+        #expect(added == Int32(values.count))
+        #expect(rebuilt[added] == "added")
+        #expect(rebuilt[added - 1] == values[added - 1])
+        #expect(rebuilt.bytes.count == Int(rebuilt.offsets[rebuilt.count]) + TagValueTable.padding)
+    }
 }

@@ -118,4 +118,32 @@ struct ByteWriterTests {
         #expect(written == [true, false, false])
         #expect(String(decoding: bytes, as: UTF8.self) == "2023-11-14T22:13:20Z")
     }
+
+    @Test func thousandthsAreAPointAndThreeDigits() {
+        let bytes = ByteWriter.bytes(capacity: 20) { writer in
+            for value: UInt64 in [0, 5, 50, 999, 1234] { writer.put(thousandths: value) }
+        }
+        #expect(String(decoding: bytes, as: UTF8.self) == ".000.005.050.999.234")
+    }
+
+    @Test func lineKeysSitInSlotsOf32BytesAndWritersWriteInPlace() {
+        let keys = LineKeys([Array("a: ".utf8), [], Array(repeating: UInt8(ascii: "k"), count: 32)])
+        #expect(keys.count == 3)
+        keys.withSlots { slots, lengths in
+            #expect(Array(lengths) == [3, 0, 32])
+            #expect(slots.count == 96)
+            #expect(Array(slots[0..<4]) == Array("a: ".utf8) + [0])
+            #expect(slots[32..<64].allSatisfy { $0 == 0 })
+        }
+        let bytes = ByteWriter.bytes(capacity: 8) { writer in
+            writer.put("ab")
+            writer.withRoom { room in
+                #expect(room.count == 6)
+                room[0] = UInt8(ascii: "c")
+                return 1
+            }
+            writer.put("d")
+        }
+        #expect(bytes == Array("abcd".utf8))
+    }
 }

@@ -60,6 +60,34 @@ struct SongPrinterTests {
         #expect(String(decoding: fromTable.bytes, as: UTF8.self).contains("Last-Modified: 10000-01-01T00:00:00Z"))
     }
 
+    /// A table whose values hold no escape writes its tag lines in place (`SongTable.putTagLines`): the same
+    /// blocks, for values of every length from 0 to 70 bytes and a tag of every type.
+    @Test(arguments: [TagMask.all, TagMask([.title, .comment])])
+    func blocksOfATableWithoutEscapesAreTheInfoBlocks(visible: TagMask) {
+        var root = TreeDirectory(name: "")
+        for length in 0...70 {
+            let value = String(repeating: "v", count: length)
+            let tags = TagType.allCases.map { TagItem($0, $0.rawValue % 3 == 0 ? value : "\($0.name) \(length)") }
+            let name = "\(length).mp3"
+            root.songs[ByteString(name)] = TreeSong(
+                name: name, modificationTime: 1_700_000_000 + Int64(length), size: 0,
+                info: SongInfo(tags: tags, durationMilliseconds: UInt64(length) * 1_001))
+        }
+        let songs = Database(tree: root, updateTime: 0).songs
+        #expect(!songs.values.mayHoldEscapes)
+        var fromTable = ReplyBuffer()
+        var fromInfo = ReplyBuffer()
+        for song in Int32(0)..<Int32(songs.count) {
+            SongPrinter.appendSong(song, of: songs, visibleTags: visible, playlistLine: false, to: &fromTable)
+            let copy = songs[Int(song)]
+            SongPrinter.appendSong(
+                uri: copy.uri, modificationTime: copy.modificationTime, info: copy.info, visibleTags: visible,
+                to: &fromInfo)
+        }
+        #expect(fromTable.bytes == fromInfo.bytes)
+        #expect(fromTable.bytes.count > 71 * 40)
+    }
+
     /// No song block is longer than the table's bound (`largestSizeBound`, from its `extremes`), nor than its own
     /// (`sizeBound`); a table with a value too long for a shared bound writes each block in room of its own size.
     @Test func everyBlockFitsTheTablesBoundAndItsOwn() throws {
