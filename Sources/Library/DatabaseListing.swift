@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+import Model
+
 extension Database {
     /// One step of a listing of the tree (`lsinfo`, `listall`, `listallinfo`).
     public enum ListingEntry: Equatable, Sendable {
@@ -74,6 +76,36 @@ extension Database {
             return false
         }
 
+        /// In a recursive listing whose next entry starts a directory of the subtree, takes the plain directories
+        /// that come next, at most `limit`, and returns their numbers (empty when the next entry is anything else):
+        /// what `next()` would give for them as `.directory(d)` and runs of its songs, with nothing else in between.
+        /// A directory is plain when it is no mount point, holds no playlist file and at most `longestRun` songs,
+        /// in a snapshot with no hidden song, no song carrying a cue sheet and no raw-byte escape in a directory's
+        /// path (`Database.putBriefListing` writes their lines by bytes).
+        public mutating func takePlainDirectories(limit: Int) -> Range<Int32> {
+            guard self.recursive, self.pending == nil, self.frames.count == 1, let first = self.following.first,
+                !self.database.hasHiddenSongs, !self.database.songs.hasPlaylists, !self.database.hasPathEscapes
+            else { return 0..<0 }
+            let top = self.frames[0]
+            guard top.song >= self.database.directories[Int(top.directory)].songs.upperBound,
+                top.playlist >= self.database.directories[Int(top.directory)].playlists.count
+            else { return 0..<0 }
+            var end = first
+            let hasMountPoints = self.database.hasMountPoints
+            while end < self.following.upperBound && Int(end - first) < limit {
+                // Field by field: a copy of the whole directory would retain each of its references.
+                guard self.database.directories[Int(end)].playlists.isEmpty,
+                    self.database.directories[Int(end)].songs.count <= Int(self.longestRun),
+                    !hasMountPoints || self.database.mountRootTime(end) == nil
+                else { break }
+                end += 1
+            }
+            guard end > first else { return 0..<0 }
+            self.following = end..<self.following.upperBound
+            self.frames[0] = Frame(directory: end - 1, song: self.database.directories[Int(end - 1)].songs.upperBound)
+            return first..<end
+        }
+
         public mutating func next() -> ListingEntry? {
             if let pending = self.pending {
                 self.pending = nil
@@ -128,5 +160,85 @@ extension Database {
         }
         if let song = self.song(at: uri) { return Listing(song: song, in: self) }
         return nil
+    }
+}
+
+extension Database {
+    /// Whether some directory's path holds a raw-byte escape (its `directoryPathTable()` bytes are not the wire's).
+    var hasPathEscapes: Bool { self.directoryPathTable().mayHoldEscapes }
+
+    /// The bytes `putBriefListing(_:directoryKey:fileKey:to:)` writes for directories `range`.
+    public func briefListingByteCount(_ range: Range<Int32>, directoryKey: [UInt8], fileKey: [UInt8]) -> Int {
+        let paths = self.directoryPathTable()
+        var total = 0
+        for directory in range {
+            let songs = self.directories[Int(directory)].songs
+            let path = paths.byteCount(directory)
+            total +=
+                directoryKey.count + path + 1 + songs.count * (fileKey.count + path + 2)
+                + self.songs.nameByteCount(of: songs)
+        }
+        return total
+    }
+
+    /// Writes, for each of directories `range` (plain ones: `Listing.takePlainDirectories(limit:)`), `directoryKey`
+    /// and its path, then for each of its songs `fileKey`, the path, a slash and the song's name, each line ended by
+    /// a newline: a brief recursive listing's (`listall`) lines, as its entries would give them, written by bytes.
+    public func putBriefListing(
+        _ range: Range<Int32>, directoryKey: [UInt8], fileKey: [UInt8], to writer: inout ByteWriter
+    ) {
+        let paths = self.directoryPathTable()
+        let table = self.songs
+        directoryKey.withUnsafeBufferPointer { directoryKey in
+            fileKey.withUnsafeBufferPointer { fileKey in
+                table.nameStarts.withUnsafeBufferPointer { starts in
+                    table.names.withUnsafeBufferPointer { names in
+                        for directory in range {
+                            let songs = self.directories[Int(directory)].songs
+                            precondition(
+                                songs.lowerBound >= 0 && Int(songs.upperBound) < starts.count,
+                                "Database: a directory's songs outside the table")
+                            paths.withBytes(directory) { path in
+                                let prefix = fileKey.count + path.count + 1
+                                let nameBytes = Int(starts[Int(songs.upperBound)] - starts[Int(songs.lowerBound)])
+                                let needed =
+                                    directoryKey.count + path.count + 1 + songs.count * (prefix + 1) + nameBytes
+                                writer.withRoom { room in
+                                    precondition(room.count >= needed, "Database: no room for a directory's lines")
+                                    let base = room.baseAddress!
+                                    func put(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) {
+                                        guard let source = bytes.baseAddress else { return }
+                                        ByteWriter.copy(source, to: base + offset, count: bytes.count)
+                                    }
+                                    put(directoryKey, at: 0)
+                                    put(path, at: directoryKey.count)
+                                    var at = directoryKey.count + path.count
+                                    base[at] = UInt8(ascii: "\n")
+                                    at += 1
+                                    // The first line's `file: PATH/`, copied from there into the next ones.
+                                    let first = at
+                                    for song in songs {
+                                        if song == songs.lowerBound {
+                                            put(fileKey, at: at)
+                                            put(path, at: at + fileKey.count)
+                                            base[at + prefix - 1] = UInt8(ascii: "/")
+                                        } else {
+                                            ByteWriter.copy(base + first, to: base + at, count: prefix)
+                                        }
+                                        let start = Int(starts[Int(song)])
+                                        let count = Int(starts[Int(song) + 1]) - start
+                                        ByteWriter.copy(
+                                            names.baseAddress! + start, to: base + at + prefix, count: count)
+                                        base[at + prefix + count] = UInt8(ascii: "\n")
+                                        at += prefix + count + 1
+                                    }
+                                    return at
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

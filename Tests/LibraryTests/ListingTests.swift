@@ -164,4 +164,78 @@ struct ListingTests {
         let all = try #require(database.listing(of: "", recursive: true, longestRun: 1))
         #expect(taken == Array(all))
     }
+
+    /// A brief listing's lines as its entries give them (mount roots and playlists as the server would not print
+    /// them: these only need to be told apart).
+    static func briefText(_ entry: Database.ListingEntry, of database: Database) -> String {
+        switch entry {
+        case .directory(let index): "directory: \(database.directories[Int(index)].path)\n"
+        case .directories(let indexes):
+            indexes.map { "directory: \(database.directories[Int($0)].path)\n" }.joined()
+        case .mountRoot(let index): "root: \(database.directories[Int(index)].path)\n"
+        case .songs(let run, _): run.map { "file: \(database.songs.uri($0))\n" }.joined()
+        case .playlist(let directory, let index):
+            "playlist: \(database.directories[Int(directory)].playlists[Int(index)].name)\n"
+        }
+    }
+
+    /// Plain directories taken a run at a time and written by bytes (`takePlainDirectories`, `putBriefListing`)
+    /// give the lines their entries give, wherever the listing starts and however many are taken at once; a
+    /// directory with a playlist file or more songs than a run holds, and a mount point, go through the entries;
+    /// a snapshot with hidden songs takes none.
+    @Test(arguments: [1, 2, 64])
+    func plainDirectoriesWrittenByBytesAreTheirEntriesLines(limit: Int) throws {
+        func songs(_ names: [String]) -> [ByteString: TreeSong] {
+            Dictionary(
+                uniqueKeysWithValues: names.map {
+                    (ByteString($0), TreeSong(name: $0, modificationTime: 0, size: 0, info: SongInfo()))
+                })
+        }
+        var root = TreeDirectory(name: "")
+        root.songs = songs(["r.mp3"])
+        for artist in 0..<4 {
+            var node = TreeDirectory(name: "Artist \(artist)")
+            for album in 0..<3 {
+                var leaf = TreeDirectory(name: "Album \(album) with a name long enough to pass 32 bytes")
+                leaf.songs = songs((0..<(album == 2 && artist == 1 ? 5 : album + 1)).map { "\($0) - a song.flac" })
+                if artist == 2 && album == 1 { leaf.playlists = [TreePlaylist(name: "p.m3u", modificationTime: 1)] }
+                node.children[ByteString(leaf.name)] = leaf
+            }
+            root.children[ByteString(node.name)] = node
+        }
+        let plain = Database(tree: root, updateTime: 0)
+        let mounted = plain.marking(mountRoots: [plain.directory(at: "Artist 3")!: 7])
+        let starts = ["", "Artist 1", "Artist 2/Album 1 with a name long enough to pass 32 bytes"]
+        for (database, takesSome, starts) in [
+            (plain, true, starts), (mounted, true, starts), (Self.database(), false, ["", "a"]),
+        ] {
+            for start in starts {
+                let directory = try #require(database.directory(at: start))
+                let expected = Database.Listing(of: directory, in: database, recursive: true, longestRun: 4)
+                    .map { Self.briefText($0, of: database) }.joined()
+                var listing = Database.Listing(of: directory, in: database, recursive: true, longestRun: 4)
+                var bytes: [UInt8] = []
+                var taken = 0
+                while true {
+                    let run = listing.takePlainDirectories(limit: limit)
+                    if !run.isEmpty {
+                        #expect(run.count <= limit)
+                        taken += run.count
+                        let keys = (Array("directory: ".utf8), Array("file: ".utf8))
+                        let count = database.briefListingByteCount(run, directoryKey: keys.0, fileKey: keys.1)
+                        bytes.append(writingAtMost: count) { writer in
+                            database.putBriefListing(run, directoryKey: keys.0, fileKey: keys.1, to: &writer)
+                            #expect(writer.count == count)
+                        }
+                        continue
+                    }
+                    guard let entry = listing.next() else { break }
+                    bytes += Array(Self.briefText(entry, of: database).utf8)
+                }
+                #expect(String(decoding: bytes, as: UTF8.self) == expected, "from '\(start)'")
+                #expect(
+                    (taken > 0) == (takesSome && start != "Artist 2/Album 1 with a name long enough to pass 32 bytes"))
+            }
+        }
+    }
 }

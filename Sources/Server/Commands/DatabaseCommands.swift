@@ -136,13 +136,30 @@ enum DatabaseCommands {
             ReplyStream.pieces(sink: sink) { reply, size in
                 // The table read once per piece: each read of `Database.songs` retains every column.
                 let songs = database.songs
-                return listing.advance { entry in
-                    append(
-                        entry, database: database, songs: songs, paths: paths, full: full, tags: tags, to: &reply)
-                    return reply.bytes.count < size
+                while reply.bytes.count < size {
+                    // The brief form's plain directories a run at a time, their lines written by bytes.
+                    if !full {
+                        let plain = listing.takePlainDirectories(limit: 64)
+                        if !plain.isEmpty {
+                            let capacity = database.briefListingByteCount(
+                                plain, directoryKey: Self.directoryKey, fileKey: Self.fileKey)
+                            reply.write(atMost: capacity) { writer in
+                                database.putBriefListing(
+                                    plain, directoryKey: Self.directoryKey, fileKey: Self.fileKey, to: &writer)
+                            }
+                            continue
+                        }
+                    }
+                    guard let entry = listing.next() else { return false }
+                    append(entry, database: database, songs: songs, paths: paths, full: full, tags: tags, to: &reply)
                 }
+                return true
             })
     }
+
+    /// The keys of a brief listing's lines, as `Database.putBriefListing` takes them.
+    private static let directoryKey = Array("directory: ".utf8)
+    private static let fileKey = Array("file: ".utf8)
 
     /// What a listing of `uri` shows, in `mpd`'s order (``Database/Listing``), made as it is asked for.
     ///
