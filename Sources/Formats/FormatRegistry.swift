@@ -13,6 +13,8 @@ public struct FormatRegistry: Sendable {
     public let plugins: [any FormatPlugin]
     /// The plugins handling each suffix, in priority order: the scanner asks for every file, twice.
     private let pluginsBySuffix: [String: [any FormatPlugin]]
+    /// Its keys: `handles(suffix:)` looks one up with no array of plugins retained and released.
+    private let handledSuffixes: Set<String>
 
     /// Creates a registry from plugins in priority order.
     public init(_ plugins: [any FormatPlugin]) {
@@ -25,6 +27,7 @@ public struct FormatRegistry: Sendable {
             }
         }
         self.pluginsBySuffix = table
+        self.handledSuffixes = Set(table.keys)
     }
 
     /// Tells every plugin that a database update has read its files (`FormatPlugin.releaseIdleResources`).
@@ -43,7 +46,7 @@ public struct FormatRegistry: Sendable {
     /// Whether a plugin handles `suffix` (compared as `plugin(forSuffix:)` compares it): asked for every file an
     /// update walks, so a suffix already in lower case is looked up as it is.
     public func handles(suffix: String) -> Bool {
-        self.pluginsBySuffix[Self.asciiLowercased(suffix)]?.isEmpty == false
+        self.handledSuffixes.contains(Self.asciiLowercased(suffix))
     }
 
     /// Every plugin handling `suffix`, in priority order.
@@ -300,7 +303,8 @@ public struct FormatRegistry: Sendable {
     // MARK: - Names
 
     private static func asciiLowercased(_ text: some StringProtocol) -> String {
-        guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(text) }
+        let upper = text.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= 0x41 && $0 <= 0x5A } }
+        guard upper ?? text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(text) }
         return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 import Model
+import RawText
 
 /// Brings the tree of a mounted storage's database up to date with the storage, as `mpd`'s update walks a
 /// storage without a local path: every directory is listed again (as `mpd` lists every one, and as `Updater` does
@@ -131,7 +132,7 @@ public struct StorageUpdater: Sendable {
             entries.contains { $0.name == ".mpdignore" }
             ? self.readExcludeList(Self.join(path, ".mpdignore"), inheriting: inherited) : inherited
         var seen: Set<ByteString> = []
-        for (name, listed) in entries where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
+        for (name, listed) in entries where !RawText.contains(UInt8(ascii: "\n"), in: name) && !exclude.matches(name) {
             let child = Self.join(path, name)
             guard let status = listed ?? self.status(child) else { continue }
             seen.insert(ByteString(name))

@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import Model
 import Posix
+import RawText
 import Synchronization
 
 /// Walks the music directory and brings a tree up to date, the way `mpd`'s update job does.
@@ -170,7 +171,7 @@ public struct Updater: Sendable {
         guard let name = components.first else { return }
         let here = done + [name]
         let fullPath = self.path(of: here)
-        guard !name.utf8.contains(UInt8(ascii: "\n")), !self.skipSymlink(name: name, directory: done),
+        guard !RawText.contains(UInt8(ascii: "\n"), in: name), !self.skipSymlink(name: name, directory: done),
             let status = try? FileStatus(path: fullPath)
         else {
             if directory.removeEntry(named: name, includingPlaylist: true) { modified = true }
@@ -243,7 +244,7 @@ public struct Updater: Sendable {
         let names = opened.names()
         // Opened only when the directory lists one (most have none, and an open that fails costs a path walk).
         let exclude =
-            names.contains(".mpdignore")
+            names.contains { $0.utf8.count == 10 && $0 == ".mpdignore" }
             ? ExcludeList(inheriting: inherited, path: fullPath + "/.mpdignore") : inherited
         // By bytes: names that differ only in Unicode normalisation are different files.
         let present = Set(names.map { ByteString($0) })
@@ -261,7 +262,7 @@ public struct Updater: Sendable {
         if directory.playlists.count != playlistCount { modified = true }
         let ancestors = ancestors + [(directory.device, directory.inode)]
         var branches: [Branch] = []
-        for name in names where !name.utf8.contains(UInt8(ascii: "\n")) && !exclude.matches(name) {
+        for name in names where !RawText.contains(UInt8(ascii: "\n"), in: name) && !exclude.matches(name) {
             guard !self.skipSymlink(name: name, directory: components),
                 let status = try? opened.status(of: name)
             else {

@@ -8,6 +8,26 @@
 public enum Suffix {
     /// The text after the last `.` of the last component of `path`, unless that dot starts the name
     /// (`.mp3` has none).
+    public static func ofPath(_ path: String) -> Substring? {
+        // Over the bytes in place (a native string's are contiguous): the views' indices cost a few instructions per
+        // byte, for every file of an update.
+        var path = path
+        let (dot, nameStart) = path.withUTF8 { buffer in
+            var dot = -1
+            var nameStart = buffer.count
+            while nameStart > 0 {
+                let byte = buffer[nameStart - 1]
+                if byte == UInt8(ascii: "/") { break }
+                if byte == UInt8(ascii: "."), dot < 0 { dot = nameStart - 1 }
+                nameStart -= 1
+            }
+            return (dot, nameStart)
+        }
+        guard dot >= 0, dot != nameStart else { return nil }
+        return path[path.utf8.index(path.utf8.startIndex, offsetBy: dot + 1)...]
+    }
+
+    /// `ofPath(_:)` of any string.
     public static func ofPath(_ path: some StringProtocol) -> Substring? {
         let full = Substring(path)
         let bytes = full.utf8

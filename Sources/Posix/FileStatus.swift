@@ -208,10 +208,12 @@ public final class OpenDirectory {
             // `d_reclen` bytes), so copying the whole `d_name` array would read past it.
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
             let raw = start.assumingMemoryBound(to: CChar.self)
-            let name = FileSystemCharset.decode(
-                UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
-            if name == "." || name == ".." { continue }
-            body(raw, name)
+            let bytes = start.assumingMemoryBound(to: UInt8.self)
+            // `.` and `..` by their bytes, as mpd skips them, before any name is made.
+            if bytes[0] == UInt8(ascii: "."), bytes[1] == 0 || (bytes[1] == UInt8(ascii: ".") && bytes[2] == 0) {
+                continue
+            }
+            body(raw, FileSystemCharset.decode(UnsafeBufferPointer(start: bytes, count: strlen(raw))))
         }
     }
 

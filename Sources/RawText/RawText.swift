@@ -124,10 +124,17 @@ public enum RawText {
     /// False when the UTF-8 has no 0xF4 byte, so no escape scalar.
     @inline(__always)
     @usableFromInline
-    static func mayContainEscape(_ string: String) -> Bool {
+    static func mayContainEscape(_ string: String) -> Bool { Self.contains(Self.escapeLeadByte, in: string) }
+
+    /// Whether `string`'s UTF-8 holds `byte`: `memchr` over its storage in place (the generic `contains` of the
+    /// UTF-8 view takes a few instructions per byte: a database update asks it of every name, more than once).
+    public static func contains(_ byte: UInt8, in string: String) -> Bool {
         let utf8 = string.utf8
-        if let found = utf8.withContiguousStorageIfAvailable({ $0.contains(Self.escapeLeadByte) }) { return found }
-        return utf8.contains(Self.escapeLeadByte)
+        let found = utf8.withContiguousStorageIfAvailable { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, Int32(byte), buffer.count) != nil
+        }
+        return found ?? utf8.contains(byte)
     }
 
     /// The string when `bytes` are valid UTF-8 with no escape-range scalar; `nil` otherwise.

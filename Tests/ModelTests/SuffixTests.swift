@@ -18,6 +18,17 @@ import Testing
         #expect(Suffix.ofPath("a/b.\u{301}mp3") == "\u{301}mp3")
     }
 
+    /// A `String` is read in place; any other string type through its view: the same suffixes.
+    @Test func ofAPathIsTheSameForAStringAndASubstring() {
+        for path in [
+            "a/b.c/d.e.MP3", "a/.hidden", "a.b/noext", "a/b.", "", ".", "x", "a.b/\u{301}noext", "a/b.\u{301}mp3",
+        ] {
+            let fromString = Suffix.ofPath(path).map(String.init)
+            let fromSubstring = Suffix.ofPath(Substring("/" + path).dropFirst()).map(String.init)
+            #expect(fromString == fromSubstring, "\(path)")
+        }
+    }
+
     @Test func ofAURIIgnoresTheQueryAsUriGetSuffix() {
         #expect(Suffix.ofURI("http://h/a.b/list.pls?q=x.y#f") == "pls")
         #expect(Suffix.ofURI("http://h/a.b/list") == nil)
