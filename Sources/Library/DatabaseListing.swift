@@ -215,23 +215,15 @@ extension Database {
                                     var at = directoryKey.count + path.count
                                     base[at] = UInt8(ascii: "\n")
                                     at += 1
-                                    // The first line's `file: PATH/`, copied from there into the next ones.
-                                    let first = at
-                                    for song in songs {
-                                        if song == songs.lowerBound {
-                                            put(fileKey, at: at)
-                                            put(path, at: at + fileKey.count)
-                                            base[at + prefix - 1] = UInt8(ascii: "/")
-                                        } else {
-                                            ByteWriter.copy(base + first, to: base + at, count: prefix)
-                                        }
-                                        let start = Int(starts[Int(song)])
-                                        let count = Int(starts[Int(song) + 1]) - start
-                                        ByteWriter.copy(
-                                            names.baseAddress! + start, to: base + at + prefix, count: count)
-                                        base[at + prefix + count] = UInt8(ascii: "\n")
-                                        at += prefix + count + 1
-                                    }
+                                    guard !songs.isEmpty else { return at }
+                                    // The first line's `file: PATH/`, written in place and copied into the next ones.
+                                    put(fileKey, at: at)
+                                    put(path, at: at + fileKey.count)
+                                    base[at + prefix - 1] = UInt8(ascii: "/")
+                                    at = SongTable.writeNameLines(
+                                        songs, starts: starts, names: names,
+                                        prefix: UnsafeBufferPointer(start: base + at, count: prefix), into: room, at: at
+                                    )
                                     return at
                                 }
                             }

@@ -420,27 +420,40 @@ public struct SongTable: Sendable, RandomAccessCollection {
     @inlinable
     public func putNameLines(_ run: Range<Int32>, prefix: [UInt8], to writer: inout ByteWriter) {
         guard !run.isEmpty else { return }
-        precondition(run.lowerBound >= 0 && Int(run.upperBound) < self.nameStarts.count, "SongTable: no such songs")
         prefix.withUnsafeBufferPointer { prefix in
             self.nameStarts.withUnsafeBufferPointer { starts in
                 self.names.withUnsafeBufferPointer { names in
                     writer.withRoom { room in
-                        var at = 0
-                        for song in run {
-                            let start = Int(starts[Int(song)])
-                            let count = Int(starts[Int(song) &+ 1]) &- start
-                            precondition(room.count &- at > prefix.count &+ count, "SongTable: no room for a line")
-                            let target = room.baseAddress! + at
-                            if let base = prefix.baseAddress { ByteWriter.copy(base, to: target, count: prefix.count) }
-                            ByteWriter.copy(names.baseAddress! + start, to: target + prefix.count, count: count)
-                            target[prefix.count &+ count] = UInt8(ascii: "\n")
-                            at &+= prefix.count &+ count &+ 1
-                        }
-                        return at
+                        Self.writeNameLines(run, starts: starts, names: names, prefix: prefix, into: room, at: 0)
                     }
                 }
             }
         }
+    }
+
+    /// Writes into `room` from `at`, for each of songs `run` (their names in `names` from `starts`), the bytes of
+    /// `prefix`, the name and a newline, one bound check per line; returns where the lines end. `prefix` may lie in
+    /// `room` before `at` (a line written there already), or be the first line's own start (copied onto itself).
+    @inlinable
+    static func writeNameLines(
+        _ run: Range<Int32>, starts: UnsafeBufferPointer<UInt32>, names: UnsafeBufferPointer<UInt8>,
+        prefix: UnsafeBufferPointer<UInt8>, into room: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int {
+        precondition(run.lowerBound >= 0 && Int(run.upperBound) < starts.count, "SongTable: no such songs")
+        var at = start
+        for song in run {
+            let nameStart = Int(starts[Int(song)])
+            let count = Int(starts[Int(song) &+ 1]) &- nameStart
+            precondition(room.count &- at > prefix.count &+ count, "SongTable: no room for a line")
+            let target = room.baseAddress! + at
+            if let base = prefix.baseAddress, base != UnsafePointer(target) {
+                ByteWriter.copy(base, to: target, count: prefix.count)
+            }
+            ByteWriter.copy(names.baseAddress! + nameStart, to: target + prefix.count, count: count)
+            target[prefix.count &+ count] = UInt8(ascii: "\n")
+            at &+= prefix.count &+ count &+ 1
+        }
+        return at
     }
 
     /// The file name in its directory.

@@ -28,21 +28,7 @@ public enum Suffix {
     }
 
     /// `ofPath(_:)` of any string.
-    public static func ofPath(_ path: some StringProtocol) -> Substring? {
-        let full = Substring(path)
-        let bytes = full.utf8
-        var dot: Substring.Index?
-        var nameStart = bytes.endIndex
-        while nameStart > bytes.startIndex {
-            let before = bytes.index(before: nameStart)
-            let byte = bytes[before]
-            if byte == UInt8(ascii: "/") { break }
-            if byte == UInt8(ascii: "."), dot == nil { dot = before }
-            nameStart = before
-        }
-        guard let dot, dot != nameStart else { return nil }
-        return full[bytes.index(after: dot)...]
-    }
+    public static func ofPath(_ path: some StringProtocol) -> Substring? { Self.ofPath(String(path)) }
 
     /// The suffix of a URI's last segment, its query (from the first `?`) cut off; a `\` separates segments
     /// as a `/` does.
