@@ -4,6 +4,7 @@ import EventLoop
 import Foundation
 import Model
 import Playback
+import Synchronization
 import TestSupport
 import Testing
 
@@ -54,6 +55,37 @@ import Testing
         #expect(harness.waitFor { $0.contains(.finished(token: 2)) })
         #expect(harness.received == [.songStarted(token: 1), .songStarted(token: 2), .finished(token: 2)])
         #expect(isRamp(capture.samples16(), from: 0, count: 8820))
+    }
+
+    @Test func aSongALateLoopQueuesAfterAnUnpacedOutputReadEverythingGoesOnInTheSameStream() throws {
+        // An unpaced output (a recorder) reads songs 1 and 2 to the end while the loop is busy; the loop then
+        // queues song 3, as the playlist does when it gets to song 2's `songStarted`. The output waited for the
+        // loop to end the stream: song 3 follows in the stream still open (a recorder's `path` file is not
+        // begun anew), and only song 3's end is reported.
+        let capture = CaptureOutput(sync: false)
+        let harness = try PlayerHarness(outputs: [(nullConfiguration(), capture, nil)])
+        harness.withPlayer { player in
+            player.play(fakeSong(1, base: 0, frames: 4410), atSeconds: 0)
+            player.queue(fakeSong(2, base: 4410, frames: 4410))
+        }
+        let read = harness.withPlayer { player in
+            // Busy until the output has read both songs, and a while after: an output that ended the stream by
+            // itself would have closed it by then.
+            let read = eventually { capture.bytes.count == 8820 * 4 }
+            usleep(200_000)
+            player.queue(fakeSong(3, base: 8820, frames: 4410))
+            return read
+        }
+        #expect(read)
+        #expect(harness.waitFor { $0.contains(.finished(token: 3)) })
+        #expect(
+            harness.received == [
+                .songStarted(token: 1), .songStarted(token: 2), .songStarted(token: 3), .finished(token: 3),
+            ])
+        #expect(capture.opens.count == 1)
+        #expect(capture.closes.load(ordering: .relaxed) == 1)
+        let gapless = isRamp(capture.samples16(), from: 0, count: 13_230)
+        #expect(gapless)
     }
 
     @Test func replacingAQueuedSongThatIsAlreadyDecodingCutsItOff() throws {

@@ -205,16 +205,25 @@ public final class Player: PlayerControl {
             return
         }
         self.decoder.setQueued(song)
-        // The decoder finished the last song before this one was queued: append it, unless an output already
-        // reached the end (then `finished` is on its way and the playlist starts it anew).
-        guard let song,
-            self.shared.endState.compareExchange(
-                expected: PlayerEndState.endOfStream.rawValue, desired: PlayerEndState.running.rawValue,
-                ordering: .sequentiallyConsistent
-            ).exchanged
-        else { return }
+        // The decoder finished the last song before this one was queued: append it, unless the loop already ended
+        // the stream (then `finished` is on its way and the playlist starts it anew). An output that read the
+        // whole stream waits for the loop (`endRequested`): it goes on with this song.
+        guard let song, self.reopenEndedStream() else { return }
         self.decoder.setQueued(nil)
         self.decoder.send(.start(.init(song: song, seconds: 0, generation: self.generation, start: .queued)))
+    }
+
+    /// Marks the stream running again if the decoder had ended it and the loop had not (`endOfStream`,
+    /// `endRequested`); returns whether it did.
+    private func reopenEndedStream() -> Bool {
+        var state = self.shared.endState.load(ordering: .sequentiallyConsistent)
+        while state == PlayerEndState.endOfStream.rawValue || state == PlayerEndState.endRequested.rawValue {
+            let (exchanged, original) = self.shared.endState.compareExchange(
+                expected: state, desired: PlayerEndState.running.rawValue, ordering: .sequentiallyConsistent)
+            if exchanged { return true }
+            state = original
+        }
+        return false
     }
 
     /// The decoder already decodes the queued song being replaced: cuts its chunks off the pipe and starts `song`
@@ -651,6 +660,15 @@ public final class Player: PlayerControl {
             guard generation == self.generation, self.state != .stop else { return }
             self.setPaused(true)
             self.onEvent(.pausedAtBorder(token: token))
+        case .endReached(let generation):
+            // Whatever the loop had to queue it has (events come in order): nothing more follows.
+            guard generation == self.generation else { return }
+            if self.shared.endState.compareExchange(
+                expected: PlayerEndState.endRequested.rawValue, desired: PlayerEndState.claimed.rawValue,
+                ordering: .sequentiallyConsistent
+            ).exchanged {
+                self.pipe.wakeReaders()
+            }
         case .outputEnded(let output, let token, let generation):
             guard generation == self.generation, self.state != .stop else { return }
             guard let token = token ?? self.currentSong?.token else { return }

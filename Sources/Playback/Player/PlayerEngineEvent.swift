@@ -11,6 +11,9 @@ enum PlayerEngineEvent: Sendable {
     case decoderOpened(token: UInt64, format: AudioFormat, generation: UInt64)
     /// An output stopped before the first chunk of the queued song because `borderPause` was set.
     case pausedAtBorder(token: UInt64, generation: UInt64)
+    /// An output read the whole pipe after the decoder marked the end of the stream (`PlayerEndState.endRequested`):
+    /// the loop ends the stream unless a song was queued meanwhile.
+    case endReached(generation: UInt64)
     /// An output played out everything (the last song with `token`; `nil` when it got no chunk since the
     /// pipe was flushed: the song ended without a sample) and closed its stream.
     case outputEnded(output: Int, token: UInt64?, generation: UInt64)
@@ -35,8 +38,13 @@ enum PlayerEndState: Int {
     case running = 0
     /// The last song is decoded and nothing is queued: outputs play out what is left.
     case endOfStream = 1
-    /// An output reached the end of the stream: a queued song arriving now is too late.
+    /// The loop ended the stream (an output had read all of it): a queued song arriving now is too late, and the
+    /// outputs play out and close.
     case claimed = 2
     /// Nothing will be written in this generation (the song failed and nothing was queued).
     case stopped = 3
+    /// An output read all of the stream and asked the loop to end it (`endReached`). Only the loop decides: a song
+    /// the playlist queues on the loop before then (it does on `songStarted`, which the output posted earlier) is
+    /// still appended, however late the loop is, and the outputs go on without closing their streams.
+    case endRequested = 4
 }

@@ -786,8 +786,13 @@ final class PlayerOutputThread: @unchecked Sendable {
         self.settleReopening()
         var state = self.shared.endState.load(ordering: .sequentiallyConsistent)
         if state == PlayerEndState.endOfStream.rawValue {
-            _ = self.shared.endState.compareExchange(
-                expected: state, desired: PlayerEndState.claimed.rawValue, ordering: .sequentiallyConsistent)
+            // The loop ends the stream, after what it was told before (a `songStarted` it may still queue a song
+            // for): an output that ended it here would close a stream the next song could have gone on in.
+            if self.shared.endState.compareExchange(
+                expected: state, desired: PlayerEndState.endRequested.rawValue, ordering: .sequentiallyConsistent
+            ).exchanged {
+                self.post(.endReached(generation: self.shared.generation.load(ordering: .acquiring)))
+            }
             state = self.shared.endState.load(ordering: .sequentiallyConsistent)
         }
         // The decoder may have published a chunk just before it marked the end.
