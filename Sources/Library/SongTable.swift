@@ -11,9 +11,9 @@ import RawText
 /// bytes, where a `String` each costs a heap object of twice that. Immutable once built; `Sendable`.
 public struct TagValueTable: Sendable {
     /// Value `n` is `bytes[offsets[n]..<offsets[n + 1]]`; `padding` zeros follow the last value, so that the first
-    /// 32 bytes from any value's start can be loaded whatever its length.
+    /// 64 bytes from any value's start can be loaded whatever its length.
     @usableFromInline let bytes: [UInt8]
-    @usableFromInline static let padding = 32
+    @usableFromInline static let padding = 64
     @usableFromInline let offsets: [UInt32]
     /// Whether some value holds the lead byte of a `RawText` escape (0xF4): when none does, every value's bytes
     /// are its bytes on the wire, with no scan of each value for escapes.
@@ -632,46 +632,50 @@ public struct SongTable: Sendable, RandomAccessCollection {
 
     /// Writes `KEY: VALUE` lines of song `song`'s values whose type `mask` holds, in stored order, `keys` numbered
     /// by `TagType.rawValue`, each value as its bytes (a table whose values `mayHoldEscapes` is written another way).
-    /// The song printer's inner loop: the columns read in place, one bound check per line, a key and a value of up
-    /// to 32 bytes each copied by two 16-byte loads and stores (`TagValueTable.padding`, `LineKeys`).
+    /// The song printer's inner loop: the columns read in place, one bound check per line, a key of up to 32 bytes
+    /// copied by two 16-byte loads and stores (`LineKeys`) and a value of up to 32 or 64 bytes by two or four
+    /// (`TagValueTable.padding`: a MusicBrainz id has 36).
     @inlinable
     public func putTagLines(of song: Int32, in mask: TagMask, keys: LineKeys, to writer: inout ByteWriter) {
         let positions = self.tagPositions(song)
+        guard !positions.isEmpty else { return }
         self.tagTypes.withUnsafeBufferPointer { types in
             self.tagValues.withUnsafeBufferPointer { numbers in
                 self.values.offsets.withUnsafeBufferPointer { offsets in
                     self.values.bytes.withUnsafeBufferPointer { bytes in
                         keys.withSlots { slots, lengths in
                             writer.withRoom { room in
+                                // None is empty: the table holds `padding` bytes after its values, every tag type
+                                // has a key, and a song block's room is hundreds of bytes.
+                                guard let slotBase = slots.baseAddress, let byteBase = bytes.baseAddress,
+                                    let roomBase = room.baseAddress
+                                else { preconditionFailure("SongTable: tag lines with no keys, values or room") }
+                                let roomCount = room.count
+                                let keyCount = lengths.count
                                 var at = 0
                                 for position in positions {
                                     let type = Int(types[position])
                                     // A raw value of 64 or more is in no mask (the shift gives 0).
                                     guard mask.bits & (1 << UInt64(type)) != 0 else { continue }
-                                    precondition(type < lengths.count, "SongTable: a tag type with no key")
+                                    precondition(type < keyCount, "SongTable: a tag type with no key")
                                     let number = Int(numbers[position])
                                     let start = Int(offsets[number])
                                     let count = Int(offsets[number &+ 1]) &- start
                                     let length = Int(lengths[type])
-                                    let key = UnsafeRawPointer(slots.baseAddress! + type &* 32)
-                                    let value = UnsafeRawPointer(bytes.baseAddress! + start)
-                                    let target = UnsafeMutableRawPointer(room.baseAddress! + at)
-                                    if count <= 32 && room.count &- at >= length &+ 33 {
+                                    let key = UnsafeRawPointer(slotBase + type &* 32)
+                                    let value = UnsafeRawPointer(byteBase + start)
+                                    let target = UnsafeMutableRawPointer(roomBase + at)
+                                    let left = roomCount &- at
+                                    if count <= 32 && left >= length &+ 33 {
                                         // Room for 32 bytes after the key: both copied whole.
-                                        target.storeBytes(
-                                            of: key.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
-                                        target.storeBytes(
-                                            of: key.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
-                                            toByteOffset: 16,
-                                            as: SIMD16<UInt8>.self)
-                                        let valueTarget = target + length
-                                        valueTarget.storeBytes(
-                                            of: value.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
-                                        valueTarget.storeBytes(
-                                            of: value.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
-                                            toByteOffset: 16, as: SIMD16<UInt8>.self)
+                                        Self.copy32(key, to: target)
+                                        Self.copy32(value, to: target + length)
+                                    } else if count <= 64 && left >= length &+ 65 {
+                                        Self.copy32(key, to: target)
+                                        Self.copy32(value, to: target + length)
+                                        Self.copy32(value + 32, to: target + (length &+ 32))
                                     } else {
-                                        precondition(room.count &- at > length &+ count, "SongTable: no room for a tag")
+                                        precondition(left > length &+ count, "SongTable: no room for a tag")
                                         let text = target.assumingMemoryBound(to: UInt8.self)
                                         ByteWriter.copy(
                                             key.assumingMemoryBound(to: UInt8.self), to: text, count: length)
@@ -689,6 +693,15 @@ public struct SongTable: Sendable, RandomAccessCollection {
                 }
             }
         }
+    }
+
+    /// Copies 32 bytes by two 16-byte loads and stores.
+    @inlinable @inline(__always)
+    static func copy32(_ source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
+        target.storeBytes(of: source.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        target.storeBytes(
+            of: source.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self), toByteOffset: 16,
+            as: SIMD16<UInt8>.self)
     }
 
     /// The tag type at `position`.

@@ -107,6 +107,23 @@ public struct ByteWriter {
     /// Appends `value` in decimal, with at least `minimumDigits` digits (zero-padded, up to 20).
     @inlinable
     public mutating func put(decimal value: UInt64, minimumDigits: Int = 1) {
+        if value < 1000 && minimumDigits <= 1 {
+            // A song's seconds, a track number, a count: no loop.
+            let small = UInt32(truncatingIfNeeded: value)
+            if small < 10 {
+                self.claim(1).pointee = 0x30 | UInt8(truncatingIfNeeded: small)
+            } else if small < 100 {
+                let pair = UInt16(truncatingIfNeeded: ISO8601Text.twoDigits(small))
+                UnsafeMutableRawPointer(self.claim(2)).storeBytes(of: pair.littleEndian, as: UInt16.self)
+            } else {
+                let hundreds = small / 100
+                let pair = UInt16(truncatingIfNeeded: ISO8601Text.twoDigits(small &- hundreds &* 100))
+                let target = self.claim(3)
+                target.pointee = 0x30 | UInt8(truncatingIfNeeded: hundreds)
+                UnsafeMutableRawPointer(target + 1).storeBytes(of: pair.littleEndian, as: UInt16.self)
+            }
+            return
+        }
         var digits = 1
         var power: UInt64 = 10
         while digits < 20 && value >= power {
@@ -139,29 +156,26 @@ public struct ByteWriter {
     @inlinable
     public mutating func putISO8601(_ seconds: Int64) -> Bool {
         guard seconds >= 0, seconds < 253_402_300_800 else { return false }
-        return self.putISO8601(seconds, date: ISO8601Text.civilDate(daysSinceEpoch: seconds / 86_400))
+        return self.putISO8601(seconds, date: ISO8601Text.Day(daysSinceEpoch: seconds / 86_400))
     }
 
-    /// `putISO8601(_:)` with the date of `seconds` already worked out (`ISO8601Text.DayCache`).
+    /// `putISO8601(_:)` with the date of `seconds` already worked out (`ISO8601Text.DayCache`): the time of day's
+    /// digits and three stores.
     @inlinable
-    public mutating func putISO8601(_ seconds: Int64, date: ISO8601Text.CivilDate) -> Bool {
+    public mutating func putISO8601(_ seconds: Int64, date: ISO8601Text.Day) -> Bool {
         guard seconds >= 0, seconds < 253_402_300_800 else { return false }
         let time = UInt32(truncatingIfNeeded: seconds % 86_400)
-        let year = UInt32(truncatingIfNeeded: date.year)
-        // Two digits as two bytes, the first in the low byte (the order in memory of a little-endian word).
-        func two(_ value: UInt32) -> UInt64 {
-            let tens = value / 10
-            return UInt64(0x3030 | tens | (value &- tens &* 10) << 8)
-        }
-        // `YYYY-MM-`, `DDTHH:MM`, `:SSZ`: three stores.
-        let dash = UInt64(UInt8(ascii: "-")), colon = UInt64(UInt8(ascii: ":"))
-        let first = two(year / 100) | two(year % 100) << 16 | dash << 32 | two(UInt32(date.month)) << 40 | dash << 56
+        let hours = time / 3600
+        let minutes = time / 60 &- hours &* 60
+        let rest = time &- (time / 60) &* 60
+        let colon = UInt64(UInt8(ascii: ":"))
+        // `YYYY-MM-`, `DDTHH:MM`, `:SSZ`.
         let second =
-            two(UInt32(date.day)) | UInt64(UInt8(ascii: "T")) << 16 | two(time / 3600) << 24 | colon << 40
-            | two(time / 60 % 60) << 48
-        let third = UInt32(truncatingIfNeeded: colon | two(time % 60) << 8 | UInt64(UInt8(ascii: "Z")) << 24)
+            UInt64(date.tail) | ISO8601Text.twoDigits(hours) << 24 | colon << 40 | ISO8601Text.twoDigits(minutes) << 48
+        let third = UInt32(
+            truncatingIfNeeded: colon | ISO8601Text.twoDigits(rest) << 8 | UInt64(UInt8(ascii: "Z")) << 24)
         let text = UnsafeMutableRawPointer(self.claim(20))
-        text.storeBytes(of: first.littleEndian, as: UInt64.self)
+        text.storeBytes(of: date.head.littleEndian, as: UInt64.self)
         text.storeBytes(of: second.littleEndian, toByteOffset: 8, as: UInt64.self)
         text.storeBytes(of: third.littleEndian, toByteOffset: 16, as: UInt32.self)
         return true
@@ -173,6 +187,8 @@ public struct ByteWriter {
 public struct LineKeys: Sendable {
     @usableFromInline let slots: [UInt8]
     @usableFromInline let lengths: [UInt8]
+    /// The length of the longest key (0 without any).
+    public let longest: Int
 
     /// The keys, numbered in order.
     public init(_ keys: [[UInt8]]) {
@@ -183,6 +199,7 @@ public struct LineKeys: Sendable {
         }
         self.slots = slots
         self.lengths = keys.map { UInt8($0.count) }
+        self.longest = keys.map(\.count).max() ?? 0
     }
 
     /// The number of keys.
@@ -239,23 +256,56 @@ public enum ISO8601Text {
     /// A year, a month (1–12) and a day of the month (1–31).
     public typealias CivilDate = (year: Int64, month: Int64, day: Int64)
 
+    /// A day's date as the text a time of that day starts with, `YYYY-MM-DDT` (11 bytes), in two words stored as
+    /// they are (the first byte in the low byte); worked out once for a run of times of one day.
+    public struct Day: Sendable {
+        /// `YYYY-MM-`.
+        @usableFromInline let head: UInt64
+        /// `DDT` in the low three bytes.
+        @usableFromInline let tail: UInt32
+
+        /// The day `days` after 1970-01-01 (0 or later; a year of up to 4 digits).
+        @inlinable
+        public init(daysSinceEpoch days: Int64) {
+            let date = ISO8601Text.civilDate(daysSinceEpoch: days)
+            let year = UInt32(truncatingIfNeeded: date.year)
+            let dash = UInt64(UInt8(ascii: "-"))
+            self.head =
+                ISO8601Text.twoDigits(year / 100) | ISO8601Text.twoDigits(year % 100) << 16 | dash << 32
+                | ISO8601Text.twoDigits(UInt32(truncatingIfNeeded: date.month)) << 40 | dash << 56
+            self.tail = UInt32(
+                truncatingIfNeeded: ISO8601Text.twoDigits(UInt32(truncatingIfNeeded: date.day))
+                    | UInt64(UInt8(ascii: "T")) << 16)
+        }
+
+        /// 1970-01-01, for a time whose line is not written.
+        public static var epoch: Day { Day(daysSinceEpoch: 0) }
+    }
+
+    /// The two digits of `value` (below 100) as two bytes, the first in the low byte.
+    @inlinable @inline(__always)
+    static func twoDigits(_ value: UInt32) -> UInt64 {
+        let tens = value / 10
+        return UInt64(0x3030 | tens | (value &- tens &* 10) << 8)
+    }
+
     /// The date of the day a time (0 or later) falls on, worked out once for a run of times of one day: the
     /// directories and songs of a listing were mostly written on a few days.
     public struct DayCache {
-        @usableFromInline var days: Int64 = -1
-        @usableFromInline var date: CivilDate = (1970, 1, 1)
+        @usableFromInline var days: Int64 = 0
+        @usableFromInline var day = Day(daysSinceEpoch: 0)
 
         public init() {}
 
-        /// The date of `seconds` (since 1970-01-01 UTC, 0 or later).
+        /// The date of `seconds` (since 1970-01-01 UTC, 0 or later), as `putISO8601(_:date:)` takes it.
         @inlinable
-        public mutating func date(of seconds: Int64) -> CivilDate {
+        public mutating func date(of seconds: Int64) -> Day {
             let days = seconds / 86_400
             if days != self.days {
                 self.days = days
-                self.date = ISO8601Text.civilDate(daysSinceEpoch: days)
+                self.day = Day(daysSinceEpoch: days)
             }
-            return self.date
+            return self.day
         }
     }
 

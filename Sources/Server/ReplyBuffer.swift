@@ -50,8 +50,8 @@ struct ReplyBuffer {
     /// The date `seconds` falls on, for a `Last-Modified` line (`ByteWriter.putISO8601(_:date:)`), worked out once
     /// for a run of times of one day; a time outside the years 1970 to 9999 gives a date that line does not use.
     @inline(__always)
-    mutating func lastModifiedDate(_ seconds: Int64) -> ISO8601Text.CivilDate {
-        seconds >= 0 ? self.days.date(of: seconds) : (1970, 1, 1)
+    mutating func lastModifiedDate(_ seconds: Int64) -> ISO8601Text.Day {
+        seconds >= 0 ? self.days.date(of: seconds) : .epoch
     }
 
     /// Appends `seconds` as `ISO8601Text` writes it; `false` (nothing appended) outside the years 1970 to 9999.

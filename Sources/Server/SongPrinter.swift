@@ -75,7 +75,7 @@ enum SongPrinter {
 
     /// Writes `Last-Modified: ISO8601`; `date` is the date `seconds` falls on (`ReplyBuffer.lastModifiedDate`).
     @inline(__always)
-    static func putLastModified(_ seconds: Int64, date: ISO8601Text.CivilDate, to writer: inout ByteWriter) {
+    static func putLastModified(_ seconds: Int64, date: ISO8601Text.Day, to writer: inout ByteWriter) {
         writer.put("Last-Modified: ")
         if !writer.putISO8601(seconds, date: date) { writer.put(bytes: Self.iso8601(seconds).utf8) }
         writer.put(byte: UInt8(ascii: "\n"))
@@ -150,15 +150,16 @@ enum SongPrinter {
         // A cue track whose file is no song of the database (an absolute path) has no time, as in mpd; nor has a
         // song whose time is before the epoch (unknown: a WebDAV file without `getlastmodified`).
         let timed = range == nil ? time >= 0 : time > 0
-        let date = timed ? reply.lastModifiedDate(time) : (1970, 1, 1)
-        let keys = Self.tagKeyBytes
-        let keyStarts = Self.tagKeyStarts
+        let date = timed ? reply.lastModifiedDate(time) : .epoch
+        // The keys' one static, read once a song (the escape path's below).
         let lineKeys = Self.tagLineKeys
+        let lineBound = lineKeys.longest + 1
         let escapes = songs.values.mayHoldEscapes
         // The table's bound for every song, unless it is large (a table with a long value): then the song's own.
-        let largest = Self.largestSizeBound(of: songs, extra: 0)
+        let largest = Self.largestSizeBound(of: songs, extra: 0, lineBound: lineBound)
         let capacity =
-            largest <= Self.sharedBoundLimit ? largest : Self.sizeBound(song, of: songs, prefix: prefix.count)
+            largest <= Self.sharedBoundLimit
+            ? largest : Self.sizeBound(song, of: songs, prefix: prefix.count, lineBound: lineBound)
         reply.write(atMost: capacity) { writer in
             writer.put(bytes: prefix)
             songs.withNameBytes(song) { writer.put(bytes: $0) }
@@ -167,6 +168,8 @@ enum SongPrinter {
             if timed { Self.putLastModified(time, date: date, to: &writer) }
             if let formatLine { writer.put(bytes: formatLine) }
             if escapes {
+                let keys = Self.tagKeyBytes
+                let keyStarts = Self.tagKeyStarts
                 for position in songs.tagPositions(song) {
                     let type = songs.tagType(at: position)
                     guard visibleTags.contains(type) else { continue }
@@ -201,25 +204,31 @@ enum SongPrinter {
     /// only shrink as they are written), each tag line's longest key, and room for every line of bounded width
     /// (`Range`, `Last-Modified`, `Format`, `Time`, `duration`) and `extra` bytes more.
     static func sizeBound(_ song: Int32, of songs: SongTable, extra: Int) -> Int {
-        Self.sizeBound(song, of: songs, prefix: extra + songs.directoryPath(song).utf8.count)
+        Self.sizeBound(
+            song, of: songs, prefix: extra + songs.directoryPath(song).utf8.count, lineBound: Self.tagLineBound)
     }
 
     /// `sizeBound(song, of: songs, extra: prefix)` without the directory's path (`prefix` counts it: the `file:`
     /// line's start).
     @inline(__always)
-    private static func sizeBound(_ song: Int32, of songs: SongTable, prefix: Int) -> Int {
+    private static func sizeBound(_ song: Int32, of songs: SongTable, prefix: Int, lineBound: Int) -> Int {
         let tags = songs.tagByteCount(song)
-        return prefix + Self.fixedLinesBound + songs.withNameBytes(song) { $0.count } + tags.values * Self.tagLineBound
+        return prefix + Self.fixedLinesBound + songs.withNameBytes(song) { $0.count } + tags.values * lineBound
             + tags.bytes
     }
 
     /// At least as many bytes as `sizeBound(song, of: songs, extra: extra)` for every song of `songs`, from the
     /// table's `extremes`: the longest directory path and name, and the most tags each as long as the longest value.
-    @inline(__always)
     static func largestSizeBound(of songs: SongTable, extra: Int) -> Int {
+        Self.largestSizeBound(of: songs, extra: extra, lineBound: Self.tagLineBound)
+    }
+
+    /// `largestSizeBound(of:extra:)` with `tagLineBound` read by the caller.
+    @inline(__always)
+    private static func largestSizeBound(of songs: SongTable, extra: Int, lineBound: Int) -> Int {
         let extremes = songs.extremes
         return extra + 7 + extremes.directoryPath + extremes.name + Self.fixedLinesBound + extremes.tags
-            * (Self.tagLineBound + extremes.value)
+            * (lineBound + extremes.value)
     }
 
     /// The largest `largestSizeBound` a song block's room is taken from (a reply buffer makes that much room for
@@ -227,7 +236,7 @@ enum SongPrinter {
     private static let sharedBoundLimit = 1 << 14
 
     /// The longest tag key with its `: ` and the line's newline.
-    private static let tagLineBound = Self.tagKeys.map(\.count).max()! + 1
+    private static var tagLineBound: Int { Self.tagLineKeys.longest + 1 }
     /// `file: `, `/` and a newline; `Range` (two 20-digit numbers of seconds with three decimals), `Last-Modified`
     /// (a 64-bit year), `Format` (rates, bits and channels of 32 bits), `Time` and `duration` (20 digits), and
     /// slack.
@@ -364,7 +373,7 @@ enum SongPrinter {
 
     /// `directory: PATH` and, when given, its `Last-Modified:` (the time and its civil date).
     static func putDirectory(
-        _ path: some Collection<UInt8>, modified: (seconds: Int64, date: ISO8601Text.CivilDate)?,
+        _ path: some Collection<UInt8>, modified: (seconds: Int64, date: ISO8601Text.Day)?,
         to writer: inout ByteWriter
     ) {
         writer.put("directory: ")

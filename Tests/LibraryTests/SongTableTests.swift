@@ -158,8 +158,9 @@ struct SongTableTests {
         }
     }
 
-    /// A table of one directory with a song for each length of value from 0 to 70 bytes (a key and a value of up
-    /// to 32 bytes are copied whole, longer ones as long as they are), each song with a tag of every type.
+    /// A table of one directory with a song for each length of value from 0 to 70 bytes (a key of up to 32 bytes and
+    /// a value of up to 32 or 64 are copied whole, longer ones as long as they are), each song with a tag of every
+    /// type.
     private static func everyLength() -> SongTable {
         var root = TreeDirectory(name: "")
         for length in 0...70 {
@@ -185,7 +186,7 @@ struct SongTableTests {
                 expected.append(0x0A)
             }
             // Room for exactly the lines (each copied as long as it is), and room to spare (copied whole).
-            for spare in [0, 1, 40, 200] {
+            for spare in [0, 1, 40, 70, 200] {
                 var bytes: [UInt8] = [0xEE]
                 bytes.append(writingAtMost: expected.count + spare) { writer in
                     songs.putTagLines(of: song, in: mask, keys: LineKeys(keys), to: &writer)

@@ -119,6 +119,39 @@ struct ByteWriterTests {
         #expect(String(decoding: bytes, as: UTF8.self) == "2023-11-14T22:13:20Z")
     }
 
+    @Test func decimalsAreTheirDigitsWhateverTheirLength() {
+        // Below 1000 without a loop, above it digit by digit; each as Swift's description writes it.
+        let values: [UInt64] = Array(0...1100) + [9_999, 10_000, 123_456_789, 1 << 32, UInt64.max / 3, UInt64.max]
+        for value in values {
+            let bytes = ByteWriter.bytes(capacity: 20) { $0.put(decimal: value) }
+            #expect(String(decoding: bytes, as: UTF8.self) == "\(value)")
+        }
+        let padded = ByteWriter.bytes(capacity: 20) { $0.put(decimal: 42, minimumDigits: 4) }
+        #expect(String(decoding: padded, as: UTF8.self) == "0042")
+    }
+
+    @Test func iso8601TextIsTheCLibrarysForTimesAllOverTheYears() {
+        // A time every 29 days and 4 h 13 min 17 s from 1970 to 9999 (hours, minutes and seconds all come round),
+        // against strftime's text of gmtime_r.
+        var time: Int64 = 0
+        while time < 253_402_300_800 {
+            var seconds = time_t(time)
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            var text = [CChar](repeating: 0, count: 32)
+            let length = strftime(&text, 32, "%Y-%m-%dT%H:%M:%SZ", &parts)
+            let expected = String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var written = false
+            let bytes = ByteWriter.bytes(capacity: 20) { written = $0.putISO8601(time) }
+            #expect(written)
+            if String(decoding: bytes, as: UTF8.self) != expected {
+                Issue.record("\(time): \(String(decoding: bytes, as: UTF8.self)), not \(expected)")
+                return
+            }
+            time += 29 * 86_400 + 4 * 3600 + 13 * 60 + 17
+        }
+    }
+
     @Test func thousandthsAreAPointAndThreeDigits() {
         let bytes = ByteWriter.bytes(capacity: 20) { writer in
             for value: UInt64 in [0, 5, 50, 999, 1234] { writer.put(thousandths: value) }
