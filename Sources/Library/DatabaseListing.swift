@@ -234,3 +234,22 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// Calls `body` with each run of songs of one directory among the table's songs `range`, in order, and that
+    /// directory: the runs are the ranges the directories' records hold, cut to `range` (a whole library's
+    /// `list file`, written piece by piece).
+    public func forEachDirectoryRun(in range: Range<Int32>, _ body: (Range<Int32>, Int32) -> Void) {
+        let songs = self.songs
+        self.directories.withUnsafeBufferPointer { directories in
+            var song = range.lowerBound
+            while song < range.upperBound {
+                let directory = songs.directory(song)
+                let end = min(range.upperBound, directories[Int(directory)].songs.upperBound)
+                precondition(end > song, "Database: a song outside its directory's range")
+                body(song..<end, directory)
+                song = end
+            }
+        }
+    }
+}

@@ -320,6 +320,18 @@ enum SongPrinter {
         }
     }
 
+    /// `file:` lines of the table's songs `range`, in order, without `playlist:` lines (a whole library's `list
+    /// file`): the run of each directory is the range its record holds (`Database.forEachDirectoryRun`), not found
+    /// song by song.
+    static func appendFileLines(
+        _ range: Range<Int32>, of database: Database, songs: SongTable, paths: TagValueTable?,
+        to reply: inout ReplyBuffer
+    ) {
+        database.forEachDirectoryRun(in: range) { run, directory in
+            Self.appendFileLines(run, of: songs, playlistLines: false, paths: paths, directory: directory, to: &reply)
+        }
+    }
+
     /// `file: DIR/` for song `song`, made once for a run of songs of one directory (`ReplyBuffer.prefix`); from the
     /// bytes of `paths` (the snapshot's `directoryPathTable()`) when it is given and they are the wire's.
     @inline(__always)

@@ -238,4 +238,28 @@ struct ListingTests {
             }
         }
     }
+
+    /// The runs of one directory in pieces of the table (of 1, 3 and all songs): together each piece, in order, and
+    /// each run's songs those of its directory.
+    @Test(arguments: [1, 3, 1000])
+    func directoryRunsCoverAPieceInOrderEachOfOneDirectory(piece: Int) {
+        let database = Self.database()
+        let songs = database.songs
+        var covered: [Int32] = []
+        for start in stride(from: 0, to: songs.count, by: piece) {
+            let range = Int32(start)..<Int32(min(songs.count, start + piece))
+            var runs: [Range<Int32>] = []
+            database.forEachDirectoryRun(in: range) { run, directory in
+                runs.append(run)
+                #expect(!run.isEmpty && run.allSatisfy { songs.directory($0) == directory })
+                #expect(database.directories[Int(directory)].songs.contains(run.lowerBound))
+            }
+            #expect(runs.flatMap { Array($0) } == Array(range))
+            // A run ends at its piece's end or at its directory's last song.
+            #expect(runs.dropLast().allSatisfy { songs.directory($0.upperBound - 1) != songs.directory($0.upperBound) })
+            covered += runs.flatMap { Array($0) }
+        }
+        #expect(covered == Array(Int32(0)..<Int32(songs.count)))
+        #expect(songs.count > 3)
+    }
 }

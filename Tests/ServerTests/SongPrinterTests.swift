@@ -166,6 +166,19 @@ struct SongPrinterTests {
             SongPrinter.appendFileLines(selection[...], of: songs, paths: paths, to: &split)
             for song in selection { SongPrinter.appendFileLine(song, of: songs, to: &each) }
             #expect(split.bytes == each.bytes)
+            // The whole table in pieces of 1, 2, 5 and 64 songs (runs cut by the pieces and by the directories'
+            // ranges), as `list file` writes it: the file lines of the songs in order.
+            var ordered = ReplyBuffer()
+            for song in all { SongPrinter.appendFileLine(song, of: songs, to: &ordered) }
+            for piece in [1, 2, 5, 64] {
+                var pieces = ReplyBuffer()
+                for start in stride(from: 0, to: songs.count, by: piece) {
+                    SongPrinter.appendFileLines(
+                        Int32(start)..<Int32(min(songs.count, start + piece)), of: database, songs: songs,
+                        paths: paths, to: &pieces)
+                }
+                #expect(pieces.bytes == ordered.bytes, "pieces of \(piece)")
+            }
         }
     }
 

@@ -94,12 +94,21 @@ enum SearchCommands {
             let selected = try select(database, SongQuery(filter: filter))
             let sink = context.reply
             let paths = database.directoryPathTable()
+            // Every song (no filter, none hidden): the selection is the table in order, and each directory's songs
+            // are the range its record holds.
+            let whole = selected.count == database.songs.count
             // Streamed as `listall` is: a whole library's file lines are megabytes.
             return .stream(
                 ReplyStream.chunked(count: selected.count, chunk: 256, sink: sink) { range, reply in
                     // Read once: each read of `Database.songs` retains and releases every column of the table.
                     let songs = database.songs
-                    SongPrinter.appendFileLines(selected[range], of: songs, paths: paths, to: &reply)
+                    if whole {
+                        SongPrinter.appendFileLines(
+                            Int32(range.lowerBound)..<Int32(range.upperBound), of: database, songs: songs,
+                            paths: paths, to: &reply)
+                    } else {
+                        SongPrinter.appendFileLines(selected[range], of: songs, paths: paths, to: &reply)
+                    }
                 })
         }
         guard let type = TagType(parsing: name) else { throw AckError(.arg, "Unknown tag type: \(name)") }
