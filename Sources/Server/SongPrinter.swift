@@ -193,6 +193,89 @@ enum SongPrinter {
         if playlistLine { Self.appendPlaylistLine(song, of: songs, to: &reply) }
     }
 
+    /// The blocks of songs `selected[range]`, each what `appendSong(_:of:visibleTags:format:paths:to:)` writes;
+    /// with `prefetch`, each song's memory asked for ahead (`SongTable.prefetch`: a sparse or sorted selection).
+    ///
+    /// A table whose values and paths are the wire's bytes (no escapes), with no cue track or cue sheet and a shared
+    /// bound, is written `batchSize` songs to one room: the `Format` lines of a batch are made before it, the rest
+    /// copied from the columns, with no per-song setup of the reply. Any other table goes song by song.
+    static func appendSongs(
+        _ selected: [Int32], _ range: Range<Int>, of songs: SongTable, visibleTags: TagMask, format: Bool,
+        paths: TagValueTable?, prefetch: Bool, to reply: inout ReplyBuffer
+    ) {
+        let lineKeys = Self.tagLineKeys
+        let lineBound = lineKeys.longest + 1
+        let largest = Self.largestSizeBound(of: songs, extra: 0, lineBound: lineBound)
+        guard let paths, !paths.mayHoldEscapes, !songs.values.mayHoldEscapes, !songs.hasVirtualSongs,
+            !songs.hasPlaylists, largest <= Self.sharedBoundLimit
+        else {
+            for position in range {
+                if prefetch { songs.prefetch(selected, before: position, paths: paths) }
+                Self.appendSong(
+                    selected[position], of: songs, visibleTags: visibleTags, format: format, paths: paths, to: &reply)
+            }
+            return
+        }
+        var days = reply.days
+        // The `Format` lines of the formats seen, end to end, and where each starts; the line of each song of a
+        // batch (-1: none).
+        var formats: [AudioFormat] = []
+        var formatText: [UInt8] = []
+        var formatStarts: [Int] = [0]
+        var batchFormats = [Int](repeating: -1, count: Self.batchSize)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            // As many songs as the reply's buffer has room for already (at least one): room taken beyond its
+            // capacity makes it grow, a copy of all it holds, for room the songs mostly do not fill.
+            let room = reply.bytes.capacity - reply.bytes.count
+            let batch = start..<min(range.upperBound, start + max(1, min(Self.batchSize, room / largest)))
+            if format {
+                for position in batch {
+                    var index = -1
+                    if let songFormat = songs.audioFormat(selected[position]) {
+                        if let known = formats.firstIndex(of: songFormat) {
+                            index = known
+                        } else {
+                            index = formats.count
+                            formats.append(songFormat)
+                            formatText += reply.formatLine(songFormat)
+                            formatStarts.append(formatText.count)
+                        }
+                    }
+                    batchFormats[position - batch.lowerBound] = index
+                }
+            }
+            reply.write(atMost: batch.count * largest) { writer in
+                for position in batch {
+                    if prefetch { songs.prefetch(selected, before: position, paths: paths) }
+                    let song = selected[position]
+                    writer.put("file: ")
+                    paths.withBytes(songs.directory(song)) { path in
+                        if !path.isEmpty {
+                            writer.put(bytes: path)
+                            writer.put(byte: UInt8(ascii: "/"))
+                        }
+                    }
+                    songs.withNameBytes(song) { writer.put(bytes: $0) }
+                    writer.put(byte: UInt8(ascii: "\n"))
+                    let time = songs.modificationTime(song)
+                    if time >= 0 { Self.putLastModified(time, date: days.date(of: time), to: &writer) }
+                    if format {
+                        let index = batchFormats[position - batch.lowerBound]
+                        if index >= 0 { writer.put(bytes: formatText[formatStarts[index]..<formatStarts[index + 1]]) }
+                    }
+                    songs.putTagLines(of: song, in: visibleTags, keys: lineKeys, to: &writer)
+                    if let duration = songs.durationMilliseconds(song) { Self.putTime(duration, to: &writer) }
+                }
+            }
+            start = batch.upperBound
+        }
+        reply.days = days
+    }
+
+    /// The most songs `appendSongs` writes to one room.
+    private static let batchSize = 32
+
     /// Every tag type's key (`tagKeys`) end to end, and where each starts, by raw value (one more at the end).
     static let tagKeyBytes: [UInt8] = Self.tagKeys.flatMap { $0 }
     static let tagKeyStarts: [Int] = Self.tagKeys.reduce(into: [0]) { $0.append($0.last! + $1.count) }

@@ -182,6 +182,71 @@ struct SongPrinterTests {
         }
     }
 
+    /// Songs in a root, a directory and a sub-directory, with formats that come back after more than the reply's
+    /// cache holds (and none), times before the epoch and after the year 9999, no length, MusicBrainz ids: a table
+    /// `appendSongs` writes in batches. `long` adds a comment too long for a shared bound; `sheet` a cue sheet.
+    static func plainDatabase(long: Bool = false, sheet: Bool = false) -> Database {
+        let formats: [AudioFormat?] =
+            (0..<11).map { AudioFormat(sampleRate: 8000 * ($0 + 1), sampleFormat: .s16, channels: 2) } + [
+                nil, AudioFormat(sampleRate: 352_800, sampleFormat: .dsd, channels: 2),
+            ]
+        var directories = [TreeDirectory(name: "Artist"), TreeDirectory(name: "Album"), TreeDirectory(name: "")]
+        for number in 0..<150 {
+            var tags = [TagItem(.artist, "Artist \(number % 7)"), TagItem(.title, "Title \(number)")]
+            if number % 4 == 0 {
+                tags.append(TagItem(.musicBrainzTrackID, "6339aa02-0ac6-4870-dea7-\(100_000 + number)"))
+            }
+            if number % 3 == 0 { tags.append(TagItem(.genre, "Rock")) }
+            if long && number == 77 { tags.append(TagItem(.comment, String(repeating: "c", count: 20_000))) }
+            let times: [Int64] = [1_700_000_000, -5, 0, 253_402_300_800, 951_782_400, 1_700_086_400]
+            let info = SongInfo(
+                tags: tags, durationMilliseconds: number % 5 == 0 ? nil : UInt64(number * 1_234),
+                audioFormat: formats[number % formats.count], hasPlaylist: sheet && number == 30)
+            let song = TreeSong(
+                name: "s\(number).flac", modificationTime: times[number % times.count], size: 0, info: info)
+            directories[number % 3].songs[ByteString(song.name)] = song
+        }
+        directories[0].children["Album"] = directories[1]
+        var root = directories[2]
+        root.children["Artist"] = directories[0]
+        return Database(tree: root, updateTime: 0)
+    }
+
+    /// Blocks written in batches (`appendSongs`) are the song-by-song ones, for selections in table order, reversed
+    /// (a sorted one) and scattered, cut into pieces as a streamed reply is, with and without `Format` lines, with
+    /// and without prefetching; tables that go song by song (raw bytes, a long value, a cue sheet) too.
+    @Test(arguments: [TagMask.all, TagMask([.title, .musicBrainzTrackID])])
+    func songsWrittenInBatchesAreTheSongBySongBlocks(visible: TagMask) {
+        let databases = [
+            Self.plainDatabase(), Self.database, Self.plainDatabase(long: true), Self.plainDatabase(sheet: true),
+        ]
+        #expect(!databases[0].songs.values.mayHoldEscapes && !databases[0].directoryPathTable().mayHoldEscapes)
+        for database in databases {
+            let songs = database.songs
+            let paths = database.directoryPathTable()
+            let all = Array(Int32(0)..<Int32(songs.count))
+            let selections = [all, all.reversed(), all.filter { $0 % 3 != 1 }, [all[5], all[2], all[5]]]
+            for selected in selections {
+                for format in [true, false] {
+                    var each = ReplyBuffer()
+                    for song in selected {
+                        SongPrinter.appendSong(
+                            song, of: songs, visibleTags: visible, format: format, paths: paths, to: &each)
+                    }
+                    for piece in [1, 7, 1000] {
+                        var batched = ReplyBuffer()
+                        for start in stride(from: 0, to: selected.count, by: piece) {
+                            SongPrinter.appendSongs(
+                                selected, start..<min(selected.count, start + piece), of: songs, visibleTags: visible,
+                                format: format, paths: paths, prefetch: piece == 7, to: &batched)
+                        }
+                        #expect(batched.bytes == each.bytes, "pieces of \(piece), format \(format)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func formatLinesAreMadeForEachFormatAndKept() {
         var reply = ReplyBuffer()
         let formats = (1...20).map { AudioFormat(sampleRate: $0 * 1000, sampleFormat: .s24, channels: $0 % 3 + 1) }

@@ -42,13 +42,11 @@ enum SearchCommands {
             ReplyStream.chunked(count: selected.count, sink: sink) { range, reply in
                 // Read once: each read of `Database.songs` retains and releases every column of the table.
                 let songs = database.songs
-                for position in range {
-                    if scattered { songs.prefetch(selected, before: position, paths: paths) }
-                    // mpd copies sorted results into "detached" songs, which do not carry the audio format, so a
-                    // sorted reply has no Format lines.
-                    SongPrinter.appendSong(
-                        selected[position], of: songs, visibleTags: tags, format: !sorted, paths: paths, to: &reply)
-                }
+                // mpd copies sorted results into "detached" songs, which do not carry the audio format, so a sorted
+                // reply has no Format lines.
+                SongPrinter.appendSongs(
+                    selected, range, of: songs, visibleTags: tags, format: !sorted, paths: paths, prefetch: scattered,
+                    to: &reply)
             })
     }
 
