@@ -240,15 +240,24 @@ extension Database {
     /// directory: the runs are the ranges the directories' records hold, cut to `range` (a whole library's
     /// `list file`, written piece by piece).
     public func forEachDirectoryRun(in range: Range<Int32>, _ body: (Range<Int32>, Int32) -> Void) {
+        guard !range.isEmpty else { return }
         let songs = self.songs
         self.directories.withUnsafeBufferPointer { directories in
             var song = range.lowerBound
-            while song < range.upperBound {
-                let directory = songs.directory(song)
-                let end = min(range.upperBound, directories[Int(directory)].songs.upperBound)
+            var directory = Int(songs.directory(song))
+            while true {
+                let end = min(range.upperBound, directories[directory].songs.upperBound)
                 precondition(end > song, "Database: a song outside its directory's range")
-                body(song..<end, directory)
+                body(song..<end, Int32(directory))
                 song = end
+                guard song < range.upperBound else { return }
+                // Directories are numbered in walk order, as their songs are: the next one with songs holds the
+                // next song (the song's own record read only if not: a read per run missed the cache each time).
+                directory += 1
+                while directory < directories.count && directories[directory].songs.isEmpty { directory += 1 }
+                if directory == directories.count || directories[directory].songs.lowerBound != song {
+                    directory = Int(songs.directory(song))
+                }
             }
         }
     }
