@@ -605,6 +605,19 @@ struct QueryEngineTests {
         #expect(grouped.contains { !$0.allSatisfy { $0 } })
     }
 
+    /// The songs of a bitmap, set bits or (flipped) clear ones, below a song count that ends mid-word or on a
+    /// word's edge (bits past it set, and never read).
+    @Test(arguments: [0, 1, 63, 64, 65, 130])
+    func theSongsOfABitmapAreItsBitsBelowTheCount(songCount: Int) {
+        var bits = [UInt64](repeating: 0, count: (songCount + 63) / 64)
+        let set = (0..<songCount).filter { $0 % 3 == 0 || $0 % 7 == 5 }
+        for song in set { bits[song / 64] |= 1 << UInt64(song % 64) }
+        if songCount % 64 != 0 { bits[bits.count - 1] |= ~((1 << UInt64(songCount % 64)) - 1) }
+        #expect(songsOfBits(bits, flipped: false, songCount: songCount) == set.map { Int32($0) })
+        let clear = (0..<songCount).filter { !set.contains($0) }
+        #expect(songsOfBits(bits, flipped: true, songCount: songCount) == clear.map { Int32($0) })
+    }
+
     @Test func theRadixSortSortsKeysOfEveryWidth() {
         var generator = Generator(seed: 5)
         for bits in [1, 7, 11, 12, 22, 23, 33, 47, 63, 64] {

@@ -175,6 +175,12 @@ private func keptByValueSongs(
 ) -> [Int32] {
     let levels = chain.map { $0.index.songBits(where: $0.matches, songCount: songCount) }
     let absent = matchesAbsent != negated
+    if chain.count == 1 && absent == negated && candidates.count == songCount {
+        // Every song a candidate (the candidates are the table's numbers in order), and a song without the tag kept
+        // as one whose values do not match: the kept songs are the bits (negated: the bits not set), read a word
+        // of 64 songs at a time.
+        return songsOfBits(levels[0], flipped: negated, songCount: songCount)
+    }
     if chain.count == 1 {
         // A tag without fallbacks (most): one pass in place over the bits and the songs' value lists.
         return levels[0].withUnsafeBufferPointer { bits in
@@ -206,6 +212,33 @@ private func keptByValueSongs(
         }
         return absent
     }
+}
+
+/// The numbers of the songs whose bit is set in `bits` (with `flipped`, not set), below `songCount`, in order.
+func songsOfBits(_ bits: [UInt64], flipped: Bool, songCount: Int) -> [Int32] {
+    let flip: UInt64 = flipped ? ~0 : 0
+    var count = 0
+    for (index, word) in bits.enumerated() { count += wordBits(word ^ flip, index, songCount).nonzeroBitCount }
+    return bits.withUnsafeBufferPointer { bits in
+        [Int32](unsafeUninitializedCapacity: count) { songs, written in
+            written = 0
+            for index in bits.indices {
+                var word = wordBits(bits[index] ^ flip, index, songCount)
+                while word != 0 {
+                    songs[written] = Int32(truncatingIfNeeded: index &* 64 &+ word.trailingZeroBitCount)
+                    written &+= 1
+                    word &= word &- 1
+                }
+            }
+        }
+    }
+}
+
+/// Word `index` of a song bitmap with the bits past song `songCount - 1` cleared.
+@inline(__always)
+private func wordBits(_ word: UInt64, _ index: Int, _ songCount: Int) -> UInt64 {
+    let end = songCount &- index &* 64
+    return end >= 64 ? word : word & ((1 &<< UInt64(end)) &- 1)
 }
 
 /// One case-sensitive tag comparison (`FilterItem.matchTag`'s rule: any value of the tag decides; a song without
