@@ -376,6 +376,10 @@ struct QueryEngineTests {
         #expect(Self.database.queuedSongsMatch(queue, filter) == queue.map(reference), "\(command) \(arguments)")
         let short = Array(queue[..<300])
         #expect(Self.database.queuedSongsMatch(short, filter) == short.map(reference), "\(command) \(arguments)")
+        // Exactly as many songs as the library, shuffled: not the library in order, whatever their count says.
+        var every = Array(0..<Int32(songs.count))
+        for position in every.indices.reversed() { every.swapAt(position, generator.next(position + 1)) }
+        #expect(Self.database.queuedSongsMatch(every, filter) == every.map(reference), "\(command) \(arguments)")
         let format = SongFilter([.audioFormat(AudioFormatMask(sampleRate: nil, sampleFormat: nil, channels: nil))])
         #expect((try? Self.database.select(format).isEmpty) == false, "songs of the library have formats")
         #expect(!Self.database.queuedSongsMatch(queue, format).contains(true))

@@ -175,10 +175,10 @@ private func keptByValueSongs(
 ) -> [Int32] {
     let levels = chain.map { $0.index.songBits(where: $0.matches, songCount: songCount) }
     let absent = matchesAbsent != negated
-    if chain.count == 1 && absent == negated && candidates.count == songCount {
-        // Every song a candidate (the candidates are the table's numbers in order), and a song without the tag kept
-        // as one whose values do not match: the kept songs are the bits (negated: the bits not set), read a word
-        // of 64 songs at a time.
+    if chain.count == 1 && absent == negated && candidates.count == songCount && isEverySongInOrder(candidates) {
+        // Every song a candidate, in order, and a song without the tag kept as one whose values do not match: the
+        // kept songs are the bits (negated: the bits not set), read a word of 64 songs at a time. (A queue's songs
+        // may be as many as the library's in another order: `queuedSongsMatch` wants them in their own.)
         return songsOfBits(levels[0], flipped: negated, songCount: songCount)
     }
     if chain.count == 1 {
@@ -231,6 +231,16 @@ func songsOfBits(_ bits: [UInt64], flipped: Bool, songCount: Int) -> [Int32] {
                 }
             }
         }
+    }
+}
+
+/// Whether `songs` are the numbers 0, 1, 2, … in order.
+private func isEverySongInOrder(_ songs: [Int32]) -> Bool {
+    songs.withUnsafeBufferPointer { songs in
+        // No early exit: a loop the compiler can run several songs at a time.
+        var differences: Int32 = 0
+        for index in songs.indices { differences |= songs[index] ^ Int32(truncatingIfNeeded: index) }
+        return differences == 0
     }
 }
 
