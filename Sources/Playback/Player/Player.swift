@@ -660,9 +660,12 @@ public final class Player: PlayerControl {
             guard generation == self.generation, self.state != .stop else { return }
             self.setPaused(true)
             self.onEvent(.pausedAtBorder(token: token))
-        case .endReached(let generation):
-            // Whatever the loop had to queue it has (events come in order): nothing more follows.
-            guard generation == self.generation else { return }
+        case .endReached(let generation, let written):
+            // Whatever the loop had to queue it has (events come in order): nothing more follows. Not a request
+            // from before a song was appended and read to its end: the request for that end follows this one.
+            guard generation == self.generation, self.pipe.written.load(ordering: .acquiring) == written else {
+                return
+            }
             if self.shared.endState.compareExchange(
                 expected: PlayerEndState.endRequested.rawValue, desired: PlayerEndState.claimed.rawValue,
                 ordering: .sequentiallyConsistent

@@ -11,9 +11,10 @@ enum PlayerEngineEvent: Sendable {
     case decoderOpened(token: UInt64, format: AudioFormat, generation: UInt64)
     /// An output stopped before the first chunk of the queued song because `borderPause` was set.
     case pausedAtBorder(token: UInt64, generation: UInt64)
-    /// An output read the whole pipe after the decoder marked the end of the stream (`PlayerEndState.endRequested`):
-    /// the loop ends the stream unless a song was queued meanwhile.
-    case endReached(generation: UInt64)
+    /// An output read the whole pipe, `written` chunks, after the decoder marked the end of the stream
+    /// (`PlayerEndState.endRequested`): the loop ends the stream unless a song was queued meanwhile (or the pipe
+    /// grew since: a later request of the same generation stands for the new end).
+    case endReached(generation: UInt64, written: UInt64)
     /// An output played out everything (the last song with `token`; `nil` when it got no chunk since the
     /// pipe was flushed: the song ended without a sample) and closed its stream.
     case outputEnded(output: Int, token: UInt64?, generation: UInt64)

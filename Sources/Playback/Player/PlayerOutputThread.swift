@@ -791,7 +791,10 @@ final class PlayerOutputThread: @unchecked Sendable {
             if self.shared.endState.compareExchange(
                 expected: state, desired: PlayerEndState.endRequested.rawValue, ordering: .sequentiallyConsistent
             ).exchanged {
-                self.post(.endReached(generation: self.shared.generation.load(ordering: .acquiring)))
+                self.post(
+                    .endReached(
+                        generation: self.shared.generation.load(ordering: .acquiring),
+                        written: self.pipe.written.load(ordering: .acquiring)))
             }
             state = self.shared.endState.load(ordering: .sequentiallyConsistent)
         }
